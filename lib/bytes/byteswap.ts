@@ -1,0 +1,125 @@
+/**
+ * Byte-order conversion of element arrays (2-, 4- and 8-byte elements), and the machine's order.
+ *
+ * Large arrays go through a small WebAssembly SIMD module (`i8x16.swizzle`, 16 bytes per
+ * instruction, source in tools/byteswap.wat, bytes made by tools/gen_byteswap_wasm.ts): the data is
+ * copied into the module's memory in 64 KiB blocks, reversed there and copied out, which works for
+ * any alignment. Short arrays, and engines without WebAssembly SIMD, use a DataView loop. Measured
+ * in bench/byteswap_bench.ts.
+ * @module
+ */
+import type { ByteOrder } from "../framings/types.ts";
+
+/** The byte order of this machine (`little` on x86-64 and aarch64 Linux). */
+export const NATIVE_ORDER: ByteOrder = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
+  ? "little"
+  : "big";
+
+/** tools/byteswap.wat compiled by tools/gen_byteswap_wasm.ts (310 bytes). */
+const WASM_BASE64 =
+  "AGFzbQEAAAABDAJgA39/ewBgAn9/AAMFBAABAQEFAwEABAcfBANtZW0CAAVzd2FwMgABBXN3YXA0AAIFc3dhcDgAAwrwAQScAQECfyAAIAFqIQMgACABQUBxaiEEAkAgACAETw0AA0AgACAA/QAEACAC/Q79CwQAIAAgAP0ABBAgAv0O/QsEECAAIAD9AAQgIAL9Dv0LBCAgACAA/QAEMCAC/Q79CwQwIABBwABqIQAgACAESQ0ACwsCQCAAIANPDQADQCAAIAD9AAQAIAL9Dv0LBAAgAEEQaiEAIAAgA0kNAAsLCxoAIAAgAf0MAQADAgUEBwYJCAsKDQwPDhAACxoAIAAgAf0MAwIBAAcGBQQLCgkIDw4NDBAACxoAIAAgAf0MBwYFBAMCAQAPDg0MCwoJCBAACw==";
+
+/** Bytes per block copied through the WebAssembly memory (the module has 4 x 64 KiB pages). */
+const BLOCK = 65536;
+
+/** Below this many bytes the DataView loop is faster than the copy in and out of WebAssembly. */
+const WASM_MIN_BYTES = 64;
+
+type SwapFn = (pointer: number, bytes: number) => void;
+
+interface SimdSwapper {
+  readonly mem: Uint8Array;
+  readonly swap: Readonly<Record<2 | 4 | 8, SwapFn>>;
+}
+
+function loadSimd(): SimdSwapper | null {
+  try {
+    const bin = atob(WASM_BASE64);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const inst = new WebAssembly.Instance(new WebAssembly.Module(bytes), {});
+    const ex = inst.exports as Record<string, unknown>;
+    const mem = ex.mem as WebAssembly.Memory;
+    const simd: SimdSwapper = {
+      mem: new Uint8Array(mem.buffer),
+      swap: { 2: ex.swap2 as SwapFn, 4: ex.swap4 as SwapFn, 8: ex.swap8 as SwapFn },
+    };
+    // Self-check once, so a broken engine falls back instead of corrupting data.
+    simd.mem.set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]);
+    simd.swap[8](0, 16);
+    return simd.mem[0] === 8 && simd.mem[8] === 16 && simd.mem[15] === 9 ? simd : null;
+  } catch {
+    return null; // no WebAssembly SIMD here: the DataView path is used
+  }
+}
+
+let simdState: SimdSwapper | null | undefined;
+
+function simd(): SimdSwapper | null {
+  if (simdState === undefined) simdState = loadSimd();
+  return simdState;
+}
+
+/** True when the WebAssembly SIMD path is in use (false means the DataView fallback). */
+export function simdAvailable(): boolean {
+  return simd() !== null;
+}
+
+/** Reverses the bytes of every `width`-byte element of `bytes` in place; width 1 is a no-op. */
+export function swapInPlace(bytes: Uint8Array, width: number): void {
+  copySwapped(bytes, bytes, width);
+}
+
+/**
+ * Writes `src` with every `width`-byte element byte-reversed into `dst` (same length or longer;
+ * either the same array as `src` or not overlapping it). Widths 1, 2, 4, 8. Throws RangeError
+ * when the length is not a multiple of `width` or `dst` is too short.
+ */
+export function copySwapped(src: Uint8Array, dst: Uint8Array, width: number): void {
+  const n = src.length;
+  if (width !== 1 && width !== 2 && width !== 4 && width !== 8) {
+    throw new RangeError(`cannot swap ${width}-byte elements`);
+  }
+  if (n % width !== 0) {
+    throw new RangeError(`${n} bytes is not a whole number of ${width}-byte elements`);
+  }
+  if (dst.length < n) throw new RangeError(`destination holds ${dst.length} bytes, need ${n}`);
+  if (width === 1) {
+    if (dst !== src) dst.set(src);
+    return;
+  }
+  const s = n >= WASM_MIN_BYTES ? simd() : null;
+  if (s === null) {
+    swapDataView(src, dst, width);
+    return;
+  }
+  const mem = s.mem;
+  const swap = s.swap[width];
+  for (let o = 0; o < n; o += BLOCK) {
+    const len = Math.min(BLOCK, n - o);
+    mem.set(src.subarray(o, o + len));
+    swap(0, (len + 15) & ~15); // bytes past len are scratch
+    dst.set(mem.subarray(0, len), o);
+  }
+}
+
+/**
+ * The portable path: one DataView read and write per element (V8 compiles these to single
+ * loads and stores with a byte swap). Exported for the benchmark and tests.
+ */
+export function swapDataView(src: Uint8Array, dst: Uint8Array, width: 2 | 4 | 8): void {
+  const n = src.length;
+  const s = new DataView(src.buffer, src.byteOffset, n);
+  const d = new DataView(dst.buffer, dst.byteOffset, n);
+  if (width === 2) {
+    for (let i = 0; i < n; i += 2) d.setUint16(i, s.getUint16(i, true), false);
+  } else if (width === 4) {
+    for (let i = 0; i < n; i += 4) d.setUint32(i, s.getUint32(i, true), false);
+  } else {
+    for (let i = 0; i < n; i += 8) {
+      const lo = s.getUint32(i, true);
+      d.setUint32(i, s.getUint32(i + 4, true), false);
+      d.setUint32(i + 4, lo, false);
+    }
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * Parsers for command-line values: sizes (`128MiB`), particle counts (`32^2`), lists, integer
+ * ranges (`1..7`, `5..40:5`), shapes (`64x64x64`), and `node:util` parseArgs with usage errors.
+ * @module
+ */
+import { parseArgs as nodeParseArgs, type ParseArgsConfig } from "node:util";
+import { UsageError } from "../errors.ts";
+
+const UNITS: Record<string, number> = {
+  "": 1,
+  B: 1,
+  KIB: 1024,
+  MIB: 1024 ** 2,
+  GIB: 1024 ** 3,
+  TIB: 1024 ** 4,
+  KB: 1000,
+  MB: 1000 ** 2,
+  GB: 1000 ** 3,
+  TB: 1000 ** 4,
+};
+
+/** Parses a byte size such as `128MiB`, `1GiB`, `4096`, `1.5GiB`; returns bytes (an integer). */
+export function parseSize(text: string, what = "size"): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(text);
+  const unit = m ? UNITS[m[2]!.toUpperCase()] : undefined;
+  if (!m || unit === undefined) {
+    throw new UsageError(
+      `bad ${what} '${text}': expected a number with an optional unit B, KiB, MiB, GiB, TiB (or KB, MB, GB)`,
+    );
+  }
+  const bytes = Math.round(Number(m[1]) * unit);
+  if (!Number.isSafeInteger(bytes) || bytes <= 0) {
+    throw new UsageError(`bad ${what} '${text}': must be a positive size`);
+  }
+  return bytes;
+}
+
+/** Formats bytes as the benchmark prints sizes: `128 MiB`, `1 GiB`, `1.5 GiB`, `4096 B`. */
+export function formatSize(bytes: number): string {
+  for (const [unit, n] of [["TiB", 1024 ** 4], ["GiB", 1024 ** 3], ["MiB", 1024 ** 2], ["KiB", 1024]] as const) {
+    if (bytes >= n) {
+      const v = bytes / n;
+      return `${Number.isInteger(v) ? v : Number(v.toPrecision(4))} ${unit}`;
+    }
+  }
+  return `${bytes} B`;
+}
+
+/** Parses a positive integer count such as `1024`, `32^2` or `1024^2`. */
+export function parseCount(text: string, what = "N"): number {
+  const m = /^\s*(\d+)\s*(?:\^\s*(\d+))?\s*$/.exec(text);
+  if (!m) throw new UsageError(`bad ${what} '${text}': expected an integer such as 1024 or 32^2`);
+  const n = Number(m[1]) ** (m[2] === undefined ? 1 : Number(m[2]));
+  if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`bad ${what} '${text}': must be a positive integer`);
+  return n;
+}
+
+/** Formats a count the way the GSD table labels N: `32^2` for perfect squares of a power of two, else digits. */
+export function formatCount(n: number): string {
+  const r = Math.round(Math.sqrt(n));
+  return r * r === n && r >= 2 && (r & (r - 1)) === 0 ? `${r}^2` : String(n);
+}
+
+/** Splits a comma-separated option into trimmed, non-empty items. */
+export function parseList(text: string, what = "list"): string[] {
+  const items = text.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  if (items.length === 0) throw new UsageError(`bad ${what} '${text}': empty list`);
+  return items;
+}
+
+/**
+ * Parses integers: a list `1,2,4`, a range `1..7`, a stepped range `5..40:5`, or a mix
+ * `1,2,8..32:8`; returns them in order, duplicates removed.
+ */
+export function parseIntegers(text: string, what = "value", min = 0): number[] {
+  const out: number[] = [];
+  for (const item of parseList(text, what)) {
+    const m = /^(\d+)(?:\.\.(\d+)(?::(\d+))?)?$/.exec(item);
+    if (!m) throw new UsageError(`bad ${what} '${item}': expected an integer, a range A..B or A..B:STEP`);
+    const a = Number(m[1]);
+    const b = m[2] === undefined ? a : Number(m[2]);
+    const step = m[3] === undefined ? 1 : Number(m[3]);
+    if (step <= 0 || b < a) throw new UsageError(`bad ${what} '${item}': empty range`);
+    for (let v = a; v <= b; v += step) {
+      if (v < min) throw new UsageError(`bad ${what} '${item}': values must be at least ${min}`);
+      if (!out.includes(v)) out.push(v);
+    }
+  }
+  return out;
+}
+
+/** Parses a shape such as `64x64x64` or `2000x300x500` into positive dimensions, slowest first. */
+export function parseShape(text: string, what = "shape"): number[] {
+  const dims = text.split(/[x×,]/i).map((s) => s.trim());
+  if (dims.length === 0 || dims.some((d) => !/^\d+$/.test(d) || Number(d) <= 0)) {
+    throw new UsageError(`bad ${what} '${text}': expected positive integers joined by x, such as 64x64x64`);
+  }
+  return dims.map(Number);
+}
+
+/** Checks that `value` is one of `choices`; returns it typed. */
+export function parseChoice<T extends string>(value: string, choices: readonly T[], what: string): T {
+  if (!(choices as readonly string[]).includes(value)) {
+    throw new UsageError(`bad ${what} '${value}': expected one of ${choices.join(", ")}`);
+  }
+  return value as T;
+}
+
+/** `node:util` parseArgs (strict) whose errors become one-line usage errors naming the command. */
+export function parseArgs<T extends ParseArgsConfig>(command: string, args: string[], config: T) {
+  try {
+    return nodeParseArgs({ ...config, args, strict: true });
+  } catch (e) {
+    const msg = e instanceof Error ? e.message.split("\n")[0]! : String(e);
+    throw new UsageError(`${command}: ${msg.replace(/\. To specify a positional.*$/, "")} (see 'sciobench ${command} --help')`);
+  }
+}

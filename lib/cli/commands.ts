@@ -1,0 +1,19 @@
+/**
+ * The list of subcommands. Adding a command is one new file in lib/cli plus one line here.
+ * @module
+ */
+import type { Command } from "./command.ts";
+import { framingsCommand } from "./framings.ts";
+import { infoCommand } from "./info.ts";
+import { readCommand } from "./read.ts";
+import { tableCommand } from "./table.ts";
+import { writeCommand } from "./write.ts";
+
+/** Every subcommand, in the order `sciobench --help` lists them. */
+export const COMMANDS: readonly Command[] = [
+  tableCommand,
+  writeCommand,
+  readCommand,
+  infoCommand,
+  framingsCommand,
+];

@@ -1,0 +1,82 @@
+/**
+ * Pieces every subcommand shares: output options (`--format`, `--out`, `--force`), backend
+ * options (`--endian`, `--option key=value`), and the run facts stored in JSON output.
+ * @module
+ */
+import { UsageError } from "../errors.ts";
+import type { EndianOption } from "../framings/types.ts";
+import { openRowSink, type RowFormat, type RowSink, type TableRenderer } from "../report/output.ts";
+import { glibcVersion } from "../sys/libc.ts";
+import { VERSION } from "../version.ts";
+import { parseChoice } from "./args.ts";
+
+/** parseArgs option declarations for `--format`, `--out` and `--force`. */
+export const OUTPUT_OPTIONS = {
+  format: { type: "string", default: "csv" },
+  out: { type: "string" },
+  force: { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+/** Help lines describing the output options. */
+export const OUTPUT_HELP = `  --format csv|json|table  output format (default csv; table where the command has one)
+  --out FILE          write the output to FILE instead of stdout (refused if FILE exists)
+  --force             allow --out (and write) to replace an existing file`;
+
+/** Parses `--option key=value` items into a record; numbers and booleans are converted. */
+export function parseExtra(items: readonly string[] | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const item of items ?? []) {
+    const eq = item.indexOf("=");
+    if (eq <= 0) throw new UsageError(`bad --option '${item}': expected key=value, such as marker=8`);
+    const key = item.slice(0, eq);
+    const raw = item.slice(eq + 1);
+    out[key] = raw === "true" ? true : raw === "false" ? false : /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
+  }
+  return out;
+}
+
+/** Checks an `--endian` value. */
+export function parseEndian(value: string): EndianOption {
+  return parseChoice(value, ["native", "little", "big"] as const, "--endian");
+}
+
+/** Facts about this run for JSON output: tool version, runtime, libc, host, time, arguments. */
+export function runMeta(command: string, args: readonly string[]): Record<string, unknown> {
+  let glibc = "unknown";
+  try {
+    glibc = glibcVersion();
+  } catch {
+    // not glibc: the error surfaces where libc is needed
+  }
+  return {
+    tool: "sciobench",
+    version: VERSION,
+    command,
+    args,
+    deno: Deno.version.deno,
+    glibc,
+    os: `${Deno.build.os}-${Deno.build.arch}`,
+    hostname: Deno.hostname(),
+    date: new Date().toISOString(),
+  };
+}
+
+/** Opens the row sink a command's output options ask for. */
+export function rowSink(
+  command: string,
+  args: readonly string[],
+  columns: readonly string[],
+  values: { format?: string; out?: string; force?: boolean },
+  table?: TableRenderer,
+): RowSink {
+  const formats: RowFormat[] = table ? ["csv", "json", "table"] : ["csv", "json"];
+  const format = parseChoice(values.format ?? "csv", formats, "--format");
+  return openRowSink(columns, {
+    format,
+    out: values.out,
+    force: values.force,
+    meta: runMeta(command, args),
+    table,
+  });
+}

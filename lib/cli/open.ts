@@ -1,0 +1,22 @@
+/**
+ * Opening a user's file for reading: by the framing named with --framing, or detected from the
+ * file's first bytes; notes from the decoder go to stderr.
+ * @module
+ */
+import { detectBackend, usableBackend } from "../io/backends.ts";
+import type { FrameSource } from "../io/store.ts";
+import type { ChunkLayout } from "../framings/types.ts";
+import { warn } from "../report/progress.ts";
+
+/** Opens `path` with `framing` (or the detected one) and prints the decoder's warnings on stderr. */
+export function openUserFile(
+  path: string,
+  framing: string | undefined,
+  extra: Record<string, unknown>,
+  layout?: readonly ChunkLayout[],
+): FrameSource {
+  const backend = framing === undefined ? detectBackend(path) : usableBackend(framing);
+  const source = backend.openReader(path, { extra, layout });
+  for (const w of source.warnings) warn(`${path}: ${w}`);
+  return source;
+}

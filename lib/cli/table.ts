@@ -1,0 +1,104 @@
+/**
+ * `sciobench table`: the GSD table (write, open, sequential and random read) over framings.
+ * @module
+ */
+import { usableBackend } from "../io/backends.ts";
+import type { Backend } from "../io/store.ts";
+import { PeerUnavailableError, UsageError } from "../errors.ts";
+import { Progress } from "../report/progress.ts";
+import { gsdTableRenderer } from "../report/rst.ts";
+import { statfs } from "../sys/libc.ts";
+import { runTable, TABLE_COLUMNS } from "../workloads/table.ts";
+import { parseArgs, parseCount, parseList, parseSize } from "./args.ts";
+import type { Command } from "./command.ts";
+import { OUTPUT_HELP, OUTPUT_OPTIONS, parseEndian, rowSink } from "./common.ts";
+
+const HELP = `sciobench table: the GSD benchmark table (gsd's benchmark-hoomd.py), over framings
+
+Usage: sciobench table [options]
+
+For each size, N and framing: write ceil(size / 28N) frames of position (N x 3 float32) and
+orientation (N x 4 float32) with fsync inside the timing; drop the file from the page cache
+(posix_fadvise, no root needed) and time the open; read a 0.25 GiB sample in order; drop again;
+read it in a seeded random order. Every frame read is checked against what was written.
+
+Options:
+  --framing LIST      framings to compare (default raw); see 'sciobench framings'
+  --size LIST         target file sizes (default 128MiB,1GiB); units B, KiB, MiB, GiB
+  --n LIST            particle counts (default 32^2,128^2,1024^2)
+  --dir DIR           where to write the scratch files (default: current directory)
+  --repeat K          measure each cell K times (default 1)
+  --seed S            seed of the data and the random order (default 1)
+  --warmup            write each file once untimed before the timed write, as gsd does
+  --sample SIZE       bytes to read in each read phase (default 256MiB, capped at the file)
+  --endian E          native|little|big, for framings that offer a choice (default native)
+${OUTPUT_HELP}
+
+Columns (CSV): ${TABLE_COLUMNS.join(",")}
+Rates are MiB/s (2^20 bytes), as gsd prints them; random_ms is milliseconds per frame.`;
+
+/** The `table` subcommand. */
+export const tableCommand: Command = {
+  name: "table",
+  summary: "the GSD table: write, open, read and random read per size, N and framing",
+  help: HELP,
+  async run(args: string[]): Promise<void> {
+    const { values } = parseArgs("table", args, {
+      options: {
+        ...OUTPUT_OPTIONS,
+        framing: { type: "string", default: "raw" },
+        size: { type: "string", default: "128MiB,1GiB" },
+        n: { type: "string", default: "32^2,128^2,1024^2" },
+        dir: { type: "string" },
+        repeat: { type: "string", default: "1" },
+        seed: { type: "string", default: "1" },
+        warmup: { type: "boolean", default: false },
+        sample: { type: "string", default: "256MiB" },
+        endian: { type: "string", default: "native" },
+      },
+    });
+    const sizes = parseList(values.size, "--size").map((s) => parseSize(s, "--size"));
+    const ns = parseList(values.n, "--n").map((s) => parseCount(s, "--n"));
+    const repeat = parseCount(values.repeat, "--repeat");
+    const seed = Number(values.seed);
+    if (!Number.isSafeInteger(seed)) throw new UsageError(`bad --seed '${values.seed}': expected an integer`);
+    const sampleBytes = parseSize(values.sample, "--sample");
+    const endian = parseEndian(values.endian);
+    const progress = new Progress();
+    const backends: Backend[] = [];
+    for (const name of parseList(values.framing, "--framing")) {
+      try {
+        backends.push(usableBackend(name));
+      } catch (e) {
+        if (!(e instanceof PeerUnavailableError)) throw e;
+        progress.note(`skipping: ${e.message}`);
+      }
+    }
+    if (backends.length === 0) throw new UsageError("no usable framing left to measure");
+    if (values.dir !== undefined) {
+      try {
+        if (!Deno.statSync(values.dir).isDirectory) throw new UsageError(`--dir ${values.dir} is not a directory`);
+      } catch (e) {
+        if (e instanceof UsageError) throw e;
+        throw new UsageError(`--dir ${values.dir} does not exist`);
+      }
+    }
+    const fs = statfs(values.dir ?? ".");
+    if (fs.inMemory) {
+      progress.note(
+        `${values.dir ?? "the current directory"} is on ${fs.typeName}, a memory file system: cold reads are impossible ` +
+          `and these are memory numbers (fs_type=${fs.typeName})`,
+      );
+    }
+    const sink = rowSink("table", args, TABLE_COLUMNS, values, gsdTableRenderer(backends.length > 1));
+    try {
+      await runTable(
+        { backends, sizes, ns, dir: values.dir, repeat, seed, warmup: values.warmup, sampleBytes, endian, progress },
+        (row) => sink.add(row),
+      );
+    } finally {
+      progress.clear();
+      sink.close();
+    }
+  },
+};

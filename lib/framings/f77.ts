@@ -1,0 +1,711 @@
+/**
+ * The Fortran unformatted sequential framing (`f77`), as gfortran writes it: no header and no
+ * magic number, only records, each framed by a signed byte count before and after its payload.
+ *
+ * Layout (see shared/specs/fortran.md):
+ * - a record is one or more subrecords: leading marker, payload, trailing marker;
+ * - a marker is a signed 4-byte integer (gfortran's default) or 8-byte integer
+ *   (`-frecord-marker=8`), in the byte order of the data (`-fconvert=big-endian` swaps both);
+ * - |marker| is the payload size of that subrecord in bytes; a negative leading marker means
+ *   another subrecord follows, a negative trailing marker means one precedes. A record that fits
+ *   in one subrecord is framed (+n ... +n);
+ * - records longer than the subrecord limit are split: gfortran's limit is 2^31 - 9 bytes with
+ *   4-byte markers and "never" with 8-byte markers; `-fmax-subrecord-length=N` sets it for both
+ *   (verified with gfortran 12: exact multiples of the limit get no empty trailing subrecord).
+ *
+ * Frames: every chunk of a frame is one record, in chunk order, so the table workload's frames
+ * (position, orientation) are two records each. The file stores no names, types or steps: a
+ * reader gets them from the `layout` option (a workload reading its own file), or from the
+ * options below, or uses the defaults (one float64 record per frame, chunks `record/<r>` with r
+ * the 1-based record number, as Fortran counts records).
+ *
+ * Writer options: `marker` 4 | 8 (default 4), `endian` little | big | native (default native),
+ * `subrecordLimit` bytes per subrecord (default 2^31 - 9 for 4-byte markers, unlimited for 8).
+ *
+ * Reader options: `layout` (ChunkLayout per record of a frame; each record must match it),
+ * `recordsPerFrame` (default 1), `dtype` (a type or comma list, one per record of a frame;
+ * `float32:3` adds trailing dimensions; default float64; a record whose size is not a whole
+ * number of elements is read as uint8 with a warning), `names` (comma list), `marker` 4 | 8 |
+ * auto and `endian` little | big | native | auto (default auto: the first record tells, the
+ * whole file must agree, and a file that fits several combinations is an error).
+ *
+ * The reader checks every trailing marker (gfortran does not) and the subrecord signs, and
+ * reports a broken file with the record number and the byte offset.
+ * @module
+ */
+import { copySwapped, NATIVE_ORDER } from "../bytes/byteswap.ts";
+import { FormatError, UsageError } from "../errors.ts";
+import {
+  type ByteOrder,
+  type ByteSource,
+  type Chunk,
+  type ChunkLayout,
+  type ChunkRef,
+  type DType,
+  DTYPE_SIZE,
+  type Frame,
+  type FrameIndex,
+  type FrameWriter,
+  type Framing,
+  type ReaderOptions,
+  type WriteOp,
+  type WriterOptions,
+} from "./types.ts";
+
+/** gfortran's largest subrecord payload with 4-byte markers, in bytes: 2^31 - 9. */
+export const F77_MAX_SUBRECORD = 2147483639;
+
+/** Largest value a 4-byte marker can hold, in bytes. */
+const INT32_MAX = 2147483647;
+
+/** Records below this size (bytes) make the scanner read markers in 64 KiB windows. */
+const SMALL_RECORD = 4096;
+/** Window read for dense small records, in bytes. */
+const WINDOW = 1 << 16;
+
+const MAX_SAFE_BIG = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Width of a record marker in bytes. */
+export type MarkerWidth = 4 | 8;
+
+const FORMAT = "f77";
+
+function markerOption(value: unknown, what: string): MarkerWidth | "auto" {
+  if (value === undefined || value === "auto") return "auto";
+  if (value === 4 || value === "4") return 4;
+  if (value === 8 || value === "8") return 8;
+  throw new UsageError(`f77: bad ${what} '${String(value)}': expected 4 or 8`);
+}
+
+function endianOption(value: unknown): ByteOrder | "auto" {
+  if (value === undefined || value === "auto") return "auto";
+  if (value === "native") return NATIVE_ORDER;
+  if (value === "little" || value === "big") return value;
+  throw new UsageError(`f77: bad endian '${String(value)}': expected little, big, native or auto`);
+}
+
+function positiveInt(value: unknown, what: string, max = Number.MAX_SAFE_INTEGER): number {
+  const n = typeof value === "string" && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 1 || n > max) {
+    throw new UsageError(
+      `f77: bad ${what} '${String(value)}': expected an integer from 1 to ${max}`,
+    );
+  }
+  return n;
+}
+
+function listOption(value: unknown, what: string): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === "string") return value.split(",").map((s) => s.trim());
+  if (Array.isArray(value) && value.every((s) => typeof s === "string")) return value as string[];
+  throw new UsageError(`f77: bad ${what}: expected a comma-separated list`);
+}
+
+function chunkBytes(chunk: Chunk): Uint8Array {
+  const d = chunk.data;
+  const count = chunk.shape.reduce((a, b) => a * b, 1);
+  const bytes = count * DTYPE_SIZE[chunk.dtype];
+  if (d.byteLength !== bytes) {
+    throw new RangeError(
+      `chunk '${chunk.name}': shape ${
+        chunk.shape.join("x")
+      } of ${chunk.dtype} needs ${bytes} bytes, data has ${d.byteLength}`,
+    );
+  }
+  return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
+}
+
+/** Writes signed `value` as a `w`-byte marker at byte `at` of `view`. */
+function putMarker(
+  view: DataView,
+  at: number,
+  w: MarkerWidth,
+  value: number,
+  little: boolean,
+): void {
+  if (w === 4) view.setInt32(at, value, little);
+  else view.setBigInt64(at, BigInt(value), little);
+}
+
+class F77Writer implements FrameWriter {
+  readonly #w: MarkerWidth;
+  readonly #order: ByteOrder;
+  readonly #little: boolean;
+  readonly #limit: number;
+  #offset = 0;
+  #marks = new Uint8Array(256);
+  #marksView = new DataView(this.#marks.buffer);
+  #scratch = new Uint8Array(0);
+  #scratchView = new DataView(this.#scratch.buffer);
+
+  constructor(options: WriterOptions) {
+    const m = markerOption(options.marker ?? 4, "marker");
+    this.#w = m === "auto" ? 4 : m;
+    const e = options.endian ?? "native";
+    this.#order = e === "native" ? NATIVE_ORDER : endianOption(e) as ByteOrder;
+    this.#little = this.#order === "little";
+    const max = this.#w === 4 ? INT32_MAX : Number.MAX_SAFE_INTEGER;
+    this.#limit = options.subrecordLimit === undefined
+      ? (this.#w === 4 ? F77_MAX_SUBRECORD : Number.MAX_SAFE_INTEGER)
+      : positiveInt(options.subrecordLimit, "subrecordLimit", max);
+  }
+
+  begin(): WriteOp[] {
+    return [];
+  }
+
+  /** Number of subrecords a payload of `n` bytes is cut into. */
+  #pieces(n: number): number {
+    return n === 0 ? 1 : Math.ceil(n / this.#limit);
+  }
+
+  writeFrame(frame: Frame): WriteOp[] {
+    const w = this.#w;
+    const datas = frame.chunks.map(chunkBytes);
+    let markBytes = 0, dataBytes = 0;
+    for (const d of datas) {
+      markBytes += 2 * w * this.#pieces(d.length);
+      dataBytes += d.length;
+    }
+    const swap = this.#order !== NATIVE_ORDER &&
+      frame.chunks.some((c, k) => DTYPE_SIZE[c.dtype] > 1 && datas[k]!.length > 0);
+    return swap
+      ? this.#swapped(frame, datas, markBytes + dataBytes)
+      : this.#aliased(datas, markBytes);
+  }
+
+  /** Native order: the data is written from the caller's arrays, markers from a scratch buffer. */
+  #aliased(datas: readonly Uint8Array[], markBytes: number): WriteOp[] {
+    if (this.#marks.length < markBytes) {
+      this.#marks = new Uint8Array(Math.max(markBytes, this.#marks.length * 2));
+      this.#marksView = new DataView(this.#marks.buffer);
+    }
+    const w = this.#w, limit = this.#limit, little = this.#little, mv = this.#marksView;
+    const ops: WriteOp[] = [];
+    let m = 0, group = 0, groupAt = this.#offset, at = this.#offset;
+    const mark = (value: number) => {
+      putMarker(mv, m, w, value, little);
+      m += w;
+      at += w;
+    };
+    for (const d of datas) {
+      const k = this.#pieces(d.length);
+      for (let i = 0; i < k; i++) {
+        const start = i * limit;
+        const len = Math.min(limit, d.length - start);
+        mark(i < k - 1 ? -len : len);
+        if (len > 0) {
+          ops.push({ kind: "write", offset: groupAt, data: this.#marks.subarray(group, m) });
+          ops.push({ kind: "write", offset: at, data: d.subarray(start, start + len) });
+          at += len;
+          group = m;
+          groupAt = at;
+        }
+        mark(i > 0 ? -len : len);
+      }
+    }
+    if (m > group) {
+      ops.push({ kind: "write", offset: groupAt, data: this.#marks.subarray(group, m) });
+    }
+    this.#offset = at;
+    return ops;
+  }
+
+  /** Foreign order: markers and byte-swapped data go into one scratch buffer, one write. */
+  #swapped(frame: Frame, datas: readonly Uint8Array[], total: number): WriteOp[] {
+    if (this.#scratch.length < total) {
+      this.#scratch = new Uint8Array(
+        Math.max(total, Math.min(this.#scratch.length * 2, total * 2)),
+      );
+      this.#scratchView = new DataView(this.#scratch.buffer);
+    }
+    const w = this.#w, limit = this.#limit, little = this.#little;
+    const buf = this.#scratch, view = this.#scratchView;
+    let p = 0;
+    datas.forEach((d, c) => {
+      const width = DTYPE_SIZE[frame.chunks[c]!.dtype];
+      const k = this.#pieces(d.length);
+      // Pieces are cut at byte offsets; swapping the whole record first keeps elements intact.
+      const dst = buf.subarray(p, p + d.length + 2 * w * k);
+      let q = 0;
+      for (let i = 0; i < k; i++) {
+        const start = i * limit;
+        const len = Math.min(limit, d.length - start);
+        putMarker(view, p + q, w, i < k - 1 ? -len : len, little);
+        q += w + len;
+        putMarker(view, p + q, w, i > 0 ? -len : len, little);
+        q += w;
+      }
+      if (k === 1) {
+        copySwapped(d, dst.subarray(w, w + d.length), width);
+      } else {
+        const tmp = new Uint8Array(d.length);
+        copySwapped(d, tmp, width);
+        let r = w;
+        for (let i = 0; i < k; i++) {
+          const start = i * limit;
+          const len = Math.min(limit, d.length - start);
+          dst.set(tmp.subarray(start, start + len), r);
+          r += len + 2 * w;
+        }
+      }
+      p += q;
+    });
+    const op: WriteOp = { kind: "write", offset: this.#offset, data: buf.subarray(0, p) };
+    this.#offset += p;
+    return [op];
+  }
+
+  finish(): WriteOp[] {
+    return [];
+  }
+}
+
+/** Where the records of a file are: one forward scan of the markers. */
+interface RecordTable {
+  /** Marker width and byte order the table was read with. */
+  readonly w: MarkerWidth;
+  readonly order: ByteOrder;
+  /** Offset of each record's first payload byte. */
+  readonly starts: number[];
+  /** Payload bytes of each record (all subrecords). */
+  readonly sizes: number[];
+  /** [offset, length] of every subrecord, for records split into more than one. */
+  readonly pieces: Map<number, [number, number][]>;
+  /** Total number of subrecords in the file. */
+  subrecords: number;
+}
+
+/** Reads markers through a window, so dense small records cost one read per 64 KiB. */
+class MarkerReader {
+  #buf: Uint8Array = new Uint8Array(0);
+  #view = new DataView(this.#buf.buffer);
+  #start = 0;
+
+  constructor(
+    readonly src: ByteSource,
+    readonly w: MarkerWidth,
+    readonly little: boolean,
+  ) {}
+
+  /** The signed marker at `offset` (which with the marker must lie in the file); `ahead`: bytes worth fetching. */
+  get(offset: number, ahead: number): number {
+    const w = this.w;
+    if (offset < this.#start || offset + w > this.#start + this.#buf.length) {
+      const len = Math.min(this.src.size - offset, Math.max(w, ahead));
+      this.#buf = this.src.read(offset, len);
+      this.#view = new DataView(this.#buf.buffer, this.#buf.byteOffset, this.#buf.byteLength);
+      this.#start = offset;
+    }
+    const p = offset - this.#start;
+    if (w === 4) return this.#view.getInt32(p, this.little);
+    const v = this.#view.getBigInt64(p, this.little);
+    if (v > MAX_SAFE_BIG || v < -MAX_SAFE_BIG) {
+      throw new FormatError(
+        FORMAT,
+        this.src.path,
+        offset,
+        `8-byte record marker ${v} is larger than any file`,
+      );
+    }
+    return Number(v);
+  }
+}
+
+function comboName(w: MarkerWidth, order: ByteOrder): string {
+  return `${w}-byte ${order}-endian markers`;
+}
+
+/** Scans every record of the file with markers of width `w` in `order`; FormatError on the first inconsistency. */
+function scanRecords(src: ByteSource, w: MarkerWidth, order: ByteOrder): RecordTable {
+  const size = src.size;
+  const path = src.path;
+  const rd = new MarkerReader(src, w, order === "little");
+  const table: RecordTable = { w, order, starts: [], sizes: [], pieces: new Map(), subrecords: 0 };
+  const bad = (offset: number, problem: string): never => {
+    throw new FormatError(FORMAT, path, offset, `${problem} (reading ${comboName(w, order)})`);
+  };
+  let off = 0;
+  let small = false;
+  while (off < size) {
+    const rec = table.starts.length + 1;
+    let piece = 0, total = 0;
+    let list: [number, number][] | null = null;
+    for (;;) {
+      piece++;
+      const which = piece === 1 ? `record ${rec}` : `record ${rec}, subrecord ${piece},`;
+      if (off + w > size) {
+        bad(
+          off,
+          `${which} starting at byte ${off}: the file ends at byte ${size} inside its ${w}-byte leading marker`,
+        );
+      }
+      const lead = rd.get(off, small ? WINDOW : w);
+      const n = Math.abs(lead);
+      const dataAt = off + w;
+      const trailAt = dataAt + n;
+      if (trailAt + w > size) {
+        bad(
+          off,
+          `${which} is cut short: its leading marker ${lead} announces ${n} bytes, so it needs bytes up to ${
+            trailAt + w
+          }, but the file ends at byte ${size}`,
+        );
+      }
+      small = n < SMALL_RECORD;
+      const trail = rd.get(trailAt, small ? WINDOW : 2 * w);
+      if (Math.abs(trail) !== n) {
+        bad(
+          trailAt,
+          `${which}: trailing marker ${trail} disagrees with leading marker ${lead} at byte ${off}`,
+        );
+      }
+      if (n > 0 && piece === 1 && trail < 0) {
+        bad(
+          trailAt,
+          `${which}: trailing marker ${trail} is negative, which means a subrecord precedes it, but it is the record's first`,
+        );
+      }
+      if (n > 0 && piece > 1 && trail > 0) {
+        bad(
+          trailAt,
+          `${which}: trailing marker ${trail} should be negative (subrecord ${
+            piece - 1
+          } precedes it)`,
+        );
+      }
+      if (piece === 1) {
+        table.starts.push(dataAt);
+      } else {
+        if (list === null) list = [[table.starts[rec - 1]!, total]];
+        list.push([dataAt, n]);
+      }
+      total += n;
+      table.subrecords++;
+      off = trailAt + w;
+      if (lead >= 0) break;
+      if (off >= size) {
+        bad(
+          off,
+          `${which}: leading marker ${lead} is negative, so another subrecord should follow, but the file ends at byte ${size}`,
+        );
+      }
+    }
+    table.sizes.push(total);
+    if (list !== null) table.pieces.set(rec - 1, list);
+  }
+  return table;
+}
+
+/** null when the first record is consistent with `w` and `order`, else why not. */
+function firstRecordProblem(src: ByteSource, w: MarkerWidth, order: ByteOrder): string | null {
+  const size = src.size;
+  if (size < 2 * w) return `the file (${size} bytes) is shorter than two markers`;
+  const little = order === "little";
+  const rd = new MarkerReader(src, w, little);
+  try {
+    const lead = rd.get(0, 2 * w);
+    const n = Math.abs(lead);
+    if (2 * w + n > size) return `leading marker ${lead} runs past the end of the file`;
+    if (lead < 0 && 4 * w + n > size) {
+      return `leading marker ${lead} says a subrecord follows, but there is no room`;
+    }
+    const trail = rd.get(w + n, w);
+    if (trail !== n) return `leading marker ${lead}, trailing marker ${trail} at byte ${w + n}`;
+    return null;
+  } catch (e) {
+    if (e instanceof FormatError) return "a marker is larger than any file";
+    throw e;
+  }
+}
+
+/** A parsed entry of the `dtype` option: type and trailing dimensions. */
+interface TypeSpec {
+  readonly dtype: DType;
+  readonly inner: readonly number[];
+}
+
+function parseTypeSpec(text: string): TypeSpec {
+  const m = /^([a-z0-9]+)(?::(\d+(?:x\d+)*))?$/.exec(text.trim());
+  const dtype = m?.[1];
+  if (!m || dtype === undefined || !(dtype in DTYPE_SIZE)) {
+    throw new UsageError(
+      `f77: bad dtype '${text}': expected one of ${
+        Object.keys(DTYPE_SIZE).join(", ")
+      }, optionally with trailing dimensions such as float32:3`,
+    );
+  }
+  const inner = m[2] === undefined ? [] : m[2].split("x").map(Number);
+  if (inner.some((d) => d < 1)) {
+    throw new UsageError(`f77: bad dtype '${text}': dimensions must be positive`);
+  }
+  return { dtype: dtype as DType, inner };
+}
+
+/** How records map to the chunks of a frame. */
+interface FramePlan {
+  readonly perFrame: number;
+  /** Layout per record position when the caller gave one (then every record must match). */
+  readonly layout?: readonly ChunkLayout[];
+  readonly types: readonly TypeSpec[];
+  readonly names?: readonly string[];
+}
+
+function framePlan(options: ReaderOptions): FramePlan {
+  const layout = options.layout;
+  if (layout !== undefined && layout.length > 0) {
+    return { perFrame: layout.length, layout, types: [] };
+  }
+  const types = (listOption(options.dtype, "dtype") ?? ["float64"]).map(parseTypeSpec);
+  const names = listOption(options.names, "names");
+  const listed = Math.max(types.length, names?.length ?? 1);
+  const perFrame = options.recordsPerFrame === undefined
+    ? listed
+    : positiveInt(options.recordsPerFrame, "recordsPerFrame");
+  if (types.length !== 1 && types.length !== perFrame) {
+    throw new UsageError(`f77: ${types.length} dtypes given for ${perFrame} records per frame`);
+  }
+  if (names !== undefined && names.length !== perFrame) {
+    throw new UsageError(`f77: ${names.length} names given for ${perFrame} records per frame`);
+  }
+  return { perFrame, types, names };
+}
+
+class F77Index implements FrameIndex {
+  readonly framing = FORMAT;
+  readonly frameCount: number;
+  readonly warnings: string[];
+  readonly #t: RecordTable;
+  readonly #plan: FramePlan;
+  readonly #detected: boolean;
+  /** Per record: dtype and shape it is read as. */
+  readonly #types: { dtype: DType; shape: readonly number[]; name: string }[] = [];
+
+  constructor(
+    src: ByteSource,
+    t: RecordTable,
+    plan: FramePlan,
+    detected: boolean,
+    warnings: string[],
+  ) {
+    this.#t = t;
+    this.#plan = plan;
+    this.#detected = detected;
+    this.warnings = warnings;
+    const records = t.starts.length;
+    this.frameCount = Math.floor(records / plan.perFrame);
+    const fallback: number[] = [];
+    for (let r = 0; r < this.frameCount * plan.perFrame; r++) {
+      const pos = r % plan.perFrame;
+      const bytes = t.sizes[r]!;
+      const lay = plan.layout?.[pos];
+      if (lay !== undefined) {
+        const want = lay.shape.reduce((a, b) => a * b, 1) * DTYPE_SIZE[lay.dtype];
+        if (bytes !== want) {
+          throw new FormatError(
+            FORMAT,
+            src.path,
+            t.starts[r]! - t.w,
+            `record ${r + 1} holds ${bytes} bytes, but chunk '${lay.name}' (${lay.dtype} ${
+              lay.shape.join("x")
+            }) needs ${want}`,
+          );
+        }
+        this.#types.push({ dtype: lay.dtype, shape: lay.shape, name: lay.name });
+        continue;
+      }
+      const spec = plan.types[plan.types.length === 1 ? 0 : pos]!;
+      const name = plan.names?.[pos] ?? `record/${r + 1}`;
+      const unit = DTYPE_SIZE[spec.dtype] * spec.inner.reduce((a, b) => a * b, 1);
+      if (bytes % unit === 0) {
+        this.#types.push({ dtype: spec.dtype, shape: [bytes / unit, ...spec.inner], name });
+      } else {
+        fallback.push(r + 1);
+        this.#types.push({ dtype: "uint8", shape: [bytes], name });
+      }
+    }
+    if (fallback.length > 0) {
+      const shown = fallback.slice(0, 5).join(", ") + (fallback.length > 5 ? ", ..." : "");
+      warnings.push(
+        `f77: ${src.path}: ${fallback.length} record(s) (${shown}) are not a whole number of the requested elements; read as uint8`,
+      );
+    }
+    const left = records - this.frameCount * plan.perFrame;
+    if (left > 0) {
+      warnings.push(
+        `f77: ${src.path}: the last ${left} record(s) do not fill a frame of ${plan.perFrame} records and are ignored`,
+      );
+    }
+  }
+
+  chunks(frame: number): readonly ChunkRef[] {
+    if (!(Number.isInteger(frame) && frame >= 0 && frame < this.frameCount)) {
+      throw new RangeError(`frame ${frame} out of range [0, ${this.frameCount})`);
+    }
+    const t = this.#t;
+    const out: ChunkRef[] = [];
+    for (let r = frame * this.#plan.perFrame, end = r + this.#plan.perFrame; r < end; r++) {
+      const ty = this.#types[r]!;
+      const pieces = t.pieces.get(r);
+      out.push({
+        name: ty.name,
+        dtype: ty.dtype,
+        shape: ty.shape,
+        offset: t.starts[r]!,
+        bytes: t.sizes[r]!,
+        order: t.order,
+        ...(pieces ? { pieces } : {}),
+      });
+    }
+    return out;
+  }
+
+  describe(): Record<string, unknown> {
+    const t = this.#t;
+    let largest = 0;
+    for (const s of t.sizes) if (s > largest) largest = s;
+    return {
+      marker_bytes: t.w,
+      byte_order: t.order,
+      markers: this.#detected ? "detected" : "given",
+      records: t.starts.length,
+      records_per_frame: this.#plan.perFrame,
+      split_records: t.pieces.size,
+      subrecords: t.subrecords,
+      largest_record_bytes: largest,
+    };
+  }
+}
+
+/** Chooses the marker width and byte order (given or detected) and scans the file. */
+function readTable(
+  src: ByteSource,
+  options: ReaderOptions,
+  warnings: string[],
+): { t: RecordTable; detected: boolean } {
+  const wantW = markerOption(options.marker, "marker");
+  const wantO = endianOption(options.endian);
+  const other: ByteOrder = NATIVE_ORDER === "little" ? "big" : "little";
+  const combos =
+    ([[4, NATIVE_ORDER], [8, NATIVE_ORDER], [4, other], [8, other]] as [MarkerWidth, ByteOrder][])
+      .filter(([w, o]) => (wantW === "auto" || w === wantW) && (wantO === "auto" || o === wantO));
+  const detected = combos.length > 1;
+  if (combos.length === 1) return { t: scanRecords(src, ...combos[0]!), detected };
+  if (src.size === 0) {
+    return {
+      t: {
+        w: combos[0]![0],
+        order: combos[0]![1],
+        starts: [],
+        sizes: [],
+        pieces: new Map(),
+        subrecords: 0,
+      },
+      detected,
+    };
+  }
+  const reasons: string[] = [];
+  const fits = combos.filter(([w, o]) => {
+    const why = firstRecordProblem(src, w, o);
+    if (why !== null) reasons.push(`${comboName(w, o)}: ${why}`);
+    return why === null;
+  });
+  if (fits.length === 0) {
+    throw new FormatError(
+      FORMAT,
+      src.path,
+      0,
+      `not a Fortran unformatted sequential file: no marker width and byte order fits the first record (${
+        reasons.join("; ")
+      })`,
+    );
+  }
+  if (fits.length === 1) return { t: scanRecords(src, ...fits[0]!), detected };
+  const ok: RecordTable[] = [];
+  let furthest: FormatError | undefined;
+  for (const [w, o] of fits) {
+    try {
+      ok.push(scanRecords(src, w, o));
+    } catch (e) {
+      if (!(e instanceof FormatError)) throw e;
+      if (furthest === undefined || e.offset > furthest.offset) furthest = e;
+    }
+  }
+  if (ok.length === 0) throw furthest!;
+  const names = fits.map(([w, o]) => comboName(w, o));
+  if (ok.length > 1) {
+    throw new FormatError(
+      FORMAT,
+      src.path,
+      0,
+      `ambiguous: the whole file is consistent with ${
+        ok.map((t) => comboName(t.w, t.order)).join(" and with ")
+      }; name them with the options marker=4|8 and endian=little|big`,
+    );
+  }
+  const t = ok[0]!;
+  warnings.push(
+    `f77: ${src.path}: the first record fits ${names.join(" and ")}; only ${
+      comboName(t.w, t.order)
+    } fit the whole file, so they are used`,
+  );
+  return { t, detected };
+}
+
+/**
+ * True when the records visible in `head` are consistent with width `w` and `order` and the
+ * first record fits in a file of `size` bytes (trailing markers beyond `head` cannot be checked).
+ */
+function headFits(head: Uint8Array, size: number, w: MarkerWidth, order: ByteOrder): boolean {
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  const little = order === "little";
+  const get = (at: number): number =>
+    w === 4 ? view.getInt32(at, little) : Number(view.getBigInt64(at, little));
+  let off = 0, piece = 0, sawData = false;
+  while (off < size) {
+    if (off + w > head.length) return sawData;
+    const lead = get(off);
+    const n = Math.abs(lead);
+    if (!Number.isSafeInteger(n) || off + 2 * w + n > size) return false;
+    if (w === 4 && n > INT32_MAX) return false;
+    const trailAt = off + w + n;
+    piece++;
+    if (trailAt + w > head.length) {
+      const rest = size - trailAt - w;
+      return n > 0 && (rest === 0 || rest >= 2 * w) && (lead >= 0 || rest >= 2 * w);
+    }
+    const trail = get(trailAt);
+    if (Math.abs(trail) !== n) return false;
+    if (n > 0 && (piece === 1 ? trail < 0 : trail > 0)) return false;
+    if (n > 0) sawData = true;
+    off = trailAt + w;
+    if (lead >= 0) piece = 0;
+    else if (off >= size) return false;
+  }
+  return sawData;
+}
+
+/** The Fortran unformatted sequential framing (`f77`): gfortran's record markers, 4 or 8 bytes, either byte order. */
+export const f77: Framing = {
+  name: FORMAT,
+  description:
+    "Fortran unformatted sequential records (gfortran markers: 4 or 8 bytes, subrecords)",
+  orders: ["little", "big"],
+  detect(head: Uint8Array, fileSize: number): boolean {
+    for (const w of [4, 8] as const) {
+      for (const o of ["little", "big"] as const) {
+        if (headFits(head, fileSize, w, o)) return true;
+      }
+    }
+    return false;
+  },
+  createWriter(options: WriterOptions = {}): FrameWriter {
+    return new F77Writer(options);
+  },
+  openIndex(source: ByteSource, options: ReaderOptions = {}): FrameIndex {
+    const plan = framePlan(options);
+    const warnings: string[] = [];
+    const { t, detected } = readTable(source, options, warnings);
+    return new F77Index(source, t, plan, detected, warnings);
+  },
+};

@@ -1,0 +1,1040 @@
+/**
+ * IEEEIO (John Shalf's FlexIO binary format): a 16-byte file header with a byte-order mark and a
+ * dataset count (-1 while open), then a plain sequence of data, annotation and attribute records
+ * with 12-byte record headers; no on-disk index. Byte layout: /work/shared/specs/ieeeio.md §2.
+ *
+ * ## How frames map to datasets
+ *
+ * - Each chunk of a frame becomes one data record (dataset). Dims are stored in Fortran order,
+ *   fastest axis first, so a chunk of C-order shape `[s0, s1, ..., sN]` (slowest first) is stored
+ *   with dims `[sN, ..., s1, s0]`; the bytes are the same, only the dim list is reversed. The
+ *   reader reverses them back, so a 3x2 dataset on disk (dims 3,2) is a chunk of shape `[2, 3]`.
+ * - Element types: `int8 int16 int32 int64 float32 float64 uint8 uint16 uint32 uint64 char` map to
+ *   the IEEEIO codes 0..10 (Int8 .. Char8). The twelfth type, Char16 (code 11), has no DType: a
+ *   chunk writes it with `numberType: "Char16"` ({@link IeeeioChunk}) and reads back as `uint16`
+ *   (the per-dataset info keeps the name `Char16`).
+ * - Chunk names: a dataset whose chunk name is not the default `dataset/<i>` (i = its 0-based
+ *   index in the file) carries a Char8 attribute `name` holding the chunk name (stored without a
+ *   NUL, as FlexIO callers store strings). The reader names a chunk by its `name` attribute
+ *   (Char8 or uInt8), else `dataset/<i>`.
+ * - Frames: a frame of k > 1 chunks marks its first dataset with an Int32 attribute
+ *   `frame_datasets` = k, and a frame whose step differs from its 0-based frame index marks its
+ *   first dataset with an Int64 attribute `step`. The reader groups datasets accordingly (a
+ *   dataset without `frame_datasets` is a frame of one), so files of other IEEEIO writers read
+ *   as one dataset per frame with step = frame index, and a one-chunk frame with step = index
+ *   (the `scaling` workload) adds no attribute at all: 16 + n x (24 + 4 x rank + data) bytes.
+ *   Reader option `datasetsPerFrame` (a positive integer) forces a fixed grouping instead; a
+ *   `layout` of k > 1 chunks groups by k a file that has no `frame_datasets` attributes.
+ * - Annotations and attributes: {@link IeeeioChunk} may carry `attributes` and `annotations`,
+ *   written right after its dataset (attributes first); {@link IeeeioWriter} also has
+ *   `writeAttribute` / `writeAnnotation` for the current (last written) dataset, as FlexIO does.
+ *
+ * ## Writer options
+ *
+ * `endian` (`native` default, `little`, `big`); `append` (a {@link ByteSource} over an existing
+ * IEEEIO file: records are added after its last record, in that file's byte order, see
+ * {@link appendWriter}). The header count is written as -1 by `begin()` and rewritten by
+ * `finish()`.
+ *
+ * ## Reader
+ *
+ * One scan from byte 16 builds the record table; every header field is checked (unknown record
+ * or number type, a record past end of file, a rank or dims that disagree with the data size
+ * each throw {@link FormatError} with the offset). A header count of -1 (a writer that died) is
+ * recovered by the scan without touching the file, and reported in `warnings`; a partial last
+ * record is then dropped (with a warning) instead of being an error.
+ * @module
+ */
+import { FormatError, UsageError } from "../errors.ts";
+import { copySwapped, NATIVE_ORDER } from "../bytes/byteswap.ts";
+import type {
+  ByteOrder,
+  ByteSource,
+  Chunk,
+  ChunkRef,
+  DType,
+  Frame,
+  FrameIndex,
+  FrameWriter,
+  Framing,
+  ReaderOptions,
+  TypedArray,
+  WriteOp,
+  WriterOptions,
+} from "./types.ts";
+
+const FORMAT = "ieeeio";
+/** Bytes read at the start of each record during the scan. */
+const PEEK_BYTES = 256;
+
+/** Size of the file header in bytes. */
+export const IEEEIO_FILE_HEADER_BYTES = 16;
+/** Size of a record header in bytes (type, size, sequence id). */
+export const IEEEIO_RECORD_HEADER_BYTES = 12;
+/** Record type codes: 1 data, 2 annotation, 3 attribute. */
+export const IEEEIO_RECORD = { data: 1, annotation: 2, attribute: 3 } as const;
+/** Largest dataset or attribute payload in bytes (the size fields are 32-bit signed ints). */
+export const IEEEIO_MAX_BYTES = 0x7fffffff;
+/** Attribute names must be shorter than this many bytes (FlexIO's reader keeps them in a 64-byte buffer). */
+export const IEEEIO_MAX_NAME_BYTES = 64;
+
+/** The twelve IEEEIO number-type names, indexed by their type code (0..11). */
+export const IEEEIO_TYPE_NAMES = [
+  "Int8",
+  "Int16",
+  "Int32",
+  "Int64",
+  "Float32",
+  "Float64",
+  "uInt8",
+  "uInt16",
+  "uInt32",
+  "uInt64",
+  "Char8",
+  "Char16",
+] as const;
+
+/** An IEEEIO number-type name (`Float64`, `Char16` ...). */
+export type IeeeioTypeName = typeof IEEEIO_TYPE_NAMES[number];
+
+/** Element size in bytes of each type code (0..11). */
+const TYPE_SIZE = [1, 2, 4, 8, 4, 8, 1, 2, 4, 8, 1, 2] as const;
+/** The DType each type code reads back as (Char16 has no DType of its own: uint16). */
+const TYPE_DTYPE: readonly DType[] = [
+  "int8",
+  "int16",
+  "int32",
+  "int64",
+  "float32",
+  "float64",
+  "uint8",
+  "uint16",
+  "uint32",
+  "uint64",
+  "char",
+  "uint16",
+];
+/** The type code each DType is written as. */
+const DTYPE_CODE: Readonly<Record<DType, number>> = {
+  int8: 0,
+  int16: 1,
+  int32: 2,
+  int64: 3,
+  float32: 4,
+  float64: 5,
+  uint8: 6,
+  uint16: 7,
+  uint32: 8,
+  uint64: 9,
+  char: 10,
+};
+
+/** The type code of an IEEEIO type name or a DType; throws UsageError for anything else. */
+export function ieeeioTypeCode(type: IeeeioTypeName | DType): number {
+  const byName = (IEEEIO_TYPE_NAMES as readonly string[]).indexOf(type);
+  if (byName >= 0) return byName;
+  const byDtype = (DTYPE_CODE as Record<string, number | undefined>)[type];
+  if (byDtype === undefined) throw new UsageError(`ieeeio: unknown number type '${type}'`);
+  return byDtype;
+}
+
+/** Element size in bytes of an IEEEIO type code; 0 for an unknown code. */
+export function ieeeioTypeSize(code: number): number {
+  return TYPE_SIZE[code as 0] ?? 0;
+}
+
+/** An attribute to attach to a dataset: a string (stored as Char8 without a NUL) or typed values. */
+export interface IeeeioAttributeInput {
+  /** Attribute name (fewer than 64 bytes, no NUL). */
+  readonly name: string;
+  /** Number type; default Char8 for a string, else the type of the typed array. */
+  readonly type?: IeeeioTypeName;
+  /** The value: a string, or elements in native byte order. */
+  readonly value: string | TypedArray;
+}
+
+/** A chunk with IEEEIO extras; plain {@link Chunk}s are accepted everywhere too. */
+export interface IeeeioChunk extends Chunk {
+  /** Stored number type when it differs from `dtype` (same element size), e.g. `Char16` over uint16. */
+  readonly numberType?: IeeeioTypeName;
+  /** Attributes written right after the dataset, in order. */
+  readonly attributes?: readonly IeeeioAttributeInput[];
+  /** Annotations written after the attributes, in order. */
+  readonly annotations?: readonly string[];
+}
+
+/** An attribute found by the reader. */
+export interface IeeeioAttribute {
+  /** Attribute name. */
+  readonly name: string;
+  /** Number type code (0..11). */
+  readonly numberType: number;
+  /** Number type name. */
+  readonly type: IeeeioTypeName;
+  /** Element count. */
+  readonly count: number;
+  /** Absolute byte offset of the attribute record's header. */
+  readonly recordOffset: number;
+  /** Absolute byte offset of the value. */
+  readonly valueOffset: number;
+  /** Value size in bytes. */
+  readonly bytes: number;
+  /** The value: text for Char8 (without a trailing NUL), else elements in native byte order. */
+  readonly value: string | TypedArray;
+}
+
+/** An annotation found by the reader. */
+export interface IeeeioAnnotation {
+  /** Absolute byte offset of the annotation record's header. */
+  readonly recordOffset: number;
+  /** The text, without its terminating NUL. */
+  readonly text: string;
+}
+
+/** One dataset (data record) found by the reader. */
+export interface IeeeioDataset {
+  /** 0-based dataset index (= its sequence id). */
+  readonly index: number;
+  /** Absolute byte offset of the record header. */
+  readonly recordOffset: number;
+  /** Absolute byte offset of the first data byte. */
+  readonly dataOffset: number;
+  /** Data size in bytes. */
+  readonly bytes: number;
+  /** Number type code (0..11). */
+  readonly numberType: number;
+  /** Number type name. */
+  readonly type: IeeeioTypeName;
+  /** The DType the data reads back as. */
+  readonly dtype: DType;
+  /** Dims as stored, Fortran order (fastest first). */
+  readonly dims: readonly number[];
+  /** Shape in C order (slowest first): `dims` reversed. */
+  readonly shape: readonly number[];
+  /** Chunk name: the `name` attribute, else `dataset/<index>`. */
+  readonly name: string;
+  /** Attributes attached to the dataset, in file order. */
+  readonly attributes: readonly IeeeioAttribute[];
+  /** Annotations attached to the dataset, in file order. */
+  readonly annotations: readonly IeeeioAnnotation[];
+}
+
+/** The decoded layout of an IEEEIO file: datasets, grouped into frames. */
+export interface IeeeioIndex extends FrameIndex {
+  /** Byte order of the file. */
+  readonly order: ByteOrder;
+  /** The dataset count stored in the header (-1 for a file that was not closed). */
+  readonly headerCount: number;
+  /** Number of complete datasets. */
+  readonly datasetCount: number;
+  /** Dataset `i` (0-based); throws RangeError outside [0, datasetCount). */
+  dataset(i: number): IeeeioDataset;
+  /** Byte offset just after the last complete record (where an appender continues). */
+  readonly endOffset: number;
+}
+
+/** Writer of IEEEIO files: frames, or datasets, attributes and annotations one at a time. */
+export interface IeeeioWriter extends FrameWriter {
+  /** Byte order being written. */
+  readonly order: ByteOrder;
+  /** Datasets in the file so far (including those of an appended-to file). */
+  readonly datasetCount: number;
+  /** Ops that append one dataset; `shape` is in C order (slowest first). */
+  writeDataset(
+    type: IeeeioTypeName | DType,
+    shape: readonly number[],
+    data: TypedArray,
+  ): WriteOp[];
+  /** Ops that attach an attribute to the current (last written) dataset. */
+  writeAttribute(attribute: IeeeioAttributeInput): WriteOp[];
+  /** Ops that attach an annotation (text, stored with a NUL) to the current dataset. */
+  writeAnnotation(text: string): WriteOp[];
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+function byteView(data: TypedArray): Uint8Array {
+  return data instanceof Uint8Array
+    ? data
+    : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}
+
+function product(dims: readonly number[]): number {
+  let n = 1;
+  for (const d of dims) n *= d;
+  return n;
+}
+
+function resolveOrder(endian: unknown): ByteOrder {
+  if (endian === undefined || endian === "native") return NATIVE_ORDER;
+  if (endian === "little" || endian === "big") return endian;
+  throw new UsageError(`ieeeio: bad endian '${String(endian)}': expected little, big or native`);
+}
+
+/** The 16 header bytes for `order` and dataset `count` (-1 while open). */
+function fileHeader(order: ByteOrder, count: number): Uint8Array {
+  const b = new Uint8Array(IEEEIO_FILE_HEADER_BYTES);
+  const v = new DataView(b.buffer);
+  const le = order === "little";
+  b.set([1, 2, 3, 4], 0);
+  v.setInt32(4, 0x01020304, le);
+  v.setInt32(8, count, le);
+  v.setInt16(12, 1, le);
+  v.setInt16(14, 0, le);
+  return b;
+}
+
+/** Writes `bytes` (elements of `width` bytes, native order) into `dst` at `at` in the file order. */
+function putData(
+  dst: Uint8Array,
+  at: number,
+  bytes: Uint8Array,
+  width: number,
+  swap: boolean,
+): void {
+  const target = dst.subarray(at, at + bytes.length);
+  if (swap && width > 1) copySwapped(bytes, target, width);
+  else target.set(bytes);
+}
+
+class Writer implements IeeeioWriter {
+  readonly order: ByteOrder;
+  readonly #le: boolean;
+  readonly #swap: boolean;
+  #end: number;
+  #count: number;
+  #frames: number;
+  #current: number;
+  #began = false;
+  #finished = false;
+  /** Scratch for headers and swapped data; ops alias it until the next call. */
+  #scratch = new Uint8Array(4096);
+  #used = 0;
+
+  constructor(order: ByteOrder, end: number, count: number, frames: number) {
+    this.order = order;
+    this.#le = order === "little";
+    this.#swap = order !== NATIVE_ORDER;
+    this.#end = end;
+    this.#count = count;
+    this.#frames = frames;
+    this.#current = count - 1;
+  }
+
+  get datasetCount(): number {
+    return this.#count;
+  }
+
+  begin(): WriteOp[] {
+    if (this.#began) throw new Error("ieeeio: begin() called twice");
+    this.#began = true;
+    // Fresh file: the header with count -1. Append: the header rewritten with -1 ("open").
+    return [{ kind: "write", offset: 0, data: fileHeader(this.order, -1) }];
+  }
+
+  finish(): WriteOp[] {
+    this.#check();
+    this.#finished = true;
+    return [{ kind: "write", offset: 0, data: fileHeader(this.order, this.#count) }];
+  }
+
+  writeFrame(frame: Frame): WriteOp[] {
+    this.#check();
+    this.#used = 0;
+    const ops: WriteOp[] = [];
+    const first = this.#count;
+    const frameIndex = this.#frames;
+    frame.chunks.forEach((chunk: IeeeioChunk, k) => {
+      const code = chunk.numberType === undefined
+        ? DTYPE_CODE[chunk.dtype]
+        : ieeeioTypeCode(chunk.numberType);
+      if (chunk.numberType !== undefined && TYPE_SIZE[code as 0] !== byteWidth(chunk.dtype)) {
+        throw new UsageError(
+          `ieeeio: chunk '${chunk.name}': number type ${chunk.numberType} does not fit dtype ${chunk.dtype}`,
+        );
+      }
+      this.#dataset(ops, code, chunk.shape, chunk.data, chunk.name);
+      const index = first + k;
+      if (chunk.name !== `dataset/${index}`) {
+        this.#attribute(ops, { name: "name", value: chunk.name });
+      }
+      if (k === 0 && frame.chunks.length > 1) {
+        this.#attribute(ops, {
+          name: "frame_datasets",
+          type: "Int32",
+          value: new Int32Array([frame.chunks.length]),
+        });
+      }
+      if (k === 0 && frame.step !== frameIndex) {
+        this.#attribute(ops, {
+          name: "step",
+          type: "Int64",
+          value: new BigInt64Array([BigInt(frame.step)]),
+        });
+      }
+      for (const a of chunk.attributes ?? []) this.#attribute(ops, a);
+      for (const t of chunk.annotations ?? []) this.#annotation(ops, t);
+    });
+    if (frame.chunks.length > 0) this.#frames++;
+    return ops;
+  }
+
+  writeDataset(
+    type: IeeeioTypeName | DType,
+    shape: readonly number[],
+    data: TypedArray,
+  ): WriteOp[] {
+    this.#check();
+    this.#used = 0;
+    const ops: WriteOp[] = [];
+    this.#dataset(ops, ieeeioTypeCode(type), shape, data, `dataset/${this.#count}`);
+    this.#frames++;
+    return ops;
+  }
+
+  writeAttribute(attribute: IeeeioAttributeInput): WriteOp[] {
+    this.#check();
+    this.#used = 0;
+    const ops: WriteOp[] = [];
+    this.#attribute(ops, attribute);
+    return ops;
+  }
+
+  writeAnnotation(text: string): WriteOp[] {
+    this.#check();
+    this.#used = 0;
+    const ops: WriteOp[] = [];
+    this.#annotation(ops, text);
+    return ops;
+  }
+
+  #check(): void {
+    if (!this.#began) throw new Error("ieeeio: begin() must be called first");
+    if (this.#finished) throw new Error("ieeeio: the writer is finished");
+  }
+
+  /** A region of `n` scratch bytes that stays valid until the next public call. */
+  #take(n: number): Uint8Array {
+    if (this.#used + n > this.#scratch.length) {
+      // Earlier regions of this call are already referenced by ops: start a new buffer.
+      this.#scratch = new Uint8Array(Math.max(n, this.#scratch.length * 2));
+      this.#used = 0;
+    }
+    const out = this.#scratch.subarray(this.#used, this.#used + n);
+    this.#used += n;
+    return out;
+  }
+
+  #dataset(
+    ops: WriteOp[],
+    code: number,
+    shape: readonly number[],
+    data: TypedArray,
+    what: string,
+  ): void {
+    const width = TYPE_SIZE[code as 0];
+    const bytes = byteView(data);
+    if (shape.some((d) => !Number.isSafeInteger(d) || d < 0 || d > IEEEIO_MAX_BYTES)) {
+      throw new UsageError(`ieeeio: '${what}': bad shape [${shape.join(", ")}]`);
+    }
+    const n = product(shape);
+    if (n * width !== bytes.length) {
+      throw new RangeError(
+        `ieeeio: '${what}': shape [${shape.join(", ")}] of ${IEEEIO_TYPE_NAMES[code as 0]} needs ${
+          n * width
+        } bytes, data has ${bytes.length}`,
+      );
+    }
+    if (bytes.length > IEEEIO_MAX_BYTES) {
+      throw new UsageError(
+        `ieeeio: '${what}' is ${bytes.length} bytes; IEEEIO stores at most ${IEEEIO_MAX_BYTES} bytes per dataset`,
+      );
+    }
+    const rank = shape.length;
+    const head = 24 + 4 * rank;
+    const le = this.#le;
+    const index = this.#count;
+    // Native order: the header and the caller's data as two ops (no copy). Swapped: one op.
+    const buf = this.#take(this.#swap && width > 1 ? head + bytes.length : head);
+    const v = new DataView(buf.buffer, buf.byteOffset, head);
+    v.setInt32(0, IEEEIO_RECORD.data, le);
+    v.setInt32(4, bytes.length + 12 + 4 * rank, le);
+    v.setInt32(8, index, le);
+    v.setInt32(12, bytes.length, le);
+    v.setInt32(16, code, le);
+    v.setInt32(20, rank, le);
+    for (let i = 0; i < rank; i++) v.setInt32(24 + 4 * i, shape[rank - 1 - i]!, le);
+    if (buf.length > head) {
+      putData(buf, head, bytes, width, true);
+      ops.push({ kind: "write", offset: this.#end, data: buf });
+    } else {
+      ops.push({ kind: "write", offset: this.#end, data: buf });
+      if (bytes.length > 0) ops.push({ kind: "write", offset: this.#end + head, data: bytes });
+    }
+    this.#end += head + bytes.length;
+    this.#count++;
+    this.#current = index;
+  }
+
+  #attribute(ops: WriteOp[], a: IeeeioAttributeInput): void {
+    if (this.#current < 0) {
+      throw new UsageError(`ieeeio: attribute '${a.name}' written before any dataset`);
+    }
+    const name = encoder.encode(a.name);
+    if (name.length >= IEEEIO_MAX_NAME_BYTES || name.includes(0) || name.length === 0) {
+      throw new UsageError(
+        `ieeeio: attribute name '${a.name}' must be 1..${
+          IEEEIO_MAX_NAME_BYTES - 1
+        } bytes without NUL`,
+      );
+    }
+    let code: number;
+    let value: Uint8Array;
+    if (typeof a.value === "string") {
+      code = ieeeioTypeCode(a.type ?? "Char8");
+      value = encoder.encode(a.value);
+      if (TYPE_SIZE[code as 0] !== 1) {
+        throw new UsageError(
+          `ieeeio: string attribute '${a.name}' needs a 1-byte type, not ${a.type}`,
+        );
+      }
+    } else {
+      code = ieeeioTypeCode(a.type ?? typedArrayDtype(a.value));
+      value = byteView(a.value);
+      if (value.length % TYPE_SIZE[code as 0] !== 0) {
+        throw new UsageError(
+          `ieeeio: attribute '${a.name}' is not a whole number of ${a.type} elements`,
+        );
+      }
+    }
+    if (value.length > IEEEIO_MAX_BYTES - 100) {
+      throw new UsageError(`ieeeio: attribute '${a.name}' is too large (${value.length} bytes)`);
+    }
+    const size = 24 + name.length + 1 + value.length;
+    const buf = this.#take(size);
+    const v = new DataView(buf.buffer, buf.byteOffset, 24);
+    const le = this.#le;
+    v.setInt32(0, IEEEIO_RECORD.attribute, le);
+    v.setInt32(4, size - 12, le);
+    v.setInt32(8, this.#current, le);
+    v.setInt32(12, value.length, le);
+    v.setInt32(16, code, le);
+    v.setInt32(20, name.length + 1, le);
+    buf.set(name, 24);
+    buf[24 + name.length] = 0;
+    putData(buf, 25 + name.length, value, TYPE_SIZE[code as 0], this.#swap);
+    ops.push({ kind: "write", offset: this.#end, data: buf });
+    this.#end += size;
+  }
+
+  #annotation(ops: WriteOp[], text: string): void {
+    if (this.#current < 0) throw new UsageError("ieeeio: annotation written before any dataset");
+    const t = encoder.encode(text);
+    if (t.includes(0)) throw new UsageError("ieeeio: an annotation cannot contain a NUL character");
+    const size = 12 + t.length + 1;
+    const buf = this.#take(size);
+    const v = new DataView(buf.buffer, buf.byteOffset, 12);
+    v.setInt32(0, IEEEIO_RECORD.annotation, this.#le);
+    v.setInt32(4, t.length + 1, this.#le);
+    v.setInt32(8, this.#current, this.#le);
+    buf.set(t, 12);
+    buf[12 + t.length] = 0;
+    ops.push({ kind: "write", offset: this.#end, data: buf });
+    this.#end += size;
+  }
+}
+
+function byteWidth(dtype: DType): number {
+  return TYPE_SIZE[DTYPE_CODE[dtype] as 0];
+}
+
+function typedArrayDtype(a: TypedArray): DType {
+  if (a instanceof Float64Array) return "float64";
+  if (a instanceof Float32Array) return "float32";
+  if (a instanceof Int8Array) return "int8";
+  if (a instanceof Int16Array) return "int16";
+  if (a instanceof Int32Array) return "int32";
+  if (a instanceof BigInt64Array) return "int64";
+  if (a instanceof Uint16Array) return "uint16";
+  if (a instanceof Uint32Array) return "uint32";
+  if (a instanceof BigUint64Array) return "uint64";
+  return "uint8";
+}
+
+/**
+ * A writer that appends to an existing IEEEIO file (read through `source`), in that file's byte
+ * order: `begin()` rewrites its header with count -1, records go after its last complete record,
+ * `finish()` writes the new total. A file with count -1 is recovered first (as the reader does).
+ */
+export function appendWriter(source: ByteSource): IeeeioWriter {
+  const index = openIeeeio(source, {});
+  return new Writer(index.order, index.endOffset, index.datasetCount, index.frameCount);
+}
+
+/** A new writer; options `endian` (native default) and `append` (a ByteSource, see {@link appendWriter}). */
+export function createIeeeioWriter(options: WriterOptions = {}): IeeeioWriter {
+  const append = options["append"];
+  if (append !== undefined) {
+    if (!isByteSource(append)) throw new UsageError("ieeeio: option 'append' must be a ByteSource");
+    if (options.endian !== undefined && options.endian !== "native") {
+      // The file's own order wins (as FlexIO's append mode); a contradicting request is an error.
+      const w = appendWriter(append);
+      if (w.order !== options.endian) {
+        throw new UsageError(
+          `ieeeio: cannot append ${options.endian}-endian data to ${append.path}, a ${w.order}-endian file`,
+        );
+      }
+      return w;
+    }
+    return appendWriter(append);
+  }
+  return new Writer(resolveOrder(options.endian), IEEEIO_FILE_HEADER_BYTES, 0, 0);
+}
+
+function isByteSource(x: unknown): x is ByteSource {
+  return typeof x === "object" && x !== null && typeof (x as ByteSource).read === "function" &&
+    typeof (x as ByteSource).size === "number";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reader
+
+interface MutableDataset {
+  index: number;
+  recordOffset: number;
+  dataOffset: number;
+  bytes: number;
+  numberType: number;
+  dims: number[];
+  attributes: IeeeioAttribute[];
+  annotations: IeeeioAnnotation[];
+}
+
+/** Element values of `bytes` (file order `order`) as a native typed array of type `code` (a copy). */
+function decodeValues(bytes: Uint8Array, code: number, order: ByteOrder): TypedArray {
+  const copy = bytes.slice();
+  const width = TYPE_SIZE[code as 0];
+  if (order !== NATIVE_ORDER && width > 1) copySwapped(copy, copy, width);
+  const b = copy.buffer;
+  const n = copy.length / width;
+  switch (code) {
+    case 0:
+      return new Int8Array(b, 0, n);
+    case 1:
+      return new Int16Array(b, 0, n);
+    case 2:
+      return new Int32Array(b, 0, n);
+    case 3:
+      return new BigInt64Array(b, 0, n);
+    case 4:
+      return new Float32Array(b, 0, n);
+    case 5:
+      return new Float64Array(b, 0, n);
+    case 7:
+    case 11:
+      return new Uint16Array(b, 0, n);
+    case 8:
+      return new Uint32Array(b, 0, n);
+    case 9:
+      return new BigUint64Array(b, 0, n);
+    default:
+      return copy;
+  }
+}
+
+function cString(bytes: Uint8Array): string {
+  const z = bytes.indexOf(0);
+  return decoder.decode(z >= 0 ? bytes.subarray(0, z) : bytes);
+}
+
+/** A dataset's attribute `name` as a string value, if any. */
+function attr(
+  d: { attributes: readonly IeeeioAttribute[] },
+  name: string,
+): IeeeioAttribute | undefined {
+  return d.attributes.find((a) => a.name === name);
+}
+
+function jsonValue(v: string | TypedArray, limit = 16): unknown {
+  if (typeof v === "string") return v;
+  const items: unknown[] = [];
+  for (let i = 0; i < Math.min(v.length, limit); i++) {
+    const x = v[i]!;
+    items.push(
+      typeof x === "bigint" ? (Number.isSafeInteger(Number(x)) ? Number(x) : x.toString()) : x,
+    );
+  }
+  if (v.length > limit) items.push(`... (${v.length} values)`);
+  return items;
+}
+
+/** Decodes an IEEEIO file's record table; options: `datasetsPerFrame` (positive integer). */
+export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): IeeeioIndex {
+  const path = source.path;
+  const size = source.size;
+  const fail = (offset: number, problem: string): never => {
+    throw new FormatError(FORMAT, path, offset, problem);
+  };
+  const read = (offset: number, length: number, what: string): Uint8Array => {
+    if (offset + length > size) {
+      fail(offset, `truncated ${what}: need ${length} bytes but the file ends at byte ${size}`);
+    }
+    if (offset >= peekAt && offset + length <= peekAt + peek.length) {
+      return peek.subarray(offset - peekAt, offset - peekAt + length);
+    }
+    return source.read(offset, length);
+  };
+  // One read per record covers its headers, dims, short names and values (fewer preads on open).
+  let peek: Uint8Array = new Uint8Array(0);
+  let peekAt = 0;
+
+  if (size < IEEEIO_FILE_HEADER_BYTES) {
+    fail(0, `file is ${size} bytes, shorter than the 16-byte IEEEIO header`);
+  }
+  const head = source.read(0, IEEEIO_FILE_HEADER_BYTES);
+  if (head[0] !== 1 || head[1] !== 2 || head[2] !== 3 || head[3] !== 4) {
+    fail(0, `wrong magic number ${hex(head.subarray(0, 4))}: expected 01 02 03 04`);
+  }
+  const mark = hex(head.subarray(4, 8));
+  if (mark !== "04 03 02 01" && mark !== "01 02 03 04") {
+    fail(4, `byte-order mark ${mark} is neither 04 03 02 01 (little) nor 01 02 03 04 (big)`);
+  }
+  const order: ByteOrder = mark === "04 03 02 01" ? "little" : "big";
+  const le = order === "little";
+  const hv = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  const headerCount = hv.getInt32(8, le);
+  const version = `${hv.getInt16(12, le)}.${hv.getInt16(14, le)}`;
+  const recovering = headerCount < 0;
+  const warnings: string[] = [];
+
+  const datasets: MutableDataset[] = [];
+  const orphans: { seq: number; offset: number; add: (d: MutableDataset) => void }[] = [];
+  let pos = IEEEIO_FILE_HEADER_BYTES;
+  let end = pos;
+  let dropped = "";
+  scan: while (pos < size) {
+    // A partial last record is an error in a closed file, and the crash's leftovers when recovering.
+    const left = size - pos;
+    if (left < IEEEIO_RECORD_HEADER_BYTES) {
+      if (recovering) {
+        dropped = `a partial record header (${left} bytes) at byte ${pos}`;
+        break;
+      }
+      fail(pos, `truncated record header: ${left} bytes left, a record header needs 12`);
+    }
+    peekAt = pos;
+    peek = source.read(pos, Math.min(left, PEEK_BYTES));
+    const rh = peek;
+    const rv = new DataView(rh.buffer, rh.byteOffset, 12);
+    const type = rv.getInt32(0, le);
+    const recSize = rv.getInt32(4, le);
+    const seq = rv.getInt32(8, le);
+    if (type < 1 || type > 3) {
+      fail(pos, `unknown record type ${type}: expected 1 (data), 2 (annotation) or 3 (attribute)`);
+    }
+    if (recSize < 0) fail(pos + 4, `negative record size ${recSize}`);
+    const body = pos + IEEEIO_RECORD_HEADER_BYTES;
+    if (body + recSize > size) {
+      if (recovering) {
+        dropped = `a partial record (${recSize} bytes declared, ${
+          size - body
+        } present) at byte ${pos}`;
+        break scan;
+      }
+      fail(
+        pos + 4,
+        `record size ${recSize} runs past the end of the file: the record would end at byte ${
+          body + recSize
+        }, the file ends at byte ${size}`,
+      );
+    }
+    if (type === IEEEIO_RECORD.data) {
+      if (recSize < 12) {
+        fail(pos + 4, `data record size ${recSize} is smaller than its 12-byte header`);
+      }
+      const dh = read(body, 12, "data header");
+      const dv = new DataView(dh.buffer, dh.byteOffset, 12);
+      const dataSize = dv.getInt32(0, le);
+      const code = dv.getInt32(4, le);
+      const rank = dv.getInt32(8, le);
+      const width = ieeeioTypeSize(code);
+      if (width === 0) fail(body + 4, `unknown number type code ${code}: expected 0..11`);
+      if (dataSize < 0) fail(body, `negative data size ${dataSize}`);
+      if (rank < 0 || 12 + 4 * rank > recSize) {
+        fail(body + 8, `rank ${rank} does not fit in a data record of ${recSize} bytes`);
+      }
+      if (recSize !== dataSize + 12 + 4 * rank) {
+        fail(
+          pos + 4,
+          `record size ${recSize} does not match data size ${dataSize} + 12 + 4 x rank ${rank} = ${
+            dataSize + 12 + 4 * rank
+          }`,
+        );
+      }
+      const db = read(body + 12, 4 * rank, "dims");
+      const dimv = new DataView(db.buffer, db.byteOffset, db.byteLength);
+      const dims: number[] = [];
+      for (let i = 0; i < rank; i++) {
+        const d = dimv.getInt32(4 * i, le);
+        if (d < 0) fail(body + 12 + 4 * i, `negative dimension ${d}`);
+        dims.push(d);
+      }
+      const expect = product(dims) * width;
+      if (expect !== dataSize) {
+        fail(
+          body + 12,
+          `dims [${dims.join(", ")}] of ${
+            IEEEIO_TYPE_NAMES[code as 0]
+          } need ${expect} bytes but the data size is ${dataSize}`,
+        );
+      }
+      if (seq !== datasets.length) {
+        fail(pos + 8, `data record has sequence id ${seq}, expected ${datasets.length}`);
+      }
+      datasets.push({
+        index: seq,
+        recordOffset: pos,
+        dataOffset: body + 12 + 4 * rank,
+        bytes: dataSize,
+        numberType: code,
+        dims,
+        attributes: [],
+        annotations: [],
+      });
+    } else if (type === IEEEIO_RECORD.annotation) {
+      const text = cString(read(body, recSize, "annotation"));
+      const offset = pos;
+      orphans.push({ seq, offset, add: (d) => d.annotations.push({ recordOffset: offset, text }) });
+    } else {
+      if (recSize < 12) {
+        fail(pos + 4, `attribute record size ${recSize} is smaller than its 12-byte header`);
+      }
+      const ah = read(body, 12, "attribute header");
+      const av = new DataView(ah.buffer, ah.byteOffset, 12);
+      const dataSize = av.getInt32(0, le);
+      const code = av.getInt32(4, le);
+      const nameSize = av.getInt32(8, le);
+      const width = ieeeioTypeSize(code);
+      if (width === 0) fail(body + 4, `unknown number type code ${code}: expected 0..11`);
+      if (dataSize < 0 || dataSize % width !== 0) {
+        fail(
+          body,
+          `attribute data size ${dataSize} is not a whole number of ${width}-byte elements`,
+        );
+      }
+      if (nameSize < 1 || recSize !== dataSize + nameSize + 12) {
+        fail(
+          pos + 4,
+          `attribute record size ${recSize} does not match value ${dataSize} + name ${nameSize} + 12 bytes`,
+        );
+      }
+      const name = cString(read(body + 12, nameSize, "attribute name"));
+      const valueOffset = body + 12 + nameSize;
+      const raw = read(valueOffset, dataSize, "attribute value");
+      const value = code === 10 ? cString(raw) : decodeValues(raw, code, order);
+      const a: IeeeioAttribute = {
+        name,
+        numberType: code,
+        type: IEEEIO_TYPE_NAMES[code as 0],
+        count: dataSize / width,
+        recordOffset: pos,
+        valueOffset,
+        bytes: dataSize,
+        value,
+      };
+      orphans.push({ seq, offset: pos, add: (d) => d.attributes.push(a) });
+    }
+    pos = body + recSize;
+    end = pos;
+  }
+  // Attachments carry the sequence id of their dataset (usually the one before them).
+  for (const o of orphans) {
+    const d = datasets[o.seq];
+    if (!d) {
+      fail(
+        o.offset + 8,
+        `record belongs to dataset ${o.seq} but the file has ${datasets.length} datasets`,
+      );
+    }
+    o.add(d!);
+  }
+  if (recovering) {
+    warnings.push(
+      `${path}: header dataset count is ${headerCount} (the writer did not close the file); ` +
+        `found ${datasets.length} datasets by scanning; the file was not changed`,
+    );
+    if (dropped) warnings.push(`${path}: ignored ${dropped} left by the unfinished write`);
+  } else if (headerCount !== datasets.length) {
+    fail(
+      8,
+      `header says ${headerCount} datasets but the file holds ${datasets.length} data records`,
+    );
+  }
+
+  const finished: IeeeioDataset[] = datasets.map((d) => {
+    const nameAttr = attr(d, "name");
+    const name = nameAttr && (nameAttr.numberType === 10 || nameAttr.numberType === 6)
+      ? (typeof nameAttr.value === "string"
+        ? nameAttr.value
+        : cString(nameAttr.value as Uint8Array))
+      : `dataset/${d.index}`;
+    return {
+      ...d,
+      type: IEEEIO_TYPE_NAMES[d.numberType as 0],
+      dtype: TYPE_DTYPE[d.numberType]!,
+      shape: d.dims.toReversed(),
+      name,
+    };
+  });
+
+  // Group datasets into frames.
+  const frameStart: number[] = [];
+  const frameLen: number[] = [];
+  // Grouping: an explicit datasetsPerFrame; else the writer's frame_datasets attributes; else,
+  // for a file without them, the caller's layout (a workload reading its own k-chunk frames).
+  const marked = finished.some((d) => attr(d, "frame_datasets") !== undefined);
+  const layout = options.layout;
+  const perFrame = options["datasetsPerFrame"] ??
+    (!marked && layout !== undefined && layout.length > 1 ? layout.length : undefined);
+  if (perFrame !== undefined) {
+    if (typeof perFrame !== "number" || !Number.isSafeInteger(perFrame) || perFrame < 1) {
+      throw new UsageError(
+        `ieeeio: datasetsPerFrame must be a positive integer, not ${String(perFrame)}`,
+      );
+    }
+    for (let i = 0; i + perFrame <= finished.length; i += perFrame) {
+      frameStart.push(i);
+      frameLen.push(perFrame);
+    }
+    const rest = finished.length % perFrame;
+    if (rest !== 0) {
+      warnings.push(
+        `${path}: the last ${rest} datasets do not make a whole frame of ${perFrame} and are not read`,
+      );
+    }
+  } else {
+    for (let i = 0; i < finished.length;) {
+      const fd = attr(finished[i]!, "frame_datasets");
+      let k = 1;
+      if (fd && fd.numberType === 2 && fd.count === 1) {
+        k = (fd.value as Int32Array)[0]!;
+        if (k < 1) {
+          fail(fd.valueOffset, `frame_datasets attribute is ${k}, expected a positive count`);
+        }
+      }
+      if (i + k > finished.length) {
+        if (!recovering) {
+          fail(
+            fd!.valueOffset,
+            `frame of ${k} datasets starts at dataset ${i} but the file has only ${finished.length}`,
+          );
+        }
+        warnings.push(`${path}: the last frame (datasets ${i}..) is incomplete and is not read`);
+        break;
+      }
+      frameStart.push(i);
+      frameLen.push(k);
+      i += k;
+    }
+  }
+  const steps = frameStart.map((s, f) => {
+    const st = perFrame === undefined ? attr(finished[s]!, "step") : undefined;
+    if (st && (st.numberType === 3 || st.numberType === 2) && st.count === 1) {
+      return Number((st.value as BigInt64Array | Int32Array)[0]!);
+    }
+    return f;
+  });
+
+  const refs = new Map<number, ChunkRef[]>();
+  const index: IeeeioIndex = {
+    framing: FORMAT,
+    order,
+    headerCount,
+    datasetCount: finished.length,
+    endOffset: end,
+    frameCount: frameStart.length,
+    warnings,
+    dataset(i: number): IeeeioDataset {
+      const d = finished[i];
+      if (!Number.isInteger(i) || !d) {
+        throw new RangeError(`dataset ${i} is outside 0..${finished.length - 1}`);
+      }
+      return d;
+    },
+    chunks(frame: number): readonly ChunkRef[] {
+      const start = frameStart[frame];
+      if (!Number.isInteger(frame) || start === undefined) {
+        throw new RangeError(`frame ${frame} is outside 0..${frameStart.length - 1}`);
+      }
+      let out = refs.get(frame);
+      if (!out) {
+        out = finished.slice(start, start + frameLen[frame]!).map((d) => ({
+          name: d.name,
+          dtype: d.dtype,
+          shape: d.shape,
+          offset: d.dataOffset,
+          bytes: d.bytes,
+          order,
+        }));
+        refs.set(frame, out);
+      }
+      return out;
+    },
+    step(frame: number): number | undefined {
+      return steps[frame];
+    },
+    describe(): Record<string, unknown> {
+      return {
+        format: "IEEEIO",
+        version,
+        byteOrder: order,
+        headerCount,
+        recovered: recovering,
+        datasets: finished.length,
+        frames: frameStart.length,
+        records: finished.map((d) => ({
+          index: d.index,
+          name: d.name,
+          type: d.type,
+          rank: d.dims.length,
+          dims: d.dims,
+          shape: d.shape,
+          offset: d.dataOffset,
+          bytes: d.bytes,
+          attributes: d.attributes.map((a) => ({
+            name: a.name,
+            type: a.type,
+            count: a.count,
+            value: jsonValue(a.value),
+          })),
+          annotations: d.annotations.map((a) => a.text),
+        })),
+      };
+    },
+  };
+  return index;
+}
+
+function hex(b: Uint8Array): string {
+  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join(" ");
+}
+
+/** The IEEEIO framing: either byte order, attributes and annotations, -1 count recovery. */
+export const ieeeio: Framing = {
+  name: FORMAT,
+  description: "IEEEIO (FlexIO): 16-byte header, self-describing data/attribute/annotation records",
+  orders: ["little", "big"],
+  detect(head: Uint8Array, fileSize: number): boolean {
+    if (fileSize < IEEEIO_FILE_HEADER_BYTES || head.length < 8) return false;
+    if (head[0] !== 1 || head[1] !== 2 || head[2] !== 3 || head[3] !== 4) return false;
+    const m = hex(head.subarray(4, 8));
+    return m === "04 03 02 01" || m === "01 02 03 04";
+  },
+  createWriter(options?: WriterOptions): FrameWriter {
+    return createIeeeioWriter(options);
+  },
+  openIndex(source: ByteSource, options?: ReaderOptions): FrameIndex {
+    return openIeeeio(source, options);
+  },
+};

@@ -1,0 +1,193 @@
+/**
+ * The interface every record framing implements: pure encoding of frames to positioned byte
+ * writes, and pure decoding of a file's layout from bytes handed in by the I/O layer.
+ * @module
+ */
+
+/** Element types a chunk can hold; sizes in bytes are in {@link DTYPE_SIZE}. */
+export type DType =
+  | "uint8"
+  | "uint16"
+  | "uint32"
+  | "uint64"
+  | "int8"
+  | "int16"
+  | "int32"
+  | "int64"
+  | "float32"
+  | "float64"
+  | "char";
+
+/** Size in bytes of one element of each {@link DType}. */
+export const DTYPE_SIZE: Readonly<Record<DType, number>> = {
+  uint8: 1,
+  uint16: 2,
+  uint32: 4,
+  uint64: 8,
+  int8: 1,
+  int16: 2,
+  int32: 4,
+  int64: 8,
+  float32: 4,
+  float64: 8,
+  char: 1,
+};
+
+/** Every typed array a chunk's data may be held in. */
+export type TypedArray =
+  | Uint8Array
+  | Int8Array
+  | Uint16Array
+  | Int16Array
+  | Uint32Array
+  | Int32Array
+  | BigUint64Array
+  | BigInt64Array
+  | Float32Array
+  | Float64Array;
+
+/** Byte order of data on disk. */
+export type ByteOrder = "little" | "big";
+
+/** Byte order requested on the command line: `native` is the machine's (little on x86-64). */
+export type EndianOption = ByteOrder | "native";
+
+/** One named array of a frame; `data` is in the machine's native byte order. */
+export interface Chunk {
+  /** Name such as `particles/position`; formats without names use generated names. */
+  readonly name: string;
+  /** Element type. */
+  readonly dtype: DType;
+  /** Shape, slowest dimension first (C order); the product is the element count. */
+  readonly shape: readonly number[];
+  /** The elements, native byte order; `data.byteLength` = product(shape) x element size. */
+  readonly data: TypedArray;
+}
+
+/** One frame (record, dataset, time step): a step number and its chunks in write order. */
+export interface Frame {
+  /** Simulation step of the frame (the table workload uses 10 x frame index). */
+  readonly step: number;
+  /** Chunks in the order they are written. */
+  readonly chunks: readonly Chunk[];
+}
+
+/** One positioned write or a durability point produced by an encoder. */
+export type WriteOp =
+  | {
+    /** Write `data` at byte `offset` of the file. */
+    readonly kind: "write";
+    /** Absolute byte offset. */
+    readonly offset: number;
+    /** Bytes to write; valid only until the encoder is called again. */
+    readonly data: Uint8Array;
+  }
+  | {
+    /** The format's own library would fsync here (e.g. gsd 2.7 after relocating its index). */
+    readonly kind: "sync";
+  };
+
+/**
+ * Encodes frames into positioned writes. The I/O layer applies the ops in order;
+ * `data` arrays may alias the caller's chunk data or a scratch buffer reused on the next call.
+ */
+export interface FrameWriter {
+  /** Ops that create the file (header, empty index): call once, first. */
+  begin(): WriteOp[];
+  /** Ops that append one frame (and update headers or indexes in place). */
+  writeFrame(frame: Frame): WriteOp[];
+  /** Ops that complete the file (trailer, final header rewrite): call once, last. */
+  finish(): WriteOp[];
+}
+
+/** Synchronous random access to a file's bytes, provided by the I/O layer to decoders. */
+export interface ByteSource {
+  /** Path shown in error messages. */
+  readonly path: string;
+  /** File size in bytes. */
+  readonly size: number;
+  /** Reads exactly `length` bytes at `offset`; throws a FormatError naming the offset when the file is shorter. */
+  read(offset: number, length: number): Uint8Array;
+}
+
+/** Where a chunk of a frame is stored, as found by a decoder. */
+export interface ChunkRef {
+  /** Chunk name (generated names such as `record/3` for unnamed formats). */
+  readonly name: string;
+  /** Element type. */
+  readonly dtype: DType;
+  /** Shape, slowest dimension first. */
+  readonly shape: readonly number[];
+  /** Absolute byte offset of the first data byte. */
+  readonly offset: number;
+  /** Stored data size in bytes (without markers or headers). */
+  readonly bytes: number;
+  /** Byte order of the stored elements. */
+  readonly order: ByteOrder;
+  /**
+   * Set when the data is not contiguous (Fortran subrecords): [offset, length] pieces in order,
+   * whose lengths add up to `bytes`. `offset` is then the first piece's offset.
+   */
+  readonly pieces?: readonly (readonly [number, number])[];
+}
+
+/** The decoded layout of a file: frame count and where each frame's chunks are. */
+export interface FrameIndex {
+  /** Registry name of the framing that decoded the file. */
+  readonly framing: string;
+  /** Number of complete frames. */
+  readonly frameCount: number;
+  /** Chunks of frame `frame` (0-based) in storage order; throws RangeError outside [0, frameCount). */
+  chunks(frame: number): readonly ChunkRef[];
+  /** Step number of a frame when the format stores one. */
+  step?(frame: number): number | undefined;
+  /** Format-specific facts for `sciobench info` (dimensions, attributes, versions). */
+  describe?(): Record<string, unknown>;
+  /** Notes for stderr, such as a recovered dataset count. */
+  readonly warnings?: readonly string[];
+}
+
+/** Options a framing's writer understands; each framing documents which it honours. */
+export interface WriterOptions {
+  /** Byte order of the data on disk (framings that allow a choice). */
+  readonly endian?: EndianOption;
+  /** Framing-specific settings (marker width, variant, subrecord limit ...). */
+  readonly [key: string]: unknown;
+}
+
+/** The expected name, type and shape of one chunk of every frame. */
+export interface ChunkLayout {
+  /** Chunk name. */
+  readonly name: string;
+  /** Element type. */
+  readonly dtype: DType;
+  /** Shape, slowest dimension first. */
+  readonly shape: readonly number[];
+}
+
+/** Options a framing's decoder understands. */
+export interface ReaderOptions {
+  /**
+   * What each frame holds, when the caller knows (a workload reading its own file). Formats that
+   * store no names or types (Fortran records) use it to group records into frames and to type them.
+   */
+  readonly layout?: readonly ChunkLayout[];
+  /** Framing-specific settings. */
+  readonly [key: string]: unknown;
+}
+
+/** A record framing: one file per format in lib/framings, registered in registry.ts. */
+export interface Framing {
+  /** Registry name (`raw`, `gsd`, `f77`, `ieeeio`, `netcdf`). */
+  readonly name: string;
+  /** One line for `--help` and `info`. */
+  readonly description: string;
+  /** Byte orders the writer can produce. */
+  readonly orders: readonly ByteOrder[];
+  /** True when `head` (the first bytes of a file, up to 4096) and the file size look like this format. */
+  detect(head: Uint8Array, fileSize: number): boolean;
+  /** A new encoder for a file written from scratch. */
+  createWriter(options?: WriterOptions): FrameWriter;
+  /** Decodes and validates the layout of an existing file; throws FormatError on malformed input. */
+  openIndex(source: ByteSource, options?: ReaderOptions): FrameIndex;
+}

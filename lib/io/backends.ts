@@ -1,0 +1,56 @@
+/**
+ * Every backend by name: the native framings (through the engine) and the peer libraries;
+ * and detection of a file's backend from its first bytes.
+ * @module
+ */
+import { FormatError, PeerUnavailableError, UsageError } from "../errors.ts";
+import { FRAMINGS } from "../framings/registry.ts";
+import { PEERS } from "../peers/mod.ts";
+import { nativeBackend } from "./engine.ts";
+import { FileHandle } from "./file.ts";
+import type { Backend } from "./store.ts";
+
+/** Native framings first, then peers. */
+export const BACKENDS: readonly Backend[] = [...FRAMINGS.map(nativeBackend), ...PEERS];
+
+/** The backend registered as `name`; UsageError listing known names when there is none. */
+export function backendByName(name: string): Backend {
+  const b = BACKENDS.find((x) => x.name === name);
+  if (!b) {
+    throw new UsageError(`unknown framing '${name}'; known: ${BACKENDS.map((x) => x.name).join(", ")}`);
+  }
+  return b;
+}
+
+/** Like {@link backendByName}, but also PeerUnavailableError when the backend cannot run here. */
+export function usableBackend(name: string): Backend {
+  const b = backendByName(name);
+  const why = b.unavailable();
+  if (why !== null) throw new PeerUnavailableError(`framing '${name}' is unavailable: ${why}`);
+  return b;
+}
+
+/** The backend whose format `path` is in, judged from its first 4096 bytes; FormatError when none matches. */
+export function detectBackend(path: string): Backend {
+  const f = FileHandle.open(path, "read");
+  let head: Uint8Array;
+  let size: number;
+  try {
+    size = f.size;
+    head = new Uint8Array(Math.min(4096, size));
+    f.readInto(head, 0);
+  } finally {
+    f.close();
+  }
+  const b = BACKENDS.find((x) => x.unavailable() === null && x.detect(head, size));
+  if (!b) {
+    const hex = [...head.subarray(0, 8)].map((x) => x.toString(16).padStart(2, "0")).join(" ");
+    throw new FormatError(
+      "detect",
+      path,
+      0,
+      `unknown format (first bytes ${hex || "none: the file is empty"}); name one with --framing`,
+    );
+  }
+  return b;
+}

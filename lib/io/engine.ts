@@ -1,0 +1,196 @@
+/**
+ * The engine that turns a pure framing into a {@link Backend}: it applies the encoder's write
+ * ops through a batched FFI file handle, fsyncs before a write is called done, and reads each
+ * frame's chunks with as few preads as possible into a reused buffer, byte-swapped to native.
+ * @module
+ */
+import { swapInPlace, NATIVE_ORDER } from "../bytes/byteswap.ts";
+import type { ChunkRef, Frame, FrameIndex, FrameWriter, Framing, WriteOp } from "../framings/types.ts";
+import { DTYPE_SIZE } from "../framings/types.ts";
+import { FormatError } from "../errors.ts";
+import { FileHandle, WriteBatcher } from "./file.ts";
+import type { Backend, FrameSink, FrameSource, ReadChunk, SinkOptions, SourceOptions } from "./store.ts";
+
+/** Largest gap (bytes) between a frame's chunks that is still read in the same pread. */
+const MAX_GAP = 1 << 20;
+
+class NativeSink implements FrameSink {
+  readonly path: string;
+  readonly #file: FileHandle;
+  readonly #batch: WriteBatcher;
+  readonly #writer: FrameWriter;
+  readonly #fsync: boolean;
+  #open = true;
+
+  constructor(framing: Framing, path: string, options: SinkOptions) {
+    this.path = path;
+    this.#writer = framing.createWriter({ ...options.extra, endian: options.endian ?? "native" });
+    this.#fsync = options.fsync ?? true;
+    this.#file = FileHandle.open(path, options.create === "new" ? "new" : "truncate");
+    this.#batch = new WriteBatcher(this.#file);
+    try {
+      this.#apply(this.#writer.begin());
+    } catch (e) {
+      this.abort();
+      throw e;
+    }
+  }
+
+  #apply(ops: readonly WriteOp[]): void {
+    for (const op of ops) {
+      if (op.kind === "write") {
+        this.#batch.write(op.data, op.offset);
+      } else {
+        this.#batch.flush();
+        this.#file.sync();
+      }
+    }
+  }
+
+  writeFrame(frame: Frame): void {
+    this.#apply(this.#writer.writeFrame(frame));
+  }
+
+  close(): void {
+    if (!this.#open) return;
+    this.#apply(this.#writer.finish());
+    this.#batch.flush();
+    if (this.#fsync) this.#file.sync();
+    this.#open = false;
+    this.#file.close();
+  }
+
+  abort(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    try {
+      this.#file.close();
+    } finally {
+      try {
+        Deno.removeSync(this.path);
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
+class NativeSource implements FrameSource {
+  readonly path: string;
+  readonly framing: string;
+  readonly frameCount: number;
+  readonly warnings: readonly string[];
+  readonly #file: FileHandle;
+  readonly #index: FrameIndex;
+  #buf = new Uint8Array(1 << 16);
+
+  constructor(framing: Framing, path: string, options: SourceOptions) {
+    this.path = path;
+    this.framing = framing.name;
+    this.#file = FileHandle.open(path, "read");
+    try {
+      this.#index = framing.openIndex(this.#file, { ...options.extra, layout: options.layout });
+    } catch (e) {
+      this.#file.close();
+      if (e instanceof FormatError && e.message.startsWith("file: ")) {
+        throw new FormatError(framing.name, path, e.offset, e.message.slice(e.message.indexOf(": ", 6) + 2));
+      }
+      throw e;
+    }
+    this.frameCount = this.#index.frameCount;
+    this.warnings = this.#index.warnings ?? [];
+  }
+
+  #buffer(bytes: number): Uint8Array {
+    if (this.#buf.length < bytes) {
+      let cap = this.#buf.length;
+      while (cap < bytes) cap *= 2;
+      this.#buf = new Uint8Array(cap);
+    }
+    return this.#buf;
+  }
+
+  #readExactly(into: Uint8Array, offset: number): void {
+    const n = this.#file.readInto(into, offset);
+    if (n < into.length) {
+      throw new FormatError(
+        this.framing,
+        this.path,
+        offset + n,
+        `file ends at byte ${offset + n}, inside data that should run to byte ${offset + into.length}`,
+      );
+    }
+  }
+
+  readFrame(frame: number): readonly ReadChunk[] {
+    const refs = this.#index.chunks(frame);
+    let lo = Infinity, hi = 0, total = 0, pieces = false;
+    for (const r of refs) {
+      if (r.pieces) pieces = true;
+      if (r.offset < lo) lo = r.offset;
+      if (r.offset + r.bytes > hi) hi = r.offset + r.bytes;
+      total += r.bytes;
+    }
+    const out: ReadChunk[] = [];
+    if (refs.length === 0) return out;
+    if (!pieces && hi - lo <= total + MAX_GAP) {
+      const buf = this.#buffer(hi - lo);
+      this.#readExactly(buf.subarray(0, hi - lo), lo);
+      for (const r of refs) out.push(this.#chunk(r, buf.subarray(r.offset - lo, r.offset - lo + r.bytes)));
+      return out;
+    }
+    const buf = this.#buffer(total);
+    let at = 0;
+    for (const r of refs) {
+      const view = buf.subarray(at, at + r.bytes);
+      if (r.pieces) {
+        let p = 0;
+        for (const [off, len] of r.pieces) {
+          this.#readExactly(view.subarray(p, p + len), off);
+          p += len;
+        }
+      } else {
+        this.#readExactly(view, r.offset);
+      }
+      out.push(this.#chunk(r, view));
+      at += r.bytes;
+    }
+    return out;
+  }
+
+  #chunk(r: ChunkRef, data: Uint8Array): ReadChunk {
+    const width = DTYPE_SIZE[r.dtype];
+    if (r.order !== NATIVE_ORDER && width > 1) swapInPlace(data, width);
+    return { name: r.name, dtype: r.dtype, shape: r.shape, data };
+  }
+
+  locate(frame: number): readonly ChunkRef[] {
+    return this.#index.chunks(frame);
+  }
+
+  step(frame: number): number | undefined {
+    return this.#index.step?.(frame);
+  }
+
+  describe(): Record<string, unknown> {
+    return this.#index.describe?.() ?? {};
+  }
+
+  close(): void {
+    this.#file.close();
+  }
+}
+
+/** A {@link Backend} that stores frames with `framing`, through the FFI file layer. */
+export function nativeBackend(framing: Framing): Backend {
+  return {
+    name: framing.name,
+    description: framing.description,
+    kind: "native",
+    orders: framing.orders,
+    unavailable: () => null,
+    detect: (head, size) => framing.detect(head, size),
+    openWriter: (path, options) => new NativeSink(framing, path, options),
+    openReader: (path, options = {}) => new NativeSource(framing, path, options),
+  };
+}

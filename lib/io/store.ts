@@ -1,0 +1,98 @@
+/**
+ * The I/O-level interface every backend offers to workloads: write frames to a path, read
+ * frames from a path. Native framings get it from the engine (lib/io/engine.ts); the peers in
+ * lib/peers implement it directly over their C libraries.
+ * @module
+ */
+import type { ByteOrder, ChunkLayout, ChunkRef, DType, EndianOption, Frame } from "../framings/types.ts";
+
+/** How a writer treats an existing file at its path. */
+export type CreateMode =
+  /** Fail when the path exists (the default for user paths). */
+  | "new"
+  /** Replace an existing file (the user said `--force`, or a scratch file). */
+  | "truncate";
+
+/** Options for opening a file to write frames. */
+export interface SinkOptions {
+  /** What to do when the file exists. */
+  readonly create: CreateMode;
+  /** Byte order of the data on disk, for backends that allow a choice; default native. */
+  readonly endian?: EndianOption;
+  /** fsync the file before `close` returns (part of the timed write phase); default true. */
+  readonly fsync?: boolean;
+  /** Backend-specific options (marker width, netCDF variant, ...). */
+  readonly extra?: Readonly<Record<string, unknown>>;
+}
+
+/** An open file being written frame by frame. */
+export interface FrameSink {
+  /** Path of the file. */
+  readonly path: string;
+  /** Appends one frame. */
+  writeFrame(frame: Frame): void;
+  /** Completes the file (trailers, header rewrites), fsyncs when asked, closes. */
+  close(): void;
+  /** Closes without completing and removes the partial file (used on errors). */
+  abort(): void;
+}
+
+/** One chunk of a frame as read back: bytes in native byte order. */
+export interface ReadChunk {
+  /** Chunk name. */
+  readonly name: string;
+  /** Element type. */
+  readonly dtype: DType;
+  /** Shape, slowest dimension first. */
+  readonly shape: readonly number[];
+  /** Data in native byte order; a view valid until the next `readFrame` call. */
+  readonly data: Uint8Array;
+}
+
+/** An open file read frame by frame. */
+export interface FrameSource {
+  /** Path of the file. */
+  readonly path: string;
+  /** Name of the backend that reads it. */
+  readonly framing: string;
+  /** Number of frames. */
+  readonly frameCount: number;
+  /** Reads frame `frame` (0-based): all its chunks, converted to native byte order. */
+  readFrame(frame: number): readonly ReadChunk[];
+  /** Where the chunks of a frame are stored, when the backend knows (native framings). */
+  locate?(frame: number): readonly ChunkRef[];
+  /** Format facts for `info`. */
+  describe?(): Record<string, unknown>;
+  /** Notes for stderr (recovered counts, ambiguous detection). */
+  readonly warnings: readonly string[];
+  /** Closes the file. */
+  close(): void;
+}
+
+/** Options for opening a file to read frames. */
+export interface SourceOptions {
+  /** What each frame holds, when the caller knows; untyped formats (Fortran) rely on it. */
+  readonly layout?: readonly ChunkLayout[];
+  /** Backend-specific options. */
+  readonly extra?: Readonly<Record<string, unknown>>;
+}
+
+/** A way to store frames in files: a native framing driven by the engine, or a peer library. */
+export interface Backend {
+  /** Registry name, e.g. `raw`, `gsd`, `hdf5`. */
+  readonly name: string;
+  /** One line for `--help` and `sciobench framings`. */
+  readonly description: string;
+  /** `native` (pure TypeScript framing) or `peer` (a C library through FFI, or an external tool). */
+  readonly kind: "native" | "peer";
+  /** Byte orders the writer can produce. */
+  readonly orders: readonly ByteOrder[];
+  /** null when usable here, else the reason it is not (library missing ...). */
+  unavailable(): string | null;
+  /** True when the first bytes of a file (up to 4096) and its size look like this backend's format. */
+  detect(head: Uint8Array, fileSize: number): boolean;
+  /** Opens `path` for writing frames. */
+  openWriter(path: string, options: SinkOptions): FrameSink;
+  /** Opens `path` for reading frames; throws FormatError on a malformed file. */
+  openReader(path: string, options?: SourceOptions): FrameSource;
+}

@@ -1,0 +1,175 @@
+/**
+ * Shared plumbing of the library peers (HDF5, netCDF, HDF4): finding and loading a shared
+ * library by soname or environment variable, path checks before a library touches a file, the
+ * fsync after the library closed it, and dtype helpers. No library is loaded at import time.
+ * @module
+ */
+import { IoError } from "../errors.ts";
+import type { DType, TypedArray } from "../framings/types.ts";
+import { close, fsync, O, open } from "../sys/libc.ts";
+
+/** A loaded library, or why none could be loaded. */
+export type Loaded<S extends Deno.ForeignLibraryInterface> =
+  | { readonly ok: true; readonly lib: Deno.DynamicLibrary<S>; readonly path: string }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * Loads the first of `sonames` that opens, then the path in the environment variable `envVar`
+ * (sonames first, as the spec lists them, so a Debian system works without settings).
+ * `label` names the library in the one-line reason returned when nothing loads.
+ */
+export function loadLibrary<S extends Deno.ForeignLibraryInterface>(
+  label: string,
+  sonames: readonly string[],
+  envVar: string,
+  symbols: S,
+): Loaded<S> {
+  const tried: string[] = [];
+  const problems: string[] = [];
+  const fromEnv = envValue(envVar);
+  const candidates = fromEnv ? [...sonames, fromEnv] : [...sonames];
+  for (const path of candidates) {
+    tried.push(path);
+    try {
+      return { ok: true, lib: Deno.dlopen(path, symbols), path };
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      // A library that exists but lacks a symbol is worth reporting; "not found" is the norm.
+      if (!/No such file|cannot open shared object/i.test(why)) problems.push(`${path}: ${why}`);
+    }
+  }
+  const extra = problems.length > 0 ? `; ${problems.join("; ")}` : "";
+  return {
+    ok: false,
+    reason: `${label} library not found (tried ${tried.join(", ")}; set ${envVar} to its path)` +
+      extra,
+  };
+}
+
+/** Value of an environment variable, or undefined when unset, empty, or not permitted. */
+export function envValue(name: string): string | undefined {
+  try {
+    const v = Deno.env.get(name);
+    return v === undefined || v === "" ? undefined : v;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when something exists at `path` (a file, a directory, a dangling link). */
+export function pathExists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return false;
+    throw e;
+  }
+}
+
+/** Throws IoError unless `path` is an existing regular file (checked before a library opens it). */
+export function requireFile(backend: string, path: string): void {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) throw new IoError(`${backend}: ${path}: no such file`);
+    throw new IoError(`${backend}: ${path}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (!info.isFile) throw new IoError(`${backend}: ${path}: not a regular file`);
+}
+
+/** Throws IoError when `create` is "new" and `path` already exists (before the library creates it). */
+export function refuseExisting(backend: string, path: string, create: string): void {
+  if (create === "new" && pathExists(path)) {
+    throw new IoError(
+      `${backend}: ${path} already exists; refusing to overwrite it (use --force to replace it)`,
+    );
+  }
+}
+
+/** fsyncs a file that a library has already closed (reopened read-only through libc). */
+export function fsyncPath(path: string): void {
+  const fd = open(path, O.RDONLY);
+  try {
+    fsync(fd, path);
+  } finally {
+    close(fd, path);
+  }
+}
+
+/** Removes a partial file after an aborted write; never throws. */
+export function removeQuietly(path: string): void {
+  try {
+    Deno.removeSync(path);
+  } catch {
+    // already gone or not removable: nothing more to do on an abort path
+  }
+}
+
+/** Product of a shape (element count); 1 for rank 0. */
+export function elementCount(shape: readonly number[]): number {
+  let n = 1;
+  for (const d of shape) n *= d;
+  return n;
+}
+
+/** The bytes of a typed array (a view, no copy). */
+export function bytesOf(a: TypedArray): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+/** A chunk buffer for `bytes` bytes, 8-byte aligned so every element type fits. */
+export function allocChunk(bytes: number): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(new ArrayBuffer(Math.max(8, Math.ceil(bytes / 8) * 8)), 0, bytes);
+}
+
+/** Dtypes in a fixed order, for messages listing what a backend supports. */
+export const ALL_DTYPES: readonly DType[] = [
+  "float32",
+  "float64",
+  "int8",
+  "uint8",
+  "int16",
+  "uint16",
+  "int32",
+  "uint32",
+  "int64",
+  "uint64",
+  "char",
+];
+
+/** Reads a NUL-terminated C string from a pointer; "" for NULL. */
+export function cStringAt(p: Deno.PointerValue): string {
+  return p === null ? "" : Deno.UnsafePointerView.getCString(p);
+}
+
+/** Decodes a NUL-terminated string held in a byte buffer (up to the first NUL). */
+export function decodeCBuffer(buf: Uint8Array): string {
+  const end = buf.indexOf(0);
+  return new TextDecoder().decode(end < 0 ? buf : buf.subarray(0, end));
+}
+
+/** Validates a frame's chunk list against the first frame's (same names, dtypes, shapes). */
+export function checkSameLayout(
+  backend: string,
+  path: string,
+  frameIndex: number,
+  expected: readonly { name: string; dtype: DType; shape: readonly number[] }[],
+  chunks: readonly { name: string; dtype: DType; shape: readonly number[] }[],
+): void {
+  const same = chunks.length === expected.length &&
+    chunks.every((c, i) => {
+      const e = expected[i]!;
+      return c.name === e.name && c.dtype === e.dtype && c.shape.length === e.shape.length &&
+        c.shape.every((d, k) => d === e.shape[k]);
+    });
+  if (!same) {
+    const show = (l: typeof chunks) =>
+      l.map((c) => `${c.name}:${c.dtype}[${c.shape.join("x")}]`).join(", ");
+    throw new IoError(
+      `${backend}: ${path}: frame ${frameIndex} has chunks (${show(chunks)}) but this file ` +
+        `stores (${show(expected)}) in every frame`,
+    );
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * Result rows to stdout or a file: CSV with a header row (csv-stringify), one JSON document, or
+ * a caller-supplied text table. stdout carries only data; diagnostics go to stderr.
+ * @module
+ */
+import { stringify } from "csv-stringify";
+import { IoError } from "../errors.ts";
+
+/** One result row: column name to value. */
+export type Row = Record<string, string | number | boolean | null>;
+
+/** Output formats every row-producing command offers. */
+export type RowFormat = "csv" | "json" | "table";
+
+/** Renders rows as a text table (a command's `--format table`); called with all rows. */
+export interface TableRenderer {
+  /** Text printed before the first row (header lines). */
+  head(): string;
+  /** Text for one row. */
+  row(row: Row): string;
+  /** Text after the last row. */
+  foot(): string;
+}
+
+/** Options for {@link openRowSink}. */
+export interface RowSinkOptions {
+  /** Output format. */
+  readonly format: RowFormat;
+  /** File to write instead of stdout; refused when it exists unless `force`. */
+  readonly out?: string;
+  /** Replace an existing `out`. */
+  readonly force?: boolean;
+  /** Facts about the run for the JSON document's `meta` (command, versions, host). */
+  readonly meta?: Record<string, unknown>;
+  /** Renderer for `table` format. */
+  readonly table?: TableRenderer;
+}
+
+/** Receives rows as they are measured; `close()` completes the document. */
+export interface RowSink {
+  /** Adds one row (CSV and table rows are written at once, so a long run shows progress). */
+  add(row: Row): void;
+  /** Finishes the output (JSON is written here). */
+  close(): void;
+}
+
+const encoder = new TextEncoder();
+
+function csvLine(values: readonly (string | number | boolean | null)[]): string {
+  return stringify([values.map((v) => (v === null ? "" : v))], { eof: true, record_delimiter: "unix" });
+}
+
+/** Formats a number for CSV: integers as is, others with up to 6 significant digits. */
+export function num(value: number, digits = 6): number {
+  if (!Number.isFinite(value) || Number.isInteger(value)) return value;
+  return Number(value.toPrecision(digits));
+}
+
+/** Opens a sink for rows with the given columns (CSV header order; extra row keys are ignored in CSV). */
+export function openRowSink(columns: readonly string[], options: RowSinkOptions): RowSink {
+  let file: Deno.FsFile | undefined;
+  if (options.out !== undefined) {
+    try {
+      file = Deno.openSync(options.out, {
+        write: true,
+        create: true,
+        createNew: !options.force,
+        truncate: true,
+      });
+    } catch (e) {
+      if (e instanceof Deno.errors.AlreadyExists) {
+        throw new IoError(`${options.out} exists; refusing to overwrite it (pass --force to replace it)`);
+      }
+      throw new IoError(`cannot write ${options.out}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  const write = (text: string) => {
+    const bytes = encoder.encode(text);
+    if (file) {
+      let done = 0;
+      while (done < bytes.length) done += file.writeSync(bytes.subarray(done));
+    } else {
+      let done = 0;
+      while (done < bytes.length) done += Deno.stdout.writeSync(bytes.subarray(done));
+    }
+  };
+  const rows: Row[] = [];
+  let started = false;
+  const start = () => {
+    if (started) return;
+    started = true;
+    if (options.format === "csv") write(csvLine(columns));
+    if (options.format === "table" && options.table) write(options.table.head());
+  };
+  return {
+    add(row: Row): void {
+      start();
+      if (options.format === "csv") write(csvLine(columns.map((c) => row[c] ?? null)));
+      else if (options.format === "table" && options.table) write(options.table.row(row));
+      else rows.push(row);
+    },
+    close(): void {
+      start();
+      if (options.format === "json") {
+        write(JSON.stringify({ meta: options.meta ?? {}, columns, rows }, null, 1) + "\n");
+      } else if (options.format === "table" && options.table) {
+        write(options.table.foot());
+      }
+      file?.close();
+    },
+  };
+}

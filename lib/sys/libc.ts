@@ -1,0 +1,374 @@
+/**
+ * The only module that opens libc through Deno FFI. Typed, synchronous wrappers that throw
+ * {@link SysError} (errno, its name, the path) on failure. glibc on x86-64/aarch64 Linux only.
+ * @module
+ */
+import { SciobenchError, SysError } from "../errors.ts";
+
+const SYMBOLS = {
+  open: { parameters: ["buffer", "i32", "i32"], result: "i32" },
+  close: { parameters: ["i32"], result: "i32" },
+  pread: { parameters: ["i32", "buffer", "usize", "i64"], result: "isize" },
+  pwrite: { parameters: ["i32", "buffer", "usize", "i64"], result: "isize" },
+  lseek: { parameters: ["i32", "i64", "i32"], result: "i64" },
+  fsync: { parameters: ["i32"], result: "i32" },
+  fdatasync: { parameters: ["i32"], result: "i32" },
+  ftruncate: { parameters: ["i32", "i64"], result: "i32" },
+  posix_fadvise: { parameters: ["i32", "i64", "i64", "i32"], result: "i32" },
+  times: { parameters: ["buffer"], result: "i64" },
+  sysconf: { parameters: ["i32"], result: "i64" },
+  getrusage: { parameters: ["i32", "buffer"], result: "i32" },
+  clock_gettime: { parameters: ["i32", "buffer"], result: "i32" },
+  statfs: { parameters: ["buffer", "buffer"], result: "i32" },
+  mmap: { parameters: ["pointer", "usize", "i32", "i32", "i32", "i64"], result: "pointer" },
+  munmap: { parameters: ["pointer", "usize"], result: "i32" },
+  mincore: { parameters: ["pointer", "usize", "buffer"], result: "i32" },
+  memcmp: { parameters: ["buffer", "buffer", "usize"], result: "i32" },
+  __errno_location: { parameters: [], result: "pointer" },
+  strerror: { parameters: ["i32"], result: "pointer" },
+  dlopen: { parameters: ["buffer", "i32"], result: "pointer" },
+  dlerror: { parameters: [], result: "pointer" },
+  gnu_get_libc_version: { parameters: [], result: "pointer" },
+} as const;
+
+type Libc = Deno.DynamicLibrary<typeof SYMBOLS>["symbols"];
+
+let lib: Libc | undefined;
+
+function libc(): Libc {
+  if (lib) return lib;
+  if (Deno.build.os !== "linux") {
+    throw new SciobenchError(
+      `sciobench needs Linux with glibc (libc.so.6); this is ${Deno.build.os}`,
+      1,
+    );
+  }
+  try {
+    lib = Deno.dlopen("libc.so.6", SYMBOLS).symbols;
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    throw new SciobenchError(
+      `cannot load glibc (libc.so.6) through FFI: ${why}; sciobench needs a glibc Linux ` +
+        `(musl systems such as Alpine are not supported) and the --allow-ffi permission`,
+      1,
+    );
+  }
+  return lib;
+}
+
+/** `open` flags (glibc, x86-64 and aarch64 Linux). */
+export const O = {
+  RDONLY: 0,
+  WRONLY: 1,
+  RDWR: 2,
+  CREAT: 0o100,
+  EXCL: 0o200,
+  TRUNC: 0o1000,
+  APPEND: 0o2000,
+  DSYNC: 0o10000,
+  DIRECT: Deno.build.arch === "aarch64" ? 0o200000 : 0o40000,
+  CLOEXEC: 0o2000000,
+} as const;
+
+/** `posix_fadvise` advice values. */
+export const FADV = { NORMAL: 0, RANDOM: 1, SEQUENTIAL: 2, WILLNEED: 3, DONTNEED: 4 } as const;
+
+/** Clock ids for {@link clockGettime}. */
+export const CLOCK = { REALTIME: 0, MONOTONIC: 1, PROCESS_CPUTIME: 2, THREAD_CPUTIME: 3 } as const;
+
+/** `getrusage` targets. */
+export const RUSAGE = { SELF: 0, CHILDREN: -1, THREAD: 1 } as const;
+
+const ERRNO_NAMES: Record<number, string> = {
+  1: "EPERM",
+  2: "ENOENT",
+  4: "EINTR",
+  5: "EIO",
+  9: "EBADF",
+  11: "EAGAIN",
+  12: "ENOMEM",
+  13: "EACCES",
+  14: "EFAULT",
+  16: "EBUSY",
+  17: "EEXIST",
+  20: "ENOTDIR",
+  21: "EISDIR",
+  22: "EINVAL",
+  24: "EMFILE",
+  27: "EFBIG",
+  28: "ENOSPC",
+  29: "ESPIPE",
+  30: "EROFS",
+  36: "ENAMETOOLONG",
+  38: "ENOSYS",
+  95: "EOPNOTSUPP",
+  122: "EDQUOT",
+};
+
+/** Symbolic name of an errno value (`ENOENT`), or `E<number>` when unknown. */
+export function errnoName(errno: number): string {
+  return ERRNO_NAMES[errno] ?? `E${errno}`;
+}
+
+function errno(): number {
+  const p = libc().__errno_location();
+  return p === null ? 0 : new Deno.UnsafePointerView(p).getInt32();
+}
+
+function fail(call: string, path: string, code = errno()): never {
+  let text = "";
+  const p = libc().strerror(code);
+  if (p !== null) text = Deno.UnsafePointerView.getCString(p);
+  throw new SysError(call, code, errnoName(code), path, text);
+}
+
+const encoder = new TextEncoder();
+
+/** NUL-terminated UTF-8 bytes of a string, for C `const char *` parameters. */
+export function cString(s: string): Uint8Array<ArrayBuffer> {
+  const b = new Uint8Array(s.length * 3 + 1);
+  const { written } = encoder.encodeInto(s, b);
+  return b.subarray(0, written + 1);
+}
+
+/** Version string of the glibc in use, e.g. `2.36`. */
+export function glibcVersion(): string {
+  const p = libc().gnu_get_libc_version();
+  return p === null ? "unknown" : Deno.UnsafePointerView.getCString(p);
+}
+
+/** Opens `path` with `flags` (see {@link O}) and `mode` (permission bits); returns the fd. */
+export function open(path: string, flags: number, mode = 0o644): number {
+  const fd = libc().open(cString(path), flags | O.CLOEXEC, mode);
+  if (fd < 0) fail("open", path);
+  return fd;
+}
+
+/** Closes a file descriptor. */
+export function close(fd: number, path = ""): void {
+  if (libc().close(fd) < 0) fail("close", path);
+}
+
+/** Reads up to `buf.length` bytes at byte `offset`; returns the count (0 at end of file). */
+export function pread(fd: number, buf: Uint8Array, offset: number, path = ""): number {
+  const n = Number(libc().pread(fd, buf, BigInt(buf.length), BigInt(offset)));
+  if (n < 0) fail("pread", path);
+  return n;
+}
+
+/** Writes up to `buf.length` bytes at byte `offset`; returns the count written. */
+export function pwrite(fd: number, buf: Uint8Array, offset: number, path = ""): number {
+  const n = Number(libc().pwrite(fd, buf, BigInt(buf.length), BigInt(offset)));
+  if (n < 0) fail("pwrite", path);
+  return n;
+}
+
+/** Size of the open file in bytes (`lseek(fd, 0, SEEK_END)`). */
+export function fileSize(fd: number, path = ""): number {
+  const n = Number(libc().lseek(fd, 0n, 2));
+  if (n < 0) fail("lseek", path);
+  return n;
+}
+
+/** Flushes the file's data and metadata to stable storage. */
+export function fsync(fd: number, path = ""): void {
+  if (libc().fsync(fd) < 0) fail("fsync", path);
+}
+
+/** Flushes the file's data (and the metadata needed to read it) to stable storage. */
+export function fdatasync(fd: number, path = ""): void {
+  if (libc().fdatasync(fd) < 0) fail("fdatasync", path);
+}
+
+/** Sets the file's length to `length` bytes. */
+export function ftruncate(fd: number, length: number, path = ""): void {
+  if (libc().ftruncate(fd, BigInt(length)) < 0) fail("ftruncate", path);
+}
+
+/** Gives the kernel `advice` (see {@link FADV}) for bytes [offset, offset+length); length 0 = to end. */
+export function posixFadvise(
+  fd: number,
+  offset: number,
+  length: number,
+  advice: number,
+  path = "",
+): void {
+  const rc = libc().posix_fadvise(fd, BigInt(offset), BigInt(length), advice);
+  if (rc !== 0) fail("posix_fadvise", path, rc);
+}
+
+/** Clock ticks per second of {@link times} (`sysconf(_SC_CLK_TCK)`, usually 100). */
+export function clockTicksPerSecond(): number {
+  const n = Number(libc().sysconf(2));
+  return n > 0 ? n : 100;
+}
+
+/** Page size in bytes (`sysconf(_SC_PAGESIZE)`). */
+export function pageSize(): number {
+  const n = Number(libc().sysconf(30));
+  return n > 0 ? n : 4096;
+}
+
+/** Process CPU times in clock ticks, as `times()` reports them. */
+export interface Tms {
+  /** User CPU of this process, ticks. */
+  readonly user: number;
+  /** System CPU of this process, ticks. */
+  readonly sys: number;
+  /** User CPU of waited-for children, ticks. */
+  readonly childUser: number;
+  /** System CPU of waited-for children, ticks. */
+  readonly childSys: number;
+  /** Elapsed real time since an arbitrary point, ticks. */
+  readonly elapsed: number;
+}
+
+const tmsBuf = new BigInt64Array(4);
+
+/** Process CPU times in clock ticks (`times()`). */
+export function times(): Tms {
+  const r = Number(libc().times(tmsBuf));
+  if (r === -1) fail("times", "");
+  return {
+    user: Number(tmsBuf[0]),
+    sys: Number(tmsBuf[1]),
+    childUser: Number(tmsBuf[2]),
+    childSys: Number(tmsBuf[3]),
+    elapsed: r,
+  };
+}
+
+/** Resource usage (`getrusage`): CPU in microseconds, block I/O in 512-byte units. */
+export interface Rusage {
+  /** User CPU, µs. */
+  readonly userUs: number;
+  /** System CPU, µs. */
+  readonly sysUs: number;
+  /** Maximum resident set size, KiB. */
+  readonly maxRssKiB: number;
+  /** Blocks read from devices (`ru_inblock`), 512-byte units. */
+  readonly inBlocks: number;
+  /** Blocks written to devices (`ru_oublock`), 512-byte units. */
+  readonly outBlocks: number;
+  /** Major page faults. */
+  readonly majorFaults: number;
+  /** Voluntary context switches. */
+  readonly voluntarySwitches: number;
+  /** Involuntary context switches. */
+  readonly involuntarySwitches: number;
+}
+
+const rusageBuf = new BigInt64Array(18);
+
+/** Resource usage of `who` (see {@link RUSAGE}; default the whole process). */
+export function getrusage(who: number = RUSAGE.SELF): Rusage {
+  if (libc().getrusage(who, rusageBuf) < 0) fail("getrusage", "");
+  const b = rusageBuf;
+  return {
+    userUs: Number(b[0]) * 1e6 + Number(b[1]),
+    sysUs: Number(b[2]) * 1e6 + Number(b[3]),
+    maxRssKiB: Number(b[4]),
+    majorFaults: Number(b[9]),
+    inBlocks: Number(b[11]),
+    outBlocks: Number(b[12]),
+    voluntarySwitches: Number(b[16]),
+    involuntarySwitches: Number(b[17]),
+  };
+}
+
+const tsBuf = new BigInt64Array(2);
+
+/** Reads clock `clock` (see {@link CLOCK}; default monotonic) in nanoseconds. */
+export function clockGettime(clock: number = CLOCK.MONOTONIC): number {
+  if (libc().clock_gettime(clock, tsBuf) < 0) fail("clock_gettime", "");
+  return Number(tsBuf[0]) * 1e9 + Number(tsBuf[1]);
+}
+
+/** File-system facts of a path (`statfs`). */
+export interface StatFs {
+  /** Magic number of the file-system type (`f_type`), e.g. 0xEF53 for ext4. */
+  readonly type: number;
+  /** Name of the type when known (`ext4`, `tmpfs`, `nfs`, `lustre`, ...), else hex. */
+  readonly typeName: string;
+  /** Optimal transfer block size, bytes. */
+  readonly blockSize: number;
+  /** Free bytes available to unprivileged users. */
+  readonly availableBytes: number;
+  /** True for memory file systems, where a cold read is impossible. */
+  readonly inMemory: boolean;
+}
+
+const FS_TYPES: Record<number, string> = {
+  0xef53: "ext4",
+  0x01021994: "tmpfs",
+  0x858458f6: "ramfs",
+  0x58465342: "xfs",
+  0x9123683e: "btrfs",
+  0x6969: "nfs",
+  0x0bd00bd0: "lustre",
+  0x47504653: "gpfs",
+  0x2fc12fc1: "zfs",
+  0x794c7630: "overlayfs",
+  0x65735546: "fuse",
+  0xff534d42: "cifs",
+  0x5346414f: "afs",
+  0x73717368: "squashfs",
+  0x01161970: "gfs2",
+  0x19830326: "beegfs",
+  0x61756673: "aufs",
+};
+
+const statfsBuf = new BigInt64Array(15);
+
+/** File-system type and space of the file system holding `path`. */
+export function statfs(path: string): StatFs {
+  if (libc().statfs(cString(path), statfsBuf) < 0) fail("statfs", path);
+  const type = Number(BigInt.asUintN(32, statfsBuf[0]!));
+  const bsize = Number(statfsBuf[1]);
+  const name = FS_TYPES[type] ?? `0x${type.toString(16)}`;
+  return {
+    type,
+    typeName: name,
+    blockSize: bsize,
+    availableBytes: Number(statfsBuf[4]) * bsize,
+    inMemory: name === "tmpfs" || name === "ramfs",
+  };
+}
+
+/**
+ * Fraction of the bytes [0, length) of an open file that are resident in the page cache
+ * (`mmap` + `mincore`); 0 for an empty file.
+ */
+export function residentFraction(fd: number, length: number, path = ""): number {
+  if (length <= 0) return 0;
+  const page = pageSize();
+  const pages = Math.ceil(length / page);
+  const addr = libc().mmap(null, BigInt(length), 1, 1, fd, 0n);
+  if (addr === null || Deno.UnsafePointer.value(addr) === 0xffffffffffffffffn) fail("mmap", path);
+  try {
+    const vec = new Uint8Array(pages);
+    if (libc().mincore(addr, BigInt(length), vec) < 0) fail("mincore", path);
+    let resident = 0;
+    for (let i = 0; i < pages; i++) resident += vec[i]! & 1;
+    return resident / pages;
+  } finally {
+    libc().munmap(addr, BigInt(length));
+  }
+}
+
+/** True when the first `length` bytes of `a` and `b` are equal (`memcmp`, native speed). */
+export function bytesEqual(a: Uint8Array, b: Uint8Array, length = a.length): boolean {
+  if (a.length < length || b.length < length) return false;
+  if (length === 0) return true;
+  return libc().memcmp(a, b, BigInt(length)) === 0;
+}
+
+/** Loads a shared library with `RTLD_NOW | RTLD_GLOBAL` so later libraries can use its symbols. */
+export function dlopenGlobal(path: string): void {
+  const h = libc().dlopen(cString(path), 2 | 0x100);
+  if (h === null) {
+    const p = libc().dlerror();
+    const why = p === null ? "unknown error" : Deno.UnsafePointerView.getCString(p);
+    throw new SysError("dlopen", 0, "EDLOPEN", path, why);
+  }
+}

@@ -1,0 +1,274 @@
+/**
+ * The GSD table (gsd's scripts/benchmark-hoomd.py), generalised over backends and made honest
+ * without root: per (size, N) write all frames with fsync, drop the file from the page cache,
+ * time the open, read a 0.25 GiB sample in order, drop again, read it in a seeded random order;
+ * every frame read is checked against what was written.
+ * @module
+ */
+import { VerifyError } from "../errors.ts";
+import type { Chunk, ChunkLayout, Frame } from "../framings/types.ts";
+import { dropCache } from "../io/cache.ts";
+import { signalPoint, withScratchDir } from "../io/scratch.ts";
+import type { Backend, FrameSource } from "../io/store.ts";
+import { num, type Row } from "../report/output.ts";
+import type { Progress } from "../report/progress.ts";
+import { startMeter } from "../sys/meter.ts";
+import { statfs } from "../sys/libc.ts";
+import { fillRandom, Rng, shuffledOrder, verifyFrame } from "./pattern.ts";
+
+/** Bytes of one frame per particle: position (3 x float32) + orientation (4 x float32). */
+export const BYTES_PER_PARTICLE = 28;
+
+/** The read sample gsd's benchmark targets: 0.25 GiB. */
+export const READ_SAMPLE_BYTES = 2 ** 28;
+
+/** The CSV columns of the table, in order; the first eight are the GSD table's. */
+export const TABLE_COLUMNS = [
+  "framing",
+  "size_bytes",
+  "N",
+  "open_ms",
+  "write_MiBps",
+  "read_MiBps",
+  "random_MiBps",
+  "random_ms",
+  "frames",
+  "file_bytes",
+  "repeat",
+  "write_s",
+  "write_user_s",
+  "write_sys_s",
+  "read_user_s",
+  "read_sys_s",
+  "write_dev_bytes",
+  "read_dev_bytes",
+  "resident_after_drop",
+  "fs_type",
+  "data_bytes",
+  "read_frames",
+  "read_bytes",
+  "read_s",
+  "random_s",
+  "random_user_s",
+  "random_sys_s",
+  "random_dev_bytes",
+  "drop_s",
+  "write_user_ticks",
+  "write_sys_ticks",
+  "clk_tck",
+  "seed",
+] as const;
+
+/** Frame counts and byte counts of one table cell, as benchmark-hoomd.py computes them. */
+export interface TableSizing {
+  /** Frames written: ceil(size / (28 N)). */
+  readonly frames: number;
+  /** Position and orientation bytes written: frames x 28 N. */
+  readonly dataBytes: number;
+  /** Frames read in each read phase: the 0.25 GiB sample, capped at all frames. */
+  readonly readFrames: number;
+  /** Bytes of data read in each read phase. */
+  readonly readBytes: number;
+}
+
+/** Sizes a cell: target file size in bytes and N particles, with a read sample of `sampleBytes`. */
+export function tableSizing(size: number, n: number, sampleBytes = READ_SAMPLE_BYTES): TableSizing {
+  const perFrame = BYTES_PER_PARTICLE * n;
+  const frames = Math.ceil(size / perFrame);
+  const dataBytes = frames * perFrame;
+  let readFrames = Math.floor((frames * sampleBytes) / dataBytes);
+  if (readFrames > frames) readFrames = frames;
+  if (readFrames < 1) readFrames = 1;
+  return { frames, dataBytes, readFrames, readBytes: readFrames * perFrame };
+}
+
+/** Settings of a table run. */
+export interface TableOptions {
+  /** Backends to measure, each a row per cell. */
+  readonly backends: readonly Backend[];
+  /** Target file sizes, bytes. */
+  readonly sizes: readonly number[];
+  /** Particle counts N. */
+  readonly ns: readonly number[];
+  /** Parent directory for the scratch files (default: current directory). */
+  readonly dir?: string;
+  /** Repeats of each cell. */
+  readonly repeat: number;
+  /** Seed of the data and of the random read order. */
+  readonly seed: number;
+  /** Write the file once untimed before the timed write, as gsd does. */
+  readonly warmup: boolean;
+  /** Target bytes of each read sample (default 0.25 GiB). */
+  readonly sampleBytes?: number;
+  /** Byte order for backends that offer a choice. */
+  readonly endian?: "native" | "big" | "little";
+  /** Progress and notes on stderr. */
+  readonly progress: Progress;
+  /** Debug hook: called between the write and the read phases with the file's path. */
+  readonly afterWrite?: (path: string) => void;
+}
+
+/** The seeded frames of the table workload for N particles; `frame(i)` stamps and returns frame i. */
+export class TableFrames {
+  /** Particles per frame. */
+  readonly n: number;
+  readonly #position: Float32Array;
+  readonly #orientation: Float32Array;
+  readonly #chunks: readonly Chunk[];
+
+  constructor(n: number, seed: number) {
+    this.n = n;
+    const rng = new Rng(seed ^ Math.imul(n, 0x27d4eb2d));
+    this.#position = fillRandom(new Float32Array(3 * n), rng);
+    this.#orientation = fillRandom(new Float32Array(4 * n), rng);
+    this.#chunks = [
+      { name: "particles/position", dtype: "float32", shape: [n, 3], data: this.#position },
+      { name: "particles/orientation", dtype: "float32", shape: [n, 4], data: this.#orientation },
+    ];
+  }
+
+  /** What every frame holds, for readers of untyped formats. */
+  get layout(): readonly ChunkLayout[] {
+    return this.#chunks.map(({ name, dtype, shape }) => ({ name, dtype, shape }));
+  }
+
+  /** Frame i: step 10 i, element [0][0] of both arrays set to i (the arrays are shared and reused). */
+  frame(i: number): Frame {
+    this.#position[0] = i;
+    this.#orientation[0] = i;
+    return { step: 10 * i, chunks: this.#chunks };
+  }
+}
+
+async function readPhase(
+  source: FrameSource,
+  order: ArrayLike<number>,
+  frames: TableFrames,
+  progress: Progress,
+  phase: string,
+) {
+  const meter = startMeter();
+  const n = order.length;
+  for (let k = 0; k < n; k++) {
+    const i = order[k]!;
+    const got = source.readFrame(i);
+    verifyFrame(source.path, i, frames.frame(i).chunks, got);
+    if ((k & 63) === 0) {
+      progress.update(k / n, phase);
+      const y = signalPoint();
+      if (y) await y;
+    }
+  }
+  return meter.stop();
+}
+
+/** Measures one cell (backend, size, N, repeat) and returns its row. */
+export async function runTableCell(
+  backend: Backend,
+  size: number,
+  n: number,
+  repeat: number,
+  options: TableOptions,
+): Promise<Row> {
+  const sizing = tableSizing(size, n, options.sampleBytes);
+  const frames = new TableFrames(n, options.seed);
+  const p = options.progress;
+  return await withScratchDir(options.dir, async (dir) => {
+    const fs = statfs(dir);
+    const path = `${dir}/table.${backend.name}`;
+    const write = async (phase: string) => {
+      const sink = backend.openWriter(path, { create: "truncate", endian: options.endian, fsync: true });
+      try {
+        for (let i = 0; i < sizing.frames; i++) {
+          sink.writeFrame(frames.frame(i));
+          if ((i & 63) === 0) {
+            p.update(i / sizing.frames, phase);
+            const y = signalPoint();
+            if (y) await y;
+          }
+        }
+        sink.close();
+      } catch (e) {
+        sink.abort();
+        throw e;
+      }
+    };
+    if (options.warmup) {
+      await write("warm-up");
+      Deno.removeSync(path);
+    }
+    const wm = startMeter();
+    await write("write");
+    const w = wm.stop();
+    const fileBytes = Deno.statSync(path).size;
+    options.afterWrite?.(path);
+
+    const drop1 = dropCache(path);
+    const om = startMeter();
+    const source = backend.openReader(path, { layout: frames.layout });
+    const o = om.stop();
+    try {
+      if (source.frameCount !== sizing.frames) {
+        throw new VerifyError(`${path}: ${source.frameCount} frames read back, ${sizing.frames} written`);
+      }
+      const seq = Uint32Array.from({ length: sizing.readFrames }, (_, i) => i);
+      const r = await readPhase(source, seq, frames, p, "read");
+      const drop2 = dropCache(path);
+      const order = shuffledOrder(sizing.frames, sizing.readFrames, new Rng(options.seed + 1 + repeat));
+      const x = await readPhase(source, order, frames, p, "random");
+      p.clear();
+      const mib = 2 ** 20;
+      return {
+        framing: backend.name,
+        size_bytes: size,
+        N: n,
+        open_ms: num(o.wallS * 1000, 4),
+        write_MiBps: num(sizing.dataBytes / mib / w.wallS, 4),
+        read_MiBps: num(sizing.readBytes / mib / r.wallS, 4),
+        random_MiBps: num(sizing.readBytes / mib / x.wallS, 4),
+        random_ms: num((x.wallS / sizing.readFrames) * 1000, 3),
+        frames: sizing.frames,
+        file_bytes: fileBytes,
+        repeat,
+        write_s: num(w.wallS),
+        write_user_s: num(w.userS),
+        write_sys_s: num(w.sysS),
+        read_user_s: num(r.userS),
+        read_sys_s: num(r.sysS),
+        write_dev_bytes: w.devWriteBytes,
+        read_dev_bytes: r.devReadBytes + o.devReadBytes,
+        resident_after_drop: num(drop1.residentAfter, 4),
+        fs_type: fs.typeName,
+        data_bytes: sizing.dataBytes,
+        read_frames: sizing.readFrames,
+        read_bytes: sizing.readBytes,
+        read_s: num(r.wallS),
+        random_s: num(x.wallS),
+        random_user_s: num(x.userS),
+        random_sys_s: num(x.sysS),
+        random_dev_bytes: x.devReadBytes,
+        drop_s: num(drop1.seconds + drop2.seconds),
+        write_user_ticks: w.userTicks,
+        write_sys_ticks: w.sysTicks,
+        clk_tck: w.clkTck,
+        seed: options.seed,
+      };
+    } finally {
+      source.close();
+    }
+  });
+}
+
+/** Runs every cell: for each size, N, backend and repeat, in the order gsd's table lists them. */
+export async function runTable(options: TableOptions, onRow: (row: Row) => void): Promise<void> {
+  for (const size of options.sizes) {
+    for (const n of options.ns) {
+      for (const backend of options.backends) {
+        for (let rep = 0; rep < options.repeat; rep++) {
+          options.progress.begin(`table ${backend.name} size=${size} N=${n} repeat=${rep}`);
+          onRow(await runTableCell(backend, size, n, rep, options));
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Shared test helpers: running the CLI as a user would, temporary directories, and tests that
+ * need a real peer (python3-gsd, gfortran, ncdump, HDF5 ...), which skip with a message where
+ * the peer is missing and fail instead when SCIOBENCH_REQUIRE_PEERS=1 (as CI sets it).
+ * @module
+ */
+
+/** The permission flags of the `sciobench` task; tests run the CLI with exactly these. */
+export const PERMISSIONS = [
+  "--allow-ffi",
+  "--allow-read",
+  "--allow-write",
+  "--allow-env",
+  "--allow-run",
+  "--allow-sys",
+];
+
+/** True when CI asks that every peer be present. */
+export const REQUIRE_PEERS = Deno.env.get("SCIOBENCH_REQUIRE_PEERS") === "1";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+
+/** Output of one CLI run. */
+export interface CliResult {
+  /** Exit code. */
+  code: number;
+  /** Standard output, decoded. */
+  stdout: string;
+  /** Standard error, decoded. */
+  stderr: string;
+}
+
+/** Runs `sciobench ARGS` (deno run main.ts with the task's permissions) and collects its output. */
+export async function runCli(args: string[], options: { cwd?: string } = {}): Promise<CliResult> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", ...PERMISSIONS, MAIN, ...args],
+    cwd: options.cwd,
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** A new temporary directory, removed by the returned disposer (use with `using`). */
+export function tempDir(prefix = "sciobench-test-"): { path: string } & Disposable {
+  const path = Deno.makeTempDirSync({ prefix });
+  return {
+    path,
+    [Symbol.dispose]() {
+      Deno.removeSync(path, { recursive: true });
+    },
+  };
+}
+
+/** null when `cmd` is on PATH (or an absolute path that exists), else the reason it is missing. */
+export function commandMissing(cmd: string): string | null {
+  if (cmd.startsWith("/")) {
+    try {
+      Deno.statSync(cmd);
+      return null;
+    } catch {
+      return `${cmd} is not installed`;
+    }
+  }
+  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
+    try {
+      if (Deno.statSync(`${dir}/${cmd}`).isFile) return null;
+    } catch {
+      // not in this directory
+    }
+  }
+  return `${cmd} is not on PATH`;
+}
+
+/**
+ * Registers a test that needs a peer. `missing()` returns null when the peer is usable, else why
+ * not. Without the peer the test is ignored with a message on stderr, unless SCIOBENCH_REQUIRE_PEERS=1,
+ * when it fails with that message.
+ */
+export function peerTest(
+  name: string,
+  missing: () => string | null,
+  fn: (t: Deno.TestContext) => void | Promise<void>,
+): void {
+  const why = missing();
+  if (why !== null && !REQUIRE_PEERS) {
+    console.error(`skip: ${name}: ${why} (set SCIOBENCH_REQUIRE_PEERS=1 to fail instead)`);
+    Deno.test({ name: `${name} (skipped: ${why})`, ignore: true, fn });
+    return;
+  }
+  Deno.test(name, async (t) => {
+    if (why !== null) throw new Error(`peer required by SCIOBENCH_REQUIRE_PEERS=1 is missing: ${why}`);
+    await fn(t);
+  });
+}

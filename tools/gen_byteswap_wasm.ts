@@ -1,0 +1,19 @@
+/**
+ * Development script: compiles tools/byteswap.wat with the npm `wabt` package and prints the
+ * module as base64, to paste into `WASM_BASE64` in lib/bytes/byteswap.ts. Never run at run time.
+ *
+ *     deno run --allow-read tools/gen_byteswap_wasm.ts
+ * @module
+ */
+import wabtInit from "npm:wabt@1.0.39";
+
+const wabt = await wabtInit();
+const source = Deno.readTextFileSync(new URL("./byteswap.wat", import.meta.url));
+const mod = wabt.parseWat("byteswap.wat", source, { simd: true });
+mod.validate();
+const { buffer } = mod.toBinary({});
+mod.destroy();
+let text = "";
+for (const b of buffer) text += String.fromCharCode(b);
+console.log(`// ${buffer.length} bytes`);
+console.log(btoa(text));
