@@ -91,7 +91,9 @@ export function peerTest(
     return;
   }
   Deno.test(name, async (t) => {
-    if (why !== null) throw new Error(`peer required by SCIOBENCH_REQUIRE_PEERS=1 is missing: ${why}`);
+    if (why !== null) {
+      throw new Error(`peer required by SCIOBENCH_REQUIRE_PEERS=1 is missing: ${why}`);
+    }
     await fn(t);
   });
 }

@@ -30,7 +30,9 @@ Deno.test("parseCount accepts 1024 and 32^2", () => {
   assert.equal(parseCount("1024"), 1024);
   assert.equal(parseCount("32^2"), 1024);
   assert.equal(parseCount("1024^2"), 1048576);
-  for (const bad of ["0", "x", "32^", "-4", "2.5"]) assert.throws(() => parseCount(bad), UsageError, bad);
+  for (const bad of ["0", "x", "32^", "-4", "2.5"]) {
+    assert.throws(() => parseCount(bad), UsageError, bad);
+  }
   assert.equal(formatCount(1024), "32^2");
   assert.equal(formatCount(16384), "128^2");
   assert.equal(formatCount(1000), "1000");
@@ -40,7 +42,9 @@ Deno.test("parseIntegers reads lists and ranges", () => {
   assert.deepEqual(parseIntegers("1..7"), [1, 2, 3, 4, 5, 6, 7]);
   assert.deepEqual(parseIntegers("5..40:5"), [5, 10, 15, 20, 25, 30, 35, 40]);
   assert.deepEqual(parseIntegers("1,2,8..16:8,2"), [1, 2, 8, 16]);
-  for (const bad of ["7..1", "1..x", "", "1..4:0"]) assert.throws(() => parseIntegers(bad), UsageError, bad);
+  for (const bad of ["7..1", "1..x", "", "1..4:0"]) {
+    assert.throws(() => parseIntegers(bad), UsageError, bad);
+  }
 });
 
 Deno.test("parseShape reads 64x64x64", () => {
@@ -51,11 +55,36 @@ Deno.test("parseShape reads 64x64x64", () => {
 
 Deno.test("tableSizing matches benchmark-hoomd.py's table", () => {
   const MiB = 2 ** 20, GiB = 2 ** 30;
-  assert.deepEqual(tableSizing(128 * MiB, 1024), { frames: 4682, dataBytes: 134242304, readFrames: 4682, readBytes: 134242304 });
-  assert.deepEqual(tableSizing(128 * MiB, 1048576), { frames: 5, dataBytes: 146800640, readFrames: 5, readBytes: 146800640 });
-  assert.deepEqual(tableSizing(GiB, 1024), { frames: 37450, dataBytes: 1073766400, readFrames: 9362, readBytes: 268427264 });
-  assert.deepEqual(tableSizing(GiB, 16384), { frames: 2341, dataBytes: 1073938432, readFrames: 585, readBytes: 268369920 });
-  assert.deepEqual(tableSizing(GiB, 1048576), { frames: 37, dataBytes: 1086324736, readFrames: 9, readBytes: 264241152 });
+  assert.deepEqual(tableSizing(128 * MiB, 1024), {
+    frames: 4682,
+    dataBytes: 134242304,
+    readFrames: 4682,
+    readBytes: 134242304,
+  });
+  assert.deepEqual(tableSizing(128 * MiB, 1048576), {
+    frames: 5,
+    dataBytes: 146800640,
+    readFrames: 5,
+    readBytes: 146800640,
+  });
+  assert.deepEqual(tableSizing(GiB, 1024), {
+    frames: 37450,
+    dataBytes: 1073766400,
+    readFrames: 9362,
+    readBytes: 268427264,
+  });
+  assert.deepEqual(tableSizing(GiB, 16384), {
+    frames: 2341,
+    dataBytes: 1073938432,
+    readFrames: 585,
+    readBytes: 268369920,
+  });
+  assert.deepEqual(tableSizing(GiB, 1048576), {
+    frames: 37,
+    dataBytes: 1086324736,
+    readFrames: 9,
+    readBytes: 264241152,
+  });
 });
 
 Deno.test("formatG matches Python's '.4g' and '.3g'", () => {

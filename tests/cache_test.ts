@@ -35,5 +35,8 @@ Deno.test("dropCache evicts a file: residency falls to ~0 and a read goes to the
   const r2 = FileHandle.open(path, "read");
   r2.readInto(buf, 0);
   r2.close();
-  assert.ok((getrusage().inBlocks - before2) * 512 < size / 4, "a warm read is served from the cache");
+  assert.ok(
+    (getrusage().inBlocks - before2) * 512 < size / 4,
+    "a warm read is served from the cache",
+  );
 });

@@ -20,11 +20,25 @@ function leftovers(dir: string): string[] {
 
 Deno.test("table: CSV header and one verified row per cell", async () => {
   using d = tempDir();
-  const r = await runCli(["table", "--framing", "raw", "--size", "1MiB", "--n", "32^2,64", "--dir", d.path]);
+  const r = await runCli([
+    "table",
+    "--framing",
+    "raw",
+    "--size",
+    "1MiB",
+    "--n",
+    "32^2,64",
+    "--dir",
+    d.path,
+  ]);
   assert.equal(r.code, 0, r.stderr);
   const lines = r.stdout.trim().split("\n");
   assert.equal(lines[0], TABLE_COLUMNS.join(","));
-  assert.ok(lines[0]!.startsWith("framing,size_bytes,N,open_ms,write_MiBps,read_MiBps,random_MiBps,random_ms,frames,file_bytes,repeat,write_s,write_user_s,write_sys_s,read_user_s,read_sys_s,write_dev_bytes,read_dev_bytes,resident_after_drop,fs_type"));
+  assert.ok(
+    lines[0]!.startsWith(
+      "framing,size_bytes,N,open_ms,write_MiBps,read_MiBps,random_MiBps,random_ms,frames,file_bytes,repeat,write_s,write_user_s,write_sys_s,read_user_s,read_sys_s,write_dev_bytes,read_dev_bytes,resident_after_drop,fs_type",
+    ),
+  );
   assert.equal(lines.length, 3);
   const row = Object.fromEntries(lines[0]!.split(",").map((k, i) => [k, lines[1]!.split(",")[i]]));
   assert.equal(row.framing, "raw");
@@ -32,21 +46,48 @@ Deno.test("table: CSV header and one verified row per cell", async () => {
   assert.equal(row.N, "1024");
   assert.equal(row.frames, "37");
   assert.ok(Number(row.file_bytes) > 37 * 28 * 1024);
-  for (const k of ["open_ms", "write_MiBps", "read_MiBps", "random_MiBps", "random_ms"]) assert.ok(Number(row[k]) > 0, k);
+  for (const k of ["open_ms", "write_MiBps", "read_MiBps", "random_MiBps", "random_ms"]) {
+    assert.ok(Number(row[k]) > 0, k);
+  }
   assert.deepEqual(leftovers(d.path), [], "scratch files removed");
 });
 
 Deno.test("table: --format json and --format table", async () => {
   using d = tempDir();
-  const j = await runCli(["table", "--size", "256KiB", "--n", "64", "--dir", d.path, "--format", "json", "--repeat", "2"]);
+  const j = await runCli([
+    "table",
+    "--size",
+    "256KiB",
+    "--n",
+    "64",
+    "--dir",
+    d.path,
+    "--format",
+    "json",
+    "--repeat",
+    "2",
+  ]);
   assert.equal(j.code, 0, j.stderr);
   const doc = JSON.parse(j.stdout);
   assert.equal(doc.meta.tool, "sciobench");
   assert.equal(doc.rows.length, 2);
   assert.deepEqual(doc.rows.map((r: { repeat: number }) => r.repeat), [0, 1]);
-  const t = await runCli(["table", "--size", "256KiB", "--n", "32^2", "--dir", d.path, "--format", "table"]);
+  const t = await runCli([
+    "table",
+    "--size",
+    "256KiB",
+    "--n",
+    "32^2",
+    "--dir",
+    d.path,
+    "--format",
+    "table",
+  ]);
   assert.equal(t.code, 0, t.stderr);
-  assert.match(t.stdout, /^Size {4}N {6}Open \(ms\) Write \(MB\/s\) Read \(MB\/s\) Random \(MB\/s\) Random \(ms\)$/m);
+  assert.match(
+    t.stdout,
+    /^Size {4}N {6}Open \(ms\) Write \(MB\/s\) Read \(MB\/s\) Random \(MB\/s\) Random \(ms\)$/m,
+  );
   assert.match(t.stdout, /^256 KiB 32\^2 /m);
 });
 
@@ -56,9 +97,23 @@ Deno.test("table --out refuses to overwrite a file unless --force", async () => 
   Deno.writeTextFileSync(out, "precious");
   const r = await runCli(["table", "--size", "64KiB", "--n", "64", "--dir", d.path, "--out", out]);
   assert.equal(r.code, 1);
-  assertOneLineError(r.stderr.split("\n").filter((l) => l.startsWith("sciobench: error")).join("\n"), /exists; refusing/);
+  assertOneLineError(
+    r.stderr.split("\n").filter((l) => l.startsWith("sciobench: error")).join("\n"),
+    /exists; refusing/,
+  );
   assert.equal(Deno.readTextFileSync(out), "precious");
-  const f = await runCli(["table", "--size", "64KiB", "--n", "64", "--dir", d.path, "--out", out, "--force"]);
+  const f = await runCli([
+    "table",
+    "--size",
+    "64KiB",
+    "--n",
+    "64",
+    "--dir",
+    d.path,
+    "--out",
+    out,
+    "--force",
+  ]);
   assert.equal(f.code, 0, f.stderr);
   assert.match(Deno.readTextFileSync(out), /^framing,size_bytes,N,/);
 });
@@ -94,7 +149,17 @@ Deno.test("write keeps the file, refuses to overwrite it, and info lists chunks 
   assert.equal(again.code, 1);
   assertOneLineError(again.stderr, /t\.raw exists; refusing to overwrite it/);
   assert.deepEqual(Deno.readFileSync(path), before, "the existing file is untouched");
-  const forced = await runCli(["write", "--framing", "raw", "--n", "8", "--frames", "5", "--force", path]);
+  const forced = await runCli([
+    "write",
+    "--framing",
+    "raw",
+    "--n",
+    "8",
+    "--frames",
+    "5",
+    "--force",
+    path,
+  ]);
   assert.equal(forced.code, 0, forced.stderr);
 
   const info = await runCli(["info", "--json", path]);
@@ -105,7 +170,15 @@ Deno.test("write keeps the file, refuses to overwrite it, and info lists chunks 
   assert.equal(doc.chunks.length, 10);
   const bytes = Deno.readFileSync(path);
   for (const c of doc.chunks) {
-    assert.deepEqual(Object.keys(c), ["frame", "name", "dtype", "shape", "offset", "bytes", "crc32"]);
+    assert.deepEqual(Object.keys(c), [
+      "frame",
+      "name",
+      "dtype",
+      "shape",
+      "offset",
+      "bytes",
+      "crc32",
+    ]);
     const stored = bytes.subarray(c.offset, c.offset + c.bytes);
     assert.equal(c.crc32, crc32(stored).toString(16).padStart(8, "0"));
   }
@@ -118,7 +191,11 @@ Deno.test("write keeps the file, refuses to overwrite it, and info lists chunks 
 Deno.test("read times a file and --verify catches a flipped byte", async () => {
   using d = tempDir();
   const path = `${d.path}/t.raw`;
-  assert.equal((await runCli(["write", "--framing", "raw", "--n", "16", "--frames", "4", "--seed", "3", path])).code, 0);
+  assert.equal(
+    (await runCli(["write", "--framing", "raw", "--n", "16", "--frames", "4", "--seed", "3", path]))
+      .code,
+    0,
+  );
   const ok = await runCli(["read", "--verify", "--seed", "3", path]);
   assert.equal(ok.code, 0, ok.stderr);
   assert.match(ok.stdout, /^framing,path,frames,file_bytes,open_ms,/);
@@ -128,7 +205,10 @@ Deno.test("read times a file and --verify catches a flipped byte", async () => {
   Deno.writeFileSync(path, bytes);
   const bad = await runCli(["read", "--verify", "--seed", "3", path]);
   assert.equal(bad.code, 1);
-  assertOneLineError(bad.stderr, /frame 2: chunk 'particles\/position' differs from what was written at byte 100/);
+  assertOneLineError(
+    bad.stderr,
+    /frame 2: chunk 'particles\/position' differs from what was written at byte 100/,
+  );
 });
 
 Deno.test("malformed and unknown files: one line, exit 2", async () => {
@@ -139,7 +219,10 @@ Deno.test("malformed and unknown files: one line, exit 2", async () => {
   assert.equal(r.code, 2);
   assertOneLineError(r.stderr, /junk\.bin/);
   const path = `${d.path}/t.raw`;
-  assert.equal((await runCli(["write", "--framing", "raw", "--n", "4", "--frames", "2", path])).code, 0);
+  assert.equal(
+    (await runCli(["write", "--framing", "raw", "--n", "4", "--frames", "2", path])).code,
+    0,
+  );
   const cut = Deno.readFileSync(path).subarray(0, 200);
   Deno.writeFileSync(path, cut);
   const t = await runCli(["info", "--framing", "raw", path]);
@@ -186,12 +269,26 @@ Deno.test("verify-on-read: a byte flipped between write and read fails the cell,
 Deno.test("SIGTERM during a run removes the scratch directory", async () => {
   using d = tempDir();
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", "--allow-all", new URL("../main.ts", import.meta.url).pathname, "table", "--size", "4GiB", "--n", "32^2", "--dir", d.path],
+    args: [
+      "run",
+      "--quiet",
+      "--allow-all",
+      new URL("../main.ts", import.meta.url).pathname,
+      "table",
+      "--size",
+      "4GiB",
+      "--n",
+      "32^2",
+      "--dir",
+      d.path,
+    ],
     stdout: "null",
     stderr: "null",
   }).spawn();
   const until = Date.now() + 20_000;
-  while (leftovers(d.path).length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+  while (leftovers(d.path).length === 0 && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
   assert.equal(leftovers(d.path).length, 1, "the run made its scratch directory");
   await new Promise((r) => setTimeout(r, 300));
   child.kill("SIGTERM");

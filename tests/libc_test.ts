@@ -64,7 +64,10 @@ Deno.test("times, getrusage and the monotonic clock advance with CPU work", () =
   const c1 = libc.clockGettime();
   assert.ok(x > 0);
   assert.ok(c1 - c0 >= 50e6, `monotonic clock advanced ${c1 - c0} ns`);
-  assert.ok(r1.userUs + r1.sysUs - r0.userUs - r0.sysUs >= 30_000, "getrusage counted at least 30 ms of CPU");
+  assert.ok(
+    r1.userUs + r1.sysUs - r0.userUs - r0.sysUs >= 30_000,
+    "getrusage counted at least 30 ms of CPU",
+  );
   assert.ok(t1.user + t1.sys >= t0.user + t0.sys);
   assert.ok(t1.elapsed >= t0.elapsed);
   assert.equal(libc.clockTicksPerSecond(), 100);

@@ -43,7 +43,10 @@ Deno.test("raw: round trip of table frames, with offsets, steps and chunk layout
 });
 
 Deno.test("raw: big-endian data is stored swapped and flagged", () => {
-  const f: Frame = { step: 3, chunks: [{ name: "x", dtype: "float64", shape: [2], data: new Float64Array([1, -2]) }] };
+  const f: Frame = {
+    step: 3,
+    chunks: [{ name: "x", dtype: "float64", shape: [2], data: new Float64Array([1, -2]) }],
+  };
   const bytes = encode([f], "big");
   assert.equal(bytes[12], 1, "flag bit 0 = big-endian");
   const idx = raw.openIndex(memorySource(bytes));
@@ -54,7 +57,10 @@ Deno.test("raw: big-endian data is stored swapped and flagged", () => {
 });
 
 Deno.test("raw: frames with different layouts and an empty file", () => {
-  const a: Frame = { step: 0, chunks: [{ name: "a", dtype: "int16", shape: [3], data: new Int16Array([1, 2, 3]) }] };
+  const a: Frame = {
+    step: 0,
+    chunks: [{ name: "a", dtype: "int16", shape: [3], data: new Int16Array([1, 2, 3]) }],
+  };
   const b: Frame = {
     step: 1,
     chunks: [{ name: "b", dtype: "uint64", shape: [1, 2], data: new BigUint64Array([5n, 6n]) }],
@@ -69,7 +75,11 @@ Deno.test("raw: a chunk whose data does not match its shape is refused", () => {
   const w = raw.createWriter();
   w.begin();
   assert.throws(
-    () => w.writeFrame({ step: 0, chunks: [{ name: "x", dtype: "float32", shape: [4], data: new Float32Array(3) }] }),
+    () =>
+      w.writeFrame({
+        step: 0,
+        chunks: [{ name: "x", dtype: "float32", shape: [4], data: new Float32Array(3) }],
+      }),
     /needs 16 bytes, data has 12/,
   );
 });

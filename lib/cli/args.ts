@@ -37,7 +37,12 @@ export function parseSize(text: string, what = "size"): number {
 
 /** Formats bytes as the benchmark prints sizes: `128 MiB`, `1 GiB`, `1.5 GiB`, `4096 B`. */
 export function formatSize(bytes: number): string {
-  for (const [unit, n] of [["TiB", 1024 ** 4], ["GiB", 1024 ** 3], ["MiB", 1024 ** 2], ["KiB", 1024]] as const) {
+  for (
+    const [unit, n] of [["TiB", 1024 ** 4], ["GiB", 1024 ** 3], ["MiB", 1024 ** 2], [
+      "KiB",
+      1024,
+    ]] as const
+  ) {
     if (bytes >= n) {
       const v = bytes / n;
       return `${Number.isInteger(v) ? v : Number(v.toPrecision(4))} ${unit}`;
@@ -51,7 +56,9 @@ export function parseCount(text: string, what = "N"): number {
   const m = /^\s*(\d+)\s*(?:\^\s*(\d+))?\s*$/.exec(text);
   if (!m) throw new UsageError(`bad ${what} '${text}': expected an integer such as 1024 or 32^2`);
   const n = Number(m[1]) ** (m[2] === undefined ? 1 : Number(m[2]));
-  if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`bad ${what} '${text}': must be a positive integer`);
+  if (!Number.isSafeInteger(n) || n <= 0) {
+    throw new UsageError(`bad ${what} '${text}': must be a positive integer`);
+  }
   return n;
 }
 
@@ -76,7 +83,9 @@ export function parseIntegers(text: string, what = "value", min = 0): number[] {
   const out: number[] = [];
   for (const item of parseList(text, what)) {
     const m = /^(\d+)(?:\.\.(\d+)(?::(\d+))?)?$/.exec(item);
-    if (!m) throw new UsageError(`bad ${what} '${item}': expected an integer, a range A..B or A..B:STEP`);
+    if (!m) {
+      throw new UsageError(`bad ${what} '${item}': expected an integer, a range A..B or A..B:STEP`);
+    }
     const a = Number(m[1]);
     const b = m[2] === undefined ? a : Number(m[2]);
     const step = m[3] === undefined ? 1 : Number(m[3]);
@@ -93,13 +102,19 @@ export function parseIntegers(text: string, what = "value", min = 0): number[] {
 export function parseShape(text: string, what = "shape"): number[] {
   const dims = text.split(/[x×,]/i).map((s) => s.trim());
   if (dims.length === 0 || dims.some((d) => !/^\d+$/.test(d) || Number(d) <= 0)) {
-    throw new UsageError(`bad ${what} '${text}': expected positive integers joined by x, such as 64x64x64`);
+    throw new UsageError(
+      `bad ${what} '${text}': expected positive integers joined by x, such as 64x64x64`,
+    );
   }
   return dims.map(Number);
 }
 
 /** Checks that `value` is one of `choices`; returns it typed. */
-export function parseChoice<T extends string>(value: string, choices: readonly T[], what: string): T {
+export function parseChoice<T extends string>(
+  value: string,
+  choices: readonly T[],
+  what: string,
+): T {
   if (!(choices as readonly string[]).includes(value)) {
     throw new UsageError(`bad ${what} '${value}': expected one of ${choices.join(", ")}`);
   }
@@ -112,6 +127,10 @@ export function parseArgs<T extends ParseArgsConfig>(command: string, args: stri
     return nodeParseArgs({ ...config, args, strict: true });
   } catch (e) {
     const msg = e instanceof Error ? e.message.split("\n")[0]! : String(e);
-    throw new UsageError(`${command}: ${msg.replace(/\. To specify a positional.*$/, "")} (see 'sciobench ${command} --help')`);
+    throw new UsageError(
+      `${command}: ${
+        msg.replace(/\. To specify a positional.*$/, "")
+      } (see 'sciobench ${command} --help')`,
+    );
   }
 }

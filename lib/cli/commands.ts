@@ -6,12 +6,14 @@ import type { Command } from "./command.ts";
 import { framingsCommand } from "./framings.ts";
 import { infoCommand } from "./info.ts";
 import { readCommand } from "./read.ts";
+import { scalingCommand } from "./scaling.ts";
 import { tableCommand } from "./table.ts";
 import { writeCommand } from "./write.ts";
 
 /** Every subcommand, in the order `sciobench --help` lists them. */
 export const COMMANDS: readonly Command[] = [
   tableCommand,
+  scalingCommand,
   writeCommand,
   readCommand,
   infoCommand,

@@ -19,7 +19,8 @@ export const OUTPUT_OPTIONS = {
 } as const;
 
 /** Help lines describing the output options. */
-export const OUTPUT_HELP = `  --format csv|json|table  output format (default csv; table where the command has one)
+export const OUTPUT_HELP =
+  `  --format csv|json|table  output format (default csv; table where the command has one)
   --out FILE          write the output to FILE instead of stdout (refused if FILE exists)
   --force             allow --out (and write) to replace an existing file`;
 
@@ -28,10 +29,18 @@ export function parseExtra(items: readonly string[] | undefined): Record<string,
   const out: Record<string, unknown> = {};
   for (const item of items ?? []) {
     const eq = item.indexOf("=");
-    if (eq <= 0) throw new UsageError(`bad --option '${item}': expected key=value, such as marker=8`);
+    if (eq <= 0) {
+      throw new UsageError(`bad --option '${item}': expected key=value, such as marker=8`);
+    }
     const key = item.slice(0, eq);
     const raw = item.slice(eq + 1);
-    out[key] = raw === "true" ? true : raw === "false" ? false : /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
+    out[key] = raw === "true"
+      ? true
+      : raw === "false"
+      ? false
+      : /^-?\d+(\.\d+)?$/.test(raw)
+      ? Number(raw)
+      : raw;
   }
   return out;
 }

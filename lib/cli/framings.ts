@@ -17,7 +17,9 @@ Usage: sciobench framings
 One line per framing: name, kind (native or peer), byte orders, and availability (with the
 reason when a peer library is missing).`,
   run(args: string[]): Promise<void> {
-    parseArgs("framings", args, { options: { help: { type: "boolean", short: "h", default: false } } });
+    parseArgs("framings", args, {
+      options: { help: { type: "boolean", short: "h", default: false } },
+    });
     const lines = BACKENDS.map((b) => {
       const why = b.unavailable();
       return `${b.name.padEnd(11)} ${b.kind.padEnd(6)} ${b.orders.join("/").padEnd(10)} ${

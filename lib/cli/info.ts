@@ -75,7 +75,15 @@ export function listChunks(source: FrameSource): ChunkInfo[] {
     try {
       for (let f = 0; f < source.frameCount; f++) {
         for (const r of locate(f)) {
-          out.push({ frame: f, name: r.name, dtype: r.dtype, shape: r.shape, offset: r.offset, bytes: r.bytes, crc32: hex(storedCrc(file, r, buf)) });
+          out.push({
+            frame: f,
+            name: r.name,
+            dtype: r.dtype,
+            shape: r.shape,
+            offset: r.offset,
+            bytes: r.bytes,
+            crc32: hex(storedCrc(file, r, buf)),
+          });
         }
       }
     } finally {
@@ -85,7 +93,15 @@ export function listChunks(source: FrameSource): ChunkInfo[] {
   }
   for (let f = 0; f < source.frameCount; f++) {
     for (const c of source.readFrame(f)) {
-      out.push({ frame: f, name: c.name, dtype: c.dtype, shape: c.shape, offset: -1, bytes: c.data.length, crc32: hex(crc32(c.data)) });
+      out.push({
+        frame: f,
+        name: c.name,
+        dtype: c.dtype,
+        shape: c.shape,
+        offset: -1,
+        bytes: c.data.length,
+        crc32: hex(crc32(c.data)),
+      });
     }
   }
   return out;
@@ -106,7 +122,9 @@ export const infoCommand: Command = {
         help: { type: "boolean", short: "h", default: false },
       },
     });
-    if (positionals.length !== 1) throw new UsageError("info: give exactly one FILE (see 'sciobench info --help')");
+    if (positionals.length !== 1) {
+      throw new UsageError("info: give exactly one FILE (see 'sciobench info --help')");
+    }
     const path = positionals[0]!;
     const source = openUserFile(path, values.framing, parseExtra(values.option));
     try {
@@ -116,7 +134,14 @@ export const infoCommand: Command = {
       let text: string;
       if (values.json) {
         text = JSON.stringify(
-          { path, framing: source.framing, frames: source.frameCount, file_bytes: fileBytes, format: facts, chunks },
+          {
+            path,
+            framing: source.framing,
+            frames: source.frameCount,
+            file_bytes: fileBytes,
+            format: facts,
+            chunks,
+          },
           null,
           1,
         ) + "\n";
@@ -126,10 +151,14 @@ export const infoCommand: Command = {
           `framing: ${source.framing}`,
           `frames: ${source.frameCount}`,
           `file_bytes: ${fileBytes}`,
-          ...Object.entries(facts).map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`),
+          ...Object.entries(facts).map(([k, v]) =>
+            `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`
+          ),
           "",
           "frame,name,dtype,shape,offset,bytes,crc32",
-          ...chunks.map((c) => `${c.frame},${c.name},${c.dtype},${c.shape.join("x")},${c.offset},${c.bytes},${c.crc32}`),
+          ...chunks.map((c) =>
+            `${c.frame},${c.name},${c.dtype},${c.shape.join("x")},${c.offset},${c.bytes},${c.crc32}`
+          ),
         ];
         text = lines.join("\n") + "\n";
       }

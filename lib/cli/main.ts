@@ -78,7 +78,9 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       return 1;
     }
     errorLine(
-      `internal error: ${e instanceof Error ? e.message : String(e)} (this is a bug; rerun with SCIOBENCH_DEBUG=1 for details)`,
+      `internal error: ${
+        e instanceof Error ? e.message : String(e)
+      } (this is a bug; rerun with SCIOBENCH_DEBUG=1 for details)`,
     );
     return 1;
   }

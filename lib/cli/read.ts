@@ -9,7 +9,7 @@ import { startMeter } from "../sys/meter.ts";
 import { statfs } from "../sys/libc.ts";
 import { Rng, shuffledOrder, verifyFrame } from "../workloads/pattern.ts";
 import { TableFrames } from "../workloads/table.ts";
-import { parseArgs, parseCount } from "./args.ts";
+import { parseArgs } from "./args.ts";
 import type { Command } from "./command.ts";
 import { OUTPUT_OPTIONS, parseExtra, rowSink } from "./common.ts";
 import { openUserFile } from "./open.ts";
@@ -68,10 +68,14 @@ export const readCommand: Command = {
         verify: { type: "boolean", default: false },
       },
     });
-    if (positionals.length !== 1) throw new UsageError("read: give exactly one FILE (see 'sciobench read --help')");
+    if (positionals.length !== 1) {
+      throw new UsageError("read: give exactly one FILE (see 'sciobench read --help')");
+    }
     const path = positionals[0]!;
     const seed = Number(values.seed);
-    if (!Number.isSafeInteger(seed)) throw new UsageError(`bad --seed '${values.seed}': expected an integer`);
+    if (!Number.isSafeInteger(seed)) {
+      throw new UsageError(`bad --seed '${values.seed}': expected an integer`);
+    }
     const extra = parseExtra(values.option);
     const drop1 = dropCache(path);
     const om = startMeter();
@@ -85,7 +89,9 @@ export const readCommand: Command = {
         if (pattern === undefined) {
           const pos = chunks.find((c) => c.name.endsWith("position")) ?? chunks[0];
           const n = pos ? pos.data.length / 12 : 0;
-          if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--verify: ${path} does not hold table frames`);
+          if (!Number.isInteger(n) || n <= 0) {
+            throw new UsageError(`--verify: ${path} does not hold table frames`);
+          }
           pattern = new TableFrames(n, seed);
         }
         verifyFrame(path, i, pattern.frame(i).chunks, chunks);

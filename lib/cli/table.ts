@@ -61,7 +61,9 @@ export const tableCommand: Command = {
     const ns = parseList(values.n, "--n").map((s) => parseCount(s, "--n"));
     const repeat = parseCount(values.repeat, "--repeat");
     const seed = Number(values.seed);
-    if (!Number.isSafeInteger(seed)) throw new UsageError(`bad --seed '${values.seed}': expected an integer`);
+    if (!Number.isSafeInteger(seed)) {
+      throw new UsageError(`bad --seed '${values.seed}': expected an integer`);
+    }
     const sampleBytes = parseSize(values.sample, "--sample");
     const endian = parseEndian(values.endian);
     const progress = new Progress();
@@ -77,7 +79,9 @@ export const tableCommand: Command = {
     if (backends.length === 0) throw new UsageError("no usable framing left to measure");
     if (values.dir !== undefined) {
       try {
-        if (!Deno.statSync(values.dir).isDirectory) throw new UsageError(`--dir ${values.dir} is not a directory`);
+        if (!Deno.statSync(values.dir).isDirectory) {
+          throw new UsageError(`--dir ${values.dir} is not a directory`);
+        }
       } catch (e) {
         if (e instanceof UsageError) throw e;
         throw new UsageError(`--dir ${values.dir} does not exist`);
@@ -86,14 +90,33 @@ export const tableCommand: Command = {
     const fs = statfs(values.dir ?? ".");
     if (fs.inMemory) {
       progress.note(
-        `${values.dir ?? "the current directory"} is on ${fs.typeName}, a memory file system: cold reads are impossible ` +
+        `${
+          values.dir ?? "the current directory"
+        } is on ${fs.typeName}, a memory file system: cold reads are impossible ` +
           `and these are memory numbers (fs_type=${fs.typeName})`,
       );
     }
-    const sink = rowSink("table", args, TABLE_COLUMNS, values, gsdTableRenderer(backends.length > 1));
+    const sink = rowSink(
+      "table",
+      args,
+      TABLE_COLUMNS,
+      values,
+      gsdTableRenderer(backends.length > 1),
+    );
     try {
       await runTable(
-        { backends, sizes, ns, dir: values.dir, repeat, seed, warmup: values.warmup, sampleBytes, endian, progress },
+        {
+          backends,
+          sizes,
+          ns,
+          dir: values.dir,
+          repeat,
+          seed,
+          warmup: values.warmup,
+          sampleBytes,
+          endian,
+          progress,
+        },
         (row) => sink.add(row),
       );
     } finally {

@@ -11,7 +11,20 @@ import { parseArgs, parseCount } from "./args.ts";
 import type { Command } from "./command.ts";
 import { OUTPUT_OPTIONS, parseEndian, parseExtra, rowSink } from "./common.ts";
 
-const COLUMNS = ["framing", "path", "N", "frames", "file_bytes", "data_bytes", "write_s", "write_MiBps", "user_s", "sys_s", "dev_write_bytes", "seed"];
+const COLUMNS = [
+  "framing",
+  "path",
+  "N",
+  "frames",
+  "file_bytes",
+  "data_bytes",
+  "write_s",
+  "write_MiBps",
+  "user_s",
+  "sys_s",
+  "dev_write_bytes",
+  "seed",
+];
 
 const HELP = `sciobench write: write the table's frames to FILE and keep it
 
@@ -53,18 +66,27 @@ export const writeCommand: Command = {
     if (values.framing === undefined) throw new UsageError("write: --framing is required");
     if (values.n === undefined) throw new UsageError("write: --n is required");
     if (values.frames === undefined) throw new UsageError("write: --frames is required");
-    if (positionals.length !== 1) throw new UsageError("write: give exactly one FILE (see 'sciobench write --help')");
+    if (positionals.length !== 1) {
+      throw new UsageError("write: give exactly one FILE (see 'sciobench write --help')");
+    }
     const path = positionals[0]!;
     const n = parseCount(values.n, "--n");
     const count = parseCount(values.frames, "--frames");
     const seed = Number(values.seed);
-    if (!Number.isSafeInteger(seed)) throw new UsageError(`bad --seed '${values.seed}': expected an integer`);
+    if (!Number.isSafeInteger(seed)) {
+      throw new UsageError(`bad --seed '${values.seed}': expected an integer`);
+    }
     const backend = usableBackend(values.framing);
     const endian = parseEndian(values.endian);
     const extra = parseExtra(values.option);
     const frames = new TableFrames(n, seed);
     const meter = startMeter();
-    const sink = backend.openWriter(path, { create: values.force ? "truncate" : "new", endian, fsync: true, extra });
+    const sink = backend.openWriter(path, {
+      create: values.force ? "truncate" : "new",
+      endian,
+      fsync: true,
+      extra,
+    });
     try {
       for (let i = 0; i < count; i++) sink.writeFrame(frames.frame(i));
       sink.close();

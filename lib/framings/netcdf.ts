@@ -266,7 +266,9 @@ function valueCount(values: NcValues): number {
 /** The values as big-endian bytes of `type` (unpadded). */
 export function encodeValues(type: NcType, values: NcValues): Uint8Array {
   if (typeof values === "string") {
-    if (type !== "char") throw new UsageError(`netcdf: text given for a ${type} attribute or variable`);
+    if (type !== "char") {
+      throw new UsageError(`netcdf: text given for a ${type} attribute or variable`);
+    }
     return enc.encode(values);
   }
   const size = ncTypeSize(type);
@@ -319,7 +321,9 @@ export function fillBytes(v: NcVariable): Uint8Array {
   const fv = v.attributes.find((a) => a.name === "_FillValue");
   if (fv !== undefined) {
     if (fv.type !== v.type) {
-      throw new UsageError(`netcdf: _FillValue of '${v.name}' is ${fv.type}, the variable is ${v.type}`);
+      throw new UsageError(
+        `netcdf: _FillValue of '${v.name}' is ${fv.type}, the variable is ${v.type}`,
+      );
     }
     const b = encodeValues(v.type, fv.values);
     if (b.length >= ncTypeSize(v.type)) return b.slice(0, ncTypeSize(v.type));
@@ -438,7 +442,9 @@ function checkSchema(schema: NcSchema): void {
     }
     if (d.length === 0) unlimited++;
     if (variant !== 5 && d.length > 0x7fffffff) {
-      throw new UsageError(`netcdf: dimension '${d.name}' of ${d.length} is too long for CDF-${variant}; use variant 5`);
+      throw new UsageError(
+        `netcdf: dimension '${d.name}' of ${d.length} is too long for CDF-${variant}; use variant 5`,
+      );
     }
   }
   if (unlimited > 1) throw new UsageError("netcdf: at most one dimension may be unlimited");
@@ -446,20 +452,26 @@ function checkSchema(schema: NcSchema): void {
   const all = [...schema.attributes, ...schema.variables.flatMap((v) => v.attributes)];
   for (const v of schema.variables) {
     if (variant !== 5 && isCdf5Type(v.type)) {
-      throw new UsageError(`netcdf: variable '${v.name}' of type ${v.type} needs variant 5 (CDF-5)`);
+      throw new UsageError(
+        `netcdf: variable '${v.name}' of type ${v.type} needs variant 5 (CDF-5)`,
+      );
     }
     v.dims.forEach((id, k) => {
       if (!(id >= 0 && id < schema.dimensions.length)) {
         throw new UsageError(`netcdf: variable '${v.name}' names dimension id ${id}`);
       }
       if (id === rec && k > 0) {
-        throw new UsageError(`netcdf: variable '${v.name}' uses the record dimension other than first`);
+        throw new UsageError(
+          `netcdf: variable '${v.name}' uses the record dimension other than first`,
+        );
       }
     });
   }
   for (const a of all) {
     if (variant !== 5 && isCdf5Type(a.type)) {
-      throw new UsageError(`netcdf: attribute '${a.name}' of type ${a.type} needs variant 5 (CDF-5)`);
+      throw new UsageError(
+        `netcdf: attribute '${a.name}' of type ${a.type} needs variant 5 (CDF-5)`,
+      );
     }
   }
 }
@@ -495,7 +507,9 @@ export function layoutSchema(schema: NcSchema): NcLayout {
     const paddedBytes = pad4(slabBytes);
     const begin = begins[i]!;
     if (variantLimit(schema.variant, begin, paddedBytes, isRec) !== null) {
-      throw new UsageError(`netcdf: ${variantLimit(schema.variant, begin, paddedBytes, isRec)} ('${v.name}')`);
+      throw new UsageError(
+        `netcdf: ${variantLimit(schema.variant, begin, paddedBytes, isRec)} ('${v.name}')`,
+      );
     }
     if (isRec) {
       recvars++;
@@ -504,7 +518,16 @@ export function layoutSchema(schema: NcSchema): NcLayout {
     } else {
       fixedEnd = Math.max(fixedEnd, begin + paddedBytes);
     }
-    out.push({ name: v.name, type: v.type, record: isRec, shape, slabBytes, paddedBytes, begin, fill: fillBytes(v) });
+    out.push({
+      name: v.name,
+      type: v.type,
+      record: isRec,
+      shape,
+      slabBytes,
+      paddedBytes,
+      begin,
+      fill: fillBytes(v),
+    });
   });
   if (recvars === 1) recsize = out.find((v) => v.record)!.slabBytes; // single record variable: no padding
   return {
@@ -516,9 +539,18 @@ export function layoutSchema(schema: NcSchema): NcLayout {
   };
 }
 
-function variantLimit(variant: NcVariant, begin: number, vsize: number, _isRec: boolean): string | null {
-  if (variant === 1 && begin > 0x7fffffff) return `data offset ${begin} does not fit CDF-1; use variant 2 or 5`;
-  if (variant !== 5 && vsize > 0xfffffffc) return `variable of ${vsize} bytes per record is too large for CDF-${variant}; use variant 5`;
+function variantLimit(
+  variant: NcVariant,
+  begin: number,
+  vsize: number,
+  _isRec: boolean,
+): string | null {
+  if (variant === 1 && begin > 0x7fffffff) {
+    return `data offset ${begin} does not fit CDF-1; use variant 2 or 5`;
+  }
+  if (variant !== 5 && vsize > 0xfffffffc) {
+    return `variable of ${vsize} bytes per record is too large for CDF-${variant}; use variant 5`;
+  }
   return null;
 }
 
@@ -526,7 +558,11 @@ function variantLimit(variant: NcVariant, begin: number, vsize: number, _isRec: 
  * Encodes a header. `layout` gives the begins (null writes zeros, to measure the size);
  * `numrecs` is the record count, or {@link STREAMING_NUMRECS} for all ones.
  */
-export function encodeHeader(schema: NcSchema, layout: NcLayout | null, numrecs: number): Uint8Array {
+export function encodeHeader(
+  schema: NcSchema,
+  layout: NcLayout | null,
+  numrecs: number,
+): Uint8Array {
   const e = new HeaderEncoder(schema.variant);
   e.bytes(new Uint8Array([0x43, 0x44, 0x46, schema.variant]));
   writeNumrecs(e, schema.variant, numrecs);
@@ -592,7 +628,9 @@ export function encodeFile(
   const fill = options.fill ?? true;
   const layout = layoutSchema(schema);
   const header = encodeHeader(schema, layout, numrecs);
-  const end = layout.vars.some((v) => v.record) ? layout.recordBegin + numrecs * layout.recsize : layout.fixedEnd;
+  const end = layout.vars.some((v) => v.record)
+    ? layout.recordBegin + numrecs * layout.recsize
+    : layout.fixedEnd;
   const file = new Uint8Array(schema.variables.length === 0 ? header.length : end);
   file.set(header);
   for (const v of layout.vars) {
@@ -670,7 +708,10 @@ class HeaderDecoder {
     const end = this.pos + n;
     if (end <= this.#buf.length) return;
     if (end > this.#src.size) {
-      this.fail(this.pos, `header ends inside ${what}: need ${n} bytes but the file ends at byte ${this.#src.size}`);
+      this.fail(
+        this.pos,
+        `header ends inside ${what}: need ${n} bytes but the file ends at byte ${this.#src.size}`,
+      );
     }
     const want = Math.min(this.#src.size, Math.max(end, this.#buf.length * 2, 4096));
     this.#buf = this.#src.read(0, want);
@@ -709,12 +750,19 @@ class HeaderDecoder {
   /** `n` bytes followed by padding to 4 bytes, which must be NUL. */
   bytes(n: number, what: string): Uint8Array {
     const remaining = this.#src.size - this.pos;
-    if (n > remaining) this.fail(this.pos, `${what} of ${n} bytes runs past the end of the file (${this.#src.size} bytes)`);
+    if (n > remaining) {
+      this.fail(
+        this.pos,
+        `${what} of ${n} bytes runs past the end of the file (${this.#src.size} bytes)`,
+      );
+    }
     const padded = pad4(n);
     this.need(padded, what);
     const out = this.#buf.slice(this.pos, this.pos + n);
     for (let i = this.pos + n; i < this.pos + padded; i++) {
-      if (this.#buf[i] !== 0) this.fail(i, `padding after ${what} must be NUL, found 0x${this.#buf[i]!.toString(16)}`);
+      if (this.#buf[i] !== 0) {
+        this.fail(i, `padding after ${what} must be NUL, found 0x${this.#buf[i]!.toString(16)}`);
+      }
     }
     this.pos += padded;
     return out;
@@ -737,7 +785,10 @@ class HeaderDecoder {
     const at = this.pos;
     const n = this.count(`${what} count`);
     if (n * minBytes > this.#src.size - this.pos) {
-      this.fail(at, `${n} ${what}s cannot fit in the ${this.#src.size - this.pos} bytes left in the file`);
+      this.fail(
+        at,
+        `${n} ${what}s cannot fit in the ${this.#src.size - this.pos} bytes left in the file`,
+      );
     }
     return n;
   }
@@ -747,7 +798,12 @@ class HeaderDecoder {
     const code = this.u32(`${what} type`);
     const t = TYPES[code - 1];
     if (t === undefined || (variant !== 5 && isCdf5Type(t))) {
-      this.fail(at, `${what} has unknown nc_type ${code}; expected 1..6${variant === 5 ? " or 7..11 (CDF-5)" : ""}`);
+      this.fail(
+        at,
+        `${what} has unknown nc_type ${code}; expected 1..6${
+          variant === 5 ? " or 7..11 (CDF-5)" : ""
+        }`,
+      );
     }
     return t;
   }
@@ -813,7 +869,10 @@ export function decodeHeader(src: ByteSource): NcHeader {
   }
   const version = magic[3]!;
   if (version !== 1 && version !== 2 && version !== 5) {
-    d.fail(3, `unknown version byte ${version}: expected 1 (classic), 2 (64-bit offset) or 5 (CDF-5)`);
+    d.fail(
+      3,
+      `unknown version byte ${version}: expected 1 (classic), 2 (64-bit offset) or 5 (CDF-5)`,
+    );
   }
   const variant = version as NcVariant;
   d.pos = 4;
@@ -854,9 +913,17 @@ export function decodeHeader(src: ByteSource): NcHeader {
     for (let k = 0; k < rank; k++) {
       const at = d.pos;
       const id = d.count(`dimension id ${k} of '${name}'`);
-      if (id >= dimensions.length) d.fail(at, `variable '${name}' names dimension id ${id}, but there are ${dimensions.length}`);
+      if (id >= dimensions.length) {
+        d.fail(
+          at,
+          `variable '${name}' names dimension id ${id}, but there are ${dimensions.length}`,
+        );
+      }
       if (id === recDim && k > 0) {
-        d.fail(at, `variable '${name}' uses the unlimited dimension at index ${k}; it must be the first`);
+        d.fail(
+          at,
+          `variable '${name}' uses the unlimited dimension at index ${k}; it must be the first`,
+        );
       }
       dims.push(id);
     }
@@ -899,25 +966,44 @@ export function openNetcdf(src: ByteSource): NcFile {
     const paddedBytes = pad4(slabBytes);
     const clamp = h.variant !== 5 && paddedBytes > 0xfffffffc && v.storedVsize === 0xffffffff;
     if (v.storedVsize !== paddedBytes && !clamp) {
-      warnings.push(`variable '${v.name}': stored vsize ${v.storedVsize}, computed ${paddedBytes} (using the computed size)`);
+      warnings.push(
+        `variable '${v.name}': stored vsize ${v.storedVsize}, computed ${paddedBytes} (using the computed size)`,
+      );
     }
     let fill: Uint8Array;
     try {
       fill = fillBytes(v);
     } catch {
       fill = new Uint8Array(DEFAULT_FILL[v.type]);
-      warnings.push(`variable '${v.name}': _FillValue type differs from the variable's; using the default fill`);
+      warnings.push(
+        `variable '${v.name}': _FillValue type differs from the variable's; using the default fill`,
+      );
     }
-    return { name: v.name, type: v.type, record: isRec, shape, slabBytes, paddedBytes, begin: v.begin, fill };
+    return {
+      name: v.name,
+      type: v.type,
+      record: isRec,
+      shape,
+      slabBytes,
+      paddedBytes,
+      begin: v.begin,
+      fill,
+    };
   });
   const fixed = vars.filter((v) => !v.record);
   const recs = vars.filter((v) => v.record);
   for (const [i, v] of vars.entries()) {
     if (v.begin < h.headerBytes) {
-      fail(beginField(i), `begin ${v.begin} of variable '${v.name}' lies inside the header (${h.headerBytes} bytes)`);
+      fail(
+        beginField(i),
+        `begin ${v.begin} of variable '${v.name}' lies inside the header (${h.headerBytes} bytes)`,
+      );
     }
     if (v.begin > src.size) {
-      fail(beginField(i), `begin ${v.begin} of variable '${v.name}' is past the end of the file (${src.size} bytes)`);
+      fail(
+        beginField(i),
+        `begin ${v.begin} of variable '${v.name}' is past the end of the file (${src.size} bytes)`,
+      );
     }
   }
   // Fixed variables must not overlap each other.
@@ -925,7 +1011,12 @@ export function openNetcdf(src: ByteSource): NcFile {
   for (let i = 1; i < sorted.length; i++) {
     const p = sorted[i - 1]!, q = sorted[i]!;
     if (p.begin + p.slabBytes > q.begin) {
-      fail(q.begin, `variable '${q.name}' at byte ${q.begin} overlaps '${p.name}' [${p.begin}, ${p.begin + p.slabBytes})`);
+      fail(
+        q.begin,
+        `variable '${q.name}' at byte ${q.begin} overlaps '${p.name}' [${p.begin}, ${
+          p.begin + p.slabBytes
+        })`,
+      );
     }
   }
   let recsize = recs.reduce((a, v) => a + v.paddedBytes, 0);
@@ -935,7 +1026,10 @@ export function openNetcdf(src: ByteSource): NcFile {
   if (recs.length > 0) {
     const lastFixed = sorted[sorted.length - 1];
     if (lastFixed !== undefined && lastFixed.begin + lastFixed.slabBytes > recordBegin) {
-      fail(recordBegin, `record data at byte ${recordBegin} overlaps fixed variable '${lastFixed.name}'`);
+      fail(
+        recordBegin,
+        `record data at byte ${recordBegin} overlaps fixed variable '${lastFixed.name}'`,
+      );
     }
     const inRecord = [...recs].sort((a, b) => a.begin - b.begin);
     for (const [k, v] of inRecord.entries()) {
@@ -943,21 +1037,35 @@ export function openNetcdf(src: ByteSource): NcFile {
       const next = inRecord[k + 1];
       const limit = next === undefined ? recsize : next.begin - recordBegin;
       if (rel + v.slabBytes > limit) {
-        fail(v.begin, `record variable '${v.name}' (${v.slabBytes} bytes at byte ${v.begin}) does not fit its record of ${recsize} bytes`);
+        fail(
+          v.begin,
+          `record variable '${v.name}' (${v.slabBytes} bytes at byte ${v.begin}) does not fit its record of ${recsize} bytes`,
+        );
       }
     }
   }
   // Sizes the data needs, as netCDF-C's NC_calcsize: fixed data, then numrecs full records.
   for (const v of fixed) {
     if (v.begin + v.slabBytes > src.size) {
-      fail(v.begin, `variable '${v.name}' needs bytes [${v.begin}, ${v.begin + v.slabBytes}) but the file has ${src.size} bytes`);
+      fail(
+        v.begin,
+        `variable '${v.name}' needs bytes [${v.begin}, ${
+          v.begin + v.slabBytes
+        }) but the file has ${src.size} bytes`,
+      );
     }
   }
   let numrecs = h.storedNumrecs;
   if (numrecs === STREAMING_NUMRECS) {
-    numrecs = recs.length === 0 || recsize === 0 ? 0 : Math.floor(Math.max(0, src.size - recordBegin) / recsize);
-    const extra = recs.length === 0 || recsize === 0 ? 0 : (src.size - recordBegin) - numrecs * recsize;
-    if (extra > 0) warnings.push(`streaming numrecs: ${numrecs} whole records, ${extra} trailing bytes ignored`);
+    numrecs = recs.length === 0 || recsize === 0
+      ? 0
+      : Math.floor(Math.max(0, src.size - recordBegin) / recsize);
+    const extra = recs.length === 0 || recsize === 0
+      ? 0
+      : (src.size - recordBegin) - numrecs * recsize;
+    if (extra > 0) {
+      warnings.push(`streaming numrecs: ${numrecs} whole records, ${extra} trailing bytes ignored`);
+    }
   } else if (recs.length > 0 && numrecs > 0) {
     const need = recordBegin + numrecs * recsize;
     if (need > src.size) {
@@ -987,12 +1095,19 @@ function chunkNameOf(v: NcDecodedVariable): string {
 function jsonValues(values: string | TypedArray): unknown {
   if (typeof values === "string") return values;
   if (values instanceof BigInt64Array || values instanceof BigUint64Array) {
-    return Array.from(values, (b) => (b >= -(2n ** 53n) && b <= 2n ** 53n ? Number(b) : b.toString()));
+    return Array.from(
+      values,
+      (b) => (b >= -(2n ** 53n) && b <= 2n ** 53n ? Number(b) : b.toString()),
+    );
   }
   return Array.from(values);
 }
 
-const KIND_NAMES: Readonly<Record<NcVariant, string>> = { 1: "classic", 2: "64-bit offset", 5: "cdf5" };
+const KIND_NAMES: Readonly<Record<NcVariant, string>> = {
+  1: "classic",
+  2: "64-bit offset",
+  5: "cdf5",
+};
 
 class NetcdfIndex implements FrameIndex {
   readonly framing = FORMAT;
@@ -1110,7 +1225,10 @@ export interface NetcdfWriterOptions {
 }
 
 /** Builds the schema the frame writer uses for a list of chunks (one record variable each). */
-export function schemaForChunks(chunks: readonly NcChunkSpec[], options: NetcdfWriterOptions = {}): NcSchema {
+export function schemaForChunks(
+  chunks: readonly NcChunkSpec[],
+  options: NetcdfWriterOptions = {},
+): NcSchema {
   const dims: NcDimension[] = [{ name: options.recordDim ?? "record", length: 0 }];
   const byLength = new Map<number, number>();
   const names = new Set<string>();
@@ -1119,7 +1237,9 @@ export function schemaForChunks(chunks: readonly NcChunkSpec[], options: NetcdfW
     const ids = [0];
     for (const len of c.shape) {
       if (!Number.isSafeInteger(len) || len <= 0) {
-        throw new UsageError(`netcdf: chunk '${c.name}' has dimension ${len}; netCDF needs positive lengths`);
+        throw new UsageError(
+          `netcdf: chunk '${c.name}' has dimension ${len}; netCDF needs positive lengths`,
+        );
       }
       let id = byLength.get(len);
       if (id === undefined) {
@@ -1132,7 +1252,9 @@ export function schemaForChunks(chunks: readonly NcChunkSpec[], options: NetcdfW
     let name = netcdfName(c.name);
     while (names.has(name)) name += "_";
     names.add(name);
-    const attributes: NcAttribute[] = name === c.name ? [] : [{ name: CHUNK_NAME_ATTR, type: "char", values: c.name }];
+    const attributes: NcAttribute[] = name === c.name
+      ? []
+      : [{ name: CHUNK_NAME_ATTR, type: "char", values: c.name }];
     return { name, type, dims: ids, attributes };
   });
   const needs5 = variables.some((v) => isCdf5Type(v.type));
@@ -1173,13 +1295,19 @@ class NetcdfWriter implements FrameWriter {
     const single = layout.vars.length === 1;
     for (const v of layout.vars) {
       const rel = v.begin - layout.recordBegin;
-      fillPattern(this.#record.subarray(rel + v.slabBytes, rel + (single ? v.slabBytes : v.paddedBytes)), v.fill);
+      fillPattern(
+        this.#record.subarray(rel + v.slabBytes, rel + (single ? v.slabBytes : v.paddedBytes)),
+        v.fill,
+      );
     }
     if (this.#options.fill) {
       this.#fillRecord = new Uint8Array(layout.recsize);
       for (const v of layout.vars) {
         const rel = v.begin - layout.recordBegin;
-        fillPattern(this.#fillRecord.subarray(rel, rel + (single ? v.slabBytes : v.paddedBytes)), v.fill);
+        fillPattern(
+          this.#fillRecord.subarray(rel, rel + (single ? v.slabBytes : v.paddedBytes)),
+          v.fill,
+        );
       }
     }
     return [{ kind: "write", offset: 0, data: encodeHeader(schema, layout, 0) }];
@@ -1204,16 +1332,21 @@ class NetcdfWriter implements FrameWriter {
     const rec = this.#record;
     frame.chunks.forEach((c, k) => {
       const s = specs[k]!;
-      if (c.name !== s.name || c.dtype !== s.dtype || c.shape.length !== s.shape.length || c.shape.some((x, j) => x !== s.shape[j])) {
+      if (
+        c.name !== s.name || c.dtype !== s.dtype || c.shape.length !== s.shape.length ||
+        c.shape.some((x, j) => x !== s.shape[j])
+      ) {
         throw new UsageError(
-          `netcdf: frame ${this.#numrecs} chunk ${k} is '${c.name}' ${c.dtype} [${c.shape.join("x")}], the file's variable is '${s.name}' ${s.dtype} [${
-            s.shape.join("x")
-          }]`,
+          `netcdf: frame ${this.#numrecs} chunk ${k} is '${c.name}' ${c.dtype} [${
+            c.shape.join("x")
+          }], the file's variable is '${s.name}' ${s.dtype} [${s.shape.join("x")}]`,
         );
       }
       const v = layout.vars[k]!;
       if (c.data.byteLength !== v.slabBytes) {
-        throw new RangeError(`chunk '${c.name}': shape needs ${v.slabBytes} bytes, data has ${c.data.byteLength}`);
+        throw new RangeError(
+          `chunk '${c.name}': shape needs ${v.slabBytes} bytes, data has ${c.data.byteLength}`,
+        );
       }
       const rel = v.begin - layout.recordBegin;
       copySwapped(chunkBytes(c), rec.subarray(rel, rel + v.slabBytes), ncTypeSize(v.type));
@@ -1223,7 +1356,11 @@ class NetcdfWriter implements FrameWriter {
     ops.push({ kind: "write", offset: at, data: rec });
     this.#numrecs++;
     if (this.#options.numrecs === "frame") {
-      ops.push({ kind: "write", offset: 4, data: numrecsBytes(this.#schema!.variant, this.#numrecs) });
+      ops.push({
+        kind: "write",
+        offset: 4,
+        data: numrecsBytes(this.#schema!.variant, this.#numrecs),
+      });
     }
     return ops;
   }
@@ -1261,7 +1398,9 @@ function writerOptions(options: WriterOptions): NetcdfWriterOptions {
     recordDim: typeof options.recordDim === "string" ? options.recordDim : undefined,
     fill: options.fill === true,
     chunks: Array.isArray(options.chunks) ? (options.chunks as NcChunkSpec[]) : undefined,
-    attributes: Array.isArray(options.attributes) ? (options.attributes as NcAttribute[]) : undefined,
+    attributes: Array.isArray(options.attributes)
+      ? (options.attributes as NcAttribute[])
+      : undefined,
   };
 }
 
@@ -1272,7 +1411,8 @@ function writerOptions(options: WriterOptions): NetcdfWriterOptions {
  */
 export const netcdf: Framing = {
   name: FORMAT,
-  description: "netCDF classic (CDF-1, CDF-2 64-bit offset, CDF-5), one record per frame, big-endian",
+  description:
+    "netCDF classic (CDF-1, CDF-2 64-bit offset, CDF-5), one record per frame, big-endian",
   orders: ["big"],
   detect(head: Uint8Array): boolean {
     return head.length >= 4 && head[0] === 0x43 && head[1] === 0x44 && head[2] === 0x46 &&

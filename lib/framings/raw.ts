@@ -67,7 +67,13 @@ function layoutKey(chunks: readonly Chunk[]): string {
 }
 
 interface Layout {
-  readonly chunks: readonly { name: string; dtype: DType; shape: readonly number[]; rel: number; bytes: number }[];
+  readonly chunks: readonly {
+    name: string;
+    dtype: DType;
+    shape: readonly number[];
+    rel: number;
+    bytes: number;
+  }[];
   readonly bytes: number;
 }
 
@@ -76,7 +82,9 @@ function checkChunk(chunk: Chunk): number {
   const bytes = count * DTYPE_SIZE[chunk.dtype];
   if (chunk.data.byteLength !== bytes) {
     throw new RangeError(
-      `chunk '${chunk.name}': shape ${chunk.shape.join("x")} of ${chunk.dtype} needs ${bytes} bytes, data has ${chunk.data.byteLength}`,
+      `chunk '${chunk.name}': shape ${
+        chunk.shape.join("x")
+      } of ${chunk.dtype} needs ${bytes} bytes, data has ${chunk.data.byteLength}`,
     );
   }
   return bytes;
@@ -149,12 +157,13 @@ class RawWriter implements FrameWriter {
   }
 
   finish(): WriteOp[] {
-    const parts: Uint8Array[] = [];
     let size = 24;
     const names = this.#layouts.map((l) => l.chunks.map((c) => enc.encode(c.name)));
     for (const [i, l] of this.#layouts.entries()) {
       size += 4;
-      for (const [k, c] of l.chunks.entries()) size += 4 + 8 * c.shape.length + names[i]![k]!.length;
+      for (const [k, c] of l.chunks.entries()) {
+        size += 4 + 8 * c.shape.length + names[i]![k]!.length;
+      }
     }
     size = Math.ceil(size / 8) * 8;
     const tableAt = size;
@@ -227,12 +236,18 @@ class RawIndex implements FrameIndex {
     const f = src.read(footAt, FOOTER_BYTES);
     const fv = new DataView(f.buffer, f.byteOffset, f.byteLength);
     if (ascii(f.subarray(16, 24)) !== END_MAGIC) {
-      bad(footAt + 16, `no index footer '${END_MAGIC}': the file is truncated or its writer did not finish`);
+      bad(
+        footAt + 16,
+        `no index footer '${END_MAGIC}': the file is truncated or its writer did not finish`,
+      );
     }
     const tAt = Number(fv.getBigUint64(0, true));
     const tLen = Number(fv.getBigUint64(8, true));
     if (tAt < HEADER_BYTES || tAt + tLen !== footAt) {
-      bad(footAt, `index at byte ${tAt} of length ${tLen} does not end at the footer (byte ${footAt})`);
+      bad(
+        footAt,
+        `index at byte ${tAt} of length ${tLen} does not end at the footer (byte ${footAt})`,
+      );
     }
     const t = src.read(tAt, tLen);
     const tv = new DataView(t.buffer, t.byteOffset, t.byteLength);
@@ -286,7 +301,12 @@ class RawIndex implements FrameIndex {
       const l = this.#layouts[lid];
       if (l === undefined) bad(tAt + p + at + 16, `frame ${i} names layout ${lid} of ${nl}`);
       if (off < HEADER_BYTES || off + l!.bytes > tAt) {
-        bad(tAt + p + at, `frame ${i} at byte ${off} (+${l!.bytes}) lies outside the data area [${HEADER_BYTES}, ${tAt})`);
+        bad(
+          tAt + p + at,
+          `frame ${i} at byte ${off} (+${
+            l!.bytes
+          }) lies outside the data area [${HEADER_BYTES}, ${tAt})`,
+        );
       }
     }
     this.frameCount = frames;

@@ -8,6 +8,7 @@ import { gsd } from "./gsd.ts";
 import { raw } from "./raw.ts";
 import { f77 } from "./f77.ts";
 import { ieeeio } from "./ieeeio.ts";
+import { netcdf } from "./netcdf.ts";
 import type { Framing } from "./types.ts";
 
 /** Every native framing, in the order detection tries them (formats with a magic number first). */
@@ -15,6 +16,7 @@ export const FRAMINGS: readonly Framing[] = [
   gsd,
   raw,
   ieeeio,
+  netcdf,
   f77, // no magic number (marker consistency only): keep after every format that has one
 ];
 

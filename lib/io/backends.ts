@@ -17,7 +17,9 @@ export const BACKENDS: readonly Backend[] = [...FRAMINGS.map(nativeBackend), ...
 export function backendByName(name: string): Backend {
   const b = BACKENDS.find((x) => x.name === name);
   if (!b) {
-    throw new UsageError(`unknown framing '${name}'; known: ${BACKENDS.map((x) => x.name).join(", ")}`);
+    throw new UsageError(
+      `unknown framing '${name}'; known: ${BACKENDS.map((x) => x.name).join(", ")}`,
+    );
   }
   return b;
 }

@@ -4,12 +4,26 @@
  * frame's chunks with as few preads as possible into a reused buffer, byte-swapped to native.
  * @module
  */
-import { swapInPlace, NATIVE_ORDER } from "../bytes/byteswap.ts";
-import type { ChunkRef, Frame, FrameIndex, FrameWriter, Framing, WriteOp } from "../framings/types.ts";
+import { NATIVE_ORDER, swapInPlace } from "../bytes/byteswap.ts";
+import type {
+  ChunkRef,
+  Frame,
+  FrameIndex,
+  FrameWriter,
+  Framing,
+  WriteOp,
+} from "../framings/types.ts";
 import { DTYPE_SIZE } from "../framings/types.ts";
 import { FormatError } from "../errors.ts";
 import { FileHandle, WriteBatcher } from "./file.ts";
-import type { Backend, FrameSink, FrameSource, ReadChunk, SinkOptions, SourceOptions } from "./store.ts";
+import type {
+  Backend,
+  FrameSink,
+  FrameSource,
+  ReadChunk,
+  SinkOptions,
+  SourceOptions,
+} from "./store.ts";
 
 /** Largest gap (bytes) between a frame's chunks that is still read in the same pread. */
 const MAX_GAP = 1 << 20;
@@ -93,7 +107,12 @@ class NativeSource implements FrameSource {
     } catch (e) {
       this.#file.close();
       if (e instanceof FormatError && e.message.startsWith("file: ")) {
-        throw new FormatError(framing.name, path, e.offset, e.message.slice(e.message.indexOf(": ", 6) + 2));
+        throw new FormatError(
+          framing.name,
+          path,
+          e.offset,
+          e.message.slice(e.message.indexOf(": ", 6) + 2),
+        );
       }
       throw e;
     }
@@ -117,7 +136,9 @@ class NativeSource implements FrameSource {
         this.framing,
         this.path,
         offset + n,
-        `file ends at byte ${offset + n}, inside data that should run to byte ${offset + into.length}`,
+        `file ends at byte ${offset + n}, inside data that should run to byte ${
+          offset + into.length
+        }`,
       );
     }
   }
@@ -136,7 +157,9 @@ class NativeSource implements FrameSource {
     if (!pieces && hi - lo <= total + MAX_GAP) {
       const buf = this.#buffer(hi - lo);
       this.#readExactly(buf.subarray(0, hi - lo), lo);
-      for (const r of refs) out.push(this.#chunk(r, buf.subarray(r.offset - lo, r.offset - lo + r.bytes)));
+      for (const r of refs) {
+        out.push(this.#chunk(r, buf.subarray(r.offset - lo, r.offset - lo + r.bytes)));
+      }
       return out;
     }
     const buf = this.#buffer(total);

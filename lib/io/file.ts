@@ -62,7 +62,12 @@ export class FileHandle implements ByteSource {
   readInto(buf: Uint8Array, offset: number): number {
     let done = 0;
     while (done < buf.length) {
-      const n = libc.pread(this.fd, done === 0 ? buf : buf.subarray(done), offset + done, this.path);
+      const n = libc.pread(
+        this.fd,
+        done === 0 ? buf : buf.subarray(done),
+        offset + done,
+        this.path,
+      );
       if (n === 0) break;
       done += n;
     }
@@ -88,8 +93,17 @@ export class FileHandle implements ByteSource {
   writeAt(data: Uint8Array, offset: number): void {
     let done = 0;
     while (done < data.length) {
-      const n = libc.pwrite(this.fd, done === 0 ? data : data.subarray(done), offset + done, this.path);
-      if (n === 0) throw new IoError(`${this.path}: write of ${data.length} bytes at byte ${offset} made no progress`);
+      const n = libc.pwrite(
+        this.fd,
+        done === 0 ? data : data.subarray(done),
+        offset + done,
+        this.path,
+      );
+      if (n === 0) {
+        throw new IoError(
+          `${this.path}: write of ${data.length} bytes at byte ${offset} made no progress`,
+        );
+      }
       done += n;
     }
     if (offset + data.length > this.#size) this.#size = offset + data.length;
@@ -134,7 +148,9 @@ export class WriteBatcher {
   write(data: Uint8Array, offset: number): void {
     const n = data.length;
     if (n === 0) return;
-    if (this.#fill > 0 && offset === this.#start + this.#fill && this.#fill + n <= this.#buf.length) {
+    if (
+      this.#fill > 0 && offset === this.#start + this.#fill && this.#fill + n <= this.#buf.length
+    ) {
       this.#buf.set(data, this.#fill);
       this.#fill += n;
       return;

@@ -4,7 +4,14 @@
  * lib/peers implement it directly over their C libraries.
  * @module
  */
-import type { ByteOrder, ChunkLayout, ChunkRef, DType, EndianOption, Frame } from "../framings/types.ts";
+import type {
+  ByteOrder,
+  ChunkLayout,
+  ChunkRef,
+  DType,
+  EndianOption,
+  Frame,
+} from "../framings/types.ts";
 
 /** How a writer treats an existing file at its path. */
 export type CreateMode =

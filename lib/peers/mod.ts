@@ -4,6 +4,9 @@
  * @module
  */
 import type { Backend } from "../io/store.ts";
+import { hdf4 } from "./hdf4.ts";
+import { hdf5 } from "./hdf5.ts";
+import { netcdf4, netcdfLib } from "./netcdf4.ts";
 
 /** Every peer backend, in the order `sciobench framings` lists them. */
-export const PEERS: readonly Backend[] = [];
+export const PEERS: readonly Backend[] = [hdf5, netcdf4, netcdfLib, hdf4];

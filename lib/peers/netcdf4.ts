@@ -165,7 +165,9 @@ function strerror(lib: NetCdf, status: number): string {
 /** Throws IoError with the library's message when `status` is not NC_NOERR. */
 function check(lib: NetCdf, backend: string, status: number, call: string, path: string): void {
   if (status !== 0) {
-    throw new IoError(`${backend}: ${path}: ${call} failed: ${strerror(lib, status)} (status ${status})`);
+    throw new IoError(
+      `${backend}: ${path}: ${call} failed: ${strerror(lib, status)} (status ${status})`,
+    );
   }
 }
 
@@ -205,7 +207,9 @@ export function ncLayout(
     const dimIds = [0];
     for (const len of c.shape) {
       if (!Number.isSafeInteger(len) || len <= 0) {
-        throw new UsageError(`netCDF: chunk '${c.name}' has dimension ${len}; netCDF needs positive lengths`);
+        throw new UsageError(
+          `netCDF: chunk '${c.name}' has dimension ${len}; netCDF needs positive lengths`,
+        );
       }
       let id = byLength.get(len);
       if (id === undefined) {
@@ -218,7 +222,12 @@ export function ncLayout(
     let variable = netcdfName(c.name);
     while (names.has(variable)) variable += "_";
     names.add(variable);
-    return { chunk: c.name, variable, dimIds, chunkNameAttr: variable === c.name ? undefined : c.name };
+    return {
+      chunk: c.name,
+      variable,
+      dimIds,
+      chunkNameAttr: variable === c.name ? undefined : c.name,
+    };
   });
   return { dims, vars };
 }
@@ -238,7 +247,10 @@ function classicVariant(extra: Readonly<Record<string, unknown>> | undefined): V
   throw new UsageError(`netcdf-lib: unknown variant '${s}'; use 1, 2 or 5 (CDF-1, CDF-2, CDF-5)`);
 }
 
-function fillOption(backend: string, extra: Readonly<Record<string, unknown>> | undefined): boolean {
+function fillOption(
+  backend: string,
+  extra: Readonly<Record<string, unknown>> | undefined,
+): boolean {
   const v = extra?.fill;
   if (v === undefined || v === false || v === "false" || v === "0" || v === "off") return false;
   if (v === true || v === "true" || v === "1" || v === "on") return true;
@@ -288,7 +300,13 @@ class NcSink implements FrameSink {
     check(lib, backend, lib.fn.nc_create(cString(path), mode, id), "nc_create", path);
     this.#ncid = id[0]!;
     try {
-      check(lib, backend, lib.fn.nc_set_fill(this.#ncid, fill ? NC_FILL : NC_NOFILL, id), "nc_set_fill", path);
+      check(
+        lib,
+        backend,
+        lib.fn.nc_set_fill(this.#ncid, fill ? NC_FILL : NC_NOFILL, id),
+        "nc_set_fill",
+        path,
+      );
     } catch (e) {
       this.abort();
       throw e;
@@ -353,9 +371,21 @@ class NcSink implements FrameSink {
     for (let i = 0; i < this.#vars.length; i++) {
       const v = this.#vars[i]!;
       v.start[0] = f;
-      const status = lib.fn.nc_put_vara(this.#ncid, v.varid, v.start, v.count, frame.chunks[i]!.data);
+      const status = lib.fn.nc_put_vara(
+        this.#ncid,
+        v.varid,
+        v.start,
+        v.count,
+        frame.chunks[i]!.data,
+      );
       if (status !== 0) {
-        check(lib, this.#backend, status, `nc_put_vara '${v.name}' frame ${this.#frames}`, this.path);
+        check(
+          lib,
+          this.#backend,
+          status,
+          `nc_put_vara '${v.name}' frame ${this.#frames}`,
+          this.path,
+        );
       }
     }
     this.#frames++;
@@ -448,7 +478,12 @@ class NcSource implements FrameSource {
     const unlim = new Int32Array(1);
     at("nc_inq", fn.nc_inq(ncid, ndims, nvars, natts, unlim));
     if (unlim[0]! < 0) {
-      throw new FormatError(this.framing, this.path, -1, "no unlimited (record) dimension: no frames");
+      throw new FormatError(
+        this.framing,
+        this.path,
+        -1,
+        "no unlimited (record) dimension: no frames",
+      );
     }
     const nameBuf = new Uint8Array(NC_MAX_NAME + 1);
     const len = new BigUint64Array(1);
@@ -481,7 +516,9 @@ class NcSource implements FrameSource {
       const dtype = DTYPE_OF_NC[xtype[0]!];
       if (dtype === undefined) {
         this.#skipped.push(`${variable} (type ${xtype[0]})`);
-        this.warnings.push(`${this.path}: skipping variable '${variable}' of netCDF type ${xtype[0]}`);
+        this.warnings.push(
+          `${this.path}: skipping variable '${variable}' of netCDF type ${xtype[0]}`,
+        );
         continue;
       }
       const shape: number[] = [];
@@ -527,7 +564,9 @@ class NcSource implements FrameSource {
     const type = new Int32Array(1);
     const len = new BigUint64Array(1);
     const attr = cString(CHUNK_NAME_ATTR);
-    if (fn.nc_inq_att(this.#ncid, varid, attr, type, len) !== 0 || type[0] !== NC_TYPE.char) return undefined;
+    if (fn.nc_inq_att(this.#ncid, varid, attr, type, len) !== 0 || type[0] !== NC_TYPE.char) {
+      return undefined;
+    }
     const text = new Uint8Array(Number(len[0]) + 1);
     if (fn.nc_get_att_text(this.#ncid, varid, attr, text) !== 0) return undefined;
     return decodeCBuffer(text.subarray(0, Number(len[0])));

@@ -47,7 +47,10 @@ export interface RowSink {
 const encoder = new TextEncoder();
 
 function csvLine(values: readonly (string | number | boolean | null)[]): string {
-  return stringify([values.map((v) => (v === null ? "" : v))], { eof: true, record_delimiter: "unix" });
+  return stringify([values.map((v) => (v === null ? "" : v))], {
+    eof: true,
+    record_delimiter: "unix",
+  });
 }
 
 /** Formats a number for CSV: integers as is, others with up to 6 significant digits. */
@@ -69,9 +72,13 @@ export function openRowSink(columns: readonly string[], options: RowSinkOptions)
       });
     } catch (e) {
       if (e instanceof Deno.errors.AlreadyExists) {
-        throw new IoError(`${options.out} exists; refusing to overwrite it (pass --force to replace it)`);
+        throw new IoError(
+          `${options.out} exists; refusing to overwrite it (pass --force to replace it)`,
+        );
       }
-      throw new IoError(`cannot write ${options.out}: ${e instanceof Error ? e.message : String(e)}`);
+      throw new IoError(
+        `cannot write ${options.out}: ${e instanceof Error ? e.message : String(e)}`,
+      );
     }
   }
   const write = (text: string) => {

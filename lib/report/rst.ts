@@ -7,7 +7,15 @@ import { formatCount, formatSize } from "../cli/args.ts";
 import type { Row, TableRenderer } from "./output.ts";
 
 const WIDTHS = [7, 6, 9, 12, 11, 13, 11];
-const TITLES = ["Size", "N", "Open (ms)", "Write (MB/s)", "Read (MB/s)", "Random (MB/s)", "Random (ms)"];
+const TITLES = [
+  "Size",
+  "N",
+  "Open (ms)",
+  "Write (MB/s)",
+  "Read (MB/s)",
+  "Random (MB/s)",
+  "Random (ms)",
+];
 
 /** Formats like Python's `format(x, '.{p}g')`. */
 export function formatG(x: number, precision: number): string {
@@ -36,7 +44,9 @@ function line(cells: string[]): string {
 export function gsdTableRenderer(showFraming: boolean): TableRenderer {
   const prefix = (s: string) => (showFraming ? s.padEnd(10) + " " : "");
   return {
-    head: () => "\n" + prefix("=".repeat(10)) + rule() + prefix("Framing") + line(TITLES) + prefix("=".repeat(10)) + rule(),
+    head: () =>
+      "\n" + prefix("=".repeat(10)) + rule() + prefix("Framing") + line(TITLES) +
+      prefix("=".repeat(10)) + rule(),
     row: (r: Row) =>
       prefix(String(r.framing)) +
       line([

@@ -372,3 +372,17 @@ export function dlopenGlobal(path: string): void {
     throw new SysError("dlopen", 0, "EDLOPEN", path, why);
   }
 }
+
+/**
+ * Loads a shared library with `RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE` and never closes it, so it
+ * stays mapped until the process exits (HDF4's libdf runs exit handlers that call into libmfhdf,
+ * which would crash if Deno unloaded libmfhdf first).
+ */
+export function dlopenPinned(path: string): void {
+  const h = libc().dlopen(cString(path), 2 | 0x1000);
+  if (h === null) {
+    const p = libc().dlerror();
+    const why = p === null ? "unknown error" : Deno.UnsafePointerView.getCString(p);
+    throw new SysError("dlopen", 0, "EDLOPEN", path, why);
+  }
+}

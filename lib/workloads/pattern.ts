@@ -74,7 +74,11 @@ export function verifyFrame(
   for (const e of expected) {
     const want = bytesOf(e);
     let k = got.findIndex((g) => g.name === e.name);
-    if (k < 0) k = got.findIndex((g, i) => !used.has(i) && g.data.length === want.length && g.name !== e.name);
+    if (k < 0) {
+      k = got.findIndex((g, i) =>
+        !used.has(i) && g.data.length === want.length && g.name !== e.name
+      );
+    }
     if (k < 0) {
       throw new VerifyError(
         `${path}: frame ${frame}: no chunk '${e.name}' of ${want.length} bytes was read (got ${
@@ -94,7 +98,9 @@ export function verifyFrame(
       while (at < want.length && g.data[at] === want[at]) at++;
       throw new VerifyError(
         `${path}: frame ${frame}: chunk '${g.name}' differs from what was written at byte ${at} of the chunk ` +
-          `(read 0x${g.data[at]!.toString(16).padStart(2, "0")}, wrote 0x${want[at]!.toString(16).padStart(2, "0")})`,
+          `(read 0x${g.data[at]!.toString(16).padStart(2, "0")}, wrote 0x${
+            want[at]!.toString(16).padStart(2, "0")
+          })`,
       );
     }
   }

@@ -177,7 +177,11 @@ export async function runTableCell(
     const fs = statfs(dir);
     const path = `${dir}/table.${backend.name}`;
     const write = async (phase: string) => {
-      const sink = backend.openWriter(path, { create: "truncate", endian: options.endian, fsync: true });
+      const sink = backend.openWriter(path, {
+        create: "truncate",
+        endian: options.endian,
+        fsync: true,
+      });
       try {
         for (let i = 0; i < sizing.frames; i++) {
           sink.writeFrame(frames.frame(i));
@@ -209,12 +213,18 @@ export async function runTableCell(
     const o = om.stop();
     try {
       if (source.frameCount !== sizing.frames) {
-        throw new VerifyError(`${path}: ${source.frameCount} frames read back, ${sizing.frames} written`);
+        throw new VerifyError(
+          `${path}: ${source.frameCount} frames read back, ${sizing.frames} written`,
+        );
       }
       const seq = Uint32Array.from({ length: sizing.readFrames }, (_, i) => i);
       const r = await readPhase(source, seq, frames, p, "read");
       const drop2 = dropCache(path);
-      const order = shuffledOrder(sizing.frames, sizing.readFrames, new Rng(options.seed + 1 + repeat));
+      const order = shuffledOrder(
+        sizing.frames,
+        sizing.readFrames,
+        new Rng(options.seed + 1 + repeat),
+      );
       const x = await readPhase(source, order, frames, p, "random");
       p.clear();
       const mib = 2 ** 20;

@@ -28,7 +28,12 @@ const demo = (variant: 1 | 2 | 5): Golden => ({
     attributes: [{ name: "title", type: "char", values: "demo" }],
     variables: [
       { name: "xc", type: "double", dims: [1], attributes: [] },
-      { name: "temp", type: "float", dims: [0, 1], attributes: [{ name: "units", type: "char", values: "K" }] },
+      {
+        name: "temp",
+        type: "float",
+        dims: [0, 1],
+        attributes: [{ name: "units", type: "char", values: "K" }],
+      },
       { name: "flag", type: "short", dims: [0], attributes: [] },
     ],
   },
@@ -53,11 +58,26 @@ const types = (variant: 1 | 2 | 5): Golden => ({
       { name: "empty", type: "char", values: "\0" }, // ncgen stores "" as one NUL
     ],
     variables: [
-      { name: "vb", type: "byte", dims: [1], attributes: [{ name: "valid_range", type: "byte", values: [-100, 100] }] },
+      {
+        name: "vb",
+        type: "byte",
+        dims: [1],
+        attributes: [{ name: "valid_range", type: "byte", values: [-100, 100] }],
+      },
       { name: "vc", type: "char", dims: [1], attributes: [] },
-      { name: "vs", type: "short", dims: [1], attributes: [{ name: "scale", type: "float", values: [2.5] }] },
+      {
+        name: "vs",
+        type: "short",
+        dims: [1],
+        attributes: [{ name: "scale", type: "float", values: [2.5] }],
+      },
       { name: "vi", type: "int", dims: [2, 1], attributes: [] },
-      { name: "vf", type: "float", dims: [1], attributes: [{ name: "_FillValue", type: "float", values: [-999] }] },
+      {
+        name: "vf",
+        type: "float",
+        dims: [1],
+        attributes: [{ name: "_FillValue", type: "float", values: [-999] }],
+      },
       {
         name: "vd",
         type: "double",
@@ -67,7 +87,12 @@ const types = (variant: 1 | 2 | 5): Golden => ({
           { name: "offsets", type: "double", values: [0.25, -1e300] },
         ],
       },
-      { name: "rs", type: "short", dims: [0, 1], attributes: [{ name: "_FillValue", type: "short", values: [-1] }] },
+      {
+        name: "rs",
+        type: "short",
+        dims: [0, 1],
+        attributes: [{ name: "_FillValue", type: "short", values: [-1] }],
+      },
       { name: "rb", type: "byte", dims: [0, 2], attributes: [] },
       { name: "rd", type: "double", dims: [0], attributes: [] },
       { name: "rc", type: "char", dims: [0, 1], attributes: [] },
@@ -101,16 +126,30 @@ const cdf5types: Golden = {
       { name: "title", type: "char", values: "CDF-5 types" },
     ],
     variables: [
-      { name: "vub", type: "ubyte", dims: [1], attributes: [{ name: "range", type: "ubyte", values: [0, 255] }] },
+      {
+        name: "vub",
+        type: "ubyte",
+        dims: [1],
+        attributes: [{ name: "range", type: "ubyte", values: [0, 255] }],
+      },
       { name: "vus", type: "ushort", dims: [1], attributes: [] },
       { name: "vui", type: "uint", dims: [1], attributes: [] },
       {
         name: "vi64",
         type: "int64",
         dims: [1],
-        attributes: [{ name: "big", type: "int64", values: [-9223372036854775807n, 9007199254740993n] }],
+        attributes: [{
+          name: "big",
+          type: "int64",
+          values: [-9223372036854775807n, 9007199254740993n],
+        }],
       },
-      { name: "vu64", type: "uint64", dims: [1], attributes: [{ name: "_FillValue", type: "uint64", values: [7n] }] },
+      {
+        name: "vu64",
+        type: "uint64",
+        dims: [1],
+        attributes: [{ name: "_FillValue", type: "uint64", values: [7n] }],
+      },
       { name: "rub", type: "ubyte", dims: [0], attributes: [] },
       { name: "rus", type: "ushort", dims: [0, 1], attributes: [] },
       { name: "ri64", type: "int64", dims: [0], attributes: [] },
@@ -147,7 +186,12 @@ const single3: Golden = {
     variant: 1,
     dimensions: [{ name: "time", length: 0 }, { name: "x", length: 3 }],
     attributes: [],
-    variables: [{ name: "s", type: "short", dims: [0, 1], attributes: [{ name: "units", type: "char", values: "1" }] }],
+    variables: [{
+      name: "s",
+      type: "short",
+      dims: [0, 1],
+      attributes: [{ name: "units", type: "char", values: "1" }],
+    }],
   },
   data: { s: [1, 2, 3, 4, 5, 6] },
 };
@@ -160,7 +204,12 @@ const fixed2: Golden = {
     dimensions: [{ name: "y", length: 2 }, { name: "z", length: 3 }],
     attributes: [],
     variables: [
-      { name: "grid", type: "float", dims: [0, 1], attributes: [{ name: "units", type: "char", values: "m" }] },
+      {
+        name: "grid",
+        type: "float",
+        dims: [0, 1],
+        attributes: [{ name: "units", type: "char", values: "m" }],
+      },
       { name: "flags", type: "byte", dims: [1], attributes: [] },
     ],
   },

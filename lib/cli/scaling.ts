@@ -1,0 +1,168 @@
+/**
+ * `sciobench scaling`: the IOspeed workload (seed 000) — write 5..40 datasets of 64^3 float64
+ * per framing, open and close inside the timing, CPU in times() ticks; CSV, JSON or the seed's
+ * own text layout.
+ * @module
+ */
+import { PeerUnavailableError, UsageError } from "../errors.ts";
+import type { DType } from "../framings/types.ts";
+import { usableBackend } from "../io/backends.ts";
+import type { Backend } from "../io/store.ts";
+import { openRowSink } from "../report/output.ts";
+import { Progress } from "../report/progress.ts";
+import {
+  averageRows,
+  datasetBytes,
+  runScaling,
+  SCALING_COLUMNS,
+  scalingRow,
+  seedRenderer,
+  seedStderrLabel,
+} from "../workloads/scaling.ts";
+import {
+  parseArgs,
+  parseChoice,
+  parseCount,
+  parseIntegers,
+  parseList,
+  parseShape,
+} from "./args.ts";
+import type { Command } from "./command.ts";
+import { parseEndian, runMeta } from "./common.ts";
+
+const DTYPES: readonly DType[] = [
+  "float64",
+  "float32",
+  "int8",
+  "int16",
+  "int32",
+  "int64",
+  "uint8",
+  "uint16",
+  "uint32",
+  "uint64",
+  "char",
+];
+
+const HELP = `sciobench scaling: FlexIO's IOspeed (write 5..40 datasets of 64^3 doubles per framing)
+
+Usage: sciobench scaling [options]
+
+For each trial, framing and dataset count n: open a file, write n datasets (one frame of one
+array each, the same array every time), close it; open, writes and close are all timed. Real
+time comes from the monotonic clock, user and system CPU from times() in clock ticks and from
+getrusage in seconds (whole process). A '*' goes to stderr as each dataset is written, as
+IOspeed did. Files go to a scratch directory that is always removed.
+
+Options:
+  --framing LIST      framings to compare, in section order (default ieeeio,f77,raw; the seed's
+                      sections are ieeeio,hdf4,f77)
+  --datasets LIST     dataset counts, e.g. 5..40:5 (default) or 1,2,4
+  --shape SHAPE       shape of each dataset, slowest first (default 64x64x64)
+  --type T            element type: ${DTYPES.join(", ")} (default float64)
+  --trials K          repeat everything K times; K > 1 adds per-framing averages (default 1)
+  --fsync             fsync before close, inside the timing (default off, as in the seed)
+  --endian E          native|little|big, for framings that offer a choice (default native)
+  --dir DIR           where to write the scratch files (default: current directory)
+  --format F          csv (default), json, or seed: IOspeed's text layout (banner per framing,
+                      'Write  5:*****', '        Realtime=R, UserTime=U, SystemTime=S, Combined=C'
+                      with R in seconds and the CPU times in clock ticks; with K > 1 the
+                      'Average of K trials' blocks, times in seconds)
+  --out FILE          write the output to FILE instead of stdout (refused if FILE exists)
+  --force             allow --out to replace an existing file
+
+Columns (CSV): ${SCALING_COLUMNS.join(",")}
+One row per (framing, datasets, trial) in the order measured; with --trials > 1, then one row
+per framing with datasets=all averaging every count and trial (as IOspeed's final block; MiBps
+is the mean of the runs' MiB/s). bytes is the payload (datasets x dataset bytes), MiBps is
+bytes / 2^20 / real_s. JSON rows also carry trial, file_bytes and dev_write_bytes.`;
+
+/** The `scaling` subcommand. */
+export const scalingCommand: Command = {
+  name: "scaling",
+  summary: "FlexIO's IOspeed: time open + n dataset writes + close per framing, CPU in ticks",
+  help: HELP,
+  async run(args: string[]): Promise<void> {
+    const { values } = parseArgs("scaling", args, {
+      options: {
+        framing: { type: "string", default: "ieeeio,f77,raw" },
+        datasets: { type: "string", default: "5..40:5" },
+        shape: { type: "string", default: "64x64x64" },
+        type: { type: "string", default: "float64" },
+        trials: { type: "string", default: "1" },
+        fsync: { type: "boolean", default: false },
+        endian: { type: "string", default: "native" },
+        dir: { type: "string" },
+        format: { type: "string", default: "csv" },
+        out: { type: "string" },
+        force: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+    const datasets = parseIntegers(values.datasets, "--datasets", 1);
+    const shape = parseShape(values.shape, "--shape");
+    const dtype = parseChoice(values.type, DTYPES, "--type");
+    const trials = parseCount(values.trials, "--trials");
+    const endian = parseEndian(values.endian);
+    const format = parseChoice(values.format, ["csv", "json", "seed"] as const, "--format");
+    const bytes = datasetBytes(shape, dtype);
+    if (!Number.isSafeInteger(bytes) || bytes > 2 ** 31 - 1) {
+      throw new UsageError(
+        `--shape ${values.shape} of ${dtype} is ${bytes} bytes; at most 2 GiB - 1 per dataset`,
+      );
+    }
+    if (values.dir !== undefined) {
+      let isDir = false;
+      try {
+        isDir = Deno.statSync(values.dir).isDirectory;
+      } catch {
+        throw new UsageError(`--dir ${values.dir} does not exist`);
+      }
+      if (!isDir) throw new UsageError(`--dir ${values.dir} is not a directory`);
+    }
+    const progress = new Progress();
+    const backends: Backend[] = [];
+    for (const name of parseList(values.framing, "--framing")) {
+      try {
+        backends.push(usableBackend(name));
+      } catch (e) {
+        if (!(e instanceof PeerUnavailableError)) throw e;
+        progress.note(`skipping: ${e.message}`);
+      }
+    }
+    if (backends.length === 0) throw new UsageError("no usable framing left to measure");
+
+    const sink = openRowSink(SCALING_COLUMNS, {
+      format: format === "seed" ? "table" : format,
+      out: values.out,
+      force: values.force,
+      meta: { ...runMeta("scaling", args), shape, type: dtype, fsync: values.fsync, trials },
+      table: seedRenderer(trials),
+    });
+    const enc = new TextEncoder();
+    const stars = (text: string) => {
+      const b = enc.encode(text);
+      let done = 0;
+      while (done < b.length) done += Deno.stderr.writeSync(b.subarray(done));
+    };
+    const star = enc.encode("*");
+    try {
+      const runs = await runScaling(
+        { backends, datasets, shape, dtype, trials, fsync: values.fsync, dir: values.dir, endian },
+        {
+          runStart: (backend, n, _trial, path) => stars(seedStderrLabel(backend.name, n, path)),
+          dataset: () => {
+            Deno.stderr.writeSync(star);
+          },
+          runEnd: (run) => {
+            stars("\n");
+            sink.add(scalingRow(run));
+          },
+        },
+      );
+      if (trials > 1) { for (const row of averageRows(runs)) sink.add(row); }
+    } finally {
+      sink.close();
+    }
+  },
+};

@@ -1,0 +1,340 @@
+/**
+ * The IOspeed workload (FlexIO's IOspeed.cc, seed 000): per framing and dataset count n, time
+ * open + n writes of one array (64^3 float64 by default) + close, with CPU time from times() in
+ * clock ticks and from getrusage in seconds; optional per-framing averages over all counts and
+ * trials, as IOspeed printed them; and the seed's own text layout (section banners, `Write  5:`
+ * lines with one star per dataset, `Realtime=..., UserTime=..., SystemTime=..., Combined=...`).
+ *
+ * Differences from the seed, on purpose: real time comes from the monotonic clock (seconds,
+ * fractional) instead of time(); the array is filled with a byte pattern instead of being left
+ * uninitialised; the previous run's file is deleted before the timer starts, so no run pays for
+ * freeing another's blocks (IOspeed truncated it inside the timing); fsync before close is an
+ * option (off by default, as in the seed).
+ * @module
+ */
+import { VerifyError } from "../errors.ts";
+import {
+  type ChunkLayout,
+  type DType,
+  DTYPE_SIZE,
+  type Frame,
+  type TypedArray,
+} from "../framings/types.ts";
+import { signalPoint, withScratchDir } from "../io/scratch.ts";
+import type { Backend } from "../io/store.ts";
+import { num, type Row, type TableRenderer } from "../report/output.ts";
+import { type PhaseSample, startMeter } from "../sys/meter.ts";
+import type { EndianOption } from "../framings/types.ts";
+
+/** The CSV columns of `scaling`, in order. */
+export const SCALING_COLUMNS = [
+  "framing",
+  "datasets",
+  "bytes",
+  "real_s",
+  "user_ticks",
+  "sys_ticks",
+  "combined_ticks",
+  "clk_tck",
+  "user_s",
+  "sys_s",
+  "MiBps",
+] as const;
+
+/** What to measure. */
+export interface ScalingOptions {
+  /** Backends to compare, in section order. */
+  readonly backends: readonly Backend[];
+  /** Dataset counts per file (the seed: 5, 10, ..., 40). */
+  readonly datasets: readonly number[];
+  /** Shape of every dataset, slowest dimension first (the seed: 64 x 64 x 64). */
+  readonly shape: readonly number[];
+  /** Element type (the seed: float64). */
+  readonly dtype: DType;
+  /** Number of trials (each runs every backend and count). */
+  readonly trials: number;
+  /** fsync before close, inside the timing. */
+  readonly fsync: boolean;
+  /** Parent of the scratch directory (default: the current directory). */
+  readonly dir?: string;
+  /** Byte order for backends that offer a choice (default native). */
+  readonly endian?: EndianOption;
+}
+
+/** One timed run: one backend, one dataset count, one trial. */
+export interface ScalingRun {
+  /** Backend name. */
+  readonly framing: string;
+  /** Datasets written. */
+  readonly datasets: number;
+  /** 0-based trial. */
+  readonly trial: number;
+  /** Payload bytes written: datasets x dataset bytes (what MiB/s is computed from, as IOspeed did). */
+  readonly bytes: number;
+  /** Size of the file after close, bytes. */
+  readonly fileBytes: number;
+  /** Time and CPU of open + writes + close. */
+  readonly sample: PhaseSample;
+}
+
+/** Callbacks while the workload runs (progress stars, streaming rows). */
+export interface ScalingObserver {
+  /** A run starts (before its timer); `path` is the file it writes. */
+  runStart?(backend: Backend, datasets: number, trial: number, path: string): void;
+  /** One dataset is about to be written (inside the timing, as IOspeed's `*`). */
+  dataset?(): void;
+  /** A run ended. */
+  runEnd?(run: ScalingRun): void;
+}
+
+/** Bytes of one dataset of `shape` and `dtype`. */
+export function datasetBytes(shape: readonly number[], dtype: DType): number {
+  return shape.reduce((a, b) => a * b, 1) * DTYPE_SIZE[dtype];
+}
+
+/** A typed array of `dtype` over `bytes` (whose length is a multiple of the element size). */
+function typedView(bytes: Uint8Array, dtype: DType): TypedArray {
+  const b = bytes.buffer;
+  const n = bytes.length / DTYPE_SIZE[dtype];
+  switch (dtype) {
+    case "int8":
+      return new Int8Array(b, 0, n);
+    case "int16":
+      return new Int16Array(b, 0, n);
+    case "uint16":
+      return new Uint16Array(b, 0, n);
+    case "int32":
+      return new Int32Array(b, 0, n);
+    case "uint32":
+      return new Uint32Array(b, 0, n);
+    case "int64":
+      return new BigInt64Array(b, 0, n);
+    case "uint64":
+      return new BigUint64Array(b, 0, n);
+    case "float32":
+      return new Float32Array(b, 0, n);
+    case "float64":
+      return new Float64Array(b, 0, n);
+    default:
+      return bytes;
+  }
+}
+
+/** The array every dataset writes: a byte pattern (IOspeed wrote uninitialised memory). */
+export function datasetArray(shape: readonly number[], dtype: DType): TypedArray {
+  const bytes = new Uint8Array(datasetBytes(shape, dtype));
+  const block = Math.min(bytes.length, 4096);
+  for (let i = 0; i < block; i++) bytes[i] = (i * 131 + 7) & 255;
+  for (let filled = block; filled < bytes.length; filled *= 2) {
+    bytes.copyWithin(filled, 0, Math.min(filled, bytes.length - filled));
+  }
+  return typedView(bytes, dtype);
+}
+
+/** Runs the workload: for each trial, backend and count, one timed run; returns every run. */
+export async function runScaling(
+  options: ScalingOptions,
+  observer: ScalingObserver = {},
+): Promise<ScalingRun[]> {
+  const data = datasetArray(options.shape, options.dtype);
+  const perDataset = data.byteLength;
+  const frames: Frame[] = [];
+  const layout: ChunkLayout[] = [{ name: "dataset/0", dtype: options.dtype, shape: options.shape }];
+  const frame = (i: number): Frame => {
+    // Chunk names dataset/<i>: the IEEEIO framing stores those without a name attribute.
+    frames[i] ??= {
+      step: i,
+      chunks: [{ name: `dataset/${i}`, dtype: options.dtype, shape: options.shape, data }],
+    };
+    return frames[i]!;
+  };
+  const runs: ScalingRun[] = [];
+  await withScratchDir(options.dir, async (dir) => {
+    for (let trial = 0; trial < options.trials; trial++) {
+      for (const backend of options.backends) {
+        const path = `${dir}/speed.${backend.name}`;
+        for (const n of options.datasets) {
+          try {
+            await Deno.remove(path);
+          } catch {
+            // first run: nothing to remove
+          }
+          observer.runStart?.(backend, n, trial, path);
+          const meter = startMeter();
+          const sink = backend.openWriter(path, {
+            create: "truncate",
+            fsync: options.fsync,
+            endian: options.endian ?? "native",
+          });
+          try {
+            for (let i = 0; i < n; i++) {
+              observer.dataset?.();
+              sink.writeFrame(frame(i));
+              const y = signalPoint();
+              if (y) await y;
+            }
+            sink.close();
+          } catch (e) {
+            sink.abort();
+            throw e;
+          }
+          const sample = meter.stop();
+          const fileBytes = (await Deno.stat(path)).size;
+          // A cheap check outside the timing: the file reads back with n datasets.
+          const source = backend.openReader(path, { layout });
+          try {
+            if (source.frameCount !== n) {
+              throw new VerifyError(
+                `${path}: ${source.frameCount} datasets read back, ${n} written`,
+              );
+            }
+          } finally {
+            source.close();
+          }
+          const run: ScalingRun = {
+            framing: backend.name,
+            datasets: n,
+            trial,
+            bytes: n * perDataset,
+            fileBytes,
+            sample,
+          };
+          runs.push(run);
+          observer.runEnd?.(run);
+        }
+      }
+    }
+  });
+  return runs;
+}
+
+const MIB = 2 ** 20;
+
+/** The result row of one run (CSV columns, plus `trial`, `file_bytes` and device bytes for JSON). */
+export function scalingRow(run: ScalingRun): Row {
+  const s = run.sample;
+  return {
+    framing: run.framing,
+    datasets: run.datasets,
+    bytes: run.bytes,
+    real_s: num(s.wallS),
+    user_ticks: s.userTicks,
+    sys_ticks: s.sysTicks,
+    combined_ticks: s.userTicks + s.sysTicks,
+    clk_tck: s.clkTck,
+    user_s: num(s.userS),
+    sys_s: num(s.sysS),
+    MiBps: num(run.bytes / MIB / s.wallS, 5),
+    trial: run.trial + 1,
+    file_bytes: run.fileBytes,
+    dev_write_bytes: s.devWriteBytes,
+  };
+}
+
+/**
+ * Per-framing averages over every count and trial (IOspeed's final block): one row per framing
+ * with `datasets` = "all", every time field a mean, and MiBps the mean of the runs' MiB/s.
+ */
+export function averageRows(runs: readonly ScalingRun[]): Row[] {
+  const names = [...new Set(runs.map((r) => r.framing))];
+  return names.map((framing) => {
+    const rs = runs.filter((r) => r.framing === framing);
+    const mean = (f: (r: ScalingRun) => number) => rs.reduce((a, r) => a + f(r), 0) / rs.length;
+    return {
+      framing,
+      datasets: "all",
+      bytes: num(mean((r) => r.bytes)),
+      real_s: num(mean((r) => r.sample.wallS)),
+      user_ticks: num(mean((r) => r.sample.userTicks)),
+      sys_ticks: num(mean((r) => r.sample.sysTicks)),
+      combined_ticks: num(mean((r) => r.sample.userTicks + r.sample.sysTicks)),
+      clk_tck: rs[0]!.sample.clkTck,
+      user_s: num(mean((r) => r.sample.userS)),
+      sys_s: num(mean((r) => r.sample.sysS)),
+      MiBps: num(mean((r) => r.bytes / MIB / r.sample.wallS), 5),
+      trial: "average",
+      runs: rs.length,
+      trials: new Set(rs.map((r) => r.trial)).size,
+    };
+  });
+}
+
+/** IOspeed's section names: IEEE, HDF, F77 Unformatted; other framings by their name in capitals. */
+const SEED_SECTIONS: Record<string, { banner: string; average: string; stderr: string }> = {
+  ieeeio: { banner: "--------------IEEE--------------", average: "IEEE", stderr: "IEEEIO" },
+  hdf4: { banner: "--------------HDF---------------", average: "HDF", stderr: "HDF" },
+  f77: {
+    banner: "-------------F77 Unformatted---------------",
+    average: "F77 UNF",
+    stderr: "F77 Unf",
+  },
+};
+
+function section(framing: string): { banner: string; average: string; stderr: string } {
+  const known = SEED_SECTIONS[framing];
+  if (known) return known;
+  const up = framing.toUpperCase();
+  return { banner: `--------------${up}--------------`, average: up, stderr: up };
+}
+
+/** The label IOspeed printed on stderr before a run's stars: `IEEEIO <open PATH> Write  5 datasets:`. */
+export function seedStderrLabel(framing: string, datasets: number, path: string): string {
+  return `${section(framing).stderr} <open ${path}> Write ${
+    String(datasets).padStart(2)
+  } datasets:`;
+}
+
+/**
+ * The seed's text layout as a row renderer: `Trial t` headers when there are several trials, a
+ * banner per framing section, `Write  5:*****` and `        Realtime=R, UserTime=U,
+ * SystemTime=S, Combined=C` per run (R in seconds with 3 decimals, the others in clock ticks),
+ * and for average rows IOspeed's `-------IEEE: Average of K trials------------` block (times in
+ * seconds, `Megs/sec` in MiB/s, with the original's missing comma).
+ */
+export function seedRenderer(trials: number): TableRenderer {
+  let lastTrial = -1;
+  let lastFraming = "";
+  let averages = false;
+  return {
+    head: () => (trials > 1 ? `Ntests=${trials}\n` : ""),
+    row(row: Row): string {
+      const framing = String(row["framing"]);
+      let out = "";
+      if (row["datasets"] === "all") {
+        const tck = Number(row["clk_tck"]);
+        if (!averages) out += "\n";
+        averages = true;
+        const f = (x: number) => x.toFixed(6);
+        out += `-------${section(framing).average}: Average of ${
+          row["trials"]
+        } trials------------\n`;
+        out +=
+          `\tRealtime=${f(Number(row["real_s"]))}, UserTime=${
+            f(Number(row["user_ticks"]) / tck)
+          }, ` +
+          `SystemTime=${f(Number(row["sys_ticks"]) / tck)}, Combined=${
+            f(Number(row["combined_ticks"]) / tck)
+          } ` +
+          `Megs/sec=${f(Number(row["MiBps"]))}\n`;
+        return out;
+      }
+      const trial = Number(row["trial"]);
+      if (trial !== lastTrial) {
+        if (trials > 1) out += `\nTrial ${trial} --------------\n`;
+        lastTrial = trial;
+        lastFraming = "";
+      }
+      if (framing !== lastFraming) {
+        out += `${section(framing).banner}\n`;
+        lastFraming = framing;
+      }
+      const n = Number(row["datasets"]);
+      out += `Write ${String(n).padStart(2)}:${"*".repeat(n)}\n`;
+      out +=
+        `        Realtime=${Number(row["real_s"]).toFixed(3)}, UserTime=${row["user_ticks"]}, ` +
+        `SystemTime=${row["sys_ticks"]}, Combined=${row["combined_ticks"]}\n`;
+      return out;
+    },
+    foot: () => "",
+  };
+}

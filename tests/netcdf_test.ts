@@ -1,0 +1,580 @@
+import assert from "node:assert/strict";
+import { copySwapped } from "../lib/bytes/byteswap.ts";
+import { FormatError, UsageError } from "../lib/errors.ts";
+import {
+  decodeHeader,
+  encodeFile,
+  encodeValues,
+  netcdf,
+  netcdfName,
+  openNetcdf,
+  schemaForChunks,
+} from "../lib/framings/netcdf.ts";
+import type { ChunkRef, Frame, FrameIndex, TypedArray, WriteOp } from "../lib/framings/types.ts";
+import { DTYPE_SIZE } from "../lib/framings/types.ts";
+import { MemoryFile, memorySource } from "../lib/io/memory.ts";
+import { GOLDEN_DIR, GOLDENS } from "./_netcdf_golden.ts";
+import { commandMissing, peerTest, tempDir } from "./_helpers.ts";
+
+function golden(file: string): Uint8Array {
+  return Deno.readFileSync(GOLDEN_DIR + file);
+}
+
+function open(bytes: Uint8Array, path = "t.nc"): FrameIndex {
+  return netcdf.openIndex(memorySource(bytes, path, "netcdf"));
+}
+
+/** The stored bytes of a chunk, converted to native order. */
+function chunkData(file: Uint8Array, ref: ChunkRef): Uint8Array {
+  const out = file.slice(ref.offset, ref.offset + ref.bytes);
+  assert.equal(ref.order, "big");
+  copySwapped(out, out, DTYPE_SIZE[ref.dtype]);
+  return out;
+}
+
+function bytesOf(a: TypedArray): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+/** Frames like the table workload's: position N x 3 and orientation N x 4, float32. */
+function tableFrames(count: number, n: number): Frame[] {
+  return Array.from({ length: count }, (_, r) => ({
+    step: 10 * r,
+    chunks: [
+      {
+        name: "particles/position",
+        dtype: "float32" as const,
+        shape: [n, 3],
+        data: Float32Array.from(
+          { length: n * 3 },
+          (_, k) => r * 100 + Math.floor(k / 3) * 3 + (k % 3) + 0.5,
+        ),
+      },
+      {
+        name: "particles/orientation",
+        dtype: "float32" as const,
+        shape: [n, 4],
+        data: Float32Array.from(
+          { length: n * 4 },
+          (_, k) => -(r * 100 + Math.floor(k / 4) * 4 + (k % 4) + 1) / 4,
+        ),
+      },
+    ],
+  }));
+}
+
+function shortFrames(values: number[][]): Frame[] {
+  return values.map((v, r) => ({
+    step: r,
+    chunks: [{
+      name: "data",
+      dtype: "int16" as const,
+      shape: [v.length],
+      data: Int16Array.from(v),
+    }],
+  }));
+}
+
+function writeAll(
+  frames: readonly Frame[],
+  options: Record<string, unknown> = {},
+): { file: MemoryFile; ops: WriteOp[][] } {
+  const w = netcdf.createWriter(options);
+  const file = new MemoryFile();
+  const ops: WriteOp[][] = [];
+  const apply = (o: WriteOp[]) => {
+    ops.push(o);
+    file.apply(o);
+  };
+  apply(w.begin());
+  for (const f of frames) apply(w.writeFrame(f));
+  apply(w.finish());
+  return { file, ops };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Golden files from ncgen
+// ---------------------------------------------------------------------------------------------
+
+for (const g of GOLDENS) {
+  Deno.test(`netcdf: writer reproduces ${g.file} byte for byte`, () => {
+    const want = golden(g.file);
+    const got = encodeFile(g.schema, g.data, g.numrecs, { fill: g.fill });
+    assert.equal(got.length, want.length, "file size");
+    assert.deepEqual(got, want);
+  });
+
+  Deno.test(`netcdf: reader reads ${g.file} (header and every value)`, () => {
+    const bytes = golden(g.file);
+    const f = openNetcdf(memorySource(bytes, g.file, "netcdf"));
+    assert.deepEqual(f.warnings, []);
+    assert.equal(f.numrecs, g.numrecs);
+    assert.equal(f.header.variant, g.schema.variant);
+    assert.deepEqual(f.header.dimensions, g.schema.dimensions);
+    assert.deepEqual(
+      f.header.variables.map((v) => [v.name, v.type, v.dims]),
+      g.schema.variables.map((v) => [v.name, v.type, v.dims]),
+    );
+    // Attributes: compare their big-endian encodings (covers every type).
+    const sameAttrs = (got: typeof f.header.attributes, want: typeof g.schema.attributes) => {
+      assert.deepEqual(got.map((a) => [a.name, a.type]), want.map((a) => [a.name, a.type]));
+      got.forEach((a, i) =>
+        assert.deepEqual(
+          encodeValues(a.type, a.values),
+          encodeValues(a.type, want[i]!.values),
+          a.name,
+        )
+      );
+    };
+    sameAttrs(f.header.attributes, g.schema.attributes);
+    f.header.variables.forEach((v, i) =>
+      sameAttrs(v.attributes, g.schema.variables[i]!.attributes)
+    );
+    // Data: each variable's values, record by record.
+    f.layout.vars.forEach((v) => {
+      const want = encodeValues(v.type, g.data[v.name]!);
+      const n = v.record ? f.numrecs : 1;
+      for (let r = 0; r < n; r++) {
+        const at = v.begin + r * (v.record ? f.layout.recsize : 0);
+        const slab = want.subarray(r * v.slabBytes, (r + 1) * v.slabBytes);
+        assert.deepEqual(bytes.subarray(at, at + slab.length), slab, `${v.name} record ${r}`);
+      }
+    });
+  });
+}
+
+Deno.test("netcdf: frame index of demo1.nc: records of temp and flag, fixed xc via describe", () => {
+  const bytes = golden("demo1.nc");
+  const idx = open(bytes);
+  assert.equal(idx.framing, "netcdf");
+  assert.equal(idx.frameCount, 2);
+  const c1 = idx.chunks(1);
+  assert.deepEqual(c1.map((c) => [c.name, c.dtype, c.shape, c.offset, c.bytes]), [
+    ["temp", "float32", [3], 256, 12],
+    ["flag", "int16", [], 268, 2],
+  ]);
+  assert.deepEqual([...new Float32Array(chunkData(bytes, c1[0]!).buffer)], [4, 5, 6]);
+  assert.deepEqual([...new Int16Array(chunkData(bytes, c1[1]!).buffer)], [8]);
+  assert.throws(() => idx.chunks(2), RangeError);
+  const d = idx.describe!();
+  assert.equal(d.kind, "classic");
+  assert.equal(d.numrecs, 2);
+  assert.equal(d.header_bytes, 216);
+  assert.equal(d.recsize, 16);
+  assert.deepEqual(d.dimensions, [
+    { name: "time", length: 2, unlimited: true },
+    { name: "x", length: 3, unlimited: false },
+  ]);
+  assert.deepEqual(d.attributes, { title: { type: "char", values: "demo" } });
+  const vars = d.variables as {
+    name: string;
+    dimensions: string[];
+    record: boolean;
+    begin: number;
+    attributes: unknown;
+  }[];
+  assert.deepEqual(vars.map((v) => [v.name, v.dimensions, v.record, v.begin]), [
+    ["xc", ["x"], false, 216],
+    ["temp", ["time", "x"], true, 240],
+    ["flag", ["time"], true, 252],
+  ]);
+  assert.deepEqual(vars[1]!.attributes, { units: { type: "char", values: "K" } });
+});
+
+Deno.test("netcdf: describe() gives 64-bit attribute values as numbers or exact strings", () => {
+  const d = open(golden("cdf5types.nc")).describe!();
+  assert.equal(d.kind, "cdf5");
+  const attrs = d.attributes as Record<string, { type: string; values: unknown }>;
+  assert.deepEqual(attrs.u64, { type: "uint64", values: ["18446744073709551615"] });
+  assert.deepEqual(attrs.us, { type: "ushort", values: [65535, 1] });
+  const vars = d.variables as { name: string; attributes: Record<string, { values: unknown }> }[];
+  assert.deepEqual(vars.find((v) => v.name === "vi64")!.attributes.big!.values, [
+    "-9223372036854775807",
+    "9007199254740993",
+  ]);
+});
+
+Deno.test("netcdf: a file of fixed variables only is one frame of them; an empty dataset has none", () => {
+  const bytes = golden("fixed2.nc");
+  const idx = open(bytes);
+  assert.equal(idx.frameCount, 1);
+  const c = idx.chunks(0);
+  assert.deepEqual(c.map((x) => [x.name, x.dtype, x.shape, x.bytes]), [[
+    "grid",
+    "float32",
+    [2, 3],
+    24,
+  ], ["flags", "int8", [3], 3]]);
+  assert.deepEqual([...new Float32Array(chunkData(bytes, c[0]!).buffer)], [1, 2, 3, 4, 5, 6]);
+  const empty = open(golden("empty1.nc"));
+  assert.equal(empty.frameCount, 0);
+  assert.deepEqual(empty.describe!().dimensions, []);
+});
+
+// ---------------------------------------------------------------------------------------------
+// The frame writer
+// ---------------------------------------------------------------------------------------------
+
+Deno.test("netcdf: frame writer reproduces ncgen's frames1.nc and frames2.nc (table frames)", () => {
+  for (const variant of [1, 2] as const) {
+    const { file } = writeAll(tableFrames(2, 5), { variant });
+    assert.deepEqual(file.bytes(), golden(`frames${variant}.nc`), `variant ${variant}`);
+  }
+});
+
+Deno.test("netcdf: frame writer reproduces records1.nc / records5.nc (single record variable, no padding)", () => {
+  const frames = shortFrames([[1, 2, 3], [4, 5, 6], [7, 8, 9]]);
+  assert.deepEqual(writeAll(frames).file.bytes(), golden("records1.nc"));
+  assert.deepEqual(writeAll(frames, { variant: 5 }).file.bytes(), golden("records5.nc"));
+});
+
+Deno.test("netcdf: table frames round-trip through the index (names, shapes, values)", () => {
+  const frames = tableFrames(3, 7);
+  for (const variant of [1, 2, 5] as const) {
+    const bytes = writeAll(frames, { variant }).file.bytes().slice();
+    const idx = open(bytes);
+    assert.equal(idx.frameCount, 3);
+    frames.forEach((f, r) => {
+      const refs = idx.chunks(r);
+      assert.deepEqual(
+        refs.map((c) => [c.name, c.dtype, c.shape]),
+        f.chunks.map((c) => [c.name, c.dtype, c.shape]),
+      );
+      refs.forEach((ref, k) =>
+        assert.deepEqual(
+          chunkData(bytes, ref),
+          bytesOf(f.chunks[k]!.data),
+          `variant ${variant} frame ${r} chunk ${k}`,
+        )
+      );
+    });
+    const d = idx.describe!();
+    assert.deepEqual((d.dimensions as { name: string }[]).map((x) => x.name), [
+      "record",
+      "n7",
+      "n3",
+      "n4",
+    ]);
+  }
+});
+
+Deno.test("netcdf: header is written at the first frame, numrecs rewritten at finish (netCDF-C default)", () => {
+  const frames = tableFrames(2, 2);
+  const { ops } = writeAll(frames);
+  assert.deepEqual(ops[0], [], "begin() writes nothing before the schema is known");
+  const first = ops[1]!;
+  assert.equal(first.length, 2);
+  assert.equal(first[0]!.kind === "write" && first[0]!.offset, 0);
+  const header = first[0]!.kind === "write" ? first[0]!.data : new Uint8Array();
+  assert.deepEqual(
+    [...header.subarray(0, 8)],
+    [0x43, 0x44, 0x46, 1, 0, 0, 0, 0],
+    "numrecs 0 in the first header",
+  );
+  assert.equal(ops[2]!.length, 1, "second frame: one write");
+  const fin = ops[3]!;
+  assert.equal(fin.length, 1);
+  assert.ok(fin[0]!.kind === "write" && fin[0]!.offset === 4);
+  assert.deepEqual(fin[0]!.kind === "write" ? [...fin[0]!.data] : [], [0, 0, 0, 2]);
+});
+
+Deno.test("netcdf: option numrecs=frame rewrites numrecs after every record (as NC_SHARE)", () => {
+  const { ops, file } = writeAll(tableFrames(3, 2), { numrecs: "frame", variant: 5 });
+  for (let r = 1; r <= 3; r++) {
+    const last = ops[r]!.at(-1)!;
+    assert.ok(last.kind === "write" && last.offset === 4);
+    assert.deepEqual(last.kind === "write" ? [...last.data] : [], [0, 0, 0, 0, 0, 0, 0, r]);
+  }
+  assert.equal(open(file.bytes().slice()).frameCount, 3);
+});
+
+Deno.test("netcdf: option fill prefills each record with fill values first; result is the same file", () => {
+  const frames = shortFrames([[1, 2, 3], [4, 5, 6]]);
+  const plain = writeAll(frames).file.bytes().slice();
+  const { ops, file } = writeAll(frames, { fill: true });
+  const rec = ops[1]!.filter((o) => o.kind === "write" && o.offset > 0);
+  assert.equal(rec.length, 2);
+  assert.deepEqual(rec[0]!.kind === "write" ? [...rec[0]!.data] : [], [
+    0x80,
+    0x01,
+    0x80,
+    0x01,
+    0x80,
+    0x01,
+  ]);
+  assert.deepEqual(file.bytes(), plain);
+});
+
+Deno.test("netcdf: chunks declared up front make begin() write the header", () => {
+  const frames = tableFrames(1, 3);
+  const chunks = frames[0]!.chunks.map((c) => ({ name: c.name, dtype: c.dtype, shape: c.shape }));
+  const { ops, file } = writeAll(frames, { chunks });
+  assert.equal(ops[0]!.length, 1);
+  assert.deepEqual(file.bytes(), writeAll(frames).file.bytes());
+});
+
+Deno.test("netcdf: zero frames give a valid empty dataset", () => {
+  const { file } = writeAll([]);
+  assert.deepEqual([...file.bytes()], [0x43, 0x44, 0x46, 1, ...new Array(28).fill(0)]);
+  assert.equal(open(file.bytes().slice()).frameCount, 0);
+});
+
+Deno.test("netcdf: writer variant choice and refusals", () => {
+  const u8: Frame = {
+    step: 0,
+    chunks: [{ name: "u", dtype: "uint8", shape: [5], data: new Uint8Array(5) }],
+  };
+  assert.equal(schemaForChunks(u8.chunks).variant, 5, "unsigned types need CDF-5");
+  assert.equal(schemaForChunks(tableFrames(1, 2)[0]!.chunks).variant, 1);
+  assert.throws(() => netcdf.createWriter({ variant: 1 }).writeFrame(u8), UsageError);
+  assert.throws(() => netcdf.createWriter({ endian: "little" }), UsageError);
+  assert.throws(() => netcdf.createWriter({ variant: 3 }), UsageError);
+  const w = netcdf.createWriter();
+  w.begin();
+  w.writeFrame(tableFrames(1, 2)[0]!);
+  assert.throws(
+    () => w.writeFrame(tableFrames(1, 3)[0]!),
+    UsageError,
+    "a frame with another shape",
+  );
+  assert.equal(netcdfName("particles/position"), "particles_position");
+  assert.equal(netcdfName("x\u0001y "), "x_y");
+  assert.equal(netcdfName(" a"), "_ a");
+});
+
+Deno.test("netcdf: streaming numrecs (all ones) is derived from the file length", () => {
+  for (const variant of [1, 5] as const) {
+    const bytes = writeAll(tableFrames(4, 3), { variant }).file.bytes().slice();
+    bytes.fill(0xff, 4, variant === 5 ? 12 : 8);
+    const idx = open(bytes);
+    assert.equal(idx.frameCount, 4);
+    assert.equal(idx.describe!().numrecs_streaming, true);
+    // A partial last record is left out, with a warning.
+    const cut = open(bytes.subarray(0, bytes.length - 5));
+    assert.equal(cut.frameCount, 3);
+    assert.match(cut.warnings!.join("\n"), /trailing bytes/);
+  }
+  // Single record variable: the unpadded slab is the record size.
+  const single = golden("single1.nc").slice();
+  single.fill(0xff, 4, 8);
+  assert.equal(open(single).frameCount, 3);
+});
+
+Deno.test("netcdf: detect() accepts CDF 1/2/5 only", () => {
+  assert.equal(netcdf.detect(golden("demo1.nc").subarray(0, 64), 272), true);
+  assert.equal(netcdf.detect(golden("demo5.nc").subarray(0, 64), 396), true);
+  assert.equal(netcdf.detect(new Uint8Array([0x43, 0x44, 0x46, 3]), 4), false);
+  assert.equal(netcdf.detect(new Uint8Array([0x89, 0x48, 0x44, 0x46]), 4), false);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Malformed files: each breaks exactly one rule of demo1.nc (offsets from the spec's hexdump)
+// ---------------------------------------------------------------------------------------------
+
+function corrupt(edit: (b: Uint8Array, v: DataView) => Uint8Array | void): Uint8Array {
+  const b = golden("demo1.nc").slice();
+  const out = edit(b, new DataView(b.buffer));
+  return out ?? b;
+}
+
+function assertFormatError(bytes: Uint8Array, offset: number, pattern: RegExp): void {
+  assert.throws(() => open(bytes, "bad.nc"), (e: unknown) => {
+    assert.ok(e instanceof FormatError, `expected FormatError, got ${String(e)}`);
+    assert.equal(e.exitCode, 2);
+    assert.equal(e.offset, offset, e.message);
+    assert.match(e.message, /^netcdf: bad\.nc at byte \d+: /);
+    assert.match(e.message, pattern);
+    return true;
+  });
+}
+
+Deno.test("netcdf malformed: bad magic", () => {
+  assertFormatError(corrupt((b) => void (b[0] = 0x58)), 0, /bad magic/);
+  assertFormatError(new TextEncoder().encode("hello world, not netcdf"), 0, /bad magic/);
+});
+
+Deno.test("netcdf malformed: unknown version byte", () => {
+  assertFormatError(corrupt((b) => void (b[3] = 3)), 3, /unknown version byte 3/);
+});
+
+Deno.test("netcdf malformed: bad tag (dimension list tag 0x0A -> 0x0B)", () => {
+  assertFormatError(corrupt((_, v) => v.setUint32(8, 0x0b)), 8, /bad tag 0x0000000b.*dimension/);
+});
+
+Deno.test("netcdf malformed: ABSENT list with a non-zero count", () => {
+  // vatt_list of xc (0x60) is ABSENT: give it count 1.
+  assertFormatError(
+    corrupt((_, v) => v.setUint32(0x64, 1)),
+    0x64,
+    /ABSENT attribute list must have count 0/,
+  );
+});
+
+Deno.test("netcdf malformed: a begin past the end of the file", () => {
+  // begin of xc is at 0x70.
+  assertFormatError(
+    corrupt((_, v) => v.setUint32(0x70, 5000)),
+    0x70,
+    /begin 5000 of variable 'xc' is past the end of the file \(272 bytes\)/,
+  );
+});
+
+Deno.test("netcdf malformed: a begin inside the header", () => {
+  assertFormatError(
+    corrupt((_, v) => v.setUint32(0x70, 212)),
+    0x70,
+    /begin 212 of variable 'xc' lies inside the header \(216 bytes\)/,
+  );
+});
+
+Deno.test("netcdf malformed: file shorter than its records", () => {
+  assertFormatError(
+    corrupt((b) => b.subarray(0, 260)),
+    260,
+    /promises 2 records of 16 bytes from byte 240/,
+  );
+  assertFormatError(corrupt((_, v) => v.setUint32(4, 5)), 272, /promises 5 records/);
+});
+
+Deno.test("netcdf malformed: fixed variable past the end of the file", () => {
+  const bytes = golden("fixed2.nc").subarray(0, 194);
+  assertFormatError(bytes, 0xc0, /'flags' needs bytes \[192, 195\) but the file has 194 bytes/);
+});
+
+Deno.test("netcdf malformed: header cut short", () => {
+  assertFormatError(corrupt((b) => b.subarray(0, 200)), 200, /header ends inside/);
+});
+
+Deno.test("netcdf malformed: unknown nc_type, and a CDF-5 type in CDF-1", () => {
+  assertFormatError(corrupt((_, v) => v.setUint32(0x68, 13)), 0x68, /unknown nc_type 13/);
+  assertFormatError(corrupt((_, v) => v.setUint32(0x68, 10)), 0x68, /unknown nc_type 10/);
+});
+
+Deno.test("netcdf malformed: two unlimited dimensions, and the unlimited one not first", () => {
+  assertFormatError(corrupt((_, v) => v.setUint32(0x24, 0)), 0x24, /second unlimited dimension/);
+  // temp(time, x) -> temp(x, time)
+  assertFormatError(
+    corrupt((_, v) => {
+      v.setUint32(0x80, 1);
+      v.setUint32(0x84, 0);
+    }),
+    0x84,
+    /unlimited dimension at index 1/,
+  );
+});
+
+Deno.test("netcdf malformed: dimension id out of range", () => {
+  assertFormatError(
+    corrupt((_, v) => v.setUint32(0x5c, 7)),
+    0x5c,
+    /dimension id 7, but there are 2/,
+  );
+});
+
+Deno.test("netcdf malformed: non-NUL header padding", () => {
+  // "x" + 3 NUL at 0x20.
+  assertFormatError(
+    corrupt((b) => void (b[0x22] = 0x41)),
+    0x22,
+    /padding after dimension 1 name must be NUL/,
+  );
+});
+
+Deno.test("netcdf malformed: absurd list count", () => {
+  assertFormatError(corrupt((_, v) => v.setUint32(0x0c, 0x7fffffff)), 0x0c, /cannot fit/);
+});
+
+Deno.test("netcdf malformed: overlapping data of two variables", () => {
+  // flag's begin 252 -> 244 overlaps temp's slab [240, 252).
+  assertFormatError(
+    corrupt((_, v) => v.setUint32(0xd4, 244)),
+    240,
+    /'temp' \(12 bytes at byte 240\) does not fit/,
+  );
+});
+
+Deno.test("netcdf: a wrong stored vsize is ignored with a warning (as netCDF-C)", () => {
+  const idx = open(corrupt((_, v) => v.setUint32(0x6c, 99)));
+  assert.equal(idx.frameCount, 2);
+  assert.match(idx.warnings!.join(), /stored vsize 99, computed 24/);
+});
+
+Deno.test("netcdf: decodeHeader reads numrecs and variant of every golden", () => {
+  for (const g of GOLDENS) {
+    const h = decodeHeader(memorySource(golden(g.file), g.file, "netcdf"));
+    assert.equal(h.variant, g.schema.variant);
+    assert.equal(h.storedNumrecs, g.numrecs);
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// Peers: ncdump reads our files (values), nccopy converts them to netCDF-4 and back
+// ---------------------------------------------------------------------------------------------
+
+async function run(cmd: string, args: string[]): Promise<string> {
+  const out = await new Deno.Command(cmd, { args, stdout: "piped", stderr: "piped" }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  if (out.code !== 0) {
+    throw new Error(
+      `${cmd} ${args.join(" ")} failed (${out.code}): ${new TextDecoder().decode(out.stderr)}`,
+    );
+  }
+  return text;
+}
+
+/** The numbers ncdump prints for variable `name` in its data section. */
+function dumpedValues(cdl: string, name: string): number[] {
+  const m = new RegExp(`\\n ${name} =([^;]*);`).exec(cdl);
+  assert.ok(m, `ncdump output has no data for ${name}`);
+  return m[1]!.split(/[,\s]+/).filter((s) => s !== "").map(Number);
+}
+
+peerTest(
+  "netcdf peer: ncdump reads the values of files we write (CDF-1, 2, 5)",
+  () => commandMissing("ncdump"),
+  async () => {
+    using dir = tempDir();
+    const frames = tableFrames(3, 4);
+    for (const [variant, kind] of [[1, "classic"], [2, "64-bit offset"], [5, "cdf5"]] as const) {
+      const path = `${dir.path}/t${variant}.nc`;
+      await Deno.writeFile(path, writeAll(frames, { variant }).file.bytes());
+      assert.equal((await run("ncdump", ["-k", path])).trim(), kind);
+      const cdl = await run("ncdump", [path]);
+      assert.match(cdl, /record = UNLIMITED ; \/\/ \(3 currently\)/);
+      assert.match(cdl, /particles_position:chunk_name = "particles\/position" ;/);
+      assert.deepEqual(
+        dumpedValues(cdl, "particles_position"),
+        frames.flatMap((f) => [...f.chunks[0]!.data as Float32Array]),
+      );
+      assert.deepEqual(
+        dumpedValues(cdl, "particles_orientation"),
+        frames.flatMap((f) => [...f.chunks[1]!.data as Float32Array]),
+      );
+    }
+    const path = `${dir.path}/s.nc`;
+    await Deno.writeFile(path, writeAll(shortFrames([[1, -2, 3], [4, 5, -32000]])).file.bytes());
+    assert.deepEqual(dumpedValues(await run("ncdump", [path]), "data"), [1, -2, 3, 4, 5, -32000]);
+  },
+);
+
+peerTest(
+  "netcdf peer: nccopy to netCDF-4 and back gives our file byte for byte",
+  () => commandMissing("nccopy"),
+  async () => {
+    using dir = tempDir();
+    const frames = tableFrames(3, 4);
+    for (const [variant, kind] of [[1, "classic"], [2, "64-bit-offset"], [5, "cdf5"]] as const) {
+      const ours = writeAll(frames, { variant }).file.bytes().slice();
+      const a = `${dir.path}/a${variant}.nc`,
+        b = `${dir.path}/b${variant}.nc4`,
+        c = `${dir.path}/c${variant}.nc`;
+      await Deno.writeFile(a, ours);
+      await run("nccopy", ["-k", "nc4", a, b]);
+      assert.equal((await run("ncdump", ["-k", b])).trim(), "netCDF-4");
+      await run("nccopy", ["-k", kind, b, c]);
+      assert.deepEqual(await Deno.readFile(c), ours, `variant ${variant}`);
+      // And our reader reads the library's copy.
+      assert.equal(open(await Deno.readFile(c)).frameCount, 3);
+    }
+  },
+);
