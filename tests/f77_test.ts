@@ -16,7 +16,7 @@ import type {
 } from "../lib/framings/types.ts";
 import { DTYPE_SIZE } from "../lib/framings/types.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";
-import { commandMissing, peerTest, tempDir } from "./_helpers.ts";
+import { commandMissing, peerTest, runCli, tempDir } from "./_helpers.ts";
 
 const GOLDEN = new URL("./testdata/f77/", import.meta.url).pathname;
 
@@ -364,10 +364,19 @@ Deno.test("f77: malformed files name the record and the byte offset", () => {
   );
   // Auto-detection reports the same problems once a combination fits the first record.
   throwsFormat(() => open(good.subarray(0, 100)), 88, "record 3 is cut short");
+  // No combination fits the first record: the first plausible one (native, 4-byte) says why.
   throwsFormat(
     () => open(broken((v) => v.setInt32(0, 17, true))),
+    21,
+    "record 1: trailing marker",
+    "disagrees with leading marker 17 at byte 0",
+    "4-byte little-endian",
+  );
+  throwsFormat(
+    () => open(new TextEncoder().encode("hello, world: no Fortran here\n")),
     0,
     "not a Fortran unformatted sequential file",
+    "4-byte little-endian markers: leading marker 1819043176 runs past the end",
   );
   // 8-byte markers: a cut record and a disagreeing trailer.
   const g8 = encode([doubles(1), doubles(2)], { endian: "big", marker: 8 });
@@ -394,12 +403,114 @@ Deno.test("f77: detect() accepts marker-consistent heads and rejects others", ()
   const bad = small.slice();
   bad[23] = 9; // first trailing marker, visible in the head, disagrees
   assert.ok(!f77.detect(bad, bad.length));
+  // A file broken after its first record is still recognised, so its reader can say where.
+  const cut = small.subarray(0, small.length - 3);
+  assert.ok(f77.detect(cut, cut.length));
+  assert.ok(!f77.detect(small.subarray(0, 20), 20), "first record itself cut");
   assert.ok(!f77.detect(new Uint8Array(0), 0));
   assert.ok(!f77.detect(new Uint8Array(4096), 1 << 20), "zeros are no Fortran file");
   const text = new TextEncoder().encode("hello, world: this is not a Fortran file\n");
   assert.ok(!f77.detect(text, text.length));
   const random = new Uint8Array(4096).map((_, i) => (i * 2654435761) >>> 24);
   assert.ok(!f77.detect(random, 1 << 20));
+});
+
+// --- the CLI on f77 files ----------------------------------------------------------------------
+
+/** Asserts a CLI failure: exit 2 and exactly one stderr line, without a stack trace. */
+function assertOneLineExit2(
+  r: { code: number; stdout: string; stderr: string },
+  ...parts: string[]
+): void {
+  assert.equal(r.code, 2, r.stderr);
+  const lines = r.stderr.trimEnd().split("\n");
+  assert.equal(lines.length, 1, r.stderr);
+  assert.match(lines[0]!, /^sciobench: error: /);
+  assert.doesNotMatch(r.stderr, /\n\s+at |Error:|\.ts:\d+/);
+  for (const p of parts) assert.ok(lines[0]!.includes(p), `'${p}' not in: ${lines[0]}`);
+}
+
+Deno.test("f77 cli: write and read through the generic commands, options passed to the reader", async () => {
+  using tmp = tempDir();
+  const path = `${tmp.path}/t.f77`;
+  const w = await runCli([
+    "write",
+    "--framing",
+    "f77",
+    "--n",
+    "4",
+    "--frames",
+    "3",
+    "--endian",
+    "big",
+    "--option",
+    "marker=8",
+    "--option",
+    "subrecordLimit=40",
+    path,
+  ]);
+  assert.equal(w.code, 0, w.stderr);
+  const bytes = await Deno.readFile(path);
+  const idx = open(bytes, { marker: 8, endian: "big" });
+  assert.equal(idx.frameCount, 6, "position and orientation: two records per frame");
+  assert.equal(idx.describe!().split_records, 6);
+  // sciobench read: the table pattern verifies once the records are typed and named.
+  const r = await runCli([
+    "read",
+    path,
+    "--verify",
+    "--option",
+    "dtype=float32:3,float32:4",
+    "--option",
+    "names=particles/position,particles/orientation",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^framing,/);
+  assert.match(r.stdout.split("\n")[1]!, /^f77,.*,3,528,/);
+});
+
+Deno.test("f77 cli: malformed files exit 2 with one line naming record and byte", async () => {
+  using tmp = tempDir();
+  const good = encode([doubles(1, 2), doubles(3, 4, 5, 6, 7), doubles(8)], {
+    endian: "little",
+    subrecordLimit: 16,
+  });
+  const cases: [string, Uint8Array, string[]][] = [
+    ["cut.f77", good.subarray(0, 100), ["at byte 88", "record 3 is cut short"]],
+    [
+      "trail.f77",
+      (() => {
+        const b = good.slice();
+        new DataView(b.buffer).setInt32(20, 15, true);
+        return b;
+      })(),
+      ["at byte 20", "record 1: trailing marker 15 disagrees"],
+    ],
+    [
+      "sign.f77",
+      (() => {
+        const b = good.slice();
+        new DataView(b.buffer).setInt32(68, 16, true);
+        return b;
+      })(),
+      ["at byte 68", "record 2, subrecord 2,", "should be negative"],
+    ],
+  ];
+  for (const [name, bytes, parts] of cases) {
+    const path = `${tmp.path}/${name}`;
+    await Deno.writeFile(path, bytes);
+    assertOneLineExit2(await runCli(["info", path, "--framing", "f77"]), `f77: ${path}`, ...parts);
+    // Without --framing the file is detected as f77 unless its first record is the broken one.
+    const detected = !name.startsWith("trail");
+    assertOneLineExit2(
+      await runCli(["read", path]),
+      ...(detected ? parts : ["detect: ", "unknown format", "name one with --framing"]),
+    );
+  }
+  assertOneLineExit2(
+    await runCli(["info", `${tmp.path}/cut.f77`, "--framing", "f77", "--option", "marker=5"]),
+    "marker",
+  );
 });
 
 // --- gfortran as a peer ------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import {
 } from "../lib/framings/ieeeio.ts";
 import type { ByteOrder, ChunkRef, Frame, TypedArray, WriteOp } from "../lib/framings/types.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";
+import { runCli, tempDir } from "./_helpers.ts";
 
 const DATA = new URL("./testdata/ieeeio/", import.meta.url);
 const golden = (order: "le" | "be") => Deno.readFileSync(new URL(`a8_${order}.ieeeio`, DATA));
@@ -163,7 +164,7 @@ Deno.test("ieeeio 64^3 float64 datasets: 16 + n x 2,097,188 bytes, data at byte 
   for (const order of ORDERS) {
     const frames = Array.from({ length: n }, (_, i) => ({
       step: i,
-      chunks: [{ name: `dataset/${i}`, dtype: "float64" as const, shape: [64, 64, 64], data }],
+      chunks: [{ name: "dataset/0", dtype: "float64" as const, shape: [64, 64, 64], data }],
     }));
     const bytes = writeFile(frames, order);
     assert.equal(bytes.length, 16 + n * 2_097_188);
@@ -249,7 +250,7 @@ Deno.test("ieeeio round trip: every number type, ranks 1..4, both byte orders", 
       assert.deepEqual(d.shape, x.shape);
       assert.deepEqual(d.dims, x.shape.toReversed());
       const [ref] = idx.chunks(i);
-      assert.equal(ref!.name, `dataset/${i}`);
+      assert.equal(ref!.name, "dataset/0");
       assert.equal(ref!.dtype, x.type === "Char16" ? "uint16" : d.dtype);
       assert.deepEqual(
         chunkBytes(bytes, ref!, WIDTH[x.type]),
@@ -351,7 +352,7 @@ Deno.test("ieeeio append: keeps the file's byte order, rewrites the count, attac
       },
       {
         step: 1,
-        chunks: [{ name: "dataset/1", dtype: "int16", shape: [2], data: new Int16Array([4, 5]) }],
+        chunks: [{ name: "dataset/0", dtype: "int16", shape: [2], data: new Int16Array([4, 5]) }],
       },
     ], order);
     const f = new MemoryFile();
@@ -367,7 +368,7 @@ Deno.test("ieeeio append: keeps the file's byte order, rewrites the count, attac
       w.writeFrame({
         step: 2,
         chunks: [{
-          name: "dataset/2",
+          name: "dataset/0",
           dtype: "float64",
           shape: [1, 2],
           data: new Float64Array([6, 7]),
@@ -407,7 +408,7 @@ Deno.test("ieeeio recovery: a count of -1 is recovered by scanning, read-only, w
     const frames = [0, 1, 2].map((i) => ({
       step: i,
       chunks: [{
-        name: `dataset/${i}`,
+        name: "dataset/0",
         dtype: "int32" as const,
         shape: [4],
         data: new Int32Array([i, i, i, i]),
@@ -422,7 +423,7 @@ Deno.test("ieeeio recovery: a count of -1 is recovered by scanning, read-only, w
     assert.equal(idx.warnings!.length, 1);
     assert.match(
       idx.warnings![0]!,
-      /test\.ieeeio: header dataset count is -1 .*found 3 datasets.*not changed/,
+      /^header dataset count is -1 .*found 3 datasets.*not changed/,
     );
     assert.deepEqual(open1, before);
     assert.equal(idx.describe!()["recovered"], true);
@@ -497,4 +498,70 @@ Deno.test("ieeeio detect: magic and byte-order mark", () => {
   assert.ok(ieeeio.detect(golden("be"), 143));
   assert.equal(ieeeio.detect(golden("le").subarray(0, 8), 15), false);
   assert.equal(ieeeio.detect(new Uint8Array(16), 16), false);
+});
+
+Deno.test("ieeeio reader: a caller's layout groups a file without frame_datasets attributes", () => {
+  const w = createIeeeioWriter({ endian: "big" });
+  const f = new MemoryFile();
+  f.apply(w.begin());
+  for (let i = 0; i < 4; i++) f.apply(w.writeDataset("Float32", [2], new Float32Array([i, i])));
+  f.apply(w.finish());
+  const layout = [
+    { name: "a", dtype: "float32" as const, shape: [2] },
+    { name: "b", dtype: "float32" as const, shape: [2] },
+  ];
+  const idx = open(f.bytes(), { layout });
+  assert.equal(idx.frameCount, 2);
+  assert.deepEqual(idx.chunks(1).map((r) => r.offset), [
+    idx.dataset(2).dataOffset,
+    idx.dataset(3).dataOffset,
+  ]);
+  assert.equal(open(f.bytes()).frameCount, 4);
+});
+
+Deno.test("ieeeio through the CLI: write, read and info; a malformed file exits 2 naming the offset", async () => {
+  using dir = tempDir();
+  const file = `${dir.path}/t.ieeeio`;
+  const w = await runCli([
+    "write",
+    "--framing",
+    "ieeeio",
+    "--n",
+    "16",
+    "--frames",
+    "3",
+    "--endian",
+    "big",
+    file,
+  ]);
+  assert.equal(w.code, 0, w.stderr);
+  const bytes = Deno.readFileSync(file);
+  assert.deepEqual(Array.from(bytes.subarray(0, 12)), [1, 2, 3, 4, 1, 2, 3, 4, 0, 0, 0, 6]);
+  const r = await runCli(["read", file]);
+  assert.equal(r.code, 0, r.stderr);
+  const info = await runCli(["info", "--json", file]);
+  assert.equal(info.code, 0, info.stderr);
+  assert.match(info.stdout, /"byteOrder": ?"big"/);
+  assert.match(info.stdout, /particles\/orientation/);
+  assert.match(info.stdout, /frame_datasets/);
+  const g = await runCli(["info", new URL("a8_le.ieeeio", DATA).pathname]);
+  assert.equal(g.code, 0, g.stderr);
+  assert.match(
+    g.stdout,
+    /"attributes":\[\{"name":"name","type":"Char8","count":3,"value":"rho"\}\],"annotations":\["hi"\]/,
+  );
+  const bad = golden("le");
+  bad[0x20] = 42;
+  Deno.writeFileSync(file, bad);
+  const e = await runCli(["info", "--framing", "ieeeio", file]);
+  assert.equal(e.code, 2);
+  assert.match(
+    e.stderr,
+    /^sciobench: error: ieeeio: .*t\.ieeeio at byte 32: unknown number type code 42/,
+  );
+  bad[0] = 0;
+  Deno.writeFileSync(file, bad);
+  const m = await runCli(["info", "--framing", "ieeeio", file]);
+  assert.equal(m.code, 2);
+  assert.match(m.stderr, /at byte 0: wrong magic number/);
 });

@@ -14,7 +14,7 @@ import type { ChunkRef, Frame, FrameIndex, TypedArray, WriteOp } from "../lib/fr
 import { DTYPE_SIZE } from "../lib/framings/types.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";
 import { GOLDEN_DIR, GOLDENS } from "./_netcdf_golden.ts";
-import { commandMissing, peerTest, tempDir } from "./_helpers.ts";
+import { commandMissing, peerTest, runCli, tempDir } from "./_helpers.ts";
 
 function golden(file: string): Uint8Array {
   return Deno.readFileSync(GOLDEN_DIR + file);
@@ -360,10 +360,11 @@ Deno.test("netcdf: streaming numrecs (all ones) is derived from the file length"
   assert.equal(open(single).frameCount, 3);
 });
 
-Deno.test("netcdf: detect() accepts CDF 1/2/5 only", () => {
+Deno.test("netcdf: detect() claims 'CDF' files (an unknown version is then a precise error)", () => {
   assert.equal(netcdf.detect(golden("demo1.nc").subarray(0, 64), 272), true);
   assert.equal(netcdf.detect(golden("demo5.nc").subarray(0, 64), 396), true);
-  assert.equal(netcdf.detect(new Uint8Array([0x43, 0x44, 0x46, 3]), 4), false);
+  assert.equal(netcdf.detect(new Uint8Array([0x43, 0x44, 0x46, 3]), 4), true);
+  assert.equal(netcdf.detect(new Uint8Array([0x43, 0x44, 0x45, 1]), 4), false);
   assert.equal(netcdf.detect(new Uint8Array([0x89, 0x48, 0x44, 0x46]), 4), false);
 });
 
@@ -578,3 +579,43 @@ peerTest(
     }
   },
 );
+
+// ---------------------------------------------------------------------------------------------
+// Through the CLI: table, write, info, read
+// ---------------------------------------------------------------------------------------------
+
+Deno.test("netcdf: sciobench table --framing netcdf, write, info and read", async () => {
+  using d = tempDir();
+  const t = await runCli([
+    "table",
+    "--framing",
+    "netcdf",
+    "--size",
+    "256KiB",
+    "--n",
+    "64",
+    "--dir",
+    d.path,
+  ]);
+  assert.equal(t.code, 0, t.stderr);
+  const [head, row] = t.stdout.trim().split("\n");
+  assert.ok(head!.startsWith("framing,"));
+  assert.ok(row!.startsWith("netcdf,262144,64,"), row);
+  const path = `${d.path}/w.nc`;
+  const w = await runCli(["write", "--framing", "netcdf", "--n", "16", "--frames", "3", path]);
+  assert.equal(w.code, 0, w.stderr);
+  const idx = open(await Deno.readFile(path));
+  assert.equal(idx.frameCount, 3);
+  assert.deepEqual(idx.chunks(2).map((c) => [c.name, c.shape]), [["particles/position", [16, 3]], [
+    "particles/orientation",
+    [16, 4],
+  ]]);
+  const info = await runCli(["info", path]);
+  assert.equal(info.code, 0, info.stderr);
+  assert.match(info.stdout, /framing: netcdf/);
+  assert.match(info.stdout, /kind: classic/);
+  assert.match(info.stdout, /2,particles\/orientation,float32,16x4,/);
+  const r = await runCli(["read", path]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^framing,/);
+});

@@ -6,6 +6,8 @@ import type { Command } from "./command.ts";
 import { framingsCommand } from "./framings.ts";
 import { infoCommand } from "./info.ts";
 import { readCommand } from "./read.ts";
+import { recordsCommand } from "./records.ts";
+import { readersCommand } from "./readers.ts";
 import { scalingCommand } from "./scaling.ts";
 import { tableCommand } from "./table.ts";
 import { writeCommand } from "./write.ts";
@@ -14,6 +16,8 @@ import { writeCommand } from "./write.ts";
 export const COMMANDS: readonly Command[] = [
   tableCommand,
   scalingCommand,
+  recordsCommand,
+  readersCommand,
   writeCommand,
   readCommand,
   infoCommand,

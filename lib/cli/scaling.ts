@@ -52,7 +52,9 @@ For each trial, framing and dataset count n: open a file, write n datasets (one 
 array each, the same array every time), close it; open, writes and close are all timed. Real
 time comes from the monotonic clock, user and system CPU from times() in clock ticks and from
 getrusage in seconds (whole process). A '*' goes to stderr as each dataset is written, as
-IOspeed did. Files go to a scratch directory that is always removed.
+IOspeed did. Before the first timed run each framing writes one untimed dataset (warm-up), and
+each run's file is deleted before its timer starts. Files go to a scratch directory that is
+always removed.
 
 Options:
   --framing LIST      framings to compare, in section order (default ieeeio,f77,raw; the seed's

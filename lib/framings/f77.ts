@@ -419,6 +419,17 @@ function firstRecordProblem(src: ByteSource, w: MarkerWidth, order: ByteOrder): 
   }
 }
 
+/** True when the leading marker at byte 0, read with `w` and `order`, announces a record that fits the file. */
+function leadFits(src: ByteSource, w: MarkerWidth, order: ByteOrder): boolean {
+  if (src.size < 2 * w) return false;
+  try {
+    return 2 * w + Math.abs(new MarkerReader(src, w, order === "little").get(0, w)) <= src.size;
+  } catch (e) {
+    if (e instanceof FormatError) return false;
+    throw e;
+  }
+}
+
 /** A parsed entry of the `dtype` option: type and trailing dimensions. */
 interface TypeSpec {
   readonly dtype: DType;
@@ -611,6 +622,9 @@ function readTable(
     return why === null;
   });
   if (fits.length === 0) {
+    // Report the precise problem of the first combination whose leading marker fits the file.
+    const plausible = combos.find(([w, o]) => leadFits(src, w, o));
+    if (plausible !== undefined) scanRecords(src, ...plausible);
     throw new FormatError(
       FORMAT,
       src.path,
@@ -653,17 +667,18 @@ function readTable(
 }
 
 /**
- * True when the records visible in `head` are consistent with width `w` and `order` and the
- * first record fits in a file of `size` bytes (trailing markers beyond `head` cannot be checked).
+ * True when the file's first non-empty record (after any empty ones) is consistent with width
+ * `w` and `order` as far as `head` shows it, and fits in a file of `size` bytes. Later records are
+ * not judged, so a file broken further on is still recognised and its reader says where.
  */
 function headFits(head: Uint8Array, size: number, w: MarkerWidth, order: ByteOrder): boolean {
   const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
   const little = order === "little";
   const get = (at: number): number =>
     w === 4 ? view.getInt32(at, little) : Number(view.getBigInt64(at, little));
-  let off = 0, piece = 0, sawData = false;
+  let off = 0, piece = 0, recordBytes = 0;
   while (off < size) {
-    if (off + w > head.length) return sawData;
+    if (off + w > head.length) return false;
     const lead = get(off);
     const n = Math.abs(lead);
     if (!Number.isSafeInteger(n) || off + 2 * w + n > size) return false;
@@ -671,18 +686,23 @@ function headFits(head: Uint8Array, size: number, w: MarkerWidth, order: ByteOrd
     const trailAt = off + w + n;
     piece++;
     if (trailAt + w > head.length) {
+      // The trailing marker is beyond the head: the record must at least leave room for whole records.
       const rest = size - trailAt - w;
       return n > 0 && (rest === 0 || rest >= 2 * w) && (lead >= 0 || rest >= 2 * w);
     }
     const trail = get(trailAt);
     if (Math.abs(trail) !== n) return false;
     if (n > 0 && (piece === 1 ? trail < 0 : trail > 0)) return false;
-    if (n > 0) sawData = true;
+    recordBytes += n;
     off = trailAt + w;
-    if (lead >= 0) piece = 0;
-    else if (off >= size) return false;
+    if (lead >= 0) {
+      if (recordBytes > 0) return true;
+      piece = 0;
+    } else if (off >= size) {
+      return false;
+    }
   }
-  return sawData;
+  return false;
 }
 
 /** The Fortran unformatted sequential framing (`f77`): gfortran's record markers, 4 or 8 bytes, either byte order. */

@@ -86,6 +86,9 @@ export const GSD_TYPE_CODE: Readonly<Record<DType, number>> = {
   char: 11,
 };
 
+/** Element size in bytes by GSD type code (0 for codes that are not types). */
+const TYPE_BYTES = new Float64Array([0, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 1]);
+
 const CODE_DTYPE: readonly (DType | undefined)[] = [
   undefined,
   "uint8",
@@ -116,6 +119,8 @@ interface PendingEntry {
   readonly id: number;
   readonly type: number;
   location: number;
+  /** Bytes of a buffered chunk (referenced, not copied), until the buffer is flushed. */
+  data: Uint8Array | null;
 }
 
 /** A chunk about to be written: name, type, N x M and its little-endian bytes. */
@@ -162,7 +167,7 @@ class GsdFileWriter {
   readonly #ids = new Map<string, number>();
   #pending: Uint8Array[] = [];
   #pendingBytes = 0;
-  #buf = new Uint8Array(1 << 16);
+  /** Bytes in the (modelled) 16 MiB write buffer. */
   #fill = 0;
   #buffered: PendingEntry[] = [];
   #frameEntries: PendingEntry[] = [];
@@ -224,20 +229,22 @@ class GsdFileWriter {
       this.#pending.push(b);
       this.#pendingBytes += b.length;
     }
-    const entry: PendingEntry = { frame: this.#frame, n: c.n, m: c.m, id, type, location: 0 };
+    const entry: PendingEntry = {
+      frame: this.#frame,
+      n: c.n,
+      m: c.m,
+      id,
+      type,
+      location: 0,
+      data: null,
+    };
     if (size < DIRECT_BYTES) {
-      if (GSD_WRITE_BUFFER_BYTES - this.#fill < size) this.#flushBuffer(ops, true);
-      const end = this.#fill + size;
-      if (end > this.#buf.length) {
-        let cap = this.#buf.length;
-        while (cap < end) cap *= 2;
-        const next = new Uint8Array(cap);
-        next.set(this.#buf.subarray(0, this.#fill));
-        this.#buf = next;
-      }
-      this.#buf.set(c.bytes, this.#fill);
+      // gsd 2.7 copies the chunk into its buffer; we keep a reference and emit it at the flush,
+      // at the offset the buffer copy would have put it (the I/O layer coalesces the writes).
+      if (GSD_WRITE_BUFFER_BYTES - this.#fill < size) this.#flushBuffer(ops);
       entry.location = this.#fill;
-      this.#fill = end;
+      entry.data = c.bytes;
+      this.#fill += size;
       this.#buffered.push(entry);
     } else {
       entry.location = this.#fileSize;
@@ -247,15 +254,13 @@ class GsdFileWriter {
     }
   }
 
-  /** Writes the buffer at the end of the file; `copy` when the buffer is refilled before the ops run. */
-  #flushBuffer(ops: WriteOp[], copy: boolean): void {
+  /** Writes the buffer's chunks at the end of the file, one op per chunk, back to back. */
+  #flushBuffer(ops: WriteOp[]): void {
     if (this.#buffered.length === 0) return;
     const at = this.#fileSize;
-    if (this.#fill > 0) {
-      const data = copy ? this.#buf.slice(0, this.#fill) : this.#buf.subarray(0, this.#fill);
-      ops.push({ kind: "write", offset: at, data });
-    }
     for (const e of this.#buffered) {
+      if (e.data!.length > 0) ops.push({ kind: "write", offset: at + e.location, data: e.data! });
+      e.data = null;
       e.location += at;
       this.#frameEntries.push(e);
     }
@@ -303,7 +308,7 @@ class GsdFileWriter {
       this.#pendingBytes = 0;
     }
     // E2: the data buffer.
-    this.#flushBuffer(ops, false);
+    this.#flushBuffer(ops);
     // E3: the index entries of this frame.
     const count = this.#frameEntries.length;
     if (count === 0) return;
@@ -738,21 +743,17 @@ export class GsdIndex implements FrameIndex {
     this.entryCount = used;
     this.#sortedById = v2;
 
-    // Validate every used entry (gsd 2.7 checks the ones its binary search probes).
-    const maxType = gsdVersion >= packVersion(2, 1) ? 11 : 10;
-    let prevFrame = 0, prevId = 0;
-    for (let i = 0; i < used; i++) {
-      const at = indexLocation + i * ENTRY_BYTES;
-      const q = i * 8;
+    const badEntry = (i: number, prevFrame: number, prevId: number): never => {
+      const q = i * 8, at = indexLocation + i * ENTRY_BYTES;
       const frame = w[q]! + w[q + 1]! * TWO32;
       const n = w[q + 2]! + w[q + 3]! * TWO32;
-      const locHi = w[q + 5]! | 0;
-      const location = w[q + 4]! + locHi * TWO32;
+      const location = w[q + 4]! + (w[q + 5]! | 0) * TWO32;
       const m = w[q + 6]!;
       const tail = w[q + 7]!;
       const id = tail & 0xffff;
       const type = (tail >>> 16) & 0xff;
       const flags = tail >>> 24;
+      const maxType = gsdVersion >= packVersion(2, 1) ? 11 : 10;
       const what = `index entry ${i} (frame ${frame}, chunk id ${id})`;
       if (type < 1 || type > maxType) {
         bad(
@@ -762,7 +763,7 @@ export class GsdIndex implements FrameIndex {
           })`,
         );
       }
-      const bytes = n * m * DTYPE_SIZE[CODE_DTYPE[type]!];
+      const bytes = n * m * TYPE_BYTES[type]!;
       if (location < 0 || location + bytes > size) {
         bad(
           at + 16,
@@ -778,13 +779,33 @@ export class GsdIndex implements FrameIndex {
         bad(at + 28, `${what}: chunk id ${id} but the name list holds ${names.length} names`);
       }
       if (flags !== 0) bad(at + 31, `${what}: flags 0x${flags.toString(16)}, expected 0`);
-      if (i > 0 && (frame < prevFrame || (v2 && frame === prevFrame && id < prevId))) {
-        bad(
-          at,
-          `${what}: index entries are not sorted by ${v2 ? "(frame, id)" : "frame"}; entry ${
-            i - 1
-          } has frame ${prevFrame}, id ${prevId}`,
-        );
+      return bad(
+        at,
+        `${what}: index entries are not sorted by ${v2 ? "(frame, id)" : "frame"}; entry ${
+          i - 1
+        } has frame ${prevFrame}, id ${prevId}`,
+      );
+    };
+
+    // Validate every used entry (gsd 2.7 checks the ones its binary search probes). The fast
+    // test runs per entry; the messages are only built for a bad one.
+    const maxType = gsdVersion >= packVersion(2, 1) ? 11 : 10;
+    const nameCount = names.length;
+    let prevFrame = 0, prevId = 0;
+    for (let i = 0, q = 0; i < used; i++, q += 8) {
+      const frame = w[q]! + w[q + 1]! * TWO32;
+      const n = w[q + 2]! + w[q + 3]! * TWO32;
+      const location = w[q + 4]! + (w[q + 5]! | 0) * TWO32;
+      const m = w[q + 6]!;
+      const tail = w[q + 7]!;
+      const id = tail & 0xffff;
+      const type = (tail >>> 16) & 0xff;
+      if (
+        type < 1 || type > maxType || location < 0 || location + n * m * TYPE_BYTES[type]! > size ||
+        frame >= indexSlots || id >= nameCount || tail >>> 24 !== 0 ||
+        (i > 0 && (frame < prevFrame || (v2 && frame === prevFrame && id < prevId)))
+      ) {
+        badEntry(i, prevFrame, prevId);
       }
       prevFrame = frame;
       prevId = id;

@@ -13,10 +13,11 @@
  *   the IEEEIO codes 0..10 (Int8 .. Char8). The twelfth type, Char16 (code 11), has no DType: a
  *   chunk writes it with `numberType: "Char16"` ({@link IeeeioChunk}) and reads back as `uint16`
  *   (the per-dataset info keeps the name `Char16`).
- * - Chunk names: a dataset whose chunk name is not the default `dataset/<i>` (i = its 0-based
- *   index in the file) carries a Char8 attribute `name` holding the chunk name (stored without a
- *   NUL, as FlexIO callers store strings). The reader names a chunk by its `name` attribute
- *   (Char8 or uInt8), else `dataset/<i>`.
+ * - Chunk names: chunk k of a frame whose name is not the default `dataset/<k>` gets a Char8
+ *   attribute `name` holding the chunk name (stored without a NUL, as FlexIO callers store
+ *   strings). The reader names a chunk by its `name` attribute (Char8 or uInt8), else
+ *   `dataset/<k>` (k = its position in its frame: `dataset/0` in one-dataset frames), so names
+ *   repeat from frame to frame like variable names, as the other framings' do.
  * - Frames: a frame of k > 1 chunks marks its first dataset with an Int32 attribute
  *   `frame_datasets` = k, and a frame whose step differs from its 0-based frame index marks its
  *   first dataset with an Int64 attribute `step`. The reader groups datasets accordingly (a
@@ -211,8 +212,8 @@ export interface IeeeioDataset {
   readonly dims: readonly number[];
   /** Shape in C order (slowest first): `dims` reversed. */
   readonly shape: readonly number[];
-  /** Chunk name: the `name` attribute, else `dataset/<index>`. */
-  readonly name: string;
+  /** The stored `name` attribute (Char8 or uInt8), or null; chunks without one are `dataset/<k>`. */
+  readonly name: string | null;
   /** Attributes attached to the dataset, in file order. */
   readonly attributes: readonly IeeeioAttribute[];
   /** Annotations attached to the dataset, in file order. */
@@ -343,7 +344,6 @@ class Writer implements IeeeioWriter {
     this.#check();
     this.#used = 0;
     const ops: WriteOp[] = [];
-    const first = this.#count;
     const frameIndex = this.#frames;
     frame.chunks.forEach((chunk: IeeeioChunk, k) => {
       const code = chunk.numberType === undefined
@@ -355,8 +355,7 @@ class Writer implements IeeeioWriter {
         );
       }
       this.#dataset(ops, code, chunk.shape, chunk.data, chunk.name);
-      const index = first + k;
-      if (chunk.name !== `dataset/${index}`) {
+      if (chunk.name !== `dataset/${k}`) {
         this.#attribute(ops, { name: "name", value: chunk.name });
       }
       if (k === 0 && frame.chunks.length > 1) {
@@ -388,7 +387,7 @@ class Writer implements IeeeioWriter {
     this.#check();
     this.#used = 0;
     const ops: WriteOp[] = [];
-    this.#dataset(ops, ieeeioTypeCode(type), shape, data, `dataset/${this.#count}`);
+    this.#dataset(ops, ieeeioTypeCode(type), shape, data, `dataset ${this.#count}`);
     this.#frames++;
     return ops;
   }
@@ -861,10 +860,10 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
   }
   if (recovering) {
     warnings.push(
-      `${path}: header dataset count is ${headerCount} (the writer did not close the file); ` +
-        `found ${datasets.length} datasets by scanning; the file was not changed`,
+      `header dataset count is ${headerCount} (the writer did not close the file); ` +
+        `found ${datasets.length} datasets by scanning (the file was not changed)`,
     );
-    if (dropped) warnings.push(`${path}: ignored ${dropped} left by the unfinished write`);
+    if (dropped) warnings.push(`ignored ${dropped} left by the unfinished write`);
   } else if (headerCount !== datasets.length) {
     fail(
       8,
@@ -878,7 +877,7 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
       ? (typeof nameAttr.value === "string"
         ? nameAttr.value
         : cString(nameAttr.value as Uint8Array))
-      : `dataset/${d.index}`;
+      : null;
     return {
       ...d,
       type: IEEEIO_TYPE_NAMES[d.numberType as 0],
@@ -910,7 +909,7 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
     const rest = finished.length % perFrame;
     if (rest !== 0) {
       warnings.push(
-        `${path}: the last ${rest} datasets do not make a whole frame of ${perFrame} and are not read`,
+        `the last ${rest} datasets do not make a whole frame of ${perFrame} and are not read`,
       );
     }
   } else {
@@ -930,7 +929,7 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
             `frame of ${k} datasets starts at dataset ${i} but the file has only ${finished.length}`,
           );
         }
-        warnings.push(`${path}: the last frame (datasets ${i}..) is incomplete and is not read`);
+        warnings.push(`the last frame (datasets ${i}..) is incomplete and is not read`);
         break;
       }
       frameStart.push(i);
@@ -969,8 +968,8 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
       }
       let out = refs.get(frame);
       if (!out) {
-        out = finished.slice(start, start + frameLen[frame]!).map((d) => ({
-          name: d.name,
+        out = finished.slice(start, start + frameLen[frame]!).map((d, k) => ({
+          name: d.name ?? `dataset/${k}`,
           dtype: d.dtype,
           shape: d.shape,
           offset: d.dataOffset,

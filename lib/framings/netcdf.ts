@@ -20,6 +20,7 @@ import { FormatError, UsageError } from "../errors.ts";
 import type {
   ByteSource,
   Chunk,
+  ChunkLayout,
   ChunkRef,
   DType,
   Frame,
@@ -506,11 +507,8 @@ export function layoutSchema(schema: NcSchema): NcLayout {
     const slabBytes = product(shape) * ncTypeSize(v.type);
     const paddedBytes = pad4(slabBytes);
     const begin = begins[i]!;
-    if (variantLimit(schema.variant, begin, paddedBytes, isRec) !== null) {
-      throw new UsageError(
-        `netcdf: ${variantLimit(schema.variant, begin, paddedBytes, isRec)} ('${v.name}')`,
-      );
-    }
+    const limit = variantLimit(schema.variant, begin, paddedBytes);
+    if (limit !== null) throw new UsageError(`netcdf: ${limit} ('${v.name}')`);
     if (isRec) {
       recvars++;
       recsize += paddedBytes;
@@ -543,7 +541,6 @@ function variantLimit(
   variant: NcVariant,
   begin: number,
   vsize: number,
-  _isRec: boolean,
 ): string | null {
   if (variant === 1 && begin > 0x7fffffff) {
     return `data offset ${begin} does not fit CDF-1; use variant 2 or 5`;
@@ -1196,14 +1193,7 @@ export function netcdfName(name: string): string {
 }
 
 /** One chunk declared to the writer: name, element type, per-record shape. */
-export interface NcChunkSpec {
-  /** Chunk name. */
-  readonly name: string;
-  /** Element type. */
-  readonly dtype: DType;
-  /** Shape of one record's slab. */
-  readonly shape: readonly number[];
-}
+export type NcChunkSpec = ChunkLayout;
 
 /** The options the netcdf writer honours (all optional). */
 export interface NetcdfWriterOptions {
@@ -1351,6 +1341,11 @@ class NetcdfWriter implements FrameWriter {
       const rel = v.begin - layout.recordBegin;
       copySwapped(chunkBytes(c), rec.subarray(rel, rel + v.slabBytes), ncTypeSize(v.type));
     });
+    if (this.#schema!.variant !== 5 && this.#numrecs >= 0xfffffffe) {
+      throw new UsageError(
+        `netcdf: CDF-${this.#schema!.variant} holds at most 4294967294 records; use variant 5`,
+      );
+    }
     const at = layout.recordBegin + this.#numrecs * layout.recsize;
     if (this.#options.fill) ops.push({ kind: "write", offset: at, data: this.#fillRecord });
     ops.push({ kind: "write", offset: at, data: rec });
@@ -1414,9 +1409,9 @@ export const netcdf: Framing = {
   description:
     "netCDF classic (CDF-1, CDF-2 64-bit offset, CDF-5), one record per frame, big-endian",
   orders: ["big"],
+  // Any version byte after "CDF" is claimed, so an unknown version gets the reader's precise error.
   detect(head: Uint8Array): boolean {
-    return head.length >= 4 && head[0] === 0x43 && head[1] === 0x44 && head[2] === 0x46 &&
-      (head[3] === 1 || head[3] === 2 || head[3] === 5);
+    return head.length >= 4 && head[0] === 0x43 && head[1] === 0x44 && head[2] === 0x46;
   },
   createWriter(options: WriterOptions = {}): FrameWriter {
     return new NetcdfWriter(writerOptions(options));

@@ -129,19 +129,23 @@ export class FileHandle implements ByteSource {
 }
 
 /**
- * Coalesces writes that continue one another into one buffer of `capacity` bytes (default 8 MiB),
- * so many small records cost few system calls; writes of half the capacity or more go straight
- * through. Any write elsewhere flushes first, so the order of writes is kept.
+ * Coalesces small writes that continue one another (each under `direct` bytes, default 64 KiB)
+ * into one buffer of `capacity` bytes (default 4 MiB), so many small records and markers cost
+ * few system calls; larger writes go straight through without a copy (copying 2 MiB datasets
+ * into the buffer measured twice as slow as writing them directly). Any write elsewhere flushes
+ * first, so the order of writes is kept.
  */
 export class WriteBatcher {
   readonly #file: FileHandle;
   readonly #buf: Uint8Array;
+  readonly #direct: number;
   #start = 0;
   #fill = 0;
 
-  constructor(file: FileHandle, capacity = 8 << 20) {
+  constructor(file: FileHandle, capacity = 4 << 20, direct = 64 << 10) {
     this.#file = file;
     this.#buf = new Uint8Array(capacity);
+    this.#direct = Math.min(direct, capacity);
   }
 
   /** Queues `data` for byte `offset`; `data` may be reused by the caller after this returns. */
@@ -149,14 +153,15 @@ export class WriteBatcher {
     const n = data.length;
     if (n === 0) return;
     if (
-      this.#fill > 0 && offset === this.#start + this.#fill && this.#fill + n <= this.#buf.length
+      n < this.#direct && this.#fill > 0 && offset === this.#start + this.#fill &&
+      this.#fill + n <= this.#buf.length
     ) {
       this.#buf.set(data, this.#fill);
       this.#fill += n;
       return;
     }
     this.flush();
-    if (n >= this.#buf.length / 2) {
+    if (n >= this.#direct) {
       this.#file.writeAt(data, offset);
       return;
     }

@@ -5,7 +5,7 @@
  * @module
  */
 import { IoError } from "../errors.ts";
-import type { DType, TypedArray } from "../framings/types.ts";
+import { type DType, DTYPE_SIZE, type TypedArray } from "../framings/types.ts";
 import { close, fsync, O, open } from "../sys/libc.ts";
 
 /** A loaded library, or why none could be loaded. */
@@ -171,5 +171,26 @@ export function checkSameLayout(
       `${backend}: ${path}: frame ${frameIndex} has chunks (${show(chunks)}) but this file ` +
         `stores (${show(expected)}) in every frame`,
     );
+  }
+}
+
+/**
+ * Throws IoError unless every chunk's data holds exactly product(shape) elements of its dtype:
+ * the C libraries read that many bytes from the pointer, so a short array must never reach them.
+ */
+export function checkChunkBytes(
+  backend: string,
+  path: string,
+  frameIndex: number,
+  chunks: readonly { name: string; dtype: DType; shape: readonly number[]; data: TypedArray }[],
+): void {
+  for (const c of chunks) {
+    const want = elementCount(c.shape) * DTYPE_SIZE[c.dtype];
+    if (c.data.byteLength !== want) {
+      throw new IoError(
+        `${backend}: ${path}: frame ${frameIndex} chunk '${c.name}' has ${c.data.byteLength} bytes; ` +
+          `${c.dtype}[${c.shape.join("x")}] needs ${want}`,
+      );
+    }
   }
 }

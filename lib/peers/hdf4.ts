@@ -36,6 +36,7 @@ import type {
 import { cString, dlopenGlobal, dlopenPinned } from "../sys/libc.ts";
 import {
   allocChunk,
+  checkChunkBytes,
   checkSameLayout,
   cStringAt,
   decodeCBuffer,
@@ -211,11 +212,21 @@ class Hdf4Sink implements FrameSink {
     this.#littleFlag = options.endian === "big" ? 0 : DFNT_LITEND;
     this.#fsync = options.fsync ?? true;
     refuseExisting(NAME, path, options.create);
-    this.#fid = check(lib, lib.mf.SDstart(cString(path), DFACC_CREATE), "SDstart", path);
+    const fid = lib.mf.SDstart(cString(path), DFACC_CREATE);
+    if (fid === FAIL) {
+      const code = lib.df.HEvalue(1);
+      // SDstart often fails without pushing an error (a missing directory, no permission).
+      const why = code !== 0
+        ? lastError(lib)
+        : "cannot create the file (does its directory exist, is it writable?)";
+      throw new IoError(`${NAME}: ${path}: SDstart failed: ${why}`);
+    }
+    this.#fid = fid;
   }
 
   writeFrame(frame: Frame): void {
     if (this.#done) throw new IoError(`${NAME}: ${this.path}: write after close`);
+    checkChunkBytes(NAME, this.path, this.#frames, frame.chunks);
     if (this.#frames === 0) {
       this.#specs = frame.chunks.map((c) => {
         if (c.shape.length < 1 || c.shape.length > H4_MAX_VAR_DIMS) {
@@ -496,3 +507,11 @@ export const hdf4: Backend = {
     return new Hdf4Source(h4(), path);
   },
 };
+
+/**
+ * Calls `HEvalue(1)` once (i32 argument, i16 result): a trivial HDF4 call for measuring FFI
+ * overhead in bench/ffi_bench.ts. Returns the top error code (0 when none).
+ */
+export function hdf4ErrorValueCall(): number {
+  return h4().df.HEvalue(1);
+}

@@ -32,6 +32,7 @@ import type {
 import { cString } from "../sys/libc.ts";
 import {
   allocChunk,
+  checkChunkBytes,
   checkSameLayout,
   cStringAt,
   decodeCBuffer,
@@ -516,6 +517,7 @@ class Hdf5Sink implements FrameSink {
 
   writeFrame(frame: Frame): void {
     if (this.#done) throw new IoError(`${NAME}: ${this.path}: write after close`);
+    checkChunkBytes(NAME, this.path, this.#frames, frame.chunks);
     if (this.#frames === 0) this.#createLayout(frame);
     else checkSameLayout(NAME, this.path, this.#frames, this.#sets, frame.chunks);
     const lib = this.#lib;
@@ -656,7 +658,17 @@ class Hdf5Source implements FrameSource {
     }
     this.#file = id;
     try {
-      this.#scan(this.#file, "");
+      const root = check(
+        lib,
+        lib.fn.H5Gopen2(this.#file, cString("/"), H5P_DEFAULT),
+        "H5Gopen2 /",
+        path,
+      );
+      try {
+        this.#scan(root, "");
+      } finally {
+        lib.fn.H5Gclose(root);
+      }
       if (this.#sets.length === 0) {
         throw new FormatError(NAME, path, -1, "no numeric dataset with a frame dimension found");
       }
@@ -686,7 +698,7 @@ class Hdf5Source implements FrameSource {
     const gcpl = fn.H5Gget_create_plist(group);
     if (gcpl >= 0n) {
       const flags = new Uint32Array(1);
-      if (fn.H5Pget_link_creation_order(gcpl, flags) >= 0 && (flags[0]! & H5P_CRT_ORDER_INDEXED)) {
+      if (fn.H5Pget_link_creation_order(gcpl, flags) >= 0 && (flags[0]! & H5P_CRT_ORDER_TRACKED)) {
         index = H5_INDEX_CRT_ORDER;
       }
       fn.H5Pclose(gcpl);
@@ -886,3 +898,19 @@ export const hdf5: Backend = {
     return new Hdf5Source(h5(), path);
   },
 };
+
+const versionParts = new Uint32Array(3);
+
+/**
+ * Calls `H5get_libversion` once (three out-parameters, i32 result): a trivial library call for
+ * measuring FFI overhead in bench/ffi_bench.ts. Returns the major version.
+ */
+export function hdf5LibversionCall(): number {
+  const fn = h5().fn;
+  fn.H5get_libversion(
+    versionParts.subarray(0, 1),
+    versionParts.subarray(1, 2),
+    versionParts.subarray(2, 3),
+  );
+  return versionParts[0]!;
+}

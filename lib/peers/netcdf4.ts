@@ -35,6 +35,7 @@ import type {
 import { cString } from "../sys/libc.ts";
 import {
   allocChunk,
+  checkChunkBytes,
   checkSameLayout,
   cStringAt,
   decodeCBuffer,
@@ -364,6 +365,7 @@ class NcSink implements FrameSink {
 
   writeFrame(frame: Frame): void {
     if (this.#done) throw new IoError(`${this.#backend}: ${this.path}: write after close`);
+    checkChunkBytes(this.#backend, this.path, this.#frames, frame.chunks);
     if (this.#frames === 0) this.#define(frame);
     else checkSameLayout(this.#backend, this.path, this.#frames, this.#vars, frame.chunks);
     const lib = this.#lib;
@@ -659,3 +661,11 @@ export const netcdfLib: Backend = {
     return new NcSource("netcdf-lib", nc("netcdf-lib"), path);
   },
 };
+
+/**
+ * Calls `nc_inq_libvers` once (no arguments, pointer result, no string decoding): a trivial
+ * library call for measuring FFI overhead in bench/ffi_bench.ts.
+ */
+export function netcdfLibversCall(): Deno.PointerValue {
+  return nc("netcdf4").fn.nc_inq_libvers();
+}

@@ -8,8 +8,9 @@
  * Differences from the seed, on purpose: real time comes from the monotonic clock (seconds,
  * fractional) instead of time(); the array is filled with a byte pattern instead of being left
  * uninitialised; the previous run's file is deleted before the timer starts, so no run pays for
- * freeing another's blocks (IOspeed truncated it inside the timing); fsync before close is an
- * option (off by default, as in the seed).
+ * freeing another's blocks (IOspeed truncated it inside the timing); one untimed dataset per
+ * backend is written first, so loading libraries and compiling the write path do not land in the
+ * first timed run; fsync before close is an option (off by default, as in the seed).
  * @module
  */
 import { VerifyError } from "../errors.ts";
@@ -138,18 +139,33 @@ export async function runScaling(
 ): Promise<ScalingRun[]> {
   const data = datasetArray(options.shape, options.dtype);
   const perDataset = data.byteLength;
-  const frames: Frame[] = [];
+  // One chunk `dataset/0` per frame, step = frame index: the same array and name in every frame
+  // (HDF4 needs one layout), which IEEEIO stores with no attribute at all (16 + n x 2,097,188
+  // bytes for 64^3 float64).
+  const chunks = [{ name: "dataset/0", dtype: options.dtype, shape: options.shape, data }];
   const layout: ChunkLayout[] = [{ name: "dataset/0", dtype: options.dtype, shape: options.shape }];
-  const frame = (i: number): Frame => {
-    // Chunk names dataset/<i>: the IEEEIO framing stores those without a name attribute.
-    frames[i] ??= {
-      step: i,
-      chunks: [{ name: `dataset/${i}`, dtype: options.dtype, shape: options.shape, data }],
-    };
-    return frames[i]!;
-  };
+  const frames: Frame[] = [];
+  const frame = (i: number): Frame => (frames[i] ??= { step: i, chunks });
   const runs: ScalingRun[] = [];
   await withScratchDir(options.dir, async (dir) => {
+    // Untimed warm-up: one dataset per backend, so library loading and compilation of the write
+    // path are not charged to the first timed run.
+    for (const backend of options.backends) {
+      const path = `${dir}/warmup.${backend.name}`;
+      const sink = backend.openWriter(path, {
+        create: "truncate",
+        fsync: false,
+        endian: options.endian ?? "native",
+      });
+      try {
+        sink.writeFrame(frame(0));
+        sink.close();
+      } catch (e) {
+        sink.abort();
+        throw e;
+      }
+      await Deno.remove(path);
+    }
     for (let trial = 0; trial < options.trials; trial++) {
       for (const backend of options.backends) {
         const path = `${dir}/speed.${backend.name}`;

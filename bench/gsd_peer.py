@@ -1,0 +1,385 @@
+#!/usr/bin/python3
+"""The GSD table of `sciobench table`, measured with the real library (python3-gsd).
+
+Run with the system interpreter, where Debian's python3-gsd (2.7) is installed:
+
+    /usr/bin/python3 bench/gsd_peer.py --size 128MiB --n 32^2,128^2,1024^2 [--dir DIR]
+
+`sciobench table --framing gsd --peer python-gsd` runs it for each cell and adds its rows to the
+same CSV. Each cell does what sciobench's table does, with the same seeded data and the same
+random read order (so rows compare one to one):
+
+1. write ceil(size / 28 N) frames the way scripts/benchmark-hoomd.py does (gsd.hoomd
+   `append` of a Snapshot with N, step = 10 i, position and orientation with [0][0] = i),
+   then fsync the file: all inside the timed write;
+2. drop the file from the page cache (fdatasync + posix_fadvise DONTNEED, no root needed) and
+   time the open (`gsd.hoomd.open(path, 'rb')`);
+3. read the 0.25 GiB sample in order (`traj[i]`), checking every frame against what was written;
+4. drop again, read the sample in the seeded random order, checking every frame.
+
+With `--api fl` the same cells run on the file layer (`gsd.fl`: write_chunk / read_chunk of
+exactly the chunks gsd.hoomd writes), which shows what the hoomd layer adds. Rows use the columns
+of `sciobench table` (CSV, or JSON lines with --format jsonl); framing is `python-gsd` or
+`python-gsd-fl`.
+"""
+import argparse
+import ctypes
+import ctypes.util
+import json
+import math
+import os
+import resource
+import shutil
+import sys
+import tempfile
+import time
+
+COLUMNS = [
+    "framing", "size_bytes", "N", "open_ms", "write_MiBps", "read_MiBps", "random_MiBps",
+    "random_ms", "frames", "file_bytes", "repeat", "write_s", "write_user_s", "write_sys_s",
+    "read_user_s", "read_sys_s", "write_dev_bytes", "read_dev_bytes", "resident_after_drop",
+    "fs_type", "data_bytes", "read_frames", "read_bytes", "read_s", "random_s", "random_user_s",
+    "random_sys_s", "random_dev_bytes", "drop_s", "write_user_ticks", "write_sys_ticks", "clk_tck",
+    "seed",
+]
+MASK = 0xFFFFFFFF
+GOLDEN = 0x9E3779B9
+MIB = 1 << 20
+
+
+def fail(message, code=2):
+    print(f"gsd_peer: error: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
+try:
+    import numpy as np
+    import gsd
+    import gsd.fl
+    import gsd.hoomd
+except ImportError as e:  # the caller turns exit code 3 into "peer unavailable"
+    fail(f"python3-gsd is not installed for {sys.executable} ({e}); apt-get install python3-gsd", 3)
+
+
+# ---- the data and order of sciobench's table (lib/workloads/pattern.ts, table.ts) -----------
+
+class Rng:
+    """sciobench's seeded generator (SplitMix32-style), scalar version."""
+
+    def __init__(self, seed):
+        self.s = (seed & MASK) ^ GOLDEN
+
+    def next_u32(self):
+        self.s = (self.s + GOLDEN) & MASK
+        z = self.s
+        z = ((z ^ (z >> 16)) * 0x85EBCA6B) & MASK
+        z = ((z ^ (z >> 13)) * 0xC2B2AE35) & MASK
+        return z ^ (z >> 16)
+
+    def below(self, n):
+        return math.floor(self.next_u32() / 4294967296 * n)
+
+
+def random_floats(seed, start, count):
+    """Elements start .. start+count-1 of the stream of Rng(seed), as float32 (vectorised)."""
+    s0 = (seed & MASK) ^ GOLDEN
+    k = np.arange(start + 1, start + count + 1, dtype=np.uint64)
+    z = ((np.uint64(s0) + k * np.uint64(GOLDEN)) & np.uint64(MASK)).astype(np.uint32)
+    z = (z ^ (z >> np.uint32(16))) * np.uint32(0x85EBCA6B)
+    z = (z ^ (z >> np.uint32(13))) * np.uint32(0xC2B2AE35)
+    z = z ^ (z >> np.uint32(16))
+    return (z.astype(np.float64) / 4294967296.0).astype(np.float32)
+
+
+def table_arrays(n, seed):
+    """Position (N x 3) and orientation (N x 4) of TableFrames(n, seed)."""
+    s = (seed & MASK) ^ ((n * 0x27D4EB2D) & MASK)
+    pos = random_floats(s, 0, 3 * n).reshape(n, 3)
+    ori = random_floats(s, 3 * n, 4 * n).reshape(n, 4)
+    return pos, ori
+
+
+def shuffled_order(n, take, rng):
+    order = list(range(n))
+    for i in range(n - 1, 0, -1):
+        j = rng.below(i + 1)
+        order[i], order[j] = order[j], order[i]
+    return order[:take]
+
+
+# ---- measuring ---------------------------------------------------------------------------
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+class Meter:
+    def __init__(self):
+        self.t0 = time.monotonic()
+        self.r0 = resource.getrusage(resource.RUSAGE_SELF)
+        self.c0 = os.times()
+
+    def stop(self):
+        t = time.monotonic() - self.t0
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        c = os.times()
+        return {
+            "wall": t,
+            "user": r.ru_utime - self.r0.ru_utime,
+            "sys": r.ru_stime - self.r0.ru_stime,
+            "user_ticks": round((c.user - self.c0.user) * CLK_TCK),
+            "sys_ticks": round((c.system - self.c0.system) * CLK_TCK),
+            "dev_read": (r.ru_inblock - self.r0.ru_inblock) * 512,
+            "dev_write": (r.ru_oublock - self.r0.ru_oublock) * 512,
+        }
+
+
+libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                      ctypes.c_long]
+libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
+libc.statfs.argtypes = [ctypes.c_char_p, ctypes.c_void_p]
+
+
+def resident_fraction(fd, size):
+    """Fraction of the file's pages in the page cache (mincore on a read-only mapping)."""
+    if size == 0:
+        return 0.0
+    addr = libc.mmap(None, size, 1, 1, fd, 0)  # PROT_READ, MAP_SHARED
+    if addr in (None, ctypes.c_void_p(-1).value):
+        return -1.0
+    try:
+        page = os.sysconf("SC_PAGE_SIZE")
+        pages = (size + page - 1) // page
+        vec = ctypes.create_string_buffer(pages)
+        if libc.mincore(addr, size, vec) != 0:
+            return -1.0
+        return sum(b & 1 for b in vec.raw) / pages
+    finally:
+        libc.munmap(addr, size)
+
+
+def drop_cache(path):
+    t0 = time.monotonic()
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fdatasync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        resident = resident_fraction(fd, os.fstat(fd).st_size)
+    finally:
+        os.close(fd)
+    return time.monotonic() - t0, resident
+
+
+FS_TYPES = {
+    0xEF53: "ext4", 0x01021994: "tmpfs", 0x858458F6: "ramfs", 0x58465342: "xfs",
+    0x9123683E: "btrfs", 0x6969: "nfs", 0x0BD00BD0: "lustre", 0x47504653: "gpfs",
+    0x2FC12FC1: "zfs", 0x794C7630: "overlayfs", 0x65735546: "fuse", 0xFF534D42: "cifs",
+    0x5346414F: "afs", 0x73717368: "squashfs", 0x01161970: "gfs2", 0x19830326: "beegfs",
+    0x61756673: "aufs",
+}
+
+
+def fs_type(path):
+    buf = ctypes.create_string_buffer(120)
+    if libc.statfs(os.fsencode(path), buf) != 0:
+        return "unknown"
+    t = int.from_bytes(buf.raw[0:8], "little") & MASK
+    return FS_TYPES.get(t, hex(t))
+
+
+def num(x, digits=6):
+    """sciobench's number format: integers as they are, others to `digits` significant digits."""
+    if isinstance(x, int) or not math.isfinite(x):
+        return x
+    if x == int(x):
+        return int(x)
+    return float(f"{x:.{digits}g}")
+
+
+# ---- one cell ----------------------------------------------------------------------------
+
+def write_file(path, api, nframes, pos, ori):
+    n = pos.shape[0]
+    if api == "hoomd":
+        with gsd.hoomd.open(path, "wb") as traj:
+            for i in range(nframes):
+                s = gsd.hoomd.Snapshot()
+                s.particles.N = n
+                s.configuration.step = 10 * i
+                pos[0, 0] = i
+                ori[0, 0] = i
+                s.particles.position = pos
+                s.particles.orientation = ori
+                traj.append(s)
+    else:
+        # The chunks gsd.hoomd writes for these frames (the same file, byte for byte).
+        with gsd.fl.open(path, "wb", application=f"gsd.hoomd {gsd.__version__}", schema="hoomd",
+                         schema_version=(1, 4)) as f:
+            for i in range(nframes):
+                if i == 0:
+                    if n != 0:
+                        f.write_chunk("particles/N", np.array([n], dtype=np.uint32))
+                else:
+                    f.write_chunk("configuration/step", np.array([10 * i], dtype=np.uint64))
+                pos[0, 0] = i
+                ori[0, 0] = i
+                f.write_chunk("particles/position", pos)
+                f.write_chunk("particles/orientation", ori)
+                f.end_frame()
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def read_frames(handle, api, order, pos, ori, path):
+    for i in order:
+        if api == "hoomd":
+            snap = handle[i]
+            p, o = snap.particles.position, snap.particles.orientation
+        else:
+            p = handle.read_chunk(frame=i, name="particles/position")
+            o = handle.read_chunk(frame=i, name="particles/orientation")
+        pos[0, 0] = i
+        ori[0, 0] = i
+        if not (np.array_equal(p, pos) and np.array_equal(o, ori)):
+            fail(f"{path}: frame {i} read back differs from what was written", 1)
+
+
+def run_cell(size, n, repeat, args):
+    api = args.api
+    per_frame = 28 * n
+    nframes = math.ceil(size / per_frame)
+    data_bytes = nframes * per_frame
+    nread = min(nframes, max(1, int(nframes * args.sample / data_bytes)))
+    read_bytes = nread * per_frame
+    pos, ori = table_arrays(n, args.seed)
+    scratch = tempfile.mkdtemp(prefix=".sciobench-gsd-peer-", dir=args.dir)
+    try:
+        path = os.path.join(scratch, "table.gsd")
+        if args.warmup:
+            write_file(path, api, nframes, pos, ori)
+            os.remove(path)
+        m = Meter()
+        write_file(path, api, nframes, pos, ori)
+        w = m.stop()
+        file_bytes = os.stat(path).st_size
+        drop1, resident = drop_cache(path)
+        m = Meter()
+        handle = gsd.hoomd.open(path, "rb") if api == "hoomd" else gsd.fl.open(path, "rb")
+        o = m.stop()
+        try:
+            got = len(handle) if api == "hoomd" else handle.nframes
+            if got != nframes:
+                fail(f"{path}: {got} frames read back, {nframes} written", 1)
+            m = Meter()
+            read_frames(handle, api, range(nread), pos, ori, path)
+            r = m.stop()
+            drop2, _ = drop_cache(path)
+            order = shuffled_order(nframes, nread, Rng(args.seed + 1 + repeat))
+            m = Meter()
+            read_frames(handle, api, order, pos, ori, path)
+            x = m.stop()
+        finally:
+            handle.close()
+        return {
+            "framing": "python-gsd" if api == "hoomd" else "python-gsd-fl",
+            "size_bytes": size,
+            "N": n,
+            "open_ms": num(o["wall"] * 1000, 4),
+            "write_MiBps": num(data_bytes / MIB / w["wall"], 4),
+            "read_MiBps": num(read_bytes / MIB / r["wall"], 4),
+            "random_MiBps": num(read_bytes / MIB / x["wall"], 4),
+            "random_ms": num(x["wall"] / nread * 1000, 3),
+            "frames": nframes,
+            "file_bytes": file_bytes,
+            "repeat": repeat,
+            "write_s": num(w["wall"]),
+            "write_user_s": num(w["user"]),
+            "write_sys_s": num(w["sys"]),
+            "read_user_s": num(r["user"]),
+            "read_sys_s": num(r["sys"]),
+            "write_dev_bytes": w["dev_write"],
+            "read_dev_bytes": r["dev_read"] + o["dev_read"],
+            "resident_after_drop": num(resident, 4),
+            "fs_type": fs_type(scratch),
+            "data_bytes": data_bytes,
+            "read_frames": nread,
+            "read_bytes": read_bytes,
+            "read_s": num(r["wall"]),
+            "random_s": num(x["wall"]),
+            "random_user_s": num(x["user"]),
+            "random_sys_s": num(x["sys"]),
+            "random_dev_bytes": x["dev_read"],
+            "drop_s": num(drop1 + drop2),
+            "write_user_ticks": w["user_ticks"],
+            "write_sys_ticks": w["sys_ticks"],
+            "clk_tck": CLK_TCK,
+            "seed": args.seed,
+        }
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+# ---- command line ------------------------------------------------------------------------
+
+UNITS = {"": 1, "B": 1, "KIB": 1 << 10, "MIB": 1 << 20, "GIB": 1 << 30, "TIB": 1 << 40,
+         "KB": 1000, "MB": 10**6, "GB": 10**9}
+
+
+def parse_size(text):
+    t = text.strip().upper()
+    i = len(t)
+    while i > 0 and not (t[i - 1].isdigit() or t[i - 1] == "."):
+        i -= 1
+    if t[i:] not in UNITS or not t[:i]:
+        fail(f"bad size '{text}': expected a number with an optional unit B, KiB, MiB, GiB")
+    return int(float(t[:i]) * UNITS[t[i:]])
+
+
+def parse_count(text):
+    try:
+        if "^" in text:
+            a, b = text.split("^")
+            return int(a) ** int(b)
+        return int(text)
+    except ValueError:
+        fail(f"bad count '{text}': expected an integer such as 1024 or 32^2")
+
+
+def main():
+    p = argparse.ArgumentParser(description="The sciobench GSD table with python3-gsd.")
+    p.add_argument("--size", default="128MiB,1GiB")
+    p.add_argument("--n", default="32^2,128^2,1024^2")
+    p.add_argument("--dir", default=".")
+    p.add_argument("--repeat", type=int, default=1)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--warmup", action="store_true")
+    p.add_argument("--sample", default="256MiB")
+    p.add_argument("--api", choices=["hoomd", "fl"], default="hoomd")
+    p.add_argument("--format", choices=["csv", "jsonl"], default="csv")
+    p.add_argument("--no-header", action="store_true")
+    args = p.parse_args()
+    args.sample = parse_size(args.sample)
+    if not os.path.isdir(args.dir):
+        fail(f"--dir {args.dir} is not a directory")
+    sizes = [parse_size(s) for s in args.size.split(",")]
+    ns = [parse_count(s) for s in args.n.split(",")]
+    if args.format == "csv" and not args.no_header:
+        print(",".join(COLUMNS), flush=True)
+    for size in sizes:
+        for n in ns:
+            for rep in range(args.repeat):
+                print(f"gsd_peer: {args.api} size={size} N={n} repeat={rep}", file=sys.stderr)
+                row = run_cell(size, n, rep, args)
+                if args.format == "csv":
+                    print(",".join(str(row[c]) for c in COLUMNS), flush=True)
+                else:
+                    print(json.dumps(row), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,232 @@
+/**
+ * `sciobench readers`: the Packman workload, 1..7 simultaneous reader processes of one shared
+ * file or of one file each (lib/workloads/readers.ts). The reader processes are this same
+ * program run again with the hidden `sciobench readers _reader FILE ...`, never a shell.
+ * @module
+ */
+import { NATIVE_ORDER } from "../bytes/byteswap.ts";
+import { UsageError } from "../errors.ts";
+import { backendByName } from "../io/backends.ts";
+import { Progress, warn } from "../report/progress.ts";
+import { statfs } from "../sys/libc.ts";
+import {
+  type CacheState,
+  prepareReader,
+  READERS_COLUMNS,
+  type ReadersMode,
+  runReaders,
+} from "../workloads/readers.ts";
+import { parseArgs, parseChoice, parseCount, parseIntegers, parseList } from "./args.ts";
+import type { Command } from "./command.ts";
+import { OUTPUT_HELP, OUTPUT_OPTIONS, parseEndian, parseExtra, rowSink } from "./common.ts";
+
+const HELP =
+  `sciobench readers: simultaneous readers of one shared file vs one file each (Packman 1990)
+
+Usage: sciobench readers [options]
+
+For each cache state, mode and process count: write the file(s) (--records records of --length
+doubles; record i holds a seeded pattern with i in its last element, as Packman's wr), drop them
+from the page cache (cold) or read them once (warm), start that many reader processes (this
+program again, not a shell), release them together once all have loaded, and let each read
+every record and check it (the seed's a(n) = i, and the pattern). One row per (mode, procs).
+
+Options:
+  --procs LIST        reader process counts, e.g. 1..7 or 1,2,4 (default 1..7)
+  --mode LIST         shared (all read one file), separate (one file each); default both
+  --records R         records per file (default 10)
+  --length L          doubles per record (default 130000, Packman's)
+  --framing F         native framing of the files (default f77)
+  --cache LIST        cold and/or warm page cache before the readers start (default cold)
+  --dir DIR           where to write the scratch files (default: current directory)
+  --seed S            seed of the data pattern (default 1)
+  --endian E          native|little|big byte order of the files (default native)
+  --option KEY=VALUE  framing setting for writer and readers, repeatable (f77: marker=8,
+                      subrecordLimit=65536)
+${OUTPUT_HELP}
+
+Columns (CSV): ${READERS_COLUMNS.join(",")}
+wall_s runs from the first reader's start to the last reader's end (CLOCK_MONOTONIC, shared by
+all processes; program start-up excluded); mean_s, max_s, min_s are per reader (open to close);
+user_s, sys_s, dev_read_bytes and reader_bytes are summed over readers; aggregate_MiBps =
+procs x file_bytes / wall_s; slope_s_per_proc = wall time added per added process since the
+previous row of the same mode (first row: wall_s / procs), the seed's cost per process.`;
+
+/** Permission names passed on to reader processes when this process holds them in full. */
+const PERMISSION_NAMES = ["read", "write", "ffi", "env", "sys", "run", "net"] as const;
+
+/** Program and leading arguments that run this same sciobench again (deno run or the compiled binary). */
+export function selfCommand(): { cmd: string; args: string[] } {
+  if (Deno.build.standalone) return { cmd: Deno.execPath(), args: [] };
+  const flags = PERMISSION_NAMES
+    .filter((name) => Deno.permissions.querySync({ name }).state === "granted")
+    .map((name) => `--allow-${name}`);
+  // The CLI entry next to lib/, unless this module is itself the main module (a bundle).
+  const here = import.meta.url;
+  const script = here === Deno.mainModule ? here : new URL("../../main.ts", here).href;
+  const path = script.startsWith("file:") ? decodeURIComponent(new URL(script).pathname) : script;
+  return { cmd: Deno.execPath(), args: ["run", "--quiet", ...flags, path] };
+}
+
+function integer(text: string, what: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n)) throw new UsageError(`bad ${what} '${text}': expected an integer`);
+  return n;
+}
+
+/** Reader options for the framing: the writer's options, the byte order, and f77's marker width. */
+function readerExtra(
+  framing: string,
+  extra: Record<string, unknown>,
+  endian: string,
+): Record<string, unknown> {
+  const order = endian === "native" ? NATIVE_ORDER : endian;
+  const out: Record<string, unknown> = { ...extra, endian: order };
+  // The readers know what was written: no marker detection (it would double-scan Packman's file).
+  if (framing === "f77" && out.marker === undefined) out.marker = 4;
+  return out;
+}
+
+/** The hidden reader process: `sciobench readers _reader FILE --framing F ...`. */
+async function runReaderChild(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs("readers _reader", args, {
+    allowPositionals: true,
+    options: {
+      framing: { type: "string", default: "f77" },
+      records: { type: "string", default: "10" },
+      length: { type: "string", default: "130000" },
+      seed: { type: "string", default: "1" },
+      "file-index": { type: "string", default: "0" },
+      option: { type: "string", multiple: true },
+      "no-wait": { type: "boolean", default: false },
+    },
+  });
+  if (positionals.length !== 1) throw new UsageError("readers _reader: give exactly one FILE");
+  const reader = prepareReader(positionals[0]!, {
+    framing: values.framing,
+    records: parseCount(values.records, "--records"),
+    length: parseCount(values.length, "--length"),
+    seed: integer(values.seed, "--seed"),
+    fileIndex: integer(values["file-index"], "--file-index"),
+    extra: parseExtra(values.option),
+  });
+  if (!values["no-wait"]) {
+    console.log("ready");
+    await Deno.stdin.read(new Uint8Array(1)); // one byte (or end of input) releases the read
+  }
+  console.log(JSON.stringify(reader.run()));
+}
+
+/** The `readers` subcommand. */
+export const readersCommand: Command = {
+  name: "readers",
+  summary: "simultaneous reader processes of one shared file vs one file each (Packman 1990)",
+  help: HELP,
+  async run(args: string[]): Promise<void> {
+    if (args[0] === "_reader") return await runReaderChild(args.slice(1));
+    const { values } = parseArgs("readers", args, {
+      options: {
+        ...OUTPUT_OPTIONS,
+        procs: { type: "string", default: "1..7" },
+        mode: { type: "string", default: "shared,separate" },
+        records: { type: "string", default: "10" },
+        length: { type: "string", default: "130000" },
+        framing: { type: "string", default: "f77" },
+        cache: { type: "string", default: "cold" },
+        dir: { type: "string" },
+        seed: { type: "string", default: "1" },
+        endian: { type: "string", default: "native" },
+        option: { type: "string", multiple: true },
+      },
+    });
+    const procs = parseIntegers(values.procs, "--procs", 1);
+    const modes = parseList(values.mode, "--mode").map((m) =>
+      parseChoice(m, ["shared", "separate"] as const, "--mode") as ReadersMode
+    );
+    const caches = parseList(values.cache, "--cache").map((c) =>
+      parseChoice(c, ["cold", "warm"] as const, "--cache") as CacheState
+    );
+    const records = parseCount(values.records, "--records");
+    const length = parseCount(values.length, "--length");
+    const seed = integer(values.seed, "--seed");
+    const endian = parseEndian(values.endian);
+    const extra = parseExtra(values.option);
+    const backend = backendByName(values.framing);
+    if (backend.kind !== "native") {
+      throw new UsageError(
+        `readers: framing '${values.framing}' is a peer library; the reader processes use native framings only`,
+      );
+    }
+    if (!backend.orders.includes(endian === "native" ? NATIVE_ORDER : endian)) {
+      throw new UsageError(
+        `readers: framing '${backend.name}' cannot write ${endian}-endian files`,
+      );
+    }
+    if (values.dir !== undefined) {
+      let isDir = false;
+      try {
+        isDir = Deno.statSync(values.dir).isDirectory;
+      } catch {
+        throw new UsageError(`--dir ${values.dir} does not exist`);
+      }
+      if (!isDir) throw new UsageError(`--dir ${values.dir} is not a directory`);
+    }
+    const fs = statfs(values.dir ?? ".");
+    if (fs.inMemory && caches.includes("cold")) {
+      warn(
+        `${values.dir ?? "the current directory"} is on ${fs.typeName}, a memory file system: ` +
+          `cold reads are impossible and these are memory numbers`,
+      );
+    }
+    const self = selfCommand();
+    const childOptions = Object.entries(readerExtra(backend.name, extra, endian))
+      .flatMap(([k, v]) => ["--option", `${k}=${String(v)}`]);
+    const launch = (path: string, fileIndex: number) =>
+      new Deno.Command(self.cmd, {
+        args: [
+          ...self.args,
+          "readers",
+          "_reader",
+          path,
+          "--framing",
+          backend.name,
+          "--records",
+          String(records),
+          "--length",
+          String(length),
+          "--seed",
+          String(seed),
+          "--file-index",
+          String(fileIndex),
+          ...childOptions,
+        ],
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+    const progress = new Progress();
+    const sink = rowSink("readers", args, READERS_COLUMNS, values);
+    try {
+      await runReaders(
+        {
+          backend,
+          procs,
+          modes,
+          caches,
+          records,
+          length,
+          seed,
+          endian,
+          extra,
+          dir: values.dir,
+          progress,
+          launch,
+        },
+        (row) => sink.add(row),
+      );
+    } finally {
+      progress.clear();
+      sink.close();
+    }
+  },
+};

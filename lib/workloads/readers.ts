@@ -1,0 +1,484 @@
+/**
+ * The Packman workload (shared/seeds/001_*.txt, 1990): 1..7 simultaneous reader processes of
+ * a file of 10 records of 130000 doubles, all reading one shared file or each its own, every
+ * reader checking `a(130000) == i` for record i. Record i holds a seeded pattern with i in its
+ * last element.
+ *
+ * The readers are separate processes started by the caller's {@link ReaderLauncher} (the CLI
+ * re-runs its own program). Each reader loads, prints `ready`, waits for one byte on stdin,
+ * then reads and checks every record and prints one JSON line ({@link ReaderReport}). All are
+ * released together, and the wall time of a run is measured from the first reader's start to
+ * the last reader's end on CLOCK_MONOTONIC, which all processes share: program start-up is not
+ * part of it.
+ * @module
+ */
+import { NATIVE_ORDER, swapInPlace } from "../bytes/byteswap.ts";
+import { FormatError, SciobenchError, UsageError, VerifyError } from "../errors.ts";
+import { framingByName } from "../framings/registry.ts";
+import type { ByteOrder, ByteSource, ChunkLayout, EndianOption } from "../framings/types.ts";
+import { dropCache, residency } from "../io/cache.ts";
+import { FileHandle } from "../io/file.ts";
+import { withScratchDir } from "../io/scratch.ts";
+import type { Backend } from "../io/store.ts";
+import { num, type Row } from "../report/output.ts";
+import type { Progress } from "../report/progress.ts";
+import { bytesEqual, clockGettime, statfs } from "../sys/libc.ts";
+import { startMeter } from "../sys/meter.ts";
+import { fillRandom, Rng } from "./pattern.ts";
+
+/** CSV columns of `sciobench readers`, the issue's list first. */
+export const READERS_COLUMNS = [
+  "mode",
+  "procs",
+  "file_bytes",
+  "wall_s",
+  "mean_s",
+  "max_s",
+  "min_s",
+  "aggregate_MiBps",
+  "user_s",
+  "sys_s",
+  "dev_read_bytes",
+  "slope_s_per_proc",
+  "cache",
+  "framing",
+  "records",
+  "length",
+  "reader_bytes",
+  "start_spread_s",
+  "resident_before",
+  "fs_type",
+] as const;
+
+/** The two ways of sharing data between readers. */
+export type ReadersMode = "shared" | "separate";
+
+/** Page-cache state the readers start from. */
+export type CacheState = "cold" | "warm";
+
+/** Name of the single chunk of every frame (Fortran's array `a`). */
+const CHUNK = "a";
+
+/** The layout of one frame of a Packman file: `length` doubles. */
+export function packmanLayout(length: number): ChunkLayout[] {
+  return [{ name: CHUNK, dtype: "float64", shape: [length] }];
+}
+
+/**
+ * The seeded pattern of file `fileIndex`: `length` doubles in [0, 1); record i (1-based) is
+ * this pattern with element `length` set to i.
+ */
+export function packmanPattern(length: number, seed: number, fileIndex: number): Float64Array {
+  return fillRandom(new Float64Array(length), new Rng(seed * 1000003 + 7919 * (fileIndex + 1)));
+}
+
+/** Writes a Packman file with `backend`: `records` records of the pattern, record i ending in i. */
+export function writePackmanFile(
+  backend: Backend,
+  path: string,
+  o: {
+    records: number;
+    length: number;
+    seed: number;
+    fileIndex: number;
+    endian: EndianOption;
+    extra: Record<string, unknown>;
+  },
+): void {
+  const a = packmanPattern(o.length, o.seed, o.fileIndex);
+  const sink = backend.openWriter(path, {
+    create: "truncate",
+    endian: o.endian,
+    fsync: true,
+    extra: o.extra,
+  });
+  try {
+    for (let i = 1; i <= o.records; i++) {
+      a[o.length - 1] = i;
+      sink.writeFrame({
+        step: i,
+        chunks: [{ name: CHUNK, dtype: "float64", shape: [o.length], data: a }],
+      });
+    }
+    sink.close();
+  } catch (e) {
+    sink.abort();
+    throw e;
+  }
+}
+
+/** What one reader process measured; printed by the reader as one JSON line. */
+export interface ReaderReport {
+  /** File the reader read. */
+  readonly path: string;
+  /** Bytes the reader read from the file (markers and headers included). */
+  readonly bytes: number;
+  /** Records read and checked. */
+  readonly records: number;
+  /** CLOCK_MONOTONIC at the start and end of the read (open to close), nanoseconds. */
+  readonly t0Ns: number;
+  readonly t1Ns: number;
+  /** Wall time of the read, seconds. */
+  readonly wallS: number;
+  /** CPU of the read, seconds (getrusage of the reader process). */
+  readonly userS: number;
+  readonly sysS: number;
+  /** Bytes the reader read from devices (ru_inblock x 512). */
+  readonly devReadBytes: number;
+  /** Notes from the decoder (e.g. ambiguous marker detection). */
+  readonly warnings: readonly string[];
+}
+
+/** Settings of one reader. */
+export interface ReaderSettings {
+  /** Native framing name. */
+  readonly framing: string;
+  readonly records: number;
+  readonly length: number;
+  readonly seed: number;
+  /** Which file's pattern to expect (0 for the shared file). */
+  readonly fileIndex: number;
+  /** Reader options for the framing (f77: marker, endian). */
+  readonly extra: Record<string, unknown>;
+}
+
+/** Prepared state of a reader: the expected pattern is computed before the timed read. */
+export interface PreparedReader {
+  /** Reads and checks every record; times it. */
+  run(): ReaderReport;
+}
+
+/** Computes what a reader of `path` expects, so that `run()` only reads and checks. */
+export function prepareReader(path: string, s: ReaderSettings): PreparedReader {
+  const framing = framingByName(s.framing);
+  const expected = packmanPattern(s.length, s.seed, s.fileIndex);
+  const expectedBytes = new Uint8Array(expected.buffer);
+  const recordBytes = s.length * 8;
+  const data = new Float64Array(s.length);
+  const buf = new Uint8Array(data.buffer);
+  // First-use costs stay out of the timed read: touch the buffers (page faults), bind the libc
+  // calls (open, fstat, close, clock, getrusage, memcmp). The file's data pages are not read.
+  buf.fill(1);
+  bytesEqual(buf, expectedBytes, buf.length);
+  startMeter().stop();
+  FileHandle.open(path, "read").close();
+  return {
+    run(): ReaderReport {
+      const meter = startMeter();
+      const t0Ns = clockGettime();
+      let bytes = 0;
+      const file = FileHandle.open(path, "read");
+      let warnings: readonly string[] = [];
+      try {
+        const counted: ByteSource = {
+          path,
+          size: file.size,
+          read(offset: number, length: number): Uint8Array {
+            bytes += length;
+            return file.read(offset, length);
+          },
+        };
+        const index = framing.openIndex(counted, { ...s.extra, layout: packmanLayout(s.length) });
+        warnings = index.warnings ?? [];
+        if (index.frameCount !== s.records) {
+          throw new VerifyError(`${path}: ${index.frameCount} records, expected ${s.records}`);
+        }
+        for (let f = 0; f < s.records; f++) {
+          const refs = index.chunks(f);
+          const ref = refs[0];
+          if (refs.length !== 1 || ref === undefined || ref.bytes !== recordBytes) {
+            throw new VerifyError(
+              `${path}: record ${
+                f + 1
+              } is not one array of ${s.length} doubles (${refs.length} chunks, ${
+                ref?.bytes ?? 0
+              } bytes)`,
+            );
+          }
+          let p = 0;
+          for (const [off, len] of ref.pieces ?? [[ref.offset, ref.bytes]]) {
+            const n = file.readInto(buf.subarray(p, p + len), off);
+            bytes += n;
+            if (n < len) {
+              throw new FormatError(
+                framing.name,
+                path,
+                off + n,
+                `the file ends inside record ${f + 1}`,
+              );
+            }
+            p += len;
+          }
+          if ((ref.order as ByteOrder) !== NATIVE_ORDER) swapInPlace(buf, 8);
+          // The seed's check, with its message: record i must hold i in its last element.
+          const last = data[s.length - 1]!;
+          if (last !== f + 1) {
+            throw new VerifyError(
+              `${path}: i=${f + 1} bad value = ${last} (a(${s.length}) of record ${f + 1})`,
+            );
+          }
+          if (!bytesEqual(buf, expectedBytes, recordBytes - 8)) {
+            let k = 0;
+            while (k < s.length - 1 && data[k] === expected[k]) k++;
+            throw new VerifyError(
+              `${path}: record ${f + 1}: a(${k + 1}) = ${data[k]}, expected ${
+                expected[k]
+              } (the seeded pattern)`,
+            );
+          }
+        }
+      } finally {
+        file.close();
+      }
+      const t1Ns = clockGettime();
+      const m = meter.stop();
+      return {
+        path,
+        bytes,
+        records: s.records,
+        t0Ns,
+        t1Ns,
+        wallS: (t1Ns - t0Ns) / 1e9,
+        userS: m.userS,
+        sysS: m.sysS,
+        devReadBytes: m.devReadBytes,
+        warnings,
+      };
+    },
+  };
+}
+
+/** Starts one reader process for `path`; returns the process with stdin, stdout and stderr piped. */
+export type ReaderLauncher = (path: string, fileIndex: number) => Deno.ChildProcess;
+
+/** Options of a `readers` run. */
+export interface ReadersOptions {
+  readonly backend: Backend;
+  readonly procs: readonly number[];
+  readonly modes: readonly ReadersMode[];
+  readonly caches: readonly CacheState[];
+  readonly records: number;
+  readonly length: number;
+  readonly seed: number;
+  readonly endian: EndianOption;
+  /** Writer options for the framing (f77: marker, subrecordLimit). */
+  readonly extra: Record<string, unknown>;
+  readonly dir?: string;
+  readonly progress: Progress;
+  readonly launch: ReaderLauncher;
+}
+
+const decoder = new TextDecoder();
+
+/** Reads a child's stdout: the `ready` line first, then the rest. */
+class LineReader {
+  readonly #r: ReadableStreamDefaultReader<Uint8Array>;
+  #text = "";
+  #done = false;
+
+  constructor(stream: ReadableStream<Uint8Array>) {
+    this.#r = stream.getReader();
+  }
+
+  /** The next line, or null at end of stream. */
+  async line(): Promise<string | null> {
+    for (;;) {
+      const nl = this.#text.indexOf("\n");
+      if (nl >= 0) {
+        const line = this.#text.slice(0, nl);
+        this.#text = this.#text.slice(nl + 1);
+        return line;
+      }
+      if (this.#done) {
+        const rest = this.#text;
+        this.#text = "";
+        return rest === "" ? null : rest;
+      }
+      const { value, done } = await this.#r.read();
+      if (done) this.#done = true;
+      else this.#text += decoder.decode(value, { stream: true });
+    }
+  }
+
+  /** Everything left until end of stream. */
+  async rest(): Promise<string> {
+    const lines: string[] = [];
+    for (let l = await this.line(); l !== null; l = await this.line()) lines.push(l);
+    return lines.join("\n");
+  }
+}
+
+/** The one-line error a failed reader printed (`sciobench: error: ...`), else its last stderr line. */
+function childError(stderr: string, code: number): string {
+  const lines = stderr.split("\n").map((l) => l.trim()).filter((l) => l !== "");
+  const err = lines.findLast((l) => l.startsWith("sciobench: error: "));
+  if (err !== undefined) return err.slice("sciobench: error: ".length);
+  return lines.at(-1) ?? `exited with code ${code} and no message`;
+}
+
+function kill(c: Deno.ChildProcess): void {
+  try {
+    c.kill("SIGTERM");
+  } catch {
+    // already exited
+  }
+}
+
+/**
+ * Starts one reader per entry of `files` at once, releases them together when all are ready, and
+ * returns their reports. A failed reader fails the run with its own message and exit code.
+ */
+export async function runReaderProcesses(
+  files: readonly string[],
+  launch: ReaderLauncher,
+  fileIndex: (k: number) => number,
+): Promise<ReaderReport[]> {
+  const n = files.length;
+  const children: Deno.ChildProcess[] = [];
+  try {
+    for (let k = 0; k < n; k++) children.push(launch(files[k]!, fileIndex(k)));
+  } catch (e) {
+    children.forEach(kill);
+    throw e;
+  }
+  const stderr = children.map((c) => new Response(c.stderr).text());
+  const outs = children.map((c) => new LineReader(c.stdout));
+  const fail = async (k: number, code: number): Promise<never> => {
+    const msg = childError(await stderr[k]!, code);
+    throw new SciobenchError(`reader ${k + 1} of ${n} (${files[k]}): ${msg}`, code === 2 ? 2 : 1);
+  };
+  let released = false;
+  try {
+    const ready = await Promise.all(outs.map((o) => o.line()));
+    const notReady = ready.findIndex((l) => l !== "ready");
+    if (notReady >= 0) {
+      children.forEach(kill);
+      const st = await children[notReady]!.status;
+      await fail(notReady, st.code === 0 ? 1 : st.code);
+    }
+    const go = new Uint8Array([0x67]);
+    await Promise.all(children.map(async (c) => {
+      const w = c.stdin.getWriter();
+      await w.write(go);
+      await w.close();
+    }));
+    released = true;
+    const statuses = await Promise.all(children.map((c) => c.status));
+    const texts = await Promise.all(outs.map((o) => o.rest()));
+    for (let k = 0; k < n; k++) if (statuses[k]!.code !== 0) await fail(k, statuses[k]!.code);
+    return texts.map((t, k) => {
+      try {
+        return JSON.parse(t.trim().split("\n").at(-1)!) as ReaderReport;
+      } catch {
+        throw new SciobenchError(
+          `reader ${k + 1} of ${n} (${files[k]}) printed no report: ${t.slice(0, 200)}`,
+          1,
+        );
+      }
+    });
+  } finally {
+    if (!released) children.forEach(kill);
+    // Let every child finish so none outlives the run (kill above covers failures before release).
+    await Promise.allSettled(children.map((c) => c.status));
+    await Promise.allSettled(stderr);
+  }
+}
+
+function warmUp(path: string): void {
+  const f = FileHandle.open(path, "read");
+  try {
+    const buf = new Uint8Array(1 << 20);
+    for (let off = 0; off < f.size; off += buf.length) f.readInto(buf, off);
+  } finally {
+    f.close();
+  }
+}
+
+/** One (cache, mode, procs) measurement: write the file(s), set the cache state, run the readers. */
+async function runOne(
+  o: ReadersOptions,
+  dir: string,
+  cache: CacheState,
+  mode: ReadersMode,
+  procs: number,
+): Promise<Omit<Row, "slope_s_per_proc"> & { wall_s: number }> {
+  const nFiles = mode === "shared" ? 1 : procs;
+  const files = Array.from({ length: nFiles }, (_, k) => `${dir}/${mode}-${k}.${o.backend.name}`);
+  o.progress.update(0, "write");
+  for (const [k, path] of files.entries()) {
+    writePackmanFile(o.backend, path, { ...o, fileIndex: mode === "shared" ? 0 : k });
+  }
+  const fileBytes = Deno.statSync(files[0]!).size;
+  let resident = 0;
+  for (const path of files) {
+    if (cache === "cold") resident = Math.max(resident, dropCache(path).residentAfter);
+    else {
+      warmUp(path);
+      resident = Math.max(resident, residency(path));
+    }
+  }
+  o.progress.update(0.5, "read");
+  const reports = await runReaderProcesses(
+    Array.from({ length: procs }, (_, k) => files[mode === "shared" ? 0 : k]!),
+    o.launch,
+    (k) => (mode === "shared" ? 0 : k),
+  );
+  for (const path of files) Deno.removeSync(path);
+  for (const [k, r] of reports.entries()) {
+    for (const w of r.warnings) o.progress.note(`reader ${k + 1}: ${w}`);
+  }
+  const t0 = Math.min(...reports.map((r) => r.t0Ns));
+  const t1 = Math.max(...reports.map((r) => r.t1Ns));
+  const walls = reports.map((r) => r.wallS);
+  const wall = (t1 - t0) / 1e9;
+  const sum = (f: (r: ReaderReport) => number) => reports.reduce((a, r) => a + f(r), 0);
+  return {
+    mode,
+    procs,
+    file_bytes: fileBytes,
+    wall_s: wall,
+    mean_s: num(sum((r) => r.wallS) / procs),
+    max_s: num(Math.max(...walls)),
+    min_s: num(Math.min(...walls)),
+    aggregate_MiBps: num((procs * fileBytes) / 2 ** 20 / wall, 5),
+    user_s: num(sum((r) => r.userS)),
+    sys_s: num(sum((r) => r.sysS)),
+    dev_read_bytes: sum((r) => r.devReadBytes),
+    cache,
+    framing: o.backend.name,
+    records: o.records,
+    length: o.length,
+    reader_bytes: sum((r) => r.bytes),
+    start_spread_s: num((Math.max(...reports.map((r) => r.t0Ns)) - t0) / 1e9),
+    resident_before: num(resident, 4),
+  };
+}
+
+/**
+ * Runs every (cache, mode, procs) combination in that nesting order and hands each row to
+ * `onRow`. `slope_s_per_proc` is the wall time added per added process since the previous row of
+ * the same cache and mode (for the first row: wall time / procs), the seed's "cost per process".
+ */
+export async function runReaders(o: ReadersOptions, onRow: (row: Row) => void): Promise<void> {
+  if (o.records < 1 || o.length < 1) {
+    throw new UsageError("readers: --records and --length must be positive");
+  }
+  await withScratchDir(o.dir, async (dir) => {
+    const fsType = statfs(dir).typeName;
+    for (const cache of o.caches) {
+      for (const mode of o.modes) {
+        let prev: { procs: number; wall: number } | undefined;
+        for (const procs of o.procs) {
+          o.progress.begin(`readers ${mode} procs=${procs} cache=${cache}`);
+          const row = await runOne(o, dir, cache, mode, procs);
+          const slope = prev === undefined
+            ? row.wall_s / procs
+            : (row.wall_s - prev.wall) / (procs - prev.procs);
+          prev = { procs, wall: row.wall_s };
+          o.progress.clear();
+          onRow({ ...row, wall_s: num(row.wall_s), slope_s_per_proc: num(slope), fs_type: fsType });
+        }
+      }
+    }
+  });
+}

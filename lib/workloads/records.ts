@@ -1,0 +1,375 @@
+/**
+ * The record-by-record workload (seed 003, Ed Hartnett's 2003 netCDF-4 timing test): one
+ * variable of shape records x y x z (the seed: 2000 x 300 x 500) written one record at a time
+ * per framing and byte order (open, each record, fsync, close: timed), dropped from the page
+ * cache, then read back one record at a time (open, each record, close: timed) and checked.
+ * Reports wall time, CPU time (user + system) and MiB/s per phase, and averages over trials,
+ * so the seed's "avg CPU time" / "avg User Time" (its wall clock) lines can be reproduced.
+ *
+ * Differences from the seed, on purpose: CPU and wall time come from getrusage and the
+ * monotonic clock for the whole process; the write phase includes an fsync before close (the
+ * seed's wall times suggest the data reached the disk, but its code is lost); reads start from a
+ * cold page cache (posix_fadvise, no root needed); every record read is verified inside the
+ * timing (one memcmp per record).
+ * @module
+ */
+import { NATIVE_ORDER } from "../bytes/byteswap.ts";
+import { UsageError, VerifyError } from "../errors.ts";
+import type { ByteOrder, ChunkLayout, EndianOption, Frame } from "../framings/types.ts";
+import { DTYPE_SIZE } from "../framings/types.ts";
+import { dropCache } from "../io/cache.ts";
+import { signalPoint, withScratchDir } from "../io/scratch.ts";
+import type { Backend } from "../io/store.ts";
+import { num, type Row, type TableRenderer } from "../report/output.ts";
+import type { Progress } from "../report/progress.ts";
+import { statfs } from "../sys/libc.ts";
+import { type PhaseSample, startMeter } from "../sys/meter.ts";
+import { fillRandom, Rng, verifyFrame } from "./pattern.ts";
+
+/** The CSV columns of `records`, in order (`trial` is 1..K, or `avg` for the averages). */
+export const RECORDS_COLUMNS = [
+  "framing",
+  "endian",
+  "phase",
+  "shape",
+  "bytes",
+  "wall_s",
+  "cpu_s",
+  "user_s",
+  "sys_s",
+  "MiBps",
+  "trial",
+] as const;
+
+/** Element types the workload writes. */
+export type RecordsType = "float32" | "float64";
+
+/** One (backend, byte order) pair to measure. */
+export interface RecordsTarget {
+  /** The backend. */
+  readonly backend: Backend;
+  /** Byte order as requested (`big`, `little` or `native`). */
+  readonly endian: EndianOption;
+}
+
+/** What to measure. */
+export interface RecordsOptions {
+  /** Backends with byte orders, in measuring order (see {@link recordsTargets}). */
+  readonly targets: readonly RecordsTarget[];
+  /** Shape: records first, then the shape of one record (the seed: 2000 x 300 x 500). */
+  readonly shape: readonly number[];
+  /** Element type. */
+  readonly dtype: RecordsType;
+  /** Number of trials. */
+  readonly trials: number;
+  /** Parent of the scratch directory (default: the current directory). */
+  readonly dir?: string;
+  /** Data seed. */
+  readonly seed: number;
+  /** Backend-specific writer options (netCDF variant, fill ...). */
+  readonly extra?: Readonly<Record<string, unknown>>;
+  /** Progress and notes on stderr. */
+  readonly progress?: Progress;
+}
+
+/** One measured phase of one target and trial. */
+export interface RecordsRun {
+  /** Backend name. */
+  readonly framing: string;
+  /** Byte order as requested. */
+  readonly endian: EndianOption;
+  /** `write` or `read`. */
+  readonly phase: "write" | "read";
+  /** 0-based trial. */
+  readonly trial: number;
+  /** Payload bytes (records x record bytes). */
+  readonly bytes: number;
+  /** File size after writing. */
+  readonly fileBytes: number;
+  /** Fraction of the file still cached after the drop (read phase; 0 for write). */
+  readonly residentAfterDrop: number;
+  /** Time and CPU. */
+  readonly sample: PhaseSample;
+}
+
+/** The byte order an endian option resolves to on this machine. */
+export function resolveOrder(e: EndianOption): ByteOrder {
+  return e === "native" ? NATIVE_ORDER : e;
+}
+
+/**
+ * Pairs every backend with every requested byte order it can write; a backend that offers none
+ * of them is measured in its own order(s), with a note. netCDF classic, for one, is big-endian only.
+ */
+export function recordsTargets(
+  backends: readonly Backend[],
+  endians: readonly EndianOption[],
+  note: (text: string) => void = () => {},
+): RecordsTarget[] {
+  const out: RecordsTarget[] = [];
+  for (const backend of backends) {
+    const seen = new Set<ByteOrder>();
+    const ok: EndianOption[] = [];
+    const skipped: EndianOption[] = [];
+    for (const e of endians) {
+      const order = resolveOrder(e);
+      if (!backend.orders.includes(order)) skipped.push(e);
+      else if (!seen.has(order)) {
+        seen.add(order);
+        ok.push(e);
+      }
+    }
+    if (ok.length === 0) {
+      const own = backend.orders.map((o) => (o === NATIVE_ORDER ? "native" : o));
+      note(
+        `${backend.name} writes ${
+          backend.orders.join(" or ")
+        }-endian data only; measuring --endian ${own.join(",")} instead of ${skipped.join(",")}`,
+      );
+      for (const o of backend.orders) {
+        out.push({ backend, endian: o === NATIVE_ORDER ? "native" : o });
+      }
+      continue;
+    }
+    if (skipped.length > 0) {
+      note(
+        `${backend.name} writes ${
+          backend.orders.join(" or ")
+        }-endian data only; skipping --endian ${skipped.join(",")}`,
+      );
+    }
+    for (const e of ok) out.push({ backend, endian: e });
+  }
+  return out;
+}
+
+/** The records of the workload: one shared array, element 0 stamped with the record number. */
+export class RecordFrames {
+  /** Number of records. */
+  readonly records: number;
+  /** Shape of one record. */
+  readonly recordShape: readonly number[];
+  /** Bytes of one record. */
+  readonly recordBytes: number;
+  readonly #data: Float32Array | Float64Array;
+  readonly #frame: Frame;
+
+  constructor(shape: readonly number[], dtype: RecordsType, seed: number) {
+    if (shape.length < 1) {
+      throw new UsageError("records: the shape needs at least the record count");
+    }
+    this.records = shape[0]!;
+    this.recordShape = shape.slice(1);
+    const n = this.recordShape.reduce((a, b) => a * b, 1);
+    this.recordBytes = n * DTYPE_SIZE[dtype];
+    const rng = new Rng(seed ^ 0x5eed0003);
+    this.#data = fillRandom(dtype === "float32" ? new Float32Array(n) : new Float64Array(n), rng);
+    this.#frame = {
+      step: 0,
+      chunks: [{ name: "data", dtype, shape: this.recordShape, data: this.#data }],
+    };
+  }
+
+  /** What every frame holds. */
+  get layout(): readonly ChunkLayout[] {
+    return this.#frame.chunks.map(({ name, dtype, shape }) => ({ name, dtype, shape }));
+  }
+
+  /** Record r (the array is shared: valid until the next call). */
+  frame(r: number): Frame {
+    this.#data[0] = r;
+    return { step: r, chunks: this.#frame.chunks };
+  }
+}
+
+function label(t: RecordsTarget): string {
+  return `${t.backend.name} ${t.endian}`;
+}
+
+/** Runs the workload; calls `onRun` as each phase is measured and returns every run. */
+export async function runRecords(
+  options: RecordsOptions,
+  onRun: (run: RecordsRun) => void = () => {},
+): Promise<RecordsRun[]> {
+  const frames = new RecordFrames(options.shape, options.dtype, options.seed);
+  const bytes = frames.records * frames.recordBytes;
+  const p = options.progress;
+  const runs: RecordsRun[] = [];
+  await withScratchDir(options.dir, async (dir) => {
+    const fs = statfs(dir);
+    if (fs.availableBytes < bytes * 1.05 + (64 << 20)) {
+      throw new UsageError(
+        `records: ${bytes} bytes per file but only ${fs.availableBytes} bytes free in ${
+          options.dir ?? "."
+        }; ` +
+          "use a smaller --shape or another --dir",
+      );
+    }
+    if (fs.inMemory) p?.note(`${dir} is on ${fs.typeName}: reads come from memory, not a disk`);
+    for (let trial = 0; trial < options.trials; trial++) {
+      for (const t of options.targets) {
+        const path = `${dir}/records.${t.backend.name}.${t.endian}`;
+        p?.begin(`records: ${label(t)}, trial ${trial + 1} of ${options.trials}`);
+        // Write: open, every record, fsync, close.
+        const wm = startMeter();
+        const sink = t.backend.openWriter(path, {
+          create: "truncate",
+          endian: t.endian,
+          fsync: true,
+          extra: options.extra,
+        });
+        try {
+          for (let r = 0; r < frames.records; r++) {
+            sink.writeFrame(frames.frame(r));
+            if ((r & 15) === 0) {
+              p?.update(r / frames.records, "write");
+              const y = signalPoint();
+              if (y) await y;
+            }
+          }
+          sink.close();
+        } catch (e) {
+          sink.abort();
+          throw e;
+        }
+        const ws = wm.stop();
+        const fileBytes = (await Deno.stat(path)).size;
+        const write: RecordsRun = {
+          framing: t.backend.name,
+          endian: t.endian,
+          phase: "write",
+          trial,
+          bytes,
+          fileBytes,
+          residentAfterDrop: 0,
+          sample: ws,
+        };
+        runs.push(write);
+        onRun(write);
+
+        // Read from a cold cache: open, every record (verified), close.
+        const drop = dropCache(path);
+        const rm = startMeter();
+        const source = t.backend.openReader(path, { layout: frames.layout });
+        try {
+          if (source.frameCount !== frames.records) {
+            throw new VerifyError(
+              `${path}: ${source.frameCount} records read back, ${frames.records} written`,
+            );
+          }
+          for (let r = 0; r < frames.records; r++) {
+            verifyFrame(path, r, frames.frame(r).chunks, source.readFrame(r));
+            if ((r & 15) === 0) {
+              p?.update(r / frames.records, "read");
+              const y = signalPoint();
+              if (y) await y;
+            }
+          }
+        } finally {
+          source.close();
+        }
+        const read: RecordsRun = {
+          framing: t.backend.name,
+          endian: t.endian,
+          phase: "read",
+          trial,
+          bytes,
+          fileBytes,
+          residentAfterDrop: drop.residentAfter,
+          sample: rm.stop(),
+        };
+        runs.push(read);
+        onRun(read);
+        p?.clear();
+        await Deno.remove(path);
+      }
+    }
+  });
+  return runs;
+}
+
+const MIB = 2 ** 20;
+
+/** The result row of one phase (CSV columns; JSON rows add file_bytes, device bytes, residency). */
+export function recordsRow(run: RecordsRun, shape: readonly number[]): Row {
+  const s = run.sample;
+  return {
+    framing: run.framing,
+    endian: run.endian,
+    phase: run.phase,
+    shape: shape.join("x"),
+    bytes: run.bytes,
+    wall_s: num(s.wallS),
+    cpu_s: num(s.userS + s.sysS),
+    user_s: num(s.userS),
+    sys_s: num(s.sysS),
+    MiBps: num(run.bytes / MIB / s.wallS, 5),
+    trial: run.trial + 1,
+    file_bytes: run.fileBytes,
+    dev_read_bytes: s.devReadBytes,
+    dev_write_bytes: s.devWriteBytes,
+    resident_after_drop: num(run.residentAfterDrop),
+  };
+}
+
+/**
+ * Averages over trials: one row per (framing, endian, phase) with trial = `avg`, each time the
+ * mean, MiBps = bytes / 2^20 / mean wall time; write rows first, then read rows.
+ */
+export function recordsAverages(runs: readonly RecordsRun[], shape: readonly number[]): Row[] {
+  const keys: string[] = [];
+  const groups = new Map<string, RecordsRun[]>();
+  for (const r of runs) {
+    const k = `${r.framing}\u0000${r.endian}\u0000${r.phase}`;
+    if (!groups.has(k)) {
+      groups.set(k, []);
+      keys.push(k);
+    }
+    groups.get(k)!.push(r);
+  }
+  // Writes first, then reads (the seed's order), each in the order measured.
+  keys.sort((a, b) => Number(a.endsWith("\u0000read")) - Number(b.endsWith("\u0000read")));
+  return keys.map((k) => {
+    const rs = groups.get(k)!;
+    const mean = (f: (r: RecordsRun) => number) => rs.reduce((a, r) => a + f(r), 0) / rs.length;
+    const wall = mean((r) => r.sample.wallS);
+    const first = rs[0]!;
+    return {
+      framing: first.framing,
+      endian: first.endian,
+      phase: first.phase,
+      shape: shape.join("x"),
+      bytes: first.bytes,
+      wall_s: num(wall),
+      cpu_s: num(mean((r) => r.sample.userS + r.sample.sysS)),
+      user_s: num(mean((r) => r.sample.userS)),
+      sys_s: num(mean((r) => r.sample.sysS)),
+      MiBps: num(first.bytes / MIB / wall, 5),
+      trial: "avg",
+      trials: rs.length,
+    };
+  });
+}
+
+/**
+ * The seed's text layout for average rows: `About to write <framing> file (<endian>), record by
+ * record: x X y Y z Z...`, then `avg CPU time = %7.2f secs.` and `avg User Time = W secs.`
+ * (the seed's "User Time" is wall clock time; here with two decimals). Per-trial rows print nothing.
+ */
+export function seedRecordsRenderer(shape: readonly number[]): TableRenderer {
+  const axes = ["x", "y", "z", "w", "v"];
+  const dims = shape.map((d, i) => `${axes[i] ?? `d${i}`} ${d}`).join(" ");
+  return {
+    head: () => "",
+    row(row: Row): string {
+      if (row["trial"] !== "avg") return "";
+      const what = `${row["framing"]} file (${row["endian"]}-endian)`;
+      const first = row["phase"] === "write"
+        ? `About to write ${what}, record by record: ${dims}...`
+        : `About to read ${what}...`;
+      return `${first}\navg CPU time = ${Number(row["cpu_s"]).toFixed(2).padStart(7)} secs.\n` +
+        `avg User Time = ${Number(row["wall_s"]).toFixed(2)} secs.\n\n`;
+    },
+    foot: () => "",
+  };
+}

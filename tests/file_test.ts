@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import { FormatError, IoError } from "../lib/errors.ts";
+import { FileHandle, WriteBatcher } from "../lib/io/file.ts";
+import { withScratchDir } from "../lib/io/scratch.ts";
+import { tempDir } from "./_helpers.ts";
+
+Deno.test("WriteBatcher coalesces small appends, passes big writes through, and keeps write order", () => {
+  using d = tempDir();
+  const path = `${d.path}/b`;
+  const f = FileHandle.open(path, "new");
+  const b = new WriteBatcher(f, 64, 16);
+  const expect = new Uint8Array(200);
+  const put = (offset: number, bytes: number[]) => {
+    b.write(new Uint8Array(bytes), offset);
+    expect.set(bytes, offset);
+  };
+  put(0, [1, 2, 3, 4]);
+  put(4, [5, 6]);
+  assert.equal(f.size, 0, "small appends wait in the buffer");
+  put(0, [9]); // a rewrite of an earlier byte: the buffer is flushed first, then this lands on top
+  assert.equal(f.size, 6);
+  put(6, Array.from({ length: 40 }, (_, i) => i)); // >= direct threshold: written at once
+  assert.equal(f.size, 46);
+  put(46, [7, 7, 7]);
+  b.flush();
+  f.close();
+  assert.deepEqual(Deno.readFileSync(path), expect.subarray(0, 49));
+});
+
+Deno.test("FileHandle: 'new' refuses an existing file, read past the end is a FormatError", () => {
+  using d = tempDir();
+  const path = `${d.path}/x`;
+  Deno.writeTextFileSync(path, "keep me");
+  assert.throws(
+    () => FileHandle.open(path, "new"),
+    (e: unknown) => e instanceof IoError && /refusing to overwrite/.test(e.message),
+  );
+  assert.equal(Deno.readTextFileSync(path), "keep me");
+  const r = FileHandle.open(path, "read");
+  assert.equal(r.size, 7);
+  assert.deepEqual(r.read(0, 4), new TextEncoder().encode("keep"));
+  assert.throws(() => r.read(5, 4), (e: unknown) => e instanceof FormatError && e.offset === 7);
+  r.close();
+  r.close();
+  assert.throws(() => FileHandle.open(`${d.path}/missing`, "read"), /no such file/);
+});
+
+Deno.test("withScratchDir removes its directory after success and after an error", async () => {
+  using d = tempDir();
+  let seen = "";
+  const v = await withScratchDir(d.path, (dir) => {
+    seen = dir;
+    Deno.writeTextFileSync(`${dir}/f`, "x");
+    return 42;
+  });
+  assert.equal(v, 42);
+  assert.throws(() => Deno.statSync(seen), Deno.errors.NotFound);
+  await assert.rejects(() =>
+    withScratchDir(d.path, (dir) => {
+      seen = dir;
+      Deno.writeTextFileSync(`${dir}/f`, "x");
+      throw new Error("boom");
+    }), /boom/);
+  assert.throws(() => Deno.statSync(seen), Deno.errors.NotFound);
+  assert.deepEqual([...Deno.readDirSync(d.path)], []);
+  await assert.rejects(() => withScratchDir(`${d.path}/none`, () => 1), IoError);
+});

@@ -1,0 +1,239 @@
+import assert from "node:assert/strict";
+import { runCli, tempDir } from "./_helpers.ts";
+import {
+  averageRows,
+  datasetArray,
+  type ScalingRun,
+  seedRenderer,
+} from "../lib/workloads/scaling.ts";
+
+function csvRows(text: string): Record<string, string>[] {
+  const [head, ...lines] = text.trim().split("\n");
+  const cols = head!.split(",");
+  return lines.map((l) => Object.fromEntries(l.split(",").map((v, i) => [cols[i]!, v])));
+}
+
+const COLUMNS =
+  "framing,datasets,bytes,real_s,user_ticks,sys_ticks,combined_ticks,clk_tck,user_s,sys_s,MiBps";
+
+Deno.test("scaling --datasets 1..2 (csv): one row per framing and count, payload bytes, ticks", async () => {
+  using dir = tempDir();
+  const r = await runCli([
+    "scaling",
+    "--framing",
+    "ieeeio,f77,raw",
+    "--datasets",
+    "1..2",
+    "--shape",
+    "4x4x4",
+    "--dir",
+    dir.path,
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout.split("\n")[0], COLUMNS);
+  const rows = csvRows(r.stdout);
+  assert.deepEqual(rows.map((x) => [x["framing"], x["datasets"], x["bytes"]]), [
+    ["ieeeio", "1", "512"],
+    ["ieeeio", "2", "1024"],
+    ["f77", "1", "512"],
+    ["f77", "2", "1024"],
+    ["raw", "1", "512"],
+    ["raw", "2", "1024"],
+  ]);
+  for (const x of rows) {
+    assert.equal(Number(x["combined_ticks"]), Number(x["user_ticks"]) + Number(x["sys_ticks"]));
+    assert.ok(Number(x["clk_tck"]) > 0);
+    assert.ok(Number(x["real_s"]) > 0);
+    assert.ok(
+      Math.abs(Number(x["MiBps"]) - Number(x["bytes"]) / 2 ** 20 / Number(x["real_s"])) <
+        1e-3 * Number(x["MiBps"]),
+    );
+  }
+  // One star per dataset on stderr, after IOspeed's label; the scratch directory is gone.
+  assert.match(r.stderr, /IEEEIO <open [^>]*speed\.ieeeio> Write {2}1 datasets:\*\n/);
+  assert.match(r.stderr, /F77 Unf <open [^>]*speed\.f77> Write {2}2 datasets:\*\*\n/);
+  assert.deepEqual([...Deno.readDirSync(dir.path)], []);
+});
+
+Deno.test("scaling file sizes (json): IEEEIO 16 + n x 2,097,188 for 64^3 float64; f77 n x (data + 8)", async () => {
+  using dir = tempDir();
+  const r = await runCli([
+    "scaling",
+    "--framing",
+    "ieeeio,f77",
+    "--datasets",
+    "1..2",
+    "--dir",
+    dir.path,
+    "--format",
+    "json",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const doc = JSON.parse(r.stdout) as {
+    meta: Record<string, unknown>;
+    rows: Record<string, unknown>[];
+  };
+  assert.deepEqual(doc.meta["shape"], [64, 64, 64]);
+  assert.deepEqual(
+    doc.rows.map((x) => [x["framing"], x["datasets"], x["bytes"], x["file_bytes"], x["trial"]]),
+    [
+      ["ieeeio", 1, 2_097_152, 16 + 2_097_188, 1],
+      ["ieeeio", 2, 2 * 2_097_152, 16 + 2 * 2_097_188, 1],
+      ["f77", 1, 2_097_152, 2_097_160, 1],
+      ["f77", 2, 2 * 2_097_152, 2 * 2_097_160, 1],
+    ],
+  );
+});
+
+Deno.test("scaling --format seed: banners, Write lines with stars, Realtime lines, averages", async () => {
+  using dir = tempDir();
+  const r = await runCli([
+    "scaling",
+    "--framing",
+    "ieeeio,f77",
+    "--datasets",
+    "1..2",
+    "--shape",
+    "2x3",
+    "--type",
+    "int32",
+    "--trials",
+    "2",
+    "--dir",
+    dir.path,
+    "--format",
+    "seed",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const run = String.raw`        Realtime=\d+\.\d{3}, UserTime=\d+, SystemTime=\d+, Combined=\d+\n`;
+  const trial = (t: number) =>
+    String
+      .raw`\nTrial ${t} --------------\n--------------IEEE--------------\nWrite  1:\*\n${run}Write  2:\*\*\n${run}` +
+    String
+      .raw`-------------F77 Unformatted---------------\nWrite  1:\*\n${run}Write  2:\*\*\n${run}`;
+  const avg = (label: string) =>
+    String
+      .raw`-------${label}: Average of 2 trials------------\n\tRealtime=\d+\.\d{6}, UserTime=\d+\.\d{6}, ` +
+    String.raw`SystemTime=\d+\.\d{6}, Combined=\d+\.\d{6} Megs/sec=\d+\.\d{6}\n`;
+  assert.match(
+    r.stdout,
+    new RegExp(`^Ntests=2\\n${trial(1)}${trial(2)}\\n${avg("IEEE")}${avg("F77 UNF")}$`),
+  );
+});
+
+Deno.test("scaling --trials 2 (csv): per-framing average rows after the runs", async () => {
+  using dir = tempDir();
+  const r = await runCli([
+    "scaling",
+    "--framing",
+    "raw",
+    "--datasets",
+    "1,3",
+    "--shape",
+    "8",
+    "--trials",
+    "2",
+    "--dir",
+    dir.path,
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const rows = csvRows(r.stdout);
+  assert.deepEqual(rows.map((x) => [x["framing"], x["datasets"], x["bytes"]]), [
+    ["raw", "1", "64"],
+    ["raw", "3", "192"],
+    ["raw", "1", "64"],
+    ["raw", "3", "192"],
+    ["raw", "all", "128"],
+  ]);
+  const runs = rows.slice(0, 4);
+  const mean = runs.reduce((a, x) => a + Number(x["real_s"]), 0) / 4;
+  assert.ok(Math.abs(Number(rows[4]!["real_s"]) - mean) <= 1e-5 + mean * 1e-4);
+});
+
+Deno.test("scaling usage errors exit 2 with a message", async () => {
+  for (
+    const [args, re] of [
+      [["--datasets", "0..2"], /--datasets/],
+      [["--type", "complex"], /--type 'complex'/],
+      [["--format", "xml"], /--format 'xml'/],
+      [["--shape", "4xx4"], /--shape/],
+      [["--framing", "nope"], /unknown framing 'nope'/],
+      [["--dir", "/nonexistent/dir"], /does not exist/],
+    ] as const
+  ) {
+    const r = await runCli(["scaling", "--datasets", "1", "--shape", "2", ...args]);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, /^sciobench: error: /);
+    assert.match(r.stderr, re);
+    assert.equal(r.stdout, "");
+  }
+});
+
+Deno.test("scaling helpers: pattern array, averages, seed renderer without trials", () => {
+  const a = datasetArray([3000], "float64");
+  assert.ok(a instanceof Float64Array);
+  assert.equal(a.length, 3000);
+  const bytes = new Uint8Array(a.buffer);
+  for (const i of [0, 4095, 4096, 10_000, 23_999]) {
+    assert.equal(bytes[i], ((i % 4096) * 131 + 7) & 255, `byte ${i}`);
+  }
+  assert.ok(datasetArray([2, 3], "int16") instanceof Int16Array);
+  const sample = (wallS: number, u: number, s: number) => ({
+    wallS,
+    userS: u / 100,
+    sysS: s / 100,
+    userTicks: u,
+    sysTicks: s,
+    clkTck: 100,
+    devReadBytes: 0,
+    devWriteBytes: 0,
+  });
+  const runs: ScalingRun[] = [
+    {
+      framing: "ieeeio",
+      datasets: 5,
+      trial: 0,
+      bytes: 10 * 2 ** 20,
+      fileBytes: 0,
+      sample: sample(1, 2, 10),
+    },
+    {
+      framing: "ieeeio",
+      datasets: 10,
+      trial: 0,
+      bytes: 20 * 2 ** 20,
+      fileBytes: 0,
+      sample: sample(4, 4, 20),
+    },
+  ];
+  const [avg] = averageRows(runs);
+  assert.equal(avg!["real_s"], 2.5);
+  assert.equal(avg!["combined_ticks"], 18);
+  assert.equal(avg!["MiBps"], 7.5);
+  const r = seedRenderer(1);
+  assert.equal(r.head(), "");
+  assert.equal(
+    r.row({
+      framing: "ieeeio",
+      datasets: 5,
+      real_s: 1.2346,
+      user_ticks: 2,
+      sys_ticks: 10,
+      combined_ticks: 12,
+      trial: 1,
+    }),
+    "--------------IEEE--------------\nWrite  5:*****\n        Realtime=1.235, UserTime=2, SystemTime=10, Combined=12\n",
+  );
+  assert.equal(
+    r.row({
+      framing: "ieeeio",
+      datasets: 10,
+      real_s: 2,
+      user_ticks: 0,
+      sys_ticks: 1,
+      combined_ticks: 1,
+      trial: 1,
+    }),
+    "Write 10:**********\n        Realtime=2.000, UserTime=0, SystemTime=1, Combined=1\n",
+  );
+});
