@@ -356,6 +356,8 @@ def main():
     p.add_argument("--n", default="32^2,128^2,1024^2")
     p.add_argument("--dir", default=".")
     p.add_argument("--repeat", type=int, default=1)
+    p.add_argument("--only-repeat", type=int, default=None,
+                   help="run only this repeat index (sets the random order), as sciobench does")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--warmup", action="store_true")
     p.add_argument("--sample", default="256MiB")
@@ -372,7 +374,8 @@ def main():
         print(",".join(COLUMNS), flush=True)
     for size in sizes:
         for n in ns:
-            for rep in range(args.repeat):
+            reps = range(args.repeat) if args.only_repeat is None else [args.only_repeat]
+            for rep in reps:
                 print(f"gsd_peer: {args.api} size={size} N={n} repeat={rep}", file=sys.stderr)
                 row = run_cell(size, n, rep, args)
                 if args.format == "csv":

@@ -411,6 +411,13 @@ Deno.test("f77: detect() accepts marker-consistent heads and rejects others", ()
   assert.ok(!f77.detect(new Uint8Array(4096), 1 << 20), "zeros are no Fortran file");
   const text = new TextEncoder().encode("hello, world: this is not a Fortran file\n");
   assert.ok(!f77.detect(text, text.length));
+  // An HDF4 file starts 0e 03 13 01: as a 4-byte little-endian marker that is 18 MB, which a
+  // large file would fit; known magic numbers are refused outright.
+  const hdf4 = new Uint8Array(4096);
+  hdf4.set([0x0e, 0x03, 0x13, 0x01]);
+  assert.ok(!f77.detect(hdf4, 1 << 26));
+  hdf4[0] = 0x0f;
+  assert.ok(f77.detect(hdf4, 1 << 26), "the same bytes without the magic do fit");
   const random = new Uint8Array(4096).map((_, i) => (i * 2654435761) >>> 24);
   assert.ok(!f77.detect(random, 1 << 20));
 });

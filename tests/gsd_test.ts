@@ -20,6 +20,8 @@ import type {
 } from "../lib/framings/types.ts";
 import { DTYPE_SIZE } from "../lib/framings/types.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";
+import { pythonGsdUnavailable, runPythonGsdCell } from "../lib/peers/python_gsd.ts";
+import { TABLE_COLUMNS, TableFrames } from "../lib/workloads/table.ts";
 import { commandMissing, peerTest, runCli, tempDir } from "./_helpers.ts";
 
 const DIR = new URL("./testdata/gsd/", import.meta.url);
@@ -985,3 +987,127 @@ Deno.test("gsd CLI: info on a corrupt file exits 2 with the offset and no stack 
   assert.match(r.stderr, new RegExp(`at byte ${c.offset}: .*flags 0x1, expected 0`));
   assert.doesNotMatch(r.stderr, /\n\s+at /, "no stack trace");
 });
+
+function csvRows(text: string): Record<string, string>[] {
+  const [head, ...lines] = text.trim().split("\n");
+  const cols = head!.split(",");
+  return lines.map((l) => Object.fromEntries(l.split(",").map((v, k) => [cols[k]!, v])));
+}
+
+/** Bytes of the gsd file the table writes for (size, N): our writer in memory, same frames. */
+function tableFileBytes(size: number, n: number): number {
+  const frames = new TableFrames(n, 1);
+  return encode(Array.from({ length: Math.ceil(size / (28 * n)) }, (_, i) => {
+    const f = frames.frame(i);
+    return { step: f.step, chunks: f.chunks.map((c) => ({ ...c, data: c.data.slice() })) };
+  })).bytes.length;
+}
+
+Deno.test("gsd CLI: table --framing gsd,raw on a tiny size gives a gsd row beside raw", async () => {
+  using dir = tempDir();
+  const r = await runCli([
+    "table",
+    "--framing",
+    "gsd,raw",
+    "--size",
+    "256KiB",
+    "--n",
+    "32^2",
+    "--dir",
+    dir.path,
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const rows = csvRows(r.stdout);
+  assert.deepEqual(rows.map((x) => x.framing), ["gsd", "raw"]);
+  const g = rows[0]!;
+  assert.equal(g.frames, "10");
+  assert.equal(Number(g.file_bytes), tableFileBytes(256 * 1024, 1024));
+  assert.ok(Number(g.read_MiBps) > 0 && Number(g.random_MiBps) > 0 && Number(g.write_MiBps) > 0);
+  assert.deepEqual([...Deno.readDirSync(dir.path)], [], "scratch files removed");
+});
+
+peerTest(
+  "gsd CLI: write --framing gsd makes a file gsd.hoomd reads, CRCs as info --json",
+  pythonGsdMissing,
+  async () => {
+    using dir = tempDir();
+    const p = `${dir.path}/t.gsd`;
+    const w = await runCli(["write", "--framing", "gsd", "--n", "100", "--frames", "6", p]);
+    assert.equal(w.code, 0, w.stderr);
+    const again = await runCli(["write", "--framing", "gsd", "--n", "100", "--frames", "6", p]);
+    assert.notEqual(again.code, 0, "refuses to overwrite");
+    assert.match(again.stderr, /--force/);
+    const info = await runCli(["info", "--json", p]);
+    assert.equal(info.code, 0, info.stderr);
+    const doc = JSON.parse(info.stdout) as {
+      frames: number;
+      chunks: { frame: number; name: string; crc32: string }[];
+    };
+    assert.equal(doc.frames, 6);
+    const theirs = JSON.parse(await python(PY_DUMP, [p]));
+    assert.equal(theirs.nframes, 6);
+    assert.ok(theirs.hoomd.every(([, n]: number[]) => n === 100));
+    assert.deepEqual(theirs.hoomd.map(([step]: number[]) => step), [0, 10, 20, 30, 40, 50]);
+    let count = 0;
+    for (const c of doc.chunks) {
+      const [, , , crc] = theirs.frames[c.frame][c.name];
+      assert.equal(
+        c.crc32,
+        (crc >>> 0).toString(16).padStart(8, "0"),
+        `frame ${c.frame} ${c.name}`,
+      );
+      count++;
+    }
+    assert.equal(
+      count,
+      theirs.frames.reduce((a: number, f: object) => a + Object.keys(f).length, 0),
+    );
+  },
+);
+
+peerTest(
+  "gsd peer: bench/gsd_peer.py measures a table cell with python3-gsd, same columns",
+  pythonGsdMissing,
+  async () => {
+    using dir = tempDir();
+    assert.equal(pythonGsdUnavailable(), null);
+    const row = await runPythonGsdCell("python-gsd", 256 * 1024, 1024, 0, {
+      seed: 1,
+      warmup: false,
+      dir: dir.path,
+    });
+    assert.deepEqual(Object.keys(row), [...TABLE_COLUMNS]);
+    assert.equal(row.framing, "python-gsd");
+    assert.equal(row.frames, 10);
+    // python3-gsd wrote the same frames: same size as our file (only the application string differs).
+    assert.equal(row.file_bytes, tableFileBytes(256 * 1024, 1024));
+    const fl = await runPythonGsdCell("python-gsd-fl", 256 * 1024, 16384, 1, {
+      seed: 3,
+      warmup: true,
+      dir: dir.path,
+    });
+    assert.equal(fl.framing, "python-gsd-fl");
+    assert.equal(fl.file_bytes, 5376 + 16384 * 28 + 4 + 8 + 3 * 32 * 0);
+    await assert.rejects(
+      () => runPythonGsdCell("python-hdf5", 1, 1, 0, { seed: 1, warmup: false }),
+      UsageError,
+    );
+    // The script's own CSV header is the table's.
+    const csv = await new Deno.Command(PYTHON, {
+      args: [
+        new URL("../bench/gsd_peer.py", import.meta.url).pathname,
+        "--size",
+        "64KiB",
+        "--n",
+        "32^2",
+        "--dir",
+        dir.path,
+      ],
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    assert.ok(csv.success);
+    assert.equal(new TextDecoder().decode(csv.stdout).split("\n")[0], TABLE_COLUMNS.join(","));
+    assert.deepEqual([...Deno.readDirSync(dir.path)], [], "scratch files removed");
+  },
+);

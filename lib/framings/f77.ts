@@ -705,6 +705,18 @@ function headFits(head: Uint8Array, size: number, w: MarkerWidth, order: ByteOrd
   return false;
 }
 
+/**
+ * Magic numbers of formats read through peer libraries, which detection may try after f77:
+ * HDF5 (and netCDF-4), HDF4, netCDF classic (CDF 1, 2, 5).
+ */
+const FOREIGN_MAGIC: readonly (readonly number[])[] = [
+  [0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a],
+  [0x0e, 0x03, 0x13, 0x01],
+  [0x43, 0x44, 0x46, 0x01],
+  [0x43, 0x44, 0x46, 0x02],
+  [0x43, 0x44, 0x46, 0x05],
+];
+
 /** The Fortran unformatted sequential framing (`f77`): gfortran's record markers, 4 or 8 bytes, either byte order. */
 export const f77: Framing = {
   name: FORMAT,
@@ -712,6 +724,8 @@ export const f77: Framing = {
     "Fortran unformatted sequential records (gfortran markers: 4 or 8 bytes, subrecords)",
   orders: ["little", "big"],
   detect(head: Uint8Array, fileSize: number): boolean {
+    // No magic number of its own: never claim a file that starts with another format's.
+    if (FOREIGN_MAGIC.some((m) => m.every((b, i) => head[i] === b))) return false;
     for (const w of [4, 8] as const) {
       for (const o of ["little", "big"] as const) {
         if (headFits(head, fileSize, w, o)) return true;

@@ -14,8 +14,9 @@ export type Loaded<S extends Deno.ForeignLibraryInterface> =
   | { readonly ok: false; readonly reason: string };
 
 /**
- * Loads the first of `sonames` that opens, then the path in the environment variable `envVar`
- * (sonames first, as the spec lists them, so a Debian system works without settings).
+ * Loads the library named by the environment variable `envVar` when it is set (an explicit choice,
+ * as HPC sites that load libraries from modules need), else the first of `sonames` that opens
+ * (Debian's names first, so a Debian system works without settings).
  * `label` names the library in the one-line reason returned when nothing loads.
  */
 export function loadLibrary<S extends Deno.ForeignLibraryInterface>(
@@ -27,7 +28,7 @@ export function loadLibrary<S extends Deno.ForeignLibraryInterface>(
   const tried: string[] = [];
   const problems: string[] = [];
   const fromEnv = envValue(envVar);
-  const candidates = fromEnv ? [...sonames, fromEnv] : [...sonames];
+  const candidates = fromEnv ? [fromEnv, ...sonames] : [...sonames];
   for (const path of candidates) {
     tried.push(path);
     try {

@@ -49,7 +49,7 @@ import {
 
 const NAME = "hdf4";
 
-/** Library pairs [libdf, libmfhdf] tried in order before `SCIOBENCH_HDF4_LIBS`. */
+/** Library pairs [libdf, libmfhdf] tried in order after `SCIOBENCH_HDF4_LIBS`, when it is set. */
 export const HDF4_PAIRS: readonly (readonly [string, string])[] = [
   ["/usr/lib/libdfalt.so.0", "/usr/lib/libmfhdfalt.so.0"],
   ["libdfalt.so.0", "libmfhdfalt.so.0"],
@@ -146,7 +146,7 @@ function load(): Hdf4 | string {
   const env = envValue(HDF4_ENV);
   if (env !== undefined) {
     const [df, mf] = env.split(":");
-    if (df && mf) pairs.push([df, mf]);
+    if (df && mf) pairs.unshift([df, mf]);
   }
   const problems: string[] = [];
   for (const [df, mf] of pairs) {

@@ -45,7 +45,7 @@ import {
 
 const NAME = "hdf5";
 
-/** Sonames tried in order before `SCIOBENCH_HDF5_LIB` (Debian's serial build, then upstream names). */
+/** Sonames tried in order when `SCIOBENCH_HDF5_LIB` is not set (Debian's serial build, then upstream names). */
 export const HDF5_SONAMES: readonly string[] = [
   "libhdf5_serial.so.103",
   "libhdf5.so.103",
@@ -53,7 +53,7 @@ export const HDF5_SONAMES: readonly string[] = [
   "libhdf5.so",
 ];
 
-/** Environment variable naming the HDF5 shared library when no soname loads. */
+/** Environment variable naming the HDF5 shared library; tried before the sonames when set. */
 export const HDF5_ENV = "SCIOBENCH_HDF5_LIB";
 
 const STATIC = { type: "pointer" } as const;

@@ -48,10 +48,10 @@ import {
 import { hdf5SuperblockVersion } from "./hdf5.ts";
 import { CHUNK_NAME_ATTR, netcdfName } from "../framings/netcdf.ts";
 
-/** Sonames tried in order before `SCIOBENCH_NETCDF_LIB`. */
+/** Sonames tried in order when `SCIOBENCH_NETCDF_LIB` is not set. */
 export const NETCDF_SONAMES: readonly string[] = ["libnetcdf.so.19", "libnetcdf.so"];
 
-/** Environment variable naming the netCDF-C shared library when no soname loads. */
+/** Environment variable naming the netCDF-C shared library; tried before the sonames when set. */
 export const NETCDF_ENV = "SCIOBENCH_NETCDF_LIB";
 
 const SYMBOLS = {

@@ -1,0 +1,130 @@
+/**
+ * The real GSD library as a peer of the table: cells of `sciobench table` measured by
+ * bench/gsd_peer.py with python3-gsd through /usr/bin/python3 (or $SCIOBENCH_PYTHON). The script
+ * uses the same seeded data, frame count, read sample and random order as the native cells and
+ * prints a row with the table's columns; `framing` is `python-gsd` (the gsd.hoomd layer, as
+ * gsd's benchmark-hoomd.py reads) or `python-gsd-fl` (the gsd.fl file layer).
+ * @module
+ */
+import { IoError, PeerUnavailableError, UsageError, VerifyError } from "../errors.ts";
+import type { Row } from "../report/output.ts";
+import { envValue } from "./common.ts";
+
+/** Peer names this module measures, and the gsd API each uses. */
+export const PYTHON_GSD_PEERS: Readonly<Record<string, "hoomd" | "fl">> = {
+  "python-gsd": "hoomd",
+  "python-gsd-fl": "fl",
+};
+
+/** Settings of one peer cell (a subset of the table's options). */
+export interface PythonGsdCellOptions {
+  /** Parent directory of the scratch file (default: current directory). */
+  readonly dir?: string;
+  /** Seed of the data and of the random order. */
+  readonly seed: number;
+  /** Bytes of each read sample (default 0.25 GiB). */
+  readonly sampleBytes?: number;
+  /** Write once untimed first. */
+  readonly warmup: boolean;
+}
+
+const SCRIPT = new URL("../../bench/gsd_peer.py", import.meta.url);
+
+function python(): string {
+  return envValue("SCIOBENCH_PYTHON") ?? "/usr/bin/python3";
+}
+
+let availability: string | null | undefined;
+
+/** null when python3-gsd and bench/gsd_peer.py can run here, else why not (checked once). */
+export function pythonGsdUnavailable(): string | null {
+  if (availability !== undefined) return availability;
+  availability = probe();
+  return availability;
+}
+
+function probe(): string | null {
+  if (SCRIPT.protocol !== "file:") {
+    return `bench/gsd_peer.py is not on disk (sciobench runs from ${SCRIPT.protocol})`;
+  }
+  try {
+    Deno.statSync(SCRIPT);
+  } catch {
+    return `${SCRIPT.pathname} is missing`;
+  }
+  const py = python();
+  try {
+    const out = new Deno.Command(py, {
+      args: ["-c", "import numpy, gsd, gsd.fl, gsd.hoomd; print(gsd.__version__)"],
+      stdout: "piped",
+      stderr: "piped",
+    }).outputSync();
+    if (!out.success) return `python3-gsd is not installed for ${py} (apt-get install python3-gsd)`;
+  } catch {
+    return `${py} is not installed (set SCIOBENCH_PYTHON to a python with python3-gsd)`;
+  }
+  return null;
+}
+
+/**
+ * Measures one table cell (size bytes, N particles, repeat index) with python3-gsd and returns
+ * its row. Throws UsageError for an unknown peer name, PeerUnavailableError where it cannot run,
+ * VerifyError when data read back differs, IoError for other failures of the script.
+ */
+export async function runPythonGsdCell(
+  peer: string,
+  size: number,
+  n: number,
+  repeat: number,
+  options: PythonGsdCellOptions,
+): Promise<Row> {
+  const api = PYTHON_GSD_PEERS[peer];
+  if (api === undefined) {
+    throw new UsageError(
+      `unknown peer '${peer}'; known: ${Object.keys(PYTHON_GSD_PEERS).join(", ")}`,
+    );
+  }
+  const why = pythonGsdUnavailable();
+  if (why !== null) throw new PeerUnavailableError(`peer '${peer}' is unavailable: ${why}`);
+  const args = [
+    SCRIPT.pathname,
+    "--api",
+    api,
+    "--size",
+    String(size),
+    "--n",
+    String(n),
+    "--only-repeat",
+    String(repeat),
+    "--seed",
+    String(options.seed),
+    "--sample",
+    String(options.sampleBytes ?? 2 ** 28),
+    "--dir",
+    options.dir ?? ".",
+    "--format",
+    "jsonl",
+    ...(options.warmup ? ["--warmup"] : []),
+  ];
+  const out = await new Deno.Command(python(), { args, stdout: "piped", stderr: "piped" }).output();
+  const err =
+    new TextDecoder().decode(out.stderr).split("\n").filter((l) => l.startsWith("gsd_peer: error:"))
+      .map((l) => l.slice("gsd_peer: error: ".length)).join("; ") ||
+    new TextDecoder().decode(out.stderr).trim();
+  if (out.code === 3) throw new PeerUnavailableError(`peer '${peer}' is unavailable: ${err}`);
+  if (out.code === 1) throw new VerifyError(`peer '${peer}': ${err}`);
+  if (out.code === 2) throw new UsageError(`peer '${peer}': ${err}`);
+  if (!out.success) {
+    throw new IoError(
+      `peer '${peer}' (bench/gsd_peer.py) failed with exit code ${out.code}: ${err}`,
+    );
+  }
+  const lines = new TextDecoder().decode(out.stdout).trim().split("\n");
+  try {
+    return JSON.parse(lines[lines.length - 1]!) as Row;
+  } catch {
+    throw new IoError(
+      `peer '${peer}': bench/gsd_peer.py printed no row (${lines.join(" ").slice(0, 200)})`,
+    );
+  }
+}
