@@ -78,23 +78,30 @@ export const readCommand: Command = {
     }
     const extra = parseExtra(values.option);
     const drop1 = dropCache(path);
+    // With --verify the frames are the table's: N follows from the first chunk (12 N bytes of
+    // positions), so formats without types (Fortran records) are read with the table's layout.
+    let pattern: TableFrames | undefined;
+    if (values.verify) {
+      const probe = openUserFile(path, values.framing, extra);
+      try {
+        const first = probe.frameCount > 0 ? probe.readFrame(0)[0] : undefined;
+        const n = first ? first.data.length / 12 : 0;
+        if (!Number.isInteger(n) || n <= 0) {
+          throw new UsageError(`--verify: ${path} does not hold table frames`);
+        }
+        pattern = new TableFrames(n, seed);
+      } finally {
+        probe.close();
+      }
+      dropCache(path);
+    }
     const om = startMeter();
-    const source = openUserFile(path, values.framing, extra);
+    const source = openUserFile(path, values.framing, extra, pattern?.layout);
     const o = om.stop();
     try {
       let bytes = 0;
-      let pattern: TableFrames | undefined;
       const check = (i: number, chunks: ReturnType<typeof source.readFrame>) => {
-        if (!values.verify) return;
-        if (pattern === undefined) {
-          const pos = chunks.find((c) => c.name.endsWith("position")) ?? chunks[0];
-          const n = pos ? pos.data.length / 12 : 0;
-          if (!Number.isInteger(n) || n <= 0) {
-            throw new UsageError(`--verify: ${path} does not hold table frames`);
-          }
-          pattern = new TableFrames(n, seed);
-        }
-        verifyFrame(path, i, pattern.frame(i).chunks, chunks);
+        if (pattern) verifyFrame(path, i, pattern.frame(i).chunks, chunks);
       };
       const rm = startMeter();
       for (let i = 0; i < source.frameCount; i++) {

@@ -723,6 +723,7 @@ export const f77: Framing = {
   description:
     "Fortran unformatted sequential records (gfortran markers: 4 or 8 bytes, subrecords)",
   orders: ["little", "big"],
+  heuristicDetect: true,
   detect(head: Uint8Array, fileSize: number): boolean {
     // No magic number of its own: never claim a file that starts with another format's.
     if (FOREIGN_MAGIC.some((m) => m.every((b, i) => head[i] === b))) return false;

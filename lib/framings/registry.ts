@@ -33,5 +33,6 @@ export function framingByName(name: string): Framing {
 
 /** The first framing whose `detect` accepts the head bytes and size, or undefined. */
 export function detectFraming(head: Uint8Array, fileSize: number): Framing | undefined {
-  return FRAMINGS.find((f) => f.detect(head, fileSize));
+  return FRAMINGS.find((f) => !f.heuristicDetect && f.detect(head, fileSize)) ??
+    FRAMINGS.find((f) => f.heuristicDetect && f.detect(head, fileSize));
 }

@@ -184,6 +184,11 @@ export interface Framing {
   readonly description: string;
   /** Byte orders the writer can produce. */
   readonly orders: readonly ByteOrder[];
+  /**
+   * True when `detect` is a heuristic rather than a magic number (Fortran records): detection
+   * tries such framings after every format with a magic number, peers included.
+   */
+  readonly heuristicDetect?: boolean;
   /** True when `head` (the first bytes of a file, up to 4096) and the file size look like this format. */
   detect(head: Uint8Array, fileSize: number): boolean;
   /** A new encoder for a file written from scratch. */

@@ -44,7 +44,11 @@ export function detectBackend(path: string): Backend {
   } finally {
     f.close();
   }
-  const b = BACKENDS.find((x) => x.unavailable() === null && x.detect(head, size));
+  const order = [
+    ...BACKENDS.filter((x) => !x.heuristicDetect),
+    ...BACKENDS.filter((x) => x.heuristicDetect),
+  ];
+  const b = order.find((x) => x.unavailable() === null && x.detect(head, size));
   if (!b) {
     const hex = [...head.subarray(0, 8)].map((x) => x.toString(16).padStart(2, "0")).join(" ");
     throw new FormatError(

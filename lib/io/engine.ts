@@ -211,6 +211,7 @@ export function nativeBackend(framing: Framing): Backend {
     description: framing.description,
     kind: "native",
     orders: framing.orders,
+    heuristicDetect: framing.heuristicDetect,
     unavailable: () => null,
     detect: (head, size) => framing.detect(head, size),
     openWriter: (path, options) => new NativeSink(framing, path, options),

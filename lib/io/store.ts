@@ -94,6 +94,8 @@ export interface Backend {
   readonly kind: "native" | "peer";
   /** Byte orders the writer can produce. */
   readonly orders: readonly ByteOrder[];
+  /** True when `detect` is a heuristic, not a magic number: tried after all others. */
+  readonly heuristicDetect?: boolean;
   /** null when usable here, else the reason it is not (library missing ...). */
   unavailable(): string | null;
   /** True when the first bytes of a file (up to 4096) and its size look like this backend's format. */
