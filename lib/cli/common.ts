@@ -3,12 +3,15 @@
  * options (`--endian`, `--option key=value`), and the run facts stored in JSON output.
  * @module
  */
-import { UsageError } from "../errors.ts";
+import { PeerUnavailableError, UsageError } from "../errors.ts";
+import { usableBackend } from "../io/backends.ts";
+import type { Backend } from "../io/store.ts";
+import { warn } from "../report/progress.ts";
 import type { EndianOption } from "../framings/types.ts";
 import { openRowSink, type RowFormat, type RowSink, type TableRenderer } from "../report/output.ts";
-import { glibcVersion } from "../sys/libc.ts";
+import { glibcVersion, type StatFs, statfs } from "../sys/libc.ts";
 import { VERSION } from "../version.ts";
-import { parseChoice } from "./args.ts";
+import { parseChoice, parseList } from "./args.ts";
 
 /** parseArgs option declarations for `--format`, `--out` and `--force`. */
 export const OUTPUT_OPTIONS = {
@@ -88,4 +91,46 @@ export function rowSink(
     meta: runMeta(command, args),
     table,
   });
+}
+
+/**
+ * Checks a `--dir` value (it must be an existing directory) and warns on stderr when it is on a
+ * memory file system, where cold reads are impossible. Returns the file-system facts.
+ */
+export function checkScratchParent(dir: string | undefined): StatFs {
+  if (dir !== undefined) {
+    let isDir = false;
+    try {
+      isDir = Deno.statSync(dir).isDirectory;
+    } catch {
+      throw new UsageError(`--dir ${dir} does not exist`);
+    }
+    if (!isDir) throw new UsageError(`--dir ${dir} is not a directory`);
+  }
+  const fs = statfs(dir ?? ".");
+  if (fs.inMemory) {
+    warn(
+      `${dir ?? "the current directory"} is on ${fs.typeName}, a memory file system: cold reads ` +
+        `are impossible and these are memory numbers (fs_type=${fs.typeName})`,
+    );
+  }
+  return fs;
+}
+
+/**
+ * The backends named in a `--framing` list; a peer whose library is missing is skipped with a
+ * one-line note on stderr. UsageError when none is left.
+ */
+export function usableBackends(list: string): Backend[] {
+  const backends: Backend[] = [];
+  for (const name of parseList(list, "--framing")) {
+    try {
+      backends.push(usableBackend(name));
+    } catch (e) {
+      if (!(e instanceof PeerUnavailableError)) throw e;
+      warn(`skipping: ${e.message}`);
+    }
+  }
+  if (backends.length === 0) throw new UsageError("no usable framing left to measure");
+  return backends;
 }

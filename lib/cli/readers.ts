@@ -7,8 +7,7 @@
 import { NATIVE_ORDER } from "../bytes/byteswap.ts";
 import { UsageError } from "../errors.ts";
 import { backendByName } from "../io/backends.ts";
-import { Progress, warn } from "../report/progress.ts";
-import { statfs } from "../sys/libc.ts";
+import { Progress } from "../report/progress.ts";
 import {
   type CacheState,
   prepareReader,
@@ -18,7 +17,14 @@ import {
 } from "../workloads/readers.ts";
 import { parseArgs, parseChoice, parseCount, parseIntegers, parseList } from "./args.ts";
 import type { Command } from "./command.ts";
-import { OUTPUT_HELP, OUTPUT_OPTIONS, parseEndian, parseExtra, rowSink } from "./common.ts";
+import {
+  checkScratchParent,
+  OUTPUT_HELP,
+  OUTPUT_OPTIONS,
+  parseEndian,
+  parseExtra,
+  rowSink,
+} from "./common.ts";
 
 const HELP =
   `sciobench readers: simultaneous readers of one shared file vs one file each (Packman 1990)
@@ -162,22 +168,7 @@ export const readersCommand: Command = {
         `readers: framing '${backend.name}' cannot write ${endian}-endian files`,
       );
     }
-    if (values.dir !== undefined) {
-      let isDir = false;
-      try {
-        isDir = Deno.statSync(values.dir).isDirectory;
-      } catch {
-        throw new UsageError(`--dir ${values.dir} does not exist`);
-      }
-      if (!isDir) throw new UsageError(`--dir ${values.dir} is not a directory`);
-    }
-    const fs = statfs(values.dir ?? ".");
-    if (fs.inMemory && caches.includes("cold")) {
-      warn(
-        `${values.dir ?? "the current directory"} is on ${fs.typeName}, a memory file system: ` +
-          `cold reads are impossible and these are memory numbers`,
-      );
-    }
+    checkScratchParent(values.dir);
     const self = selfCommand();
     const childOptions = Object.entries(readerExtra(backend.name, extra, endian))
       .flatMap(([k, v]) => ["--option", `${k}=${String(v)}`]);

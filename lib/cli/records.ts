@@ -4,10 +4,8 @@
  * by record, verify; wall and CPU time per phase and averages over trials.
  * @module
  */
-import { PeerUnavailableError, UsageError } from "../errors.ts";
+import { UsageError } from "../errors.ts";
 import type { EndianOption } from "../framings/types.ts";
-import { usableBackend } from "../io/backends.ts";
-import type { Backend } from "../io/store.ts";
 import { openRowSink } from "../report/output.ts";
 import { Progress } from "../report/progress.ts";
 import {
@@ -21,7 +19,7 @@ import {
 } from "../workloads/records.ts";
 import { parseArgs, parseChoice, parseCount, parseList, parseShape } from "./args.ts";
 import type { Command } from "./command.ts";
-import { parseEndian, parseExtra, runMeta } from "./common.ts";
+import { checkScratchParent, parseEndian, parseExtra, runMeta, usableBackends } from "./common.ts";
 
 /** The default shape: a tenth of the seed's records (120 MB as float32), seconds per phase here. */
 export const DEFAULT_RECORDS_SHAPE = "200x300x500";
@@ -108,26 +106,9 @@ export const recordsCommand: Command = {
     if (!Number.isSafeInteger(recordBytes * shape[0]!) || recordBytes > 2 ** 31 - 1) {
       throw new UsageError(`--shape ${values.shape} of ${dtype}: at most 2 GiB - 1 per record`);
     }
-    if (values.dir !== undefined) {
-      let isDir = false;
-      try {
-        isDir = Deno.statSync(values.dir).isDirectory;
-      } catch {
-        throw new UsageError(`--dir ${values.dir} does not exist`);
-      }
-      if (!isDir) throw new UsageError(`--dir ${values.dir} is not a directory`);
-    }
+    checkScratchParent(values.dir);
     const progress = new Progress();
-    const backends: Backend[] = [];
-    for (const name of parseList(values.framing, "--framing")) {
-      try {
-        backends.push(usableBackend(name));
-      } catch (e) {
-        if (!(e instanceof PeerUnavailableError)) throw e;
-        progress.note(`skipping: ${e.message}`);
-      }
-    }
-    if (backends.length === 0) throw new UsageError("no usable framing left to measure");
+    const backends = usableBackends(values.framing);
     const targets = recordsTargets(backends, endians, (t) => progress.note(t));
 
     const sink = openRowSink(RECORDS_COLUMNS, {

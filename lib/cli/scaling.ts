@@ -4,12 +4,9 @@
  * own text layout.
  * @module
  */
-import { PeerUnavailableError, UsageError } from "../errors.ts";
+import { UsageError } from "../errors.ts";
 import type { DType } from "../framings/types.ts";
-import { usableBackend } from "../io/backends.ts";
-import type { Backend } from "../io/store.ts";
 import { openRowSink } from "../report/output.ts";
-import { Progress } from "../report/progress.ts";
 import {
   averageRows,
   datasetBytes,
@@ -19,16 +16,9 @@ import {
   seedRenderer,
   seedStderrLabel,
 } from "../workloads/scaling.ts";
-import {
-  parseArgs,
-  parseChoice,
-  parseCount,
-  parseIntegers,
-  parseList,
-  parseShape,
-} from "./args.ts";
+import { parseArgs, parseChoice, parseCount, parseIntegers, parseShape } from "./args.ts";
 import type { Command } from "./command.ts";
-import { parseEndian, runMeta } from "./common.ts";
+import { checkScratchParent, parseEndian, runMeta, usableBackends } from "./common.ts";
 
 const DTYPES: readonly DType[] = [
   "float64",
@@ -113,26 +103,8 @@ export const scalingCommand: Command = {
         `--shape ${values.shape} of ${dtype} is ${bytes} bytes; at most 2 GiB - 1 per dataset`,
       );
     }
-    if (values.dir !== undefined) {
-      let isDir = false;
-      try {
-        isDir = Deno.statSync(values.dir).isDirectory;
-      } catch {
-        throw new UsageError(`--dir ${values.dir} does not exist`);
-      }
-      if (!isDir) throw new UsageError(`--dir ${values.dir} is not a directory`);
-    }
-    const progress = new Progress();
-    const backends: Backend[] = [];
-    for (const name of parseList(values.framing, "--framing")) {
-      try {
-        backends.push(usableBackend(name));
-      } catch (e) {
-        if (!(e instanceof PeerUnavailableError)) throw e;
-        progress.note(`skipping: ${e.message}`);
-      }
-    }
-    if (backends.length === 0) throw new UsageError("no usable framing left to measure");
+    checkScratchParent(values.dir);
+    const backends = usableBackends(values.framing);
 
     const sink = openRowSink(SCALING_COLUMNS, {
       format: format === "seed" ? "table" : format,

@@ -2,16 +2,20 @@
  * `sciobench table`: the GSD table (write, open, sequential and random read) over framings.
  * @module
  */
-import { usableBackend } from "../io/backends.ts";
-import type { Backend } from "../io/store.ts";
-import { PeerUnavailableError, UsageError } from "../errors.ts";
+import { UsageError } from "../errors.ts";
 import { Progress } from "../report/progress.ts";
 import { gsdTableRenderer } from "../report/rst.ts";
-import { statfs } from "../sys/libc.ts";
 import { runTable, TABLE_COLUMNS } from "../workloads/table.ts";
 import { parseArgs, parseCount, parseList, parseSize } from "./args.ts";
 import type { Command } from "./command.ts";
-import { OUTPUT_HELP, OUTPUT_OPTIONS, parseEndian, rowSink } from "./common.ts";
+import {
+  checkScratchParent,
+  OUTPUT_HELP,
+  OUTPUT_OPTIONS,
+  parseEndian,
+  rowSink,
+  usableBackends,
+} from "./common.ts";
 
 const HELP = `sciobench table: the GSD benchmark table (gsd's benchmark-hoomd.py), over framings
 
@@ -67,35 +71,8 @@ export const tableCommand: Command = {
     const sampleBytes = parseSize(values.sample, "--sample");
     const endian = parseEndian(values.endian);
     const progress = new Progress();
-    const backends: Backend[] = [];
-    for (const name of parseList(values.framing, "--framing")) {
-      try {
-        backends.push(usableBackend(name));
-      } catch (e) {
-        if (!(e instanceof PeerUnavailableError)) throw e;
-        progress.note(`skipping: ${e.message}`);
-      }
-    }
-    if (backends.length === 0) throw new UsageError("no usable framing left to measure");
-    if (values.dir !== undefined) {
-      try {
-        if (!Deno.statSync(values.dir).isDirectory) {
-          throw new UsageError(`--dir ${values.dir} is not a directory`);
-        }
-      } catch (e) {
-        if (e instanceof UsageError) throw e;
-        throw new UsageError(`--dir ${values.dir} does not exist`);
-      }
-    }
-    const fs = statfs(values.dir ?? ".");
-    if (fs.inMemory) {
-      progress.note(
-        `${
-          values.dir ?? "the current directory"
-        } is on ${fs.typeName}, a memory file system: cold reads are impossible ` +
-          `and these are memory numbers (fs_type=${fs.typeName})`,
-      );
-    }
+    const backends = usableBackends(values.framing);
+    checkScratchParent(values.dir);
     const sink = rowSink(
       "table",
       args,
