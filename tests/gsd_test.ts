@@ -8,7 +8,13 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { crc32, gunzipSync } from "node:zlib";
 import { FormatError, UsageError } from "../lib/errors.ts";
-import { gsd, GSD_DEFAULT_APPLICATION, GsdIndex, openGsdIndex } from "../lib/framings/gsd.ts";
+import {
+  gsd,
+  GSD_DEFAULT_APPLICATION,
+  GSD_WHOLE_INDEX_BYTES,
+  GsdIndex,
+  openGsdIndex,
+} from "../lib/framings/gsd.ts";
 import { detectFraming, framingByName } from "../lib/framings/registry.ts";
 import type {
   Chunk,
@@ -21,6 +27,7 @@ import type {
 import { DTYPE_SIZE } from "../lib/framings/types.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";
 import { pythonGsdUnavailable, runPythonGsdCell } from "../lib/peers/python_gsd.ts";
+import { GSD_PEER_PY } from "../lib/peers/gsd_peer_py.ts";
 import { TABLE_COLUMNS, TableFrames } from "../lib/workloads/table.ts";
 import { commandMissing, peerTest, runCli, tempDir } from "./_helpers.ts";
 
@@ -190,6 +197,10 @@ for (const m of MANIFEST) {
     }
     assert.throws(() => index.chunks(m.nframes), RangeError);
     assert.throws(() => index.chunks(-1), RangeError);
+    // Probing the index 8 bytes at a time (as for blocks over 64 MiB) finds the same entries.
+    const probed = openGsdIndex(memorySource(bytes), { wholeIndexBytes: 0 });
+    assert.equal(probed.entryCount, index.entryCount);
+    assert.deepEqual(probed.chunks(m.nframes - 1), index.chunks(m.nframes - 1));
   });
 }
 
@@ -652,17 +663,19 @@ function corruptCopy(c: Corruption): Uint8Array {
 
 for (const c of CORRUPTIONS) {
   Deno.test(`gsd reader rejects: ${c.rule}`, () => {
-    assert.throws(
-      () => openGsdIndex(memorySource(corruptCopy(c), "bad.gsd")),
-      (e: unknown) => {
-        assert.ok(e instanceof FormatError, `FormatError, got ${e}`);
-        assert.equal(e.exitCode, 2);
-        assert.equal(e.offset, c.offset, `offset in: ${e.message}`);
-        assert.match(e.message, c.message);
-        assert.match(e.message, new RegExp(`^gsd: bad\\.gsd at byte ${c.offset}: `));
-        return true;
-      },
-    );
+    for (const wholeIndexBytes of [GSD_WHOLE_INDEX_BYTES, 0]) {
+      assert.throws(
+        () => openGsdIndex(memorySource(corruptCopy(c), "bad.gsd"), { wholeIndexBytes }),
+        (e: unknown) => {
+          assert.ok(e instanceof FormatError, `FormatError, got ${e}`);
+          assert.equal(e.exitCode, 2);
+          assert.equal(e.offset, c.offset, `offset in: ${e.message}`);
+          assert.match(e.message, c.message);
+          assert.match(e.message, new RegExp(`^gsd: bad\\.gsd at byte ${c.offset}: `));
+          return true;
+        },
+      );
+    }
   });
 }
 
@@ -1066,7 +1079,7 @@ peerTest(
 );
 
 peerTest(
-  "gsd peer: bench/gsd_peer.py measures a table cell with python3-gsd, same columns",
+  "gsd peer: the python3-gsd program measures a table cell with python3-gsd, same columns",
   pythonGsdMissing,
   async () => {
     using dir = tempDir();
@@ -1087,7 +1100,7 @@ peerTest(
       dir: dir.path,
     });
     assert.equal(fl.framing, "python-gsd-fl");
-    assert.equal(fl.file_bytes, 5376 + 16384 * 28 + 4 + 8 + 3 * 32 * 0);
+    assert.equal(fl.file_bytes, tableFileBytes(256 * 1024, 16384));
     await assert.rejects(
       () => runPythonGsdCell("python-hdf5", 1, 1, 0, { seed: 1, warmup: false }),
       UsageError,
@@ -1095,7 +1108,8 @@ peerTest(
     // The script's own CSV header is the table's.
     const csv = await new Deno.Command(PYTHON, {
       args: [
-        new URL("../bench/gsd_peer.py", import.meta.url).pathname,
+        "-c",
+        GSD_PEER_PY,
         "--size",
         "64KiB",
         "--n",
@@ -1109,5 +1123,36 @@ peerTest(
     assert.ok(csv.success);
     assert.equal(new TextDecoder().decode(csv.stdout).split("\n")[0], TABLE_COLUMNS.join(","));
     assert.deepEqual([...Deno.readDirSync(dir.path)], [], "scratch files removed");
+  },
+);
+
+peerTest(
+  "gsd cli: table --peer python-gsd adds the real library's rows to the same CSV",
+  () => pythonGsdUnavailable(),
+  async () => {
+    using d = tempDir();
+    const r = await runCli([
+      "table",
+      "--framing",
+      "gsd",
+      "--peer",
+      "python-gsd,python-gsd-fl",
+      "--size",
+      "64KiB",
+      "--n",
+      "32^2",
+      "--dir",
+      d.path,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.trim().split("\n");
+    assert.deepEqual(lines.slice(1).map((l) => l.split(",")[0]), [
+      "gsd",
+      "python-gsd",
+      "python-gsd-fl",
+    ]);
+    const bad = await runCli(["table", "--peer", "python-hdf9", "--size", "64KiB"]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^sciobench: error: unknown peer 'python-hdf9'/);
   },
 );

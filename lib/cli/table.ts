@@ -3,6 +3,7 @@
  * @module
  */
 import { UsageError } from "../errors.ts";
+import { PYTHON_GSD_PEERS, pythonGsdUnavailable } from "../peers/python_gsd.ts";
 import { Progress } from "../report/progress.ts";
 import { gsdTableRenderer } from "../report/rst.ts";
 import { runTable, TABLE_COLUMNS } from "../workloads/table.ts";
@@ -36,6 +37,8 @@ Options:
   --warmup            write each file once untimed before the timed write, as gsd does
   --sample SIZE       bytes to read in each read phase (default 256MiB, capped at the file)
   --endian E          native|little|big, for framings that offer a choice (default native)
+  --peer LIST         also measure the real library on the same cells: python-gsd (gsd.hoomd,
+                      as gsd's benchmark reads) or python-gsd-fl (gsd.fl); needs python3-gsd
 ${OUTPUT_HELP}
 
 Columns (CSV): ${TABLE_COLUMNS.join(",")}
@@ -59,6 +62,7 @@ export const tableCommand: Command = {
         warmup: { type: "boolean", default: false },
         sample: { type: "string", default: "256MiB" },
         endian: { type: "string", default: "native" },
+        peer: { type: "string" },
       },
     });
     const sizes = parseList(values.size, "--size").map((s) => parseSize(s, "--size"));
@@ -72,18 +76,30 @@ export const tableCommand: Command = {
     const endian = parseEndian(values.endian);
     const progress = new Progress();
     const backends = usableBackends(values.framing);
+    const peers: string[] = [];
+    for (const peer of values.peer === undefined ? [] : parseList(values.peer, "--peer")) {
+      if (!(peer in PYTHON_GSD_PEERS)) {
+        throw new UsageError(
+          `unknown peer '${peer}'; known: ${Object.keys(PYTHON_GSD_PEERS).join(", ")}`,
+        );
+      }
+      const why = pythonGsdUnavailable();
+      if (why === null) peers.push(peer);
+      else progress.note(`skipping peer '${peer}': ${why}`);
+    }
     checkScratchParent(values.dir);
     const sink = rowSink(
       "table",
       args,
       TABLE_COLUMNS,
       values,
-      gsdTableRenderer(backends.length > 1),
+      gsdTableRenderer(backends.length + peers.length > 1),
     );
     try {
       await runTable(
         {
           backends,
+          peers,
           sizes,
           ns,
           dir: values.dir,

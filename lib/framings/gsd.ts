@@ -11,8 +11,11 @@
  * The writer follows gsd 2.7: chunks under 8 MiB are gathered in a 16 MiB buffer that is written
  * at the end of the frame (or earlier when full), larger chunks are written at once; new names,
  * then the buffer, then the frame's index entries are written at `end_frame`; `sync` ops mark the
- * fsyncs of gsd 2.7 (file creation, new names, index relocation). On top of it the `hoomd` schema
- * decides which chunks a frame stores, as `gsd.hoomd` 2.7 `append` does.
+ * fsyncs of gsd 2.7 (file creation, new names, index relocation). The buffer is modelled by
+ * offsets: its chunks are emitted as back-to-back write ops that reference the caller's arrays
+ * (no copy; the I/O layer coalesces them into one write). On top of it the `hoomd` schema decides
+ * which chunks a frame stores, as `gsd.hoomd` 2.7 `append` does (skipping data equal to frame 0's
+ * or to the schema default); option `hoomd: false` writes every chunk as given.
  * @module
  */
 import { FormatError, UsageError } from "../errors.ts";
@@ -61,6 +64,10 @@ const FRESH_NAMELIST_BYTES = 1024;
 const DIRECT_BYTES = GSD_WRITE_BUFFER_BYTES / 2;
 const MAX_NAMES = 65535;
 const TWO32 = 4294967296;
+/** Index blocks up to this size are read whole on open; larger ones are probed. */
+export const GSD_WHOLE_INDEX_BYTES = 64 * 1024 * 1024;
+/** Bytes read first on open: a fresh file's header, first index block and name list. */
+const HEAD_BYTES = HEADER_BYTES + FRESH_INDEX_SLOTS * ENTRY_BYTES + FRESH_NAMELIST_BYTES;
 
 /** Packs a version as GSD stores it: (major << 16) | minor. */
 export function packVersion(major: number, minor: number): number {
@@ -517,7 +524,7 @@ class HoomdWriter implements FrameWriter {
     const first = this.#frames === 0;
     const ref = this.#reference;
     const out: OutChunk[] = [];
-    const kept = new Map<string, Reference>();
+    const kept = first ? new Map<string, Reference>() : null;
     for (let k = 0; k < HOOMD_FIELDS.length; k++) {
       const c = known[k];
       if (c === undefined) continue;
@@ -543,10 +550,10 @@ class HoomdWriter implements FrameWriter {
         if (!inFrame0 && equivDefault(c.data, m, f.fallback, f.perParticle)) continue;
       }
       out.push({ name: c.name, dtype: c.dtype, n, m, bytes: leBytes(c.data) });
-      if (first) kept.set(f.name, { data: c.data.slice(), n, m });
+      kept?.set(f.name, { data: c.data.slice(), n, m });
     }
     for (const c of others) out.push(verbatim(c));
-    if (first) {
+    if (kept) {
       const refs = new Map<string, Reference>();
       for (const f of HOOMD_FIELDS) {
         if (f.fallback !== null) refs.set(f.name, kept.get(f.name) ?? { data: null, n: 0, m: 0 });
@@ -564,9 +571,12 @@ function verbatim(c: Chunk): OutChunk {
   return { name: c.name, dtype: c.dtype, n, m, bytes: leBytes(c.data) };
 }
 
-function parseSchemaVersion(v: unknown): number {
+function parseSchemaVersion(value: unknown): number {
+  let v = value;
   if (v === undefined) return packVersion(1, 4);
   let parts: unknown[] | undefined;
+  // `--option schemaVersion=1.4` arrives as the number 1.4 (so 1.10 reads as 1.1 from the CLI).
+  if (typeof v === "number") v = String(v);
   if (typeof v === "string") parts = v.split(".").map(Number);
   else if (Array.isArray(v)) parts = v;
   const [a, b] = parts ?? [];
@@ -575,7 +585,7 @@ function parseSchemaVersion(v: unknown): number {
     !Number.isInteger(b) || a < 0 || a > 0xffff || b < 0 || b > 0xffff
   ) {
     throw new UsageError(
-      `gsd: schemaVersion must be "major.minor" or [major, minor], got ${JSON.stringify(v)}`,
+      `gsd: schemaVersion must be "major.minor" or [major, minor], got ${JSON.stringify(value)}`,
     );
   }
   return packVersion(a, b);
@@ -630,8 +640,12 @@ export class GsdIndex implements FrameIndex {
   readonly #w: Uint32Array;
   readonly #sortedById: boolean;
   readonly #shapes = new Map<number, readonly number[]>();
+  #wholeIndex: Uint8Array | null = null;
+  readonly #wholeIndexBytes: number;
 
-  constructor(source: ByteSource) {
+  /** Decodes `source`; `wholeIndexBytes` (default 64 MiB) limits the index read whole at once. */
+  constructor(source: ByteSource, wholeIndexBytes = GSD_WHOLE_INDEX_BYTES) {
+    this.#wholeIndexBytes = wholeIndexBytes;
     this.#source = source;
     const path = source.path;
     const bad = (offset: number, problem: string): never => {
@@ -641,7 +655,8 @@ export class GsdIndex implements FrameIndex {
     if (size < HEADER_BYTES) {
       bad(0, `not a GSD file: the header needs ${HEADER_BYTES} bytes, the file has ${size}`);
     }
-    const h = source.read(0, HEADER_BYTES);
+    const head = source.read(0, Math.min(size, HEAD_BYTES));
+    const h = head.subarray(0, HEADER_BYTES);
     for (let i = 0; i < 8; i++) {
       if (h[i] !== GSD_MAGIC[i]) {
         bad(0, `not a GSD file: magic ${hex(h.subarray(0, 8))}, expected ${hex(GSD_MAGIC)}`);
@@ -695,7 +710,7 @@ export class GsdIndex implements FrameIndex {
         }) ends past the end of the file (${size} bytes)`,
       );
     }
-    const nl = source.read(namelistLocation, namelistBytes);
+    const nl = this.#block(namelistLocation, namelistBytes, head);
     if (nl[namelistBytes - 1] !== 0) {
       bad(
         namelistLocation + namelistBytes - 1,
@@ -730,10 +745,14 @@ export class GsdIndex implements FrameIndex {
         }) ends past the end of the file (${size} bytes)`,
       );
     }
-    const used = this.#countEntries(indexLocation, indexSlots);
+    const used = this.#countEntries(indexLocation, indexSlots, head);
     const w = new Uint32Array(used * 8);
     if (used > 0) {
-      new Uint8Array(w.buffer).set(source.read(indexLocation, used * ENTRY_BYTES));
+      new Uint8Array(w.buffer).set(
+        this.#wholeIndex?.subarray(0, used * ENTRY_BYTES) ??
+          this.#block(indexLocation, used * ENTRY_BYTES, head),
+      );
+      this.#wholeIndex = null;
       if (NATIVE_ORDER === "big") {
         const b = new Uint8Array(w.buffer);
         copySwapped(b, b, 4);
@@ -813,11 +832,22 @@ export class GsdIndex implements FrameIndex {
     this.frameCount = used === 0 ? 0 : prevFrame + 1;
   }
 
-  /** Used entries: the first slot with location 0, by gsd's binary search over the slots. */
-  #countEntries(indexLocation: number, slots: number): number {
+  /** `length` bytes at `offset`: from `head` (the file's first bytes) when inside it, else read. */
+  #block(offset: number, length: number, head: Uint8Array): Uint8Array {
+    if (offset + length <= head.length) return head.subarray(offset, offset + length);
+    return this.#source.read(offset, length);
+  }
+
+  /**
+   * Used entries: the first slot with location 0, by gsd's binary search over the slots. Index
+   * blocks up to 64 MiB are read whole in one read (cheaper cold than log2(slots) scattered
+   * probes, and the used part is read next anyway); larger ones are probed 8 bytes at a time.
+   */
+  #countEntries(indexLocation: number, slots: number, head: Uint8Array): number {
     const src = this.#source;
-    // Small index blocks are read whole; large ones are probed 32 bytes at a time.
-    const whole = slots <= 2048 ? src.read(indexLocation, slots * ENTRY_BYTES) : null;
+    const whole = slots * ENTRY_BYTES <= this.#wholeIndexBytes
+      ? this.#block(indexLocation, slots * ENTRY_BYTES, head)
+      : null;
     const locationZero = (slot: number): boolean => {
       const b = whole
         ? whole.subarray(slot * ENTRY_BYTES + 16, slot * ENTRY_BYTES + 24)
@@ -832,6 +862,7 @@ export class GsdIndex implements FrameIndex {
       if (locationZero(mid)) hi = mid;
       else lo = mid;
     }
+    if (whole) this.#wholeIndex = whole;
     return hi;
   }
 
@@ -1014,9 +1045,17 @@ export function createGsdWriter(options: WriterOptions = {}): FrameWriter {
   return new HoomdWriter(file, hoomd);
 }
 
-/** Opens a GSD file's layout; throws FormatError (with the byte offset) on a malformed file. */
-export function openGsdIndex(source: ByteSource, _options?: ReaderOptions): GsdIndex {
-  return new GsdIndex(source);
+/**
+ * Opens a GSD file's layout; throws FormatError (with the byte offset) on a malformed file.
+ * Option `wholeIndexBytes`: largest index block read in one piece (default 64 MiB, bytes).
+ */
+export function openGsdIndex(source: ByteSource, options: ReaderOptions = {}): GsdIndex {
+  const raw = options.wholeIndexBytes ?? GSD_WHOLE_INDEX_BYTES;
+  const limit = typeof raw === "string" ? Number(raw) : raw;
+  if (typeof limit !== "number" || !(limit >= 0)) {
+    throw new UsageError("gsd: option wholeIndexBytes must be a number of bytes");
+  }
+  return new GsdIndex(source, limit);
 }
 
 /** The GSD framing (`gsd`): HOOMD-blue's trajectory format, byte-compatible with gsd 2.7. */

@@ -1,6 +1,6 @@
 /**
  * The real GSD library as a peer of the table: cells of `sciobench table` measured by
- * bench/gsd_peer.py with python3-gsd through /usr/bin/python3 (or $SCIOBENCH_PYTHON). The script
+ * the Python program of gsd_peer_py.ts with python3-gsd through /usr/bin/python3 (or $SCIOBENCH_PYTHON). The script
  * uses the same seeded data, frame count, read sample and random order as the native cells and
  * prints a row with the table's columns; `framing` is `python-gsd` (the gsd.hoomd layer, as
  * gsd's benchmark-hoomd.py reads) or `python-gsd-fl` (the gsd.fl file layer).
@@ -9,6 +9,7 @@
 import { IoError, PeerUnavailableError, UsageError, VerifyError } from "../errors.ts";
 import type { Row } from "../report/output.ts";
 import { envValue } from "./common.ts";
+import { GSD_PEER_PY } from "./gsd_peer_py.ts";
 
 /** Peer names this module measures, and the gsd API each uses. */
 export const PYTHON_GSD_PEERS: Readonly<Record<string, "hoomd" | "fl">> = {
@@ -28,15 +29,13 @@ export interface PythonGsdCellOptions {
   readonly warmup: boolean;
 }
 
-const SCRIPT = new URL("../../bench/gsd_peer.py", import.meta.url);
-
 function python(): string {
   return envValue("SCIOBENCH_PYTHON") ?? "/usr/bin/python3";
 }
 
 let availability: string | null | undefined;
 
-/** null when python3-gsd and bench/gsd_peer.py can run here, else why not (checked once). */
+/** null when python3-gsd can run the peer program here, else why not (checked once). */
 export function pythonGsdUnavailable(): string | null {
   if (availability !== undefined) return availability;
   availability = probe();
@@ -44,14 +43,6 @@ export function pythonGsdUnavailable(): string | null {
 }
 
 function probe(): string | null {
-  if (SCRIPT.protocol !== "file:") {
-    return `bench/gsd_peer.py is not on disk (sciobench runs from ${SCRIPT.protocol})`;
-  }
-  try {
-    Deno.statSync(SCRIPT);
-  } catch {
-    return `${SCRIPT.pathname} is missing`;
-  }
   const py = python();
   try {
     const out = new Deno.Command(py, {
@@ -87,7 +78,8 @@ export async function runPythonGsdCell(
   const why = pythonGsdUnavailable();
   if (why !== null) throw new PeerUnavailableError(`peer '${peer}' is unavailable: ${why}`);
   const args = [
-    SCRIPT.pathname,
+    "-c",
+    GSD_PEER_PY,
     "--api",
     api,
     "--size",
@@ -116,7 +108,7 @@ export async function runPythonGsdCell(
   if (out.code === 2) throw new UsageError(`peer '${peer}': ${err}`);
   if (!out.success) {
     throw new IoError(
-      `peer '${peer}' (bench/gsd_peer.py) failed with exit code ${out.code}: ${err}`,
+      `peer '${peer}' (python3-gsd) failed with exit code ${out.code}: ${err}`,
     );
   }
   const lines = new TextDecoder().decode(out.stdout).trim().split("\n");
@@ -124,7 +116,7 @@ export async function runPythonGsdCell(
     return JSON.parse(lines[lines.length - 1]!) as Row;
   } catch {
     throw new IoError(
-      `peer '${peer}': bench/gsd_peer.py printed no row (${lines.join(" ").slice(0, 200)})`,
+      `peer '${peer}': the python3-gsd program printed no row (${lines.join(" ").slice(0, 200)})`,
     );
   }
 }

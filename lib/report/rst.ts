@@ -42,11 +42,11 @@ function line(cells: string[]): string {
 
 /** A renderer of table rows in gsd's reST layout; a Framing column is added when several backends run. */
 export function gsdTableRenderer(showFraming: boolean): TableRenderer {
-  const prefix = (s: string) => (showFraming ? s.padEnd(10) + " " : "");
+  const prefix = (s: string) => (showFraming ? s.padEnd(13) + " " : "");
   return {
     head: () =>
-      "\n" + prefix("=".repeat(10)) + rule() + prefix("Framing") + line(TITLES) +
-      prefix("=".repeat(10)) + rule(),
+      "\n" + prefix("=".repeat(13)) + rule() + prefix("Framing") + line(TITLES) +
+      prefix("=".repeat(13)) + rule(),
     row: (r: Row) =>
       prefix(String(r.framing)) +
       line([
@@ -58,6 +58,6 @@ export function gsdTableRenderer(showFraming: boolean): TableRenderer {
         formatG(Number(r.random_MiBps), 4),
         formatG(Number(r.random_ms), 3),
       ]),
-    foot: () => prefix("=".repeat(10)) + rule(),
+    foot: () => prefix("=".repeat(13)) + rule(),
   };
 }

@@ -10,6 +10,7 @@ import type { Chunk, ChunkLayout, Frame } from "../framings/types.ts";
 import { dropCache } from "../io/cache.ts";
 import { signalPoint, withScratchDir } from "../io/scratch.ts";
 import type { Backend, FrameSource } from "../io/store.ts";
+import { runPythonGsdCell } from "../peers/python_gsd.ts";
 import { num, type Row } from "../report/output.ts";
 import type { Progress } from "../report/progress.ts";
 import { startMeter } from "../sys/meter.ts";
@@ -104,6 +105,8 @@ export interface TableOptions {
   readonly endian?: "native" | "big" | "little";
   /** Progress and notes on stderr. */
   readonly progress: Progress;
+  /** Peer programs measured after the backends in each (size, N): `python-gsd`, `python-gsd-fl`. */
+  readonly peers?: readonly string[];
   /** Debug hook: called between the write and the read phases with the file's path. */
   readonly afterWrite?: (path: string) => void;
 }
@@ -277,6 +280,19 @@ export async function runTable(options: TableOptions, onRow: (row: Row) => void)
         for (let rep = 0; rep < options.repeat; rep++) {
           options.progress.begin(`table ${backend.name} size=${size} N=${n} repeat=${rep}`);
           onRow(await runTableCell(backend, size, n, rep, options));
+        }
+      }
+      for (const peer of options.peers ?? []) {
+        for (let rep = 0; rep < options.repeat; rep++) {
+          options.progress.begin(`table ${peer} size=${size} N=${n} repeat=${rep}`);
+          onRow(
+            await runPythonGsdCell(peer, size, n, rep, {
+              dir: options.dir,
+              seed: options.seed,
+              sampleBytes: options.sampleBytes,
+              warmup: options.warmup,
+            }),
+          );
         }
       }
     }

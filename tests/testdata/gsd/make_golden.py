@@ -29,9 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def describe(path, order=None):
     """What gsd.fl reads back: per frame the chunks in `order` (name lists per frame) or id order."""
     with gsd.fl.open(path, "rb") as f:
-        names = f.find_matching_chunk_names("")
-        # find_matching_chunk_names returns names in id order in gsd 2.7 (checked below by us
-        # re-reading frames in that order); sort by first use to make the manifest stable.
+        names = f.find_matching_chunk_names("")  # gsd 2.7: in id order (order of first use)
         frames = []
         for i in range(f.nframes):
             want = order[i] if order is not None else names

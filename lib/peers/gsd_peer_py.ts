@@ -1,26 +1,35 @@
-#!/usr/bin/python3
-"""The GSD table of `sciobench table`, measured with the real library (python3-gsd).
+/**
+ * The python3-gsd side of `sciobench table --peer python-gsd`: a Python program, kept here as a
+ * string so a compiled sciobench carries it (no file is read next to the module). It is run as
+ * `python3 -c GSD_PEER_PY ARGS`. To run it alone, save it first:
+ * `deno eval 'import { GSD_PEER_PY } from "./lib/peers/gsd_peer_py.ts"; console.log(GSD_PEER_PY)' > gsd_peer.py`.
+ * @module
+ */
+
+/** Source of the Python program that measures the GSD table with python3-gsd. */
+export const GSD_PEER_PY = String.raw`#!/usr/bin/python3
+"""The GSD table of 'sciobench table', measured with the real library (python3-gsd).
 
 Run with the system interpreter, where Debian's python3-gsd (2.7) is installed:
 
-    /usr/bin/python3 bench/gsd_peer.py --size 128MiB --n 32^2,128^2,1024^2 [--dir DIR]
+    /usr/bin/python3 gsd_peer.py --size 128MiB --n 32^2,128^2,1024^2 [--dir DIR]
 
-`sciobench table --framing gsd --peer python-gsd` runs it for each cell and adds its rows to the
+'sciobench table --framing gsd --peer python-gsd' runs it for each cell and adds its rows to the
 same CSV. Each cell does what sciobench's table does, with the same seeded data and the same
 random read order (so rows compare one to one):
 
 1. write ceil(size / 28 N) frames the way scripts/benchmark-hoomd.py does (gsd.hoomd
-   `append` of a Snapshot with N, step = 10 i, position and orientation with [0][0] = i),
+   'append' of a Snapshot with N, step = 10 i, position and orientation with [0][0] = i),
    then fsync the file: all inside the timed write;
 2. drop the file from the page cache (fdatasync + posix_fadvise DONTNEED, no root needed) and
-   time the open (`gsd.hoomd.open(path, 'rb')`);
-3. read the 0.25 GiB sample in order (`traj[i]`), checking every frame against what was written;
+   time the open ('gsd.hoomd.open(path, 'rb')');
+3. read the 0.25 GiB sample in order ('traj[i]'), checking every frame against what was written;
 4. drop again, read the sample in the seeded random order, checking every frame.
 
-With `--api fl` the same cells run on the file layer (`gsd.fl`: write_chunk / read_chunk of
+With '--api fl' the same cells run on the file layer ('gsd.fl': write_chunk / read_chunk of
 exactly the chunks gsd.hoomd writes), which shows what the hoomd layer adds. Rows use the columns
-of `sciobench table` (CSV, or JSON lines with --format jsonl); framing is `python-gsd` or
-`python-gsd-fl`.
+of 'sciobench table' (CSV, or JSON lines with --format jsonl); framing is 'python-gsd' or
+'python-gsd-fl'.
 """
 import argparse
 import ctypes
@@ -190,7 +199,7 @@ def fs_type(path):
 
 
 def num(x, digits=6):
-    """sciobench's number format: integers as they are, others to `digits` significant digits."""
+    """sciobench's number format: integers as they are, others to 'digits' significant digits."""
     if isinstance(x, int) or not math.isfinite(x):
         return x
     if x == int(x):
@@ -386,3 +395,4 @@ def main():
 
 if __name__ == "__main__":
     main()
+`;
