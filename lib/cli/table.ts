@@ -42,7 +42,9 @@ Options:
 ${OUTPUT_HELP}
 
 Columns (CSV): ${TABLE_COLUMNS.join(",")}
-Rates are MiB/s (2^20 bytes), as gsd prints them; random_ms is milliseconds per frame.`;
+Rates are MiB/s (2^20 bytes), as gsd prints them; random_ms is milliseconds per frame.
+write_s includes the final fsync; write_sync_s is the part spent closing (trailer, fsync), so
+write_s - write_sync_s is the time to write into the page cache.`;
 
 /** The `table` subcommand. */
 export const tableCommand: Command = {

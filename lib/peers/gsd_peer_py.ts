@@ -49,7 +49,7 @@ COLUMNS = [
     "read_user_s", "read_sys_s", "write_dev_bytes", "read_dev_bytes", "resident_after_drop",
     "fs_type", "data_bytes", "read_frames", "read_bytes", "read_s", "random_s", "random_user_s",
     "random_sys_s", "random_dev_bytes", "drop_s", "write_user_ticks", "write_sys_ticks", "clk_tck",
-    "seed",
+    "seed", "write_sync_s",
 ]
 MASK = 0xFFFFFFFF
 GOLDEN = 0x9E3779B9
@@ -237,11 +237,13 @@ def write_file(path, api, nframes, pos, ori):
                 f.write_chunk("particles/position", pos)
                 f.write_chunk("particles/orientation", ori)
                 f.end_frame()
+    t0 = time.monotonic()
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:
         os.close(fd)
+    return time.monotonic() - t0
 
 
 def read_frames(handle, api, order, pos, ori, path):
@@ -273,7 +275,7 @@ def run_cell(size, n, repeat, args):
             write_file(path, api, nframes, pos, ori)
             os.remove(path)
         m = Meter()
-        write_file(path, api, nframes, pos, ori)
+        sync_s = write_file(path, api, nframes, pos, ori)
         w = m.stop()
         file_bytes = os.stat(path).st_size
         drop1, resident = drop_cache(path)
@@ -328,6 +330,7 @@ def run_cell(size, n, repeat, args):
             "write_sys_ticks": w["sys_ticks"],
             "clk_tck": CLK_TCK,
             "seed": args.seed,
+            "write_sync_s": num(sync_s),
         }
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

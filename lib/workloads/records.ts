@@ -39,6 +39,10 @@ export const RECORDS_COLUMNS = [
   "sys_s",
   "MiBps",
   "trial",
+  "file_bytes",
+  "dev_read_bytes",
+  "dev_write_bytes",
+  "resident_after_drop",
 ] as const;
 
 /** Element types the workload writes. */

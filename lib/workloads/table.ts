@@ -58,6 +58,7 @@ export const TABLE_COLUMNS = [
   "write_sys_ticks",
   "clk_tck",
   "seed",
+  "write_sync_s",
 ] as const;
 
 /** Frame counts and byte counts of one table cell, as benchmark-hoomd.py computes them. */
@@ -179,7 +180,8 @@ export async function runTableCell(
   return await withScratchDir(options.dir, async (dir) => {
     const fs = statfs(dir);
     const path = `${dir}/table.${backend.name}`;
-    const write = async (phase: string) => {
+    // Returns the seconds spent in close (trailer, fsync): write_s minus this is "to the cache".
+    const write = async (phase: string): Promise<number> => {
       const sink = backend.openWriter(path, {
         create: "truncate",
         endian: options.endian,
@@ -194,7 +196,9 @@ export async function runTableCell(
             if (y) await y;
           }
         }
+        const c0 = performance.now();
         sink.close();
+        return (performance.now() - c0) / 1000;
       } catch (e) {
         sink.abort();
         throw e;
@@ -205,7 +209,7 @@ export async function runTableCell(
       Deno.removeSync(path);
     }
     const wm = startMeter();
-    await write("write");
+    const syncS = await write("write");
     const w = wm.stop();
     const fileBytes = Deno.statSync(path).size;
     options.afterWrite?.(path);
@@ -265,6 +269,7 @@ export async function runTableCell(
         write_sys_ticks: w.sysTicks,
         clk_tck: w.clkTck,
         seed: options.seed,
+        write_sync_s: num(syncS),
       };
     } finally {
       source.close();
