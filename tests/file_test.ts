@@ -65,3 +65,29 @@ Deno.test("withScratchDir removes its directory after success and after an error
   assert.deepEqual([...Deno.readDirSync(d.path)], []);
   await assert.rejects(() => withScratchDir(`${d.path}/none`, () => 1), IoError);
 });
+
+Deno.test("WriteBatcher keeps two interleaved streams (data and index) in buffers until flushed", () => {
+  using d = tempDir();
+  const path = `${d.path}/s`;
+  const f = FileHandle.open(path, "new");
+  const b = new WriteBatcher(f, 1024, 64, 2);
+  const expect = new Uint8Array(2000);
+  for (let i = 0; i < 10; i++) {
+    const data = new Uint8Array(20).fill(i + 1);
+    const index = new Uint8Array(4).fill(100 + i);
+    b.write(data, 100 + 20 * i);
+    b.write(index, 1000 + 4 * i);
+    expect.set(data, 100 + 20 * i);
+    expect.set(index, 1000 + 4 * i);
+  }
+  assert.equal(f.size, 0, "both streams are still queued");
+  b.write(new Uint8Array([7]), 50); // a third stream: the oldest (data) is written out
+  assert.equal(f.size, 300);
+  expect[50] = 7;
+  b.write(new Uint8Array([9, 9]), 1002); // overlaps the queued index: everything is flushed first
+  expect.set([9, 9], 1002);
+  assert.equal(f.size, 1040);
+  b.flush();
+  f.close();
+  assert.deepEqual(Deno.readFileSync(path), expect.subarray(0, 1040));
+});

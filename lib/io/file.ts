@@ -128,52 +128,69 @@ export class FileHandle implements ByteSource {
   }
 }
 
+/** One run of queued bytes that continue one another. */
+interface Region {
+  buf: Uint8Array;
+  start: number;
+  fill: number;
+}
+
 /**
- * Coalesces small writes that continue one another (each under `direct` bytes, default 64 KiB)
- * into one buffer of `capacity` bytes (default 4 MiB), so many small records and markers cost
- * few system calls; larger writes go straight through without a copy (copying 2 MiB datasets
- * into the buffer measured twice as slow as writing them directly). Any write elsewhere flushes
- * first, so the order of writes is kept.
+ * Coalesces small writes (each under `direct` bytes, default 64 KiB) that continue one another
+ * into buffers of `capacity` bytes (default 4 MiB), so many small records, markers and index
+ * entries cost few system calls. Up to `streams` separate runs are kept at once (default 2: a
+ * format's data and its index, as GSD writes them, each coalesce). Larger writes go straight
+ * through without a copy (copying 2 MiB datasets into a buffer measured twice as slow). A write
+ * that overlaps queued bytes flushes everything first, so the file ends up as if every write
+ * had been made in order.
  */
 export class WriteBatcher {
   readonly #file: FileHandle;
-  readonly #buf: Uint8Array;
+  readonly #capacity: number;
   readonly #direct: number;
-  #start = 0;
-  #fill = 0;
+  readonly #streams: number;
+  readonly #regions: Region[] = [];
+  readonly #spare: Uint8Array[] = [];
 
-  constructor(file: FileHandle, capacity = 4 << 20, direct = 64 << 10) {
+  constructor(file: FileHandle, capacity = 4 << 20, direct = 64 << 10, streams = 2) {
     this.#file = file;
-    this.#buf = new Uint8Array(capacity);
+    this.#capacity = capacity;
     this.#direct = Math.min(direct, capacity);
+    this.#streams = Math.max(1, streams);
   }
 
   /** Queues `data` for byte `offset`; `data` may be reused by the caller after this returns. */
   write(data: Uint8Array, offset: number): void {
     const n = data.length;
     if (n === 0) return;
-    if (
-      n < this.#direct && this.#fill > 0 && offset === this.#start + this.#fill &&
-      this.#fill + n <= this.#buf.length
-    ) {
-      this.#buf.set(data, this.#fill);
-      this.#fill += n;
-      return;
+    const end = offset + n;
+    let overlaps = false;
+    for (const r of this.#regions) {
+      if (n < this.#direct && offset === r.start + r.fill && r.fill + n <= r.buf.length) {
+        r.buf.set(data, r.fill);
+        r.fill += n;
+        return;
+      }
+      if (offset < r.start + r.fill && end > r.start) overlaps = true;
     }
-    this.flush();
+    if (overlaps) this.flush();
     if (n >= this.#direct) {
       this.#file.writeAt(data, offset);
       return;
     }
-    this.#buf.set(data, 0);
-    this.#start = offset;
-    this.#fill = n;
+    if (this.#regions.length >= this.#streams) this.#flushRegion(this.#regions.shift()!);
+    const buf = this.#spare.pop() ?? new Uint8Array(this.#capacity);
+    buf.set(data, 0);
+    this.#regions.push({ buf, start: offset, fill: n });
   }
 
-  /** Writes out whatever is queued. */
+  #flushRegion(r: Region): void {
+    this.#file.writeAt(r.buf.subarray(0, r.fill), r.start);
+    this.#spare.push(r.buf);
+  }
+
+  /** Writes out whatever is queued, oldest run first. */
   flush(): void {
-    if (this.#fill === 0) return;
-    this.#file.writeAt(this.#buf.subarray(0, this.#fill), this.#start);
-    this.#fill = 0;
+    while (this.#regions.length > 0) this.#flushRegion(this.#regions.shift()!);
   }
 }
