@@ -31,3 +31,4 @@ export * from "./lib/report/rst.ts";
 export * from "./lib/workloads/pattern.ts";
 export * from "./lib/workloads/table.ts";
 export { runCli } from "./lib/cli/main.ts";
+export * from "./lib/io/write.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import { UsageError } from "../errors.ts";
-import type { DType } from "../framings/types.ts";
+import { DTYPES } from "../framings/types.ts";
 import { openRowSink } from "../report/output.ts";
 import {
   averageRows,
@@ -19,20 +19,6 @@ import {
 import { parseArgs, parseChoice, parseCount, parseIntegers, parseShape } from "./args.ts";
 import type { Command } from "./command.ts";
 import { checkScratchParent, parseEndian, runMeta, usableBackends } from "./common.ts";
-
-const DTYPES: readonly DType[] = [
-  "float64",
-  "float32",
-  "int8",
-  "int16",
-  "int32",
-  "int64",
-  "uint8",
-  "uint16",
-  "uint32",
-  "uint64",
-  "char",
-];
 
 const HELP = `sciobench scaling: FlexIO's IOspeed (write 5..40 datasets of 64^3 doubles per framing)
 

@@ -3,6 +3,7 @@
  * @module
  */
 import { usableBackend } from "../io/backends.ts";
+import { writeFrames } from "../io/write.ts";
 import { UsageError } from "../errors.ts";
 import { num } from "../report/output.ts";
 import { startMeter } from "../sys/meter.ts";
@@ -50,7 +51,7 @@ export const writeCommand: Command = {
   name: "write",
   summary: "write the table's frames to a file and keep it",
   help: HELP,
-  run(args: string[]): Promise<void> {
+  async run(args: string[]): Promise<void> {
     const { values, positionals } = parseArgs("write", args, {
       allowPositionals: true,
       options: {
@@ -81,19 +82,13 @@ export const writeCommand: Command = {
     const extra = parseExtra(values.option);
     const frames = new TableFrames(n, seed);
     const meter = startMeter();
-    const sink = backend.openWriter(path, {
-      create: values.force ? "truncate" : "new",
-      endian,
-      fsync: true,
-      extra,
-    });
-    try {
-      for (let i = 0; i < count; i++) sink.writeFrame(frames.frame(i));
-      sink.close();
-    } catch (e) {
-      sink.abort();
-      throw e;
-    }
+    await writeFrames(
+      backend,
+      path,
+      { create: values.force ? "truncate" : "new", endian, fsync: true, extra },
+      count,
+      (i) => frames.frame(i),
+    );
     const m = meter.stop();
     const dataBytes = count * 28 * n;
     const out = rowSink("write", args, COLUMNS, { ...values, force: values.force });
@@ -112,6 +107,5 @@ export const writeCommand: Command = {
       seed,
     });
     out.close();
-    return Promise.resolve();
   },
 };

@@ -26,6 +26,7 @@ import {
   type ChunkRef,
   type DType,
   DTYPE_SIZE,
+  DTYPES,
   type Frame,
   type FrameIndex,
   type FrameWriter,
@@ -96,20 +97,8 @@ export const GSD_TYPE_CODE: Readonly<Record<DType, number>> = {
 /** Element size in bytes by GSD type code (0 for codes that are not types). */
 const TYPE_BYTES = new Float64Array([0, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 1]);
 
-const CODE_DTYPE: readonly (DType | undefined)[] = [
-  undefined,
-  "uint8",
-  "uint16",
-  "uint32",
-  "uint64",
-  "int8",
-  "int16",
-  "int32",
-  "int64",
-  "float32",
-  "float64",
-  "char",
-];
+/** DType of each GSD type code; code 0 is not a type. */
+const CODE_DTYPE: readonly (DType | undefined)[] = [undefined, ...DTYPES];
 
 const enc = new TextEncoder();
 const dec = new TextDecoder("utf-8");

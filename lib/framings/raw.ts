@@ -22,6 +22,7 @@ import {
   type ChunkRef,
   type DType,
   DTYPE_SIZE,
+  DTYPES,
   type Frame,
   type FrameIndex,
   type FrameWriter,
@@ -38,20 +39,6 @@ const HEADER_BYTES = 16;
 const FOOTER_BYTES = 24;
 const FRAME_ENTRY_BYTES = 24;
 const VERSION = 1;
-
-const DTYPES: readonly DType[] = [
-  "uint8",
-  "uint16",
-  "uint32",
-  "uint64",
-  "int8",
-  "int16",
-  "int32",
-  "int64",
-  "float32",
-  "float64",
-  "char",
-];
 
 const enc = new TextEncoder();
 const dec = new TextDecoder("utf-8", { fatal: true });

@@ -18,6 +18,24 @@ export type DType =
   | "float64"
   | "char";
 
+/**
+ * Every {@link DType}, in the order of GSD's type codes 1..11 (which raw's codes share): the
+ * unsigned integers, the signed integers, float32, float64, then char.
+ */
+export const DTYPES: readonly DType[] = [
+  "uint8",
+  "uint16",
+  "uint32",
+  "uint64",
+  "int8",
+  "int16",
+  "int32",
+  "int64",
+  "float32",
+  "float64",
+  "char",
+];
+
 /** Size in bytes of one element of each {@link DType}. */
 export const DTYPE_SIZE: Readonly<Record<DType, number>> = {
   uint8: 1,

@@ -125,21 +125,6 @@ export function allocChunk(bytes: number): Uint8Array<ArrayBuffer> {
   return new Uint8Array(new ArrayBuffer(Math.max(8, Math.ceil(bytes / 8) * 8)), 0, bytes);
 }
 
-/** Dtypes in a fixed order, for messages listing what a backend supports. */
-export const ALL_DTYPES: readonly DType[] = [
-  "float32",
-  "float64",
-  "int8",
-  "uint8",
-  "int16",
-  "uint16",
-  "int32",
-  "uint32",
-  "int64",
-  "uint64",
-  "char",
-];
-
 /** Reads a NUL-terminated C string from a pointer; "" for NULL. */
 export function cStringAt(p: Deno.PointerValue): string {
   return p === null ? "" : Deno.UnsafePointerView.getCString(p);

@@ -19,6 +19,7 @@ import type { ByteOrder, ChunkLayout, EndianOption, Frame } from "../framings/ty
 import { DTYPE_SIZE } from "../framings/types.ts";
 import { dropCache } from "../io/cache.ts";
 import { signalPoint, withScratchDir } from "../io/scratch.ts";
+import { writeFrames } from "../io/write.ts";
 import type { Backend } from "../io/store.ts";
 import { num, type Row, type TableRenderer } from "../report/output.ts";
 import type { Progress } from "../report/progress.ts";
@@ -216,26 +217,16 @@ export async function runRecords(
         p?.begin(`records: ${label(t)}, trial ${trial + 1} of ${options.trials}`);
         // Write: open, every record, fsync, close.
         const wm = startMeter();
-        const sink = t.backend.openWriter(path, {
-          create: "truncate",
-          endian: t.endian,
-          fsync: true,
-          extra: options.extra,
-        });
-        try {
-          for (let r = 0; r < frames.records; r++) {
-            sink.writeFrame(frames.frame(r));
-            if ((r & 15) === 0) {
-              p?.update(r / frames.records, "write");
-              const y = signalPoint();
-              if (y) await y;
-            }
-          }
-          sink.close();
-        } catch (e) {
-          sink.abort();
-          throw e;
-        }
+        await writeFrames(
+          t.backend,
+          path,
+          { create: "truncate", endian: t.endian, fsync: true, extra: options.extra },
+          frames.records,
+          (r) => frames.frame(r),
+          (r) => {
+            if ((r & 15) === 0) p?.update(r / frames.records, "write");
+          },
+        );
         const ws = wm.stop();
         const fileBytes = (await Deno.stat(path)).size;
         const write: RecordsRun = {

@@ -21,7 +21,8 @@ import {
   type Frame,
   type TypedArray,
 } from "../framings/types.ts";
-import { signalPoint, withScratchDir } from "../io/scratch.ts";
+import { withScratchDir } from "../io/scratch.ts";
+import { writeFrames } from "../io/write.ts";
 import type { Backend } from "../io/store.ts";
 import { num, type Row, type TableRenderer } from "../report/output.ts";
 import { type PhaseSample, startMeter } from "../sys/meter.ts";
@@ -152,18 +153,13 @@ export async function runScaling(
     // path are not charged to the first timed run.
     for (const backend of options.backends) {
       const path = `${dir}/warmup.${backend.name}`;
-      const sink = backend.openWriter(path, {
-        create: "truncate",
-        fsync: false,
-        endian: options.endian ?? "native",
-      });
-      try {
-        sink.writeFrame(frame(0));
-        sink.close();
-      } catch (e) {
-        sink.abort();
-        throw e;
-      }
+      await writeFrames(
+        backend,
+        path,
+        { create: "truncate", fsync: false, endian: options.endian ?? "native" },
+        1,
+        frame,
+      );
       await Deno.remove(path);
     }
     for (let trial = 0; trial < options.trials; trial++) {
@@ -177,23 +173,14 @@ export async function runScaling(
           }
           observer.runStart?.(backend, n, trial, path);
           const meter = startMeter();
-          const sink = backend.openWriter(path, {
-            create: "truncate",
-            fsync: options.fsync,
-            endian: options.endian ?? "native",
-          });
-          try {
-            for (let i = 0; i < n; i++) {
-              observer.dataset?.();
-              sink.writeFrame(frame(i));
-              const y = signalPoint();
-              if (y) await y;
-            }
-            sink.close();
-          } catch (e) {
-            sink.abort();
-            throw e;
-          }
+          await writeFrames(
+            backend,
+            path,
+            { create: "truncate", fsync: options.fsync, endian: options.endian ?? "native" },
+            n,
+            frame,
+            () => observer.dataset?.(),
+          );
           const sample = meter.stop();
           const fileBytes = (await Deno.stat(path)).size;
           // A cheap check outside the timing: the file reads back with n datasets.

@@ -9,6 +9,7 @@ import { VerifyError } from "../errors.ts";
 import type { Chunk, ChunkLayout, Frame } from "../framings/types.ts";
 import { dropCache } from "../io/cache.ts";
 import { signalPoint, withScratchDir } from "../io/scratch.ts";
+import { writeFrames } from "../io/write.ts";
 import type { Backend, FrameSource } from "../io/store.ts";
 import { runPythonGsdCell } from "../peers/python_gsd.ts";
 import { num, type Row } from "../report/output.ts";
@@ -180,30 +181,17 @@ export async function runTableCell(
   return await withScratchDir(options.dir, async (dir) => {
     const fs = statfs(dir);
     const path = `${dir}/table.${backend.name}`;
-    // Returns the seconds spent in close (trailer, fsync): write_s minus this is "to the cache".
-    const write = async (phase: string): Promise<number> => {
-      const sink = backend.openWriter(path, {
-        create: "truncate",
-        endian: options.endian,
-        fsync: true,
-      });
-      try {
-        for (let i = 0; i < sizing.frames; i++) {
-          sink.writeFrame(frames.frame(i));
-          if ((i & 63) === 0) {
-            p.update(i / sizing.frames, phase);
-            const y = signalPoint();
-            if (y) await y;
-          }
-        }
-        const c0 = performance.now();
-        sink.close();
-        return (performance.now() - c0) / 1000;
-      } catch (e) {
-        sink.abort();
-        throw e;
-      }
-    };
+    const write = (phase: string): Promise<number> =>
+      writeFrames(
+        backend,
+        path,
+        { create: "truncate", endian: options.endian, fsync: true },
+        sizing.frames,
+        (i) => frames.frame(i),
+        (i) => {
+          if ((i & 63) === 0) p.update(i / sizing.frames, phase);
+        },
+      );
     if (options.warmup) {
       await write("warm-up");
       Deno.removeSync(path);

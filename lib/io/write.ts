@@ -1,0 +1,42 @@
+/**
+ * Writing a run of frames through any backend: open, write each frame, close (fsync when the
+ * options ask), and on any failure close and remove the partial file. Signals (SIGINT, SIGTERM)
+ * are let through between frames so scratch directories are cleaned up mid-run.
+ * @module
+ */
+import type { Frame } from "../framings/types.ts";
+import { signalPoint } from "./scratch.ts";
+import type { Backend, SinkOptions } from "./store.ts";
+
+/** Called before frame `i` is written (progress, IOspeed's stars). */
+export type FrameHook = (i: number) => void;
+
+/**
+ * Writes frames 0..count-1 (`frameAt(i)` builds frame i) to `path` through `backend`; returns
+ * the seconds spent in close (trailer, header rewrite and fsync), so callers can split "to the
+ * cache" from "to stable storage".
+ */
+export async function writeFrames(
+  backend: Backend,
+  path: string,
+  options: SinkOptions,
+  count: number,
+  frameAt: (i: number) => Frame,
+  beforeFrame?: FrameHook,
+): Promise<number> {
+  const sink = backend.openWriter(path, options);
+  try {
+    for (let i = 0; i < count; i++) {
+      beforeFrame?.(i);
+      sink.writeFrame(frameAt(i));
+      const y = signalPoint();
+      if (y) await y;
+    }
+    const t0 = performance.now();
+    sink.close();
+    return (performance.now() - t0) / 1000;
+  } catch (e) {
+    sink.abort();
+    throw e;
+  }
+}
