@@ -228,6 +228,9 @@ Deno.test("malformed and unknown files: one line, exit 2", async () => {
   const t = await runCli(["info", "--framing", "raw", path]);
   assert.equal(t.code, 2);
   assertOneLineError(t.stderr, /raw: .*t\.raw at byte \d+: no index footer/);
+  const dir = await runCli(["read", d.path]);
+  assert.equal(dir.code, 2);
+  assertOneLineError(dir.stderr, /is a directory; give a data file/);
   const missing = await runCli(["info", `${d.path}/nothing`]);
   assert.equal(missing.code, 1);
   assertOneLineError(missing.stderr, /no such file/);

@@ -7,6 +7,23 @@ import { detectBackend, usableBackend } from "../io/backends.ts";
 import type { FrameSource } from "../io/store.ts";
 import type { ChunkLayout } from "../framings/types.ts";
 import { warn } from "../report/progress.ts";
+import { IoError, UsageError } from "../errors.ts";
+
+/** Checks that `path` names an existing regular file: IoError (missing) or UsageError (a directory ...). */
+export function requireFile(path: string): void {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) throw new IoError(`${path}: no such file or directory`);
+    throw e;
+  }
+  if (!info.isFile) {
+    throw new UsageError(
+      `${path} is ${info.isDirectory ? "a directory" : "not a regular file"}; give a data file`,
+    );
+  }
+}
 
 /** Opens `path` with `framing` (or the detected one) and prints the decoder's warnings on stderr. */
 export function openUserFile(
@@ -15,6 +32,7 @@ export function openUserFile(
   extra: Record<string, unknown>,
   layout?: readonly ChunkLayout[],
 ): FrameSource {
+  requireFile(path);
   const backend = framing === undefined ? detectBackend(path) : usableBackend(framing);
   const source = backend.openReader(path, { extra, layout });
   for (const w of source.warnings) warn(`${path}: ${w}`);

@@ -12,7 +12,7 @@ import { TableFrames } from "../workloads/table.ts";
 import { parseArgs } from "./args.ts";
 import type { Command } from "./command.ts";
 import { OUTPUT_OPTIONS, parseExtra, rowSink } from "./common.ts";
-import { openUserFile } from "./open.ts";
+import { openUserFile, requireFile } from "./open.ts";
 
 const COLUMNS = [
   "framing",
@@ -77,6 +77,7 @@ export const readCommand: Command = {
       throw new UsageError(`bad --seed '${values.seed}': expected an integer`);
     }
     const extra = parseExtra(values.option);
+    requireFile(path);
     const drop1 = dropCache(path);
     // With --verify the frames are the table's: N follows from the first chunk (12 N bytes of
     // positions), so formats without types (Fortran records) are read with the table's layout.
