@@ -299,3 +299,20 @@ Deno.test("SIGTERM during a run removes the scratch directory", async () => {
   assert.equal(status.code, 143);
   assert.deepEqual(leftovers(d.path), []);
 });
+
+Deno.test("read --sample reads part of the file in each phase; --verify works on gsd files", async () => {
+  using d = tempDir();
+  const path = `${d.path}/t.gsd`;
+  assert.equal(
+    (await runCli(["write", "--framing", "gsd", "--n", "64", "--frames", "50", path])).code,
+    0,
+  );
+  const r = await runCli(["read", "--sample", "16KiB", "--verify", "--format", "json", path]);
+  assert.equal(r.code, 0, r.stderr);
+  const row = JSON.parse(r.stdout).rows[0];
+  assert.equal(row.framing, "gsd");
+  assert.equal(row.frames, 50);
+  assert.equal(row.read_frames, 10, "10 frames of 1792 bytes reach 16 KiB");
+  assert.ok(row.random_bytes >= 10 * 1792);
+  assert.equal(row.verified, true);
+});

@@ -5,11 +5,12 @@
 import { UsageError } from "../errors.ts";
 import { dropCache } from "../io/cache.ts";
 import { num } from "../report/output.ts";
+import { Progress } from "../report/progress.ts";
 import { startMeter } from "../sys/meter.ts";
 import { statfs } from "../sys/libc.ts";
 import { Rng, shuffledOrder, verifyFrame } from "../workloads/pattern.ts";
 import { TableFrames } from "../workloads/table.ts";
-import { parseArgs } from "./args.ts";
+import { parseArgs, parseSize } from "./args.ts";
 import type { Command } from "./command.ts";
 import { OUTPUT_OPTIONS, parseExtra, rowSink } from "./common.ts";
 import { openUserFile, requireFile } from "./open.ts";
@@ -23,7 +24,9 @@ const COLUMNS = [
   "read_MiBps",
   "random_MiBps",
   "random_ms",
+  "read_frames",
   "read_bytes",
+  "random_bytes",
   "read_s",
   "random_s",
   "read_user_s",
@@ -41,7 +44,7 @@ Usage: sciobench read [options] FILE
 
 Drops FILE from the page cache (posix_fadvise; FILE is not modified), times the open, reads
 every frame in order, drops again, reads every frame in a seeded random order, and prints one
-row. The format's own checks run on every read (markers, sizes, index bounds). With --verify the
+row (with --sample, a sample of the frames in each phase). The format's own checks run on every read (markers, sizes, index bounds). With --verify the
 data must also equal what 'sciobench write' writes with the same --seed.
 
 Options:
@@ -49,6 +52,8 @@ Options:
   --option KEY=VALUE  framing-specific reader setting, repeatable (e.g. dtype=float32 for f77)
   --seed S            seed for the random order (and for --verify; default 1)
   --verify            check the data against the table pattern written by 'sciobench write'
+  --sample SIZE       read only the first frames up to SIZE bytes in order, and as many frames
+                      at random (default: every frame)
   --format csv|json   output format (default csv)
   --out FILE          write the row to FILE instead of stdout`;
 
@@ -66,6 +71,7 @@ export const readCommand: Command = {
         option: { type: "string", multiple: true },
         seed: { type: "string", default: "1" },
         verify: { type: "boolean", default: false },
+        sample: { type: "string" },
       },
     });
     if (positionals.length !== 1) {
@@ -78,6 +84,8 @@ export const readCommand: Command = {
     }
     const extra = parseExtra(values.option);
     requireFile(path);
+    const fileBytes = Deno.statSync(path).size;
+    const sample = values.sample === undefined ? Infinity : parseSize(values.sample, "--sample");
     const drop1 = dropCache(path);
     // With --verify the frames are the table's: N follows from the first chunk (12 N bytes of
     // positions), so formats without types (Fortran records) are read with the table's layout.
@@ -85,7 +93,8 @@ export const readCommand: Command = {
     if (values.verify) {
       const probe = openUserFile(path, values.framing, extra);
       try {
-        const first = probe.frameCount > 0 ? probe.readFrame(0)[0] : undefined;
+        const chunks = probe.frameCount > 0 ? probe.readFrame(0) : [];
+        const first = chunks.find((c) => c.name.endsWith("position")) ?? chunks[0];
         const n = first ? first.data.length / 12 : 0;
         if (!Number.isInteger(n) || n <= 0) {
           throw new UsageError(`--verify: ${path} does not hold table frames`);
@@ -104,30 +113,46 @@ export const readCommand: Command = {
       const check = (i: number, chunks: ReturnType<typeof source.readFrame>) => {
         if (pattern) verifyFrame(path, i, pattern.frame(i).chunks, chunks);
       };
+      // One file, one row: an updating line on a terminal, nothing in logs.
+      const progress = new Progress({ quiet: !Deno.stderr.isTerminal() });
+      progress.begin(`read ${path}`);
       const rm = startMeter();
-      for (let i = 0; i < source.frameCount; i++) {
-        const chunks = source.readFrame(i);
+      let frames = 0;
+      while (frames < source.frameCount && bytes < sample) {
+        const chunks = source.readFrame(frames);
         for (const c of chunks) bytes += c.data.length;
-        check(i, chunks);
+        check(frames, chunks);
+        frames++;
+        if ((frames & 63) === 0) progress.update(bytes / Math.min(sample, fileBytes), "read");
       }
       const r = rm.stop();
       dropCache(path);
-      const order = shuffledOrder(source.frameCount, source.frameCount, new Rng(seed + 1));
+      const order = shuffledOrder(source.frameCount, frames, new Rng(seed + 1));
+      let randomBytes = 0;
       const xm = startMeter();
-      for (const i of order) check(i, source.readFrame(i));
+      for (let k = 0; k < order.length; k++) {
+        const i = order[k]!;
+        const chunks = source.readFrame(i);
+        for (const c of chunks) randomBytes += c.data.length;
+        check(i, chunks);
+        if ((k & 63) === 0) progress.update(k / order.length, "random");
+      }
       const x = xm.stop();
+      progress.clear();
       const mib = 2 ** 20;
       const out = rowSink("read", args, COLUMNS, values);
       out.add({
         framing: source.framing,
         path,
         frames: source.frameCount,
-        file_bytes: Deno.statSync(path).size,
+        file_bytes: fileBytes,
         open_ms: num(o.wallS * 1000, 4),
         read_MiBps: num(bytes / mib / r.wallS, 4),
-        random_MiBps: num(bytes / mib / x.wallS, 4),
-        random_ms: num(source.frameCount ? (x.wallS / source.frameCount) * 1000 : 0, 3),
+        random_MiBps: num(randomBytes / mib / x.wallS, 4),
+        random_ms: num(frames ? (x.wallS / frames) * 1000 : 0, 3),
+        read_frames: frames,
         read_bytes: bytes,
+        random_bytes: randomBytes,
         read_s: num(r.wallS),
         random_s: num(x.wallS),
         read_user_s: num(r.userS),
