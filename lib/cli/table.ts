@@ -7,7 +7,7 @@ import { PYTHON_GSD_PEERS, pythonGsdUnavailable } from "../peers/python_gsd.ts";
 import { Progress } from "../report/progress.ts";
 import { gsdTableRenderer } from "../report/rst.ts";
 import { runTable, TABLE_COLUMNS } from "../workloads/table.ts";
-import { parseArgs, parseCount, parseList, parseSize } from "./args.ts";
+import { formatSize, parseArgs, parseCount, parseList, parseSize } from "./args.ts";
 import type { Command } from "./command.ts";
 import {
   checkScratchParent,
@@ -89,7 +89,16 @@ export const tableCommand: Command = {
       if (why === null) peers.push(peer);
       else progress.note(`skipping peer '${peer}': ${why}`);
     }
-    checkScratchParent(values.dir);
+    const fs = checkScratchParent(values.dir);
+    const largest = Math.max(...sizes) * 1.05 + (64 << 20);
+    if (fs.availableBytes < largest) {
+      throw new UsageError(
+        `the largest --size needs about ${formatSize(largest)} but ${
+          values.dir ?? "the current directory"
+        } ` +
+          `has ${formatSize(fs.availableBytes)} free; use a smaller --size or another --dir`,
+      );
+    }
     const sink = rowSink(
       "table",
       args,
