@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { crc32 } from "node:zlib";
 import { copySwapped } from "../lib/bytes/byteswap.ts";
 import { FormatError, UsageError } from "../lib/errors.ts";
 import {
@@ -618,4 +619,24 @@ Deno.test("netcdf: sciobench table --framing netcdf, write, info and read", asyn
   const r = await runCli(["read", path]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^framing,/);
+});
+
+Deno.test("netcdf info: one CRC-32 per variable over all its records, padding excluded", async () => {
+  const path = new URL("./testdata/netcdf/demo2.nc", import.meta.url).pathname;
+  const r = await runCli(["info", "--json", path]);
+  assert.equal(r.code, 0, r.stderr);
+  const doc = JSON.parse(r.stdout);
+  const bytes = await Deno.readFile(path);
+  const crc = (...parts: [number, number][]) => {
+    let c = 0;
+    for (const [a, b] of parts) c = crc32(bytes.subarray(a, b), c);
+    return (c >>> 0).toString(16).padStart(8, "0");
+  };
+  // demo2.nc (CDF-2): fixed xc (3 doubles at 228), record vars temp (3 floats) and flag (a
+  // short padded to 4 bytes), records of 16 bytes from 252.
+  assert.deepEqual(doc.variables, [
+    { name: "xc", dtype: "float64", bytes: 24, crc32: crc([228, 252]) },
+    { name: "temp", dtype: "float32", bytes: 24, crc32: crc([252, 264], [268, 280]) },
+    { name: "flag", dtype: "int16", bytes: 4, crc32: crc([264, 266], [280, 282]) },
+  ]);
 });

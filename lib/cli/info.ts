@@ -16,7 +16,8 @@ const HELP = `sciobench info: what a file holds
 
 Usage: sciobench info [options] FILE
 
-Prints the framing, the frame count, format facts, and for every chunk (a named array; formats
+Prints the framing, the frame count, format facts, for netCDF files every variable with the
+CRC-32 of all its data (records in order), and for every chunk (a named array; formats
 without names get generated names such as record/3): frame, name, dtype, shape, offset, bytes and
 crc32 (CRC-32 of the chunk's bytes as stored, hex). For peer formats read through a library
 (HDF5, netCDF-4, HDF4) the offset is -1 and the CRC is of the data in native byte order.
@@ -48,21 +49,55 @@ function hex(n: number): string {
   return (n >>> 0).toString(16).padStart(8, "0");
 }
 
-function storedCrc(file: FileHandle, ref: ChunkRef, buf: Uint8Array): number {
-  const pieces = ref.pieces ?? [[ref.offset, ref.bytes] as const];
+function storedCrc(
+  file: FileHandle,
+  name: string,
+  pieces: readonly (readonly [number, number])[],
+  buf: Uint8Array,
+): number {
   let crc = 0;
   for (const [off, len] of pieces) {
     for (let done = 0; done < len;) {
       const n = Math.min(buf.length, len - done);
       const view = buf.subarray(0, n);
       if (file.readInto(view, off + done) < n) {
-        throw new UsageError(`${file.path}: chunk '${ref.name}' runs past the end of the file`);
+        throw new UsageError(`${file.path}: '${name}' runs past the end of the file`);
       }
       crc = crc32(view, crc);
       done += n;
     }
   }
   return crc;
+}
+
+/** One whole stored variable (netCDF) as `info` lists it. */
+export interface VariableInfo {
+  /** Variable name. */
+  name: string;
+  /** Element type. */
+  dtype: string;
+  /** Data bytes over all records (padding excluded). */
+  bytes: number;
+  /** CRC-32 of those bytes in storage order, 8 hex digits. */
+  crc32: string;
+}
+
+/** CRC-32 of every whole variable a source reports (netCDF); empty for other formats. */
+export function listVariables(source: FrameSource): VariableInfo[] {
+  const vars = source.variables?.() ?? [];
+  if (vars.length === 0) return [];
+  const file = FileHandle.open(source.path, "read");
+  const buf = new Uint8Array(1 << 22);
+  try {
+    return vars.map((v) => ({
+      name: v.name,
+      dtype: v.dtype,
+      bytes: v.pieces.reduce((a, [, len]) => a + len, 0),
+      crc32: hex(storedCrc(file, v.name, v.pieces, buf)),
+    }));
+  } finally {
+    file.close();
+  }
 }
 
 /** Lists every chunk of every frame of an open source with its CRC-32. */
@@ -82,7 +117,7 @@ export function listChunks(source: FrameSource): ChunkInfo[] {
             shape: r.shape,
             offset: r.offset,
             bytes: r.bytes,
-            crc32: hex(storedCrc(file, r, buf)),
+            crc32: hex(storedCrc(file, r.name, r.pieces ?? [[r.offset, r.bytes]], buf)),
           });
         }
       }
@@ -129,6 +164,7 @@ export const infoCommand: Command = {
     const source = openUserFile(path, values.framing, parseExtra(values.option));
     try {
       const chunks = listChunks(source);
+      const variables = listVariables(source);
       const facts = source.describe?.() ?? {};
       const fileBytes = Deno.statSync(path).size;
       let text: string;
@@ -140,6 +176,7 @@ export const infoCommand: Command = {
             frames: source.frameCount,
             file_bytes: fileBytes,
             format: facts,
+            ...(variables.length > 0 ? { variables } : {}),
             chunks,
           },
           null,
@@ -154,6 +191,13 @@ export const infoCommand: Command = {
           ...Object.entries(facts).map(([k, v]) =>
             `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`
           ),
+          ...(variables.length > 0
+            ? [
+              "",
+              "variable,dtype,bytes,crc32",
+              ...variables.map((v) => `${v.name},${v.dtype},${v.bytes},${v.crc32}`),
+            ]
+            : []),
           "",
           "frame,name,dtype,shape,offset,bytes,crc32",
           ...chunks.map((c) =>

@@ -27,6 +27,7 @@ import type {
   FrameIndex,
   FrameWriter,
   Framing,
+  StoredVariable,
   TypedArray,
   WriteOp,
   WriterOptions,
@@ -1143,6 +1144,19 @@ class NetcdfIndex implements FrameIndex {
     const shift = frame * this.#stride;
     if (shift === 0) return this.#refs;
     return this.#refs.map((r) => ({ ...r, offset: r.offset + shift }));
+  }
+
+  variables(): readonly StoredVariable[] {
+    const { header: h, layout, numrecs } = this.#file;
+    return h.variables.map((v, i) => {
+      const l = layout.vars[i]!;
+      const pieces: [number, number][] = [];
+      if (!l.record) pieces.push([l.begin, l.slabBytes]);
+      else {for (let r = 0; r < numrecs; r++) {
+          pieces.push([l.begin + r * layout.recsize, l.slabBytes]);
+        }}
+      return { name: v.name, dtype: NC_TYPE_DTYPE[v.type], pieces };
+    });
   }
 
   describe(): Record<string, unknown> {

@@ -149,6 +149,16 @@ export interface ChunkRef {
   readonly pieces?: readonly (readonly [number, number])[];
 }
 
+/** A whole stored array (a netCDF variable): its name, type and the byte pieces that hold it. */
+export interface StoredVariable {
+  /** Variable name. */
+  readonly name: string;
+  /** Element type. */
+  readonly dtype: DType;
+  /** [offset, length] pieces in storage order; lengths exclude padding. */
+  readonly pieces: readonly (readonly [number, number])[];
+}
+
 /** The decoded layout of a file: frame count and where each frame's chunks are. */
 export interface FrameIndex {
   /** Registry name of the framing that decoded the file. */
@@ -161,6 +171,11 @@ export interface FrameIndex {
   step?(frame: number): number | undefined;
   /** Format-specific facts for `sciobench info` (dimensions, attributes, versions). */
   describe?(): Record<string, unknown>;
+  /**
+   * Whole stored arrays that span frames (netCDF variables), each as [offset, length] pieces in
+   * order, so `info` can give one CRC-32 per variable.
+   */
+  variables?(): readonly StoredVariable[];
   /** Notes for stderr, such as a recovered dataset count. */
   readonly warnings?: readonly string[];
 }

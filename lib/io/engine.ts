@@ -11,6 +11,7 @@ import type {
   FrameIndex,
   FrameWriter,
   Framing,
+  StoredVariable,
   WriteOp,
 } from "../framings/types.ts";
 import { DTYPE_SIZE } from "../framings/types.ts";
@@ -197,6 +198,10 @@ class NativeSource implements FrameSource {
 
   describe(): Record<string, unknown> {
     return this.#index.describe?.() ?? {};
+  }
+
+  variables(): readonly StoredVariable[] {
+    return this.#index.variables?.() ?? [];
   }
 
   close(): void {

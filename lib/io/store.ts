@@ -11,6 +11,7 @@ import type {
   DType,
   EndianOption,
   Frame,
+  StoredVariable,
 } from "../framings/types.ts";
 
 /** How a writer treats an existing file at its path. */
@@ -70,6 +71,10 @@ export interface FrameSource {
   locate?(frame: number): readonly ChunkRef[];
   /** Format facts for `info`. */
   describe?(): Record<string, unknown>;
+  /** Whole stored arrays spanning frames (netCDF variables), for per-variable CRC-32. */
+  variables?(): readonly StoredVariable[];
+  /** Whole stored arrays spanning frames (netCDF variables), for per-variable CRC-32. */
+  variables?(): readonly StoredVariable[];
   /** Notes for stderr (recovered counts, ambiguous detection). */
   readonly warnings: readonly string[];
   /** Closes the file. */
