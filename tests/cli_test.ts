@@ -126,7 +126,10 @@ Deno.test("bad flags and values: one line, exit 2, no stack trace", async () => 
       [["table", "--n", "0"], /bad --n '0'/],
       [["table", "--framing", "nope"], /unknown framing 'nope'/],
       [["table", "--dir", "/nonexistent/dir"], /--dir \/nonexistent\/dir does not exist/],
-      [["table", "--size", "4096TiB"], /the largest --size needs about .* free; use a smaller --size/],
+      [
+        ["table", "--size", "4096TiB"],
+        /the largest --size needs about .* free; use a smaller --size/,
+      ],
       [["frobnicate"], /unknown command 'frobnicate'/],
       [["write", "--framing", "raw", "--n", "4"], /--frames is required/],
       [["read"], /give exactly one FILE/],
