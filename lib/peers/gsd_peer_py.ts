@@ -49,7 +49,8 @@ COLUMNS = [
     "read_user_s", "read_sys_s", "write_dev_bytes", "read_dev_bytes", "resident_after_drop",
     "fs_type", "data_bytes", "read_frames", "read_bytes", "read_s", "random_s", "random_user_s",
     "random_sys_s", "random_dev_bytes", "drop_s", "write_user_ticks", "write_sys_ticks", "clk_tck",
-    "seed", "write_sync_s",
+    "seed", "write_sync_s", "read_user_ticks", "read_sys_ticks", "random_user_ticks",
+    "random_sys_ticks",
 ]
 MASK = 0xFFFFFFFF
 GOLDEN = 0x9E3779B9
@@ -331,6 +332,10 @@ def run_cell(size, n, repeat, args):
             "clk_tck": CLK_TCK,
             "seed": args.seed,
             "write_sync_s": num(sync_s),
+            "read_user_ticks": r["user_ticks"],
+            "read_sys_ticks": r["sys_ticks"],
+            "random_user_ticks": x["user_ticks"],
+            "random_sys_ticks": x["sys_ticks"],
         }
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

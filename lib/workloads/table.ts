@@ -60,6 +60,10 @@ export const TABLE_COLUMNS = [
   "clk_tck",
   "seed",
   "write_sync_s",
+  "read_user_ticks",
+  "read_sys_ticks",
+  "random_user_ticks",
+  "random_sys_ticks",
 ] as const;
 
 /** Frame counts and byte counts of one table cell, as benchmark-hoomd.py computes them. */
@@ -258,6 +262,10 @@ export async function runTableCell(
         clk_tck: w.clkTck,
         seed: options.seed,
         write_sync_s: num(syncS),
+        read_user_ticks: r.userTicks,
+        read_sys_ticks: r.sysTicks,
+        random_user_ticks: x.userTicks,
+        random_sys_ticks: x.sysTicks,
       };
     } finally {
       source.close();
