@@ -2,7 +2,9 @@
  * `sciobench write`: writes the table workload's seeded frames to a file and keeps it.
  * @module
  */
-import { usableBackend } from "../io/backends.ts";
+import { detectBackend, usableBackend } from "../io/backends.ts";
+import type { Backend } from "../io/store.ts";
+import { requireFile } from "./open.ts";
 import { writeFrames } from "../io/write.ts";
 import { UsageError } from "../errors.ts";
 import { num } from "../report/output.ts";
@@ -25,6 +27,7 @@ const COLUMNS = [
   "sys_s",
   "dev_write_bytes",
   "seed",
+  "first_frame",
 ];
 
 const HELP = `sciobench write: write the table's frames to FILE and keep it
@@ -34,15 +37,18 @@ Usage: sciobench write --framing F --n N --frames K [options] FILE
 Writes K frames of position (N x 3 float32) and orientation (N x 4 float32), the same seeded data
 'sciobench table' uses (frame i has step 10 i and element [0][0] = i), fsyncs, and prints one
 CSV row with the write's timing. An existing FILE is never replaced unless --force is given.
+With --append the frames are added to an existing FILE (raw, f77, ieeeio), numbered on from its
+last frame, in its byte order; if anything fails, FILE is put back as it was.
 
 Options:
-  --framing F         framing to write (see 'sciobench framings'); required
+  --framing F         framing to write (see 'sciobench framings'); required unless --append
   --n N               particles per frame (1024 or 32^2); required
   --frames K          number of frames; required
   --seed S            data seed (default 1)
   --endian E          native|little|big, where the framing allows it (default native)
   --option KEY=VALUE  framing-specific setting, repeatable (e.g. marker=8 for f77)
   --force             replace FILE if it exists
+  --append            add the frames to an existing FILE (its framing is detected)
   --format csv|json   output format of the timing row (default csv)
   --out FILE          write the timing row to this file instead of stdout`;
 
@@ -60,11 +66,19 @@ export const writeCommand: Command = {
         n: { type: "string" },
         frames: { type: "string" },
         seed: { type: "string", default: "1" },
-        endian: { type: "string", default: "native" },
+        endian: { type: "string" },
         option: { type: "string", multiple: true },
+        append: { type: "boolean", default: false },
       },
     });
-    if (values.framing === undefined) throw new UsageError("write: --framing is required");
+    if (values.append && values.force) {
+      throw new UsageError(
+        "write: --append adds to FILE and --force replaces it; give one of them",
+      );
+    }
+    if (values.framing === undefined && !values.append) {
+      throw new UsageError("write: --framing is required");
+    }
     if (values.n === undefined) throw new UsageError("write: --n is required");
     if (values.frames === undefined) throw new UsageError("write: --frames is required");
     if (positionals.length !== 1) {
@@ -77,17 +91,28 @@ export const writeCommand: Command = {
     if (!Number.isSafeInteger(seed)) {
       throw new UsageError(`bad --seed '${values.seed}': expected an integer`);
     }
-    const backend = usableBackend(values.framing);
-    const endian = parseEndian(values.endian);
+    const endian = values.endian === undefined ? undefined : parseEndian(values.endian);
     const extra = parseExtra(values.option);
     const frames = new TableFrames(n, seed);
+    let backend: Backend;
+    let first = 0;
+    if (values.append) {
+      requireFile(path);
+      backend = values.framing === undefined ? detectBackend(path) : usableBackend(values.framing);
+      const existing = backend.openReader(path, { layout: frames.layout, extra });
+      first = existing.frameCount;
+      existing.close();
+    } else {
+      backend = usableBackend(values.framing!);
+    }
+    const create = values.append ? "append" : values.force ? "truncate" : "new";
     const meter = startMeter();
     await writeFrames(
       backend,
       path,
-      { create: values.force ? "truncate" : "new", endian, fsync: true, extra },
+      { create, endian, fsync: true, extra },
       count,
-      (i) => frames.frame(i),
+      (i) => frames.frame(first + i),
     );
     const m = meter.stop();
     const dataBytes = count * 28 * n;
@@ -105,6 +130,7 @@ export const writeCommand: Command = {
       sys_s: num(m.sysS),
       dev_write_bytes: m.devWriteBytes,
       seed,
+      first_frame: first,
     });
     out.close();
   },

@@ -35,6 +35,7 @@
  */
 import { copySwapped, NATIVE_ORDER } from "../bytes/byteswap.ts";
 import { FormatError, UsageError } from "../errors.ts";
+import { checkAppendOrder } from "./raw.ts";
 import {
   type ByteOrder,
   type ByteSource,
@@ -152,6 +153,12 @@ class F77Writer implements FrameWriter {
 
   begin(): WriteOp[] {
     return [];
+  }
+
+  /** Continues at byte `offset` (the end of an existing file) instead of 0. */
+  startAt(offset: number): this {
+    this.#offset = offset;
+    return this;
   }
 
   /** Number of subrecords a payload of `n` bytes is cut into. */
@@ -736,6 +743,12 @@ export const f77: Framing = {
   },
   createWriter(options: WriterOptions = {}): FrameWriter {
     return new F77Writer(options);
+  },
+  appendWriter(source: ByteSource, options: WriterOptions = {}): FrameWriter {
+    // The existing records decide marker width and byte order (given options must agree).
+    const { t } = readTable(source, { ...options, endian: undefined }, []);
+    checkAppendOrder(FORMAT, source.path, t.order, options.endian);
+    return new F77Writer({ ...options, marker: t.w, endian: t.order }).startAt(source.size);
   },
   openIndex(source: ByteSource, options: ReaderOptions = {}): FrameIndex {
     const plan = framePlan(options);

@@ -1033,6 +1033,9 @@ export const ieeeio: Framing = {
   createWriter(options?: WriterOptions): FrameWriter {
     return createIeeeioWriter(options);
   },
+  appendWriter(source: ByteSource, options: WriterOptions = {}): FrameWriter {
+    return createIeeeioWriter({ ...options, append: source });
+  },
   openIndex(source: ByteSource, options?: ReaderOptions): FrameIndex {
     return openIeeeio(source, options);
   },

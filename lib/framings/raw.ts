@@ -13,12 +13,13 @@
  * - footer, last 24 bytes: u64 trailer offset, u64 trailer length, magic "SCIOEND1".
  * @module
  */
-import { FormatError } from "../errors.ts";
+import { FormatError, UsageError } from "../errors.ts";
 import { copySwapped, NATIVE_ORDER } from "../bytes/byteswap.ts";
 import {
   type ByteOrder,
   type ByteSource,
   type Chunk,
+  type ChunkLayout,
   type ChunkRef,
   type DType,
   DTYPE_SIZE,
@@ -49,7 +50,7 @@ export function chunkBytes(chunk: Chunk): Uint8Array {
   return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
 }
 
-function layoutKey(chunks: readonly Chunk[]): string {
+function layoutKey(chunks: readonly ChunkLayout[]): string {
   return chunks.map((c) => `${c.name}\u0000${c.dtype}\u0000${c.shape.join("x")}`).join("\u0001");
 }
 
@@ -90,7 +91,26 @@ class RawWriter implements FrameWriter {
     this.#order = order;
   }
 
+  /** A writer that continues after the frames of `index` (the header stays; the trailer is rewritten). */
+  static continuing(index: RawIndex): RawWriter {
+    const w = new RawWriter(index.order);
+    const state = index.state();
+    w.#offset = state.dataEnd;
+    for (const l of state.layouts) {
+      w.#layoutIds.set(layoutKey(l.chunks), w.#layouts.length);
+      w.#layouts.push(l);
+    }
+    w.#frames = new Float64Array(Math.max(1024, state.frames.length) * 3);
+    w.#frames.set(state.frames);
+    w.#count = state.frames.length / 3;
+    w.#appending = true;
+    return w;
+  }
+
+  #appending = false;
+
   begin(): WriteOp[] {
+    if (this.#appending) return [];
     const h = new Uint8Array(HEADER_BYTES);
     h.set(RAW_MAGIC);
     const v = new DataView(h.buffer);
@@ -192,6 +212,21 @@ class RawWriter implements FrameWriter {
   }
 }
 
+/** UsageError when an explicit byte order contradicts the order of the file being appended to. */
+export function checkAppendOrder(
+  format: string,
+  path: string,
+  fileOrder: ByteOrder,
+  requested: WriterOptions["endian"],
+): void {
+  const want = requested === undefined || requested === "native" ? undefined : requested;
+  if (want !== undefined && want !== fileOrder) {
+    throw new UsageError(
+      `${format}: cannot append ${want}-endian data to ${path}, a ${fileOrder}-endian file`,
+    );
+  }
+}
+
 function ascii(b: Uint8Array): string {
   return String.fromCharCode(...b);
 }
@@ -202,6 +237,24 @@ class RawIndex implements FrameIndex {
   readonly #layouts: Layout[];
   readonly #table: DataView;
   readonly #order: ByteOrder;
+  readonly #dataEnd: number;
+
+  /** Byte order of the file's data. */
+  get order(): ByteOrder {
+    return this.#order;
+  }
+
+  /** What a continuing writer needs: layouts, [offset, step, layout] per frame, end of data. */
+  state(): { layouts: readonly Layout[]; frames: Float64Array; dataEnd: number } {
+    const frames = new Float64Array(this.frameCount * 3);
+    for (let i = 0; i < this.frameCount; i++) {
+      const at = i * FRAME_ENTRY_BYTES;
+      frames[i * 3] = Number(this.#table.getBigUint64(at, true));
+      frames[i * 3 + 1] = Number(this.#table.getBigInt64(at + 8, true));
+      frames[i * 3 + 2] = this.#table.getUint32(at + 16, true);
+    }
+    return { layouts: this.#layouts, frames, dataEnd: this.#dataEnd };
+  }
 
   constructor(src: ByteSource) {
     const bad = (offset: number, problem: string): never => {
@@ -297,6 +350,7 @@ class RawIndex implements FrameIndex {
       }
     }
     this.frameCount = frames;
+    this.#dataEnd = tAt;
   }
 
   chunks(frame: number): readonly ChunkRef[] {
@@ -339,5 +393,10 @@ export const raw: Framing = {
   },
   openIndex(source: ByteSource): FrameIndex {
     return new RawIndex(source);
+  },
+  appendWriter(source: ByteSource, options: WriterOptions = {}): FrameWriter {
+    const index = new RawIndex(source);
+    checkAppendOrder("raw", source.path, index.order, options.endian);
+    return RawWriter.continuing(index);
   },
 };

@@ -226,6 +226,13 @@ export interface Framing {
   detect(head: Uint8Array, fileSize: number): boolean;
   /** A new encoder for a file written from scratch. */
   createWriter(options?: WriterOptions): FrameWriter;
+  /**
+   * An encoder that continues the existing file read through `source`, keeping its byte order
+   * and settings: `begin()` gives the ops that reopen it (e.g. mark a header as open),
+   * `writeFrame` appends, `finish()` completes it. Absent when the format cannot append.
+   * Throws UsageError when `options` contradict the file (another byte order).
+   */
+  appendWriter?(source: ByteSource, options?: WriterOptions): FrameWriter;
   /** Decodes and validates the layout of an existing file; throws FormatError on malformed input. */
   openIndex(source: ByteSource, options?: ReaderOptions): FrameIndex;
 }

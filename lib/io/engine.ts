@@ -15,7 +15,7 @@ import type {
   WriteOp,
 } from "../framings/types.ts";
 import { DTYPE_SIZE } from "../framings/types.ts";
-import { FormatError } from "../errors.ts";
+import { FormatError, UsageError } from "../errors.ts";
 import { FileHandle, WriteBatcher } from "./file.ts";
 import type {
   Backend,
@@ -35,13 +35,40 @@ class NativeSink implements FrameSink {
   readonly #batch: WriteBatcher;
   readonly #writer: FrameWriter;
   readonly #fsync: boolean;
+  /** Appending: the file's size before, and the bytes in-place writes replaced (for abort). */
+  readonly #append: { size: number; undo: [number, Uint8Array][] } | undefined;
   #open = true;
 
   constructor(framing: Framing, path: string, options: SinkOptions) {
     this.path = path;
-    this.#writer = framing.createWriter({ ...options.extra, endian: options.endian ?? "native" });
     this.#fsync = options.fsync ?? true;
-    this.#file = FileHandle.open(path, options.create === "new" ? "new" : "truncate");
+    const appending = options.create === "append";
+    this.#file = FileHandle.open(
+      path,
+      appending ? "update" : options.create === "new" ? "new" : "truncate",
+    );
+    try {
+      if (appending) {
+        if (!framing.appendWriter) {
+          throw new UsageError(`framing '${framing.name}' cannot append to an existing file`);
+        }
+        this.#append = { size: this.#file.size, undo: [] };
+        this.#writer = framing.appendWriter(this.#file, {
+          ...options.extra,
+          endian: options.endian,
+        });
+      } else {
+        this.#writer = framing.createWriter({
+          ...options.extra,
+          endian: options.endian ?? "native",
+        });
+      }
+    } catch (e) {
+      this.#open = false;
+      this.#file.close();
+      if (!appending) Deno.removeSync(path);
+      throw e;
+    }
     this.#batch = new WriteBatcher(this.#file);
     try {
       this.#apply(this.#writer.begin());
@@ -52,8 +79,16 @@ class NativeSink implements FrameSink {
   }
 
   #apply(ops: readonly WriteOp[]): void {
+    const undo = this.#append;
     for (const op of ops) {
       if (op.kind === "write") {
+        if (undo && op.offset < undo.size) {
+          // An in-place change of the user's existing bytes: keep what it replaces.
+          this.#batch.flush();
+          const old = new Uint8Array(Math.min(op.data.length, undo.size - op.offset));
+          this.#file.readInto(old, op.offset);
+          undo.undo.push([op.offset, old]);
+        }
         this.#batch.write(op.data, op.offset);
       } else {
         this.#batch.flush();
@@ -78,6 +113,20 @@ class NativeSink implements FrameSink {
   abort(): void {
     if (!this.#open) return;
     this.#open = false;
+    const undo = this.#append;
+    if (undo) {
+      // Put the user's file back as it was: cut what was appended, restore replaced bytes.
+      try {
+        this.#file.truncate(undo.size);
+        for (let i = undo.undo.length - 1; i >= 0; i--) {
+          const [offset, bytes] = undo.undo[i]!;
+          this.#file.writeAt(bytes, offset);
+        }
+      } finally {
+        this.#file.close();
+      }
+      return;
+    }
     try {
       this.#file.close();
     } finally {

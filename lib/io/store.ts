@@ -19,7 +19,12 @@ export type CreateMode =
   /** Fail when the path exists (the default for user paths). */
   | "new"
   /** Replace an existing file (the user said `--force`, or a scratch file). */
-  | "truncate";
+  | "truncate"
+  /**
+   * Add frames to an existing file of the same framing, in its byte order; on failure the file
+   * is put back as it was. Only native framings with `appendWriter` support it.
+   */
+  | "append";
 
 /** Options for opening a file to write frames. */
 export interface SinkOptions {

@@ -4,7 +4,7 @@
  * fsync after the library closed it, and dtype helpers. No library is loaded at import time.
  * @module
  */
-import { IoError } from "../errors.ts";
+import { IoError, UsageError } from "../errors.ts";
 import { type DType, DTYPE_SIZE, type TypedArray } from "../framings/types.ts";
 import { close, fsync, O, open } from "../sys/libc.ts";
 
@@ -80,8 +80,14 @@ export function requireFile(backend: string, path: string): void {
   if (!info.isFile) throw new IoError(`${backend}: ${path}: not a regular file`);
 }
 
-/** Throws IoError when `create` is "new" and `path` already exists (before the library creates it). */
+/**
+ * Checks the create mode before a library touches `path`: UsageError for "append" (the library
+ * peers cannot append), IoError when "new" and `path` already exists.
+ */
 export function refuseExisting(backend: string, path: string, create: string): void {
+  if (create === "append") {
+    throw new UsageError(`framing '${backend}' cannot append to an existing file`);
+  }
   if (create === "new" && pathExists(path)) {
     throw new IoError(
       `${backend}: ${path} already exists; refusing to overwrite it (use --force to replace it)`,
