@@ -91,6 +91,32 @@ Deno.test("table: --format json and --format table", async () => {
   assert.match(t.stdout, /^256 KiB 32\^2 /m);
 });
 
+Deno.test("table --cache warm reads from the page cache: no device reads, fully resident", async () => {
+  using d = tempDir();
+  const r = await runCli([
+    "table",
+    "--size",
+    "1MiB",
+    "--n",
+    "32^2",
+    "--dir",
+    d.path,
+    "--cache",
+    "warm",
+    "--format",
+    "json",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const row = JSON.parse(r.stdout).rows[0];
+  assert.equal(row.cache, "warm");
+  assert.equal(row.resident_after_drop, 1);
+  assert.equal(row.read_dev_bytes, 0);
+  assert.equal(row.random_dev_bytes, 0);
+  const bad = await runCli(["table", "--cache", "lukewarm"]);
+  assert.equal(bad.code, 2);
+  assertOneLineError(bad.stderr, /bad --cache 'lukewarm': expected one of cold, warm/);
+});
+
 Deno.test("table --out refuses to overwrite a file unless --force", async () => {
   using d = tempDir();
   const out = `${d.path}/results.csv`;

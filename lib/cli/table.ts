@@ -7,7 +7,7 @@ import { PYTHON_GSD_PEERS, pythonGsdUnavailable } from "../peers/python_gsd.ts";
 import { Progress } from "../report/progress.ts";
 import { gsdTableRenderer } from "../report/rst.ts";
 import { runTable, TABLE_COLUMNS } from "../workloads/table.ts";
-import { formatSize, parseArgs, parseCount, parseList, parseSize } from "./args.ts";
+import { formatSize, parseArgs, parseChoice, parseCount, parseList, parseSize } from "./args.ts";
 import type { Command } from "./command.ts";
 import {
   checkScratchParent,
@@ -36,6 +36,8 @@ Options:
   --seed S            seed of the data and the random order (default 1)
   --warmup            write each file once untimed before the timed write, as gsd does
   --sample SIZE       bytes to read in each read phase (default 256MiB, capped at the file)
+  --cache cold|warm   page cache before each read phase: cold drops the file (default), warm
+                      reads it once first (memory-speed numbers of the framing's code)
   --endian E          native|little|big, for framings that offer a choice (default native)
   --peer LIST         also measure the real library on the same cells: python-gsd (gsd.hoomd,
                       as gsd's benchmark reads) or python-gsd-fl (gsd.fl); needs python3-gsd
@@ -65,6 +67,7 @@ export const tableCommand: Command = {
         sample: { type: "string", default: "256MiB" },
         endian: { type: "string", default: "native" },
         peer: { type: "string" },
+        cache: { type: "string", default: "cold" },
       },
     });
     const sizes = parseList(values.size, "--size").map((s) => parseSize(s, "--size"));
@@ -111,6 +114,7 @@ export const tableCommand: Command = {
         {
           backends,
           peers,
+          cache: parseChoice(values.cache, ["cold", "warm"] as const, "--cache"),
           sizes,
           ns,
           dir: values.dir,

@@ -50,7 +50,7 @@ COLUMNS = [
     "fs_type", "data_bytes", "read_frames", "read_bytes", "read_s", "random_s", "random_user_s",
     "random_sys_s", "random_dev_bytes", "drop_s", "write_user_ticks", "write_sys_ticks", "clk_tck",
     "seed", "write_sync_s", "read_user_ticks", "read_sys_ticks", "random_user_ticks",
-    "random_sys_ticks",
+    "random_sys_ticks", "cache",
 ]
 MASK = 0xFFFFFFFF
 GOLDEN = 0x9E3779B9
@@ -170,12 +170,17 @@ def resident_fraction(fd, size):
         libc.munmap(addr, size)
 
 
-def drop_cache(path):
+def drop_cache(path, cache="cold"):
+    """Drops the file from the page cache (cold) or reads it through once (warm)."""
     t0 = time.monotonic()
     fd = os.open(path, os.O_RDONLY)
     try:
-        os.fdatasync(fd)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        if cache == "cold":
+            os.fdatasync(fd)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        else:
+            while os.read(fd, 4 << 20):
+                pass
         resident = resident_fraction(fd, os.fstat(fd).st_size)
     finally:
         os.close(fd)
@@ -279,7 +284,7 @@ def run_cell(size, n, repeat, args):
         sync_s = write_file(path, api, nframes, pos, ori)
         w = m.stop()
         file_bytes = os.stat(path).st_size
-        drop1, resident = drop_cache(path)
+        drop1, resident = drop_cache(path, args.cache)
         m = Meter()
         handle = gsd.hoomd.open(path, "rb") if api == "hoomd" else gsd.fl.open(path, "rb")
         o = m.stop()
@@ -290,7 +295,7 @@ def run_cell(size, n, repeat, args):
             m = Meter()
             read_frames(handle, api, range(nread), pos, ori, path)
             r = m.stop()
-            drop2, _ = drop_cache(path)
+            drop2, _ = drop_cache(path, args.cache)
             order = shuffled_order(nframes, nread, Rng(args.seed + 1 + repeat))
             m = Meter()
             read_frames(handle, api, order, pos, ori, path)
@@ -336,6 +341,7 @@ def run_cell(size, n, repeat, args):
             "read_sys_ticks": r["sys_ticks"],
             "random_user_ticks": x["user_ticks"],
             "random_sys_ticks": x["sys_ticks"],
+            "cache": args.cache,
         }
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -378,6 +384,7 @@ def main():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--warmup", action="store_true")
     p.add_argument("--sample", default="256MiB")
+    p.add_argument("--cache", choices=["cold", "warm"], default="cold")
     p.add_argument("--api", choices=["hoomd", "fl"], default="hoomd")
     p.add_argument("--format", choices=["csv", "jsonl"], default="csv")
     p.add_argument("--no-header", action="store_true")

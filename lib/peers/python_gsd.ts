@@ -27,6 +27,8 @@ export interface PythonGsdCellOptions {
   readonly sampleBytes?: number;
   /** Write once untimed first. */
   readonly warmup: boolean;
+  /** Page cache before each read phase (default cold). */
+  readonly cache?: "cold" | "warm";
 }
 
 function python(): string {
@@ -96,6 +98,8 @@ export async function runPythonGsdCell(
     options.dir ?? ".",
     "--format",
     "jsonl",
+    "--cache",
+    options.cache ?? "cold",
     ...(options.warmup ? ["--warmup"] : []),
   ];
   const out = await new Deno.Command(python(), { args, stdout: "piped", stderr: "piped" }).output();

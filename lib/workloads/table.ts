@@ -7,7 +7,8 @@
  */
 import { VerifyError } from "../errors.ts";
 import type { Chunk, ChunkLayout, Frame } from "../framings/types.ts";
-import { dropCache } from "../io/cache.ts";
+import { type CacheDrop, dropCache, residency } from "../io/cache.ts";
+import { FileHandle } from "../io/file.ts";
 import { signalPoint, withScratchDir } from "../io/scratch.ts";
 import { writeFrames } from "../io/write.ts";
 import type { Backend, FrameSource } from "../io/store.ts";
@@ -64,6 +65,7 @@ export const TABLE_COLUMNS = [
   "read_sys_ticks",
   "random_user_ticks",
   "random_sys_ticks",
+  "cache",
 ] as const;
 
 /** Frame counts and byte counts of one table cell, as benchmark-hoomd.py computes them. */
@@ -111,6 +113,11 @@ export interface TableOptions {
   readonly endian?: "native" | "big" | "little";
   /** Progress and notes on stderr. */
   readonly progress: Progress;
+  /**
+   * Page-cache state before each read phase: `cold` (the default) drops the file, `warm` reads
+   * it once instead, so the phases measure the framing's code at memory speed.
+   */
+  readonly cache?: "cold" | "warm";
   /** Peer programs measured after the backends in each (size, N): `python-gsd`, `python-gsd-fl`. */
   readonly peers?: readonly string[];
   /** Debug hook: called between the write and the read phases with the file's path. */
@@ -147,6 +154,20 @@ export class TableFrames {
     this.#orientation[0] = i;
     return { step: 10 * i, chunks: this.#chunks };
   }
+}
+
+/** Drops `path` from the page cache (cold) or reads it through once (warm); returns the residency. */
+function prepareCache(path: string, cache: "cold" | "warm"): CacheDrop {
+  if (cache === "cold") return dropCache(path);
+  const t0 = performance.now();
+  const f = FileHandle.open(path, "read");
+  try {
+    const buf = new Uint8Array(4 << 20);
+    for (let at = 0; at < f.size; at += buf.length) f.readInto(buf, at);
+  } finally {
+    f.close();
+  }
+  return { seconds: (performance.now() - t0) / 1000, residentAfter: residency(path) };
 }
 
 async function readPhase(
@@ -206,7 +227,7 @@ export async function runTableCell(
     const fileBytes = Deno.statSync(path).size;
     options.afterWrite?.(path);
 
-    const drop1 = dropCache(path);
+    const drop1 = prepareCache(path, options.cache ?? "cold");
     const om = startMeter();
     const source = backend.openReader(path, { layout: frames.layout });
     const o = om.stop();
@@ -218,7 +239,7 @@ export async function runTableCell(
       }
       const seq = Uint32Array.from({ length: sizing.readFrames }, (_, i) => i);
       const r = await readPhase(source, seq, frames, p, "read");
-      const drop2 = dropCache(path);
+      const drop2 = prepareCache(path, options.cache ?? "cold");
       const order = shuffledOrder(
         sizing.frames,
         sizing.readFrames,
@@ -266,6 +287,7 @@ export async function runTableCell(
         read_sys_ticks: r.sysTicks,
         random_user_ticks: x.userTicks,
         random_sys_ticks: x.sysTicks,
+        cache: options.cache ?? "cold",
       };
     } finally {
       source.close();
@@ -292,6 +314,7 @@ export async function runTable(options: TableOptions, onRow: (row: Row) => void)
               seed: options.seed,
               sampleBytes: options.sampleBytes,
               warmup: options.warmup,
+              cache: options.cache,
             }),
           );
         }
