@@ -4,7 +4,8 @@ import { raw } from "../lib/framings/raw.ts";
 import { nativeBackend } from "../lib/io/engine.ts";
 import { writeFrames } from "../lib/io/write.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
-import { runCli, tempDir } from "./_helpers.ts";
+import { hdf5 } from "../lib/peers/hdf5.ts";
+import { peerTest, runCli, tempDir } from "./_helpers.ts";
 
 const CASES: readonly (readonly [string, string])[] = [
   ["raw", "big"],
@@ -31,19 +32,29 @@ for (const [framing, endian] of CASES) {
   });
 }
 
+peerTest(
+  "write --append refuses a framing that cannot append (hdf5), and leaves the file alone",
+  () => hdf5.unavailable(),
+  async () => {
+    using d = tempDir();
+    const h5 = `${d.path}/t.h5`;
+    assert.equal(
+      (await runCli(["write", "--framing", "hdf5", "--n", "4", "--frames", "2", h5])).code,
+      0,
+    );
+    const before = await Deno.readFile(h5);
+    const no = await runCli(["write", "--append", "--n", "4", "--frames", "2", h5]);
+    assert.equal(no.code, 2);
+    assert.match(
+      no.stderr,
+      /^sciobench: error: framing 'hdf5' cannot append to an existing file\n$/,
+    );
+    assert.deepEqual(await Deno.readFile(h5), before);
+  },
+);
+
 Deno.test("write --append refuses what it cannot do, and leaves the file alone", async () => {
   using d = tempDir();
-  const gsd = `${d.path}/t.gsd`;
-  assert.equal(
-    (await runCli(["write", "--framing", "gsd", "--n", "4", "--frames", "2", gsd])).code,
-    0,
-  );
-  const before = await Deno.readFile(gsd);
-  const no = await runCli(["write", "--append", "--n", "4", "--frames", "2", gsd]);
-  assert.equal(no.code, 2);
-  assert.match(no.stderr, /^sciobench: error: framing 'gsd' cannot append to an existing file\n$/);
-  assert.deepEqual(await Deno.readFile(gsd), before);
-
   const f = `${d.path}/t.f77`;
   assert.equal(
     (await runCli(["write", "--framing", "f77", "--n", "4", "--frames", "2", f])).code,

@@ -37,8 +37,8 @@ Usage: sciobench write --framing F --n N --frames K [options] FILE
 Writes K frames of position (N x 3 float32) and orientation (N x 4 float32), the same seeded data
 'sciobench table' uses (frame i has step 10 i and element [0][0] = i), fsyncs, and prints one
 CSV row with the write's timing. An existing FILE is never replaced unless --force is given.
-With --append the frames are added to an existing FILE (raw, f77, ieeeio), numbered on from its
-last frame, in its byte order; if anything fails, FILE is put back as it was.
+With --append the frames are added to an existing FILE (raw, f77, ieeeio, gsd, netcdf), numbered
+on from its last frame, in its byte order; if anything fails, FILE is put back as it was.
 
 Options:
   --framing F         framing to write (see 'sciobench framings'); required unless --append

@@ -15,11 +15,14 @@
  * offsets: its chunks are emitted as back-to-back write ops that reference the caller's arrays
  * (no copy; the I/O layer coalesces them into one write). On top of it the `hoomd` schema decides
  * which chunks a frame stores, as `gsd.hoomd` 2.7 `append` does (skipping data equal to frame 0's
- * or to the schema default); option `hoomd: false` writes every chunk as given.
+ * or to the schema default); option `hoomd: false` writes every chunk as given. Appending
+ * (`appendGsdWriter`) continues an existing 2.x file from the state gsd 2.7 has after opening it
+ * for appending, with frame 0 read back as `append`'s reference.
  * @module
  */
 import { FormatError, UsageError } from "../errors.ts";
 import { copySwapped, NATIVE_ORDER } from "../bytes/byteswap.ts";
+import { checkAppendOrder } from "./raw.ts";
 import {
   type ByteSource,
   type Chunk,
@@ -161,6 +164,10 @@ class GsdFileWriter {
   #names = new Uint8Array(FRESH_NAMELIST_BYTES);
   #namesUsed = 0;
   readonly #ids = new Map<string, number>();
+  /** Id the next new name gets: the count of names in the list (file and pending). */
+  #nextId = 0;
+  /** Appending: the header as read from the file; rewrites change only its block fields. */
+  #base: Uint8Array | null = null;
   #pending: Uint8Array[] = [];
   #pendingBytes = 0;
   /** Bytes in the (modelled) 16 MiB write buffer. */
@@ -174,7 +181,47 @@ class GsdFileWriter {
     this.#schemaVersion = schemaVersion;
   }
 
+  /**
+   * A writer that continues the file `index` describes, in the state gsd 2.7 has after opening
+   * it for appending (`GSD_OPEN_APPEND`, which writes nothing): end of file, next frame =
+   * nframes, the whole index block and name list block in memory as read, the names' ids.
+   */
+  static continuing(index: GsdIndex, source: ByteSource): GsdFileWriter {
+    const h = index.header;
+    const w = new GsdFileWriter("", "", 0);
+    w.#base = source.read(0, HEADER_BYTES).slice();
+    w.#fileSize = source.size;
+    w.#frame = index.frameCount;
+    w.#indexLocation = h.indexLocation;
+    w.#indexSlots = h.indexSlots;
+    w.#index = source.read(h.indexLocation, h.indexSlots * ENTRY_BYTES).slice();
+    w.#indexView = new DataView(w.#index.buffer);
+    w.#used = index.entryCount;
+    w.#namelistLocation = h.namelistLocation;
+    const nl = source.read(h.namelistLocation, h.namelistBytes).slice();
+    w.#names = nl;
+    // Used bytes: up to the NUL of the last name (the block's last byte is 0, checked on open).
+    let p = 0;
+    while (p < nl.length && nl[p] !== 0) p = nl.indexOf(0, p) + 1;
+    w.#namesUsed = p;
+    index.names.forEach((name, id) => {
+      if (!w.#ids.has(name)) w.#ids.set(name, id);
+    });
+    w.#nextId = index.names.length;
+    return w;
+  }
+
   #header(): Uint8Array {
+    if (this.#base !== null) {
+      // gsd 2.7 rewrites the header it read, with the moved block's location and size.
+      const h = this.#base.slice();
+      const v = new DataView(h.buffer);
+      setU64(v, 8, this.#indexLocation);
+      setU64(v, 16, this.#indexSlots);
+      setU64(v, 24, this.#namelistLocation);
+      setU64(v, 32, this.#names.length / NAME_SEGMENT);
+      return h;
+    }
     const h = new Uint8Array(HEADER_BYTES);
     const v = new DataView(h.buffer);
     h.set(GSD_MAGIC, 0);
@@ -218,8 +265,9 @@ class GsdFileWriter {
     }
     let id = this.#ids.get(c.name);
     if (id === undefined) {
-      id = this.#ids.size;
+      id = this.#nextId;
       if (id >= MAX_NAMES) throw new UsageError(`gsd: more than ${MAX_NAMES} chunk names`);
+      this.#nextId++;
       this.#ids.set(c.name, id);
       const b = enc.encode(c.name + "\0");
       this.#pending.push(b);
@@ -453,6 +501,69 @@ interface Reference {
   readonly m: number;
 }
 
+/** Where a continued file stands: frames it holds, and its frame 0 as `append` reads it back. */
+interface HoomdResume {
+  readonly frames: number;
+  /** Frame 0's value of each field with a default (data null where frame 0 lacks it); null for 0 frames. */
+  readonly reference: Map<string, Reference> | null;
+  /** `particles/N` of frame 0 (0 when absent). */
+  readonly n0: number;
+}
+
+/** Typed array constructor of each element type. */
+const TYPED: Readonly<
+  Record<DType, new (buffer: ArrayBuffer, offset: number, length: number) => TypedArray>
+> = {
+  uint8: Uint8Array,
+  uint16: Uint16Array,
+  uint32: Uint32Array,
+  uint64: BigUint64Array,
+  int8: Int8Array,
+  int16: Int16Array,
+  int32: Int32Array,
+  int64: BigInt64Array,
+  float32: Float32Array,
+  float64: Float64Array,
+  char: Uint8Array,
+};
+
+/** A native-order typed array of `dtype` holding a copy of little-endian `bytes`. */
+function fromLittleEndian(dtype: DType, bytes: Uint8Array): TypedArray {
+  const width = DTYPE_SIZE[dtype];
+  const copy = new Uint8Array(bytes.length);
+  if (NATIVE_ORDER === "little" || width === 1) copy.set(bytes);
+  else copySwapped(bytes, copy, width);
+  return new TYPED[dtype](copy.buffer, 0, copy.length / width);
+}
+
+/**
+ * What gsd.hoomd 2.7 `append` compares new frames with when the file has frames: frame 0 read
+ * back (`_read_frame(0)`), here the stored chunks of the fields that have a default.
+ */
+function readResume(index: GsdIndex, source: ByteSource): HoomdResume {
+  if (index.frameCount === 0) return { frames: 0, reference: null, n0: 0 };
+  const reference = new Map<string, Reference>();
+  for (const f of HOOMD_FIELDS) {
+    if (f.fallback === null) continue;
+    const r = index.find(0, f.name);
+    if (r === undefined) {
+      reference.set(f.name, { data: null, n: 0, m: 0 });
+      continue;
+    }
+    const data = fromLittleEndian(
+      r.dtype,
+      r.bytes === 0 ? new Uint8Array(0) : source.read(r.offset, r.bytes),
+    );
+    reference.set(f.name, { data, n: r.shape[0]!, m: r.shape[1]! });
+  }
+  const n = reference.get("particles/N")?.data;
+  return {
+    frames: index.frameCount,
+    reference,
+    n0: n && n.length > 0 ? Number(n[0]!) : 0,
+  };
+}
+
 /** Chooses the chunks of each frame as gsd.hoomd 2.7 `append` does, then writes them. */
 class HoomdWriter implements FrameWriter {
   readonly #file: GsdFileWriter;
@@ -460,14 +571,23 @@ class HoomdWriter implements FrameWriter {
   #frames = 0;
   #reference: Map<string, Reference> | null = null;
   #n0 = 0;
+  readonly #appending: boolean;
 
-  constructor(file: GsdFileWriter, hoomd: boolean) {
+  /** `resume` continues a file: its frame count and frame 0 as `append`'s reference. */
+  constructor(file: GsdFileWriter, hoomd: boolean, resume?: HoomdResume) {
     this.#file = file;
     this.#hoomd = hoomd;
+    this.#appending = resume !== undefined;
+    if (resume) {
+      this.#frames = resume.frames;
+      this.#reference = resume.reference;
+      this.#n0 = resume.n0;
+    }
   }
 
   begin(): WriteOp[] {
-    return this.#file.create();
+    // Opening an existing file for appending writes nothing (strace of gsd 2.7).
+    return this.#appending ? [] : this.#file.create();
   }
 
   writeFrame(frame: Frame): WriteOp[] {
@@ -1035,6 +1155,64 @@ export function createGsdWriter(options: WriterOptions = {}): FrameWriter {
 }
 
 /**
+ * Creates a writer that appends frames to the GSD file read through `source`, as gsd 2.7 does
+ * after `gsd.fl.open(path, 'ab')` (or `gsd.hoomd.open(path, 'rb+')`, since gsd.hoomd 2.7 refuses
+ * 'ab'): nothing is written on open; frames go after the last byte; the index and the name list
+ * fill their blocks in place and move to the end of the file when full, the header rewritten
+ * as read but for their locations and sizes. Option `hoomd` (default: true when the file's
+ * schema is `hoomd`) chooses chunks as gsd.hoomd 2.7 `append` does against the file's frame 0.
+ * The file keeps its application, schema and versions; options naming others are refused, as
+ * is `endian` big, and file layers before 2.0 (64-byte name slots).
+ */
+export function appendGsdWriter(source: ByteSource, options: WriterOptions = {}): FrameWriter {
+  const index = openGsdIndex(source, options);
+  const h = index.header;
+  checkAppendOrder(FORMAT, source.path, "little", options.endian);
+  if (h.gsdVersion < packVersion(2, 0)) {
+    throw new UsageError(
+      `gsd: cannot append to ${source.path}: it is GSD file layer ${
+        versionString(h.gsdVersion)
+      } (64-byte name slots); this writer appends to file layer 2.x only`,
+    );
+  }
+  const keep = (key: string, value: string, fileValue: string) => {
+    if (value !== fileValue) {
+      throw new UsageError(
+        `gsd: cannot append with ${key} '${value}' to ${source.path}, whose ${key} is '${fileValue}'`,
+      );
+    }
+  };
+  if (options.application !== undefined) {
+    keep("application", stringOption(options, "application", ""), h.application);
+  }
+  if (options.schema !== undefined) keep("schema", stringOption(options, "schema", ""), h.schema);
+  if (options.schemaVersion !== undefined) {
+    keep(
+      "schemaVersion",
+      versionString(parseSchemaVersion(options.schemaVersion)),
+      versionString(h.schemaVersion),
+    );
+  }
+  const isHoomd = h.schema === "hoomd" && h.schemaVersion >= packVersion(1, 0) &&
+    h.schemaVersion < packVersion(2, 0);
+  const hoomd = options.hoomd ?? isHoomd;
+  if (typeof hoomd !== "boolean") throw new UsageError("gsd: option hoomd must be true or false");
+  if (hoomd && !isHoomd) {
+    throw new UsageError(
+      `gsd: ${source.path} has schema '${h.schema}' ${
+        versionString(h.schemaVersion)
+      }, not hoomd 1.x, so gsd.hoomd would not append to it; use option hoomd=false`,
+    );
+  }
+  const file = GsdFileWriter.continuing(index, source);
+  return new HoomdWriter(
+    file,
+    hoomd,
+    hoomd ? readResume(index, source) : { frames: index.frameCount, reference: null, n0: 0 },
+  );
+}
+
+/**
  * Opens a GSD file's layout; throws FormatError (with the byte offset) on a malformed file.
  * Option `wholeIndexBytes`: largest index block read in one piece (default 64 MiB, bytes).
  */
@@ -1058,5 +1236,6 @@ export const gsd: Framing = {
     return true;
   },
   createWriter: createGsdWriter,
+  appendWriter: appendGsdWriter,
   openIndex: openGsdIndex,
 };

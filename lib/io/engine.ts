@@ -26,6 +26,9 @@ import type {
   SourceOptions,
 } from "./store.ts";
 
+/** Granularity of the undo log kept while appending, bytes. */
+const UNDO_PAGE = 4096;
+
 /** Largest gap (bytes) between a frame's chunks that is still read in the same pread. */
 const MAX_GAP = 1 << 20;
 
@@ -35,8 +38,11 @@ class NativeSink implements FrameSink {
   readonly #batch: WriteBatcher;
   readonly #writer: FrameWriter;
   readonly #fsync: boolean;
-  /** Appending: the file's size before, and the bytes in-place writes replaced (for abort). */
-  readonly #append: { size: number; undo: [number, Uint8Array][] } | undefined;
+  /**
+   * Appending: the file's size before, and the original bytes of every 4 KiB page that an
+   * in-place write touched, saved once per page (for abort).
+   */
+  readonly #append: { size: number; undo: [number, Uint8Array][]; saved: Set<number> } | undefined;
   #open = true;
 
   constructor(framing: Framing, path: string, options: SinkOptions) {
@@ -52,7 +58,7 @@ class NativeSink implements FrameSink {
         if (!framing.appendWriter) {
           throw new UsageError(`framing '${framing.name}' cannot append to an existing file`);
         }
-        this.#append = { size: this.#file.size, undo: [] };
+        this.#append = { size: this.#file.size, undo: [], saved: new Set() };
         this.#writer = framing.appendWriter(this.#file, {
           ...options.extra,
           endian: options.endian,
@@ -82,18 +88,33 @@ class NativeSink implements FrameSink {
     const undo = this.#append;
     for (const op of ops) {
       if (op.kind === "write") {
-        if (undo && op.offset < undo.size) {
-          // An in-place change of the user's existing bytes: keep what it replaces.
-          this.#batch.flush();
-          const old = new Uint8Array(Math.min(op.data.length, undo.size - op.offset));
-          this.#file.readInto(old, op.offset);
-          undo.undo.push([op.offset, old]);
-        }
+        if (undo && op.offset < undo.size) this.#saveOriginal(undo, op.offset, op.data.length);
         this.#batch.write(op.data, op.offset);
       } else {
         this.#batch.flush();
         this.#file.sync();
       }
+    }
+  }
+
+  /**
+   * Saves the original bytes of the pages of [offset, offset+length) that lie in the existing
+   * file and were not saved before. A page not yet saved was never written by this append, so
+   * the file still holds its original bytes: no flush of queued writes is needed.
+   */
+  #saveOriginal(
+    undo: { size: number; undo: [number, Uint8Array][]; saved: Set<number> },
+    offset: number,
+    length: number,
+  ): void {
+    const end = Math.min(offset + length, undo.size);
+    for (let page = Math.floor(offset / UNDO_PAGE); page * UNDO_PAGE < end; page++) {
+      if (undo.saved.has(page)) continue;
+      undo.saved.add(page);
+      const at = page * UNDO_PAGE;
+      const old = new Uint8Array(Math.min(UNDO_PAGE, undo.size - at));
+      this.#file.readInto(old, at);
+      undo.undo.push([at, old]);
     }
   }
 
