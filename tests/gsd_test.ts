@@ -1156,3 +1156,52 @@ peerTest(
     assert.match(bad.stderr, /^sciobench: error: unknown peer 'python-hdf9'/);
   },
 );
+
+peerTest(
+  "gsd hoomd: particles/types is written in frame 0 only, as gsd.hoomd skips it when unchanged",
+  () => pythonGsdUnavailable(),
+  async () => {
+    using d = tempDir();
+    const script = `
+import sys, numpy as np, gsd.hoomd
+for name, types in [("ab", ["A", "B"]), ("a", ["A"])]:
+    with gsd.hoomd.open(sys.argv[1] + "/" + name + ".gsd", "wb") as t:
+        for i in range(3):
+            s = gsd.hoomd.Snapshot()
+            s.particles.N = 2
+            s.particles.types = types
+            s.configuration.step = 10 * i
+            s.particles.position = np.array([[i, 0, 0], [1, 1, 1]], dtype=np.float32)
+            t.append(s)
+`;
+    const out = await new Deno.Command(PYTHON, { args: ["-c", script, d.path] }).output();
+    assert.ok(out.success, new TextDecoder().decode(out.stderr));
+    const cases: [string, number[][]][] = [["ab", [[65, 0], [66, 0]]], ["a", [[65, 0]]]];
+    for (const [name, types] of cases) {
+      const w = gsd.createWriter({ application: "gsd.hoomd 2.7.0" });
+      const m = new MemoryFile();
+      m.apply(w.begin());
+      for (let i = 0; i < 3; i++) {
+        m.apply(w.writeFrame({
+          step: 10 * i,
+          chunks: [
+            {
+              name: "particles/types",
+              dtype: "int8",
+              shape: [types.length, 2],
+              data: new Int8Array(types.flat()),
+            },
+            {
+              name: "particles/position",
+              dtype: "float32",
+              shape: [2, 3],
+              data: new Float32Array([i, 0, 0, 1, 1, 1]),
+            },
+          ],
+        }));
+      }
+      m.apply(w.finish());
+      assert.deepEqual(m.bytes(), await Deno.readFile(`${d.path}/${name}.gsd`), name);
+    }
+  },
+);

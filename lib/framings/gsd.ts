@@ -436,7 +436,8 @@ const HOOMD_FIELDS: readonly HoomdField[] = [
   { name: "configuration/dimensions", fallback: [3], perParticle: false },
   { name: "configuration/box", fallback: [1, 1, 1, 0, 0, 0], perParticle: false },
   { name: "particles/N", fallback: [0], perParticle: false },
-  { name: "particles/types", fallback: null, perParticle: false },
+  // Default ['A']: one NUL-terminated name, stored as int8 [[65, 0]].
+  { name: "particles/types", fallback: [65, 0], perParticle: false },
   { name: "particles/typeid", fallback: [0], perParticle: true },
   { name: "particles/mass", fallback: [1], perParticle: true },
   { name: "particles/charge", fallback: [0], perParticle: true },
@@ -448,7 +449,8 @@ const HOOMD_FIELDS: readonly HoomdField[] = [
   { name: "particles/velocity", fallback: [0, 0, 0], perParticle: true },
   { name: "particles/angmom", fallback: [0, 0, 0, 0], perParticle: true },
   { name: "particles/image", fallback: [0, 0, 0], perParticle: true },
-  { name: "particles/type_shapes", fallback: null, perParticle: false },
+  // Default []: an empty list, stored as no rows.
+  { name: "particles/type_shapes", fallback: [], perParticle: false },
 ];
 const HOOMD_BY_NAME = new Map(HOOMD_FIELDS.map((f, k) => [f.name, k]));
 
