@@ -36,6 +36,7 @@ import {
   type Framing,
   type ReaderOptions,
   type TypedArray,
+  typedArray,
   type WriteOp,
   type WriterOptions,
 } from "./types.ts";
@@ -512,30 +513,13 @@ interface HoomdResume {
   readonly n0: number;
 }
 
-/** Typed array constructor of each element type. */
-const TYPED: Readonly<
-  Record<DType, new (buffer: ArrayBuffer, offset: number, length: number) => TypedArray>
-> = {
-  uint8: Uint8Array,
-  uint16: Uint16Array,
-  uint32: Uint32Array,
-  uint64: BigUint64Array,
-  int8: Int8Array,
-  int16: Int16Array,
-  int32: Int32Array,
-  int64: BigInt64Array,
-  float32: Float32Array,
-  float64: Float64Array,
-  char: Uint8Array,
-};
-
 /** A native-order typed array of `dtype` holding a copy of little-endian `bytes`. */
 function fromLittleEndian(dtype: DType, bytes: Uint8Array): TypedArray {
   const width = DTYPE_SIZE[dtype];
   const copy = new Uint8Array(bytes.length);
   if (NATIVE_ORDER === "little" || width === 1) copy.set(bytes);
   else copySwapped(bytes, copy, width);
-  return new TYPED[dtype](copy.buffer, 0, copy.length / width);
+  return typedArray(dtype, copy.length / width, copy.buffer);
 }
 
 /**

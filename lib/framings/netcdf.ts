@@ -36,7 +36,7 @@ import type {
   WriteOp,
   WriterOptions,
 } from "./types.ts";
-import { DTYPE_SIZE } from "./types.ts";
+import { DTYPE_SIZE, typedArray } from "./types.ts";
 import { checkAppendOrder } from "./raw.ts";
 
 const FORMAT = "netcdf";
@@ -240,29 +240,7 @@ function recordDimId(dims: readonly NcDimension[]): number {
 // ---------------------------------------------------------------------------------------------
 
 function typedFor(type: NcType, n: number): TypedArray {
-  switch (type) {
-    case "byte":
-      return new Int8Array(n);
-    case "char":
-    case "ubyte":
-      return new Uint8Array(n);
-    case "short":
-      return new Int16Array(n);
-    case "ushort":
-      return new Uint16Array(n);
-    case "int":
-      return new Int32Array(n);
-    case "uint":
-      return new Uint32Array(n);
-    case "float":
-      return new Float32Array(n);
-    case "double":
-      return new Float64Array(n);
-    case "int64":
-      return new BigInt64Array(n);
-    case "uint64":
-      return new BigUint64Array(n);
-  }
+  return typedArray(NC_TYPE_DTYPE[type], n);
 }
 
 /** Element count of a value list (UTF-8 bytes for strings). */

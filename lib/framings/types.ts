@@ -64,6 +64,36 @@ export type TypedArray =
   | Float32Array
   | Float64Array;
 
+/** The typed-array constructor holding each {@link DType} (char as bytes). */
+const TYPED_ARRAY: Readonly<
+  Record<DType, new (buffer: ArrayBuffer, offset: number, length: number) => TypedArray>
+> = {
+  uint8: Uint8Array,
+  uint16: Uint16Array,
+  uint32: Uint32Array,
+  uint64: BigUint64Array,
+  int8: Int8Array,
+  int16: Int16Array,
+  int32: Int32Array,
+  int64: BigInt64Array,
+  float32: Float32Array,
+  float64: Float64Array,
+  char: Uint8Array,
+};
+
+/**
+ * A typed array of `dtype` with `length` elements: over `buffer` from byte `offset` when given
+ * (no copy; the offset must be aligned to the element size), else newly allocated.
+ */
+export function typedArray(
+  dtype: DType,
+  length: number,
+  buffer: ArrayBuffer = new ArrayBuffer(length * DTYPE_SIZE[dtype]),
+  offset = 0,
+): TypedArray {
+  return new TYPED_ARRAY[dtype](buffer, offset, length);
+}
+
 /** Byte order of data on disk. */
 export type ByteOrder = "little" | "big";
 

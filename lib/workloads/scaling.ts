@@ -20,6 +20,7 @@ import {
   DTYPE_SIZE,
   type Frame,
   type TypedArray,
+  typedArray,
 } from "../framings/types.ts";
 import { withScratchDir } from "../io/scratch.ts";
 import { writeFrames } from "../io/write.ts";
@@ -95,31 +96,9 @@ export function datasetBytes(shape: readonly number[], dtype: DType): number {
 }
 
 /** A typed array of `dtype` over `bytes` (whose length is a multiple of the element size). */
-function typedView(bytes: Uint8Array, dtype: DType): TypedArray {
-  const b = bytes.buffer;
-  const n = bytes.length / DTYPE_SIZE[dtype];
-  switch (dtype) {
-    case "int8":
-      return new Int8Array(b, 0, n);
-    case "int16":
-      return new Int16Array(b, 0, n);
-    case "uint16":
-      return new Uint16Array(b, 0, n);
-    case "int32":
-      return new Int32Array(b, 0, n);
-    case "uint32":
-      return new Uint32Array(b, 0, n);
-    case "int64":
-      return new BigInt64Array(b, 0, n);
-    case "uint64":
-      return new BigUint64Array(b, 0, n);
-    case "float32":
-      return new Float32Array(b, 0, n);
-    case "float64":
-      return new Float64Array(b, 0, n);
-    default:
-      return bytes;
-  }
+function typedView(bytes: Uint8Array<ArrayBuffer>, dtype: DType): TypedArray {
+  if (dtype === "char") return bytes;
+  return typedArray(dtype, bytes.length / DTYPE_SIZE[dtype], bytes.buffer, bytes.byteOffset);
 }
 
 /** The array every dataset writes: a byte pattern (IOspeed wrote uninitialised memory). */
