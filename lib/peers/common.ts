@@ -6,12 +6,26 @@
  */
 import { IoError, UsageError } from "../errors.ts";
 import { type DType, DTYPE_SIZE, type TypedArray } from "../framings/types.ts";
-import { close, fsync, O, open } from "../sys/libc.ts";
+import { close, dlopenPinned, fsync, O, open } from "../sys/libc.ts";
 
-/** A loaded library, or why none could be loaded. */
+/**
+ * A loaded library's symbols (never its handle: a peer library is never closed), or why none
+ * could be loaded.
+ */
 export type Loaded<S extends Deno.ForeignLibraryInterface> =
-  | { readonly ok: true; readonly lib: Deno.DynamicLibrary<S>; readonly path: string }
+  | {
+    readonly ok: true;
+    readonly symbols: Deno.StaticForeignLibraryInterface<S>;
+    readonly path: string;
+  }
   | { readonly ok: false; readonly reason: string };
+
+/**
+ * Every library handle loaded by `loadLibrary`, kept for the life of the process. The libraries
+ * are also opened with `RTLD_NODELETE`, so neither a dropped handle nor Deno's own unloading at
+ * shutdown can unmap code whose exit handlers (HDF5's `H5_term_library`, netCDF's) still run.
+ */
+const PINNED: Deno.DynamicLibrary<Deno.ForeignLibraryInterface>[] = [];
 
 /**
  * Loads the library named by the environment variable `envVar` when it is set (an explicit choice,
@@ -32,7 +46,10 @@ export function loadLibrary<S extends Deno.ForeignLibraryInterface>(
   for (const path of candidates) {
     tried.push(path);
     try {
-      return { ok: true, lib: Deno.dlopen(path, symbols), path };
+      dlopenPinned(path);
+      const lib = Deno.dlopen(path, symbols);
+      PINNED.push(lib as unknown as Deno.DynamicLibrary<Deno.ForeignLibraryInterface>);
+      return { ok: true, symbols: lib.symbols, path };
     } catch (e) {
       const why = e instanceof Error ? e.message : String(e);
       // A library that exists but lacks a symbol is worth reporting; "not found" is the norm.

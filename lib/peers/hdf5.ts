@@ -195,7 +195,7 @@ function load(): Hdf5 | string {
   if (state !== undefined) return state;
   const loaded = loadLibrary("HDF5", HDF5_SONAMES, HDF5_ENV, SYMBOLS);
   if (!loaded.ok) return (state = loaded.reason);
-  const fn = loaded.lib.symbols;
+  const fn = loaded.symbols;
   if (fn.H5open() < 0) return (state = `HDF5 library ${loaded.path}: H5open failed`);
   fn.H5Eset_auto2(H5E_DEFAULT, null, null);
   const v = new Uint32Array(3);

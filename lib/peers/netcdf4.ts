@@ -141,7 +141,7 @@ function load(): NetCdf | string {
   if (state !== undefined) return state;
   const loaded = loadLibrary("netCDF-C", NETCDF_SONAMES, NETCDF_ENV, SYMBOLS);
   if (!loaded.ok) return (state = loaded.reason);
-  const fn = loaded.lib.symbols;
+  const fn = loaded.symbols;
   const version = cStringAt(fn.nc_inq_libvers()).split(" ")[0] ?? "unknown";
   return (state = { fn, path: loaded.path, version });
 }

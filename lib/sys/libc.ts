@@ -363,9 +363,12 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array, length = a.length): boo
   return libc().memcmp(a, b, BigInt(length)) === 0;
 }
 
-/** Loads a shared library with `RTLD_NOW | RTLD_GLOBAL` so later libraries can use its symbols. */
+/**
+ * Loads a shared library with `RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE` so later libraries can use
+ * its symbols and it stays mapped until the process exits.
+ */
 export function dlopenGlobal(path: string): void {
-  const h = libc().dlopen(cString(path), 2 | 0x100);
+  const h = libc().dlopen(cString(path), 2 | 0x100 | 0x1000);
   if (h === null) {
     const p = libc().dlerror();
     const why = p === null ? "unknown error" : Deno.UnsafePointerView.getCString(p);
