@@ -97,3 +97,16 @@ export function peerTest(
     await fn(t);
   });
 }
+
+/**
+ * For a loop over peers inside one test: true when the peer is usable (`why` is null); false, to
+ * skip it with a message, when it is missing; throws when SCIOBENCH_REQUIRE_PEERS=1.
+ */
+export function peerUsable(name: string, why: string | null): boolean {
+  if (why === null) return true;
+  if (REQUIRE_PEERS) {
+    throw new Error(`peer required by SCIOBENCH_REQUIRE_PEERS=1 is missing: ${name}: ${why}`);
+  }
+  console.error(`skip: ${name}: ${why} (set SCIOBENCH_REQUIRE_PEERS=1 to fail instead)`);
+  return false;
+}

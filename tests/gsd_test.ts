@@ -28,6 +28,7 @@ import { DTYPE_SIZE } from "../lib/framings/types.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";
 import { pythonGsdUnavailable, runPythonGsdCell } from "../lib/peers/python_gsd.ts";
 import { GSD_PEER_PY } from "../lib/peers/gsd_peer_py.ts";
+import * as libc from "../lib/sys/libc.ts";
 import { TABLE_COLUMNS, TableFrames } from "../lib/workloads/table.ts";
 import { commandMissing, peerTest, runCli, tempDir } from "./_helpers.ts";
 
@@ -1127,7 +1128,7 @@ peerTest(
 );
 
 peerTest(
-  "gsd cli: table --peer python-gsd adds the real library's rows to the same CSV",
+  "gsd cli: table --peer python-gsd adds the real library's rows, same cell, sane values",
   () => pythonGsdUnavailable(),
   async () => {
     using d = tempDir();
@@ -1143,14 +1144,51 @@ peerTest(
       "32^2",
       "--dir",
       d.path,
+      "--format",
+      "json",
     ]);
     assert.equal(r.code, 0, r.stderr);
-    const lines = r.stdout.trim().split("\n");
-    assert.deepEqual(lines.slice(1).map((l) => l.split(",")[0]), [
-      "gsd",
-      "python-gsd",
-      "python-gsd-fl",
-    ]);
+    const rows = (JSON.parse(r.stdout) as { rows: Record<string, number | string>[] }).rows;
+    assert.deepEqual(rows.map((x) => x.framing), ["gsd", "python-gsd", "python-gsd-fl"]);
+    const ours = rows[0]!;
+    const clkTck = libc.clockTicksPerSecond();
+    for (const row of rows.slice(1)) {
+      const what = `${row.framing}`;
+      // The same cell as ours: same frames, bytes, sample and seed; python3-gsd's file differs
+      // from ours only in the application string (same length).
+      for (const k of ["size_bytes", "N", "frames", "data_bytes", "read_frames", "read_bytes"]) {
+        assert.equal(row[k], ours[k], `${what}: ${k}`);
+      }
+      assert.equal(row.frames, 3, `${what}: ceil(64 KiB / (28 x 1024)) frames`);
+      assert.equal(row.file_bytes, ours.file_bytes, `${what}: file_bytes`);
+      assert.equal(row.seed, 1);
+      assert.equal(row.cache, "cold");
+      assert.equal(row.clk_tck, clkTck, `${what}: clk_tck is sysconf(_SC_CLK_TCK)`);
+      // Rates follow from bytes and seconds; times are positive and ordered.
+      const mib = 2 ** 20;
+      for (
+        const [rate, bytes, s] of [
+          ["write_MiBps", "data_bytes", "write_s"],
+          ["read_MiBps", "read_bytes", "read_s"],
+          ["random_MiBps", "read_bytes", "random_s"],
+        ] as const
+      ) {
+        const secs = Number(row[s]);
+        assert.ok(secs > 0 && secs < 60, `${what}: ${s} = ${secs}`);
+        const want = Number(row[bytes]) / mib / secs;
+        assert.ok(Math.abs(Number(row[rate]) - want) <= want * 0.01, `${what}: ${rate}`);
+      }
+      assert.ok(Number(row.write_sync_s) >= 0 && Number(row.write_sync_s) <= Number(row.write_s));
+      assert.ok(Number(row.open_ms) > 0, `${what}: open_ms`);
+      const resident = Number(row.resident_after_drop);
+      assert.ok(resident >= 0 && resident <= 1, `${what}: resident_after_drop ${resident}`);
+      for (
+        const k of ["write_user_ticks", "write_sys_ticks", "read_user_ticks", "read_dev_bytes"]
+      ) {
+        assert.ok(Number.isInteger(row[k]) && Number(row[k]) >= 0, `${what}: ${k} = ${row[k]}`);
+      }
+      // "Verified": the peer program exits 1 on the first frame that differs (no row then).
+    }
     const bad = await runCli(["table", "--peer", "python-hdf9", "--size", "64KiB"]);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /^sciobench: error: unknown peer 'python-hdf9'/);

@@ -73,7 +73,19 @@ Deno.test("times, getrusage and the monotonic clock advance with CPU work", () =
   );
   assert.ok(t1.user + t1.sys >= t0.user + t0.sys);
   assert.ok(t1.elapsed >= t0.elapsed);
-  assert.equal(libc.clockTicksPerSecond(), 100);
+  // sysconf(_SC_CLK_TCK) as another program reads it (getconf), not a constant.
+  const getconf = new Deno.Command("getconf", { args: ["CLK_TCK"], stdout: "piped" }).outputSync();
+  assert.ok(getconf.success, "getconf CLK_TCK runs");
+  const clkTck = Number(new TextDecoder().decode(getconf.stdout).trim());
+  assert.ok(Number.isInteger(clkTck) && clkTck > 0, `getconf CLK_TCK printed ${clkTck}`);
+  assert.equal(libc.clockTicksPerSecond(), clkTck);
+  // The ticks agree with getrusage's seconds (times() and getrusage read the same counters).
+  const tickS = (t1.user + t1.sys - t0.user - t0.sys) / clkTck;
+  const rusageS = (r1.userUs + r1.sysUs - r0.userUs - r0.sysUs) / 1e6;
+  assert.ok(
+    Math.abs(tickS - rusageS) <= 0.05 + 0.2 * rusageS,
+    `ticks ${tickS} s, rusage ${rusageS} s`,
+  );
   assert.ok(libc.clockGettime(libc.CLOCK.PROCESS_CPUTIME) > 0);
 });
 
