@@ -8,8 +8,8 @@
  * @module
  */
 import type { Frame } from "../lib/framings/types.ts";
-import { backendByName } from "../lib/io/backends.ts";
-import type { Backend, FrameSource } from "../lib/io/store.ts";
+import { backendByName } from "../lib/backends/registry.ts";
+import type { Backend, FrameSource } from "../lib/backends/backend.ts";
 import { hdf4, hdf4ErrorValueCall } from "../lib/peers/hdf4.ts";
 import { hdf5, hdf5LibversionCall } from "../lib/peers/hdf5.ts";
 import { netcdf4, netcdfLib, netcdfLibversCall } from "../lib/peers/netcdf4.ts";

@@ -9,7 +9,7 @@
 import { parseArgs } from "node:util";
 import { parseCount, parseSize } from "../lib/cli/args.ts";
 import { raw } from "../lib/framings/raw.ts";
-import { nativeBackend } from "../lib/io/engine.ts";
+import { nativeBackend } from "../lib/backends/engine.ts";
 import { withScratchDir } from "../lib/io/scratch.ts";
 import { startMeter } from "../lib/sys/meter.ts";
 import { verifyFrame } from "../lib/workloads/pattern.ts";

@@ -6,7 +6,7 @@
  */
 import { raw } from "../lib/framings/raw.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";
-import { nativeBackend } from "../lib/io/engine.ts";
+import { nativeBackend } from "../lib/backends/engine.ts";
 import { FileHandle } from "../lib/io/file.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
 import { Rng, shuffledOrder } from "../lib/workloads/pattern.ts";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { ieeeio } from "../lib/framings/ieeeio.ts";
 import { raw } from "../lib/framings/raw.ts";
-import { nativeBackend } from "../lib/io/engine.ts";
-import { writeFrames } from "../lib/io/write.ts";
+import { nativeBackend } from "../lib/backends/engine.ts";
+import { writeFrames } from "../lib/backends/write.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
 import { hdf5 } from "../lib/peers/hdf5.ts";
 import { peerTest, runCli, tempDir } from "./_helpers.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { crc32 } from "node:zlib";
 import { VerifyError } from "../lib/errors.ts";
-import { backendByName } from "../lib/io/backends.ts";
+import { backendByName } from "../lib/backends/registry.ts";
 import { Progress } from "../lib/report/progress.ts";
 import { runTableCell, TABLE_COLUMNS } from "../lib/workloads/table.ts";
 import { runCli, tempDir } from "./_helpers.ts";

@@ -19,9 +19,9 @@ import type {
   WriterOptions,
 } from "../lib/framings/types.ts";
 import { DTYPES } from "../lib/framings/types.ts";
-import { nativeBackend } from "../lib/io/engine.ts";
+import { nativeBackend } from "../lib/backends/engine.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";
-import { writeFrames } from "../lib/io/write.ts";
+import { writeFrames } from "../lib/backends/write.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
 import { commandMissing, peerTest, runCli, tempDir } from "./_helpers.ts";
 

@@ -15,7 +15,7 @@ import {
   GsdIndex,
   openGsdIndex,
 } from "../lib/framings/gsd.ts";
-import { detectFraming, framingByName } from "../lib/framings/registry.ts";
+import { detectFraming, framingByName } from "../lib/backends/registry.ts";
 import type {
   Chunk,
   DType,

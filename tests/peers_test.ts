@@ -10,7 +10,7 @@ import { FormatError, IoError } from "../lib/errors.ts";
 import { netcdf } from "../lib/framings/netcdf.ts";
 import type { Frame } from "../lib/framings/types.ts";
 import { MemoryFile } from "../lib/io/memory.ts";
-import type { Backend, ReadChunk } from "../lib/io/store.ts";
+import type { Backend, ReadChunk } from "../lib/backends/backend.ts";
 import { loadLibrary } from "../lib/peers/common.ts";
 import { hdf4 } from "../lib/peers/hdf4.ts";
 import { hdf5, HDF5_SONAMES, hdf5OpenObjects, hdf5SuperblockVersion } from "../lib/peers/hdf5.ts";

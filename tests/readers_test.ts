@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { SciobenchError } from "../lib/errors.ts";
-import { backendByName } from "../lib/io/backends.ts";
+import { backendByName } from "../lib/backends/registry.ts";
 import { selfCommand } from "../lib/cli/readers.ts";
 import {
   type ReaderReport,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { VerifyError } from "../lib/errors.ts";
-import { backendByName } from "../lib/io/backends.ts";
-import type { Backend } from "../lib/io/store.ts";
+import { backendByName } from "../lib/backends/registry.ts";
+import type { Backend } from "../lib/backends/backend.ts";
 import {
   RecordFrames,
   RECORDS_COLUMNS,

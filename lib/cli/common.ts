@@ -4,8 +4,8 @@
  * @module
  */
 import { PeerUnavailableError, UsageError } from "../errors.ts";
-import { usableBackend } from "../io/backends.ts";
-import type { Backend } from "../io/store.ts";
+import { usableBackend } from "../backends/registry.ts";
+import type { Backend } from "../backends/backend.ts";
 import { warn } from "../report/progress.ts";
 import type { EndianOption } from "../framings/types.ts";
 import { openRowSink, type RowFormat, type RowSink, type TableRenderer } from "../report/output.ts";

@@ -2,7 +2,7 @@
  * `sciobench framings`: every framing and peer, whether it can run here, and why not.
  * @module
  */
-import { BACKENDS } from "../io/backends.ts";
+import { BACKENDS } from "../backends/registry.ts";
 import { parseArgs } from "./args.ts";
 import type { Command } from "./command.ts";
 

@@ -5,7 +5,7 @@
 import { crc32 } from "node:zlib";
 import { UsageError } from "../errors.ts";
 import { FileHandle } from "../io/file.ts";
-import type { FrameSource } from "../io/store.ts";
+import type { FrameSource } from "../backends/backend.ts";
 import { parseArgs } from "./args.ts";
 import type { Command } from "./command.ts";
 import { parseExtra } from "./common.ts";

@@ -3,8 +3,8 @@
  * file's first bytes; notes from the decoder go to stderr.
  * @module
  */
-import { detectBackend, usableBackend } from "../io/backends.ts";
-import type { FrameSource } from "../io/store.ts";
+import { detectBackend, usableBackend } from "../backends/registry.ts";
+import type { FrameSource } from "../backends/backend.ts";
 import type { ChunkLayout } from "../framings/types.ts";
 import { warn } from "../report/progress.ts";
 import { IoError, UsageError } from "../errors.ts";

@@ -6,7 +6,7 @@
  */
 import { NATIVE_ORDER } from "../bytes/byteswap.ts";
 import { UsageError } from "../errors.ts";
-import { backendByName } from "../io/backends.ts";
+import { backendByName } from "../backends/registry.ts";
 import { Progress } from "../report/progress.ts";
 import {
   type CacheState,

@@ -2,10 +2,10 @@
  * `sciobench write`: writes the table workload's seeded frames to a file and keeps it.
  * @module
  */
-import { detectBackend, usableBackend } from "../io/backends.ts";
-import type { Backend } from "../io/store.ts";
+import { detectBackend, usableBackend } from "../backends/registry.ts";
+import type { Backend } from "../backends/backend.ts";
 import { requireFile } from "./open.ts";
-import { writeFrames } from "../io/write.ts";
+import { writeFrames } from "../backends/write.ts";
 import { UsageError } from "../errors.ts";
 import { num } from "../report/output.ts";
 import { startMeter } from "../sys/meter.ts";

@@ -32,7 +32,7 @@ import type {
   ReadChunk,
   SinkOptions,
   SourceOptions,
-} from "../io/store.ts";
+} from "../backends/backend.ts";
 import { cString, dlopenGlobal, dlopenPinned } from "../sys/libc.ts";
 import {
   allocChunk,

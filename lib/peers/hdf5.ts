@@ -28,7 +28,7 @@ import type {
   ReadChunk,
   SinkOptions,
   SourceOptions,
-} from "../io/store.ts";
+} from "../backends/backend.ts";
 import { cString } from "../sys/libc.ts";
 import {
   allocChunk,

@@ -3,7 +3,7 @@
  * Each is a {@link Backend}; one that cannot load reports why through `unavailable()`.
  * @module
  */
-import type { Backend } from "../io/store.ts";
+import type { Backend } from "../backends/backend.ts";
 import { hdf4 } from "./hdf4.ts";
 import { hdf5 } from "./hdf5.ts";
 import { netcdf4, netcdfLib } from "./netcdf4.ts";

@@ -31,7 +31,7 @@ import type {
   ReadChunk,
   SinkOptions,
   SourceOptions,
-} from "../io/store.ts";
+} from "../backends/backend.ts";
 import { cString } from "../sys/libc.ts";
 import {
   allocChunk,

@@ -5,7 +5,7 @@
  */
 import { VerifyError } from "../errors.ts";
 import type { Chunk } from "../framings/types.ts";
-import type { ReadChunk } from "../io/store.ts";
+import type { ReadChunk } from "../backends/backend.ts";
 import { bytesEqual } from "../sys/libc.ts";
 
 /** A seeded pseudo-random generator (SplitMix32-style); `next()` gives floats in [0, 1). */

@@ -14,7 +14,7 @@
  */
 import { NATIVE_ORDER, swapInPlace } from "../bytes/byteswap.ts";
 import { FormatError, SciobenchError, UsageError, VerifyError } from "../errors.ts";
-import { framingByName } from "../framings/registry.ts";
+import { framingByName } from "../backends/registry.ts";
 import type {
   ByteOrder,
   ByteSource,
@@ -26,7 +26,7 @@ import { dropCache, residency } from "../io/cache.ts";
 import { FileHandle } from "../io/file.ts";
 import { MemoryFile, memorySource } from "../io/memory.ts";
 import { withScratchDir } from "../io/scratch.ts";
-import type { Backend } from "../io/store.ts";
+import type { Backend } from "../backends/backend.ts";
 import { num, type Row } from "../report/output.ts";
 import type { Progress } from "../report/progress.ts";
 import { bytesEqual, clockGettime, statfs } from "../sys/libc.ts";

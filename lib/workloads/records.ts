@@ -19,8 +19,8 @@ import type { ByteOrder, ChunkLayout, EndianOption, Frame } from "../framings/ty
 import { DTYPE_SIZE } from "../framings/types.ts";
 import { dropCache } from "../io/cache.ts";
 import { signalPoint, withScratchDir } from "../io/scratch.ts";
-import { writeFrames } from "../io/write.ts";
-import type { Backend } from "../io/store.ts";
+import { writeFrames } from "../backends/write.ts";
+import type { Backend } from "../backends/backend.ts";
 import { num, type Row, type TableRenderer } from "../report/output.ts";
 import type { Progress } from "../report/progress.ts";
 import { statfs } from "../sys/libc.ts";

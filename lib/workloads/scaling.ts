@@ -23,8 +23,8 @@ import {
   typedArray,
 } from "../framings/types.ts";
 import { withScratchDir } from "../io/scratch.ts";
-import { writeFrames } from "../io/write.ts";
-import type { Backend } from "../io/store.ts";
+import { writeFrames } from "../backends/write.ts";
+import type { Backend } from "../backends/backend.ts";
 import { num, type Row, type TableRenderer } from "../report/output.ts";
 import { type PhaseSample, startMeter } from "../sys/meter.ts";
 import type { EndianOption } from "../framings/types.ts";

@@ -1,14 +1,46 @@
 /**
  * Every backend by name: the native framings (through the engine) and the peer libraries;
- * and detection of a file's backend from its first bytes.
+ * and detection of a file's backend from its first bytes. Adding a native framing is one new
+ * file in lib/framings plus one line in {@link FRAMINGS}.
  * @module
  */
 import { FormatError, PeerUnavailableError, UsageError } from "../errors.ts";
-import { FRAMINGS } from "../framings/registry.ts";
+import { f77 } from "../framings/f77.ts";
+import { gsd } from "../framings/gsd.ts";
+import { ieeeio } from "../framings/ieeeio.ts";
+import { netcdf } from "../framings/netcdf.ts";
+import { raw } from "../framings/raw.ts";
+import type { Framing } from "../framings/types.ts";
 import { PEERS } from "../peers/mod.ts";
 import { nativeBackend } from "./engine.ts";
-import { FileHandle } from "./file.ts";
-import type { Backend } from "./store.ts";
+import { FileHandle } from "../io/file.ts";
+import type { Backend } from "./backend.ts";
+
+/** Every native framing, in the order detection tries them (formats with a magic number first). */
+export const FRAMINGS: readonly Framing[] = [
+  gsd,
+  raw,
+  ieeeio,
+  netcdf,
+  f77, // no magic number (marker consistency only): keep after every format that has one
+];
+
+/** The framing registered as `name`; throws UsageError listing the known names otherwise. */
+export function framingByName(name: string): Framing {
+  const f = FRAMINGS.find((x) => x.name === name);
+  if (!f) {
+    throw new UsageError(
+      `unknown framing '${name}'; known: ${FRAMINGS.map((x) => x.name).join(", ")}`,
+    );
+  }
+  return f;
+}
+
+/** The first framing whose `detect` accepts the head bytes and size, or undefined. */
+export function detectFraming(head: Uint8Array, fileSize: number): Framing | undefined {
+  return FRAMINGS.find((f) => !f.heuristicDetect && f.detect(head, fileSize)) ??
+    FRAMINGS.find((f) => f.heuristicDetect && f.detect(head, fileSize));
+}
 
 /** Native framings first, then peers. */
 export const BACKENDS: readonly Backend[] = [...FRAMINGS.map(nativeBackend), ...PEERS];

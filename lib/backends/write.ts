@@ -5,8 +5,8 @@
  * @module
  */
 import type { Frame } from "../framings/types.ts";
-import { signalPoint } from "./scratch.ts";
-import type { Backend, SinkOptions } from "./store.ts";
+import { signalPoint } from "../io/scratch.ts";
+import type { Backend, SinkOptions } from "./backend.ts";
 
 /** Called before frame `i` is written (progress, IOspeed's stars). */
 export type FrameHook = (i: number) => void;

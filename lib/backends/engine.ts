@@ -16,7 +16,7 @@ import type {
 } from "../framings/types.ts";
 import { DTYPE_SIZE } from "../framings/types.ts";
 import { FormatError, UsageError } from "../errors.ts";
-import { FileHandle, WriteBatcher } from "./file.ts";
+import { FileHandle, WriteBatcher } from "../io/file.ts";
 import type {
   Backend,
   FrameSink,
@@ -24,7 +24,7 @@ import type {
   ReadChunk,
   SinkOptions,
   SourceOptions,
-} from "./store.ts";
+} from "./backend.ts";
 
 /** Granularity of the undo log kept while appending, bytes. */
 const UNDO_PAGE = 4096;

@@ -1,6 +1,6 @@
 /**
  * The I/O-level interface every backend offers to workloads: write frames to a path, read
- * frames from a path. Native framings get it from the engine (lib/io/engine.ts); the peers in
+ * frames from a path. Native framings get it from the engine (lib/backends/engine.ts); the peers in
  * lib/peers implement it directly over their C libraries.
  * @module
  */
