@@ -8,7 +8,7 @@
  * @module
  */
 import { copySwapped, swapDataView, swapInPlace } from "../lib/bytes/byteswap.ts";
-import { netcdf } from "../lib/framings/netcdf.ts";
+import { netcdf } from "../lib/framings/netcdf/mod.ts";
 import { raw } from "../lib/framings/raw.ts";
 import type { Frame, FrameIndex, Framing, WriterOptions } from "../lib/framings/types.ts";
 import { DTYPE_SIZE } from "../lib/framings/types.ts";

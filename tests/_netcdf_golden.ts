@@ -3,7 +3,7 @@
  * written out by hand from their CDL, shared by netcdf_test.ts and the benchmark.
  * @module
  */
-import type { NcSchema, NcValues } from "../lib/framings/netcdf.ts";
+import type { NcSchema, NcValues } from "../lib/framings/netcdf/mod.ts";
 
 /** One golden file: its CDL's schema and data as the writer's lower-level API takes them. */
 export interface Golden {

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { FormatError, UsageError } from "../lib/errors.ts";
-import { netcdf, openNetcdf } from "../lib/framings/netcdf.ts";
+import { netcdf, openNetcdf } from "../lib/framings/netcdf/mod.ts";
 import type {
   ChunkRef,
   DType,

@@ -10,7 +10,7 @@ import {
   netcdfName,
   openNetcdf,
   schemaForChunks,
-} from "../lib/framings/netcdf.ts";
+} from "../lib/framings/netcdf/mod.ts";
 import type { ChunkRef, Frame, FrameIndex, TypedArray, WriteOp } from "../lib/framings/types.ts";
 import { DTYPE_SIZE } from "../lib/framings/types.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { FormatError, IoError } from "../lib/errors.ts";
-import { netcdf } from "../lib/framings/netcdf.ts";
+import { netcdf } from "../lib/framings/netcdf/mod.ts";
 import type { Frame } from "../lib/framings/types.ts";
 import { MemoryFile } from "../lib/io/memory.ts";
 import type { Backend, ReadChunk } from "../lib/backends/backend.ts";

@@ -46,7 +46,7 @@ import {
   requireFile,
 } from "./common.ts";
 import { hdf5SuperblockVersion } from "./hdf5.ts";
-import { CHUNK_NAME_ATTR, netcdfName } from "../framings/netcdf.ts";
+import { CHUNK_NAME_ATTR, netcdfName } from "../framings/netcdf/mod.ts";
 
 /** Sonames tried in order when `SCIOBENCH_NETCDF_LIB` is not set. */
 export const NETCDF_SONAMES: readonly string[] = ["libnetcdf.so.19", "libnetcdf.so"];

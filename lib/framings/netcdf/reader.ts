@@ -1,0 +1,166 @@
+/**
+ * Opening a netCDF classic file for reading: the decoded header checked against the file
+ * (offsets, overlaps, the size the records need) and the resolved record count.
+ * @module
+ */
+import { FormatError } from "../../errors.ts";
+import type { ByteSource } from "../types.ts";
+import type { NcHeader } from "./header.ts";
+import { decodeHeader } from "./header.ts";
+import type { NcLayout, NcVarLayout } from "./model.ts";
+import {
+  DEFAULT_FILL,
+  fillBytes,
+  FORMAT,
+  ncTypeSize,
+  pad4,
+  product,
+  recordDimId,
+  STREAMING_NUMRECS,
+} from "./model.ts";
+
+/** A checked file: header, data layout from the stored begins, and the resolved record count. */
+export interface NcFile {
+  /** The decoded header. */
+  readonly header: NcHeader;
+  /** Per-variable layout with the stored begins. */
+  readonly layout: NcLayout;
+  /** Number of records (derived from the file length when numrecs is streaming). */
+  readonly numrecs: number;
+  /** Notes such as a recomputed vsize or a partial last record. */
+  readonly warnings: readonly string[];
+}
+
+/** Decodes a header and checks it against the file: offsets, overlaps, and the size the records need. */
+export function openNetcdf(src: ByteSource): NcFile {
+  const h = decodeHeader(src);
+  const fail = (offset: number, problem: string): never => {
+    throw new FormatError(FORMAT, src.path, offset, problem);
+  };
+  const warnings: string[] = [];
+  const rec = recordDimId(h.dimensions);
+  const beginField = (i: number): number => h.variables[i]!.beginFieldOffset;
+  const vars: NcVarLayout[] = h.variables.map((v) => {
+    const isRec = v.dims.length > 0 && v.dims[0] === rec;
+    const shape = (isRec ? v.dims.slice(1) : v.dims).map((id) => h.dimensions[id]!.length);
+    const slabBytes = product(shape) * ncTypeSize(v.type);
+    if (!Number.isSafeInteger(slabBytes)) fail(-1, `variable '${v.name}' is too large`);
+    const paddedBytes = pad4(slabBytes);
+    const clamp = h.variant !== 5 && paddedBytes > 0xfffffffc && v.storedVsize === 0xffffffff;
+    if (v.storedVsize !== paddedBytes && !clamp) {
+      warnings.push(
+        `variable '${v.name}': stored vsize ${v.storedVsize}, computed ${paddedBytes} (using the computed size)`,
+      );
+    }
+    let fill: Uint8Array;
+    try {
+      fill = fillBytes(v);
+    } catch {
+      fill = new Uint8Array(DEFAULT_FILL[v.type]);
+      warnings.push(
+        `variable '${v.name}': _FillValue type differs from the variable's; using the default fill`,
+      );
+    }
+    return {
+      name: v.name,
+      type: v.type,
+      record: isRec,
+      shape,
+      slabBytes,
+      paddedBytes,
+      begin: v.begin,
+      fill,
+    };
+  });
+  const fixed = vars.filter((v) => !v.record);
+  const recs = vars.filter((v) => v.record);
+  for (const [i, v] of vars.entries()) {
+    if (v.begin < h.headerBytes) {
+      fail(
+        beginField(i),
+        `begin ${v.begin} of variable '${v.name}' lies inside the header (${h.headerBytes} bytes)`,
+      );
+    }
+    if (v.begin > src.size) {
+      fail(
+        beginField(i),
+        `begin ${v.begin} of variable '${v.name}' is past the end of the file (${src.size} bytes)`,
+      );
+    }
+  }
+  // Fixed variables must not overlap each other.
+  const sorted = [...fixed].sort((a, b) => a.begin - b.begin);
+  for (let i = 1; i < sorted.length; i++) {
+    const p = sorted[i - 1]!, q = sorted[i]!;
+    if (p.begin + p.slabBytes > q.begin) {
+      fail(
+        q.begin,
+        `variable '${q.name}' at byte ${q.begin} overlaps '${p.name}' [${p.begin}, ${
+          p.begin + p.slabBytes
+        })`,
+      );
+    }
+  }
+  let recsize = recs.reduce((a, v) => a + v.paddedBytes, 0);
+  if (recs.length === 1) recsize = recs[0]!.slabBytes;
+  const recordBegin = recs.length > 0 ? Math.min(...recs.map((v) => v.begin)) : h.headerBytes;
+  const fixedEnd = fixed.reduce((a, v) => Math.max(a, v.begin + v.paddedBytes), h.headerBytes);
+  if (recs.length > 0) {
+    const lastFixed = sorted[sorted.length - 1];
+    if (lastFixed !== undefined && lastFixed.begin + lastFixed.slabBytes > recordBegin) {
+      fail(
+        recordBegin,
+        `record data at byte ${recordBegin} overlaps fixed variable '${lastFixed.name}'`,
+      );
+    }
+    const inRecord = [...recs].sort((a, b) => a.begin - b.begin);
+    for (const [k, v] of inRecord.entries()) {
+      const rel = v.begin - recordBegin;
+      const next = inRecord[k + 1];
+      const limit = next === undefined ? recsize : next.begin - recordBegin;
+      if (rel + v.slabBytes > limit) {
+        fail(
+          v.begin,
+          `record variable '${v.name}' (${v.slabBytes} bytes at byte ${v.begin}) does not fit its record of ${recsize} bytes`,
+        );
+      }
+    }
+  }
+  // Sizes the data needs, as netCDF-C's NC_calcsize: fixed data, then numrecs full records.
+  for (const v of fixed) {
+    if (v.begin + v.slabBytes > src.size) {
+      fail(
+        v.begin,
+        `variable '${v.name}' needs bytes [${v.begin}, ${
+          v.begin + v.slabBytes
+        }) but the file has ${src.size} bytes`,
+      );
+    }
+  }
+  let numrecs = h.storedNumrecs;
+  if (numrecs === STREAMING_NUMRECS) {
+    numrecs = recs.length === 0 || recsize === 0
+      ? 0
+      : Math.floor(Math.max(0, src.size - recordBegin) / recsize);
+    const extra = recs.length === 0 || recsize === 0
+      ? 0
+      : (src.size - recordBegin) - numrecs * recsize;
+    if (extra > 0) {
+      warnings.push(`streaming numrecs: ${numrecs} whole records, ${extra} trailing bytes ignored`);
+    }
+  } else if (recs.length > 0 && numrecs > 0) {
+    const need = recordBegin + numrecs * recsize;
+    if (need > src.size) {
+      fail(
+        src.size,
+        `file is ${src.size} bytes but its header promises ${numrecs} records of ${recsize} bytes from byte ${recordBegin} (${need} bytes): truncated?`,
+      );
+    }
+  }
+  return {
+    header: h,
+    layout: { headerBytes: h.headerBytes, vars, recordBegin, recsize, fixedEnd },
+    numrecs,
+    warnings,
+  };
+}
