@@ -11,7 +11,7 @@ import type { Frame } from "../lib/framings/types.ts";
 import { backendByName } from "../lib/backends/registry.ts";
 import type { Backend, FrameSource } from "../lib/backends/backend.ts";
 import { hdf4, hdf4ErrorValueCall } from "../lib/peers/hdf4.ts";
-import { hdf5, hdf5LibversionCall } from "../lib/peers/hdf5.ts";
+import { hdf5, hdf5LibversionCall } from "../lib/peers/hdf5/mod.ts";
 import { netcdf4, netcdfLib, netcdfLibversCall } from "../lib/peers/netcdf4.ts";
 import { bytesEqual, clockGettime, times } from "../lib/sys/libc.ts";
 

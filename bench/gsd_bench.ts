@@ -10,7 +10,7 @@
  *     deno bench --allow-read --allow-ffi bench/gsd_bench.ts
  * @module
  */
-import { gsd } from "../lib/framings/gsd.ts";
+import { gsd } from "../lib/framings/gsd/mod.ts";
 import { raw } from "../lib/framings/raw.ts";
 import type { FrameWriter, Framing } from "../lib/framings/types.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";

@@ -4,7 +4,7 @@ import { raw } from "../lib/framings/raw.ts";
 import { nativeBackend } from "../lib/backends/engine.ts";
 import { writeFrames } from "../lib/backends/write.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
-import { hdf5 } from "../lib/peers/hdf5.ts";
+import { hdf5 } from "../lib/peers/hdf5/mod.ts";
 import { peerTest, runCli, tempDir } from "./_helpers.ts";
 
 const CASES: readonly (readonly [string, string])[] = [

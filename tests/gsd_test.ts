@@ -14,7 +14,7 @@ import {
   GSD_WHOLE_INDEX_BYTES,
   GsdIndex,
   openGsdIndex,
-} from "../lib/framings/gsd.ts";
+} from "../lib/framings/gsd/mod.ts";
 import { detectFraming, framingByName } from "../lib/backends/registry.ts";
 import type {
   Chunk,

@@ -6,7 +6,7 @@
  */
 import { FormatError, PeerUnavailableError, UsageError } from "../errors.ts";
 import { f77 } from "../framings/f77.ts";
-import { gsd } from "../framings/gsd.ts";
+import { gsd } from "../framings/gsd/mod.ts";
 import { ieeeio } from "../framings/ieeeio.ts";
 import { netcdf } from "../framings/netcdf/mod.ts";
 import { raw } from "../framings/raw.ts";

@@ -5,7 +5,7 @@
  */
 import type { Backend } from "../backends/backend.ts";
 import { hdf4 } from "./hdf4.ts";
-import { hdf5 } from "./hdf5.ts";
+import { hdf5 } from "./hdf5/mod.ts";
 import { netcdf4, netcdfLib } from "./netcdf4.ts";
 
 /** Every peer backend, in the order `sciobench framings` lists them. */

@@ -45,7 +45,7 @@ import {
   removeQuietly,
   requireFile,
 } from "./common.ts";
-import { hdf5SuperblockVersion } from "./hdf5.ts";
+import { hdf5SuperblockVersion } from "./hdf5/mod.ts";
 import { CHUNK_NAME_ATTR, netcdfName } from "../framings/netcdf/mod.ts";
 
 /** Sonames tried in order when `SCIOBENCH_NETCDF_LIB` is not set. */

@@ -1,0 +1,362 @@
+/**
+ * libhdf5 through FFI: the symbols and constants sciobench uses, loading the library (pinned for
+ * the life of the process), the error stack as typed errors, and HDF5 path components.
+ * @module
+ */
+import { IoError, PeerUnavailableError } from "../../errors.ts";
+import type { ByteOrder, DType } from "../../framings/types.ts";
+import { cStringAt, decodeCBuffer, loadLibrary } from "../common.ts";
+
+/** The backend name, used in errors. */
+export const NAME = "hdf5";
+
+/** Sonames tried in order when `SCIOBENCH_HDF5_LIB` is not set (Debian's serial build, then upstream names). */
+export const HDF5_SONAMES: readonly string[] = [
+  "libhdf5_serial.so.103",
+  "libhdf5.so.103",
+  "libhdf5_serial.so",
+  "libhdf5.so",
+];
+
+/** Environment variable naming the HDF5 shared library; tried before the sonames when set. */
+export const HDF5_ENV = "SCIOBENCH_HDF5_LIB";
+
+const STATIC = { type: "pointer" } as const;
+
+const SYMBOLS = {
+  H5open: { parameters: [], result: "i32" },
+  H5get_libversion: { parameters: ["buffer", "buffer", "buffer"], result: "i32" },
+  H5Eset_auto2: { parameters: ["i64", "pointer", "pointer"], result: "i32" },
+  H5Eclear2: { parameters: ["i64"], result: "i32" },
+  H5Ewalk2: { parameters: ["i64", "i32", "function", "pointer"], result: "i32" },
+  H5Eget_msg: { parameters: ["i64", "pointer", "buffer", "usize"], result: "isize" },
+  H5Fcreate: { parameters: ["buffer", "u32", "i64", "i64"], result: "i64" },
+  H5Fopen: { parameters: ["buffer", "u32", "i64"], result: "i64" },
+  H5Fclose: { parameters: ["i64"], result: "i32" },
+  H5Fflush: { parameters: ["i64", "i32"], result: "i32" },
+  H5Fget_obj_count: { parameters: ["i64", "u32"], result: "isize" },
+  H5Pcreate: { parameters: ["i64"], result: "i64" },
+  H5Pclose: { parameters: ["i64"], result: "i32" },
+  H5Pset_chunk: { parameters: ["i64", "i32", "buffer"], result: "i32" },
+  H5Pset_link_creation_order: { parameters: ["i64", "u32"], result: "i32" },
+  H5Pget_link_creation_order: { parameters: ["i64", "buffer"], result: "i32" },
+  H5Gcreate2: { parameters: ["i64", "buffer", "i64", "i64", "i64"], result: "i64" },
+  H5Gopen2: { parameters: ["i64", "buffer", "i64"], result: "i64" },
+  H5Gclose: { parameters: ["i64"], result: "i32" },
+  H5Gget_info: { parameters: ["i64", "buffer"], result: "i32" },
+  H5Gget_create_plist: { parameters: ["i64"], result: "i64" },
+  H5Lget_name_by_idx: {
+    parameters: ["i64", "buffer", "i32", "i32", "u64", "buffer", "usize", "i64"],
+    result: "isize",
+  },
+  H5Oopen: { parameters: ["i64", "buffer", "i64"], result: "i64" },
+  H5Oclose: { parameters: ["i64"], result: "i32" },
+  H5Iget_type: { parameters: ["i64"], result: "i32" },
+  H5Aexists: { parameters: ["i64", "buffer"], result: "i32" },
+  H5Screate_simple: { parameters: ["i32", "buffer", "buffer"], result: "i64" },
+  H5Sselect_hyperslab: {
+    parameters: ["i64", "i32", "buffer", "buffer", "buffer", "buffer"],
+    result: "i32",
+  },
+  H5Sget_simple_extent_ndims: { parameters: ["i64"], result: "i32" },
+  H5Sget_simple_extent_dims: { parameters: ["i64", "buffer", "buffer"], result: "i32" },
+  H5Sclose: { parameters: ["i64"], result: "i32" },
+  H5Dcreate2: { parameters: ["i64", "buffer", "i64", "i64", "i64", "i64", "i64"], result: "i64" },
+  H5Dopen2: { parameters: ["i64", "buffer", "i64"], result: "i64" },
+  H5Dwrite: { parameters: ["i64", "i64", "i64", "i64", "i64", "buffer"], result: "i32" },
+  H5Dread: { parameters: ["i64", "i64", "i64", "i64", "i64", "buffer"], result: "i32" },
+  H5Dset_extent: { parameters: ["i64", "buffer"], result: "i32" },
+  H5Dget_space: { parameters: ["i64"], result: "i64" },
+  H5Dget_type: { parameters: ["i64"], result: "i64" },
+  H5Dclose: { parameters: ["i64"], result: "i32" },
+  H5Tget_class: { parameters: ["i64"], result: "i32" },
+  H5Tget_size: { parameters: ["i64"], result: "usize" },
+  H5Tget_sign: { parameters: ["i64"], result: "i32" },
+  H5Tget_order: { parameters: ["i64"], result: "i32" },
+  H5Tclose: { parameters: ["i64"], result: "i32" },
+  // Globals: declared as pointers (their addresses), read after H5open (ffi.md §6.3).
+  H5T_NATIVE_SCHAR_g: STATIC,
+  H5T_NATIVE_UCHAR_g: STATIC,
+  H5T_NATIVE_SHORT_g: STATIC,
+  H5T_NATIVE_USHORT_g: STATIC,
+  H5T_NATIVE_INT_g: STATIC,
+  H5T_NATIVE_UINT_g: STATIC,
+  H5T_NATIVE_LLONG_g: STATIC,
+  H5T_NATIVE_ULLONG_g: STATIC,
+  H5T_NATIVE_FLOAT_g: STATIC,
+  H5T_NATIVE_DOUBLE_g: STATIC,
+  H5T_IEEE_F32BE_g: STATIC,
+  H5T_IEEE_F32LE_g: STATIC,
+  H5T_IEEE_F64BE_g: STATIC,
+  H5T_IEEE_F64LE_g: STATIC,
+  H5T_STD_I8BE_g: STATIC,
+  H5T_STD_I8LE_g: STATIC,
+  H5T_STD_U8BE_g: STATIC,
+  H5T_STD_U8LE_g: STATIC,
+  H5T_STD_I16BE_g: STATIC,
+  H5T_STD_I16LE_g: STATIC,
+  H5T_STD_U16BE_g: STATIC,
+  H5T_STD_U16LE_g: STATIC,
+  H5T_STD_I32BE_g: STATIC,
+  H5T_STD_I32LE_g: STATIC,
+  H5T_STD_U32BE_g: STATIC,
+  H5T_STD_U32LE_g: STATIC,
+  H5T_STD_I64BE_g: STATIC,
+  H5T_STD_I64LE_g: STATIC,
+  H5T_STD_U64BE_g: STATIC,
+  H5T_STD_U64LE_g: STATIC,
+  H5P_CLS_FILE_CREATE_ID_g: STATIC,
+  H5P_CLS_GROUP_CREATE_ID_g: STATIC,
+  H5P_CLS_DATASET_CREATE_ID_g: STATIC,
+} as const;
+
+type H5Lib = Deno.DynamicLibrary<typeof SYMBOLS>["symbols"];
+
+// Constants (HDF5 1.10 headers; checked with a C program against libhdf5_serial 1.10.8).
+/** HDF5 1.10 constant `H5P_DEFAULT`. */
+export const H5P_DEFAULT = 0n;
+/** HDF5 1.10 constant `H5E_DEFAULT`. */
+export const H5E_DEFAULT = 0n;
+/** HDF5 1.10 constant `H5S_SELECT_SET`. */
+export const H5S_SELECT_SET = 0;
+/** HDF5 1.10 constant `H5S_UNLIMITED`. */
+export const H5S_UNLIMITED = 0xffffffffffffffffn;
+/** HDF5 1.10 constant `H5F_ACC_RDONLY`. */
+export const H5F_ACC_RDONLY = 0;
+/** HDF5 1.10 constant `H5F_ACC_TRUNC`. */
+export const H5F_ACC_TRUNC = 2;
+/** HDF5 1.10 constant `H5F_ACC_EXCL`. */
+export const H5F_ACC_EXCL = 4;
+/** HDF5 1.10 constant `H5F_SCOPE_LOCAL`. */
+export const H5F_SCOPE_LOCAL = 0;
+const H5F_OBJ_ALL = 0x1f;
+/** HDF5 1.10 constant `H5P_CRT_ORDER_TRACKED`. */
+export const H5P_CRT_ORDER_TRACKED = 1;
+/** HDF5 1.10 constant `H5P_CRT_ORDER_INDEXED`. */
+export const H5P_CRT_ORDER_INDEXED = 2;
+/** HDF5 1.10 constant `H5_INDEX_NAME`. */
+export const H5_INDEX_NAME = 0;
+/** HDF5 1.10 constant `H5_INDEX_CRT_ORDER`. */
+export const H5_INDEX_CRT_ORDER = 1;
+/** HDF5 1.10 constant `H5_ITER_INC`. */
+export const H5_ITER_INC = 0;
+const H5E_WALK_UPWARD = 0;
+/** HDF5 1.10 constant `H5I_GROUP`. */
+export const H5I_GROUP = 2;
+/** HDF5 1.10 constant `H5I_DATASET`. */
+export const H5I_DATASET = 5;
+/** HDF5 1.10 constant `H5T_INTEGER`. */
+export const H5T_INTEGER = 0;
+/** HDF5 1.10 constant `H5T_FLOAT`. */
+export const H5T_FLOAT = 1;
+/** HDF5 1.10 constant `H5T_SGN_NONE`. */
+export const H5T_SGN_NONE = 0;
+/** HDF5 1.10 constant `H5T_ORDER_BE`. */
+export const H5T_ORDER_BE = 1;
+
+/** The loaded library and the predefined ids read after H5open. */
+export interface Hdf5 {
+  readonly fn: H5Lib;
+  readonly path: string;
+  readonly version: string;
+  /** Native memory type of each dtype. */
+  readonly native: Readonly<Record<DType, bigint>>;
+  /** File type of each dtype in each byte order. */
+  readonly fileType: Readonly<Record<ByteOrder, Readonly<Record<DType, bigint>>>>;
+  readonly fileCreate: bigint;
+  readonly groupCreate: bigint;
+  readonly datasetCreate: bigint;
+}
+
+let state: Hdf5 | string | undefined;
+
+function readId(p: Deno.PointerValue): bigint {
+  if (p === null) return -1n;
+  return new Deno.UnsafePointerView(p).getBigInt64();
+}
+
+/** The loaded library, or the reason it cannot be loaded (tried once, cached). */
+export function load(): Hdf5 | string {
+  if (state !== undefined) return state;
+  const loaded = loadLibrary("HDF5", HDF5_SONAMES, HDF5_ENV, SYMBOLS);
+  if (!loaded.ok) return (state = loaded.reason);
+  const fn = loaded.symbols;
+  if (fn.H5open() < 0) return (state = `HDF5 library ${loaded.path}: H5open failed`);
+  fn.H5Eset_auto2(H5E_DEFAULT, null, null);
+  const v = new Uint32Array(3);
+  fn.H5get_libversion(v.subarray(0, 1), v.subarray(1, 2), v.subarray(2, 3));
+  const g = (name: keyof typeof SYMBOLS) => readId(fn[name] as Deno.PointerValue);
+  const native: Record<DType, bigint> = {
+    int8: g("H5T_NATIVE_SCHAR_g"),
+    uint8: g("H5T_NATIVE_UCHAR_g"),
+    char: g("H5T_NATIVE_UCHAR_g"),
+    int16: g("H5T_NATIVE_SHORT_g"),
+    uint16: g("H5T_NATIVE_USHORT_g"),
+    int32: g("H5T_NATIVE_INT_g"),
+    uint32: g("H5T_NATIVE_UINT_g"),
+    int64: g("H5T_NATIVE_LLONG_g"),
+    uint64: g("H5T_NATIVE_ULLONG_g"),
+    float32: g("H5T_NATIVE_FLOAT_g"),
+    float64: g("H5T_NATIVE_DOUBLE_g"),
+  };
+  const big: Record<DType, bigint> = {
+    int8: g("H5T_STD_I8BE_g"),
+    uint8: g("H5T_STD_U8BE_g"),
+    char: g("H5T_STD_U8BE_g"),
+    int16: g("H5T_STD_I16BE_g"),
+    uint16: g("H5T_STD_U16BE_g"),
+    int32: g("H5T_STD_I32BE_g"),
+    uint32: g("H5T_STD_U32BE_g"),
+    int64: g("H5T_STD_I64BE_g"),
+    uint64: g("H5T_STD_U64BE_g"),
+    float32: g("H5T_IEEE_F32BE_g"),
+    float64: g("H5T_IEEE_F64BE_g"),
+  };
+  const little: Record<DType, bigint> = {
+    int8: g("H5T_STD_I8LE_g"),
+    uint8: g("H5T_STD_U8LE_g"),
+    char: g("H5T_STD_U8LE_g"),
+    int16: g("H5T_STD_I16LE_g"),
+    uint16: g("H5T_STD_U16LE_g"),
+    int32: g("H5T_STD_I32LE_g"),
+    uint32: g("H5T_STD_U32LE_g"),
+    int64: g("H5T_STD_I64LE_g"),
+    uint64: g("H5T_STD_U64LE_g"),
+    float32: g("H5T_IEEE_F32LE_g"),
+    float64: g("H5T_IEEE_F64LE_g"),
+  };
+  const lib: Hdf5 = {
+    fn,
+    path: loaded.path,
+    version: `${v[0]}.${v[1]}.${v[2]}`,
+    native,
+    fileType: { big, little },
+    fileCreate: g("H5P_CLS_FILE_CREATE_ID_g"),
+    groupCreate: g("H5P_CLS_GROUP_CREATE_ID_g"),
+    datasetCreate: g("H5P_CLS_DATASET_CREATE_ID_g"),
+  };
+  if ([...Object.values(native), lib.datasetCreate].some((id) => id < 0n)) {
+    return (state = `HDF5 library ${loaded.path}: predefined ids still invalid after H5open`);
+  }
+  return (state = lib);
+}
+
+/** The loaded library; PeerUnavailableError when it cannot be loaded. */
+export function h5(): Hdf5 {
+  const s = load();
+  if (typeof s === "string") throw new PeerUnavailableError(`${NAME}: ${s}`);
+  return s;
+}
+
+// ---- error stack ---------------------------------------------------------------------------
+
+interface StackEntry {
+  readonly func: string;
+  readonly desc: string;
+  readonly minor: string;
+}
+
+let walked: StackEntry[] = [];
+let walker:
+  | Deno.UnsafeCallback<{ parameters: ["u32", "pointer", "pointer"]; result: "i32" }>
+  | undefined;
+const msgBuf = new Uint8Array(256);
+
+function errorWalker(lib: Hdf5) {
+  if (walker) return walker;
+  walker = new Deno.UnsafeCallback(
+    { parameters: ["u32", "pointer", "pointer"], result: "i32" } as const,
+    (_n, desc) => {
+      if (desc === null) return 0;
+      const v = new Deno.UnsafePointerView(desc);
+      const minorId = v.getBigInt64(16);
+      const func = cStringAt(v.getPointer(32));
+      const text = cStringAt(v.getPointer(48));
+      let minor = "";
+      if (Number(lib.fn.H5Eget_msg(minorId, null, msgBuf, BigInt(msgBuf.length))) > 0) {
+        minor = decodeCBuffer(msgBuf);
+      }
+      walked.push({ func, desc: text, minor });
+      return 0;
+    },
+  );
+  return walker;
+}
+
+/** A one-line summary of the current HDF5 error stack (outermost call, innermost cause); clears it. */
+export function errorSummary(lib: Hdf5): string {
+  walked = [];
+  try {
+    lib.fn.H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, errorWalker(lib).pointer, null);
+  } finally {
+    lib.fn.H5Eclear2(H5E_DEFAULT);
+  }
+  const entries = walked;
+  walked = [];
+  if (entries.length === 0) return "no HDF5 error detail";
+  const inner = entries[0]!;
+  const outer = entries[entries.length - 1]!;
+  const innerText = [inner.desc, inner.minor].filter((s) => s !== "").join(": ");
+  if (entries.length === 1) return `${outer.func}: ${innerText}`;
+  return `${outer.func}: ${outer.desc} (${inner.func}: ${innerText})`;
+}
+
+/** Throws IoError naming the call and the HDF5 error summary when `id` is negative. */
+export function check(lib: Hdf5, id: bigint | number, call: string, path: string): bigint {
+  const v = BigInt(id);
+  if (v < 0n) throw new IoError(`${NAME}: ${path}: ${call} failed: ${errorSummary(lib)}`);
+  return v;
+}
+
+/** Number of HDF5 objects (files, datasets, groups, types, attributes) open in this process. */
+export function hdf5OpenObjects(): number {
+  const lib = h5();
+  return Number(lib.fn.H5Fget_obj_count(BigInt(H5F_OBJ_ALL), H5F_OBJ_ALL));
+}
+
+/** HDF5 library version such as `1.10.8`, or null when the library is not available. */
+export function hdf5Version(): string | null {
+  const s = load();
+  return typeof s === "string" ? null : s.version;
+}
+
+/**
+ * Closes every id of `ids` with its close function, ignoring failures (used on error paths,
+ * where the first error is the one to report).
+ */
+export function closeAll(closers: readonly (() => unknown)[]): void {
+  for (const c of closers) {
+    try {
+      c();
+    } catch {
+      // keep closing the rest
+    }
+  }
+}
+
+// ---- paths ---------------------------------------------------------------------------------
+
+/** Splits a chunk name into HDF5 path components; throws IoError for empty components. */
+export function components(name: string, path: string): string[] {
+  const parts = name.split("/").filter((p) => p !== "");
+  if (parts.length === 0 || parts.some((p) => p === "." || p === "..")) {
+    throw new IoError(`${NAME}: ${path}: chunk name '${name}' is not a usable HDF5 dataset path`);
+  }
+  return parts;
+}
+
+const versionParts = new Uint32Array(3);
+
+/**
+ * Calls `H5get_libversion` once (three out-parameters, i32 result): a trivial library call for
+ * measuring FFI overhead in bench/ffi_bench.ts. Returns the major version.
+ */
+export function hdf5LibversionCall(): number {
+  const fn = h5().fn;
+  fn.H5get_libversion(
+    versionParts.subarray(0, 1),
+    versionParts.subarray(1, 2),
+    versionParts.subarray(2, 3),
+  );
+  return versionParts[0]!;
+}
