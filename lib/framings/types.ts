@@ -239,7 +239,7 @@ export interface ReaderOptions {
   readonly [key: string]: unknown;
 }
 
-/** A record framing: one file per format in lib/framings, registered in registry.ts. */
+/** A record framing: one file (or folder) per format in lib/framings, registered in lib/backends/registry.ts. */
 export interface Framing {
   /** Registry name (`raw`, `gsd`, `f77`, `ieeeio`, `netcdf`). */
   readonly name: string;
