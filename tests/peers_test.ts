@@ -13,7 +13,12 @@ import { MemoryFile } from "../lib/io/memory.ts";
 import type { Backend, ReadChunk } from "../lib/backends/backend.ts";
 import { loadLibrary } from "../lib/peers/common.ts";
 import { hdf4 } from "../lib/peers/hdf4.ts";
-import { hdf5, HDF5_SONAMES, hdf5OpenObjects, hdf5SuperblockVersion } from "../lib/peers/hdf5/mod.ts";
+import {
+  hdf5,
+  HDF5_SONAMES,
+  hdf5OpenObjects,
+  hdf5SuperblockVersion,
+} from "../lib/peers/hdf5/mod.ts";
 import { PEERS } from "../lib/peers/mod.ts";
 import { netcdf4, netcdfLib } from "../lib/peers/netcdf4.ts";
 import { commandMissing, peerTest, peerUsable, runCli, tempDir } from "./_helpers.ts";
