@@ -13,7 +13,8 @@ import type { Backend, FrameSource } from "../lib/backends/backend.ts";
 import { hdf4, hdf4ErrorValueCall } from "../lib/peers/hdf4.ts";
 import { hdf5, hdf5LibversionCall } from "../lib/peers/hdf5/mod.ts";
 import { netcdf4, netcdfLib, netcdfLibversCall } from "../lib/peers/netcdf4.ts";
-import { bytesEqual, clockGettime, times } from "../lib/sys/libc.ts";
+import { beginPhase, endPhase, finishAudit, startAudit } from "../lib/sys/audit.ts";
+import { bytesEqual, clockGettime, close, O, open, pread, times } from "../lib/sys/libc.ts";
 
 // ---- trivial calls ---------------------------------------------------------------------------
 
@@ -133,4 +134,29 @@ globalThis.addEventListener("unload", () => {
   for (const [, src] of readers) src?.close();
   Deno.removeSync(dir, { recursive: true });
   if (sink === 0.5) console.log(sink);
+});
+
+// ---- the audit trail's cost per pread ---------------------------------------------------------
+// 4096 preads of 4 KiB from a cached file, with and without a row's audit trail recording
+// (lib/sys/audit.ts: a map lookup and a few additions per call; starting and finishing the trail,
+// two /proc/self/io reads, are inside the audited iteration).
+const auditDir = Deno.makeTempDirSync({ dir: ".", prefix: ".sciobench-bench-" });
+globalThis.addEventListener("unload", () => Deno.removeSync(auditDir, { recursive: true }));
+const auditPath = `${auditDir}/audit.bin`;
+Deno.writeFileSync(auditPath, new Uint8Array(4096 * 4096));
+const block = new Uint8Array(4096);
+const preads = () => {
+  const fd = open(auditPath, O.RDONLY);
+  for (let i = 0; i < 4096; i++) sink += pread(fd, block, i * 4096, auditPath);
+  close(fd, auditPath);
+};
+Deno.bench("4096 x pread 4 KiB, cached, no audit trail", { group: "audit", baseline: true }, () => {
+  preads();
+});
+Deno.bench("4096 x pread 4 KiB, cached, audit trail recording", { group: "audit" }, () => {
+  startAudit();
+  beginPhase("read");
+  preads();
+  endPhase();
+  sink += finishAudit()!.phases.length;
 });

@@ -8,7 +8,14 @@ import { usableBackend } from "../backends/registry.ts";
 import type { Backend } from "../backends/backend.ts";
 import { warn } from "../report/progress.ts";
 import type { EndianOption } from "../framings/types.ts";
-import { openRowSink, type RowFormat, type RowSink, type TableRenderer } from "../report/output.ts";
+import {
+  openRowSink,
+  type Row,
+  type RowFormat,
+  type RowSink,
+  type TableRenderer,
+} from "../report/output.ts";
+import { auditOf, auditSummary } from "../sys/audit.ts";
 import { glibcVersion, type StatFs, statfs } from "../sys/libc.ts";
 import { VERSION } from "../version.ts";
 import { parseChoice, parseList } from "./args.ts";
@@ -20,6 +27,15 @@ export const OUTPUT_OPTIONS = {
   force: { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false },
 } as const;
+
+/** parseArgs declaration of `--audit` (commands that measure phases). */
+export const AUDIT_OPTION = { audit: { type: "boolean", default: false } } as const;
+
+/** Help line of `--audit`. */
+export const AUDIT_HELP =
+  `  --audit             with --format json: each row's audit trail (every phase's read, write,
+                      fsync and fadvise calls with their timing, files, processes, and the
+                      clock and CPU readings); without it JSON rows carry a one-line summary`;
 
 /** Help lines describing the output options. */
 export const OUTPUT_HELP =
@@ -74,23 +90,51 @@ export function runMeta(command: string, args: readonly string[]): Record<string
   };
 }
 
-/** Opens the row sink a command's output options ask for. */
+/**
+ * Opens the row sink a command's output options ask for. JSON rows that have an audit trail
+ * (lib/sys/audit.ts) carry it as `audit`: a one-line summary, or with `--audit` the whole trail.
+ */
 export function rowSink(
   command: string,
   args: readonly string[],
   columns: readonly string[],
-  values: { format?: string; out?: string; force?: boolean },
+  values: { format?: string; out?: string; force?: boolean; audit?: boolean },
   table?: TableRenderer,
 ): RowSink {
   const formats: RowFormat[] = table ? ["csv", "json", "table"] : ["csv", "json"];
   const format = parseChoice(values.format ?? "csv", formats, "--format");
-  return openRowSink(columns, {
+  checkAuditFormat(values.audit, format);
+  const sink = openRowSink(columns, {
     format,
     out: values.out,
     force: values.force,
     meta: runMeta(command, args),
     table,
   });
+  return auditedRows(sink, format, values.audit ?? false);
+}
+
+/** UsageError when `--audit` is given with an output format other than JSON. */
+export function checkAuditFormat(audit: boolean | undefined, format: string): void {
+  if (audit && format !== "json") {
+    throw new UsageError("--audit adds the audit trail to JSON output: use it with --format json");
+  }
+}
+
+/**
+ * For JSON output: a sink that adds each row's audit trail as `audit` (the whole trail when
+ * `full`, else its one-line summary); other formats are returned unchanged.
+ */
+export function auditedRows(sink: RowSink, format: string, full: boolean): RowSink {
+  if (format !== "json") return sink;
+  return {
+    add(row: Row): void {
+      const audit = auditOf(row);
+      if (audit === undefined) sink.add(row);
+      else sink.add({ ...row, audit: full ? audit : auditSummary(audit) });
+    },
+    close: () => sink.close(),
+  };
 }
 
 /**

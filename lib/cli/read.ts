@@ -6,13 +6,21 @@ import { UsageError } from "../errors.ts";
 import { dropCache } from "../io/cache.ts";
 import { num } from "../report/output.ts";
 import { Progress } from "../report/progress.ts";
+import { attachAudit, finishAudit, startAudit } from "../sys/audit.ts";
 import { startMeter } from "../sys/meter.ts";
 import { statfs } from "../sys/libc.ts";
 import { Rng, shuffledOrder, verifyFrame } from "../workloads/pattern.ts";
 import { TableFrames } from "../workloads/table.ts";
 import { parseArgs, parseSize } from "./args.ts";
 import type { Command } from "./command.ts";
-import { OUTPUT_OPTIONS, parseExtra, rowSink } from "./common.ts";
+import {
+  AUDIT_HELP,
+  AUDIT_OPTION,
+  checkAuditFormat,
+  OUTPUT_OPTIONS,
+  parseExtra,
+  rowSink,
+} from "./common.ts";
 import { openUserFile, requireFile } from "./open.ts";
 
 const COLUMNS = [
@@ -55,7 +63,8 @@ Options:
   --sample SIZE       read only the first frames up to SIZE bytes in order, and as many frames
                       at random (default: every frame)
   --format csv|json   output format (default csv)
-  --out FILE          write the row to FILE instead of stdout`;
+  --out FILE          write the row to FILE instead of stdout
+${AUDIT_HELP}`;
 
 /** The `read` subcommand. */
 export const readCommand: Command = {
@@ -67,6 +76,7 @@ export const readCommand: Command = {
       allowPositionals: true,
       options: {
         ...OUTPUT_OPTIONS,
+        ...AUDIT_OPTION,
         framing: { type: "string" },
         option: { type: "string", multiple: true },
         seed: { type: "string", default: "1" },
@@ -86,6 +96,8 @@ export const readCommand: Command = {
     requireFile(path);
     const fileBytes = Deno.statSync(path).size;
     const sample = values.sample === undefined ? Infinity : parseSize(values.sample, "--sample");
+    checkAuditFormat(values.audit, values.format);
+    startAudit();
     const drop1 = dropCache(path);
     // With --verify the frames are the table's: N follows from the first chunk (12 N bytes of
     // positions), so formats without types (Fortran records) are read with the table's layout.
@@ -105,7 +117,7 @@ export const readCommand: Command = {
       }
       dropCache(path);
     }
-    const om = startMeter();
+    const om = startMeter("open");
     const source = openUserFile(path, values.framing, extra, pattern?.layout);
     const o = om.stop();
     try {
@@ -116,7 +128,7 @@ export const readCommand: Command = {
       // One file, one row: an updating line on a terminal, nothing in logs.
       const progress = new Progress({ quiet: !Deno.stderr.isTerminal() });
       progress.begin(`read ${path}`);
-      const rm = startMeter();
+      const rm = startMeter("read");
       let frames = 0;
       while (frames < source.frameCount && bytes < sample) {
         const chunks = source.readFrame(frames);
@@ -129,7 +141,7 @@ export const readCommand: Command = {
       dropCache(path);
       const order = shuffledOrder(source.frameCount, frames, new Rng(seed + 1));
       let randomBytes = 0;
-      const xm = startMeter();
+      const xm = startMeter("random");
       for (let k = 0; k < order.length; k++) {
         const i = order[k]!;
         const chunks = source.readFrame(i);
@@ -141,7 +153,7 @@ export const readCommand: Command = {
       progress.clear();
       const mib = 2 ** 20;
       const out = rowSink("read", args, COLUMNS, values);
-      out.add({
+      out.add(attachAudit({
         framing: source.framing,
         path,
         frames: source.frameCount,
@@ -162,10 +174,11 @@ export const readCommand: Command = {
         resident_after_drop: num(drop1.residentAfter, 4),
         fs_type: statfs(path).typeName,
         verified: values.verify,
-      });
+      }, finishAudit()));
       out.close();
     } finally {
       source.close();
+      finishAudit();
     }
     return Promise.resolve();
   },

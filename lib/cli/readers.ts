@@ -18,6 +18,8 @@ import {
 import { parseArgs, parseChoice, parseCount, parseIntegers, parseList } from "./args.ts";
 import type { Command } from "./command.ts";
 import {
+  AUDIT_HELP,
+  AUDIT_OPTION,
   checkScratchParent,
   OUTPUT_HELP,
   OUTPUT_OPTIONS,
@@ -50,6 +52,7 @@ Options:
   --option KEY=VALUE  framing setting for writer and readers, repeatable (f77: marker=8,
                       subrecordLimit=65536)
 ${OUTPUT_HELP}
+${AUDIT_HELP}
 
 Columns (CSV): ${READERS_COLUMNS.join(",")}
 wall_s runs from the first reader's start to the last reader's end (CLOCK_MONOTONIC, shared by
@@ -133,6 +136,7 @@ export const readersCommand: Command = {
     const { values } = parseArgs("readers", args, {
       options: {
         ...OUTPUT_OPTIONS,
+        ...AUDIT_OPTION,
         procs: { type: "string", default: "1..7" },
         mode: { type: "string", default: "shared,separate" },
         records: { type: "string", default: "10" },

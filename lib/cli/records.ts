@@ -19,7 +19,17 @@ import {
 } from "../workloads/records.ts";
 import { parseArgs, parseChoice, parseCount, parseList, parseShape } from "./args.ts";
 import type { Command } from "./command.ts";
-import { checkScratchParent, parseEndian, parseExtra, runMeta, usableBackends } from "./common.ts";
+import {
+  AUDIT_HELP,
+  AUDIT_OPTION,
+  auditedRows,
+  checkAuditFormat,
+  checkScratchParent,
+  parseEndian,
+  parseExtra,
+  runMeta,
+  usableBackends,
+} from "./common.ts";
 
 /** The default shape: a tenth of the seed's records (120 MB as float32), seconds per phase here. */
 export const DEFAULT_RECORDS_SHAPE = "200x300x500";
@@ -57,6 +67,7 @@ Options:
                       "User Time" is wall clock time)
   --out FILE          write the output to FILE instead of stdout (refused if FILE exists)
   --force             allow --out to replace an existing file
+${AUDIT_HELP}
 
 Columns (CSV): ${RECORDS_COLUMNS.join(",")}
 One row per (framing, endian, phase, trial) in the order measured (trial 1..K); with --trials > 1,
@@ -84,6 +95,7 @@ export const recordsCommand: Command = {
         out: { type: "string" },
         force: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
+        ...AUDIT_OPTION,
       },
     });
     const shape = parseShape(values.shape, "--shape");
@@ -111,13 +123,18 @@ export const recordsCommand: Command = {
     const backends = usableBackends(values.framing);
     const targets = recordsTargets(backends, endians, (t) => progress.note(t));
 
-    const sink = openRowSink(RECORDS_COLUMNS, {
-      format: format === "seed" ? "table" : format,
-      out: values.out,
-      force: values.force,
-      meta: { ...runMeta("records", args), shape, type: dtype, trials, seed },
-      table: seedRecordsRenderer(shape),
-    });
+    checkAuditFormat(values.audit, format);
+    const sink = auditedRows(
+      openRowSink(RECORDS_COLUMNS, {
+        format: format === "seed" ? "table" : format,
+        out: values.out,
+        force: values.force,
+        meta: { ...runMeta("records", args), shape, type: dtype, trials, seed },
+        table: seedRecordsRenderer(shape),
+      }),
+      format,
+      values.audit,
+    );
     try {
       const runs = await runRecords(
         { targets, shape, dtype, trials, seed, dir: values.dir, extra, progress },

@@ -18,7 +18,16 @@ import {
 } from "../workloads/scaling.ts";
 import { parseArgs, parseChoice, parseCount, parseIntegers, parseShape } from "./args.ts";
 import type { Command } from "./command.ts";
-import { checkScratchParent, parseEndian, runMeta, usableBackends } from "./common.ts";
+import {
+  AUDIT_HELP,
+  AUDIT_OPTION,
+  auditedRows,
+  checkAuditFormat,
+  checkScratchParent,
+  parseEndian,
+  runMeta,
+  usableBackends,
+} from "./common.ts";
 
 const HELP = `sciobench scaling: FlexIO's IOspeed (write 5..40 datasets of 64^3 doubles per framing)
 
@@ -48,6 +57,7 @@ Options:
                       'Average of K trials' blocks, times in seconds)
   --out FILE          write the output to FILE instead of stdout (refused if FILE exists)
   --force             allow --out to replace an existing file
+${AUDIT_HELP}
 
 Columns (CSV): ${SCALING_COLUMNS.join(",")}
 One row per (framing, datasets, trial) in the order measured; with --trials > 1, then one row
@@ -75,6 +85,7 @@ export const scalingCommand: Command = {
         out: { type: "string" },
         force: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
+        ...AUDIT_OPTION,
       },
     });
     const datasets = parseIntegers(values.datasets, "--datasets", 1);
@@ -92,13 +103,18 @@ export const scalingCommand: Command = {
     checkScratchParent(values.dir);
     const backends = usableBackends(values.framing);
 
-    const sink = openRowSink(SCALING_COLUMNS, {
-      format: format === "seed" ? "table" : format,
-      out: values.out,
-      force: values.force,
-      meta: { ...runMeta("scaling", args), shape, type: dtype, fsync: values.fsync, trials },
-      table: seedRenderer(trials),
-    });
+    checkAuditFormat(values.audit, format);
+    const sink = auditedRows(
+      openRowSink(SCALING_COLUMNS, {
+        format: format === "seed" ? "table" : format,
+        out: values.out,
+        force: values.force,
+        meta: { ...runMeta("scaling", args), shape, type: dtype, fsync: values.fsync, trials },
+        table: seedRenderer(trials),
+      }),
+      format,
+      values.audit,
+    );
     const enc = new TextEncoder();
     const stars = (text: string) => {
       const b = enc.encode(text);

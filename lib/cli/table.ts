@@ -10,6 +10,8 @@ import { runTable, TABLE_COLUMNS } from "../workloads/table.ts";
 import { formatSize, parseArgs, parseChoice, parseCount, parseList, parseSize } from "./args.ts";
 import type { Command } from "./command.ts";
 import {
+  AUDIT_HELP,
+  AUDIT_OPTION,
   checkScratchParent,
   OUTPUT_HELP,
   OUTPUT_OPTIONS,
@@ -42,6 +44,7 @@ Options:
   --peer LIST         also measure the real library on the same cells: python-gsd (gsd.hoomd,
                       as gsd's benchmark reads) or python-gsd-fl (gsd.fl); needs python3-gsd
 ${OUTPUT_HELP}
+${AUDIT_HELP}
 
 Columns (CSV): ${TABLE_COLUMNS.join(",")}
 Rates are MiB/s (2^20 bytes), as gsd prints them; random_ms is milliseconds per frame.
@@ -57,6 +60,7 @@ export const tableCommand: Command = {
     const { values } = parseArgs("table", args, {
       options: {
         ...OUTPUT_OPTIONS,
+        ...AUDIT_OPTION,
         framing: { type: "string", default: "raw" },
         size: { type: "string", default: "128MiB,1GiB" },
         n: { type: "string", default: "32^2,128^2,1024^2" },

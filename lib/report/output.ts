@@ -6,8 +6,11 @@
 import { stringify } from "csv-stringify";
 import { IoError } from "../errors.ts";
 
-/** One result row: column name to value. */
-export type Row = Record<string, string | number | boolean | null>;
+/**
+ * One result row: column name to value. Objects appear only in JSON output (a row's audit
+ * trail), never in CSV columns.
+ */
+export type Row = Record<string, string | number | boolean | null | object>;
 
 /** Output formats every row-producing command offers. */
 export type RowFormat = "csv" | "json" | "table";
@@ -46,8 +49,8 @@ export interface RowSink {
 
 const encoder = new TextEncoder();
 
-function csvLine(values: readonly (string | number | boolean | null)[]): string {
-  return stringify([values.map((v) => (v === null ? "" : v))], {
+function csvLine(values: readonly (string | number | boolean | null | object)[]): string {
+  return stringify([values.map((v) => (v === null ? "" : typeof v === "object" ? "" : v))], {
     eof: true,
     record_delimiter: "unix",
   });

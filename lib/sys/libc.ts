@@ -137,15 +137,41 @@ export function glibcVersion(): string {
   return p === null ? "unknown" : Deno.UnsafePointerView.getCString(p);
 }
 
+/**
+ * Receives every successful open, close, pread, pwrite, fsync, fdatasync and posix_fadvise made
+ * through this module (the audit trail, lib/sys/audit.ts). Offsets and counts in bytes.
+ */
+export interface IoObserver {
+  /** A file was opened as `fd` with `flags`. */
+  open(fd: number, path: string, flags: number): void;
+  /** `fd` was closed. */
+  close(fd: number): void;
+  /** A pread at `offset` returned `bytes`. */
+  read(fd: number, offset: number, bytes: number): void;
+  /** A pwrite at `offset` wrote `bytes`. */
+  write(fd: number, offset: number, bytes: number): void;
+  /** fsync, fdatasync, or posix_fadvise with `advice` (see {@link FADV}; 0 for the syncs). */
+  sync(fd: number, call: "fsync" | "fdatasync" | "fadvise", advice: number): void;
+}
+
+let observer: IoObserver | undefined;
+
+/** Sets (or, with undefined, removes) the one observer of the I/O calls. */
+export function observeIo(o: IoObserver | undefined): void {
+  observer = o;
+}
+
 /** Opens `path` with `flags` (see {@link O}) and `mode` (permission bits); returns the fd. */
 export function open(path: string, flags: number, mode = 0o644): number {
   const fd = libc().open(cString(path), flags | O.CLOEXEC, mode);
   if (fd < 0) fail("open", path);
+  if (observer !== undefined) observer.open(fd, path, flags);
   return fd;
 }
 
 /** Closes a file descriptor. */
 export function close(fd: number, path = ""): void {
+  if (observer !== undefined) observer.close(fd);
   if (libc().close(fd) < 0) fail("close", path);
 }
 
@@ -153,6 +179,7 @@ export function close(fd: number, path = ""): void {
 export function pread(fd: number, buf: Uint8Array, offset: number, path = ""): number {
   const n = Number(libc().pread(fd, buf, BigInt(buf.length), BigInt(offset)));
   if (n < 0) fail("pread", path);
+  if (observer !== undefined) observer.read(fd, offset, n);
   return n;
 }
 
@@ -160,6 +187,7 @@ export function pread(fd: number, buf: Uint8Array, offset: number, path = ""): n
 export function pwrite(fd: number, buf: Uint8Array, offset: number, path = ""): number {
   const n = Number(libc().pwrite(fd, buf, BigInt(buf.length), BigInt(offset)));
   if (n < 0) fail("pwrite", path);
+  if (observer !== undefined) observer.write(fd, offset, n);
   return n;
 }
 
@@ -173,11 +201,13 @@ export function fileSize(fd: number, path = ""): number {
 /** Flushes the file's data and metadata to stable storage. */
 export function fsync(fd: number, path = ""): void {
   if (libc().fsync(fd) < 0) fail("fsync", path);
+  if (observer !== undefined) observer.sync(fd, "fsync", 0);
 }
 
 /** Flushes the file's data (and the metadata needed to read it) to stable storage. */
 export function fdatasync(fd: number, path = ""): void {
   if (libc().fdatasync(fd) < 0) fail("fdatasync", path);
+  if (observer !== undefined) observer.sync(fd, "fdatasync", 0);
 }
 
 /** Sets the file's length to `length` bytes. */
@@ -195,6 +225,7 @@ export function posixFadvise(
 ): void {
   const rc = libc().posix_fadvise(fd, BigInt(offset), BigInt(length), advice);
   if (rc !== 0) fail("posix_fadvise", path, rc);
+  if (observer !== undefined) observer.sync(fd, "fadvise", advice);
 }
 
 /** Clock ticks per second of {@link times} (`sysconf(_SC_CLK_TCK)`, usually 100). */

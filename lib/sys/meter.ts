@@ -3,6 +3,7 @@
  * (microseconds), and device bytes from ru_inblock/ru_oublock; all for the whole process.
  * @module
  */
+import { beginPhase, endPhase } from "./audit.ts";
 import * as libc from "./libc.ts";
 
 /** What one measured phase cost. */
@@ -33,17 +34,36 @@ export interface Meter {
 
 let clkTck = 0;
 
-/** Starts measuring a phase. */
-export function startMeter(): Meter {
+/**
+ * Starts measuring a phase. While a row's audit trail is recorded (lib/sys/audit.ts), the phase
+ * is recorded under `phase` with the readings below, from its first reading to its last.
+ */
+export function startMeter(phase = "phase"): Meter {
   if (clkTck === 0) clkTck = libc.clockTicksPerSecond();
+  const audit = beginPhase(phase);
   const r0 = libc.getrusage();
   const t0 = libc.times();
   const w0 = libc.clockGettime();
+  if (audit) audit.startNs = w0;
   return {
     stop(): PhaseSample {
       const w1 = libc.clockGettime();
       const t1 = libc.times();
       const r1 = libc.getrusage();
+      if (audit) {
+        audit.endNs = w1;
+        audit.readings = {
+          monotonicNs: [w0, w1],
+          userTicks: [t0.user, t1.user],
+          sysTicks: [t0.sys, t1.sys],
+          clkTck,
+          userUs: [r0.userUs, r1.userUs],
+          sysUs: [r0.sysUs, r1.sysUs],
+          inBlocks: [r0.inBlocks, r1.inBlocks],
+          outBlocks: [r0.outBlocks, r1.outBlocks],
+        };
+        endPhase();
+      }
       return {
         wallS: (w1 - w0) / 1e9,
         userS: (r1.userUs - r0.userUs) / 1e6,

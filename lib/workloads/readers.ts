@@ -30,6 +30,16 @@ import type { Backend } from "../backends/backend.ts";
 import { num, type Row } from "../report/output.ts";
 import type { Progress } from "../report/progress.ts";
 import { bytesEqual, clockGettime, statfs } from "../sys/libc.ts";
+import {
+  attachAudit,
+  audited,
+  auditOf,
+  type AuditPhase,
+  beginPhase,
+  endPhase,
+  finishAudit,
+  startAudit,
+} from "../sys/audit.ts";
 import { startMeter } from "../sys/meter.ts";
 import { fillRandom, Rng } from "./pattern.ts";
 
@@ -134,6 +144,8 @@ export interface ReaderReport {
   readonly devReadBytes: number;
   /** Notes from the decoder (e.g. ambiguous marker detection). */
   readonly warnings: readonly string[];
+  /** The reader's own audit trail of its read (calls, offsets, its file), from lib/sys/audit.ts. */
+  readonly audit?: AuditPhase;
 }
 
 /** Settings of one reader. */
@@ -208,7 +220,8 @@ export function prepareReader(path: string, s: ReaderSettings): PreparedReader {
   FileHandle.open(path, "read").close(); // a missing file fails here, before `ready`
   return {
     run(): ReaderReport {
-      const meter = startMeter();
+      startAudit();
+      const meter = startMeter("read");
       const t0Ns = clockGettime();
       let bytes = 0;
       const file = FileHandle.open(path, "read");
@@ -276,6 +289,7 @@ export function prepareReader(path: string, s: ReaderSettings): PreparedReader {
       }
       const t1Ns = clockGettime();
       const m = meter.stop();
+      const audit = finishAudit()?.phases.find((p) => p.name === "read");
       return {
         path,
         bytes,
@@ -287,6 +301,7 @@ export function prepareReader(path: string, s: ReaderSettings): PreparedReader {
         sysS: m.sysS,
         devReadBytes: m.devReadBytes,
         warnings,
+        audit,
       };
     },
   };
@@ -462,11 +477,17 @@ async function runOne(
     }
   }
   o.progress.update(0.5, "read");
+  // The parent only waits in this phase: the readers record their own trails and report them.
+  const phase = beginPhase("read");
   const reports = await runReaderProcesses(
     Array.from({ length: procs }, (_, k) => files[mode === "shared" ? 0 : k]!),
     o.launch,
     (k) => (mode === "shared" ? 0 : k),
   );
+  for (const r of reports) {
+    if (r.audit) phase?.processes.push({ pid: r.audit.pid, phase: r.audit });
+  }
+  endPhase();
   for (const path of files) Deno.removeSync(path);
   for (const [k, r] of reports.entries()) {
     for (const w of r.warnings) o.progress.note(`reader ${k + 1}: ${w}`);
@@ -514,13 +535,18 @@ export async function runReaders(o: ReadersOptions, onRow: (row: Row) => void): 
         let prev: { procs: number; wall: number } | undefined;
         for (const procs of o.procs) {
           o.progress.begin(`readers ${mode} procs=${procs} cache=${cache}`);
-          const row = await runOne(o, dir, cache, mode, procs);
+          const row = await audited(() => runOne(o, dir, cache, mode, procs));
           const slope = prev === undefined
             ? row.wall_s / procs
             : (row.wall_s - prev.wall) / (procs - prev.procs);
           prev = { procs, wall: row.wall_s };
           o.progress.clear();
-          onRow({ ...row, wall_s: num(row.wall_s), slope_s_per_proc: num(slope), fs_type: fsType });
+          onRow(
+            attachAudit(
+              { ...row, wall_s: num(row.wall_s), slope_s_per_proc: num(slope), fs_type: fsType },
+              auditOf(row),
+            ),
+          );
         }
       }
     }

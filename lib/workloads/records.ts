@@ -24,6 +24,7 @@ import type { Backend } from "../backends/backend.ts";
 import { num, type Row, type TableRenderer } from "../report/output.ts";
 import type { Progress } from "../report/progress.ts";
 import { statfs } from "../sys/libc.ts";
+import { attachAudit, auditOf, finishAudit, startAudit } from "../sys/audit.ts";
 import { type PhaseSample, startMeter } from "../sys/meter.ts";
 import { fillRandom, Rng, verifyFrame } from "./pattern.ts";
 
@@ -216,7 +217,8 @@ export async function runRecords(
         const path = `${dir}/records.${t.backend.name}.${t.endian}`;
         p?.begin(`records: ${label(t)}, trial ${trial + 1} of ${options.trials}`);
         // Write: open, every record, fsync, close.
-        const wm = startMeter();
+        startAudit();
+        const wm = startMeter("write");
         await writeFrames(
           t.backend,
           path,
@@ -229,7 +231,7 @@ export async function runRecords(
         );
         const ws = wm.stop();
         const fileBytes = (await Deno.stat(path)).size;
-        const write: RecordsRun = {
+        const write: RecordsRun = attachAudit({
           framing: t.backend.name,
           endian: t.endian,
           phase: "write",
@@ -238,13 +240,14 @@ export async function runRecords(
           fileBytes,
           residentAfterDrop: 0,
           sample: ws,
-        };
+        }, finishAudit());
         runs.push(write);
         onRun(write);
 
         // Read from a cold cache: open, every record (verified), close.
+        startAudit();
         const drop = dropCache(path);
-        const rm = startMeter();
+        const rm = startMeter("read");
         const source = t.backend.openReader(path, { layout: frames.layout });
         try {
           if (source.frameCount !== frames.records) {
@@ -263,7 +266,7 @@ export async function runRecords(
         } finally {
           source.close();
         }
-        const read: RecordsRun = {
+        const read: RecordsRun = attachAudit({
           framing: t.backend.name,
           endian: t.endian,
           phase: "read",
@@ -272,7 +275,7 @@ export async function runRecords(
           fileBytes,
           residentAfterDrop: drop.residentAfter,
           sample: rm.stop(),
-        };
+        }, finishAudit());
         runs.push(read);
         onRun(read);
         p?.clear();
@@ -288,7 +291,7 @@ const MIB = 2 ** 20;
 /** The result row of one phase (CSV columns; JSON rows add file_bytes, device bytes, residency). */
 export function recordsRow(run: RecordsRun, shape: readonly number[]): Row {
   const s = run.sample;
-  return {
+  return attachAudit({
     framing: run.framing,
     endian: run.endian,
     phase: run.phase,
@@ -304,7 +307,7 @@ export function recordsRow(run: RecordsRun, shape: readonly number[]): Row {
     dev_read_bytes: s.devReadBytes,
     dev_write_bytes: s.devWriteBytes,
     resident_after_drop: num(run.residentAfterDrop),
-  };
+  }, auditOf(run));
 }
 
 /**

@@ -26,6 +26,7 @@ import { withScratchDir } from "../io/scratch.ts";
 import { writeFrames } from "../backends/write.ts";
 import type { Backend } from "../backends/backend.ts";
 import { num, type Row, type TableRenderer } from "../report/output.ts";
+import { attachAudit, auditOf, finishAudit, startAudit } from "../sys/audit.ts";
 import { type PhaseSample, startMeter } from "../sys/meter.ts";
 import type { EndianOption } from "../framings/types.ts";
 
@@ -151,7 +152,8 @@ export async function runScaling(
             // first run: nothing to remove
           }
           observer.runStart?.(backend, n, trial, path);
-          const meter = startMeter();
+          startAudit();
+          const meter = startMeter("write");
           await writeFrames(
             backend,
             path,
@@ -173,14 +175,14 @@ export async function runScaling(
           } finally {
             source.close();
           }
-          const run: ScalingRun = {
+          const run: ScalingRun = attachAudit({
             framing: backend.name,
             datasets: n,
             trial,
             bytes: n * perDataset,
             fileBytes,
             sample,
-          };
+          }, finishAudit());
           runs.push(run);
           observer.runEnd?.(run);
         }
@@ -195,7 +197,7 @@ const MIB = 2 ** 20;
 /** The result row of one run (CSV columns, plus `trial`, `file_bytes` and device bytes for JSON). */
 export function scalingRow(run: ScalingRun): Row {
   const s = run.sample;
-  return {
+  return attachAudit({
     framing: run.framing,
     datasets: run.datasets,
     bytes: run.bytes,
@@ -210,7 +212,7 @@ export function scalingRow(run: ScalingRun): Row {
     trial: run.trial + 1,
     file_bytes: run.fileBytes,
     dev_write_bytes: s.devWriteBytes,
-  };
+  }, auditOf(run));
 }
 
 /**

@@ -15,6 +15,7 @@ import type { Backend, FrameSource } from "../backends/backend.ts";
 import { runPythonGsdCell } from "../peers/python_gsd.ts";
 import { num, type Row } from "../report/output.ts";
 import type { Progress } from "../report/progress.ts";
+import { audited } from "../sys/audit.ts";
 import { startMeter } from "../sys/meter.ts";
 import { statfs } from "../sys/libc.ts";
 import { fillRandom, Rng, shuffledOrder, verifyFrame } from "./pattern.ts";
@@ -177,7 +178,7 @@ async function readPhase(
   progress: Progress,
   phase: string,
 ) {
-  const meter = startMeter();
+  const meter = startMeter(phase);
   const n = order.length;
   for (let k = 0; k < n; k++) {
     const i = order[k]!;
@@ -221,14 +222,14 @@ export async function runTableCell(
       await write("warm-up");
       Deno.removeSync(path);
     }
-    const wm = startMeter();
+    const wm = startMeter("write");
     const syncS = await write("write");
     const w = wm.stop();
     const fileBytes = Deno.statSync(path).size;
     options.afterWrite?.(path);
 
     const drop1 = prepareCache(path, options.cache ?? "cold");
-    const om = startMeter();
+    const om = startMeter("open");
     const source = backend.openReader(path, { layout: frames.layout });
     const o = om.stop();
     try {
@@ -302,7 +303,7 @@ export async function runTable(options: TableOptions, onRow: (row: Row) => void)
       for (const backend of options.backends) {
         for (let rep = 0; rep < options.repeat; rep++) {
           options.progress.begin(`table ${backend.name} size=${size} N=${n} repeat=${rep}`);
-          onRow(await runTableCell(backend, size, n, rep, options));
+          onRow(await audited(() => runTableCell(backend, size, n, rep, options)));
         }
       }
       for (const peer of options.peers ?? []) {
