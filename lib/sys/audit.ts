@@ -22,8 +22,19 @@ export interface AuditSync {
   readonly advice?: string;
   /** Seconds from the phase's start to the call's return. */
   readonly atS: number;
-  /** Seconds from the call's return to the phase's end (negative never: set at phase end). */
+  /** Seconds from the call's return to the phase's end (set when the phase ends). */
   toEndS: number;
+  /** Writes to and reads of the file made in this phase before the call. */
+  readonly writesBefore: number;
+  readonly readsBefore: number;
+}
+
+/** A page-cache residency measurement (mmap + mincore) of a file. */
+export interface AuditResidency {
+  /** The file measured. */
+  readonly path: string;
+  /** Fraction of its pages resident, 0..1. */
+  readonly fraction: number;
 }
 
 /** What one phase did to one file. */
@@ -46,6 +57,8 @@ export interface AuditFile {
   readSkips: number;
   /** Offset of the first read in this phase, -1 when none. */
   firstReadOffset: number;
+  /** The first {@link READ_LOG_READS} reads as flat pairs: offset, bytes, offset, bytes, ... */
+  readonly readLog: number[];
   /** fsync, fdatasync and fadvise calls on it. */
   syncs: number;
 }
@@ -107,6 +120,8 @@ export interface AuditPhase {
   readBackwards: number;
   /** fsync/fdatasync/fadvise calls in order. */
   readonly syncs: AuditSync[];
+  /** Residency measurements in order (after each cache drop). */
+  readonly residency: AuditResidency[];
   /** Files touched (opened, read, written or synced). */
   readonly files: AuditFile[];
   /** Child processes that did this phase's work and reported their own trail. */
@@ -124,6 +139,9 @@ export interface RowAudit {
   /** Phases in order. */
   readonly phases: AuditPhase[];
 }
+
+/** Reads per file and phase whose offset and size are kept in order (a small, bounded log). */
+export const READ_LOG_READS = 128;
 
 const ADVICE = ["NORMAL", "RANDOM", "SEQUENTIAL", "WILLNEED", "DONTNEED", "NOREUSE"];
 
@@ -173,6 +191,7 @@ function newPhase(name: string, timed: boolean): AuditPhase {
     writeBytes: 0,
     readBackwards: 0,
     syncs: [],
+    residency: [],
     files: [],
     processes: [],
   };
@@ -214,6 +233,7 @@ class Recorder implements IoObserver {
         readBackwards: 0,
         readSkips: 0,
         firstReadOffset: -1,
+        readLog: [],
         syncs: 0,
       };
       this.#phase.files.push(f);
@@ -242,6 +262,7 @@ class Recorder implements IoObserver {
     f.reads++;
     f.readBytes += bytes;
     if (f.firstReadOffset < 0) f.firstReadOffset = offset;
+    if (f.readLog.length < 2 * READ_LOG_READS) f.readLog.push(offset, bytes);
     if (s.lastReadEnd >= 0) {
       if (offset < s.lastReadEnd) {
         f.readBackwards++;
@@ -266,11 +287,17 @@ class Recorder implements IoObserver {
     const path = x?.s.path ?? `fd ${fd}`;
     if (x) x.f.syncs++;
     const atS = (clockGettime() - this.#phase.startNs) / 1e9;
+    const before = { writesBefore: x?.f.writes ?? 0, readsBefore: x?.f.reads ?? 0 };
     this.#phase.syncs.push(
       call === "fadvise"
-        ? { call, path, advice: ADVICE[advice] ?? String(advice), atS, toEndS: 0 }
-        : { call, path, atS, toEndS: 0 },
+        ? { call, path, advice: ADVICE[advice] ?? String(advice), atS, toEndS: 0, ...before }
+        : { call, path, atS, toEndS: 0, ...before },
     );
+  }
+
+  resident(fd: number, fraction: number): void {
+    const path = this.#file(fd)?.s.path ?? `fd ${fd}`;
+    this.#phase.residency.push({ path, fraction });
   }
 
   /** Ends the current phase (kept unless it is an empty untimed stretch) and starts `name`. */
@@ -381,6 +408,9 @@ function mib(bytes: number): string {
  * DONTNEED; read: 10 reads 1.00 MiB 0 back`.
  */
 export function auditSummary(audit: RowAudit): string {
+  if (audit.phases.length === 0) {
+    return "nothing recorded: the work ran outside sciobench's libc layer (another program)";
+  }
   return audit.phases.map((p) => {
     const parts: string[] = [];
     let reads = p.reads, readBytes = p.readBytes, back = p.readBackwards, writes = p.writes;

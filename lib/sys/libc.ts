@@ -152,6 +152,8 @@ export interface IoObserver {
   write(fd: number, offset: number, bytes: number): void;
   /** fsync, fdatasync, or posix_fadvise with `advice` (see {@link FADV}; 0 for the syncs). */
   sync(fd: number, call: "fsync" | "fdatasync" | "fadvise", advice: number): void;
+  /** A residency measurement of `fd` found `fraction` (0..1) of its pages cached. */
+  resident(fd: number, fraction: number): void;
 }
 
 let observer: IoObserver | undefined;
@@ -381,6 +383,7 @@ export function residentFraction(fd: number, length: number, path = ""): number 
     if (libc().mincore(addr, BigInt(length), vec) < 0) fail("mincore", path);
     let resident = 0;
     for (let i = 0; i < pages; i++) resident += vec[i]! & 1;
+    if (observer !== undefined) observer.resident(fd, resident / pages);
     return resident / pages;
   } finally {
     libc().munmap(addr, BigInt(length));

@@ -310,13 +310,15 @@ export async function runTable(options: TableOptions, onRow: (row: Row) => void)
         for (let rep = 0; rep < options.repeat; rep++) {
           options.progress.begin(`table ${peer} size=${size} N=${n} repeat=${rep}`);
           onRow(
-            await runPythonGsdCell(peer, size, n, rep, {
-              dir: options.dir,
-              seed: options.seed,
-              sampleBytes: options.sampleBytes,
-              warmup: options.warmup,
-              cache: options.cache,
-            }),
+            await audited(() =>
+              runPythonGsdCell(peer, size, n, rep, {
+                dir: options.dir,
+                seed: options.seed,
+                sampleBytes: options.sampleBytes,
+                warmup: options.warmup,
+                cache: options.cache,
+              })
+            ),
           );
         }
       }
