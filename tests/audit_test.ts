@@ -11,8 +11,8 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { backendByName } from "../lib/io/backends.ts";
-import type { Backend } from "../lib/io/store.ts";
+import { backendByName } from "../lib/backends/registry.ts";
+import type { Backend } from "../lib/backends/backend.ts";
 import { Progress } from "../lib/report/progress.ts";
 import type { Row } from "../lib/report/output.ts";
 import {
