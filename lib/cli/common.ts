@@ -6,6 +6,7 @@
 import { PeerUnavailableError, UsageError } from "../errors.ts";
 import { usableBackend } from "../backends/registry.ts";
 import type { Backend } from "../backends/backend.ts";
+import { world } from "../mpi/world.ts";
 import { warn } from "../report/progress.ts";
 import type { EndianOption } from "../framings/types.ts";
 import {
@@ -42,6 +43,35 @@ export const OUTPUT_HELP =
   `  --format csv|json|table  output format (default csv; table where the command has one)
   --out FILE          write the output to FILE instead of stdout (refused if FILE exists)
   --force             allow --out (and write) to replace an existing file`;
+
+/** parseArgs option declarations of the MPI settings (`--reorder`, `--per-rank`). */
+export const MPI_OPTIONS = {
+  reorder: { type: "string" },
+  "per-rank": { type: "boolean", default: false },
+} as const;
+
+/** Help lines describing the MPI settings. */
+export const MPI_HELP =
+  `  --reorder K         under MPI, rank r reads the file of rank (r + K) mod ranks (IOR's -C;
+                      default: ranks per node when there is more than one node, else 0)
+  --per-rank          under MPI, one row per rank (with its host) after each aggregate row`;
+
+/**
+ * The `--reorder` shift: the value given, else the ranks per node when the ranks span more than
+ * one node (so no node reads back what it wrote), else 0. Without MPI always 0.
+ */
+export function parseReorder(value: string | undefined): number {
+  const w = world();
+  if (value === undefined) {
+    const facts = w.facts();
+    return facts.nodes > 1 ? facts.ranks_per_node % w.size : 0;
+  }
+  const k = Number(value);
+  if (!Number.isSafeInteger(k) || k < 0) {
+    throw new UsageError(`bad --reorder '${value}': expected an integer >= 0`);
+  }
+  return k % w.size;
+}
 
 /** Parses `--option key=value` items into a record; numbers and booleans are converted. */
 export function parseExtra(items: readonly string[] | undefined): Record<string, unknown> {
@@ -87,6 +117,7 @@ export function runMeta(command: string, args: readonly string[]): Record<string
     os: `${Deno.build.os}-${Deno.build.arch}`,
     hostname: Deno.hostname(),
     date: new Date().toISOString(),
+    ...(world().size > 1 ? world().facts() : {}),
   };
 }
 

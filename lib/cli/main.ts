@@ -4,7 +4,9 @@
  * unless SCIOBENCH_DEBUG=1.
  * @module
  */
-import { SciobenchError } from "../errors.ts";
+import { SciobenchError, UsageError } from "../errors.ts";
+import { RankFailure } from "../mpi/phase.ts";
+import { initWorld, type World } from "../mpi/world.ts";
 import { VERSION } from "../version.ts";
 import { COMMANDS } from "./commands.ts";
 
@@ -60,28 +62,76 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     console.log(cmd.help);
     return 0;
   }
+  // Hidden helper subcommands (readers' `_reader`) are children of a rank, never ranks.
+  if (rest[0]?.startsWith("_")) return await runCommand(cmd, rest, null);
+  let w: World;
   try {
-    await cmd.run([...rest]);
+    w = initWorld();
+  } catch (e) {
+    return reportError(e);
+  }
+  if (w.size === 1) return await runCommand(cmd, rest, null);
+  // Every rank runs rank 0's command line, so all ranks agree on the plan.
+  const args = JSON.parse(w.bcastString(JSON.stringify(rest))) as string[];
+  const code = await runCommand(cmd, args, w);
+  w.finalize();
+  return code;
+}
+
+/** Commands that run as one rank of many under MPI; others refuse more than one rank. */
+const RANK_AWARE = new Set(["table", "readers", "records", "scaling"]);
+
+async function runCommand(
+  cmd: (typeof COMMANDS)[number],
+  args: string[],
+  w: World | null,
+): Promise<number> {
+  try {
+    if (w && !RANK_AWARE.has(cmd.name)) {
+      throw new UsageError(
+        `'${cmd.name}' does not run under MPI (only ${[...RANK_AWARE].join(", ")} do); run ` +
+          `it without mpirun or srun`,
+      );
+    }
+    await cmd.run(args);
     return 0;
   } catch (e) {
-    if (debug()) console.error(e);
-    if (e instanceof SciobenchError) {
-      errorLine(e.message);
+    if (!w) return reportError(e);
+    if (e instanceof RankFailure) {
+      // every rank stopped at the same phase: rank 0 names the rank that failed
+      if (e.report) errorLine(e.message);
       return e.exitCode;
     }
-    if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.PermissionDenied) {
-      errorLine(e.message);
-      return 1;
+    if (e instanceof UsageError) {
+      // the same command line on every rank fails the same way: rank 0 says it once
+      if (w.rank === 0) errorLine(e.message);
+      return e.exitCode;
     }
-    if (e instanceof Deno.errors.NotCapable) {
-      errorLine(`${e.message} (run sciobench with the permissions of its 'sciobench' task)`);
-      return 1;
-    }
-    errorLine(
-      `internal error: ${
-        e instanceof Error ? e.message : String(e)
-      } (this is a bug; rerun with SCIOBENCH_DEBUG=1 for details)`,
-    );
+    // this rank cannot tell the others: say which rank failed, then stop them all
+    const code = reportError(e, `rank ${w.rank} on ${w.host}: `);
+    return w.abort(code);
+  }
+}
+
+/** Prints one error line (the stack with SCIOBENCH_DEBUG=1) and returns the exit code. */
+function reportError(e: unknown, prefix = ""): number {
+  if (debug()) console.error(e);
+  if (e instanceof SciobenchError) {
+    errorLine(prefix + e.message);
+    return e.exitCode;
+  }
+  if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.PermissionDenied) {
+    errorLine(prefix + e.message);
     return 1;
   }
+  if (e instanceof Deno.errors.NotCapable) {
+    errorLine(`${prefix}${e.message} (run sciobench with the permissions of its 'sciobench' task)`);
+    return 1;
+  }
+  errorLine(
+    `${prefix}internal error: ${
+      e instanceof Error ? e.message : String(e)
+    } (this is a bug; rerun with SCIOBENCH_DEBUG=1 for details)`,
+  );
+  return 1;
 }

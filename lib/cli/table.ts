@@ -6,16 +6,26 @@ import { UsageError } from "../errors.ts";
 import { PYTHON_GSD_PEERS, pythonGsdUnavailable } from "../peers/python_gsd.ts";
 import { Progress } from "../report/progress.ts";
 import { gsdTableRenderer } from "../report/rst.ts";
-import { runTable, TABLE_COLUMNS } from "../workloads/table.ts";
+import { rankColumns } from "../mpi/aggregate.ts";
+import { world } from "../mpi/world.ts";
+import {
+  runTable,
+  TABLE_AGGREGATE,
+  TABLE_COLUMNS,
+  TABLE_RANK_COLUMNS,
+} from "../workloads/table.ts";
 import { formatSize, parseArgs, parseChoice, parseCount, parseList, parseSize } from "./args.ts";
 import type { Command } from "./command.ts";
 import {
   AUDIT_HELP,
   AUDIT_OPTION,
   checkScratchParent,
+  MPI_HELP,
+  MPI_OPTIONS,
   OUTPUT_HELP,
   OUTPUT_OPTIONS,
   parseEndian,
+  parseReorder,
   rowSink,
   usableBackends,
 } from "./common.ts";
@@ -43,6 +53,7 @@ Options:
   --endian E          native|little|big, for framings that offer a choice (default native)
   --peer LIST         also measure the real library on the same cells: python-gsd (gsd.hoomd,
                       as gsd's benchmark reads) or python-gsd-fl (gsd.fl); needs python3-gsd
+${MPI_HELP}
 ${OUTPUT_HELP}
 ${AUDIT_HELP}
 
@@ -61,6 +72,7 @@ export const tableCommand: Command = {
       options: {
         ...OUTPUT_OPTIONS,
         ...AUDIT_OPTION,
+        ...MPI_OPTIONS,
         framing: { type: "string", default: "raw" },
         size: { type: "string", default: "128MiB,1GiB" },
         n: { type: "string", default: "32^2,128^2,1024^2" },
@@ -92,12 +104,14 @@ export const tableCommand: Command = {
           `unknown peer '${peer}'; known: ${Object.keys(PYTHON_GSD_PEERS).join(", ")}`,
         );
       }
+      if (world().size > 1) throw new UsageError("--peer does not run under MPI");
       const why = pythonGsdUnavailable();
       if (why === null) peers.push(peer);
       else progress.note(`skipping peer '${peer}': ${why}`);
     }
     const fs = checkScratchParent(values.dir);
-    const largest = Math.max(...sizes) * 1.05 + (64 << 20);
+    // every rank's files may share this file system
+    const largest = (Math.max(...sizes) * 1.05 + (64 << 20)) * world().size;
     if (fs.availableBytes < largest) {
       throw new UsageError(
         `the largest --size needs about ${formatSize(largest)} but ${
@@ -109,7 +123,7 @@ export const tableCommand: Command = {
     const sink = rowSink(
       "table",
       args,
-      TABLE_COLUMNS,
+      rankColumns(TABLE_COLUMNS, TABLE_AGGREGATE, TABLE_RANK_COLUMNS),
       values,
       gsdTableRenderer(backends.length + peers.length > 1),
     );
@@ -128,6 +142,8 @@ export const tableCommand: Command = {
           sampleBytes,
           endian,
           progress,
+          reorder: parseReorder(values.reorder),
+          perRank: values["per-rank"],
         },
         (row) => sink.add(row),
       );

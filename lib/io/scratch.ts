@@ -61,21 +61,70 @@ export function signalPoint(): Promise<void> | undefined {
 }
 
 /**
+ * How ranks of a parallel run share one scratch directory: rank 0 creates it and `agree` gives
+ * every rank rank 0's path (a broadcast); the other ranks create it where it is missing (a
+ * node-local `--dir`). Every rank removes it afterwards, tolerating the others' removals.
+ */
+export interface ScratchShare {
+  /** This process's rank; rank 0 creates the directory. */
+  readonly rank: number;
+  /** Returns rank 0's directory path on every rank (rank 0 passes its own). */
+  agree(path: string): string;
+}
+
+function removeTolerant(dir: string): void {
+  for (let attempt = 0;; attempt++) {
+    try {
+      Deno.removeSync(dir, { recursive: true });
+      return;
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) return;
+      // another rank removing the same directory at once: retry, then give up quietly
+      if (attempt >= 3) {
+        try {
+          Deno.statSync(dir);
+        } catch {
+          return;
+        }
+        throw e;
+      }
+    }
+  }
+}
+
+/**
  * Runs `fn` with a new empty directory inside `parent` (default the current directory) and
- * removes the directory and everything in it afterwards, whatever happens.
+ * removes the directory and everything in it afterwards, whatever happens. With `share`, all
+ * ranks of a parallel run get the same directory.
  */
 export async function withScratchDir<T>(
   parent: string | undefined,
   fn: (dir: string) => Promise<T> | T,
+  share?: ScratchShare,
 ): Promise<T> {
   const base = parent ?? ".";
-  let dir: string;
+  let dir = "";
+  let problem = "";
   try {
-    dir = Deno.makeTempDirSync({ dir: base, prefix: ".sciobench-" });
+    if (!share || share.rank === 0) {
+      dir = Deno.makeTempDirSync({ dir: base, prefix: ".sciobench-" });
+    }
   } catch (e) {
-    const why = e instanceof Error ? e.message : String(e);
-    throw new IoError(`cannot create a scratch directory in ${base}: ${why}`);
+    problem = e instanceof Error ? e.message : String(e);
   }
+  if (share) {
+    // every rank takes part in the broadcast, even rank 0 after a failure ("" tells the others)
+    dir = share.agree(dir);
+    if (dir !== "" && share.rank !== 0) {
+      try {
+        Deno.mkdirSync(dir, { recursive: true });
+      } catch (e) {
+        problem = e instanceof Error ? e.message : String(e);
+      }
+    }
+    if (dir === "" && problem === "") problem = "rank 0 could not create it";
+  }
+  if (problem !== "") throw new IoError(`cannot create a scratch directory in ${base}: ${problem}`);
   live.add(dir);
   installHandlers();
   try {
@@ -83,7 +132,8 @@ export async function withScratchDir<T>(
   } finally {
     live.delete(dir);
     try {
-      Deno.removeSync(dir, { recursive: true });
+      if (share) removeTolerant(dir);
+      else Deno.removeSync(dir, { recursive: true });
     } finally {
       removeHandlers();
     }

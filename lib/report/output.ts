@@ -1,10 +1,12 @@
 /**
  * Result rows to stdout or a file: CSV with a header row (csv-stringify), one JSON document, or
- * a caller-supplied text table. stdout carries only data; diagnostics go to stderr.
+ * a caller-supplied text table. stdout carries only data; diagnostics go to stderr. Under MPI
+ * only rank 0 writes.
  * @module
  */
 import { stringify } from "csv-stringify";
 import { IoError } from "../errors.ts";
+import { world } from "../mpi/world.ts";
 
 /**
  * One result row: column name to value. Objects appear only in JSON output (a row's audit
@@ -64,6 +66,8 @@ export function num(value: number, digits = 6): number {
 
 /** Opens a sink for rows with the given columns (CSV header order; extra row keys are ignored in CSV). */
 export function openRowSink(columns: readonly string[], options: RowSinkOptions): RowSink {
+  // under MPI only rank 0 prints (or writes --out)
+  if (world().rank !== 0) return { add() {}, close() {} };
   let file: Deno.FsFile | undefined;
   if (options.out !== undefined) {
     try {

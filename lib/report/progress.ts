@@ -4,6 +4,8 @@
  * @module
  */
 
+import { world } from "../mpi/world.ts";
+
 const encoder = new TextEncoder();
 
 function writeErr(text: string): void {
@@ -16,13 +18,16 @@ function writeErr(text: string): void {
 export class Progress {
   readonly #tty: boolean;
   readonly #quiet: boolean;
+  readonly #ranksQuiet: boolean;
   #label = "";
   #last = 0;
   #shown = false;
 
   /** `quiet` silences updates (notes still print). */
   constructor(options: { quiet?: boolean } = {}) {
-    this.#quiet = options.quiet ?? false;
+    // under MPI only rank 0 shows progress and notes
+    this.#quiet = (options.quiet ?? false) || world().rank !== 0;
+    this.#ranksQuiet = world().rank !== 0;
     this.#tty = Deno.stderr.isTerminal();
   }
 
@@ -48,6 +53,7 @@ export class Progress {
 
   /** Prints a diagnostic line on stderr, clearing the progress line first. */
   note(text: string): void {
+    if (this.#ranksQuiet) return;
     this.clear();
     writeErr(`sciobench: ${text}\n`);
   }
@@ -61,5 +67,6 @@ export class Progress {
 
 /** Prints one diagnostic line on stderr, prefixed `sciobench: `. */
 export function warn(text: string): void {
+  if (world().rank !== 0) return;
   writeErr(`sciobench: ${text}\n`);
 }

@@ -12,6 +12,9 @@ import { FileHandle } from "../io/file.ts";
 import { signalPoint, withScratchDir } from "../io/scratch.ts";
 import { writeFrames } from "../backends/write.ts";
 import type { Backend, FrameSource } from "../backends/backend.ts";
+import { type AggregateSpec, rankRows } from "../mpi/aggregate.ts";
+import { fencedPhase, rankScratchShare } from "../mpi/phase.ts";
+import { world } from "../mpi/world.ts";
 import { runPythonGsdCell } from "../peers/python_gsd.ts";
 import { num, type Row } from "../report/output.ts";
 import type { Progress } from "../report/progress.ts";
@@ -69,6 +72,29 @@ export const TABLE_COLUMNS = [
   "cache",
 ] as const;
 
+/** How the table's columns combine over MPI ranks (lib/mpi/aggregate.ts). */
+export const TABLE_AGGREGATE: AggregateSpec = {
+  sum: [
+    ...["frames", "file_bytes", "data_bytes", "read_frames", "read_bytes"],
+    ...["write_user_s", "write_sys_s", "read_user_s", "read_sys_s", "random_user_s"],
+    ...["random_sys_s", "write_dev_bytes", "read_dev_bytes", "random_dev_bytes"],
+    ...["write_user_ticks", "write_sys_ticks", "read_user_ticks", "read_sys_ticks"],
+    ...["random_user_ticks", "random_sys_ticks"],
+  ],
+  max: [
+    ...["open_ms", "random_ms", "write_s", "read_s", "random_s", "drop_s", "write_sync_s"],
+    "resident_after_drop",
+  ],
+  rates: [
+    { rate: "write_MiBps", bytes: "data_bytes", seconds: "write_s" },
+    { rate: "read_MiBps", bytes: "read_bytes", seconds: "read_s" },
+    { rate: "random_MiBps", bytes: "read_bytes", seconds: "random_s" },
+  ],
+};
+
+/** Columns of each rank's row under MPI: the file it wrote and the file it read. */
+export const TABLE_RANK_COLUMNS = ["write_path", "read_path"] as const;
+
 /** Frame counts and byte counts of one table cell, as benchmark-hoomd.py computes them. */
 export interface TableSizing {
   /** Frames written: ceil(size / (28 N)). */
@@ -123,6 +149,13 @@ export interface TableOptions {
   readonly peers?: readonly string[];
   /** Debug hook: called between the write and the read phases with the file's path. */
   readonly afterWrite?: (path: string) => void;
+  /**
+   * Under MPI, rank r reads the file rank (r + reorder) mod ranks wrote (IOR's -C), so a node
+   * does not read back what it wrote; 0 (the default) reads its own.
+   */
+  readonly reorder?: number;
+  /** Under MPI, print one row per rank after each aggregate row. */
+  readonly perRank?: boolean;
 }
 
 /** The seeded frames of the table workload for N particles; `frame(i)` stamps and returns frame i. */
@@ -133,9 +166,10 @@ export class TableFrames {
   readonly #orientation: Float32Array;
   readonly #chunks: readonly Chunk[];
 
-  constructor(n: number, seed: number) {
+  /** `rank` (an MPI rank, default 0) makes each rank's data differ; rank 0's is the serial data. */
+  constructor(n: number, seed: number, rank = 0) {
     this.n = n;
-    const rng = new Rng(seed ^ Math.imul(n, 0x27d4eb2d));
+    const rng = new Rng(seed ^ Math.imul(n, 0x27d4eb2d) ^ Math.imul(rank, 0x9e3779b1));
     this.#position = fillRandom(new Float32Array(3 * n), rng);
     this.#orientation = fillRandom(new Float32Array(4 * n), rng);
     this.#chunks = [
@@ -193,7 +227,11 @@ async function readPhase(
   return meter.stop();
 }
 
-/** Measures one cell (backend, size, N, repeat) and returns its row. */
+/**
+ * Measures one cell (backend, size, N, repeat) and returns this rank's row. Under MPI every
+ * phase is fenced (lib/mpi/phase.ts), each rank writes its own file in a scratch directory shared
+ * by all ranks, and reads the file of rank (rank + reorder) mod ranks.
+ */
 export async function runTableCell(
   backend: Backend,
   size: number,
@@ -201,12 +239,19 @@ export async function runTableCell(
   repeat: number,
   options: TableOptions,
 ): Promise<Row> {
+  const w = world();
   const sizing = tableSizing(size, n, options.sampleBytes);
-  const frames = new TableFrames(n, options.seed);
+  const readRank = (w.rank + (options.reorder ?? 0)) % w.size;
+  const frames = new TableFrames(n, options.seed, w.rank);
+  const readFrames = readRank === w.rank ? frames : new TableFrames(n, options.seed, readRank);
   const p = options.progress;
+  const cache = options.cache ?? "cold";
   return await withScratchDir(options.dir, async (dir) => {
     const fs = statfs(dir);
-    const path = `${dir}/table.${backend.name}`;
+    const fileOf = (rank: number) =>
+      w.size === 1 ? `${dir}/table.${backend.name}` : `${dir}/table.${backend.name}.r${rank}`;
+    const path = fileOf(w.rank);
+    const readPath = fileOf(readRank);
     const write = (phase: string): Promise<number> =>
       writeFrames(
         backend,
@@ -219,34 +264,45 @@ export async function runTableCell(
         },
       );
     if (options.warmup) {
-      await write("warm-up");
-      Deno.removeSync(path);
+      await fencedPhase("warm-up", async () => {
+        await write("warm-up");
+        Deno.removeSync(path);
+      });
     }
-    const wm = startMeter("write");
-    const syncS = await write("write");
-    const w = wm.stop();
-    const fileBytes = Deno.statSync(path).size;
+    const { w: wr, syncS, fileBytes } = await fencedPhase("write", async () => {
+      const wm = startMeter("write");
+      const syncS = await write("write");
+      const w = wm.stop();
+      return { w, syncS, fileBytes: Deno.statSync(path).size };
+    });
     options.afterWrite?.(path);
 
-    const drop1 = prepareCache(path, options.cache ?? "cold");
-    const om = startMeter("open");
-    const source = backend.openReader(path, { layout: frames.layout });
-    const o = om.stop();
-    try {
+    const drop1 = await fencedPhase("drop", () => prepareCache(readPath, cache));
+    const { o, source } = await fencedPhase("open", () => {
+      const om = startMeter("open");
+      const source = backend.openReader(readPath, { layout: readFrames.layout });
+      const o = om.stop();
       if (source.frameCount !== sizing.frames) {
+        source.close();
         throw new VerifyError(
-          `${path}: ${source.frameCount} frames read back, ${sizing.frames} written`,
+          `${readPath}: ${source.frameCount} frames read back, ${sizing.frames} written`,
         );
       }
+      return { o, source };
+    });
+    try {
       const seq = Uint32Array.from({ length: sizing.readFrames }, (_, i) => i);
-      const r = await readPhase(source, seq, frames, p, "read");
-      const drop2 = prepareCache(path, options.cache ?? "cold");
+      const r = await fencedPhase("read", () => readPhase(source, seq, readFrames, p, "read"));
+      const drop2 = await fencedPhase("drop", () => prepareCache(readPath, cache));
       const order = shuffledOrder(
         sizing.frames,
         sizing.readFrames,
         new Rng(options.seed + 1 + repeat),
       );
-      const x = await readPhase(source, order, frames, p, "random");
+      const x = await fencedPhase(
+        "random",
+        () => readPhase(source, order, readFrames, p, "random"),
+      );
       p.clear();
       const mib = 2 ** 20;
       return {
@@ -254,19 +310,19 @@ export async function runTableCell(
         size_bytes: size,
         N: n,
         open_ms: num(o.wallS * 1000, 4),
-        write_MiBps: num(sizing.dataBytes / mib / w.wallS, 4),
+        write_MiBps: num(sizing.dataBytes / mib / wr.wallS, 4),
         read_MiBps: num(sizing.readBytes / mib / r.wallS, 4),
         random_MiBps: num(sizing.readBytes / mib / x.wallS, 4),
         random_ms: num((x.wallS / sizing.readFrames) * 1000, 3),
         frames: sizing.frames,
         file_bytes: fileBytes,
         repeat,
-        write_s: num(w.wallS),
-        write_user_s: num(w.userS),
-        write_sys_s: num(w.sysS),
+        write_s: num(wr.wallS),
+        write_user_s: num(wr.userS),
+        write_sys_s: num(wr.sysS),
         read_user_s: num(r.userS),
         read_sys_s: num(r.sysS),
-        write_dev_bytes: w.devWriteBytes,
+        write_dev_bytes: wr.devWriteBytes,
         read_dev_bytes: r.devReadBytes + o.devReadBytes,
         resident_after_drop: num(drop1.residentAfter, 4),
         fs_type: fs.typeName,
@@ -279,21 +335,22 @@ export async function runTableCell(
         random_sys_s: num(x.sysS),
         random_dev_bytes: x.devReadBytes,
         drop_s: num(drop1.seconds + drop2.seconds),
-        write_user_ticks: w.userTicks,
-        write_sys_ticks: w.sysTicks,
-        clk_tck: w.clkTck,
+        write_user_ticks: wr.userTicks,
+        write_sys_ticks: wr.sysTicks,
+        clk_tck: wr.clkTck,
         seed: options.seed,
         write_sync_s: num(syncS),
         read_user_ticks: r.userTicks,
         read_sys_ticks: r.sysTicks,
         random_user_ticks: x.userTicks,
         random_sys_ticks: x.sysTicks,
-        cache: options.cache ?? "cold",
+        cache,
+        ...(w.size > 1 ? { "write_path": path, "read_path": readPath } : {}),
       };
     } finally {
       source.close();
     }
-  });
+  }, rankScratchShare());
 }
 
 /** Runs every cell: for each size, N, backend and repeat, in the order gsd's table lists them. */
@@ -303,7 +360,8 @@ export async function runTable(options: TableOptions, onRow: (row: Row) => void)
       for (const backend of options.backends) {
         for (let rep = 0; rep < options.repeat; rep++) {
           options.progress.begin(`table ${backend.name} size=${size} N=${n} repeat=${rep}`);
-          onRow(await audited(() => runTableCell(backend, size, n, rep, options)));
+          const row = await audited(() => runTableCell(backend, size, n, rep, options));
+          for (const r of rankRows(row, TABLE_AGGREGATE, options.perRank ?? false)) onRow(r);
         }
       }
       for (const peer of options.peers ?? []) {

@@ -1,0 +1,111 @@
+/**
+ * IOR-style aggregation of per-rank result rows at rank 0: bytes and CPU summed over ranks, wall
+ * times the slowest rank's (a phase lasts from the barrier before it to the last rank's end),
+ * aggregate MiB/s = all ranks' bytes / that time, and per-rank min, mean and max of each phase's
+ * time and MiB/s in extra columns. Without MPI the row passes through unchanged.
+ * @module
+ */
+import { num, type Row } from "../report/output.ts";
+import { attachAudit, auditOf, type RowAudit } from "../sys/audit.ts";
+import { type World, world } from "./world.ts";
+
+/** One rate column recomputed from a byte column and a seconds column: bytes / 2^20 / seconds. */
+export interface RateColumn {
+  /** The MiB/s column. */
+  readonly rate: string;
+  /** The bytes it counts (summed over ranks). */
+  readonly bytes: string;
+  /** The phase's wall seconds (the slowest rank's). */
+  readonly seconds: string;
+}
+
+/** How a workload's columns combine over ranks; columns not named keep rank 0's value. */
+export interface AggregateSpec {
+  /** Columns summed over ranks: bytes, frames, CPU seconds and ticks. */
+  readonly sum: readonly string[];
+  /** Columns that take the largest value over ranks: wall times, latencies. */
+  readonly max: readonly string[];
+  /** Rates recomputed from summed bytes over the slowest time. */
+  readonly rates: readonly RateColumn[];
+}
+
+/** Columns every MPI row adds: rank count, the rank ("all" for the aggregate) and its host. */
+const RANK_COLUMNS = ["ranks", "rank", "host"] as const;
+
+/**
+ * The columns of a workload under MPI: its own, then `ranks`, `rank`, `host`, `extra` (such as
+ * the files a rank wrote and read), then min, mean and max over ranks of each phase's seconds
+ * and MiB/s. Without MPI (one rank) the workload's own columns only.
+ */
+export function rankColumns(
+  columns: readonly string[],
+  spec: AggregateSpec,
+  extra: readonly string[] = [],
+  w: World = world(),
+): string[] {
+  if (w.size === 1) return [...columns];
+  const spread = spec.rates.flatMap((r) =>
+    [r.seconds, r.rate].flatMap((c) => [`${c}_min`, `${c}_mean`, `${c}_max`])
+  );
+  return [...columns, ...RANK_COLUMNS, ...extra, ...spread];
+}
+
+function numeric(row: Row, column: string): number {
+  const v = row[column];
+  return typeof v === "number" ? v : Number(v);
+}
+
+/** Combines the rows of every rank (by rank) into the aggregate row. */
+export function aggregateRows(rows: readonly Row[], spec: AggregateSpec, hosts: number): Row {
+  const out: Row = { ...rows[0]! };
+  for (const c of spec.sum) {
+    if (!(c in out)) continue;
+    out[c] = num(rows.reduce((s, r) => s + numeric(r, c), 0));
+  }
+  for (const c of spec.max) {
+    if (!(c in out)) continue;
+    out[c] = num(Math.max(...rows.map((r) => numeric(r, c))));
+  }
+  for (const { rate, bytes, seconds } of spec.rates) {
+    const total = rows.reduce((s, r) => s + numeric(r, bytes), 0);
+    const slowest = Math.max(...rows.map((r) => numeric(r, seconds)));
+    out[rate] = num(total / 2 ** 20 / slowest, 4);
+    for (const c of [seconds, rate]) {
+      const values = rows.map((r) => numeric(r, c));
+      out[`${c}_min`] = num(Math.min(...values));
+      out[`${c}_mean`] = num(values.reduce((s, v) => s + v, 0) / values.length);
+      out[`${c}_max`] = num(Math.max(...values));
+    }
+  }
+  out.ranks = rows.length;
+  out.rank = "all";
+  out.host = `${hosts} node${hosts === 1 ? "" : "s"}`;
+  return out;
+}
+
+/**
+ * Collects this rank's row at rank 0 (MPI_Gatherv) and returns the rows rank 0 prints: the
+ * aggregate, then with `perRank` one row per rank with its host. Other ranks get none. Without
+ * MPI, `[row]`.
+ */
+export function rankRows(row: Row, spec: AggregateSpec, perRank: boolean): Row[] {
+  const w = world();
+  if (w.size === 1) return [row];
+  // each rank's audit trail travels with its row, for --per-rank rows
+  const texts = w.gatherStrings(JSON.stringify({ row, audit: auditOf(row) ?? null }));
+  if (w.rank !== 0) return [];
+  const parts = texts.map((t) => JSON.parse(t) as { row: Row; audit: RowAudit | null });
+  const rows = parts.map((p) => p.row);
+  const hosts = new Set(w.hosts).size;
+  const all = aggregateRows(rows, spec, hosts);
+  if (!perRank) return [all];
+  return [
+    all,
+    ...rows.map((r, rank) =>
+      attachAudit(
+        { ...r, ranks: rows.length, rank, host: w.hosts[rank] ?? "" },
+        parts[rank]!.audit ?? undefined,
+      )
+    ),
+  ];
+}

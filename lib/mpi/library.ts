@@ -1,0 +1,333 @@
+/**
+ * The MPI C library through Deno FFI, for the two ABIs in use: Open MPI (`libmpi.so.40`, handles
+ * are addresses of globals such as `ompi_mpi_comm_world`, read as FFI statics) and MPICH and its
+ * derivatives (`libmpich.so.12`, Intel MPI and Cray MPICH; handles are integers). The library is
+ * chosen by `SCIOBENCH_MPI_LIB` or by the launcher's environment, loaded once with `RTLD_GLOBAL`
+ * (Open MPI's components need its symbols) and `RTLD_NODELETE`, and never closed. Without a
+ * launcher nothing here is loaded.
+ * @module
+ */
+import { SciobenchError } from "../errors.ts";
+import { dlopenGlobal } from "../sys/libc.ts";
+
+/** The MPI ABI families sciobench speaks. */
+export type MpiAbi = "openmpi" | "mpich";
+
+/** Reduction operations used by sciobench. */
+export type MpiOp = "max" | "min" | "sum";
+
+/** Element types used by sciobench: 64-bit floats, 32-bit ints, bytes. */
+export type MpiType = "double" | "int" | "byte";
+
+/** The calls sciobench makes, over either ABI; every call throws {@link MpiError} on failure. */
+export interface MpiLibrary {
+  /** Which ABI the loaded library has. */
+  readonly abi: MpiAbi;
+  /** The path or soname that was loaded. */
+  readonly path: string;
+  /** `MPI_Init(NULL, NULL)`. */
+  init(): void;
+  /** `MPI_Finalize()`. */
+  finalize(): void;
+  /** `MPI_Abort(MPI_COMM_WORLD, code)`: stops every rank; does not return when it works. */
+  abort(code: number): void;
+  /** `MPI_Comm_rank(MPI_COMM_WORLD)`. */
+  rank(): number;
+  /** `MPI_Comm_size(MPI_COMM_WORLD)`. */
+  size(): number;
+  /** `MPI_Barrier(MPI_COMM_WORLD)`. */
+  barrier(): void;
+  /** `MPI_Allreduce` of `count` elements of `type` from `send` into `recv` (byte buffers). */
+  allreduce(send: Uint8Array, recv: Uint8Array, count: number, type: MpiType, op: MpiOp): void;
+  /** `MPI_Bcast` of `count` elements of `type` in `buf` from `root`. */
+  bcast(buf: Uint8Array, count: number, type: MpiType, root: number): void;
+  /** `MPI_Gather` of `count` elements of `type` per rank to `root`. */
+  gather(send: Uint8Array, recv: Uint8Array, count: number, type: MpiType, root: number): void;
+  /** `MPI_Gatherv` of bytes: `counts` and `displs` (int32 per rank) matter at `root` only. */
+  gatherv(
+    send: Uint8Array,
+    recv: Uint8Array,
+    counts: Int32Array,
+    displs: Int32Array,
+    root: number,
+  ): void;
+  /** `MPI_Get_processor_name`. */
+  processorName(): string;
+  /** `MPI_Get_library_version`: the library's own one-line (or longer) description. */
+  libraryVersion(): string;
+  /** `MPI_Wtime()`, seconds. */
+  wtime(): number;
+}
+
+/** An MPI call returned an error code, or no MPI library could be loaded; exit code 1. */
+export class MpiError extends SciobenchError {
+  constructor(message: string) {
+    super(message, 1);
+  }
+}
+
+/** Sonames tried per ABI, Debian's first. */
+const SONAMES: Record<MpiAbi, readonly string[]> = {
+  openmpi: ["libmpi.so.40", "libmpi.so"],
+  mpich: ["libmpich.so.12", "libmpi.so.12", "libmpich.so"],
+};
+
+function commonSymbols<H extends "pointer" | "i32">(h: H) {
+  return {
+    MPI_Init: { parameters: ["pointer", "pointer"], result: "i32" },
+    MPI_Finalize: { parameters: [], result: "i32" },
+    MPI_Abort: { parameters: [h, "i32"], result: "i32" },
+    MPI_Comm_rank: { parameters: [h, "buffer"], result: "i32" },
+    MPI_Comm_size: { parameters: [h, "buffer"], result: "i32" },
+    MPI_Barrier: { parameters: [h], result: "i32" },
+    MPI_Allreduce: { parameters: ["buffer", "buffer", "i32", h, h, h], result: "i32" },
+    MPI_Bcast: { parameters: ["buffer", "i32", h, "i32", h], result: "i32" },
+    MPI_Gather: {
+      parameters: ["buffer", "i32", h, "buffer", "i32", h, "i32", h],
+      result: "i32",
+    },
+    MPI_Gatherv: {
+      parameters: ["buffer", "i32", h, "buffer", "buffer", "buffer", h, "i32", h],
+      result: "i32",
+    },
+    MPI_Get_processor_name: { parameters: ["buffer", "buffer"], result: "i32" },
+    MPI_Get_library_version: { parameters: ["buffer", "buffer"], result: "i32" },
+    MPI_Wtime: { parameters: [], result: "f64" },
+  } as const;
+}
+
+const OMPI_SYMBOLS = {
+  ...commonSymbols("pointer"),
+  ompi_mpi_comm_world: { type: "pointer" },
+  ompi_mpi_double: { type: "pointer" },
+  ompi_mpi_int: { type: "pointer" },
+  ompi_mpi_byte: { type: "pointer" },
+  ompi_mpi_op_max: { type: "pointer" },
+  ompi_mpi_op_min: { type: "pointer" },
+  ompi_mpi_op_sum: { type: "pointer" },
+} as const;
+
+const MPICH_SYMBOLS = commonSymbols("i32");
+
+/** MPICH's integer handles (mpich/mpi.h). */
+const MPICH = {
+  commWorld: 0x44000000,
+  types: { double: 0x4c00080b, int: 0x4c000405, byte: 0x4c00010d },
+  ops: { max: 0x58000001, min: 0x58000002, sum: 0x58000003 },
+} as const;
+
+/** Larger than both libraries' MPI_MAX_LIBRARY_VERSION_STRING (8192 MPICH, 256 Open MPI). */
+const VERSION_BYTES = 8192 + 64;
+/** Larger than both libraries' MPI_MAX_PROCESSOR_NAME (128 MPICH, 256 Open MPI). */
+const NAME_BYTES = 512;
+
+/** Every loaded MPI library, kept for the life of the process (never closed). */
+const PINNED: unknown[] = [];
+
+function check(call: string, rc: number): void {
+  if (rc !== 0) throw new MpiError(`${call} failed with MPI error code ${rc}`);
+}
+
+function cText(buf: Uint8Array, length: number): string {
+  const end = Math.max(0, Math.min(length, buf.length));
+  const nul = buf.subarray(0, end).indexOf(0);
+  return new TextDecoder().decode(buf.subarray(0, nul < 0 ? end : nul)).trim();
+}
+
+/**
+ * Builds the calls over one ABI's symbols: `S` is the symbol table's type, `H` a handle value
+ * (a pointer for Open MPI, an int for MPICH), so the code below is written once for both.
+ */
+function wrap<H>(
+  abi: MpiAbi,
+  path: string,
+  s: {
+    MPI_Init(a: null, b: null): number;
+    MPI_Finalize(): number;
+    MPI_Abort(c: H, code: number): number;
+    MPI_Comm_rank(c: H, out: Uint8Array): number;
+    MPI_Comm_size(c: H, out: Uint8Array): number;
+    MPI_Barrier(c: H): number;
+    MPI_Allreduce(a: Uint8Array, b: Uint8Array, n: number, t: H, o: H, c: H): number;
+    MPI_Bcast(a: Uint8Array, n: number, t: H, root: number, c: H): number;
+    MPI_Gather(
+      a: Uint8Array,
+      n: number,
+      t: H,
+      b: Uint8Array,
+      m: number,
+      u: H,
+      root: number,
+      c: H,
+    ): number;
+    MPI_Gatherv(
+      a: Uint8Array,
+      n: number,
+      t: H,
+      b: Uint8Array,
+      counts: Uint8Array,
+      displs: Uint8Array,
+      u: H,
+      root: number,
+      c: H,
+    ): number;
+    MPI_Get_processor_name(a: Uint8Array, n: Uint8Array): number;
+    MPI_Get_library_version(a: Uint8Array, n: Uint8Array): number;
+    MPI_Wtime(): number;
+  },
+  world: H,
+  types: Record<MpiType, H>,
+  ops: Record<MpiOp, H>,
+): MpiLibrary {
+  const one = new Int32Array(1);
+  const oneBytes = new Uint8Array(one.buffer);
+  const asBytes = (a: Int32Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  const text = (call: string, f: (a: Uint8Array, n: Uint8Array) => number, size: number) => {
+    const buf = new Uint8Array(size);
+    check(call, f(buf, oneBytes));
+    return cText(buf, one[0]!);
+  };
+  return {
+    abi,
+    path,
+    init: () => check("MPI_Init", s.MPI_Init(null, null)),
+    finalize: () => check("MPI_Finalize", s.MPI_Finalize()),
+    abort: (code) => check("MPI_Abort", s.MPI_Abort(world, code)),
+    rank: () => {
+      check("MPI_Comm_rank", s.MPI_Comm_rank(world, oneBytes));
+      return one[0]!;
+    },
+    size: () => {
+      check("MPI_Comm_size", s.MPI_Comm_size(world, oneBytes));
+      return one[0]!;
+    },
+    barrier: () => check("MPI_Barrier", s.MPI_Barrier(world)),
+    allreduce: (send, recv, count, type, op) =>
+      check("MPI_Allreduce", s.MPI_Allreduce(send, recv, count, types[type], ops[op], world)),
+    bcast: (buf, count, type, root) =>
+      check("MPI_Bcast", s.MPI_Bcast(buf, count, types[type], root, world)),
+    gather: (send, recv, count, type, root) =>
+      check(
+        "MPI_Gather",
+        s.MPI_Gather(send, count, types[type], recv, count, types[type], root, world),
+      ),
+    gatherv: (send, recv, counts, displs, root) =>
+      check(
+        "MPI_Gatherv",
+        s.MPI_Gatherv(
+          send,
+          send.length,
+          types.byte,
+          recv,
+          asBytes(counts),
+          asBytes(displs),
+          types.byte,
+          root,
+          world,
+        ),
+      ),
+    processorName: () =>
+      text("MPI_Get_processor_name", (a, n) => s.MPI_Get_processor_name(a, n), NAME_BYTES),
+    libraryVersion: () =>
+      text("MPI_Get_library_version", (a, n) => s.MPI_Get_library_version(a, n), VERSION_BYTES),
+    wtime: () => s.MPI_Wtime(),
+  };
+}
+
+function openOmpi(path: string): MpiLibrary {
+  dlopenGlobal(path);
+  const lib = Deno.dlopen(path, OMPI_SYMBOLS);
+  PINNED.push(lib);
+  const s = lib.symbols;
+  return wrap<Deno.PointerValue>(
+    "openmpi",
+    path,
+    s,
+    s.ompi_mpi_comm_world,
+    { double: s.ompi_mpi_double, int: s.ompi_mpi_int, byte: s.ompi_mpi_byte },
+    { max: s.ompi_mpi_op_max, min: s.ompi_mpi_op_min, sum: s.ompi_mpi_op_sum },
+  );
+}
+
+function openMpich(path: string): MpiLibrary {
+  dlopenGlobal(path);
+  const lib = Deno.dlopen(path, MPICH_SYMBOLS);
+  PINNED.push(lib);
+  return wrap<number>("mpich", path, lib.symbols, MPICH.commWorld, MPICH.types, MPICH.ops);
+}
+
+/** Opens `path` with the ABI it has: Open MPI when it defines `ompi_mpi_comm_world`. */
+function openAny(path: string, order: readonly MpiAbi[]): MpiLibrary {
+  const problems: string[] = [];
+  for (const abi of order) {
+    try {
+      return abi === "openmpi" ? openOmpi(path) : openMpich(path);
+    } catch (e) {
+      problems.push(`${abi}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  throw new MpiError(`cannot use ${path} as an MPI library (${problems.join("; ")})`);
+}
+
+function env(name: string): string | undefined {
+  try {
+    const v = Deno.env.get(name);
+    return v === undefined || v === "" ? undefined : v;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the environment says about an MPI launch: nothing, or the ABIs to try in order. */
+export interface LaunchInfo {
+  /** The variable that showed the launcher (for messages), or null without a launcher. */
+  readonly launcher: string | null;
+  /** ABIs to try, most likely first. */
+  readonly abis: readonly MpiAbi[];
+  /** An explicit library from `SCIOBENCH_MPI_LIB`, or undefined. */
+  readonly explicit?: string;
+}
+
+/**
+ * Reads the launcher's environment: `OMPI_COMM_WORLD_SIZE` (Open MPI's mpirun), `PMI_RANK` or
+ * `PMI_SIZE` (MPICH's Hydra and PMI-1/2 launchers), `PMIX_RANK` (PMIx: Open MPI 5, Slurm),
+ * `SLURM_PROCID` with `SLURM_NTASKS` (srun). `SCIOBENCH_MPI_LIB` alone does not start MPI.
+ */
+export function detectLaunch(): LaunchInfo {
+  const explicit = env("SCIOBENCH_MPI_LIB");
+  const both: MpiAbi[] = ["openmpi", "mpich"];
+  if (env("OMPI_COMM_WORLD_SIZE")) {
+    return { launcher: "OMPI_COMM_WORLD_SIZE", abis: ["openmpi", "mpich"], explicit };
+  }
+  if (env("PMI_RANK") || env("PMI_SIZE")) {
+    return { launcher: "PMI_RANK", abis: ["mpich", "openmpi"], explicit };
+  }
+  if (env("PMIX_RANK")) return { launcher: "PMIX_RANK", abis: both, explicit };
+  if (env("SLURM_PROCID") && env("SLURM_NTASKS")) {
+    return { launcher: "SLURM_PROCID", abis: both, explicit };
+  }
+  return { launcher: null, abis: both, explicit };
+}
+
+/**
+ * Loads the MPI library for a launch: `SCIOBENCH_MPI_LIB` when set (its ABI found from its
+ * symbols), else the first soname of the likely ABI that opens. MpiError naming what was tried.
+ */
+export function loadMpi(launch: LaunchInfo): MpiLibrary {
+  if (launch.explicit) return openAny(launch.explicit, launch.abis);
+  const tried: string[] = [];
+  for (const abi of launch.abis) {
+    for (const soname of SONAMES[abi]) {
+      tried.push(soname);
+      try {
+        return abi === "openmpi" ? openOmpi(soname) : openMpich(soname);
+      } catch {
+        // try the next name
+      }
+    }
+  }
+  throw new MpiError(
+    `started by an MPI launcher (${launch.launcher} is set) but no MPI library loads (tried ` +
+      `${tried.join(", ")}); set SCIOBENCH_MPI_LIB to the libmpi.so the launcher belongs to`,
+  );
+}

@@ -1,0 +1,98 @@
+/**
+ * Phases fenced across ranks: a barrier before each phase, so every rank starts together, and
+ * after it one Allreduce of a failure flag, so a rank that failed (I/O error, verification
+ * failure, disk full) stops every rank at the same point instead of leaving them waiting in the
+ * next collective. Without MPI a phase is just the function call.
+ * @module
+ */
+import { IoError, SciobenchError } from "../errors.ts";
+import type { ScratchShare } from "../io/scratch.ts";
+import { world } from "./world.ts";
+
+/** Every rank stops because one or more ranks failed in a phase; exit code of the first failure. */
+export class RankFailure extends SciobenchError {
+  /** The first rank that failed. */
+  readonly rank: number;
+  /** True on rank 0, which prints the message; other ranks exit quietly. */
+  readonly report: boolean;
+  constructor(message: string, exitCode: number, rank: number, report: boolean) {
+    super(message, exitCode);
+    this.rank = rank;
+    this.report = report;
+  }
+}
+
+interface Failure {
+  readonly reason: string;
+  readonly code: number;
+}
+
+function asFailure(e: unknown): Failure {
+  if (e instanceof SciobenchError) return { reason: e.message, code: e.exitCode };
+  return { reason: e instanceof Error ? e.message : String(e), code: 1 };
+}
+
+/**
+ * The hidden test hook `SCIOBENCH_TEST_FAIL_RANK=R` (with `SCIOBENCH_TEST_FAIL_PHASE=P`, default
+ * `write`): rank R fails at the end of phase P as if its I/O had failed.
+ */
+function injectedFailure(phase: string, rank: number): void {
+  let failRank: string | undefined;
+  let failPhase: string | undefined;
+  try {
+    failRank = Deno.env.get("SCIOBENCH_TEST_FAIL_RANK");
+    failPhase = Deno.env.get("SCIOBENCH_TEST_FAIL_PHASE");
+  } catch {
+    return;
+  }
+  if (failRank === undefined || Number(failRank) !== rank) return;
+  if (phase !== (failPhase ?? "write")) return;
+  throw new IoError(`injected failure in phase ${phase} (SCIOBENCH_TEST_FAIL_RANK=${rank})`);
+}
+
+/**
+ * Runs one phase on every rank: barrier, `fn`, then one Allreduce of a failure flag. When any rank
+ * failed, rank 0 gathers the reasons and every rank throws {@link RankFailure} (rank 0's message
+ * names the rank, its host and the reason). Without MPI, errors pass through unchanged.
+ */
+export async function fencedPhase<T>(phase: string, fn: () => Promise<T> | T): Promise<T> {
+  const w = world();
+  w.barrier();
+  let value: T | undefined;
+  let failure: Failure | undefined;
+  let original: unknown;
+  try {
+    value = await fn();
+    injectedFailure(phase, w.rank);
+  } catch (e) {
+    if (w.size === 1) throw e;
+    original = e;
+    failure = asFailure(e);
+  }
+  if (w.size === 1) return value as T;
+  const [failed] = w.allreduce([failure ? 1 : 0], "sum");
+  if (!failed) return value as T;
+  const reports = w.gatherStrings(failure ? JSON.stringify(failure) : "");
+  if (w.rank !== 0) {
+    throw new RankFailure(asFailure(original).reason, failure?.code ?? 1, w.rank, false);
+  }
+  const first = reports.findIndex((text) => text !== "");
+  const f = JSON.parse(reports[first]!) as Failure;
+  const others = failed > 1 ? ` (and ${failed - 1} other rank${failed > 2 ? "s" : ""})` : "";
+  throw new RankFailure(
+    `rank ${first} on ${w.hosts[first]} failed in ${phase}${others}: ${f.reason}`,
+    f.code,
+    first,
+    true,
+  );
+}
+
+/**
+ * How the ranks share one scratch directory (rank 0 creates it and broadcasts its path), or
+ * undefined without MPI; pass it to `withScratchDir`.
+ */
+export function rankScratchShare(): ScratchShare | undefined {
+  const w = world();
+  if (w.size === 1) return undefined;
+  return { rank: w.rank, agree: (path) => w.bcastString(path) };
+}

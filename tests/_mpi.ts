@@ -1,0 +1,71 @@
+/**
+ * Helpers for tests under an MPI launcher: Open MPI's `mpirun.openmpi` and MPICH's
+ * `mpiexec.mpich` with 4 ranks on this machine. The deno binary is launched directly (MPICH's
+ * Hydra passes its PMI file descriptor, which the npx wrapper does not forward). A test whose
+ * launcher is missing skips with a message, and fails under SCIOBENCH_REQUIRE_PEERS=1.
+ * @module
+ */
+import { type CliResult, commandMissing, peerTest, PERMISSIONS } from "./_helpers.ts";
+
+/** One MPI launcher and how to start N ranks with it. */
+export interface Launcher {
+  /** Short name for test titles: openmpi or mpich. */
+  readonly name: string;
+  /** The launcher program. */
+  readonly program: string;
+  /** Arguments before the program to run, for `ranks` ranks. */
+  args(ranks: number): string[];
+}
+
+/** Both launchers Debian installs side by side. */
+export const LAUNCHERS: readonly Launcher[] = [
+  {
+    name: "openmpi",
+    program: "mpirun.openmpi",
+    args: (n) => ["--allow-run-as-root", "--oversubscribe", "-np", String(n)],
+  },
+  { name: "mpich", program: "mpiexec.mpich", args: (n) => ["-n", String(n)] },
+];
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+
+/**
+ * Runs `script` (a Deno program, main.ts by default) with `args` under `launcher` with `ranks`
+ * ranks; stopped after `timeoutS` seconds so a deadlock fails the test instead of hanging it.
+ */
+export async function runMpi(
+  launcher: Launcher,
+  args: readonly string[],
+  options: {
+    ranks?: number;
+    script?: string;
+    cwd?: string;
+    env?: Record<string, string>;
+    timeoutS?: number;
+  } = {},
+): Promise<CliResult> {
+  const out = await new Deno.Command(launcher.program, {
+    args: [
+      ...launcher.args(options.ranks ?? 4),
+      ...[Deno.execPath(), "run", "--quiet", ...PERMISSIONS, options.script ?? MAIN, ...args],
+    ],
+    cwd: options.cwd,
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1", ...options.env },
+    signal: AbortSignal.timeout((options.timeoutS ?? 120) * 1000),
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** Registers `fn` once per launcher; skipped (or failed under REQUIRE_PEERS) without it. */
+export function mpiTest(name: string, fn: (launcher: Launcher) => Promise<void>): void {
+  for (const launcher of LAUNCHERS) {
+    peerTest(
+      `${name} [${launcher.name}]`,
+      () => commandMissing(launcher.program),
+      () => fn(launcher),
+    );
+  }
+}

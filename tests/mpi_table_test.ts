@@ -1,0 +1,114 @@
+/**
+ * `sciobench table` under mpirun (Open MPI) and mpiexec (MPICH) with 4 ranks: one output from
+ * rank 0, aggregate bytes 4 x one rank's, --reorder reading another rank's file, per-rank rows,
+ * and one failing rank stopping all four with one line and no files left.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { tempDir } from "./_helpers.ts";
+import { mpiTest, runMpi } from "./_mpi.ts";
+
+type Row = Record<string, string | number>;
+
+const SMALL = ["--size", "512KiB", "--n", "1024"];
+
+function leftovers(dir: string): string[] {
+  return [...Deno.readDirSync(dir)].map((e) => e.name);
+}
+
+mpiTest(
+  "mpi table: rank 0 prints one document; bytes add up over 4 ranks; --reorder 1 reads the next rank's file",
+  async (launcher) => {
+    using tmp = tempDir();
+    const r = await runMpi(launcher, [
+      "table",
+      ...[...SMALL, "--dir", tmp.path, "--reorder", "1", "--per-rank", "--format", "json"],
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout) as { meta: Row; columns: string[]; rows: Row[] };
+    assert.equal(doc.meta.ranks, 4);
+    assert.equal(doc.meta.nodes, 1);
+    assert.equal(doc.meta.ranks_per_node, 4);
+    assert.match(String(doc.meta.mpi_library), launcher.name === "openmpi" ? /openmpi/ : /mpich/);
+    assert.ok(doc.columns.includes("write_MiBps_max") && doc.columns.includes("read_s_min"));
+    assert.equal(doc.rows.length, 5, "one aggregate row and one row per rank");
+    const [all, ...ranks] = doc.rows as [Row, ...Row[]];
+    assert.equal(all.rank, "all");
+    assert.equal(all.ranks, 4);
+    assert.deepEqual(ranks.map((x) => x.rank), [0, 1, 2, 3]);
+    const one = Number(ranks[0]!.data_bytes);
+    assert.ok(one > 0);
+    assert.equal(all.data_bytes, 4 * one);
+    assert.equal(all.read_bytes, 4 * Number(ranks[0]!.read_bytes));
+    // the slowest rank sets the phase time, and the aggregate rate is all bytes over it
+    const slowest = Math.max(...ranks.map((x) => Number(x.write_s)));
+    assert.equal(all.write_s, slowest);
+    assert.equal(all.write_s_max, slowest);
+    const rate = Number(all.write_MiBps);
+    assert.ok(Math.abs(rate - (4 * one) / 2 ** 20 / slowest) / rate < 1e-3, `${rate}`);
+    assert.ok(Number(all.write_MiBps_min) <= Number(all.write_MiBps_max));
+    // --reorder 1: rank r read the file rank r+1 wrote, and every rank wrote its own
+    const written = ranks.map((x) => String(x.write_path));
+    assert.equal(new Set(written).size, 4);
+    for (const [i, x] of ranks.entries()) {
+      assert.equal(x.read_path, written[(i + 1) % 4]);
+      assert.notEqual(x.read_path, x.write_path);
+      assert.ok(String(x.host).length > 0);
+    }
+    assert.deepEqual(leftovers(tmp.path), [], "scratch files of every rank removed");
+    assert.doesNotMatch(
+      r.stderr,
+      /sciobench: table .*\n.*sciobench: table /,
+      "progress from rank 0 only",
+    );
+  },
+);
+
+mpiTest(
+  "mpi table: CSV from rank 0 only, with the default --reorder 0 on one node",
+  async (launcher) => {
+    using tmp = tempDir();
+    const r = await runMpi(launcher, ["table", ...SMALL, "--dir", tmp.path]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.trim().split("\n");
+    assert.equal(lines.length, 2, r.stdout);
+    const header = lines[0]!.split(",");
+    const row = lines[1]!.split(",");
+    const at = (c: string) => row[header.indexOf(c)];
+    assert.equal(at("ranks"), "4");
+    assert.equal(at("rank"), "all");
+    assert.equal(at("write_path"), at("read_path"));
+  },
+);
+
+mpiTest(
+  "mpi table: one rank failing stops all four with one line naming it, and no files left",
+  async (launcher) => {
+    using tmp = tempDir();
+    for (const phase of ["write", "read"]) {
+      const r = await runMpi(launcher, ["table", ...SMALL, "--dir", tmp.path, "--reorder", "1"], {
+        env: { SCIOBENCH_TEST_FAIL_RANK: "2", SCIOBENCH_TEST_FAIL_PHASE: phase },
+      });
+      assert.equal(r.code, 1, r.stderr);
+      const errors = r.stderr.split("\n").filter((l) => l.startsWith("sciobench: error:"));
+      assert.equal(errors.length, 1, r.stderr);
+      assert.match(errors[0]!, new RegExp(`rank 2 on \\S+ failed in ${phase}: injected failure`));
+      assert.deepEqual(leftovers(tmp.path), [], `no files left after a failure in ${phase}`);
+    }
+  },
+);
+
+mpiTest(
+  "mpi table: a command that is not rank-aware refuses to run under MPI, said once",
+  async (launcher) => {
+    using tmp = tempDir();
+    const r = await runMpi(launcher, ["write", "--frames", "2", "--n", "16", `${tmp.path}/x.raw`]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(
+      r.stderr.match(/sciobench: error: 'write' does not run under MPI/g)?.length,
+      1,
+      r.stderr,
+    );
+    assert.deepEqual(leftovers(tmp.path), []);
+  },
+);

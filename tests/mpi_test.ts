@@ -1,0 +1,64 @@
+/**
+ * Tests of lib/mpi: the bindings over both ABIs (Open MPI, MPICH) under a real launcher with 4
+ * ranks, and the serial world without a launcher.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { detectLaunch } from "../lib/mpi/library.ts";
+import { serialWorld } from "../lib/mpi/world.ts";
+import { mpiTest, runMpi } from "./_mpi.ts";
+
+const PROBE = new URL("./_mpi_probe.ts", import.meta.url).pathname;
+
+interface Probe {
+  size: number;
+  sum: number[];
+  max: number[];
+  min: number[];
+  plan: string;
+  gathered: string[];
+  wtime: number;
+  facts: {
+    ranks: number;
+    nodes: number;
+    "ranks_per_node": number;
+    "mpi_library": string;
+    "mpi_version": string;
+  };
+}
+
+mpiTest("mpi: 4 ranks init, reduce, broadcast and gather through the library", async (launcher) => {
+  const r = await runMpi(launcher, [], { script: PROBE });
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.trim().split("\n");
+  assert.equal(lines.length, 1, `only rank 0 prints: ${r.stdout}`);
+  const p = JSON.parse(lines[0]!) as Probe;
+  assert.equal(p.size, 4);
+  assert.deepEqual(p.sum, [0 + 1 + 2 + 3, 4]);
+  assert.deepEqual(p.max, [3]);
+  assert.deepEqual(p.min, [10]);
+  assert.equal(p.plan, "plan-from-rank-0 é");
+  assert.deepEqual(p.gathered, ["", "r1", "r2r2", "r3r3r3"]);
+  assert.ok(p.wtime > 0 && p.wtime < 60, `MPI_Wtime difference ${p.wtime}`);
+  assert.equal(p.facts.ranks, 4);
+  assert.equal(p.facts.nodes, 1);
+  assert.equal(p.facts.ranks_per_node, 4);
+  const abi = launcher.name === "openmpi" ? /openmpi/ : /mpich/;
+  assert.match(p.facts.mpi_library, abi);
+  assert.match(p.facts.mpi_version, launcher.name === "openmpi" ? /Open MPI/ : /MPICH/);
+});
+
+Deno.test("mpi: without a launcher the world is one process and collectives return their input", () => {
+  const w = serialWorld();
+  assert.equal(w.size, 1);
+  assert.equal(w.rank, 0);
+  assert.deepEqual(w.allreduce([1.5, 2], "max"), [1.5, 2]);
+  assert.equal(w.bcastString("x"), "x");
+  assert.deepEqual(w.gatherStrings("y"), ["y"]);
+  assert.equal(w.facts().mpi_library, null);
+  if (
+    Deno.env.get("OMPI_COMM_WORLD_SIZE") === undefined && Deno.env.get("PMI_RANK") === undefined
+  ) {
+    assert.equal(detectLaunch().launcher, null);
+  }
+});
