@@ -23,6 +23,7 @@ mpiTest(
     const r = await runMpi(launcher, [
       "table",
       ...[...SMALL, "--dir", tmp.path, "--reorder", "1", "--per-rank", "--format", "json"],
+      "--audit",
     ]);
     assert.equal(r.code, 0, r.stderr);
     const doc = JSON.parse(r.stdout) as { meta: Row; columns: string[]; rows: Row[] };
@@ -53,6 +54,10 @@ mpiTest(
     for (const [i, x] of ranks.entries()) {
       assert.equal(x.read_path, written[(i + 1) % 4]);
       assert.notEqual(x.read_path, x.write_path);
+      // the audit trail of the rank's read phase shows the file it really read
+      const audit = x.audit as unknown as { phases: { name: string; files: { path: string }[] }[] };
+      const read = audit.phases.find((ph) => ph.name === "read");
+      assert.deepEqual(read?.files.map((f) => f.path), [written[(i + 1) % 4]]);
       assert.ok(String(x.host).length > 0);
     }
     assert.deepEqual(leftovers(tmp.path), [], "scratch files of every rank removed");
