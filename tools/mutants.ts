@@ -1,0 +1,411 @@
+/**
+ * `deno task mutants`: the mutation check of issue 10. Each mutant is a change to the product that
+ * would make its numbers lie (user and system ticks swapped, a write without its fsync, a cold
+ * read without its drop, ...), written as exact search/replace edits of the source text. The tool
+ * copies the project's tracked files to a temporary directory, checks that the relevant tests pass
+ * there unchanged, then applies each mutant in turn and runs only its tests: every mutant must make
+ * them fail. It fails loudly when an edit no longer applies (the code moved: update the mutant),
+ * when a mutant does not type-check (not a real product change), and when a mutant survives.
+ *
+ *     deno task mutants            (all mutants)
+ *     deno task mutants NAME...    (the mutants whose name contains one of the words)
+ * @module
+ */
+
+/** One exact edit: `search` must occur exactly once in `file` (a path from the project root). */
+interface Edit {
+  readonly file: string;
+  readonly search: string;
+  readonly replace: string;
+}
+
+/** A product change and the tests that must catch it. */
+interface Mutant {
+  readonly name: string;
+  readonly edits: readonly Edit[];
+  /** Test files to run (paths from the project root). */
+  readonly tests: readonly string[];
+  /** `deno test --filter` value: only the tests that make the claim. */
+  readonly filter: string;
+}
+
+const TABLE = "lib/workloads/table.ts";
+const READERS = "lib/workloads/readers.ts";
+const RECORDS = "lib/workloads/records.ts";
+const METER = "lib/sys/meter.ts";
+const AUDIT_TEST = "tests/audit_test.ts";
+const TABLE_TESTS = "/table rows of every native|phase they describe/";
+
+/** The claims of issue 10, each as the product change that breaks it. */
+export const MUTANTS: readonly Mutant[] = [
+  {
+    name: "meter: user and system times() ticks swapped",
+    edits: [{
+      file: METER,
+      search: "userTicks: t1.user - t0.user,\n        sysTicks: t1.sys - t0.sys,",
+      replace: "userTicks: t1.sys - t0.sys,\n        sysTicks: t1.user - t0.user,",
+    }],
+    tests: [AUDIT_TEST],
+    filter: "/ticks agree with getrusage/",
+  },
+  {
+    name: "libc: times() user and system fields swapped",
+    edits: [{
+      file: "lib/sys/libc.ts",
+      search: "user: Number(tmsBuf[0]),\n    sys: Number(tmsBuf[1]),",
+      replace: "user: Number(tmsBuf[1]),\n    sys: Number(tmsBuf[0]),",
+    }],
+    tests: [AUDIT_TEST],
+    filter: "/ticks agree with getrusage/",
+  },
+  {
+    name: "meter: ticks disagree with getrusage (children's ticks)",
+    edits: [{
+      file: METER,
+      search: "userTicks: t1.user - t0.user,",
+      replace: "userTicks: t1.childUser - t0.childUser,",
+    }],
+    tests: [AUDIT_TEST],
+    filter: "/ticks agree with getrusage/",
+  },
+  {
+    name: "meter: ticks disagree with getrusage (wrong ticks per second)",
+    edits: [{
+      file: METER,
+      search: "if (clkTck === 0) clkTck = libc.clockTicksPerSecond();",
+      replace: "if (clkTck === 0) clkTck = 1000;",
+    }],
+    tests: [AUDIT_TEST],
+    filter: "/ticks agree with getrusage/",
+  },
+  {
+    name: "table: the random phase reads the frames in order",
+    edits: [{
+      file: TABLE,
+      search: 'readPhase(source, order, frames, p, "random")',
+      replace: 'readPhase(source, seq, frames, p, "random")',
+    }],
+    tests: [AUDIT_TEST],
+    filter: TABLE_TESTS,
+  },
+  {
+    name: "table: the sequential phase reads the frames out of order",
+    edits: [{
+      file: TABLE,
+      search: 'readPhase(source, seq, frames, p, "read")',
+      replace: 'readPhase(source, seq.slice().reverse(), frames, p, "read")',
+    }],
+    tests: [AUDIT_TEST],
+    filter: TABLE_TESTS,
+  },
+  {
+    name: "table: the write phase without its fsync",
+    edits: [{
+      file: TABLE,
+      search: '{ create: "truncate", endian: options.endian, fsync: true }',
+      replace: '{ create: "truncate", endian: options.endian, fsync: false }',
+    }],
+    tests: [AUDIT_TEST],
+    filter: TABLE_TESTS,
+  },
+  {
+    name: "table: the fsync outside the timed write",
+    edits: [
+      {
+        file: TABLE,
+        search: '{ create: "truncate", endian: options.endian, fsync: true }',
+        replace: '{ create: "truncate", endian: options.endian, fsync: false }',
+      },
+      {
+        file: TABLE,
+        search: "const w = wm.stop();",
+        replace: "const w = wm.stop();\n    fsyncPath(path);",
+      },
+      {
+        file: TABLE,
+        search: 'import { runPythonGsdCell } from "../peers/python_gsd.ts";',
+        replace: 'import { runPythonGsdCell } from "../peers/python_gsd.ts";\n' +
+          'import { fsyncPath } from "../peers/common.ts";',
+      },
+    ],
+    tests: [AUDIT_TEST],
+    filter: TABLE_TESTS,
+  },
+  {
+    name: "engine: native writers close without the fsync they promise",
+    edits: [{
+      file: "lib/backends/engine.ts",
+      search: "if (this.#fsync) this.#file.sync();",
+      replace: "",
+    }],
+    tests: [AUDIT_TEST],
+    filter: "/table rows of every native|records rows/",
+  },
+  {
+    name: "table: the read phases are not preceded by the cache drop",
+    edits: [{
+      file: TABLE,
+      search: 'if (cache === "cold") return dropCache(path);',
+      replace: 'if (cache === "cold") return { seconds: 0, residentAfter: residency(path) };',
+    }],
+    tests: [AUDIT_TEST],
+    filter: TABLE_TESTS,
+  },
+  {
+    name: "read: the sequential phase is not preceded by the cache drop",
+    edits: [{
+      file: "lib/cli/read.ts",
+      search: "const drop1 = dropCache(path);",
+      replace: "const drop1 = { seconds: 0, residentAfter: 0 };",
+    }],
+    tests: [AUDIT_TEST],
+    filter: "/read FILE --audit/",
+  },
+  {
+    name: "records: the read phase is not preceded by the cache drop",
+    edits: [{
+      file: RECORDS,
+      search: "const drop = dropCache(path);",
+      replace: "const drop = { seconds: 0, residentAfter: 0 };",
+    }],
+    tests: [AUDIT_TEST],
+    filter: "/records rows/",
+  },
+  {
+    name: "readers --cache cold: the readers start without the cache drop",
+    edits: [{
+      file: READERS,
+      search: 'if (cache === "cold") resident = Math.max(resident, dropCache(path).residentAfter);',
+      replace: 'if (cache === "cold") resident = Math.max(resident, 0);',
+    }],
+    tests: [AUDIT_TEST],
+    filter: "/readers shared and separate/",
+  },
+  {
+    name: "readers --mode separate: all readers on one file",
+    edits: [{
+      file: READERS,
+      search: '(_, k) => files[mode === "shared" ? 0 : k]!',
+      replace: "(_, _k) => files[0]!",
+    }],
+    tests: [AUDIT_TEST],
+    filter: "/readers shared and separate/",
+  },
+  {
+    name: "readers --mode shared: one file per reader",
+    edits: [
+      {
+        file: READERS,
+        search: 'const nFiles = mode === "shared" ? 1 : procs;',
+        replace: "const nFiles = procs;",
+      },
+      {
+        file: READERS,
+        search: '(_, k) => files[mode === "shared" ? 0 : k]!',
+        replace: "(_, k) => files[k]!",
+      },
+    ],
+    tests: [AUDIT_TEST],
+    filter: "/readers shared and separate/",
+  },
+  {
+    name: "table: read_dev_bytes taken from the random phase",
+    edits: [{
+      file: TABLE,
+      search: "read_dev_bytes: r.devReadBytes + o.devReadBytes,",
+      replace: "read_dev_bytes: x.devReadBytes + o.devReadBytes,",
+    }],
+    tests: [AUDIT_TEST],
+    filter: TABLE_TESTS,
+  },
+  {
+    name: "table: resident_after_drop measured after the read phases",
+    edits: [{
+      file: TABLE,
+      search: "resident_after_drop: num(drop1.residentAfter, 4),",
+      replace: "resident_after_drop: num(residency(path), 4),",
+    }],
+    tests: [AUDIT_TEST],
+    filter: TABLE_TESTS,
+  },
+  {
+    name: "records: resident_after_drop measured after the read",
+    edits: [
+      {
+        file: RECORDS,
+        search: "residentAfterDrop: drop.residentAfter,",
+        replace: "residentAfterDrop: residency(path),",
+      },
+      {
+        file: RECORDS,
+        search: 'import { dropCache } from "../io/cache.ts";',
+        replace: 'import { dropCache, residency } from "../io/cache.ts";',
+      },
+    ],
+    tests: [AUDIT_TEST],
+    filter: "/records rows/",
+  },
+  {
+    name: "table: verification turned off",
+    edits: [{
+      file: TABLE,
+      search: "verifyFrame(source.path, i, frames.frame(i).chunks, got);",
+      replace: "void got;",
+    }],
+    tests: ["tests/cli_test.ts"],
+    filter: "/verify-on-read/",
+  },
+];
+
+const PERMISSIONS = [
+  "--allow-ffi",
+  "--allow-read",
+  "--allow-write",
+  "--allow-env",
+  "--allow-run",
+  "--allow-sys",
+];
+const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+const decoder = new TextDecoder();
+
+function say(text: string): void {
+  console.error(`mutants: ${text}`);
+}
+
+/** Copies the files git tracks (and the working-tree edits of them) to a new directory. */
+function copyProject(): string {
+  const ls = new Deno.Command("git", { args: ["ls-files", "-z"], cwd: ROOT, stdout: "piped" })
+    .outputSync();
+  if (!ls.success) throw new Error("git ls-files failed: run from a git checkout");
+  const dir = Deno.makeTempDirSync({ prefix: "sciobench-mutants-" });
+  for (const file of decoder.decode(ls.stdout).split("\0").filter((f) => f !== "")) {
+    const to = `${dir}/${file}`;
+    Deno.mkdirSync(to.slice(0, to.lastIndexOf("/")), { recursive: true });
+    try {
+      Deno.copyFileSync(`${ROOT}/${file}`, to);
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e; // deleted in the working tree
+    }
+  }
+  return dir;
+}
+
+/** Applies `edits`; returns the original texts, or the reason an edit does not apply. */
+function apply(dir: string, edits: readonly Edit[]): Map<string, string> | string {
+  const originals = new Map<string, string>();
+  const texts = new Map<string, string>();
+  for (const e of edits) {
+    let text: string;
+    try {
+      text = texts.get(e.file) ?? Deno.readTextFileSync(`${dir}/${e.file}`);
+    } catch {
+      return `${e.file} does not exist (moved?)`;
+    }
+    if (!originals.has(e.file)) originals.set(e.file, text);
+    const at = text.indexOf(e.search);
+    if (at < 0) {
+      return `${e.file}: the text to change is not there any more: ${JSON.stringify(e.search)}`;
+    }
+    if (text.indexOf(e.search, at + 1) >= 0) {
+      return `${e.file}: the text to change occurs more than once: ${JSON.stringify(e.search)}`;
+    }
+    texts.set(e.file, text.slice(0, at) + e.replace + text.slice(at + e.search.length));
+  }
+  for (const [file, text] of texts) Deno.writeTextFileSync(`${dir}/${file}`, text);
+  return originals;
+}
+
+interface TestRun {
+  readonly code: number;
+  readonly output: string;
+}
+
+async function runTests(dir: string, tests: readonly string[], filter?: string): Promise<TestRun> {
+  const args = [
+    "test",
+    "--quiet",
+    ...PERMISSIONS,
+    ...(filter ? ["--filter", filter] : []),
+    ...tests,
+  ];
+  const out = await new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: dir,
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  return { code: out.code, output: decoder.decode(out.stdout) + decoder.decode(out.stderr) };
+}
+
+/** The first assertion message of a failed run, for the report. */
+function firstFailure(output: string): string {
+  const line = output.split("\n").find((l) => /^error: /.test(l.trim()));
+  return (line ?? "").trim().slice(0, 160);
+}
+
+async function main(): Promise<number> {
+  const words = Deno.args;
+  const chosen = MUTANTS.filter((m) => words.length === 0 || words.some((w) => m.name.includes(w)));
+  if (chosen.length === 0) {
+    say(`no mutant matches ${words.join(" ")}`);
+    return 2;
+  }
+  const t0 = performance.now();
+  const dir = copyProject();
+  let failures = 0;
+  try {
+    // Every edit must apply to the code as it is (checked before anything runs).
+    for (const m of chosen) {
+      const r = apply(dir, m.edits);
+      if (typeof r === "string") {
+        say(`MUTATION NO LONGER APPLIES: '${m.name}': ${r}; update tools/mutants.ts`);
+        failures++;
+        continue;
+      }
+      for (const [file, text] of r) Deno.writeTextFileSync(`${dir}/${file}`, text);
+    }
+    if (failures > 0) return 1;
+    // The tests must pass on the unchanged copy, or a "caught" mutant proves nothing.
+    const files = [...new Set(chosen.flatMap((m) => m.tests))];
+    const filters = chosen.map((m) => m.filter.replace(/^\/|\/$/g, ""));
+    const base = await runTests(dir, files, `/${[...new Set(filters)].join("|")}/`);
+    if (base.code !== 0) {
+      say(`the tests fail on the unchanged project (exit ${base.code}); fix them first:`);
+      console.error(base.output.slice(-4000));
+      return 1;
+    }
+    say(`baseline: ${files.join(" ")} pass unchanged`);
+    for (const [k, m] of chosen.entries()) {
+      const r = apply(dir, m.edits) as Map<string, string>;
+      let run: TestRun;
+      try {
+        run = await runTests(dir, m.tests, m.filter);
+      } finally {
+        for (const [file, text] of r) Deno.writeTextFileSync(`${dir}/${file}`, text);
+      }
+      const label = `[${k + 1}/${chosen.length}] ${m.name}`;
+      if (/Type checking failed|TS\d{4} \[ERROR\]/.test(run.output)) {
+        say(`INVALID: ${label}: the mutant does not type-check:`);
+        console.error(run.output.slice(0, 2000));
+        failures++;
+      } else if (run.code === 0) {
+        say(`SURVIVED: ${label}: ${m.tests.join(" ")} --filter ${m.filter} still passes`);
+        failures++;
+      } else {
+        say(`caught: ${label} (${firstFailure(run.output)})`);
+      }
+    }
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+  const secs = ((performance.now() - t0) / 1000).toFixed(0);
+  say(
+    failures === 0
+      ? `all ${chosen.length} mutants caught (${secs} s)`
+      : `${failures} of ${chosen.length} mutants not caught or not applicable (${secs} s)`,
+  );
+  return failures === 0 ? 0 : 1;
+}
+
+if (import.meta.main) Deno.exit(await main());
