@@ -36,6 +36,20 @@ export class FormatError extends SciobenchError {
   }
 }
 
+/**
+ * A byte source (file or memory) that ends before the bytes a decoder asked for: a FormatError
+ * labelled with `source` (`file`, `read`) that the engine relabels with the framing's name,
+ * keeping the offset and the problem.
+ */
+export class ShortReadError extends FormatError {
+  /** What is missing, without the file and offset (`need 16 bytes at byte 40 but ...`). */
+  readonly problem: string;
+  constructor(source: string, path: string, offset: number, problem: string) {
+    super(source, path, offset, problem);
+    this.problem = problem;
+  }
+}
+
 /** A failed libc call; carries errno, its symbolic name and the path involved; exit code 1. */
 export class SysError extends SciobenchError {
   /** The C errno value. */

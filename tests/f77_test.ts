@@ -15,6 +15,7 @@ import type {
   WriterOptions,
 } from "../lib/framings/types.ts";
 import { DTYPE_SIZE } from "../lib/framings/types.ts";
+import { detectFormat } from "../lib/backends/registry.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";
 import { commandMissing, peerTest, runCli, tempDir } from "./_helpers.ts";
 
@@ -201,7 +202,7 @@ Deno.test("f77: reader options dtype, names, recordsPerFrame and their errors", 
   assert.throws(() => odd.chunks(1), RangeError);
   assert.throws(() => open(bytes, { dtype: "float128" }), UsageError);
   assert.throws(() => open(bytes, { marker: 5 }), UsageError);
-  assert.throws(() => open(bytes, { endian: "middle" }), UsageError);
+  assert.throws(() => open(bytes, { endian: "middle" as "big" }), UsageError);
   assert.throws(() => open(bytes, { recordsPerFrame: 0 }), UsageError);
   assert.throws(() => open(bytes, { names: "a,b,c", recordsPerFrame: 2 }), UsageError);
   assert.throws(() => f77.createWriter({ marker: 2 }), UsageError);
@@ -257,7 +258,7 @@ Deno.test("f77: gfortran golden files read (auto-detected) and written byte for 
     assert.equal(idx.describe!().split_records, name.includes("sub") ? 10 : 0, name);
     checkPackman(gold, open(gold, { marker: opts.marker ?? 4, endian: opts.endian }, name), 130);
     assert.deepEqual(encode(packmanFrames(130), opts), gold, name);
-    assert.ok(f77.detect(gold.subarray(0, 4096), gold.length), name);
+    assert.ok(f77.detect!(gold.subarray(0, 4096), gold.length), name);
   }
 });
 
@@ -392,34 +393,35 @@ Deno.test("f77: malformed files name the record and the byte offset", () => {
 
 Deno.test("f77: detect() accepts marker-consistent heads and rejects others", () => {
   const big = encode(packmanFrames(130000).slice(0, 2)); // first trailer beyond a 4 KiB head
-  assert.ok(f77.detect(big.subarray(0, 4096), big.length));
-  assert.ok(!f77.detect(big.subarray(0, 4096), 1040000), "first record does not fit the size");
+  assert.ok(f77.detect!(big.subarray(0, 4096), big.length));
+  assert.ok(!f77.detect!(big.subarray(0, 4096), 1040000), "first record does not fit the size");
   assert.ok(
-    !f77.detect(big.subarray(0, 4096), 1040008 + 5),
+    !f77.detect!(big.subarray(0, 4096), 1040008 + 5),
     "5 bytes after a record are no record",
   );
   const small = encode([doubles(1, 2), doubles(3)], { endian: "big" });
-  assert.ok(f77.detect(small, small.length));
+  assert.ok(f77.detect!(small, small.length));
   const bad = small.slice();
   bad[23] = 9; // first trailing marker, visible in the head, disagrees
-  assert.ok(!f77.detect(bad, bad.length));
+  assert.ok(!f77.detect!(bad, bad.length));
   // A file broken after its first record is still recognised, so its reader can say where.
   const cut = small.subarray(0, small.length - 3);
-  assert.ok(f77.detect(cut, cut.length));
-  assert.ok(!f77.detect(small.subarray(0, 20), 20), "first record itself cut");
-  assert.ok(!f77.detect(new Uint8Array(0), 0));
-  assert.ok(!f77.detect(new Uint8Array(4096), 1 << 20), "zeros are no Fortran file");
+  assert.ok(f77.detect!(cut, cut.length));
+  assert.ok(!f77.detect!(small.subarray(0, 20), 20), "first record itself cut");
+  assert.ok(!f77.detect!(new Uint8Array(0), 0));
+  assert.ok(!f77.detect!(new Uint8Array(4096), 1 << 20), "zeros are no Fortran file");
   const text = new TextEncoder().encode("hello, world: this is not a Fortran file\n");
-  assert.ok(!f77.detect(text, text.length));
+  assert.ok(!f77.detect!(text, text.length));
   // An HDF4 file starts 0e 03 13 01: as a 4-byte little-endian marker that is 18 MB, which a
-  // large file would fit; known magic numbers are refused outright.
+  // large file would fit; detection never asks the heuristic once a declared magic number matches.
   const hdf4 = new Uint8Array(4096);
   hdf4.set([0x0e, 0x03, 0x13, 0x01]);
-  assert.ok(!f77.detect(hdf4, 1 << 26));
+  assert.ok(f77.detect!(hdf4, 1 << 26), "the marker heuristic alone would take it");
+  assert.notEqual(detectFormat(hdf4, 1 << 26)?.name, "f77");
   hdf4[0] = 0x0f;
-  assert.ok(f77.detect(hdf4, 1 << 26), "the same bytes without the magic do fit");
+  assert.equal(detectFormat(hdf4, 1 << 26)?.name, "f77", "the same bytes without the magic do fit");
   const random = new Uint8Array(4096).map((_, i) => (i * 2654435761) >>> 24);
-  assert.ok(!f77.detect(random, 1 << 20));
+  assert.ok(!f77.detect!(random, 1 << 20));
 });
 
 // --- the CLI on f77 files ----------------------------------------------------------------------

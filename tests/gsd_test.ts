@@ -15,7 +15,7 @@ import {
   GsdIndex,
   openGsdIndex,
 } from "../lib/framings/gsd/mod.ts";
-import { detectFraming, framingByName } from "../lib/backends/registry.ts";
+import { detectFormat, FRAMINGS } from "../lib/backends/registry.ts";
 import type {
   Chunk,
   DType,
@@ -24,7 +24,7 @@ import type {
   WriteOp,
   WriterOptions,
 } from "../lib/framings/types.ts";
-import { DTYPE_SIZE } from "../lib/framings/types.ts";
+import { DTYPE_SIZE, matchesMagic } from "../lib/framings/types.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";
 import { pythonGsdUnavailable, runPythonGsdCell } from "../lib/peers/python_gsd.ts";
 import { GSD_PEER_PY } from "../lib/peers/gsd_peer_py.ts";
@@ -263,10 +263,11 @@ Deno.test("gsd reader: the grown index and name list are followed to their new p
 
 Deno.test("gsd: detect and registry", () => {
   const bytes = golden("hoomd_n4.gsd");
-  assert.equal(gsd.detect(bytes.subarray(0, 4096), bytes.length), true);
-  assert.equal(gsd.detect(new Uint8Array(8), 8), false);
-  assert.equal(detectFraming(bytes.subarray(0, 4096), bytes.length)?.name, "gsd");
-  assert.equal(framingByName("gsd"), gsd);
+  assert.equal(matchesMagic(gsd.magic, bytes.subarray(0, 4096)), true);
+  assert.equal(matchesMagic(gsd.magic, new Uint8Array(8)), false);
+  assert.equal(detectFormat(bytes.subarray(0, 4096), bytes.length)?.name, "gsd");
+  assert.equal(detectFormat(new Uint8Array(8), 8), undefined);
+  assert.equal(FRAMINGS.find((f) => f.name === "gsd"), gsd);
   assert.deepEqual(gsd.orders, ["little"]);
 });
 

@@ -74,7 +74,7 @@ Deno.test("ieeeio golden A.8: reads both byte orders", () => {
   for (const [tag, order] of [["le", "little"], ["be", "big"]] as const) {
     const bytes = golden(tag);
     assert.equal(bytes.length, 143);
-    assert.ok(ieeeio.detect(bytes.subarray(0, 4096), bytes.length));
+    assert.ok(ieeeio.detect!(bytes.subarray(0, 4096), bytes.length));
     const idx = open(bytes);
     assert.equal(idx.order, order);
     assert.equal(idx.headerCount, 1);
@@ -451,7 +451,7 @@ Deno.test("ieeeio malformed: each broken rule is a FormatError naming the file a
   const magic = good.slice();
   magic[2] = 9;
   assertFormatError(() => open(magic), 0, /wrong magic number 01 02 09 04: expected 01 02 03 04/);
-  assert.equal(ieeeio.detect(magic, magic.length), false);
+  assert.equal(ieeeio.detect!(magic, magic.length), false);
   // Bad byte-order mark.
   assertFormatError(() => open(le32(good, 4, 0x02010403)), 4, /byte-order mark/);
   // Shorter than the header.
@@ -495,9 +495,9 @@ Deno.test("ieeeio malformed: each broken rule is a FormatError naming the file a
 });
 
 Deno.test("ieeeio detect: magic and byte-order mark", () => {
-  assert.ok(ieeeio.detect(golden("be"), 143));
-  assert.equal(ieeeio.detect(golden("le").subarray(0, 8), 15), false);
-  assert.equal(ieeeio.detect(new Uint8Array(16), 16), false);
+  assert.ok(ieeeio.detect!(golden("be"), 143));
+  assert.equal(ieeeio.detect!(golden("le").subarray(0, 8), 15), false);
+  assert.equal(ieeeio.detect!(new Uint8Array(16), 16), false);
 });
 
 Deno.test("ieeeio reader: a caller's layout groups a file without frame_datasets attributes", () => {

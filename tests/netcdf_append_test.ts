@@ -731,7 +731,7 @@ Deno.test("netcdf: a failed append puts the file back byte for byte (numrecs rew
         writeFrames(
           backend,
           path,
-          { create: "append", extra: { numrecs: "frame", fill: true } },
+          { create: "append", backendOptions: { numrecs: "frame", fill: true } },
           4,
           (i) => (i < 2 ? frames.frame(3 + i) : bad),
         ),

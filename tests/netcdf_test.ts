@@ -12,7 +12,7 @@ import {
   schemaForChunks,
 } from "../lib/framings/netcdf/mod.ts";
 import type { ChunkRef, Frame, FrameIndex, TypedArray, WriteOp } from "../lib/framings/types.ts";
-import { DTYPE_SIZE } from "../lib/framings/types.ts";
+import { DTYPE_SIZE, matchesMagic } from "../lib/framings/types.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";
 import { GOLDEN_DIR, GOLDENS } from "./_netcdf_golden.ts";
 import { commandMissing, peerTest, runCli, tempDir } from "./_helpers.ts";
@@ -362,11 +362,11 @@ Deno.test("netcdf: streaming numrecs (all ones) is derived from the file length"
 });
 
 Deno.test("netcdf: detect() claims 'CDF' files (an unknown version is then a precise error)", () => {
-  assert.equal(netcdf.detect(golden("demo1.nc").subarray(0, 64), 272), true);
-  assert.equal(netcdf.detect(golden("demo5.nc").subarray(0, 64), 396), true);
-  assert.equal(netcdf.detect(new Uint8Array([0x43, 0x44, 0x46, 3]), 4), true);
-  assert.equal(netcdf.detect(new Uint8Array([0x43, 0x44, 0x45, 1]), 4), false);
-  assert.equal(netcdf.detect(new Uint8Array([0x89, 0x48, 0x44, 0x46]), 4), false);
+  assert.equal(matchesMagic(netcdf.magic, golden("demo1.nc").subarray(0, 64)), true);
+  assert.equal(matchesMagic(netcdf.magic, golden("demo5.nc").subarray(0, 64)), true);
+  assert.equal(matchesMagic(netcdf.magic, new Uint8Array([0x43, 0x44, 0x46, 3])), true);
+  assert.equal(matchesMagic(netcdf.magic, new Uint8Array([0x43, 0x44, 0x45, 1])), false);
+  assert.equal(matchesMagic(netcdf.magic, new Uint8Array([0x89, 0x48, 0x44, 0x46])), false);
 });
 
 // ---------------------------------------------------------------------------------------------

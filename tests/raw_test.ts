@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { FormatError } from "../lib/errors.ts";
 import { raw } from "../lib/framings/raw.ts";
-import type { Frame } from "../lib/framings/types.ts";
+import { type Frame, matchesMagic } from "../lib/framings/types.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
 
@@ -25,7 +25,7 @@ function tableFrames(n: number, count: number): Frame[] {
 Deno.test("raw: round trip of table frames, with offsets, steps and chunk layout", () => {
   const frames = tableFrames(5, 4);
   const bytes = encode(frames);
-  assert.ok(raw.detect(bytes, bytes.length));
+  assert.ok(matchesMagic(raw.magic, bytes));
   const idx = raw.openIndex(memorySource(bytes));
   assert.equal(idx.frameCount, 4);
   for (let i = 0; i < 4; i++) {
@@ -100,7 +100,7 @@ Deno.test("raw: malformed files give a FormatError with the offset", () => {
   const magic = good.slice();
   magic[1] = 0;
   expectFormatError(magic, /wrong magic/, 0);
-  assert.ok(!raw.detect(magic, magic.length));
+  assert.ok(!matchesMagic(raw.magic, magic));
   // truncated: the footer is gone
   expectFormatError(good.slice(0, good.length - 5), /truncated/);
   expectFormatError(good.slice(0, 20), /at least 40/);

@@ -24,7 +24,7 @@ function writeFile(path: string, fileIndex = 0): void {
     seed: 1,
     fileIndex,
     endian: "native",
-    extra: {},
+    backendOptions: {},
   });
 }
 
@@ -35,7 +35,7 @@ function launcher(extra: string[] = []) {
       args: [
         ...self.args,
         ...["readers", "_reader", path, "--length", String(LENGTH), "--option", "marker=4"],
-        ...["--option", "endian=native"],
+        ...["--endian", "native"],
         ...["--file-index", String(fileIndex), ...extra],
       ],
       stdin: "piped",
@@ -130,7 +130,7 @@ Deno.test("readers: the reader process alone, and usage errors as one line with 
   writeFile(path, 2);
   const r = await runCli([
     ...["readers", "_reader", path, "--length", String(LENGTH), "--file-index", "2"],
-    ...["--option", "marker=4", "--option", "endian=native", "--no-wait"],
+    ...["--option", "marker=4", "--endian", "native", "--no-wait"],
   ]);
   assert.equal(r.code, 0, r.stderr);
   const rep = JSON.parse(r.stdout) as ReaderReport;

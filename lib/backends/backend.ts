@@ -11,6 +11,8 @@ import type {
   DType,
   EndianOption,
   Frame,
+  MagicNumber,
+  OptionSpec,
   StoredVariable,
 } from "../framings/types.ts";
 
@@ -34,8 +36,8 @@ export interface SinkOptions {
   readonly endian?: EndianOption;
   /** fsync the file before `close` returns (part of the timed write phase); default true. */
   readonly fsync?: boolean;
-  /** Backend-specific options (marker width, netCDF variant, ...). */
-  readonly extra?: Readonly<Record<string, unknown>>;
+  /** The backend's own options (marker width, netCDF variant ...), as it declares them in `options`. */
+  readonly backendOptions?: Readonly<Record<string, unknown>>;
 }
 
 /** An open file being written frame by frame. */
@@ -78,10 +80,10 @@ export interface FrameSource {
   describe?(): Record<string, unknown>;
   /** Whole stored arrays spanning frames (netCDF variables), for per-variable CRC-32. */
   variables?(): readonly StoredVariable[];
-  /** Whole stored arrays spanning frames (netCDF variables), for per-variable CRC-32. */
-  variables?(): readonly StoredVariable[];
   /** Notes for stderr (recovered counts, ambiguous detection). */
   readonly warnings: readonly string[];
+  /** Bytes read from the file so far (headers and markers included), when the backend counts them. */
+  readonly bytesRead?: number;
   /** Closes the file. */
   close(): void;
 }
@@ -90,8 +92,10 @@ export interface FrameSource {
 export interface SourceOptions {
   /** What each frame holds, when the caller knows; untyped formats (Fortran) rely on it. */
   readonly layout?: readonly ChunkLayout[];
-  /** Backend-specific options. */
-  readonly extra?: Readonly<Record<string, unknown>>;
+  /** Byte order to expect, for formats that cannot tell (default: detected or the file's). */
+  readonly endian?: EndianOption;
+  /** The backend's own options, as it declares them in `options`. */
+  readonly backendOptions?: Readonly<Record<string, unknown>>;
 }
 
 /** A way to store frames in files: a native framing driven by the engine, or a peer library. */
@@ -104,12 +108,17 @@ export interface Backend {
   readonly kind: "native" | "peer";
   /** Byte orders the writer can produce. */
   readonly orders: readonly ByteOrder[];
-  /** True when `detect` is a heuristic, not a magic number: tried after all others. */
-  readonly heuristicDetect?: boolean;
+  /** The options it takes through `backendOptions` (`--option KEY=VALUE`), as data. */
+  readonly options: readonly OptionSpec[];
+  /** Magic numbers of its files, which detection matches first (empty: none). */
+  readonly magic: readonly MagicNumber[];
   /** null when usable here, else the reason it is not (library missing ...). */
   unavailable(): string | null;
-  /** True when the first bytes of a file (up to 4096) and its size look like this backend's format. */
-  detect(head: Uint8Array, fileSize: number): boolean;
+  /**
+   * A further check once a magic number matched (HDF5 superblock version ...), or, without magic
+   * numbers, a heuristic tried when no magic number matched. Without either, never detected.
+   */
+  detect?(head: Uint8Array, fileSize: number): boolean;
   /** Opens `path` for writing frames. */
   openWriter(path: string, options: SinkOptions): FrameSink;
   /** Opens `path` for reading frames; throws FormatError on a malformed file. */

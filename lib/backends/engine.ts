@@ -6,6 +6,7 @@
  */
 import { NATIVE_ORDER, swapInPlace } from "../bytes/byteswap.ts";
 import type {
+  ByteSource,
   ChunkRef,
   Frame,
   FrameIndex,
@@ -15,7 +16,8 @@ import type {
   WriteOp,
 } from "../framings/types.ts";
 import { DTYPE_SIZE } from "../framings/types.ts";
-import { FormatError, UsageError } from "../errors.ts";
+import { FormatError, ShortReadError, UsageError } from "../errors.ts";
+import { checkOptions } from "../framings/options.ts";
 import { FileHandle, WriteBatcher } from "../io/file.ts";
 import type {
   Backend,
@@ -60,12 +62,12 @@ class NativeSink implements FrameSink {
         }
         this.#append = { size: this.#file.size, undo: [], saved: new Set() };
         this.#writer = framing.appendWriter(this.#file, {
-          ...options.extra,
+          ...options.backendOptions,
           endian: options.endian,
         });
       } else {
         this.#writer = framing.createWriter({
-          ...options.extra,
+          ...options.backendOptions,
           endian: options.endian ?? "native",
         });
       }
@@ -165,6 +167,7 @@ class NativeSource implements FrameSource {
   readonly framing: string;
   readonly frameCount: number;
   readonly warnings: readonly string[];
+  bytesRead = 0;
   readonly #file: FileHandle;
   readonly #index: FrameIndex;
   #buf = new Uint8Array(1 << 16);
@@ -174,21 +177,34 @@ class NativeSource implements FrameSource {
     this.framing = framing.name;
     this.#file = FileHandle.open(path, "read");
     try {
-      this.#index = framing.openIndex(this.#file, { ...options.extra, layout: options.layout });
+      this.#index = framing.openIndex(this.#countingSource(), {
+        ...options.backendOptions,
+        endian: options.endian,
+        layout: options.layout,
+      });
     } catch (e) {
       this.#file.close();
-      if (e instanceof FormatError && e.message.startsWith("file: ")) {
-        throw new FormatError(
-          framing.name,
-          path,
-          e.offset,
-          e.message.slice(e.message.indexOf(": ", 6) + 2),
-        );
+      if (e instanceof ShortReadError) {
+        throw new FormatError(framing.name, path, e.offset, e.problem);
       }
       throw e;
     }
     this.frameCount = this.#index.frameCount;
     this.warnings = this.#index.warnings ?? [];
+  }
+
+  /** The file as a ByteSource for the decoder, counting what it reads into `bytesRead`. */
+  #countingSource(): ByteSource {
+    const file = this.#file;
+    const count = (n: number) => this.bytesRead += n;
+    return {
+      path: file.path,
+      size: file.size,
+      read(offset: number, length: number): Uint8Array {
+        count(length);
+        return file.read(offset, length);
+      },
+    };
   }
 
   #buffer(bytes: number): Uint8Array {
@@ -202,6 +218,7 @@ class NativeSource implements FrameSource {
 
   #readExactly(into: Uint8Array, offset: number): void {
     const n = this.#file.readInto(into, offset);
+    this.bytesRead += n;
     if (n < into.length) {
       throw new FormatError(
         this.framing,
@@ -262,10 +279,6 @@ class NativeSource implements FrameSource {
     return this.#index.chunks(frame);
   }
 
-  step(frame: number): number | undefined {
-    return this.#index.step?.(frame);
-  }
-
   describe(): Record<string, unknown> {
     return this.#index.describe?.() ?? {};
   }
@@ -286,10 +299,17 @@ export function nativeBackend(framing: Framing): Backend {
     description: framing.description,
     kind: "native",
     orders: framing.orders,
-    heuristicDetect: framing.heuristicDetect,
+    options: framing.options,
+    magic: framing.magic,
     unavailable: () => null,
-    detect: (head, size) => framing.detect(head, size),
-    openWriter: (path, options) => new NativeSink(framing, path, options),
-    openReader: (path, options = {}) => new NativeSource(framing, path, options),
+    detect: framing.detect?.bind(framing),
+    openWriter(path, options) {
+      checkOptions(framing, options.backendOptions);
+      return new NativeSink(framing, path, options);
+    },
+    openReader(path, options = {}) {
+      checkOptions(framing, options.backendOptions);
+      return new NativeSource(framing, path, options);
+    },
   };
 }

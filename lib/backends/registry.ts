@@ -1,7 +1,9 @@
 /**
- * Every backend by name: the native framings (through the engine) and the peer libraries;
- * and detection of a file's backend from its first bytes. Adding a native framing is one new
- * file in lib/framings plus one line in {@link FRAMINGS}.
+ * The one registry of backends: the native framings (run by the engine), the library peers and
+ * the program peers, by name; and the one detection of a file's backend, driven by the magic
+ * numbers each backend declares. Adding a native framing is one file (or folder) in
+ * lib/framings plus one line in {@link FRAMINGS}; adding a peer is one folder in lib/peers plus
+ * one line in lib/peers/mod.ts. Tests and plugins add backends with {@link registerBackend}.
  * @module
  */
 import { FormatError, PeerUnavailableError, UsageError } from "../errors.ts";
@@ -10,47 +12,45 @@ import { gsd } from "../framings/gsd/mod.ts";
 import { ieeeio } from "../framings/ieeeio.ts";
 import { netcdf } from "../framings/netcdf/mod.ts";
 import { raw } from "../framings/raw.ts";
-import type { Framing } from "../framings/types.ts";
+import { type Framing, matchesMagic } from "../framings/types.ts";
 import { PEERS } from "../peers/mod.ts";
+import { didYouMean } from "../suggest.ts";
 import { nativeBackend } from "./engine.ts";
 import { FileHandle } from "../io/file.ts";
 import type { Backend } from "./backend.ts";
 
-/** Every native framing, in the order detection tries them (formats with a magic number first). */
-export const FRAMINGS: readonly Framing[] = [
-  gsd,
-  raw,
-  ieeeio,
-  netcdf,
-  f77, // no magic number (marker consistency only): keep after every format that has one
-];
+/** Every native framing, in the order `sciobench framings` lists them. */
+export const FRAMINGS: readonly Framing[] = [gsd, raw, ieeeio, netcdf, f77];
 
-/** The framing registered as `name`; throws UsageError listing the known names otherwise. */
-export function framingByName(name: string): Framing {
-  const f = FRAMINGS.find((x) => x.name === name);
-  if (!f) {
-    throw new UsageError(
-      `unknown framing '${name}'; known: ${FRAMINGS.map((x) => x.name).join(", ")}`,
-    );
+const registered: Backend[] = [...FRAMINGS.map(nativeBackend), ...PEERS];
+
+/** Every backend: native framings first, then peers (and any added by {@link registerBackend}). */
+export const BACKENDS: readonly Backend[] = registered;
+
+/**
+ * Adds a backend (a framing through {@link nativeBackend}, or a peer) to the registry, where
+ * every command finds it by name and detection; UsageError when the name is taken.
+ */
+export function registerBackend(backend: Backend): void {
+  if (registered.some((b) => b.name === backend.name)) {
+    throw new UsageError(`a backend named '${backend.name}' is already registered`);
   }
-  return f;
+  registered.push(backend);
 }
 
-/** The first framing whose `detect` accepts the head bytes and size, or undefined. */
-export function detectFraming(head: Uint8Array, fileSize: number): Framing | undefined {
-  return FRAMINGS.find((f) => !f.heuristicDetect && f.detect(head, fileSize)) ??
-    FRAMINGS.find((f) => f.heuristicDetect && f.detect(head, fileSize));
+/** Removes a backend added by {@link registerBackend} (tests clean up with it). */
+export function unregisterBackend(name: string): void {
+  const i = registered.findIndex((b) => b.name === name);
+  if (i >= 0) registered.splice(i, 1);
 }
 
-/** Native framings first, then peers. */
-export const BACKENDS: readonly Backend[] = [...FRAMINGS.map(nativeBackend), ...PEERS];
-
-/** The backend registered as `name`; UsageError listing known names when there is none. */
+/** The backend registered as `name`; UsageError listing known names (and the nearest) when there is none. */
 export function backendByName(name: string): Backend {
   const b = BACKENDS.find((x) => x.name === name);
   if (!b) {
+    const known = BACKENDS.map((x) => x.name);
     throw new UsageError(
-      `unknown framing '${name}'; known: ${BACKENDS.map((x) => x.name).join(", ")}`,
+      `unknown framing '${name}'${didYouMean(name, known)}; known: ${known.join(", ")}`,
     );
   }
   return b;
@@ -62,6 +62,24 @@ export function usableBackend(name: string): Backend {
   const why = b.unavailable();
   if (why !== null) throw new PeerUnavailableError(`framing '${name}' is unavailable: ${why}`);
   return b;
+}
+
+/**
+ * The backend whose format a file's first bytes (`head`, up to 4096) and size show: among the
+ * backends whose declared magic number matches, the first usable one whose `detect` (if any)
+ * agrees; when no magic number of any backend matches, the first usable backend without magic
+ * numbers whose heuristic `detect` agrees. undefined when none does.
+ */
+export function detectFormat(
+  head: Uint8Array,
+  fileSize: number,
+  backends: readonly Backend[] = BACKENDS,
+): Backend | undefined {
+  const usable = (b: Backend) =>
+    b.unavailable() === null && (b.detect === undefined || b.detect(head, fileSize));
+  const byMagic = backends.filter((b) => matchesMagic(b.magic, head));
+  if (byMagic.length > 0) return byMagic.find(usable);
+  return backends.find((b) => b.magic.length === 0 && b.detect !== undefined && usable(b));
 }
 
 /** The backend whose format `path` is in, judged from its first 4096 bytes; FormatError when none matches. */
@@ -76,11 +94,7 @@ export function detectBackend(path: string): Backend {
   } finally {
     f.close();
   }
-  const order = [
-    ...BACKENDS.filter((x) => !x.heuristicDetect),
-    ...BACKENDS.filter((x) => x.heuristicDetect),
-  ];
-  const b = order.find((x) => x.unavailable() === null && x.detect(head, size));
+  const b = detectFormat(head, size);
   if (!b) {
     const hex = [...head.subarray(0, 8)].map((x) => x.toString(16).padStart(2, "0")).join(" ");
     throw new FormatError(

@@ -4,7 +4,9 @@
  * @module
  */
 import { PeerUnavailableError, UsageError } from "../errors.ts";
-import { usableBackend } from "../backends/registry.ts";
+import { BACKENDS, usableBackend } from "../backends/registry.ts";
+import { type OptionValues, parseOptionArgs } from "../framings/options.ts";
+import type { OptionSpec, Workload } from "../framings/types.ts";
 import type { Backend } from "../backends/backend.ts";
 import { world } from "../mpi/world.ts";
 import { warn } from "../report/progress.ts";
@@ -73,25 +75,45 @@ export function parseReorder(value: string | undefined): number {
   return k % w.size;
 }
 
-/** Parses `--option key=value` items into a record; numbers and booleans are converted. */
-export function parseExtra(items: readonly string[] | undefined): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const item of items ?? []) {
-    const eq = item.indexOf("=");
-    if (eq <= 0) {
-      throw new UsageError(`bad --option '${item}': expected key=value, such as marker=8`);
+/**
+ * Parses `--option KEY=VALUE` items for one backend in command `workload`, against the options
+ * the backend declares; UsageError (exit 2) naming its options and the nearest name.
+ */
+export function backendOptionArgs(
+  backend: Backend,
+  items: readonly string[] | undefined,
+  workload: Workload,
+): OptionValues {
+  return parseOptionArgs([backend], items, workload).get(backend.name)!;
+}
+
+/** `--help` lines listing every backend's options that `workload` honours. */
+export function backendOptionsHelp(workload: Workload): string {
+  const lines: string[] = [];
+  for (const b of BACKENDS) {
+    const specs = b.options.filter((s) => s.workloads.includes(workload) && s.type !== "value");
+    if (specs.length === 0) continue;
+    lines.push(`  ${b.name}:`);
+    for (const s of specs) {
+      lines.push(
+        `    ${`${s.name}=${optionValueText(s)}`.padEnd(28)} ${s.help}${optionDefaultText(s)}`,
+      );
     }
-    const key = item.slice(0, eq);
-    const raw = item.slice(eq + 1);
-    out[key] = raw === "true"
-      ? true
-      : raw === "false"
-      ? false
-      : /^-?\d+(\.\d+)?$/.test(raw)
-      ? Number(raw)
-      : raw;
   }
-  return out;
+  return lines.length === 0 ? "" : `\n\nBackend options (--option KEY=VALUE):\n${lines.join("\n")}`;
+}
+
+/** What a value of `spec` looks like: its choices, or its type. */
+export function optionValueText(spec: OptionSpec): string {
+  if (spec.choices) return spec.choices.join("|");
+  return spec.type === "boolean" ? "true|false" : spec.type === "list" ? "A,B,..." : spec.type;
+}
+
+/** ` (default X)` for an option with a default, else "". */
+export function optionDefaultText(spec: OptionSpec): string {
+  if (spec.default === undefined) return "";
+  const d = Array.isArray(spec.default) ? spec.default.join(",") : String(spec.default);
+  return ` (default ${d})`;
 }
 
 /** Checks an `--endian` value. */

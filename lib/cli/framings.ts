@@ -1,31 +1,66 @@
 /**
- * `sciobench framings`: every framing and peer, whether it can run here, and why not.
+ * `sciobench framings`: every backend (native framings and peers), whether it can run here and
+ * why not, and the options each declares (`--format json` for all of it as data).
  * @module
  */
 import { BACKENDS } from "../backends/registry.ts";
-import { parseArgs } from "./args.ts";
+import { parseArgs, parseChoice } from "./args.ts";
 import type { Command } from "./command.ts";
+import { optionDefaultText, optionValueText } from "./common.ts";
 
 /** The `framings` subcommand. */
 export const framingsCommand: Command = {
   name: "framings",
-  summary: "list the framings and peer libraries, and which are available here",
-  help: `sciobench framings: list framings
+  summary: "list the framings and peers, their options, and which are available here",
+  help: `sciobench framings: list framings and peers
 
-Usage: sciobench framings
+Usage: sciobench framings [--format text|json]
 
-One line per framing: name, kind (native or peer), byte orders, and availability (with the
-reason when a peer library is missing).`,
+One line per backend (native framing or peer): name, kind, byte orders, and availability (with
+the reason when a peer library or program is missing), then its options (--option KEY=VALUE)
+with their values, default and the commands that use them. --format json prints one document:
+for each backend its name, kind, description, orders, availability and options (name, type,
+default, choices, min, max, help, workloads).`,
   run(args: string[]): Promise<void> {
-    parseArgs("framings", args, {
-      options: { help: { type: "boolean", short: "h", default: false } },
+    const { values } = parseArgs("framings", args, {
+      options: {
+        format: { type: "string", default: "text" },
+        help: { type: "boolean", short: "h", default: false },
+      },
     });
-    const lines = BACKENDS.map((b) => {
+    const format = parseChoice(values.format, ["text", "json"] as const, "--format");
+    if (format === "json") {
+      const doc = BACKENDS.map((b) => {
+        const why = b.unavailable();
+        return {
+          name: b.name,
+          kind: b.kind,
+          description: b.description,
+          orders: b.orders,
+          available: why === null,
+          ...(why === null ? {} : { unavailable: why }),
+          options: b.options,
+        };
+      });
+      console.log(JSON.stringify({ backends: doc }, null, 2));
+      return Promise.resolve();
+    }
+    const lines: string[] = [];
+    for (const b of BACKENDS) {
       const why = b.unavailable();
-      return `${b.name.padEnd(11)} ${b.kind.padEnd(6)} ${b.orders.join("/").padEnd(10)} ${
-        why === null ? "available" : `unavailable: ${why}`
-      }  ${b.description}`;
-    });
+      lines.push(
+        `${b.name.padEnd(11)} ${b.kind.padEnd(6)} ${b.orders.join("/").padEnd(10)} ${
+          why === null ? "available" : `unavailable: ${why}`
+        }  ${b.description}`,
+      );
+      for (const s of b.options.filter((o) => o.type !== "value")) {
+        lines.push(
+          `  --option ${`${s.name}=${optionValueText(s)}`.padEnd(26)} ${s.help}${
+            optionDefaultText(s)
+          }; used by ${s.workloads.join(", ")}`,
+        );
+      }
+    }
     console.log(lines.join("\n"));
     return Promise.resolve();
   },

@@ -8,7 +8,7 @@ import { FileHandle } from "../io/file.ts";
 import type { FrameSource } from "../backends/backend.ts";
 import { parseArgs } from "./args.ts";
 import type { Command } from "./command.ts";
-import { parseExtra } from "./common.ts";
+import { backendOptionsHelp } from "./common.ts";
 import { openUserFile } from "./open.ts";
 
 const HELP = `sciobench info: what a file holds
@@ -145,7 +145,9 @@ export function listChunks(source: FrameSource): ChunkInfo[] {
 export const infoCommand: Command = {
   name: "info",
   summary: "list a file's framing, frames and chunks with CRC-32",
-  help: HELP,
+  get help(): string {
+    return HELP + backendOptionsHelp("info");
+  },
   run(args: string[]): Promise<void> {
     const { values, positionals } = parseArgs("info", args, {
       allowPositionals: true,
@@ -160,7 +162,7 @@ export const infoCommand: Command = {
       throw new UsageError("info: give exactly one FILE (see 'sciobench info --help')");
     }
     const path = positionals[0]!;
-    const source = openUserFile(path, values.framing, parseExtra(values.option));
+    const source = openUserFile(path, values.framing, values.option, "info");
     try {
       const chunks = listChunks(source);
       const variables = listVariables(source);

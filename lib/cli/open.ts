@@ -5,7 +5,8 @@
  */
 import { detectBackend, usableBackend } from "../backends/registry.ts";
 import type { FrameSource } from "../backends/backend.ts";
-import type { ChunkLayout } from "../framings/types.ts";
+import type { ChunkLayout, Workload } from "../framings/types.ts";
+import { backendOptionArgs } from "./common.ts";
 import { warn } from "../report/progress.ts";
 import { IoError, UsageError } from "../errors.ts";
 
@@ -25,16 +26,21 @@ export function requireFile(path: string): void {
   }
 }
 
-/** Opens `path` with `framing` (or the detected one) and prints the decoder's warnings on stderr. */
+/**
+ * Opens `path` with `framing` (or the detected one), its `--option` items checked against the
+ * backend's declared options for `workload`, and prints the decoder's warnings on stderr.
+ */
 export function openUserFile(
   path: string,
   framing: string | undefined,
-  extra: Record<string, unknown>,
+  optionItems: readonly string[] | undefined,
+  workload: Workload,
   layout?: readonly ChunkLayout[],
 ): FrameSource {
   requireFile(path);
   const backend = framing === undefined ? detectBackend(path) : usableBackend(framing);
-  const source = backend.openReader(path, { extra, layout });
+  const backendOptions = backendOptionArgs(backend, optionItems, workload);
+  const source = backend.openReader(path, { backendOptions, layout });
   for (const w of source.warnings) warn(`${path}: ${w}`);
   return source;
 }

@@ -16,9 +16,9 @@ import type { Command } from "./command.ts";
 import {
   AUDIT_HELP,
   AUDIT_OPTION,
+  backendOptionsHelp,
   checkAuditFormat,
   OUTPUT_OPTIONS,
-  parseExtra,
   rowSink,
 } from "./common.ts";
 import { openUserFile, requireFile } from "./open.ts";
@@ -70,7 +70,9 @@ ${AUDIT_HELP}`;
 export const readCommand: Command = {
   name: "read",
   summary: "time reading an existing file (open, sequential, random; cold cache)",
-  help: HELP,
+  get help(): string {
+    return HELP + backendOptionsHelp("read");
+  },
   run(args: string[]): Promise<void> {
     const { values, positionals } = parseArgs("read", args, {
       allowPositionals: true,
@@ -92,7 +94,6 @@ export const readCommand: Command = {
     if (!Number.isSafeInteger(seed)) {
       throw new UsageError(`bad --seed '${values.seed}': expected an integer`);
     }
-    const extra = parseExtra(values.option);
     requireFile(path);
     const fileBytes = Deno.statSync(path).size;
     const sample = values.sample === undefined ? Infinity : parseSize(values.sample, "--sample");
@@ -103,7 +104,7 @@ export const readCommand: Command = {
     // positions), so formats without types (Fortran records) are read with the table's layout.
     let pattern: TableFrames | undefined;
     if (values.verify) {
-      const probe = openUserFile(path, values.framing, extra);
+      const probe = openUserFile(path, values.framing, values.option, "read");
       try {
         const chunks = probe.frameCount > 0 ? probe.readFrame(0) : [];
         const first = chunks.find((c) => c.name.endsWith("position")) ?? chunks[0];
@@ -118,7 +119,7 @@ export const readCommand: Command = {
       dropCache(path);
     }
     const om = startMeter("open");
-    const source = openUserFile(path, values.framing, extra, pattern?.layout);
+    const source = openUserFile(path, values.framing, values.option, "read", pattern?.layout);
     const o = om.stop();
     try {
       let bytes = 0;

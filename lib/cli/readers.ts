@@ -6,7 +6,8 @@
  */
 import { NATIVE_ORDER } from "../bytes/byteswap.ts";
 import { UsageError } from "../errors.ts";
-import { backendByName } from "../backends/registry.ts";
+import { usableBackend } from "../backends/registry.ts";
+import type { OptionValue } from "../framings/types.ts";
 import { Progress } from "../report/progress.ts";
 import {
   type CacheState,
@@ -20,11 +21,12 @@ import type { Command } from "./command.ts";
 import {
   AUDIT_HELP,
   AUDIT_OPTION,
+  backendOptionArgs,
+  backendOptionsHelp,
   checkScratchParent,
   OUTPUT_HELP,
   OUTPUT_OPTIONS,
   parseEndian,
-  parseExtra,
   rowSink,
 } from "./common.ts";
 
@@ -44,7 +46,7 @@ Options:
   --mode LIST         shared (all read one file), separate (one file each); default both
   --records R         records per file (default 10)
   --length L          doubles per record (default 130000, Packman's)
-  --framing F         native framing of the files (default f77)
+  --framing F         framing or peer of the files (default f77)
   --cache LIST        cold and/or warm page cache before the readers start (default cold)
   --dir DIR           where to write the scratch files (default: current directory)
   --seed S            seed of the data pattern (default 1)
@@ -83,19 +85,6 @@ function integer(text: string, what: string): number {
   return n;
 }
 
-/** Reader options for the framing: the writer's options, the byte order, and f77's marker width. */
-function readerExtra(
-  framing: string,
-  extra: Record<string, unknown>,
-  endian: string,
-): Record<string, unknown> {
-  const order = endian === "native" ? NATIVE_ORDER : endian;
-  const out: Record<string, unknown> = { ...extra, endian: order };
-  // The readers know what was written: no marker detection (it would double-scan Packman's file).
-  if (framing === "f77" && out.marker === undefined) out.marker = 4;
-  return out;
-}
-
 /** The hidden reader process: `sciobench readers _reader FILE --framing F ...`. */
 async function runReaderChild(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs("readers _reader", args, {
@@ -106,18 +95,21 @@ async function runReaderChild(args: string[]): Promise<void> {
       length: { type: "string", default: "130000" },
       seed: { type: "string", default: "1" },
       "file-index": { type: "string", default: "0" },
+      endian: { type: "string" },
       option: { type: "string", multiple: true },
       "no-wait": { type: "boolean", default: false },
     },
   });
   if (positionals.length !== 1) throw new UsageError("readers _reader: give exactly one FILE");
+  const backend = usableBackend(values.framing);
   const reader = prepareReader(positionals[0]!, {
-    framing: values.framing,
+    framing: backend.name,
     records: parseCount(values.records, "--records"),
     length: parseCount(values.length, "--length"),
     seed: integer(values.seed, "--seed"),
     fileIndex: integer(values["file-index"], "--file-index"),
-    extra: parseExtra(values.option),
+    endian: values.endian === undefined ? undefined : parseEndian(values.endian),
+    backendOptions: backendOptionArgs(backend, values.option, "readers"),
   });
   if (!values["no-wait"]) {
     console.log("ready");
@@ -130,7 +122,9 @@ async function runReaderChild(args: string[]): Promise<void> {
 export const readersCommand: Command = {
   name: "readers",
   summary: "simultaneous reader processes of one shared file vs one file each (Packman 1990)",
-  help: HELP,
+  get help(): string {
+    return HELP + backendOptionsHelp("readers");
+  },
   async run(args: string[]): Promise<void> {
     if (args[0] === "_reader") return await runReaderChild(args.slice(1));
     const { values } = parseArgs("readers", args, {
@@ -160,13 +154,8 @@ export const readersCommand: Command = {
     const length = parseCount(values.length, "--length");
     const seed = integer(values.seed, "--seed");
     const endian = parseEndian(values.endian);
-    const extra = parseExtra(values.option);
-    const backend = backendByName(values.framing);
-    if (backend.kind !== "native") {
-      throw new UsageError(
-        `readers: framing '${values.framing}' is a peer library; the reader processes use native framings only`,
-      );
-    }
+    const backend = usableBackend(values.framing);
+    const backendOptions = backendOptionArgs(backend, values.option, "readers");
     if (!backend.orders.includes(endian === "native" ? NATIVE_ORDER : endian)) {
       throw new UsageError(
         `readers: framing '${backend.name}' cannot write ${endian}-endian files`,
@@ -174,8 +163,15 @@ export const readersCommand: Command = {
     }
     checkScratchParent(values.dir);
     const self = selfCommand();
-    const childOptions = Object.entries(readerExtra(backend.name, extra, endian))
-      .flatMap(([k, v]) => ["--option", `${k}=${String(v)}`]);
+    // The readers know what was written: f77 markers are not detected (it would double-scan
+    // Packman's file), and the byte order is given.
+    const readerOptions: Record<string, OptionValue> = backend.name === "f77"
+      ? { marker: 4, ...backendOptions }
+      : { ...backendOptions };
+    const childOptions = [
+      ...["--endian", endian === "native" ? NATIVE_ORDER : endian],
+      ...Object.entries(readerOptions).flatMap(([k, v]) => ["--option", `${k}=${String(v)}`]),
+    ];
     const launch = (path: string, fileIndex: number) =>
       new Deno.Command(self.cmd, {
         args: [
@@ -212,7 +208,7 @@ export const readersCommand: Command = {
           length,
           seed,
           endian,
-          extra,
+          backendOptions,
           dir: values.dir,
           progress,
           launch,

@@ -23,13 +23,14 @@ import {
   AUDIT_HELP,
   AUDIT_OPTION,
   auditedRows,
+  backendOptionsHelp,
   checkAuditFormat,
   checkScratchParent,
   parseEndian,
-  parseExtra,
   runMeta,
   usableBackends,
 } from "./common.ts";
+import { parseOptionArgs } from "../framings/options.ts";
 
 /** The default shape: a tenth of the seed's records (120 MB as float32), seconds per phase here. */
 export const DEFAULT_RECORDS_SHAPE = "200x300x500";
@@ -79,7 +80,9 @@ carry file_bytes, dev_read_bytes, dev_write_bytes and resident_after_drop.`;
 export const recordsCommand: Command = {
   name: "records",
   summary: "netCDF-4's 2003 test: write and read a variable record by record, big-endian vs native",
-  help: HELP,
+  get help(): string {
+    return HELP + backendOptionsHelp("records");
+  },
   async run(args: string[]): Promise<void> {
     const { values } = parseArgs("records", args, {
       options: {
@@ -113,7 +116,6 @@ export const recordsCommand: Command = {
     const seed = parseCount(values.seed, "--seed");
     const endians: EndianOption[] = parseList(values.endian, "--endian").map(parseEndian);
     const format = parseChoice(values.format, ["csv", "json", "seed"] as const, "--format");
-    const extra = parseExtra(values.option);
     const recordBytes = shape.slice(1).reduce((a, b) => a * b, 1) * (dtype === "float32" ? 4 : 8);
     if (!Number.isSafeInteger(recordBytes * shape[0]!) || recordBytes > 2 ** 31 - 1) {
       throw new UsageError(`--shape ${values.shape} of ${dtype}: at most 2 GiB - 1 per record`);
@@ -121,6 +123,7 @@ export const recordsCommand: Command = {
     checkScratchParent(values.dir);
     const progress = new Progress();
     const backends = usableBackends(values.framing);
+    const backendOptions = parseOptionArgs(backends, values.option, "records");
     const targets = recordsTargets(backends, endians, (t) => progress.note(t));
 
     checkAuditFormat(values.audit, format);
@@ -137,7 +140,7 @@ export const recordsCommand: Command = {
     );
     try {
       const runs = await runRecords(
-        { targets, shape, dtype, trials, seed, dir: values.dir, extra, progress },
+        { targets, shape, dtype, trials, seed, dir: values.dir, backendOptions, progress },
         (run) => sink.add(recordsRow(run, shape)),
       );
       if (trials > 1 || format === "seed") {

@@ -12,7 +12,14 @@ import { startMeter } from "../sys/meter.ts";
 import { TableFrames } from "../workloads/table.ts";
 import { parseArgs, parseCount } from "./args.ts";
 import type { Command } from "./command.ts";
-import { OUTPUT_OPTIONS, parseEndian, parseExtra, rowSink } from "./common.ts";
+import {
+  backendOptionArgs,
+  backendOptionsHelp,
+  OUTPUT_OPTIONS,
+  parseEndian,
+  rowSink,
+} from "./common.ts";
+import type { OptionValues } from "../framings/options.ts";
 
 const COLUMNS = [
   "framing",
@@ -56,7 +63,9 @@ Options:
 export const writeCommand: Command = {
   name: "write",
   summary: "write the table's frames to a file and keep it",
-  help: HELP,
+  get help(): string {
+    return HELP + backendOptionsHelp("write");
+  },
   async run(args: string[]): Promise<void> {
     const { values, positionals } = parseArgs("write", args, {
       allowPositionals: true,
@@ -92,25 +101,27 @@ export const writeCommand: Command = {
       throw new UsageError(`bad --seed '${values.seed}': expected an integer`);
     }
     const endian = values.endian === undefined ? undefined : parseEndian(values.endian);
-    const extra = parseExtra(values.option);
     const frames = new TableFrames(n, seed);
     let backend: Backend;
     let first = 0;
+    let backendOptions: OptionValues;
     if (values.append) {
       requireFile(path);
       backend = values.framing === undefined ? detectBackend(path) : usableBackend(values.framing);
-      const existing = backend.openReader(path, { layout: frames.layout, extra });
+      backendOptions = backendOptionArgs(backend, values.option, "write");
+      const existing = backend.openReader(path, { layout: frames.layout, backendOptions });
       first = existing.frameCount;
       existing.close();
     } else {
       backend = usableBackend(values.framing!);
+      backendOptions = backendOptionArgs(backend, values.option, "write");
     }
     const create = values.append ? "append" : values.force ? "truncate" : "new";
     const meter = startMeter();
     await writeFrames(
       backend,
       path,
-      { create, endian, fsync: true, extra },
+      { create, endian, fsync: true, backendOptions },
       count,
       (i) => frames.frame(first + i),
     );

@@ -37,6 +37,7 @@ import { copySwapped, NATIVE_ORDER } from "../bytes/byteswap.ts";
 import { FormatError, UsageError } from "../errors.ts";
 import { checkAppendOrder } from "./raw.ts";
 import {
+  ALL_WORKLOADS,
   type ByteOrder,
   type ByteSource,
   type Chunk,
@@ -51,6 +52,7 @@ import {
   type ReaderOptions,
   type WriteOp,
   type WriterOptions,
+  WRITING_WORKLOADS,
 } from "./types.ts";
 
 /** gfortran's largest subrecord payload with 4-byte markers, in bytes: 2^31 - 9. */
@@ -712,28 +714,50 @@ function headFits(head: Uint8Array, size: number, w: MarkerWidth, order: ByteOrd
   return false;
 }
 
-/**
- * Magic numbers of formats read through peer libraries, which detection may try after f77:
- * HDF5 (and netCDF-4), HDF4, netCDF classic (CDF 1, 2, 5).
- */
-const FOREIGN_MAGIC: readonly (readonly number[])[] = [
-  [0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a],
-  [0x0e, 0x03, 0x13, 0x01],
-  [0x43, 0x44, 0x46, 0x01],
-  [0x43, 0x44, 0x46, 0x02],
-  [0x43, 0x44, 0x46, 0x05],
-];
-
 /** The Fortran unformatted sequential framing (`f77`): gfortran's record markers, 4 or 8 bytes, either byte order. */
 export const f77: Framing = {
   name: FORMAT,
   description:
     "Fortran unformatted sequential records (gfortran markers: 4 or 8 bytes, subrecords)",
   orders: ["little", "big"],
-  heuristicDetect: true,
+  options: [
+    {
+      name: "marker",
+      type: "integer",
+      choices: [4, 8],
+      help: "record marker bytes (written: default 4; read: detected when not given)",
+      workloads: ALL_WORKLOADS,
+    },
+    {
+      name: "subrecordLimit",
+      type: "integer",
+      min: 1,
+      help: "largest subrecord payload, bytes (default 2^31-9 with 4-byte markers, none with 8)",
+      workloads: WRITING_WORKLOADS,
+    },
+    {
+      name: "dtype",
+      type: "list",
+      default: ["float64"],
+      help: "type of each record of a frame, float32:3 adds trailing dimensions (reading)",
+      workloads: ["read", "info"],
+    },
+    {
+      name: "names",
+      type: "list",
+      help: "chunk name of each record of a frame (reading; default record/<r>)",
+      workloads: ["read", "info"],
+    },
+    {
+      name: "recordsPerFrame",
+      type: "integer",
+      min: 1,
+      help: "records per frame (reading; default: the number of dtypes or names)",
+      workloads: ["read", "info"],
+    },
+  ],
+  magic: [],
   detect(head: Uint8Array, fileSize: number): boolean {
-    // No magic number of its own: never claim a file that starts with another format's.
-    if (FOREIGN_MAGIC.some((m) => m.every((b, i) => head[i] === b))) return false;
     for (const w of [4, 8] as const) {
       for (const o of ["little", "big"] as const) {
         if (headFits(head, fileSize, w, o)) return true;

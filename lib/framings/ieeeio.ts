@@ -63,6 +63,7 @@ import type {
   WriteOp,
   WriterOptions,
 } from "./types.ts";
+import { ALL_WORKLOADS, WRITING_WORKLOADS } from "./types.ts";
 
 const FORMAT = "ieeeio";
 /** Bytes read at the start of each record during the scan. */
@@ -1024,6 +1025,22 @@ export const ieeeio: Framing = {
   name: FORMAT,
   description: "IEEEIO (FlexIO): 16-byte header, self-describing data/attribute/annotation records",
   orders: ["little", "big"],
+  options: [
+    {
+      name: "datasetsPerFrame",
+      type: "integer",
+      min: 1,
+      help: "datasets per frame when reading (default: the writer's frame_datasets attributes)",
+      workloads: ALL_WORKLOADS,
+    },
+    {
+      name: "append",
+      type: "value",
+      help: "a ByteSource of an existing file to append to (library API)",
+      workloads: WRITING_WORKLOADS,
+    },
+  ],
+  magic: [{ bytes: [1, 2, 3, 4] }],
   detect(head: Uint8Array, fileSize: number): boolean {
     if (fileSize < IEEEIO_FILE_HEADER_BYTES || head.length < 8) return false;
     if (head[0] !== 1 || head[1] !== 2 || head[2] !== 3 || head[3] !== 4) return false;

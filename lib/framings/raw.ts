@@ -384,9 +384,8 @@ export const raw: Framing = {
   name: "raw",
   description: "frames back to back with a trailer index (the reference framing)",
   orders: ["little", "big"],
-  detect(head: Uint8Array): boolean {
-    return head.length >= 8 && RAW_MAGIC.every((b, i) => head[i] === b);
-  },
+  options: [],
+  magic: [{ bytes: [...RAW_MAGIC] }],
   createWriter(options: WriterOptions = {}): FrameWriter {
     const e = options.endian ?? "native";
     return new RawWriter(e === "native" ? NATIVE_ORDER : e);

@@ -235,9 +235,69 @@ export interface ReaderOptions {
    * store no names or types (Fortran records) use it to group records into frames and to type them.
    */
   readonly layout?: readonly ChunkLayout[];
+  /** Byte order to expect, for formats that cannot tell (default: detected or the file's). */
+  readonly endian?: EndianOption;
   /** Framing-specific settings. */
   readonly [key: string]: unknown;
 }
+
+/** Bytes a file of a format holds at one of `offsets` (default: at byte 0). */
+export interface MagicNumber {
+  /** The bytes. */
+  readonly bytes: readonly number[];
+  /** Byte offsets where they may stand (HDF5's signature may be at 0, 512, 1024 ...). */
+  readonly offsets?: readonly number[];
+}
+
+/** True when `head` holds one of `magic` at one of its offsets. */
+export function matchesMagic(magic: readonly MagicNumber[], head: Uint8Array): boolean {
+  return magic.some((m) =>
+    (m.offsets ?? [0]).some((at) =>
+      at + m.bytes.length <= head.length && m.bytes.every((b, i) => head[at + i] === b)
+    )
+  );
+}
+
+/** The commands that use backends; an option declares which of them honour it. */
+export type Workload = "table" | "scaling" | "readers" | "records" | "write" | "read" | "info";
+
+/** A value of a backend option once parsed: by its declared {@link OptionType}. */
+export type OptionValue = string | number | boolean | readonly string[];
+
+/**
+ * The type of a backend option: `integer`, `boolean` (true/false), `string`, `list` (comma
+ * separated strings), or `value` (any value, given only through the library API, not `--option`).
+ */
+export type OptionType = "integer" | "boolean" | "string" | "list" | "value";
+
+/** One option a backend declares (as fio's engines declare theirs): the schema `--option` is checked against. */
+export interface OptionSpec {
+  /** Key, as in `--option KEY=VALUE`. */
+  readonly name: string;
+  /** How the value is parsed and checked. */
+  readonly type: OptionType;
+  /** The value used when the option is not given (omitted when it depends on the file or other options). */
+  readonly default?: OptionValue;
+  /** The only values allowed, when the option is an enumeration. */
+  readonly choices?: readonly (string | number)[];
+  /** Smallest allowed value of an `integer` option. */
+  readonly min?: number;
+  /** Largest allowed value of an `integer` option. */
+  readonly max?: number;
+  /** One line for `--help` and `sciobench framings`. */
+  readonly help: string;
+  /** The commands whose runs honour it (others refuse it rather than ignore it). */
+  readonly workloads: readonly Workload[];
+}
+
+/**
+ * The workloads that write files with the options given by `--option` (table and scaling run
+ * every backend with its defaults and take no `--option`).
+ */
+export const WRITING_WORKLOADS: readonly Workload[] = ["readers", "records", "write"];
+
+/** Every workload that takes `--option`: the writing ones, `read` and `info`. */
+export const ALL_WORKLOADS: readonly Workload[] = [...WRITING_WORKLOADS, "read", "info"];
 
 /** A record framing: one file (or folder) per format in lib/framings, registered in lib/backends/registry.ts. */
 export interface Framing {
@@ -247,13 +307,16 @@ export interface Framing {
   readonly description: string;
   /** Byte orders the writer can produce. */
   readonly orders: readonly ByteOrder[];
+  /** The options its writer and reader take (besides `endian` and `layout`). */
+  readonly options: readonly OptionSpec[];
+  /** Magic numbers a file of this format holds; detection matches them first (empty: none). */
+  readonly magic: readonly MagicNumber[];
   /**
-   * True when `detect` is a heuristic rather than a magic number (Fortran records): detection
-   * tries such framings after every format with a magic number, peers included.
+   * For a format with magic numbers: a further check once one matched (a byte-order mark, the
+   * file size). Without magic numbers: the whole check, a heuristic tried only when no backend's
+   * magic number matched (Fortran records). `head` is the first bytes of the file (up to 4096).
    */
-  readonly heuristicDetect?: boolean;
-  /** True when `head` (the first bytes of a file, up to 4096) and the file size look like this format. */
-  detect(head: Uint8Array, fileSize: number): boolean;
+  detect?(head: Uint8Array, fileSize: number): boolean;
   /** A new encoder for a file written from scratch. */
   createWriter(options?: WriterOptions): FrameWriter;
   /**

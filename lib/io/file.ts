@@ -3,7 +3,7 @@
  * loops for short transfers, and a write batcher that coalesces small sequential writes.
  * @module
  */
-import { FormatError, IoError, SysError } from "../errors.ts";
+import { IoError, ShortReadError, SysError } from "../errors.ts";
 import * as libc from "../sys/libc.ts";
 import type { ByteSource } from "../framings/types.ts";
 
@@ -74,12 +74,12 @@ export class FileHandle implements ByteSource {
     return done;
   }
 
-  /** Reads exactly `length` bytes at `offset` into a new array (ByteSource); FormatError if the file is shorter. */
+  /** Reads exactly `length` bytes at `offset` into a new array (ByteSource); ShortReadError if the file is shorter. */
   read(offset: number, length: number): Uint8Array {
     const buf = new Uint8Array(length);
     const n = this.readInto(buf, offset);
     if (n < length) {
-      throw new FormatError(
+      throw new ShortReadError(
         "file",
         this.path,
         offset + n,

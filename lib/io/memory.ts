@@ -3,7 +3,7 @@
  * {@link ByteSource}. Used by tests, benchmarks and `encode`-only paths; no file I/O.
  * @module
  */
-import { FormatError } from "../errors.ts";
+import { ShortReadError } from "../errors.ts";
 import type { ByteSource, WriteOp } from "../framings/types.ts";
 
 /** A growable in-memory file that write ops are applied to. */
@@ -44,14 +44,14 @@ export class MemoryFile {
   }
 }
 
-/** A {@link ByteSource} over bytes in memory; reads past the end throw FormatError. */
+/** A {@link ByteSource} over bytes in memory; reads past the end throw ShortReadError (a FormatError). */
 export function memorySource(bytes: Uint8Array, path = "<memory>", format = "read"): ByteSource {
   return {
     path,
     size: bytes.length,
     read(offset: number, length: number): Uint8Array {
       if (offset < 0 || length < 0 || offset + length > bytes.length) {
-        throw new FormatError(
+        throw new ShortReadError(
           format,
           path,
           offset,

@@ -23,6 +23,7 @@
  * @module
  */
 import { FormatError, IoError, PeerUnavailableError } from "../errors.ts";
+import { checkOptions } from "../framings/options.ts";
 import type { DType, Frame } from "../framings/types.ts";
 import { DTYPE_SIZE } from "../framings/types.ts";
 import type {
@@ -495,15 +496,15 @@ export const hdf4: Backend = {
     const s = load();
     return typeof s === "string" ? s : null;
   },
+  options: [],
   /** HDF4 files begin with the magic number 0e 03 13 01. */
-  detect(head: Uint8Array): boolean {
-    return head.length >= 4 && head[0] === 0x0e && head[1] === 0x03 && head[2] === 0x13 &&
-      head[3] === 0x01;
-  },
+  magic: [{ bytes: [0x0e, 0x03, 0x13, 0x01] }],
   openWriter(path: string, options: SinkOptions): FrameSink {
+    checkOptions(this, options.backendOptions);
     return new Hdf4Sink(h4(), path, options);
   },
-  openReader(path: string, _options?: SourceOptions): FrameSource {
+  openReader(path: string, options?: SourceOptions): FrameSource {
+    checkOptions(this, options?.backendOptions);
     return new Hdf4Source(h4(), path);
   },
 };

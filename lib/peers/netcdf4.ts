@@ -22,7 +22,9 @@
  * @module
  */
 import { FormatError, IoError, PeerUnavailableError, UsageError } from "../errors.ts";
-import type { DType, Frame } from "../framings/types.ts";
+import { checkOptions } from "../framings/options.ts";
+import type { DType, Frame, OptionSpec } from "../framings/types.ts";
+import { WRITING_WORKLOADS } from "../framings/types.ts";
 import { DTYPE_SIZE } from "../framings/types.ts";
 import type {
   Backend,
@@ -45,7 +47,7 @@ import {
   removeQuietly,
   requireFile,
 } from "./common.ts";
-import { hdf5SuperblockVersion } from "./hdf5/mod.ts";
+import { HDF5_SIGNATURE, hdf5SuperblockVersion } from "./hdf5/mod.ts";
 import { CHUNK_NAME_ATTR, netcdfName } from "../framings/netcdf/mod.ts";
 
 /** Sonames tried in order when `SCIOBENCH_NETCDF_LIB` is not set. */
@@ -238,25 +240,29 @@ export function ncLayout(
 /** Which file the writer creates. */
 type Variant = "netcdf4" | "cdf1" | "cdf2" | "cdf5";
 
-function classicVariant(extra: Readonly<Record<string, unknown>> | undefined): Variant {
-  const v = extra?.variant ?? extra?.version ?? extra?.format;
-  if (v === undefined) return "cdf1";
-  const s = String(v).toLowerCase();
-  if (["1", "cdf1", "cdf-1", "classic"].includes(s)) return "cdf1";
-  if (["2", "cdf2", "cdf-2", "64bit-offset", "offset"].includes(s)) return "cdf2";
-  if (["5", "cdf5", "cdf-5", "64bit-data", "data"].includes(s)) return "cdf5";
-  throw new UsageError(`netcdf-lib: unknown variant '${s}'; use 1, 2 or 5 (CDF-1, CDF-2, CDF-5)`);
+/** The classic variant option (1, 2, 5; checked against its declaration) as the file to create. */
+function classicVariant(options: Readonly<Record<string, unknown>> | undefined): Variant {
+  const v = options?.variant;
+  return v === 2 ? "cdf2" : v === 5 ? "cdf5" : "cdf1";
 }
 
-function fillOption(
-  backend: string,
-  extra: Readonly<Record<string, unknown>> | undefined,
-): boolean {
-  const v = extra?.fill;
-  if (v === undefined || v === false || v === "false" || v === "0" || v === "off") return false;
-  if (v === true || v === "true" || v === "1" || v === "on") return true;
-  throw new UsageError(`${backend}: option fill must be true or false, not '${String(v)}'`);
-}
+/** Options both libnetcdf peers take (checked against these declarations before they are used). */
+const NC_PEER_OPTIONS: readonly OptionSpec[] = [
+  {
+    name: "fill",
+    type: "boolean",
+    default: false,
+    help: "write with fill on (nc_set_fill NC_FILL)",
+    workloads: WRITING_WORKLOADS,
+  },
+  {
+    name: "recordDim",
+    type: "string",
+    default: "record",
+    help: "name of the record dimension",
+    workloads: WRITING_WORKLOADS,
+  },
+];
 
 interface WriteVar {
   readonly name: string;
@@ -291,8 +297,8 @@ class NcSink implements FrameSink {
       throw new UsageError(`${backend}: netCDF classic files are always big-endian`);
     }
     this.#endian = endian;
-    const fill = fillOption(backend, options.extra);
-    const rd = options.extra?.recordDim;
+    const fill = options.backendOptions?.fill === true;
+    const rd = options.backendOptions?.recordDim;
     this.#recordDim = typeof rd === "string" && rd !== "" ? rd : "record";
     refuseExisting(backend, path, options.create);
     const mode = (options.create === "new" ? NC_NOCLOBBER : NC_CLOBBER) |
@@ -628,15 +634,19 @@ export const netcdf4: Backend = {
   description: "netCDF-4/HDF5 through libnetcdf (FFI): one record variable per chunk",
   kind: "peer",
   orders: ["little", "big"],
+  options: NC_PEER_OPTIONS,
+  magic: [HDF5_SIGNATURE],
   unavailable,
   /** HDF5 files with superblock version 2 or later, as netCDF-C 4.9 writes them (ffi.md §8). */
   detect(head: Uint8Array): boolean {
     return hdf5SuperblockVersion(head) >= 2;
   },
   openWriter(path: string, options: SinkOptions): FrameSink {
+    checkOptions(this, options.backendOptions);
     return new NcSink("netcdf4", nc("netcdf4"), "netcdf4", path, options);
   },
-  openReader(path: string, _options?: SourceOptions): FrameSource {
+  openReader(path: string, options?: SourceOptions): FrameSource {
+    checkOptions(this, options?.backendOptions);
     return new NcSource("netcdf4", nc("netcdf4"), path);
   },
 };
@@ -650,14 +660,31 @@ export const netcdfLib: Backend = {
   description: "netCDF classic (CDF-1/2/5) through libnetcdf (FFI), same layout as netcdf",
   kind: "peer",
   orders: ["big"],
+  options: [
+    {
+      name: "variant",
+      type: "integer",
+      choices: [1, 2, 5],
+      default: 1,
+      help: "1 classic, 2 64-bit offset, 5 CDF-5",
+      workloads: WRITING_WORKLOADS,
+    },
+    ...NC_PEER_OPTIONS,
+  ],
+  magic: [],
   unavailable,
-  detect(): boolean {
-    return false;
-  },
   openWriter(path: string, options: SinkOptions): FrameSink {
-    return new NcSink("netcdf-lib", nc("netcdf-lib"), classicVariant(options.extra), path, options);
+    checkOptions(this, options.backendOptions);
+    return new NcSink(
+      "netcdf-lib",
+      nc("netcdf-lib"),
+      classicVariant(options.backendOptions),
+      path,
+      options,
+    );
   },
-  openReader(path: string, _options?: SourceOptions): FrameSource {
+  openReader(path: string, options?: SourceOptions): FrameSource {
+    checkOptions(this, options?.backendOptions);
     return new NcSource("netcdf-lib", nc("netcdf-lib"), path);
   },
 };

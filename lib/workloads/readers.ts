@@ -12,19 +12,12 @@
  * part of it.
  * @module
  */
-import { NATIVE_ORDER, swapInPlace } from "../bytes/byteswap.ts";
-import { FormatError, SciobenchError, UsageError, VerifyError } from "../errors.ts";
-import { framingByName } from "../backends/registry.ts";
-import type {
-  ByteOrder,
-  ByteSource,
-  ChunkLayout,
-  EndianOption,
-  Framing,
-} from "../framings/types.ts";
+import { SciobenchError, UsageError, VerifyError } from "../errors.ts";
+import { usableBackend } from "../backends/registry.ts";
+import type { OptionValues } from "../framings/options.ts";
+import type { ChunkLayout, EndianOption } from "../framings/types.ts";
 import { dropCache, residency } from "../io/cache.ts";
 import { FileHandle } from "../io/file.ts";
-import { MemoryFile, memorySource } from "../io/memory.ts";
 import { withScratchDir } from "../io/scratch.ts";
 import type { Backend } from "../backends/backend.ts";
 import { num, type Row } from "../report/output.ts";
@@ -99,15 +92,17 @@ export function writePackmanFile(
     seed: number;
     fileIndex: number;
     endian: EndianOption;
-    extra: Record<string, unknown>;
+    backendOptions: OptionValues;
+    /** fsync before close returns (default true). */
+    fsync?: boolean;
   },
 ): void {
   const a = packmanPattern(o.length, o.seed, o.fileIndex);
   const sink = backend.openWriter(path, {
     create: "truncate",
     endian: o.endian,
-    fsync: true,
-    extra: o.extra,
+    fsync: o.fsync ?? true,
+    backendOptions: o.backendOptions,
   });
   try {
     for (let i = 1; i <= o.records; i++) {
@@ -150,15 +145,17 @@ export interface ReaderReport {
 
 /** Settings of one reader. */
 export interface ReaderSettings {
-  /** Native framing name. */
+  /** Backend name (a native framing or a peer). */
   readonly framing: string;
   readonly records: number;
   readonly length: number;
   readonly seed: number;
   /** Which file's pattern to expect (0 for the shared file). */
   readonly fileIndex: number;
-  /** Reader options for the framing (f77: marker, endian). */
-  readonly extra: Record<string, unknown>;
+  /** Byte order the file was written in, for formats that cannot tell (Fortran records). */
+  readonly endian?: EndianOption;
+  /** The backend's options (f77: marker), as it declares them. */
+  readonly backendOptions: OptionValues;
 }
 
 /** Prepared state of a reader: the expected pattern is computed before the timed read. */
@@ -169,104 +166,91 @@ export interface PreparedReader {
 
 /**
  * Keeps first-use costs out of the timed read, as a compiled Fortran reader has none: touches the
- * buffers (page faults), binds the libc calls (pread on /dev/zero with the record buffer, memcmp,
- * clocks, getrusage), and decodes a small in-memory file of the same framing (compiles the
- * decoder). The file under test is not read, so a cold cache stays cold.
+ * buffers (page faults), binds the libc calls (memcmp, clocks, getrusage), and writes and reads
+ * a two-record file of the same backend next to `path` (compiles the decoder, loads a peer's
+ * library). The file under test is not read, so a cold cache stays cold.
  */
 function warmUpReader(
-  framing: Framing,
+  backend: Backend,
+  path: string,
   s: ReaderSettings,
-  buf: Uint8Array,
   expected: Uint8Array,
 ): void {
-  buf.fill(1);
+  const buf = new Uint8Array(expected.length).fill(1);
   bytesEqual(buf, expected, buf.length);
   startMeter().stop();
-  const zero = FileHandle.open("/dev/zero", "read");
+  clockGettime();
+  const warm = `${path}.warm-${Deno.pid}`;
   try {
-    zero.readInto(buf, 0);
+    writePackmanFile(backend, warm, {
+      records: 2,
+      length: 2,
+      seed: s.seed,
+      fileIndex: s.fileIndex,
+      endian: s.endian ?? "native",
+      backendOptions: s.backendOptions,
+      fsync: false,
+    });
+    const source = backend.openReader(warm, {
+      layout: packmanLayout(2),
+      endian: s.endian,
+      backendOptions: s.backendOptions,
+    });
+    try {
+      for (let f = 0; f < source.frameCount; f++) source.readFrame(f);
+    } finally {
+      source.close();
+    }
   } finally {
-    zero.close();
+    try {
+      Deno.removeSync(warm);
+    } catch {
+      // never written
+    }
   }
-  const w = framing.createWriter({ ...s.extra });
-  const mem = new MemoryFile();
-  const small = new Float64Array(2);
-  mem.apply(w.begin());
-  for (let i = 0; i < 2; i++) {
-    mem.apply(
-      w.writeFrame({
-        step: i,
-        chunks: [{ name: CHUNK, dtype: "float64", shape: [2], data: small }],
-      }),
-    );
-  }
-  mem.apply(w.finish());
-  const index = framing.openIndex(memorySource(mem.bytes()), {
-    ...s.extra,
-    layout: packmanLayout(2),
-  });
-  for (let f = 0; f < index.frameCount; f++) index.chunks(f);
 }
 
 /** Computes what a reader of `path` expects, so that `run()` only reads and checks. */
 export function prepareReader(path: string, s: ReaderSettings): PreparedReader {
-  const framing = framingByName(s.framing);
+  const backend = usableBackend(s.framing);
   const expected = packmanPattern(s.length, s.seed, s.fileIndex);
   const expectedBytes = new Uint8Array(expected.buffer);
   const recordBytes = s.length * 8;
-  const data = new Float64Array(s.length);
-  const buf = new Uint8Array(data.buffer);
-  warmUpReader(framing, s, buf, expectedBytes);
-  FileHandle.open(path, "read").close(); // a missing file fails here, before `ready`
+  const fileBytes = Deno.statSync(path).size; // a missing file fails here, before `ready`
+  warmUpReader(backend, path, s, expectedBytes);
   return {
     run(): ReaderReport {
       startAudit();
       const meter = startMeter("read");
       const t0Ns = clockGettime();
-      let bytes = 0;
-      const file = FileHandle.open(path, "read");
+      const source = backend.openReader(path, {
+        layout: packmanLayout(s.length),
+        endian: s.endian,
+        backendOptions: s.backendOptions,
+      });
       let warnings: readonly string[] = [];
       try {
-        const counted: ByteSource = {
-          path,
-          size: file.size,
-          read(offset: number, length: number): Uint8Array {
-            bytes += length;
-            return file.read(offset, length);
-          },
-        };
-        const index = framing.openIndex(counted, { ...s.extra, layout: packmanLayout(s.length) });
-        warnings = index.warnings ?? [];
-        if (index.frameCount !== s.records) {
-          throw new VerifyError(`${path}: ${index.frameCount} records, expected ${s.records}`);
+        warnings = source.warnings;
+        if (source.frameCount !== s.records) {
+          throw new VerifyError(`${path}: ${source.frameCount} records, expected ${s.records}`);
         }
         for (let f = 0; f < s.records; f++) {
-          const refs = index.chunks(f);
-          const ref = refs[0];
-          if (refs.length !== 1 || ref === undefined || ref.bytes !== recordBytes) {
+          const chunks = source.readFrame(f);
+          const chunk = chunks[0];
+          if (
+            chunks.length !== 1 || chunk === undefined || chunk.dtype !== "float64" ||
+            chunk.data.length !== recordBytes
+          ) {
             throw new VerifyError(
               `${path}: record ${
                 f + 1
-              } is not one array of ${s.length} doubles (${refs.length} chunks, ${
-                ref?.bytes ?? 0
+              } is not one array of ${s.length} doubles (${chunks.length} chunks, ${
+                chunk?.data.length ?? 0
               } bytes)`,
             );
           }
-          let p = 0;
-          for (const [off, len] of ref.pieces ?? [[ref.offset, ref.bytes]]) {
-            const n = file.readInto(buf.subarray(p, p + len), off);
-            bytes += n;
-            if (n < len) {
-              throw new FormatError(
-                framing.name,
-                path,
-                off + n,
-                `the file ends inside record ${f + 1}`,
-              );
-            }
-            p += len;
-          }
-          if ((ref.order as ByteOrder) !== NATIVE_ORDER) swapInPlace(buf, 8);
+          const bytes = chunk.data;
+          const data = new Float64Array(bytes.buffer, bytes.byteOffset, s.length);
           // The seed's check, with its message: record i must hold i in its last element.
           const last = data[s.length - 1]!;
           if (last !== f + 1) {
@@ -274,7 +258,7 @@ export function prepareReader(path: string, s: ReaderSettings): PreparedReader {
               `${path}: i=${f + 1} bad value = ${last} (a(${s.length}) of record ${f + 1})`,
             );
           }
-          if (!bytesEqual(buf, expectedBytes, recordBytes - 8)) {
+          if (!bytesEqual(bytes, expectedBytes, recordBytes - 8)) {
             let k = 0;
             while (k < s.length - 1 && data[k] === expected[k]) k++;
             throw new VerifyError(
@@ -285,14 +269,14 @@ export function prepareReader(path: string, s: ReaderSettings): PreparedReader {
           }
         }
       } finally {
-        file.close();
+        source.close();
       }
       const t1Ns = clockGettime();
       const m = meter.stop();
       const audit = finishAudit()?.phases.find((p) => p.name === "read");
       return {
         path,
-        bytes,
+        bytes: source.bytesRead ?? fileBytes,
         records: s.records,
         t0Ns,
         t1Ns,
@@ -320,8 +304,8 @@ export interface ReadersOptions {
   readonly length: number;
   readonly seed: number;
   readonly endian: EndianOption;
-  /** Writer options for the framing (f77: marker, subrecordLimit). */
-  readonly extra: Record<string, unknown>;
+  /** The backend's options (f77: marker, subrecordLimit), for writer and readers. */
+  readonly backendOptions: OptionValues;
   readonly dir?: string;
   readonly progress: Progress;
   readonly launch: ReaderLauncher;

@@ -16,6 +16,7 @@
 import { NATIVE_ORDER } from "../bytes/byteswap.ts";
 import { UsageError, VerifyError } from "../errors.ts";
 import type { ByteOrder, ChunkLayout, EndianOption, Frame } from "../framings/types.ts";
+import type { OptionValues } from "../framings/options.ts";
 import { DTYPE_SIZE } from "../framings/types.ts";
 import { dropCache } from "../io/cache.ts";
 import { signalPoint, withScratchDir } from "../io/scratch.ts";
@@ -72,8 +73,8 @@ export interface RecordsOptions {
   readonly dir?: string;
   /** Data seed. */
   readonly seed: number;
-  /** Backend-specific writer options (netCDF variant, fill ...). */
-  readonly extra?: Readonly<Record<string, unknown>>;
+  /** Each backend's options (netCDF variant, fill ...), by backend name. */
+  readonly backendOptions?: ReadonlyMap<string, OptionValues>;
   /** Progress and notes on stderr. */
   readonly progress?: Progress;
 }
@@ -222,7 +223,12 @@ export async function runRecords(
         await writeFrames(
           t.backend,
           path,
-          { create: "truncate", endian: t.endian, fsync: true, extra: options.extra },
+          {
+            create: "truncate",
+            endian: t.endian,
+            fsync: true,
+            backendOptions: options.backendOptions?.get(t.backend.name),
+          },
           frames.records,
           (r) => frames.frame(r),
           (r) => {

@@ -22,7 +22,16 @@
  */
 import { UsageError } from "../../errors.ts";
 import { checkAppendOrder } from "../raw.ts";
-import type { ByteSource, FrameWriter, Framing, ReaderOptions, WriterOptions } from "../types.ts";
+import {
+  ALL_WORKLOADS,
+  type ByteSource,
+  type FrameWriter,
+  type Framing,
+  type OptionSpec,
+  type ReaderOptions,
+  type WriterOptions,
+  WRITING_WORKLOADS,
+} from "../types.ts";
 import { GsdFileWriter } from "./file_writer.ts";
 import {
   FORMAT,
@@ -141,16 +150,53 @@ export function openGsdIndex(source: ByteSource, options: ReaderOptions = {}): G
   return new GsdIndex(source, limit);
 }
 
+/** The options of the `gsd` framing. */
+export const GSD_OPTIONS: readonly OptionSpec[] = [
+  {
+    name: "application",
+    type: "string",
+    default: GSD_DEFAULT_APPLICATION,
+    help: "application name stored in the header (an append must give the file's)",
+    workloads: WRITING_WORKLOADS,
+  },
+  {
+    name: "schema",
+    type: "string",
+    default: "hoomd",
+    help: "schema name stored in the header (an append must give the file's)",
+    workloads: WRITING_WORKLOADS,
+  },
+  {
+    name: "schemaVersion",
+    type: "string",
+    default: "1.4",
+    help: "schema version major.minor stored in the header",
+    workloads: WRITING_WORKLOADS,
+  },
+  {
+    name: "hoomd",
+    type: "boolean",
+    default: true,
+    help: "store chunks as gsd.hoomd 2.7 does (skip data equal to frame 0's or the default)",
+    workloads: WRITING_WORKLOADS,
+  },
+  {
+    name: "wholeIndexBytes",
+    type: "integer",
+    default: GSD_WHOLE_INDEX_BYTES,
+    min: 0,
+    help: "largest index block read in one piece, bytes",
+    workloads: ALL_WORKLOADS,
+  },
+];
+
 /** The GSD framing (`gsd`): HOOMD-blue's trajectory format, byte-compatible with gsd 2.7. */
 export const gsd: Framing = {
   name: FORMAT,
   description: "GSD (HOOMD-blue trajectories), file layer 2.0 as gsd 2.7 writes it",
   orders: ["little"],
-  detect(head: Uint8Array): boolean {
-    if (head.length < 8) return false;
-    for (let i = 0; i < 8; i++) if (head[i] !== GSD_MAGIC[i]) return false;
-    return true;
-  },
+  options: GSD_OPTIONS,
+  magic: [{ bytes: [...GSD_MAGIC] }],
   createWriter: createGsdWriter,
   appendWriter: appendGsdWriter,
   openIndex: openGsdIndex,

@@ -19,7 +19,15 @@
  * with fill on: each frame is one more record, numrecs is rewritten at the end.
  * @module
  */
-import type { ByteSource, FrameIndex, FrameWriter, Framing, WriterOptions } from "../types.ts";
+import {
+  type ByteSource,
+  type FrameIndex,
+  type FrameWriter,
+  type Framing,
+  type OptionSpec,
+  type WriterOptions,
+  WRITING_WORKLOADS,
+} from "../types.ts";
 import { FORMAT } from "./model.ts";
 import { NetcdfIndex } from "./index.ts";
 import { createNetcdfWriter, netcdfAppendWriter } from "./writer.ts";
@@ -53,6 +61,51 @@ export type { NcChunkSpec, NetcdfWriterOptions } from "./schema.ts";
 export { CHUNK_NAME_ATTR, netcdfName, schemaForChunks } from "./schema.ts";
 export { createNetcdfWriter, netcdfAppendWriter } from "./writer.ts";
 
+/** The options of the `netcdf` framing. */
+export const NETCDF_OPTIONS: readonly OptionSpec[] = [
+  {
+    name: "variant",
+    type: "integer",
+    choices: [1, 2, 5],
+    help: "1 classic, 2 64-bit offset, 5 CDF-5 (default 1, or 5 when a type or size needs it)",
+    workloads: WRITING_WORKLOADS,
+  },
+  {
+    name: "numrecs",
+    type: "string",
+    choices: ["close", "frame"],
+    default: "close",
+    help: "when numrecs is written: at close, or after every record (as with NC_SHARE)",
+    workloads: WRITING_WORKLOADS,
+  },
+  {
+    name: "fill",
+    type: "boolean",
+    default: false,
+    help: "prefill each record with fill values before writing it (netCDF-C with fill on)",
+    workloads: WRITING_WORKLOADS,
+  },
+  {
+    name: "recordDim",
+    type: "string",
+    default: "record",
+    help: "name of the record dimension",
+    workloads: WRITING_WORKLOADS,
+  },
+  {
+    name: "chunks",
+    type: "value",
+    help: "chunk layouts declared up front, so begin() writes the header (library API)",
+    workloads: WRITING_WORKLOADS,
+  },
+  {
+    name: "attributes",
+    type: "value",
+    help: "global attributes (library API)",
+    workloads: WRITING_WORKLOADS,
+  },
+];
+
 /**
  * The netCDF classic framing (`netcdf`): big-endian, one record per frame. Writer options:
  * `variant` (1, 2, 5), `numrecs` (`close` | `frame`), `fill` (boolean), `recordDim`, `chunks`,
@@ -64,10 +117,9 @@ export const netcdf: Framing = {
   description:
     "netCDF classic (CDF-1, CDF-2 64-bit offset, CDF-5), one record per frame, big-endian",
   orders: ["big"],
+  options: NETCDF_OPTIONS,
   // Any version byte after "CDF" is claimed, so an unknown version gets the reader's precise error.
-  detect(head: Uint8Array): boolean {
-    return head.length >= 4 && head[0] === 0x43 && head[1] === 0x44 && head[2] === 0x46;
-  },
+  magic: [{ bytes: [0x43, 0x44, 0x46] }],
   createWriter(options: WriterOptions = {}): FrameWriter {
     return createNetcdfWriter(options);
   },

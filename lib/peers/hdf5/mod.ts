@@ -25,6 +25,8 @@ import type {
   SinkOptions,
   SourceOptions,
 } from "../../backends/backend.ts";
+import { type MagicNumber, matchesMagic } from "../../framings/types.ts";
+import { checkOptions } from "../../framings/options.ts";
 import { h5, load, NAME } from "./bindings.ts";
 import { Hdf5Source } from "./reader.ts";
 import { Hdf5Sink } from "./writer.ts";
@@ -39,14 +41,18 @@ export {
 
 // ---- detection -----------------------------------------------------------------------------
 
-const HDF5_SIGNATURE = [0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a];
+/** The HDF5 signature, at byte 0, 512, 1024 or 2048 of the first 4096 bytes (a user block may precede it). */
+export const HDF5_SIGNATURE: MagicNumber = {
+  bytes: [0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a],
+  offsets: [0, 512, 1024, 2048],
+};
 
 /**
- * Byte offset of the HDF5 signature in `head` (0, 512, 1024, 2048 ...), or -1 when absent.
+ * Byte offset of the HDF5 signature in `head` (0, 512, 1024, 2048), or -1 when absent.
  */
 export function hdf5SignatureOffset(head: Uint8Array): number {
-  for (let off = 0; off + 8 <= head.length; off = off === 0 ? 512 : off * 2) {
-    if (HDF5_SIGNATURE.every((b, i) => head[off + i] === b)) return off;
+  for (const off of HDF5_SIGNATURE.offsets!) {
+    if (matchesMagic([{ bytes: HDF5_SIGNATURE.bytes, offsets: [off] }], head)) return off;
   }
   return -1;
 }
@@ -64,6 +70,8 @@ export const hdf5: Backend = {
   description: "HDF5 C library (FFI): one extendible dataset per chunk, one frame per HDF5 chunk",
   kind: "peer",
   orders: ["little", "big"],
+  options: [],
+  magic: [HDF5_SIGNATURE],
   unavailable(): string | null {
     const s = load();
     return typeof s === "string" ? s : null;
@@ -74,9 +82,11 @@ export const hdf5: Backend = {
     return v >= 0 && v < 2;
   },
   openWriter(path: string, options: SinkOptions): FrameSink {
+    checkOptions(this, options.backendOptions);
     return new Hdf5Sink(h5(), path, options);
   },
-  openReader(path: string, _options?: SourceOptions): FrameSource {
+  openReader(path: string, options?: SourceOptions): FrameSource {
+    checkOptions(this, options?.backendOptions);
     return new Hdf5Source(h5(), path);
   },
 };
