@@ -1,0 +1,306 @@
+/**
+ * An independent observer of what is measured: small `table`, `readers`, `records` and `scaling`
+ * runs under `strace -f`, checking that the kernel saw what each row's audit trail says: the
+ * fsync of each written file after its last write and before its first drop; a
+ * POSIX_FADV_DONTNEED of the file before each cold read phase; read offsets in order in the
+ * sequential phase and out of order in the random one (the same reads, offset for offset, as the
+ * trail's log); one file per reader process in `separate` mode and one for all in `shared`; no
+ * writes to the files while they are read. It also sees what the trail cannot: the reads and
+ * writes HDF5 makes inside its own library.
+ *
+ * strace follows every thread (-ff, one output file per thread, so Deno's other threads never
+ * split a line), names each descriptor's file (-y), and stamps each call (-ttt) so calls of
+ * different processes can be ordered. Skipped with a message where strace is missing; a failure
+ * under SCIOBENCH_REQUIRE_PEERS=1.
+ * @module
+ */
+import assert from "node:assert/strict";
+import type { AuditPhase, RowAudit } from "../lib/sys/audit.ts";
+import { hdf5 } from "../lib/peers/hdf5/mod.ts";
+import { commandMissing, peerTest, PERMISSIONS, tempDir } from "./_helpers.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+
+/** One system call on a file under the scratch directory. */
+interface Call {
+  /** Thread (for a process's main thread: the process) id. */
+  readonly tid: number;
+  /** Seconds since the epoch (-ttt). */
+  readonly t: number;
+  readonly call: string;
+  readonly path: string;
+  /** pread64/pwrite64: bytes asked, offset, bytes done; fadvise64: the advice. */
+  readonly count: number;
+  readonly offset: number;
+  readonly ret: number;
+  readonly advice: string;
+}
+
+const LINE =
+  /^(\d+\.\d+) (openat|pread64|pwrite64|write|fsync|fdatasync|fadvise64)\((.*)\) = (-?\d+)/;
+
+/** Parses strace's per-thread files `prefix.TID`, keeping calls on paths under `under`. */
+function parseTrace(traceDir: string, under: string): Call[] {
+  const calls: Call[] = [];
+  for (const entry of Deno.readDirSync(traceDir)) {
+    const tid = Number(entry.name.slice(entry.name.lastIndexOf(".") + 1));
+    for (const line of Deno.readTextFileSync(`${traceDir}/${entry.name}`).split("\n")) {
+      const m = LINE.exec(line);
+      if (!m) continue;
+      const [, t, call, argText, ret] = m;
+      let path: string;
+      let rest: string[];
+      if (call === "openat") {
+        const p = /"([^"]*)"/.exec(argText!);
+        if (!p) continue;
+        path = p[1]!;
+        rest = [];
+      } else {
+        const p = /^\d+<([^>]*)>/.exec(argText!);
+        if (!p) continue;
+        path = p[1]!;
+        rest = argText!.slice(p[0].length).split(", ").slice(1);
+      }
+      if (!path.startsWith(under)) continue;
+      const rw = call === "pread64" || call === "pwrite64";
+      calls.push({
+        tid,
+        t: Number(t),
+        call: call!,
+        path,
+        count: rw ? Number(rest.at(-2)) : 0,
+        offset: rw ? Number(rest.at(-1)) : 0,
+        ret: Number(ret),
+        advice: call === "fadvise64" ? rest.at(-1)! : "",
+      });
+    }
+  }
+  return calls.sort((a, b) => a.t - b.t);
+}
+
+interface Traced {
+  readonly rows: (Record<string, unknown> & { audit: RowAudit })[];
+  readonly calls: Call[];
+}
+
+/** Runs `sciobench ARGS --dir D --format json --audit` under strace; its rows and calls on D. */
+async function traced(args: string[]): Promise<Traced> {
+  using scratch = tempDir("sciobench-observed-");
+  using trace = tempDir("sciobench-strace-");
+  const out = await new Deno.Command("strace", {
+    args: [
+      "-f",
+      "-ff",
+      "-qq",
+      "-y",
+      "-ttt",
+      "-s",
+      "0",
+      "-e",
+      "trace=openat,pread64,pwrite64,write,fsync,fdatasync,fadvise64",
+      "-o",
+      `${trace.path}/tr`,
+      Deno.execPath(),
+      "run",
+      "--quiet",
+      ...PERMISSIONS,
+      MAIN,
+      ...args,
+      "--dir",
+      scratch.path,
+      "--format",
+      "json",
+      "--audit",
+    ],
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, `strace ... sciobench ${args.join(" ")}: ${stderr}`);
+  const rows = JSON.parse(new TextDecoder().decode(out.stdout)).rows as Traced["rows"];
+  return { rows, calls: parseTrace(trace.path, scratch.path) };
+}
+
+const isRead = (c: Call) => c.call === "pread64";
+const isWrite = (c: Call) => c.call === "pwrite64" || c.call === "write";
+const isDrop = (c: Call) => c.call === "fadvise64" && c.advice === "POSIX_FADV_DONTNEED";
+
+function timed(a: RowAudit, name: string): AuditPhase {
+  const p = a.phases.find((x) => x.timed && x.name === name);
+  assert.ok(p, `a timed ${name} phase`);
+  return p;
+}
+
+/** The file's fsync comes after its last write and before its first drop; returns the drops. */
+function assertSyncedBeforeDrop(calls: readonly Call[], what: string): number[] {
+  const lastWrite = calls.findLastIndex(isWrite);
+  const drops = calls.flatMap((c, i) => (isDrop(c) ? [i] : []));
+  assert.ok(lastWrite >= 0, `${what}: the kernel saw the file written`);
+  const sync = calls.findIndex((c, i) => c.call === "fsync" && i > lastWrite);
+  assert.ok(sync > lastWrite, `${what}: an fsync after the last write`);
+  if (drops.length > 0) assert.ok(sync < drops[0]!, `${what}: the fsync before the first drop`);
+  assert.ok(
+    calls.slice(drops[0] ?? calls.length).every((c) => !isWrite(c)),
+    `${what}: no writes to the file once it is dropped and read`,
+  );
+  return drops;
+}
+
+/** The reads the trail logged for `path` in `phase`, as [offset, bytes] pairs. */
+function loggedReads(phase: AuditPhase, path: string): [number, number][] {
+  const f = phase.files.find((x) => x.path === path);
+  const log = f?.readLog ?? [];
+  const out: [number, number][] = [];
+  for (let k = 0; k < log.length; k += 2) out.push([log[k]!, log[k + 1]!]);
+  return out;
+}
+
+const pairs = (calls: readonly Call[]) => calls.map((c) => [c.offset, c.ret]);
+
+peerTest(
+  "observer: strace sees each table row's fsync, drops and reads as its audit trail says",
+  () => commandMissing("strace") ?? hdf5.unavailable(),
+  async () => {
+    const { rows, calls } = await traced([
+      "table",
+      "--framing",
+      "raw,gsd,f77,hdf5",
+      "--size",
+      "256KiB",
+      "--n",
+      "32^2",
+      "--sample",
+      "128KiB",
+    ]);
+    assert.deepEqual(rows.map((r) => r.framing), ["raw", "gsd", "f77", "hdf5"]);
+    for (const row of rows) {
+      const what = `table ${row.framing}`;
+      const path = timed(row.audit, "write").files.find((f) =>
+        f.path.endsWith(`/table.${row.framing}`)
+      )!.path;
+      const mine = calls.filter((c) => c.path === path);
+      const drops = assertSyncedBeforeDrop(mine, what);
+      assert.equal(drops.length, 2, `${what}: two drops (before the open and before random)`);
+      const [d1, d2] = drops as [number, number];
+      const phase1 = mine.slice(d1 + 1, d2).filter(isRead);
+      const phase2 = mine.slice(d2 + 1).filter(isRead);
+      assert.ok(phase1.length > 0 && phase2.length > 0, `${what}: reads after each drop`);
+      if (row.framing === "hdf5") {
+        // The trail cannot see HDF5's own reads; the kernel can.
+        assert.equal(timed(row.audit, "read").reads, 0, `${what}: reads are inside libhdf5`);
+        continue;
+      }
+      // The kernel's reads are the trail's: open + sequential between the drops, random after.
+      const open = loggedReads(timed(row.audit, "open"), path);
+      const seq = loggedReads(timed(row.audit, "read"), path);
+      const rnd = loggedReads(timed(row.audit, "random"), path);
+      assert.deepEqual(pairs(phase1), [...open, ...seq], `${what}: open and read phase reads`);
+      assert.deepEqual(pairs(phase2), rnd, `${what}: random phase reads`);
+      const offs = (x: [number, number][]) => x.map(([o]) => o);
+      const s = offs(seq), r = offs(rnd);
+      assert.ok(s.every((o, k) => k === 0 || o > s[k - 1]!), `${what}: sequential in order ${s}`);
+      assert.ok(r.some((o, k) => k > 0 && o < r[k - 1]!), `${what}: random out of order ${r}`);
+    }
+  },
+);
+
+peerTest(
+  "observer: strace sees one file per reader process in separate mode, one for all in shared",
+  () => commandMissing("strace"),
+  async () => {
+    const { rows, calls } = await traced([
+      "readers",
+      "--procs",
+      "2",
+      "--mode",
+      "shared,separate",
+      "--cache",
+      "cold",
+      "--records",
+      "3",
+      "--length",
+      "2000",
+    ]);
+    for (const row of rows) {
+      const what = `readers ${row.mode}`;
+      const prefix = `/${row.mode}-`;
+      const mine = calls.filter((c) => c.path.includes(prefix));
+      const readers = new Map<number, Set<string>>();
+      for (const c of mine.filter(isRead)) {
+        readers.set(c.tid, (readers.get(c.tid) ?? new Set()).add(c.path));
+      }
+      const phase = timed(row.audit, "read");
+      assert.deepEqual(
+        [...readers.keys()].sort(),
+        phase.processes.map((p) => p.pid).sort(),
+        `${what}: the kernel's reading processes are the ones the trail names`,
+      );
+      const files = [...readers.values()].map((s) => {
+        assert.equal(s.size, 1, `${what}: each reader process reads one file`);
+        return [...s][0]!;
+      });
+      assert.equal(new Set(files).size, row.mode === "shared" ? 1 : 2, `${what}: ${files}`);
+      for (const f of new Set(files)) {
+        const onFile = mine.filter((c) => c.path === f);
+        const drops = assertSyncedBeforeDrop(onFile, `${what} ${f}`);
+        const firstRead = onFile.findIndex((c) => isRead(c) && readers.has(c.tid));
+        assert.ok(drops.length > 0 && drops[0]! < firstRead, `${what}: ${f} dropped before read`);
+        // Records in order in each reader.
+        for (const tid of readers.keys()) {
+          const big = onFile.filter((c) => c.tid === tid && isRead(c) && c.ret >= 16000);
+          const offs = big.map((c) => c.offset);
+          assert.ok(offs.every((o, k) => k === 0 || o > offs[k - 1]!), `${what}: in order`);
+        }
+      }
+    }
+  },
+);
+
+peerTest(
+  "observer: strace sees records write with fsync, drop, then read in order; scaling's fsync",
+  () => commandMissing("strace"),
+  async () => {
+    const rec = await traced([
+      "records",
+      "--framing",
+      "raw",
+      "--endian",
+      "native",
+      "--shape",
+      "8x32x32",
+    ]);
+    const read = rec.rows.find((r) => r.phase === "read")!;
+    const path = timed(read.audit, "read").files[0]!.path;
+    const mine = rec.calls.filter((c) => c.path === path);
+    const drops = assertSyncedBeforeDrop(mine, "records raw");
+    assert.equal(drops.length, 1);
+    const reads = mine.slice(drops[0]! + 1).filter(isRead);
+    assert.deepEqual(pairs(reads), loggedReads(timed(read.audit, "read"), path));
+    const data = reads.filter((c) => c.ret >= 32 * 32 * 4).map((c) => c.offset);
+    assert.equal(data.length, 8);
+    assert.ok(data.every((o, k) => k === 0 || o > data[k - 1]!), `records in order ${data}`);
+
+    const sc = await traced([
+      "scaling",
+      "--framing",
+      "raw,f77",
+      "--datasets",
+      "2",
+      "--shape",
+      "16x16x16",
+      "--fsync",
+    ]);
+    for (const row of sc.rows) {
+      const w = timed(row.audit, "write");
+      const p = w.files.find((f) => f.path.endsWith(`/speed.${row.framing}`))!.path;
+      const mineS = sc.calls.filter((c) => c.path === p);
+      assertSyncedBeforeDrop(mineS, `scaling ${row.framing}`);
+      assert.equal(
+        mineS.filter(isWrite).reduce((a, c) => a + c.ret, 0),
+        w.writeBytes,
+        `scaling ${row.framing}: the kernel wrote the bytes the trail counted`,
+      );
+    }
+  },
+);
