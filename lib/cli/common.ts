@@ -46,17 +46,21 @@ export const OUTPUT_HELP =
   --out FILE          write the output to FILE instead of stdout (refused if FILE exists)
   --force             allow --out (and write) to replace an existing file`;
 
-/** parseArgs option declarations of the MPI settings (`--reorder`, `--per-rank`). */
-export const MPI_OPTIONS = {
-  reorder: { type: "string" },
-  "per-rank": { type: "boolean", default: false },
-} as const;
+/** parseArgs option declaration of `--per-rank` (MPI runs). */
+export const PER_RANK_OPTION = { "per-rank": { type: "boolean", default: false } } as const;
 
-/** Help lines describing the MPI settings. */
+/** Help line of `--per-rank`. */
+export const PER_RANK_HELP =
+  `  --per-rank          under MPI, one row per rank (with its host) after each aggregate row`;
+
+/** parseArgs option declarations of the MPI settings of reading workloads (`--reorder`, `--per-rank`). */
+export const MPI_OPTIONS = { reorder: { type: "string" }, ...PER_RANK_OPTION } as const;
+
+/** Help lines describing the MPI settings of reading workloads. */
 export const MPI_HELP =
   `  --reorder K         under MPI, rank r reads the file of rank (r + K) mod ranks (IOR's -C;
                       default: ranks per node when there is more than one node, else 0)
-  --per-rank          under MPI, one row per rank (with its host) after each aggregate row`;
+${PER_RANK_HELP}`;
 
 /**
  * The `--reorder` shift: the value given, else the ranks per node when the ranks span more than

@@ -61,7 +61,10 @@ wall_s runs from the first reader's start to the last reader's end (CLOCK_MONOTO
 all processes; program start-up excluded); mean_s, max_s, min_s are per reader (open to close);
 user_s, sys_s, dev_read_bytes and reader_bytes are summed over readers; aggregate_MiBps =
 procs x file_bytes / wall_s; slope_s_per_proc = wall time added per added process since the
-previous row of the same mode (first row: wall_s / procs), the seed's cost per process.`;
+previous row of the same mode (first row: wall_s / procs), the seed's cost per process.
+Under MPI (mpirun, srun) the ranks are the readers instead of child processes: --procs is not
+used, each rank reads in-process, released by a barrier; wall_s runs from the barrier to the
+last rank's end.`;
 
 /** Permission names passed on to reader processes when this process holds them in full. */
 const PERMISSION_NAMES = ["read", "write", "ffi", "env", "sys", "run", "net"] as const;
@@ -212,6 +215,7 @@ export const readersCommand: Command = {
           dir: values.dir,
           progress,
           launch,
+          readerOptions,
         },
         (row) => sink.add(row),
       );

@@ -6,9 +6,11 @@
  */
 import { UsageError } from "../errors.ts";
 import type { EndianOption } from "../framings/types.ts";
-import { openRowSink } from "../report/output.ts";
+import { rankColumns, rankRows } from "../mpi/aggregate.ts";
+import { openRowSink, type Row } from "../report/output.ts";
 import { Progress } from "../report/progress.ts";
 import {
+  RECORDS_AGGREGATE,
   RECORDS_COLUMNS,
   recordsAverages,
   recordsRow,
@@ -26,7 +28,10 @@ import {
   backendOptionsHelp,
   checkAuditFormat,
   checkScratchParent,
+  MPI_HELP,
+  MPI_OPTIONS,
   parseEndian,
+  parseReorder,
   runMeta,
   usableBackends,
 } from "./common.ts";
@@ -68,6 +73,7 @@ Options:
                       "User Time" is wall clock time)
   --out FILE          write the output to FILE instead of stdout (refused if FILE exists)
   --force             allow --out to replace an existing file
+${MPI_HELP}
 ${AUDIT_HELP}
 
 Columns (CSV): ${RECORDS_COLUMNS.join(",")}
@@ -99,6 +105,7 @@ export const recordsCommand: Command = {
         force: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
         ...AUDIT_OPTION,
+        ...MPI_OPTIONS,
       },
     });
     const shape = parseShape(values.shape, "--shape");
@@ -128,7 +135,7 @@ export const recordsCommand: Command = {
 
     checkAuditFormat(values.audit, format);
     const sink = auditedRows(
-      openRowSink(RECORDS_COLUMNS, {
+      openRowSink(rankColumns(RECORDS_COLUMNS, RECORDS_AGGREGATE), {
         format: format === "seed" ? "table" : format,
         out: values.out,
         force: values.force,
@@ -138,13 +145,18 @@ export const recordsCommand: Command = {
       format,
       values.audit,
     );
+    // under MPI every rank's row goes to rank 0, which prints the aggregate (and --per-rank rows)
+    const add = (row: Row) => {
+      for (const r of rankRows(row, RECORDS_AGGREGATE, values["per-rank"])) sink.add(r);
+    };
+    const reorder = parseReorder(values.reorder);
     try {
       const runs = await runRecords(
-        { targets, shape, dtype, trials, seed, dir: values.dir, backendOptions, progress },
-        (run) => sink.add(recordsRow(run, shape)),
+        { targets, shape, dtype, trials, seed, dir: values.dir, backendOptions, progress, reorder },
+        (run) => add(recordsRow(run, shape)),
       );
       if (trials > 1 || format === "seed") {
-        for (const row of recordsAverages(runs, shape)) sink.add(row);
+        for (const row of recordsAverages(runs, shape)) add(row);
       }
     } finally {
       sink.close();

@@ -6,11 +6,14 @@
  */
 import { UsageError } from "../errors.ts";
 import { DTYPES } from "../framings/types.ts";
-import { openRowSink } from "../report/output.ts";
+import { rankColumns, rankRows } from "../mpi/aggregate.ts";
+import { world } from "../mpi/world.ts";
+import { openRowSink, type Row } from "../report/output.ts";
 import {
   averageRows,
   datasetBytes,
   runScaling,
+  SCALING_AGGREGATE,
   SCALING_COLUMNS,
   scalingRow,
   seedRenderer,
@@ -25,6 +28,8 @@ import {
   checkAuditFormat,
   checkScratchParent,
   parseEndian,
+  PER_RANK_HELP,
+  PER_RANK_OPTION,
   runMeta,
   usableBackends,
 } from "./common.ts";
@@ -57,6 +62,7 @@ Options:
                       'Average of K trials' blocks, times in seconds)
   --out FILE          write the output to FILE instead of stdout (refused if FILE exists)
   --force             allow --out to replace an existing file
+${PER_RANK_HELP}
 ${AUDIT_HELP}
 
 Columns (CSV): ${SCALING_COLUMNS.join(",")}
@@ -86,6 +92,7 @@ export const scalingCommand: Command = {
         force: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
         ...AUDIT_OPTION,
+        ...PER_RANK_OPTION,
       },
     });
     const datasets = parseIntegers(values.datasets, "--datasets", 1);
@@ -105,7 +112,7 @@ export const scalingCommand: Command = {
 
     checkAuditFormat(values.audit, format);
     const sink = auditedRows(
-      openRowSink(SCALING_COLUMNS, {
+      openRowSink(rankColumns(SCALING_COLUMNS, SCALING_AGGREGATE), {
         format: format === "seed" ? "table" : format,
         out: values.out,
         force: values.force,
@@ -116,27 +123,34 @@ export const scalingCommand: Command = {
       values.audit,
     );
     const enc = new TextEncoder();
+    // under MPI only rank 0 draws the stars
+    const quiet = world().rank !== 0;
     const stars = (text: string) => {
+      if (quiet) return;
       const b = enc.encode(text);
       let done = 0;
       while (done < b.length) done += Deno.stderr.writeSync(b.subarray(done));
     };
     const star = enc.encode("*");
+    // under MPI every rank's row goes to rank 0, which prints the aggregate (and --per-rank rows)
+    const add = (row: Row) => {
+      for (const r of rankRows(row, SCALING_AGGREGATE, values["per-rank"])) sink.add(r);
+    };
     try {
       const runs = await runScaling(
         { backends, datasets, shape, dtype, trials, fsync: values.fsync, dir: values.dir, endian },
         {
           runStart: (backend, n, _trial, path) => stars(seedStderrLabel(backend.name, n, path)),
           dataset: () => {
-            Deno.stderr.writeSync(star);
+            if (!quiet) Deno.stderr.writeSync(star);
           },
           runEnd: (run) => {
             stars("\n");
-            sink.add(scalingRow(run));
+            add(scalingRow(run));
           },
         },
       );
-      if (trials > 1) { for (const row of averageRows(runs)) sink.add(row); }
+      if (trials > 1) { for (const row of averageRows(runs)) add(row); }
     } finally {
       sink.close();
     }

@@ -9,7 +9,8 @@
  * then reads and checks every record and prints one JSON line ({@link ReaderReport}). All are
  * released together, and the wall time of a run is measured from the first reader's start to
  * the last reader's end on CLOCK_MONOTONIC, which all processes share: program start-up is not
- * part of it.
+ * part of it. Under MPI the ranks are the readers instead (each reads in-process), released by
+ * a barrier.
  * @module
  */
 import { SciobenchError, UsageError, VerifyError } from "../errors.ts";
@@ -19,6 +20,8 @@ import type { ChunkLayout, EndianOption } from "../framings/types.ts";
 import { dropCache, residency } from "../io/cache.ts";
 import { FileHandle } from "../io/file.ts";
 import { withScratchDir } from "../io/scratch.ts";
+import { fencedPhase, rankScratchShare } from "../mpi/phase.ts";
+import { world } from "../mpi/world.ts";
 import type { Backend } from "../backends/backend.ts";
 import { num, type Row } from "../report/output.ts";
 import type { Progress } from "../report/progress.ts";
@@ -309,6 +312,8 @@ export interface ReadersOptions {
   readonly dir?: string;
   readonly progress: Progress;
   readonly launch: ReaderLauncher;
+  /** The readers' backend options (under MPI each rank reads in-process with these). */
+  readonly readerOptions?: OptionValues;
 }
 
 const decoder = new TextDecoder();
@@ -473,13 +478,31 @@ async function runOne(
   }
   endPhase();
   for (const path of files) Deno.removeSync(path);
+  const t0 = Math.min(...reports.map((r) => r.t0Ns));
+  const t1 = Math.max(...reports.map((r) => r.t1Ns));
+  const spread = (Math.max(...reports.map((r) => r.t0Ns)) - t0) / 1e9;
+  return readersRow(o, cache, mode, fileBytes, resident, reports, (t1 - t0) / 1e9, spread);
+}
+
+/**
+ * The row of one (cache, mode, procs) run from its readers' reports: `wall` seconds from the
+ * first start to the last end, `spread` seconds between the first and the last start.
+ */
+function readersRow(
+  o: ReadersOptions,
+  cache: CacheState,
+  mode: ReadersMode,
+  fileBytes: number,
+  resident: number,
+  reports: readonly ReaderReport[],
+  wall: number,
+  spread: number,
+): Omit<Row, "slope_s_per_proc"> & { wall_s: number } {
   for (const [k, r] of reports.entries()) {
     for (const w of r.warnings) o.progress.note(`reader ${k + 1}: ${w}`);
   }
-  const t0 = Math.min(...reports.map((r) => r.t0Ns));
-  const t1 = Math.max(...reports.map((r) => r.t1Ns));
+  const procs = reports.length;
   const walls = reports.map((r) => r.wallS);
-  const wall = (t1 - t0) / 1e9;
   const sum = (f: (r: ReaderReport) => number) => reports.reduce((a, r) => a + f(r), 0);
   return {
     mode,
@@ -498,9 +521,79 @@ async function runOne(
     records: o.records,
     length: o.length,
     reader_bytes: sum((r) => r.bytes),
-    start_spread_s: num((Math.max(...reports.map((r) => r.t0Ns)) - t0) / 1e9),
+    start_spread_s: num(spread),
     resident_before: num(resident, 4),
   };
+}
+
+/**
+ * One (cache, mode) run under MPI: every rank is one reader, in-process, of the shared file
+ * (rank 0 writes it) or of its own; a barrier releases them. The wall time runs from the barrier
+ * to the last rank's end (each rank's time since its barrier, the largest); rank 0 gets every
+ * report (MPI_Gatherv) and builds the row (other ranks return a row of their own report only).
+ */
+async function runOneRanked(
+  o: ReadersOptions,
+  dir: string,
+  cache: CacheState,
+  mode: ReadersMode,
+): Promise<Omit<Row, "slope_s_per_proc"> & { wall_s: number }> {
+  const w = world();
+  const fileIndex = mode === "shared" ? 0 : w.rank;
+  const path = `${dir}/${mode}-${fileIndex}.${o.backend.name}`;
+  const writer = mode === "separate" || w.rank === 0;
+  o.progress.update(0, "write");
+  await fencedPhase("write", () => {
+    if (writer) writePackmanFile(o.backend, path, { ...o, fileIndex });
+  });
+  const { resident, reader, fileBytes } = await fencedPhase("drop", () => {
+    // cold: the writer drops its file; warm: every rank reads it once (its node's cache)
+    let resident: number;
+    if (cache === "cold") resident = writer ? dropCache(path).residentAfter : residency(path);
+    else {
+      warmUp(path);
+      resident = residency(path);
+    }
+    const reader = prepareReader(path, {
+      framing: o.backend.name,
+      records: o.records,
+      length: o.length,
+      seed: o.seed,
+      fileIndex,
+      endian: o.endian,
+      backendOptions: o.readerOptions ?? o.backendOptions,
+    });
+    return { resident, reader, fileBytes: Deno.statSync(path).size };
+  });
+  o.progress.update(0.5, "read");
+  const timed = await fencedPhase("read", () => {
+    const releasedNs = clockGettime();
+    const report = reader.run();
+    return {
+      report,
+      sinceReleaseS: (report.t1Ns - releasedNs) / 1e9,
+      startS: (report.t0Ns - releasedNs) / 1e9,
+    };
+  });
+  // every rank has read before the files go, and no rank is still removing when rank 0 removes
+  // the scratch directory
+  await fencedPhase("remove", () => {
+    if (writer) Deno.removeSync(path);
+  });
+  const texts = w.gatherStrings(JSON.stringify({ ...timed, resident }));
+  const all = w.rank === 0
+    ? texts.map((t) => JSON.parse(t) as typeof timed & { resident: number })
+    : [{ ...timed, resident }];
+  return readersRow(
+    o,
+    cache,
+    mode,
+    fileBytes,
+    Math.max(...all.map((a) => a.resident)),
+    all.map((a) => a.report),
+    Math.max(...all.map((a) => a.sinceReleaseS)),
+    Math.max(...all.map((a) => a.startS)),
+  );
 }
 
 /**
@@ -512,14 +605,19 @@ export async function runReaders(o: ReadersOptions, onRow: (row: Row) => void): 
   if (o.records < 1 || o.length < 1) {
     throw new UsageError("readers: --records and --length must be positive");
   }
+  const w = world();
+  const ranked = w.size > 1;
   await withScratchDir(o.dir, async (dir) => {
     const fsType = statfs(dir).typeName;
     for (const cache of o.caches) {
       for (const mode of o.modes) {
         let prev: { procs: number; wall: number } | undefined;
-        for (const procs of o.procs) {
+        // under MPI the ranks are the readers: one run with as many readers as ranks
+        for (const procs of ranked ? [w.size] : o.procs) {
           o.progress.begin(`readers ${mode} procs=${procs} cache=${cache}`);
-          const row = await audited(() => runOne(o, dir, cache, mode, procs));
+          const row = ranked
+            ? await runOneRanked(o, dir, cache, mode)
+            : await audited(() => runOne(o, dir, cache, mode, procs));
           const slope = prev === undefined
             ? row.wall_s / procs
             : (row.wall_s - prev.wall) / (procs - prev.procs);
@@ -534,5 +632,5 @@ export async function runReaders(o: ReadersOptions, onRow: (row: Row) => void): 
         }
       }
     }
-  });
+  }, rankScratchShare());
 }

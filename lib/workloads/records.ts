@@ -20,6 +20,9 @@ import type { OptionValues } from "../framings/options.ts";
 import { DTYPE_SIZE } from "../framings/types.ts";
 import { dropCache } from "../io/cache.ts";
 import { signalPoint, withScratchDir } from "../io/scratch.ts";
+import type { AggregateSpec } from "../mpi/aggregate.ts";
+import { fencedPhase, rankScratchShare } from "../mpi/phase.ts";
+import { world } from "../mpi/world.ts";
 import { writeFrames } from "../backends/write.ts";
 import type { Backend } from "../backends/backend.ts";
 import { num, type Row, type TableRenderer } from "../report/output.ts";
@@ -47,6 +50,13 @@ export const RECORDS_COLUMNS = [
   "dev_write_bytes",
   "resident_after_drop",
 ] as const;
+
+/** How the columns of `records` combine over MPI ranks (lib/mpi/aggregate.ts). */
+export const RECORDS_AGGREGATE: AggregateSpec = {
+  sum: ["bytes", "cpu_s", "user_s", "sys_s", "file_bytes", "dev_read_bytes", "dev_write_bytes"],
+  max: ["wall_s", "resident_after_drop"],
+  rates: [{ rate: "MiBps", bytes: "bytes", seconds: "wall_s" }],
+};
 
 /** Element types the workload writes. */
 export type RecordsType = "float32" | "float64";
@@ -77,6 +87,8 @@ export interface RecordsOptions {
   readonly backendOptions?: ReadonlyMap<string, OptionValues>;
   /** Progress and notes on stderr. */
   readonly progress?: Progress;
+  /** Under MPI, rank r reads the file of rank (r + reorder) mod ranks (default 0: its own). */
+  readonly reorder?: number;
 }
 
 /** One measured phase of one target and trial. */
@@ -161,7 +173,8 @@ export class RecordFrames {
   readonly #data: Float32Array | Float64Array;
   readonly #frame: Frame;
 
-  constructor(shape: readonly number[], dtype: RecordsType, seed: number) {
+  /** `rank` (an MPI rank, default 0) makes each rank's data differ; rank 0's is the serial data. */
+  constructor(shape: readonly number[], dtype: RecordsType, seed: number, rank = 0) {
     if (shape.length < 1) {
       throw new UsageError("records: the shape needs at least the record count");
     }
@@ -169,7 +182,7 @@ export class RecordFrames {
     this.recordShape = shape.slice(1);
     const n = this.recordShape.reduce((a, b) => a * b, 1);
     this.recordBytes = n * DTYPE_SIZE[dtype];
-    const rng = new Rng(seed ^ 0x5eed0003);
+    const rng = new Rng(seed ^ 0x5eed0003 ^ Math.imul(rank, 0x9e3779b1));
     this.#data = fillRandom(dtype === "float32" ? new Float32Array(n) : new Float64Array(n), rng);
     this.#frame = {
       step: 0,
@@ -198,13 +211,19 @@ export async function runRecords(
   options: RecordsOptions,
   onRun: (run: RecordsRun) => void = () => {},
 ): Promise<RecordsRun[]> {
-  const frames = new RecordFrames(options.shape, options.dtype, options.seed);
+  const w = world();
+  const readRank = (w.rank + (options.reorder ?? 0)) % w.size;
+  const frames = new RecordFrames(options.shape, options.dtype, options.seed, w.rank);
+  const readFrames = readRank === w.rank
+    ? frames
+    : new RecordFrames(options.shape, options.dtype, options.seed, readRank);
   const bytes = frames.records * frames.recordBytes;
   const p = options.progress;
   const runs: RecordsRun[] = [];
   await withScratchDir(options.dir, async (dir) => {
     const fs = statfs(dir);
-    if (fs.availableBytes < bytes * 1.05 + (64 << 20)) {
+    // every rank's file may be on this file system
+    if (fs.availableBytes < (bytes * 1.05 + (64 << 20)) * w.size) {
       throw new UsageError(
         `records: ${bytes} bytes per file but only ${fs.availableBytes} bytes free in ${
           options.dir ?? "."
@@ -215,28 +234,33 @@ export async function runRecords(
     if (fs.inMemory) p?.note(`${dir} is on ${fs.typeName}: reads come from memory, not a disk`);
     for (let trial = 0; trial < options.trials; trial++) {
       for (const t of options.targets) {
-        const path = `${dir}/records.${t.backend.name}.${t.endian}`;
+        const fileOf = (rank: number) =>
+          `${dir}/records.${t.backend.name}.${t.endian}${w.size > 1 ? `.r${rank}` : ""}`;
+        const path = fileOf(w.rank);
+        const readPath = fileOf(readRank);
         p?.begin(`records: ${label(t)}, trial ${trial + 1} of ${options.trials}`);
         // Write: open, every record, fsync, close.
         startAudit();
-        const wm = startMeter("write");
-        await writeFrames(
-          t.backend,
-          path,
-          {
-            create: "truncate",
-            endian: t.endian,
-            fsync: true,
-            backendOptions: options.backendOptions?.get(t.backend.name),
-          },
-          frames.records,
-          (r) => frames.frame(r),
-          (r) => {
-            if ((r & 15) === 0) p?.update(r / frames.records, "write");
-          },
-        );
-        const ws = wm.stop();
-        const fileBytes = (await Deno.stat(path)).size;
+        const { ws, fileBytes } = await fencedPhase("write", async () => {
+          const wm = startMeter("write");
+          await writeFrames(
+            t.backend,
+            path,
+            {
+              create: "truncate",
+              endian: t.endian,
+              fsync: true,
+              backendOptions: options.backendOptions?.get(t.backend.name),
+            },
+            frames.records,
+            (r) => frames.frame(r),
+            (r) => {
+              if ((r & 15) === 0) p?.update(r / frames.records, "write");
+            },
+          );
+          const ws = wm.stop();
+          return { ws, fileBytes: (await Deno.stat(path)).size };
+        });
         const write: RecordsRun = attachAudit({
           framing: t.backend.name,
           endian: t.endian,
@@ -252,26 +276,29 @@ export async function runRecords(
 
         // Read from a cold cache: open, every record (verified), close.
         startAudit();
-        const drop = dropCache(path);
-        const rm = startMeter("read");
-        const source = t.backend.openReader(path, { layout: frames.layout });
-        try {
-          if (source.frameCount !== frames.records) {
-            throw new VerifyError(
-              `${path}: ${source.frameCount} records read back, ${frames.records} written`,
-            );
-          }
-          for (let r = 0; r < frames.records; r++) {
-            verifyFrame(path, r, frames.frame(r).chunks, source.readFrame(r));
-            if ((r & 15) === 0) {
-              p?.update(r / frames.records, "read");
-              const y = signalPoint();
-              if (y) await y;
+        const drop = await fencedPhase("drop", () => dropCache(readPath));
+        const rs = await fencedPhase("read", async () => {
+          const rm = startMeter("read");
+          const source = t.backend.openReader(readPath, { layout: readFrames.layout });
+          try {
+            if (source.frameCount !== frames.records) {
+              throw new VerifyError(
+                `${readPath}: ${source.frameCount} records read back, ${frames.records} written`,
+              );
             }
+            for (let r = 0; r < frames.records; r++) {
+              verifyFrame(readPath, r, readFrames.frame(r).chunks, source.readFrame(r));
+              if ((r & 15) === 0) {
+                p?.update(r / frames.records, "read");
+                const y = signalPoint();
+                if (y) await y;
+              }
+            }
+          } finally {
+            source.close();
           }
-        } finally {
-          source.close();
-        }
+          return rm.stop();
+        });
         const read: RecordsRun = attachAudit({
           framing: t.backend.name,
           endian: t.endian,
@@ -280,15 +307,17 @@ export async function runRecords(
           bytes,
           fileBytes,
           residentAfterDrop: drop.residentAfter,
-          sample: rm.stop(),
+          sample: rs,
         }, finishAudit());
         runs.push(read);
         onRun(read);
         p?.clear();
-        await Deno.remove(path);
+        // fenced: every rank has read (--reorder reads another rank's file) before files go,
+        // and no rank is still removing when rank 0 removes the scratch directory
+        await fencedPhase("remove", () => Deno.remove(path));
       }
     }
-  });
+  }, rankScratchShare());
   return runs;
 }
 

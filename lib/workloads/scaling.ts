@@ -23,6 +23,9 @@ import {
   typedArray,
 } from "../framings/types.ts";
 import { withScratchDir } from "../io/scratch.ts";
+import type { AggregateSpec } from "../mpi/aggregate.ts";
+import { fencedPhase, rankScratchShare } from "../mpi/phase.ts";
+import { world } from "../mpi/world.ts";
 import { writeFrames } from "../backends/write.ts";
 import type { Backend } from "../backends/backend.ts";
 import { num, type Row, type TableRenderer } from "../report/output.ts";
@@ -44,6 +47,13 @@ export const SCALING_COLUMNS = [
   "sys_s",
   "MiBps",
 ] as const;
+
+/** How the columns of `scaling` combine over MPI ranks (lib/mpi/aggregate.ts). */
+export const SCALING_AGGREGATE: AggregateSpec = {
+  sum: ["bytes", "user_ticks", "sys_ticks", "combined_ticks", "user_s", "sys_s", "file_bytes"],
+  max: ["real_s"],
+  rates: [{ rate: "MiBps", bytes: "bytes", seconds: "real_s" }],
+};
 
 /** What to measure. */
 export interface ScalingOptions {
@@ -128,23 +138,28 @@ export async function runScaling(
   const frames: Frame[] = [];
   const frame = (i: number): Frame => (frames[i] ??= { step: i, chunks });
   const runs: ScalingRun[] = [];
+  const w = world();
+  // under MPI each rank writes its own files in the directory all ranks share
+  const suffix = w.size > 1 ? `.r${w.rank}` : "";
   await withScratchDir(options.dir, async (dir) => {
     // Untimed warm-up: one dataset per backend, so library loading and compilation of the write
     // path are not charged to the first timed run.
-    for (const backend of options.backends) {
-      const path = `${dir}/warmup.${backend.name}`;
-      await writeFrames(
-        backend,
-        path,
-        { create: "truncate", fsync: false, endian: options.endian ?? "native" },
-        1,
-        frame,
-      );
-      await Deno.remove(path);
-    }
+    await fencedPhase("warm-up", async () => {
+      for (const backend of options.backends) {
+        const path = `${dir}/warmup.${backend.name}${suffix}`;
+        await writeFrames(
+          backend,
+          path,
+          { create: "truncate", fsync: false, endian: options.endian ?? "native" },
+          1,
+          frame,
+        );
+        await Deno.remove(path);
+      }
+    });
     for (let trial = 0; trial < options.trials; trial++) {
       for (const backend of options.backends) {
-        const path = `${dir}/speed.${backend.name}`;
+        const path = `${dir}/speed.${backend.name}${suffix}`;
         for (const n of options.datasets) {
           try {
             await Deno.remove(path);
@@ -153,28 +168,31 @@ export async function runScaling(
           }
           observer.runStart?.(backend, n, trial, path);
           startAudit();
-          const meter = startMeter("write");
-          await writeFrames(
-            backend,
-            path,
-            { create: "truncate", fsync: options.fsync, endian: options.endian ?? "native" },
-            n,
-            frame,
-            () => observer.dataset?.(),
-          );
-          const sample = meter.stop();
-          const fileBytes = (await Deno.stat(path)).size;
-          // A cheap check outside the timing: the file reads back with n datasets.
-          const source = backend.openReader(path, { layout });
-          try {
-            if (source.frameCount !== n) {
-              throw new VerifyError(
-                `${path}: ${source.frameCount} datasets read back, ${n} written`,
-              );
+          const { sample, fileBytes } = await fencedPhase("write", async () => {
+            const meter = startMeter("write");
+            await writeFrames(
+              backend,
+              path,
+              { create: "truncate", fsync: options.fsync, endian: options.endian ?? "native" },
+              n,
+              frame,
+              () => observer.dataset?.(),
+            );
+            const sample = meter.stop();
+            const fileBytes = (await Deno.stat(path)).size;
+            // A cheap check outside the timing: the file reads back with n datasets.
+            const source = backend.openReader(path, { layout });
+            try {
+              if (source.frameCount !== n) {
+                throw new VerifyError(
+                  `${path}: ${source.frameCount} datasets read back, ${n} written`,
+                );
+              }
+            } finally {
+              source.close();
             }
-          } finally {
-            source.close();
-          }
+            return { sample, fileBytes };
+          });
           const run: ScalingRun = attachAudit({
             framing: backend.name,
             datasets: n,
@@ -188,7 +206,7 @@ export async function runScaling(
         }
       }
     }
-  });
+  }, rankScratchShare());
   return runs;
 }
 

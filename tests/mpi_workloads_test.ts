@@ -1,0 +1,84 @@
+/**
+ * `records`, `scaling` and `readers` under mpirun (Open MPI) and mpiexec (MPICH) with 4 ranks:
+ * one document from rank 0, bytes summed over ranks, the ranks as readers, no files left.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { tempDir } from "./_helpers.ts";
+import { mpiTest, runMpi } from "./_mpi.ts";
+
+type Row = Record<string, string | number>;
+interface Doc {
+  meta: Row;
+  columns: string[];
+  rows: Row[];
+}
+
+function leftovers(dir: string): string[] {
+  return [...Deno.readDirSync(dir)].map((e) => e.name);
+}
+
+mpiTest(
+  "mpi records: each rank writes and reads its own file (--reorder 1: the next rank's); bytes add up",
+  async (launcher) => {
+    using tmp = tempDir();
+    const r = await runMpi(launcher, [
+      ...["records", "--shape", "8x10x100", "--framing", "raw,netcdf", "--endian", "big"],
+      ...["--reorder", "1", "--per-rank", "--dir", tmp.path, "--format", "json"],
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout) as Doc;
+    assert.equal(doc.meta.ranks, 4);
+    // per framing and phase: the aggregate row, then one row per rank
+    assert.equal(doc.rows.length, 2 * 2 * 5);
+    const one = 8 * 10 * 100 * 4;
+    for (let k = 0; k < doc.rows.length; k += 5) {
+      const [all, ...ranks] = doc.rows.slice(k, k + 5) as [Row, ...Row[]];
+      assert.equal(all.rank, "all");
+      assert.equal(all.bytes, 4 * one);
+      assert.deepEqual(ranks.map((x) => [x.rank, x.bytes]), [[0, one], [1, one], [2, one], [
+        3,
+        one,
+      ]]);
+      assert.equal(all.wall_s, Math.max(...ranks.map((x) => Number(x.wall_s))));
+    }
+    assert.deepEqual(leftovers(tmp.path), []);
+  },
+);
+
+mpiTest("mpi scaling: 4 ranks write their datasets; bytes are 4 x one rank's", async (launcher) => {
+  using tmp = tempDir();
+  const r = await runMpi(launcher, [
+    ...["scaling", "--datasets", "2,3", "--shape", "8x8x8", "--framing", "f77,ieeeio"],
+    ...["--dir", tmp.path, "--format", "json"],
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const doc = JSON.parse(r.stdout) as Doc;
+  assert.equal(doc.rows.length, 4);
+  for (const row of doc.rows) {
+    assert.equal(row.ranks, 4);
+    assert.equal(row.bytes, 4 * Number(row.datasets) * 8 * 8 * 8 * 8);
+  }
+  assert.equal((r.stderr.match(/Write {2}2 datasets/g) ?? []).length, 2, "stars from rank 0 only");
+  assert.deepEqual(leftovers(tmp.path), []);
+});
+
+mpiTest(
+  "mpi readers: the 4 ranks are the readers, of one shared file or one each",
+  async (launcher) => {
+    using tmp = tempDir();
+    const r = await runMpi(launcher, [
+      ...["readers", "--records", "4", "--length", "500", "--mode", "shared,separate"],
+      ...["--dir", tmp.path, "--format", "json"],
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout) as Doc;
+    assert.deepEqual(doc.rows.map((x) => [x.mode, x.procs]), [["shared", 4], ["separate", 4]]);
+    for (const row of doc.rows) {
+      // every reader read the whole file (markers included)
+      assert.ok(Number(row.reader_bytes) >= 4 * Number(row.file_bytes), JSON.stringify(row));
+      assert.ok(Number(row.max_s) <= Number(row.wall_s) + 1e-6);
+    }
+    assert.deepEqual(leftovers(tmp.path), []);
+  },
+);
