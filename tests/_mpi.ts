@@ -5,6 +5,7 @@
  * launcher is missing skips with a message, and fails under SCIOBENCH_REQUIRE_PEERS=1.
  * @module
  */
+import assert from "node:assert/strict";
 import { type CliResult, commandMissing, peerTest, PERMISSIONS } from "./_helpers.ts";
 
 /** One MPI launcher and how to start N ranks with it. */
@@ -68,4 +69,23 @@ export function mpiTest(name: string, fn: (launcher: Launcher) => Promise<void>)
       () => fn(launcher),
     );
   }
+}
+
+/** Names of the entries left in `dir` (a scratch parent must end empty). */
+export function leftovers(dir: string): string[] {
+  return [...Deno.readDirSync(dir)].map((e) => e.name);
+}
+
+/** A `--format json` document: run facts, columns and rows. */
+export interface JsonDoc {
+  meta: Record<string, string | number>;
+  columns: string[];
+  rows: Record<string, string | number>[];
+}
+
+/** Runs sciobench `args` (with `--format json`) under `launcher`; asserts exit 0 and one document. */
+export async function runMpiJson(launcher: Launcher, args: readonly string[]): Promise<JsonDoc> {
+  const r = await runMpi(launcher, [...args, "--format", "json"]);
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout) as JsonDoc;
 }

@@ -6,15 +6,11 @@
  */
 import assert from "node:assert/strict";
 import { tempDir } from "./_helpers.ts";
-import { mpiTest, runMpi } from "./_mpi.ts";
+import { type JsonDoc, leftovers, mpiTest, runMpi } from "./_mpi.ts";
 
 type Row = Record<string, string | number>;
 
 const SMALL = ["--size", "512KiB", "--n", "1024"];
-
-function leftovers(dir: string): string[] {
-  return [...Deno.readDirSync(dir)].map((e) => e.name);
-}
 
 mpiTest(
   "mpi table: rank 0 prints one document; bytes add up over 4 ranks; --reorder 1 reads the next rank's file",
@@ -26,7 +22,7 @@ mpiTest(
       "--audit",
     ]);
     assert.equal(r.code, 0, r.stderr);
-    const doc = JSON.parse(r.stdout) as { meta: Row; columns: string[]; rows: Row[] };
+    const doc = JSON.parse(r.stdout) as JsonDoc;
     assert.equal(doc.meta.ranks, 4);
     assert.equal(doc.meta.nodes, 1);
     assert.equal(doc.meta.ranks_per_node, 4);

@@ -5,29 +5,18 @@
  */
 import assert from "node:assert/strict";
 import { tempDir } from "./_helpers.ts";
-import { mpiTest, runMpi } from "./_mpi.ts";
+import { type JsonDoc, leftovers, mpiTest, runMpi, runMpiJson } from "./_mpi.ts";
 
 type Row = Record<string, string | number>;
-interface Doc {
-  meta: Row;
-  columns: string[];
-  rows: Row[];
-}
-
-function leftovers(dir: string): string[] {
-  return [...Deno.readDirSync(dir)].map((e) => e.name);
-}
 
 mpiTest(
   "mpi records: each rank writes and reads its own file (--reorder 1: the next rank's); bytes add up",
   async (launcher) => {
     using tmp = tempDir();
-    const r = await runMpi(launcher, [
+    const doc = await runMpiJson(launcher, [
       ...["records", "--shape", "8x10x100", "--framing", "raw,netcdf", "--endian", "big"],
-      ...["--reorder", "1", "--per-rank", "--dir", tmp.path, "--format", "json"],
+      ...["--reorder", "1", "--per-rank", "--dir", tmp.path],
     ]);
-    assert.equal(r.code, 0, r.stderr);
-    const doc = JSON.parse(r.stdout) as Doc;
     assert.equal(doc.meta.ranks, 4);
     // per framing and phase: the aggregate row, then one row per rank
     assert.equal(doc.rows.length, 2 * 2 * 5);
@@ -53,7 +42,7 @@ mpiTest("mpi scaling: 4 ranks write their datasets; bytes are 4 x one rank's", a
     ...["--dir", tmp.path, "--format", "json"],
   ]);
   assert.equal(r.code, 0, r.stderr);
-  const doc = JSON.parse(r.stdout) as Doc;
+  const doc = JSON.parse(r.stdout) as JsonDoc;
   assert.equal(doc.rows.length, 4);
   for (const row of doc.rows) {
     assert.equal(row.ranks, 4);
@@ -67,12 +56,10 @@ mpiTest(
   "mpi readers: the 4 ranks are the readers, of one shared file or one each",
   async (launcher) => {
     using tmp = tempDir();
-    const r = await runMpi(launcher, [
+    const doc = await runMpiJson(launcher, [
       ...["readers", "--records", "4", "--length", "500", "--mode", "shared,separate"],
-      ...["--dir", tmp.path, "--format", "json"],
+      ...["--dir", tmp.path],
     ]);
-    assert.equal(r.code, 0, r.stderr);
-    const doc = JSON.parse(r.stdout) as Doc;
     assert.deepEqual(doc.rows.map((x) => [x.mode, x.procs]), [["shared", 4], ["separate", 4]]);
     for (const row of doc.rows) {
       // every reader read the whole file (markers included)
