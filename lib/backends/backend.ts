@@ -60,7 +60,7 @@ export interface ReadChunk {
   readonly dtype: DType;
   /** Shape, slowest dimension first. */
   readonly shape: readonly number[];
-  /** Data in native byte order; a view valid until the next `readFrame` call. */
+  /** Data in native byte order; a view valid until the next `readFrame` or `readStored` call. */
   readonly data: Uint8Array;
 }
 
@@ -76,6 +76,15 @@ export interface FrameSource {
   readFrame(frame: number): readonly ReadChunk[];
   /** Where the chunks of a frame are stored, when the backend knows (native framings). */
   locate?(frame: number): readonly ChunkRef[];
+  /**
+   * Visits the bytes of `pieces` ([offset, length] in order) as stored, without byte swapping, in
+   * blocks of at most 4 MiB (each view valid during its call); FormatError naming the offset when
+   * the file ends first. Backends that `locate` chunks offer it, for checksums of stored bytes.
+   */
+  readStored?(
+    pieces: readonly (readonly [number, number])[],
+    visit: (bytes: Uint8Array) => void,
+  ): void;
   /** Format facts for `info`. */
   describe?(): Record<string, unknown>;
   /** Whole stored arrays spanning frames (netCDF variables), for per-variable CRC-32. */

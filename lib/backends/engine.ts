@@ -31,6 +31,9 @@ import type {
 /** Granularity of the undo log kept while appending, bytes. */
 const UNDO_PAGE = 4096;
 
+/** Block size in which `readStored` hands stored bytes to its visitor, bytes. */
+const STORED_BLOCK = 1 << 22;
+
 /** Largest gap (bytes) between a frame's chunks that is still read in the same pread. */
 const MAX_GAP = 1 << 20;
 
@@ -277,6 +280,21 @@ class NativeSource implements FrameSource {
 
   locate(frame: number): readonly ChunkRef[] {
     return this.#index.chunks(frame);
+  }
+
+  readStored(
+    pieces: readonly (readonly [number, number])[],
+    visit: (bytes: Uint8Array) => void,
+  ): void {
+    const buf = this.#buffer(STORED_BLOCK);
+    for (const [offset, length] of pieces) {
+      for (let done = 0; done < length;) {
+        const view = buf.subarray(0, Math.min(STORED_BLOCK, length - done));
+        this.#readExactly(view, offset + done);
+        visit(view);
+        done += view.length;
+      }
+    }
   }
 
   describe(): Record<string, unknown> {

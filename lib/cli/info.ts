@@ -4,7 +4,6 @@
  */
 import { crc32 } from "node:zlib";
 import { UsageError } from "../errors.ts";
-import { FileHandle } from "../io/file.ts";
 import type { FrameSource } from "../backends/backend.ts";
 import { parseArgs } from "./args.ts";
 import type { Command } from "./command.ts";
@@ -48,24 +47,10 @@ function hex(n: number): string {
   return (n >>> 0).toString(16).padStart(8, "0");
 }
 
-function storedCrc(
-  file: FileHandle,
-  name: string,
-  pieces: readonly (readonly [number, number])[],
-  buf: Uint8Array,
-): number {
+/** CRC-32 of the stored bytes of `pieces`, read through the source (no byte swapping). */
+function storedCrc(source: FrameSource, pieces: readonly (readonly [number, number])[]): number {
   let crc = 0;
-  for (const [off, len] of pieces) {
-    for (let done = 0; done < len;) {
-      const n = Math.min(buf.length, len - done);
-      const view = buf.subarray(0, n);
-      if (file.readInto(view, off + done) < n) {
-        throw new UsageError(`${file.path}: '${name}' runs past the end of the file`);
-      }
-      crc = crc32(view, crc);
-      done += n;
-    }
-  }
+  source.readStored!(pieces, (bytes) => crc = crc32(bytes, crc));
   return crc;
 }
 
@@ -83,45 +68,32 @@ export interface VariableInfo {
 
 /** CRC-32 of every whole variable a source reports (netCDF); empty for other formats. */
 export function listVariables(source: FrameSource): VariableInfo[] {
-  const vars = source.variables?.() ?? [];
-  if (vars.length === 0) return [];
-  const file = FileHandle.open(source.path, "read");
-  const buf = new Uint8Array(1 << 22);
-  try {
-    return vars.map((v) => ({
-      name: v.name,
-      dtype: v.dtype,
-      bytes: v.pieces.reduce((a, [, len]) => a + len, 0),
-      crc32: hex(storedCrc(file, v.name, v.pieces, buf)),
-    }));
-  } finally {
-    file.close();
-  }
+  const vars = source.readStored ? source.variables?.() ?? [] : [];
+  return vars.map((v) => ({
+    name: v.name,
+    dtype: v.dtype,
+    bytes: v.pieces.reduce((a, [, len]) => a + len, 0),
+    crc32: hex(storedCrc(source, v.pieces)),
+  }));
 }
 
 /** Lists every chunk of every frame of an open source with its CRC-32. */
 export function listChunks(source: FrameSource): ChunkInfo[] {
   const out: ChunkInfo[] = [];
   const locate = source.locate?.bind(source);
-  if (locate) {
-    const file = FileHandle.open(source.path, "read");
-    const buf = new Uint8Array(1 << 22);
-    try {
-      for (let f = 0; f < source.frameCount; f++) {
-        for (const r of locate(f)) {
-          out.push({
-            frame: f,
-            name: r.name,
-            dtype: r.dtype,
-            shape: r.shape,
-            offset: r.offset,
-            bytes: r.bytes,
-            crc32: hex(storedCrc(file, r.name, r.pieces ?? [[r.offset, r.bytes]], buf)),
-          });
-        }
+  if (locate && source.readStored) {
+    for (let f = 0; f < source.frameCount; f++) {
+      for (const r of locate(f)) {
+        out.push({
+          frame: f,
+          name: r.name,
+          dtype: r.dtype,
+          shape: r.shape,
+          offset: r.offset,
+          bytes: r.bytes,
+          crc32: hex(storedCrc(source, r.pieces ?? [[r.offset, r.bytes]])),
+        });
       }
-    } finally {
-      file.close();
     }
     return out;
   }
