@@ -265,7 +265,7 @@ peerTest(
     using d = diskDir();
     const rows: Row[] = [];
     await runTable(
-      tableOptions(d.path, [backendByName("raw")], { peers: ["python-gsd"] }),
+      tableOptions(d.path, [backendByName("raw")], { peers: [backendByName("python-gsd")] }),
       (row) => rows.push(row),
     );
     const a = trailOf(rows[1]!);

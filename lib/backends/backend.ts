@@ -15,6 +15,7 @@ import type {
   OptionSpec,
   StoredVariable,
 } from "../framings/types.ts";
+import type { Row } from "../report/output.ts";
 
 /** How a writer treats an existing file at its path. */
 export type CreateMode =
@@ -113,8 +114,11 @@ export interface Backend {
   readonly name: string;
   /** One line for `--help` and `sciobench framings`. */
   readonly description: string;
-  /** `native` (pure TypeScript framing) or `peer` (a C library through FFI, or an external tool). */
-  readonly kind: "native" | "peer";
+  /**
+   * `native` (a pure TypeScript framing run by the engine), `peer` (a C library through FFI), or
+   * `program` (a program that measures whole table cells in its own process, such as python3-gsd).
+   */
+  readonly kind: "native" | "peer" | "program";
   /** Byte orders the writer can produce. */
   readonly orders: readonly ByteOrder[];
   /** The options it takes through `backendOptions` (`--option KEY=VALUE`), as data. */
@@ -128,8 +132,33 @@ export interface Backend {
    * numbers, a heuristic tried when no magic number matched. Without either, never detected.
    */
   detect?(head: Uint8Array, fileSize: number): boolean;
-  /** Opens `path` for writing frames. */
+  /** Opens `path` for writing frames (program peers: UsageError, they only measure table cells). */
   openWriter(path: string, options: SinkOptions): FrameSink;
   /** Opens `path` for reading frames; throws FormatError on a malformed file. */
   openReader(path: string, options?: SourceOptions): FrameSource;
+  /**
+   * Program peers: measures one cell of the table workload in the program's own process (same
+   * seeded data, sample and random order) and returns its row with the table's columns.
+   */
+  measureTableCell?(cell: TableCell): Promise<Row>;
+}
+
+/** One cell of the table workload, for a program peer to measure. */
+export interface TableCell {
+  /** Bytes of data to write. */
+  readonly size: number;
+  /** Particles per frame. */
+  readonly n: number;
+  /** Repeat index. */
+  readonly repeat: number;
+  /** Seed of the data and of the random order. */
+  readonly seed: number;
+  /** Bytes of each read sample (default 0.25 GiB). */
+  readonly sampleBytes?: number;
+  /** Write once untimed first. */
+  readonly warmup: boolean;
+  /** Page cache before each read phase (default cold). */
+  readonly cache?: "cold" | "warm";
+  /** Parent directory of the scratch file (default: current directory). */
+  readonly dir?: string;
 }

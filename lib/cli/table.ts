@@ -3,7 +3,9 @@
  * @module
  */
 import { UsageError } from "../errors.ts";
-import { PYTHON_GSD_PEERS, pythonGsdUnavailable } from "../peers/python_gsd.ts";
+import { BACKENDS } from "../backends/registry.ts";
+import type { Backend } from "../backends/backend.ts";
+import { didYouMean } from "../suggest.ts";
 import { Progress } from "../report/progress.ts";
 import { gsdTableRenderer } from "../report/rst.ts";
 import { rankColumns } from "../mpi/aggregate.ts";
@@ -97,17 +99,20 @@ export const tableCommand: Command = {
     const endian = parseEndian(values.endian);
     const progress = new Progress();
     const backends = usableBackends(values.framing);
-    const peers: string[] = [];
-    for (const peer of values.peer === undefined ? [] : parseList(values.peer, "--peer")) {
-      if (!(peer in PYTHON_GSD_PEERS)) {
+    const peers: Backend[] = [];
+    const programs = BACKENDS.filter((b) => b.kind === "program");
+    for (const name of values.peer === undefined ? [] : parseList(values.peer, "--peer")) {
+      const peer = programs.find((b) => b.name === name);
+      if (peer === undefined) {
+        const known = programs.map((b) => b.name);
         throw new UsageError(
-          `unknown peer '${peer}'; known: ${Object.keys(PYTHON_GSD_PEERS).join(", ")}`,
+          `unknown peer '${name}'${didYouMean(name, known)}; known: ${known.join(", ")}`,
         );
       }
       if (world().size > 1) throw new UsageError("--peer does not run under MPI");
-      const why = pythonGsdUnavailable();
+      const why = peer.unavailable();
       if (why === null) peers.push(peer);
-      else progress.note(`skipping peer '${peer}': ${why}`);
+      else progress.note(`skipping peer '${name}': ${why}`);
     }
     const fs = checkScratchParent(values.dir);
     // every rank's files may share this file system

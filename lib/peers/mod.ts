@@ -1,5 +1,5 @@
 /**
- * Peer backends: real C libraries (HDF5, netCDF-4, HDF4) through FFI, and external tools.
+ * Peer backends: real C libraries (HDF5, netCDF-4, HDF4) through FFI, and programs (python3-gsd).
  * Each is a {@link Backend}; one that cannot load reports why through `unavailable()`.
  * @module
  */
@@ -7,6 +7,7 @@ import type { Backend } from "../backends/backend.ts";
 import { hdf4 } from "./hdf4.ts";
 import { hdf5 } from "./hdf5/mod.ts";
 import { netcdf4, netcdfLib } from "./netcdf4.ts";
+import { pythonGsd, pythonGsdFl } from "./python_gsd.ts";
 
-/** Every peer backend, in the order `sciobench framings` lists them. */
-export const PEERS: readonly Backend[] = [hdf5, netcdf4, netcdfLib, hdf4];
+/** Every peer backend, in the order `sciobench framings` lists them: libraries, then programs. */
+export const PEERS: readonly Backend[] = [hdf5, netcdf4, netcdfLib, hdf4, pythonGsd, pythonGsdFl];

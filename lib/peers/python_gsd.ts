@@ -7,6 +7,7 @@
  * @module
  */
 import { IoError, PeerUnavailableError, UsageError, VerifyError } from "../errors.ts";
+import type { Backend, FrameSink, FrameSource, TableCell } from "../backends/backend.ts";
 import type { Row } from "../report/output.ts";
 import { envValue } from "./common.ts";
 import { GSD_PEER_PY } from "./gsd_peer_py.ts";
@@ -18,18 +19,7 @@ export const PYTHON_GSD_PEERS: Readonly<Record<string, "hoomd" | "fl">> = {
 };
 
 /** Settings of one peer cell (a subset of the table's options). */
-export interface PythonGsdCellOptions {
-  /** Parent directory of the scratch file (default: current directory). */
-  readonly dir?: string;
-  /** Seed of the data and of the random order. */
-  readonly seed: number;
-  /** Bytes of each read sample (default 0.25 GiB). */
-  readonly sampleBytes?: number;
-  /** Write once untimed first. */
-  readonly warmup: boolean;
-  /** Page cache before each read phase (default cold). */
-  readonly cache?: "cold" | "warm";
-}
+export type PythonGsdCellOptions = Omit<TableCell, "size" | "n" | "repeat">;
 
 function python(): string {
   return envValue("SCIOBENCH_PYTHON") ?? "/usr/bin/python3";
@@ -124,3 +114,36 @@ export async function runPythonGsdCell(
     );
   }
 }
+
+function programPeer(name: string, description: string): Backend {
+  const onlyCells = (): never => {
+    throw new UsageError(
+      `${name} is a program peer: it measures whole table cells (sciobench table --peer ${name})`,
+    );
+  };
+  return {
+    name,
+    description,
+    kind: "program",
+    orders: ["little"],
+    options: [],
+    magic: [],
+    unavailable: pythonGsdUnavailable,
+    openWriter: (): FrameSink => onlyCells(),
+    openReader: (): FrameSource => onlyCells(),
+    measureTableCell: (cell: TableCell): Promise<Row> =>
+      runPythonGsdCell(name, cell.size, cell.n, cell.repeat, cell),
+  };
+}
+
+/** python3-gsd's gsd.hoomd layer (as gsd's benchmark-hoomd.py reads) as a program peer. */
+export const pythonGsd: Backend = programPeer(
+  "python-gsd",
+  "python3-gsd through gsd.hoomd (a program: measures whole table cells)",
+);
+
+/** python3-gsd's gsd.fl file layer as a program peer. */
+export const pythonGsdFl: Backend = programPeer(
+  "python-gsd-fl",
+  "python3-gsd through gsd.fl (a program: measures whole table cells)",
+);

@@ -15,7 +15,6 @@ import type { Backend, FrameSource } from "../backends/backend.ts";
 import { type AggregateSpec, rankRows } from "../mpi/aggregate.ts";
 import { fencedPhase, rankScratchShare } from "../mpi/phase.ts";
 import { world } from "../mpi/world.ts";
-import { runPythonGsdCell } from "../peers/python_gsd.ts";
 import { num, type Row } from "../report/output.ts";
 import type { Progress } from "../report/progress.ts";
 import { audited } from "../sys/audit.ts";
@@ -145,8 +144,8 @@ export interface TableOptions {
    * it once instead, so the phases measure the framing's code at memory speed.
    */
   readonly cache?: "cold" | "warm";
-  /** Peer programs measured after the backends in each (size, N): `python-gsd`, `python-gsd-fl`. */
-  readonly peers?: readonly string[];
+  /** Program peers measured after the backends in each (size, N): `python-gsd`, `python-gsd-fl`. */
+  readonly peers?: readonly Backend[];
   /** Debug hook: called between the write and the read phases with the file's path. */
   readonly afterWrite?: (path: string) => void;
   /**
@@ -357,27 +356,30 @@ export async function runTableCell(
 export async function runTable(options: TableOptions, onRow: (row: Row) => void): Promise<void> {
   for (const size of options.sizes) {
     for (const n of options.ns) {
-      for (const backend of options.backends) {
+      for (const backend of [...options.backends, ...options.peers ?? []]) {
         for (let rep = 0; rep < options.repeat; rep++) {
           options.progress.begin(`table ${backend.name} size=${size} N=${n} repeat=${rep}`);
+          const measure = backend.measureTableCell;
+          if (measure) {
+            // A program peer measures the cell in its own process.
+            onRow(
+              await audited(() =>
+                measure({
+                  size,
+                  n,
+                  repeat: rep,
+                  dir: options.dir,
+                  seed: options.seed,
+                  sampleBytes: options.sampleBytes,
+                  warmup: options.warmup,
+                  cache: options.cache,
+                })
+              ),
+            );
+            continue;
+          }
           const row = await audited(() => runTableCell(backend, size, n, rep, options));
           for (const r of rankRows(row, TABLE_AGGREGATE, options.perRank ?? false)) onRow(r);
-        }
-      }
-      for (const peer of options.peers ?? []) {
-        for (let rep = 0; rep < options.repeat; rep++) {
-          options.progress.begin(`table ${peer} size=${size} N=${n} repeat=${rep}`);
-          onRow(
-            await audited(() =>
-              runPythonGsdCell(peer, size, n, rep, {
-                dir: options.dir,
-                seed: options.seed,
-                sampleBytes: options.sampleBytes,
-                warmup: options.warmup,
-                cache: options.cache,
-              })
-            ),
-          );
         }
       }
     }
