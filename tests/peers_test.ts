@@ -144,7 +144,9 @@ Deno.test("peers: registered in PEERS as peer backends with distinct names", () 
     assert.ok(names.includes(n), `${n} registered`);
   }
   assert.equal(new Set(names).size, names.length);
-  for (const p of PEERS) assert.equal(p.kind, "peer");
+  for (const p of PEERS) {
+    assert.equal(p.kind, p.name.startsWith("python-gsd") ? "program" : "peer", p.name);
+  }
 });
 
 Deno.test("peers: detection by magic splits HDF5 files by superblock version, HDF4 by 0e031301", () => {

@@ -170,7 +170,7 @@ export interface PreparedReader {
 /**
  * Keeps first-use costs out of the timed read, as a compiled Fortran reader has none: touches the
  * buffers (page faults), binds the libc calls (memcmp, clocks, getrusage), and writes and reads
- * a two-record file of the same backend next to `path` (compiles the decoder, loads a peer's
+ * a two-record file of the same backend in the directory of `path` (compiles the decoder, loads a peer's
  * library). The file under test is not read, so a cold cache stays cold.
  */
 function warmUpReader(
@@ -183,7 +183,8 @@ function warmUpReader(
   bytesEqual(buf, expected, buf.length);
   startMeter().stop();
   clockGettime();
-  const warm = `${path}.warm-${Deno.pid}`;
+  // Beside the file, under a name that is not the file's: a reader process opens only its file.
+  const warm = `${path.slice(0, path.lastIndexOf("/") + 1)}.sciobench-warm-${Deno.pid}`;
   try {
     writePackmanFile(backend, warm, {
       records: 2,
