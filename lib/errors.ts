@@ -90,3 +90,10 @@ export class PeerUnavailableError extends SciobenchError {
     super(message, 1);
   }
 }
+
+/** Some cells of a sweep failed (each row says why in its `error` column); exit code 1. */
+export class CellsFailedError extends SciobenchError {
+  constructor(message: string) {
+    super(message, 1);
+  }
+}

@@ -481,6 +481,7 @@ Deno.test("audit: table --format json rows carry a summary; --audit the trail; -
     "128KiB",
     "--n",
     "32^2",
+    "--no-warmup",
     "--dir",
     d.path,
   ];

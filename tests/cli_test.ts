@@ -66,6 +66,7 @@ Deno.test("table: --format json and --format table", async () => {
     "json",
     "--repeat",
     "2",
+    "--no-peers",
   ]);
   assert.equal(j.code, 0, j.stderr);
   const doc = JSON.parse(j.stdout);
@@ -82,6 +83,7 @@ Deno.test("table: --format json and --format table", async () => {
     d.path,
     "--format",
     "table",
+    "--no-peers",
   ]);
   assert.equal(t.code, 0, t.stderr);
   assert.match(

@@ -107,7 +107,7 @@ Deno.test("records: bad options are one-line usage errors (exit 2)", async () =>
   for (
     const [args, pattern] of [
       [["--shape", "100"], /records x record shape/],
-      [["--type", "int8"], /bad --type 'int8'/],
+      [["--type", "char"], /bad --type 'char'/],
       [["--endian", "middle"], /bad --endian 'middle'/],
       [["--framing", "nope"], /unknown framing 'nope'/],
     ] as const

@@ -3,8 +3,8 @@
  * options (`--endian`, `--option key=value`), and the run facts stored in JSON output.
  * @module
  */
-import { PeerUnavailableError, UsageError } from "../errors.ts";
-import { BACKENDS, usableBackend } from "../backends/registry.ts";
+import { UsageError } from "../errors.ts";
+import { BACKENDS } from "../backends/registry.ts";
 import { type OptionValues, parseOptionArgs } from "../framings/options.ts";
 import type { OptionSpec, Workload } from "../framings/types.ts";
 import type { Backend } from "../backends/backend.ts";
@@ -21,7 +21,8 @@ import {
 import { auditOf, auditSummary } from "../sys/audit.ts";
 import { glibcVersion, type StatFs, statfs } from "../sys/libc.ts";
 import { VERSION } from "../version.ts";
-import { parseChoice, parseList } from "./args.ts";
+import { parseChoice } from "./args.ts";
+import { noteSkipped, resolveBackends } from "./plan.ts";
 
 /** parseArgs option declarations for `--format`, `--out` and `--force`. */
 export const OUTPUT_OPTIONS = {
@@ -223,15 +224,8 @@ export function checkScratchParent(dir: string | undefined): StatFs {
  * one-line note on stderr. UsageError when none is left.
  */
 export function usableBackends(list: string): Backend[] {
-  const backends: Backend[] = [];
-  for (const name of parseList(list, "--framing")) {
-    try {
-      backends.push(usableBackend(name));
-    } catch (e) {
-      if (!(e instanceof PeerUnavailableError)) throw e;
-      warn(`skipping: ${e.message}`);
-    }
-  }
-  if (backends.length === 0) throw new UsageError("no usable framing left to measure");
-  return backends;
+  const { run, skipped } = resolveBackends(list);
+  noteSkipped(skipped);
+  if (run.length === 0) throw new UsageError("no usable framing left to measure");
+  return run;
 }

@@ -16,7 +16,17 @@ import {
   type ReadersMode,
   runReaders,
 } from "../workloads/readers.ts";
+import { warn } from "../report/progress.ts";
+import { READERS_QUICK, READERS_SEED } from "../workloads/seeds.ts";
 import { parseArgs, parseChoice, parseCount, parseIntegers, parseList } from "./args.ts";
+import {
+  PLAN_HELP,
+  PLAN_OPTIONS,
+  type PlannedFile,
+  planSummary,
+  printPlan,
+  type RunPlan,
+} from "./plan.ts";
 import type { Command } from "./command.ts";
 import {
   AUDIT_HELP,
@@ -42,7 +52,7 @@ program again, not a shell), release them together once all have loaded, and let
 every record and check it (the seed's a(n) = i, and the pattern). One row per (mode, procs).
 
 Options:
-  --procs LIST        reader process counts, e.g. 1..7 or 1,2,4 (default 1..7)
+  --procs LIST        reader process counts, e.g. 1..7 or 1,2,4 (default 1..7; --quick 1..3)
   --mode LIST         shared (all read one file), separate (one file each); default both
   --records R         records per file (default 10)
   --length L          doubles per record (default 130000, Packman's)
@@ -54,6 +64,7 @@ Options:
   --option KEY=VALUE  framing setting for writer and readers, repeatable (f77: marker=8,
                       subrecordLimit=65536)
 ${OUTPUT_HELP}
+${PLAN_HELP}
 ${AUDIT_HELP}
 
 Columns (CSV): ${READERS_COLUMNS.join(",")}
@@ -121,6 +132,54 @@ async function runReaderChild(args: string[]): Promise<void> {
   console.log(JSON.stringify(reader.run()));
 }
 
+/** The plan of a readers run: per (cache, mode, procs) the file(s) written, then read by each reader. */
+function readersPlan(p: {
+  backend: string;
+  endian: string;
+  procs: readonly number[];
+  modes: readonly ReadersMode[];
+  caches: readonly CacheState[];
+  records: number;
+  length: number;
+  seed: number;
+  options: Readonly<Record<string, unknown>>;
+}): RunPlan {
+  const marker = p.backend === "f77" ? Number(p.options["marker"] ?? 4) : 0;
+  const fileBytes = p.records * (p.length * 8 + 2 * marker);
+  let writeBytes = 0;
+  let readBytes = 0;
+  const files: PlannedFile[] = [];
+  for (const mode of p.modes) {
+    const count = p.caches.length *
+      p.procs.reduce((a, n) => a + (mode === "shared" ? 1 : n), 0);
+    files.push({ name: `${mode}-K.${p.backend}`, count, bytes: fileBytes });
+    writeBytes += count * fileBytes;
+    readBytes += p.caches.length * p.procs.reduce((a, n) => a + n, 0) * fileBytes;
+  }
+  return {
+    command: "readers",
+    parameters: {
+      procs: p.procs,
+      mode: p.modes,
+      cache: p.caches,
+      records: p.records,
+      length: p.length,
+      record_bytes: p.length * 8,
+      framing: p.backend,
+      endian: p.endian,
+      seed: p.seed,
+      reader: "sciobench",
+      option: p.options,
+    },
+    backends: [{ name: p.backend, endian: p.endian }],
+    skipped: [],
+    files,
+    writeBytes,
+    readBytes,
+    warnings: [],
+  };
+}
+
 /** The `readers` subcommand. */
 export const readersCommand: Command = {
   name: "readers",
@@ -134,7 +193,8 @@ export const readersCommand: Command = {
       options: {
         ...OUTPUT_OPTIONS,
         ...AUDIT_OPTION,
-        procs: { type: "string", default: "1..7" },
+        ...PLAN_OPTIONS,
+        procs: { type: "string" },
         mode: { type: "string", default: "shared,separate" },
         records: { type: "string", default: "10" },
         length: { type: "string", default: "130000" },
@@ -146,7 +206,11 @@ export const readersCommand: Command = {
         option: { type: "string", multiple: true },
       },
     });
-    const procs = parseIntegers(values.procs, "--procs", 1);
+    const procs = parseIntegers(
+      values.procs ?? (values.quick ? READERS_QUICK.procs : READERS_SEED.procs),
+      "--procs",
+      1,
+    );
     const modes = parseList(values.mode, "--mode").map((m) =>
       parseChoice(m, ["shared", "separate"] as const, "--mode") as ReadersMode
     );
@@ -163,6 +227,22 @@ export const readersCommand: Command = {
       throw new UsageError(
         `readers: framing '${backend.name}' cannot write ${endian}-endian files`,
       );
+    }
+    const plan = readersPlan({
+      backend: backend.name,
+      endian,
+      procs,
+      modes,
+      caches,
+      records,
+      length,
+      seed,
+      options: backendOptions,
+    });
+    if (values["dry-run"]) {
+      parseChoice(values.format, ["csv", "json"] as const, "--format");
+      printPlan(plan, values.format);
+      return;
     }
     checkScratchParent(values.dir);
     const self = selfCommand();
@@ -200,6 +280,7 @@ export const readersCommand: Command = {
       }).spawn();
     const progress = new Progress();
     const sink = rowSink("readers", args, READERS_COLUMNS, values);
+    warn(planSummary(plan));
     try {
       await runReaders(
         {

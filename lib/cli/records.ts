@@ -5,8 +5,9 @@
  * @module
  */
 import { UsageError } from "../errors.ts";
-import type { EndianOption } from "../framings/types.ts";
+import { DTYPE_SIZE } from "../framings/types.ts";
 import { rankColumns, rankRows } from "../mpi/aggregate.ts";
+import { world } from "../mpi/world.ts";
 import { openRowSink, type Row } from "../report/output.ts";
 import { Progress } from "../report/progress.ts";
 import {
@@ -14,12 +15,14 @@ import {
   RECORDS_COLUMNS,
   recordsAverages,
   recordsRow,
+  type RecordsTarget,
   recordsTargets,
   type RecordsType,
   runRecords,
   seedRecordsRenderer,
 } from "../workloads/records.ts";
-import { parseArgs, parseChoice, parseCount, parseList, parseShape } from "./args.ts";
+import { RECORDS_QUICK, RECORDS_SEED } from "../workloads/seeds.ts";
+import { parseArgs, parseChoice, parseCount, parseShape } from "./args.ts";
 import type { Command } from "./command.ts";
 import {
   AUDIT_HELP,
@@ -30,18 +33,23 @@ import {
   checkScratchParent,
   MPI_HELP,
   MPI_OPTIONS,
-  parseEndian,
   parseReorder,
   runMeta,
-  usableBackends,
 } from "./common.ts";
 import { parseOptionArgs } from "../framings/options.ts";
-
-/** The default shape: a tenth of the seed's records (120 MB as float32), seconds per phase here. */
-export const DEFAULT_RECORDS_SHAPE = "200x300x500";
-
-/** The seed's shape: x 2000 records of y 300 x z 500. */
-export const SEED_RECORDS_SHAPE = "2000x300x500";
+import {
+  checkStorable,
+  EndianChoice,
+  noteSkipped,
+  NUMBER_TYPES,
+  PLAN_HELP,
+  PLAN_OPTIONS,
+  planSummary,
+  printPlan,
+  resolveBackends,
+  type RunPlan,
+  type SkippedBackend,
+} from "./plan.ts";
 
 const HELP =
   `sciobench records: write and read a variable record by record (netCDF-4's 2003 timing test)
@@ -56,13 +64,16 @@ clock, CPU (user + system) from getrusage for the whole process. Files go to a s
 directory that is always removed.
 
 Options:
-  --shape SHAPE       records x record shape (default ${DEFAULT_RECORDS_SHAPE}; the seed's shape is
-                      ${SEED_RECORDS_SHAPE}: 1.2 GB as float32, 2.4 GB as float64)
-  --type T            float32 or float64 (default float32)
-  --framing LIST      framings and peers to compare (default netcdf,raw; peers such as hdf5 or
-                      netcdf4 are measured where their library is installed)
-  --endian LIST       big, native (or little), one or both (default big,native), for framings
-                      that allow both; netcdf (classic) is always big-endian
+  --shape SHAPE       records x record shape (default ${RECORDS_SEED.shape}, the seed's: 1.2 GB
+                      per file as int32; --quick ${RECORDS_QUICK.shape})
+  --type T            ${NUMBER_TYPES.join(", ")} (default ${RECORDS_SEED.type}: the
+                      seed wrote integers); a framing that cannot store it is refused
+  --framing LIST      framings and peers to compare (default ${RECORDS_SEED.framing}: the
+                      seed's HDF5, netCDF-3 through the library and netCDF-4 files, and our
+                      native classic writer; peers run where their library is installed)
+  --endian LIST       big, native (or little), one or more, for every framing or per framing
+                      as NAME=ORDER (default ${RECORDS_SEED.endian}: HDF5 big-endian as
+                      netCDF-3, netCDF-4 native, as the seed); netcdf classic is big-endian only
   --trials K          repeat everything K times; K > 1 adds average rows (default 1)
   --seed S            data seed (default 1)
   --option KEY=VALUE  writer setting, repeatable (e.g. variant=2, fill=true, numrecs=frame for
@@ -74,6 +85,7 @@ Options:
   --out FILE          write the output to FILE instead of stdout (refused if FILE exists)
   --force             allow --out to replace an existing file
 ${MPI_HELP}
+${PLAN_HELP}
 ${AUDIT_HELP}
 
 Columns (CSV): ${RECORDS_COLUMNS.join(",")}
@@ -81,6 +93,48 @@ One row per (framing, endian, phase, trial) in the order measured (trial 1..K); 
 then one row per (framing, endian, phase) with trial=avg holding the means. bytes is the payload
 (records x record bytes), cpu_s = user_s + sys_s, MiBps = bytes / 2^20 / wall_s. JSON rows also
 carry file_bytes, dev_read_bytes, dev_write_bytes and resident_after_drop.`;
+
+/** The plan of a records run: one file per (target, trial), written once and read once. */
+function recordsPlan(
+  p: {
+    shape: readonly number[];
+    dtype: string;
+    trials: number;
+    seed: number;
+    recordBytes: number;
+    options: readonly string[];
+  },
+  targets: readonly RecordsTarget[],
+  skipped: readonly SkippedBackend[],
+): RunPlan {
+  const bytes = p.recordBytes * p.shape[0]!;
+  return {
+    command: "records",
+    parameters: {
+      shape: p.shape,
+      records: p.shape[0],
+      record_shape: p.shape.slice(1),
+      type: p.dtype,
+      record_bytes: p.recordBytes,
+      file_bytes: bytes,
+      framing: [...new Set(targets.map((t) => t.backend.name))],
+      endian: targets.map((t) => `${t.backend.name}=${t.endian}`),
+      trials: p.trials,
+      seed: p.seed,
+      option: p.options,
+    },
+    backends: targets.map((t) => ({ name: t.backend.name, endian: t.endian })),
+    skipped,
+    files: targets.map((t) => ({
+      name: `records.${t.backend.name}.${t.endian}`,
+      count: p.trials,
+      bytes,
+    })),
+    writeBytes: targets.length * p.trials * bytes,
+    readBytes: targets.length * p.trials * bytes,
+    warnings: [],
+  };
+}
 
 /** The `records` subcommand. */
 export const recordsCommand: Command = {
@@ -92,10 +146,10 @@ export const recordsCommand: Command = {
   async run(args: string[]): Promise<void> {
     const { values } = parseArgs("records", args, {
       options: {
-        shape: { type: "string", default: DEFAULT_RECORDS_SHAPE },
-        type: { type: "string", default: "float32" },
-        framing: { type: "string", default: "netcdf,raw" },
-        endian: { type: "string", default: "big,native" },
+        shape: { type: "string" },
+        type: { type: "string", default: RECORDS_SEED.type },
+        framing: { type: "string", default: RECORDS_SEED.framing },
+        endian: { type: "string", default: RECORDS_SEED.endian },
         trials: { type: "string", default: "1" },
         seed: { type: "string", default: "1" },
         option: { type: "string", multiple: true },
@@ -106,34 +160,56 @@ export const recordsCommand: Command = {
         help: { type: "boolean", short: "h", default: false },
         ...AUDIT_OPTION,
         ...MPI_OPTIONS,
+        ...PLAN_OPTIONS,
       },
     });
-    const shape = parseShape(values.shape, "--shape");
+    const shapeText = values.shape ?? (values.quick ? RECORDS_QUICK.shape : RECORDS_SEED.shape);
+    const shape = parseShape(shapeText, "--shape");
     if (shape.length < 2) {
       throw new UsageError(
-        `bad --shape '${values.shape}': expected records x record shape, such as 200x300x500`,
+        `bad --shape '${shapeText}': expected records x record shape, such as 2000x300x500`,
       );
     }
-    const dtype = parseChoice(
-      values.type,
-      ["float32", "float64"] as const,
-      "--type",
-    ) as RecordsType;
+    const dtype: RecordsType = parseChoice(values.type, NUMBER_TYPES, "--type");
     const trials = parseCount(values.trials, "--trials");
     const seed = parseCount(values.seed, "--seed");
-    const endians: EndianOption[] = parseList(values.endian, "--endian").map(parseEndian);
+    const endian = new EndianChoice(values.endian);
     const format = parseChoice(values.format, ["csv", "json", "seed"] as const, "--format");
-    const recordBytes = shape.slice(1).reduce((a, b) => a * b, 1) * (dtype === "float32" ? 4 : 8);
+    const recordBytes = shape.slice(1).reduce((a, b) => a * b, 1) * DTYPE_SIZE[dtype];
     if (!Number.isSafeInteger(recordBytes * shape[0]!) || recordBytes > 2 ** 31 - 1) {
-      throw new UsageError(`--shape ${values.shape} of ${dtype}: at most 2 GiB - 1 per record`);
+      throw new UsageError(`--shape ${shapeText} of ${dtype}: at most 2 GiB - 1 per record`);
+    }
+    const resolved = resolveBackends(values.framing);
+    const backendOptions = parseOptionArgs(resolved.run, values.option, "records");
+    for (const b of resolved.run) checkStorable(b.name, dtype);
+    const notes: string[] = [];
+    const targets = recordsTargets(
+      resolved.run,
+      (name) => endian.ordersOf(name),
+      (t) => notes.push(t),
+    );
+    const plan = recordsPlan(
+      { shape, dtype, trials, seed, recordBytes, options: values.option ?? [] },
+      targets,
+      resolved.skipped,
+    );
+    if (values["dry-run"]) {
+      printPlan(plan, values.format);
+      return;
+    }
+    if (targets.length === 0) {
+      noteSkipped(resolved.skipped);
+      throw new UsageError("no usable framing left to measure");
     }
     checkScratchParent(values.dir);
-    const progress = new Progress();
-    const backends = usableBackends(values.framing);
-    const backendOptions = parseOptionArgs(backends, values.option, "records");
-    const targets = recordsTargets(backends, endians, (t) => progress.note(t));
-
     checkAuditFormat(values.audit, format);
+    const progress = new Progress();
+    if (world().rank === 0) {
+      progress.note(planSummary(plan));
+      noteSkipped(resolved.skipped);
+      for (const n of notes) progress.note(n);
+    }
+
     const sink = auditedRows(
       openRowSink(rankColumns(RECORDS_COLUMNS, RECORDS_AGGREGATE), {
         format: format === "seed" ? "table" : format,

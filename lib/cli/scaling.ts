@@ -5,10 +5,12 @@
  * @module
  */
 import { UsageError } from "../errors.ts";
-import { DTYPES } from "../framings/types.ts";
+import type { Backend } from "../backends/backend.ts";
 import { rankColumns, rankRows } from "../mpi/aggregate.ts";
 import { world } from "../mpi/world.ts";
 import { openRowSink, type Row } from "../report/output.ts";
+import { warn } from "../report/progress.ts";
+import { SCALING_QUICK, SCALING_SEED } from "../workloads/seeds.ts";
 import {
   averageRows,
   datasetBytes,
@@ -27,12 +29,23 @@ import {
   auditedRows,
   checkAuditFormat,
   checkScratchParent,
-  parseEndian,
   PER_RANK_HELP,
   PER_RANK_OPTION,
   runMeta,
-  usableBackends,
 } from "./common.ts";
+import {
+  checkStorable,
+  EndianChoice,
+  noteSkipped,
+  NUMBER_TYPES,
+  PLAN_HELP,
+  PLAN_OPTIONS,
+  planSummary,
+  printPlan,
+  resolveBackends,
+  type RunPlan,
+  type SkippedBackend,
+} from "./plan.ts";
 
 const HELP = `sciobench scaling: FlexIO's IOspeed (write 5..40 datasets of 64^3 doubles per framing)
 
@@ -47,14 +60,19 @@ each run's file is deleted before its timer starts. Files go to a scratch direct
 always removed.
 
 Options:
-  --framing LIST      framings to compare, in section order (default ieeeio,f77,raw; the seed's
-                      sections are ieeeio,hdf4,f77)
-  --datasets LIST     dataset counts, e.g. 5..40:5 (default) or 1,2,4
+With no options it is the seed's experiment: sections IEEE, HDF, F77 in that order (HDF4 where
+the library loads, with a note otherwise), 5..40 datasets of 64^3 float64, HDF4 big-endian
+(DFNT_FLOAT64) and the others in native order.
+
+  --framing LIST      framings to compare, in section order (default ieeeio,hdf4,f77)
+  --datasets LIST     dataset counts, e.g. 5..40:5 (default; --quick 1..8) or 1,2,4
   --shape SHAPE       shape of each dataset, slowest first (default 64x64x64)
-  --type T            element type: ${DTYPES.join(", ")} (default float64)
+  --type T            element type: ${NUMBER_TYPES.join(", ")} (default float64); a
+                      framing that cannot store it is refused with one line
   --trials K          repeat everything K times; K > 1 adds per-framing averages (default 1)
   --fsync             fsync before close, inside the timing (default off, as in the seed)
-  --endian E          native|little|big, for framings that offer a choice (default native)
+  --endian E          native|little|big for every framing, or per framing (default
+                      native,hdf4=big: the seed's orders)
   --dir DIR           where to write the scratch files (default: current directory)
   --format F          csv (default), json, or seed: IOspeed's text layout (banner per framing,
                       'Write  5:*****', '        Realtime=R, UserTime=U, SystemTime=S, Combined=C'
@@ -63,6 +81,7 @@ Options:
   --out FILE          write the output to FILE instead of stdout (refused if FILE exists)
   --force             allow --out to replace an existing file
 ${PER_RANK_HELP}
+${PLAN_HELP}
 ${AUDIT_HELP}
 
 Columns (CSV): ${SCALING_COLUMNS.join(",")}
@@ -70,6 +89,48 @@ One row per (framing, datasets, trial) in the order measured; with --trials > 1,
 per framing with datasets=all averaging every count and trial (as IOspeed's final block; MiBps
 is the mean of the runs' MiB/s). bytes is the payload (datasets x dataset bytes), MiBps is
 bytes / 2^20 / real_s. JSON rows also carry trial, file_bytes and dev_write_bytes.`;
+
+/** The plan of a scaling run: one file per (framing, count, trial) plus one warm-up each. */
+function scalingPlan(
+  p: {
+    datasets: readonly number[];
+    shape: readonly number[];
+    dtype: string;
+    trials: number;
+    fsync: boolean;
+    bytes: number;
+    endian: EndianChoice;
+  },
+  resolved: { run: readonly Backend[]; skipped: readonly SkippedBackend[] },
+): RunPlan {
+  const perTrial = p.datasets.reduce((a, n) => a + n, 0) * p.bytes;
+  return {
+    command: "scaling",
+    parameters: {
+      framing: resolved.run.map((b) => b.name),
+      datasets: p.datasets,
+      shape: p.shape,
+      type: p.dtype,
+      dataset_bytes: p.bytes,
+      trials: p.trials,
+      fsync: p.fsync,
+      endian: Object.fromEntries(resolved.run.map((b) => [b.name, p.endian.of(b.name)])),
+    },
+    backends: resolved.run.map((b) => ({ name: b.name, endian: p.endian.of(b.name) })),
+    skipped: resolved.skipped,
+    files: resolved.run.flatMap((b) => [
+      { name: `warmup.${b.name}`, count: 1, bytes: p.bytes },
+      ...p.datasets.map((n) => ({
+        name: `speed.${b.name} (${n} datasets)`,
+        count: p.trials,
+        bytes: n * p.bytes,
+      })),
+    ]),
+    writeBytes: resolved.run.length * (p.trials * perTrial + p.bytes),
+    readBytes: 0,
+    warnings: [],
+  };
+}
 
 /** The `scaling` subcommand. */
 export const scalingCommand: Command = {
@@ -79,13 +140,13 @@ export const scalingCommand: Command = {
   async run(args: string[]): Promise<void> {
     const { values } = parseArgs("scaling", args, {
       options: {
-        framing: { type: "string", default: "ieeeio,f77,raw" },
-        datasets: { type: "string", default: "5..40:5" },
-        shape: { type: "string", default: "64x64x64" },
-        type: { type: "string", default: "float64" },
+        framing: { type: "string", default: SCALING_SEED.framing },
+        datasets: { type: "string" },
+        shape: { type: "string", default: SCALING_SEED.shape },
+        type: { type: "string", default: SCALING_SEED.type },
         trials: { type: "string", default: "1" },
         fsync: { type: "boolean", default: false },
-        endian: { type: "string", default: "native" },
+        endian: { type: "string", default: SCALING_SEED.endian },
         dir: { type: "string" },
         format: { type: "string", default: "csv" },
         out: { type: "string" },
@@ -93,13 +154,18 @@ export const scalingCommand: Command = {
         help: { type: "boolean", short: "h", default: false },
         ...AUDIT_OPTION,
         ...PER_RANK_OPTION,
+        ...PLAN_OPTIONS,
       },
     });
-    const datasets = parseIntegers(values.datasets, "--datasets", 1);
+    const datasets = parseIntegers(
+      values.datasets ?? (values.quick ? SCALING_QUICK.datasets : SCALING_SEED.datasets),
+      "--datasets",
+      1,
+    );
     const shape = parseShape(values.shape, "--shape");
-    const dtype = parseChoice(values.type, DTYPES, "--type");
+    const dtype = parseChoice(values.type, NUMBER_TYPES, "--type");
     const trials = parseCount(values.trials, "--trials");
-    const endian = parseEndian(values.endian);
+    const endian = new EndianChoice(values.endian);
     const format = parseChoice(values.format, ["csv", "json", "seed"] as const, "--format");
     const bytes = datasetBytes(shape, dtype);
     if (!Number.isSafeInteger(bytes) || bytes > 2 ** 31 - 1) {
@@ -107,10 +173,31 @@ export const scalingCommand: Command = {
         `--shape ${values.shape} of ${dtype} is ${bytes} bytes; at most 2 GiB - 1 per dataset`,
       );
     }
+    const resolved = resolveBackends(values.framing);
+    for (const b of resolved.run) {
+      checkStorable(b.name, dtype);
+      endian.of(b.name);
+    }
+    const plan = scalingPlan(
+      { datasets, shape, dtype, trials, fsync: values.fsync, bytes, endian },
+      resolved,
+    );
+    if (values["dry-run"]) {
+      printPlan(plan, values.format);
+      return;
+    }
+    if (resolved.run.length === 0) {
+      noteSkipped(resolved.skipped);
+      throw new UsageError("no usable framing left to measure");
+    }
     checkScratchParent(values.dir);
-    const backends = usableBackends(values.framing);
-
     checkAuditFormat(values.audit, format);
+    if (world().rank === 0) {
+      warn(planSummary(plan));
+      noteSkipped(resolved.skipped);
+    }
+    const backends = resolved.run;
+
     const sink = auditedRows(
       openRowSink(rankColumns(SCALING_COLUMNS, SCALING_AGGREGATE), {
         format: format === "seed" ? "table" : format,
@@ -138,7 +225,16 @@ export const scalingCommand: Command = {
     };
     try {
       const runs = await runScaling(
-        { backends, datasets, shape, dtype, trials, fsync: values.fsync, dir: values.dir, endian },
+        {
+          backends,
+          datasets,
+          shape,
+          dtype,
+          trials,
+          fsync: values.fsync,
+          dir: values.dir,
+          endianOf: (name) => endian.of(name),
+        },
         {
           runStart: (backend, n, _trial, path) => stars(seedStderrLabel(backend.name, n, path)),
           dataset: () => {

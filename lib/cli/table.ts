@@ -10,26 +10,46 @@ import { Progress } from "../report/progress.ts";
 import { gsdTableRenderer } from "../report/rst.ts";
 import { rankColumns } from "../mpi/aggregate.ts";
 import { world } from "../mpi/world.ts";
+import { TABLE_QUICK, TABLE_SEED } from "../workloads/seeds.ts";
 import {
   runTable,
   TABLE_AGGREGATE,
   TABLE_COLUMNS,
   TABLE_RANK_COLUMNS,
+  tableSizing,
 } from "../workloads/table.ts";
-import { formatSize, parseArgs, parseChoice, parseCount, parseList, parseSize } from "./args.ts";
+import {
+  formatCount,
+  formatSize,
+  parseArgs,
+  parseChoice,
+  parseCount,
+  parseList,
+  parseSize,
+} from "./args.ts";
+import {
+  EndianChoice,
+  PLAN_HELP,
+  PLAN_OPTIONS,
+  type PlannedFile,
+  planSummary,
+  printPlan,
+  resolveBackends,
+  type RunPlan,
+  type SkippedBackend,
+} from "./plan.ts";
 import type { Command } from "./command.ts";
 import {
   AUDIT_HELP,
   AUDIT_OPTION,
+  checkAuditFormat,
   checkScratchParent,
   MPI_HELP,
   MPI_OPTIONS,
   OUTPUT_HELP,
   OUTPUT_OPTIONS,
-  parseEndian,
   parseReorder,
   rowSink,
-  usableBackends,
 } from "./common.ts";
 
 const HELP = `sciobench table: the GSD benchmark table (gsd's benchmark-hoomd.py), over framings
@@ -41,28 +61,115 @@ orientation (N x 4 float32) with fsync inside the timing; drop the file from the
 (posix_fadvise, no root needed) and time the open; read a 0.25 GiB sample in order; drop again;
 read it in a seeded random order. Every frame read is checked against what was written.
 
+With no options it is the seed's experiment: gsd's own framing, and python3-gsd (gsd.hoomd) as a
+peer where it is importable, at 128 MiB and 1 GiB, N = 32^2, 128^2, 1024^2, each file written
+once untimed first.
+
 Options:
-  --framing LIST      framings to compare (default raw); see 'sciobench framings'
-  --size LIST         target file sizes (default 128MiB,1GiB); units B, KiB, MiB, GiB
+  --framing LIST      framings to compare (default gsd); see 'sciobench framings'
+  --size LIST         target file sizes (default 128MiB,1GiB; --quick 16MiB); units B, KiB,
+                      MiB, GiB
   --n LIST            particle counts (default 32^2,128^2,1024^2)
   --dir DIR           where to write the scratch files (default: current directory)
   --repeat K          measure each cell K times (default 1)
   --seed S            seed of the data and the random order (default 1)
-  --warmup            write each file once untimed before the timed write, as gsd does
+  --no-warmup         skip gsd's untimed warm-up write of each file before the timed write (the
+                      warm-up is on by default; --warmup is accepted and changes nothing)
   --sample SIZE       bytes to read in each read phase (default 256MiB, capped at the file)
   --cache cold|warm   page cache before each read phase: cold drops the file (default), warm
                       reads it once first (memory-speed numbers of the framing's code)
-  --endian E          native|little|big, for framings that offer a choice (default native)
+  --endian E          native|little|big, for framings that offer a choice (default native);
+                      per framing as hdf4=big,native
   --peer LIST         also measure the real library on the same cells: python-gsd (gsd.hoomd,
-                      as gsd's benchmark reads) or python-gsd-fl (gsd.fl); needs python3-gsd
+                      as gsd's benchmark reads) or python-gsd-fl (gsd.fl); needs python3-gsd.
+                      Without --framing and --peer, python-gsd is added where it is importable
+  --no-peers          leave the python-gsd peer out of the bare command
 ${MPI_HELP}
+${PLAN_HELP}
 ${OUTPUT_HELP}
 ${AUDIT_HELP}
 
 Columns (CSV): ${TABLE_COLUMNS.join(",")}
+A cell that fails (a library limit, a full disk) gives a row whose error column says why, with
+the numbers empty; the other cells still run and the exit code is 1.
 Rates are MiB/s (2^20 bytes), as gsd prints them; random_ms is milliseconds per frame.
 write_s includes the final fsync; write_sync_s is the part spent closing (trailer, fsync), so
 write_s - write_sync_s is the time to write into the page cache.`;
+
+/** The HDF4 SD interface's limit on datasets in one file (SDcreate fails with error 62 past it). */
+export const HDF4_MAX_DATASETS = 9361;
+
+/** The resolved settings of a table run (after defaults and `--quick`). */
+interface TableSettings {
+  readonly sizes: readonly number[];
+  readonly ns: readonly number[];
+  readonly repeat: number;
+  readonly seed: number;
+  readonly warmup: boolean;
+  readonly sampleBytes: number;
+  readonly cache: "cold" | "warm";
+  readonly endian: EndianChoice;
+  readonly backends: readonly Backend[];
+  readonly peers: readonly string[];
+  readonly skipped: readonly SkippedBackend[];
+}
+
+/** The plan of a table run: every cell's file, the bytes written and read, HDF4's limit. */
+function tablePlan(t: TableSettings): RunPlan {
+  const names = [...t.backends.map((b) => b.name), ...t.peers];
+  const files: PlannedFile[] = [];
+  const warnings: string[] = [];
+  let writeBytes = 0;
+  let readBytes = 0;
+  for (const size of t.sizes) {
+    for (const n of t.ns) {
+      const sizing = tableSizing(size, n, t.sampleBytes);
+      for (const name of names) {
+        files.push({
+          name: `table.${name} (size ${formatSize(size)}, N ${formatCount(n)})`,
+          count: t.repeat * (t.warmup ? 2 : 1),
+          bytes: sizing.dataBytes,
+        });
+        writeBytes += t.repeat * (t.warmup ? 2 : 1) * sizing.dataBytes;
+        readBytes += t.repeat *
+          (2 * sizing.readBytes + (t.cache === "warm" ? 2 * sizing.dataBytes : 0));
+        if (name === "hdf4" && 2 * sizing.frames > HDF4_MAX_DATASETS) {
+          warnings.push(
+            `hdf4 at size ${formatSize(size)}, N ${formatCount(n)}: ${
+              2 * sizing.frames
+            } datasets (2 per frame) exceed HDF4's limit of ${HDF4_MAX_DATASETS} per file; ` +
+              "that cell will fail (error 62) and the sweep goes on",
+          );
+        }
+      }
+    }
+  }
+  return {
+    command: "table",
+    parameters: {
+      framing: t.backends.map((b) => b.name),
+      peer: t.peers,
+      size: t.sizes.map(formatSize),
+      size_bytes: t.sizes,
+      n: t.ns.map(formatCount),
+      N: t.ns,
+      repeat: t.repeat,
+      seed: t.seed,
+      warmup: t.warmup,
+      sample_bytes: t.sampleBytes,
+      cache: t.cache,
+    },
+    backends: [
+      ...t.backends.map((b) => ({ name: b.name, endian: t.endian.of(b.name) })),
+      ...t.peers.map((name) => ({ name })),
+    ],
+    skipped: t.skipped,
+    files,
+    writeBytes,
+    readBytes,
+    warnings,
+  };
+}
 
 /** The `table` subcommand. */
 export const tableCommand: Command = {
@@ -75,33 +182,52 @@ export const tableCommand: Command = {
         ...OUTPUT_OPTIONS,
         ...AUDIT_OPTION,
         ...MPI_OPTIONS,
-        framing: { type: "string", default: "raw" },
-        size: { type: "string", default: "128MiB,1GiB" },
-        n: { type: "string", default: "32^2,128^2,1024^2" },
+        ...PLAN_OPTIONS,
+        framing: { type: "string" },
+        size: { type: "string" },
+        n: { type: "string" },
         dir: { type: "string" },
         repeat: { type: "string", default: "1" },
         seed: { type: "string", default: "1" },
         warmup: { type: "boolean", default: false },
+        "no-warmup": { type: "boolean", default: false },
         sample: { type: "string", default: "256MiB" },
         endian: { type: "string", default: "native" },
         peer: { type: "string" },
+        "no-peers": { type: "boolean", default: false },
         cache: { type: "string", default: "cold" },
       },
     });
-    const sizes = parseList(values.size, "--size").map((s) => parseSize(s, "--size"));
-    const ns = parseList(values.n, "--n").map((s) => parseCount(s, "--n"));
+    const quick = values.quick;
+    const sizes = parseList(values.size ?? (quick ? TABLE_QUICK.size : TABLE_SEED.size), "--size")
+      .map((s) => parseSize(s, "--size"));
+    const ns = parseList(values.n ?? (quick ? TABLE_QUICK.n : TABLE_SEED.n), "--n")
+      .map((s) => parseCount(s, "--n"));
     const repeat = parseCount(values.repeat, "--repeat");
     const seed = Number(values.seed);
     if (!Number.isSafeInteger(seed)) {
       throw new UsageError(`bad --seed '${values.seed}': expected an integer`);
     }
+    if (values.warmup && values["no-warmup"]) {
+      throw new UsageError("give --warmup or --no-warmup, not both");
+    }
     const sampleBytes = parseSize(values.sample, "--sample");
-    const endian = parseEndian(values.endian);
-    const progress = new Progress();
-    const backends = usableBackends(values.framing);
+    const endian = new EndianChoice(values.endian);
+    const resolved = resolveBackends(values.framing ?? TABLE_SEED.framing);
+    const skipped = [...resolved.skipped];
     const peers: Backend[] = [];
+    const notes: string[] = [];
+    // The bare command measures the seed's own library beside ours, where it is importable.
+    // Not under MPI: the peer program is one process, the ranks' cells are collective.
+    const peerList = values.peer ??
+      (values.framing === undefined && !values["no-peers"] && world().size === 1
+        ? TABLE_SEED.peer
+        : undefined);
+    if (values.peer !== undefined && values["no-peers"]) {
+      throw new UsageError("give --peer or --no-peers, not both");
+    }
     const programs = BACKENDS.filter((b) => b.kind === "program");
-    for (const name of values.peer === undefined ? [] : parseList(values.peer, "--peer")) {
+    for (const name of peerList === undefined ? [] : parseList(peerList, "--peer")) {
       const peer = programs.find((b) => b.name === name);
       if (peer === undefined) {
         const known = programs.map((b) => b.name);
@@ -111,8 +237,34 @@ export const tableCommand: Command = {
       }
       if (world().size > 1) throw new UsageError("--peer does not run under MPI");
       const why = peer.unavailable();
-      if (why === null) peers.push(peer);
-      else progress.note(`skipping peer '${name}': ${why}`);
+      if (why === null) {
+        peers.push(peer);
+        if (values.peer === undefined) {
+          notes.push(`added peer '${name}' (gsd.hoomd is importable; --no-peers leaves it out)`);
+        }
+      } else skipped.push({ name, reason: `skipping peer '${name}': ${why}` });
+    }
+    if (resolved.run.length === 0 && peers.length === 0) {
+      throw new UsageError("no usable framing left to measure");
+    }
+    const settings: TableSettings = {
+      sizes,
+      ns,
+      repeat,
+      seed,
+      warmup: !values["no-warmup"],
+      sampleBytes,
+      cache: parseChoice(values.cache, ["cold", "warm"] as const, "--cache"),
+      endian,
+      backends: resolved.run,
+      peers: peers.map((b) => b.name),
+      skipped,
+    };
+    const plan = tablePlan(settings);
+    if (values["dry-run"]) {
+      parseChoice(values.format, ["csv", "json", "table"] as const, "--format");
+      printPlan(plan, values.format);
+      return;
     }
     const fs = checkScratchParent(values.dir);
     // every rank's files may share this file system
@@ -125,27 +277,38 @@ export const tableCommand: Command = {
           `has ${formatSize(fs.availableBytes)} free; use a smaller --size or another --dir`,
       );
     }
+    checkAuditFormat(
+      values.audit,
+      parseChoice(values.format, ["csv", "json", "table"] as const, "--format"),
+    );
+    const progress = new Progress();
+    if (world().rank === 0) {
+      progress.note(planSummary(plan));
+      for (const s of skipped) progress.note(s.reason);
+      for (const n of notes) progress.note(n);
+      for (const w of plan.warnings) progress.note(`warning: ${w}`);
+    }
     const sink = rowSink(
       "table",
       args,
       rankColumns(TABLE_COLUMNS, TABLE_AGGREGATE, TABLE_RANK_COLUMNS),
       values,
-      gsdTableRenderer(backends.length + peers.length > 1),
+      gsdTableRenderer(resolved.run.length + peers.length > 1),
     );
     try {
       await runTable(
         {
-          backends,
+          backends: resolved.run,
           peers,
-          cache: parseChoice(values.cache, ["cold", "warm"] as const, "--cache"),
+          cache: settings.cache,
           sizes,
           ns,
           dir: values.dir,
           repeat,
           seed,
-          warmup: values.warmup,
+          warmup: settings.warmup,
           sampleBytes,
-          endian,
+          endianOf: (name) => endian.of(name),
           progress,
           reorder: parseReorder(values.reorder),
           perRank: values["per-rank"],

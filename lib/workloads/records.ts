@@ -15,9 +15,16 @@
  */
 import { NATIVE_ORDER } from "../bytes/byteswap.ts";
 import { UsageError, VerifyError } from "../errors.ts";
-import type { ByteOrder, ChunkLayout, EndianOption, Frame } from "../framings/types.ts";
+import type {
+  ByteOrder,
+  ChunkLayout,
+  DType,
+  EndianOption,
+  Frame,
+  TypedArray,
+} from "../framings/types.ts";
 import type { OptionValues } from "../framings/options.ts";
-import { DTYPE_SIZE } from "../framings/types.ts";
+import { DTYPE_SIZE, typedArray } from "../framings/types.ts";
 import { dropCache } from "../io/cache.ts";
 import { signalPoint, withScratchDir } from "../io/scratch.ts";
 import type { AggregateSpec } from "../mpi/aggregate.ts";
@@ -58,8 +65,8 @@ export const RECORDS_AGGREGATE: AggregateSpec = {
   rates: [{ rate: "MiBps", bytes: "bytes", seconds: "wall_s" }],
 };
 
-/** Element types the workload writes. */
-export type RecordsType = "float32" | "float64";
+/** Element types the workload writes: every number type (the seed wrote integers). */
+export type RecordsType = Exclude<DType, "char">;
 
 /** One (backend, byte order) pair to measure. */
 export interface RecordsTarget {
@@ -122,11 +129,12 @@ export function resolveOrder(e: EndianOption): ByteOrder {
  */
 export function recordsTargets(
   backends: readonly Backend[],
-  endians: readonly EndianOption[],
+  orders: readonly EndianOption[] | ((framing: string) => readonly EndianOption[]),
   note: (text: string) => void = () => {},
 ): RecordsTarget[] {
   const out: RecordsTarget[] = [];
   for (const backend of backends) {
+    const endians = typeof orders === "function" ? orders(backend.name) : orders;
     const seen = new Set<ByteOrder>();
     const ok: EndianOption[] = [];
     const skipped: EndianOption[] = [];
@@ -170,7 +178,7 @@ export class RecordFrames {
   readonly recordShape: readonly number[];
   /** Bytes of one record. */
   readonly recordBytes: number;
-  readonly #data: Float32Array | Float64Array;
+  readonly #data: TypedArray;
   readonly #frame: Frame;
 
   /** `rank` (an MPI rank, default 0) makes each rank's data differ; rank 0's is the serial data. */
@@ -183,7 +191,7 @@ export class RecordFrames {
     const n = this.recordShape.reduce((a, b) => a * b, 1);
     this.recordBytes = n * DTYPE_SIZE[dtype];
     const rng = new Rng(seed ^ 0x5eed0003 ^ Math.imul(rank, 0x9e3779b1));
-    this.#data = fillRandom(dtype === "float32" ? new Float32Array(n) : new Float64Array(n), rng);
+    this.#data = recordData(dtype, n, rng);
     this.#frame = {
       step: 0,
       chunks: [{ name: "data", dtype, shape: this.recordShape, data: this.#data }],
@@ -197,9 +205,22 @@ export class RecordFrames {
 
   /** Record r (the array is shared: valid until the next call). */
   frame(r: number): Frame {
-    this.#data[0] = r;
+    const data = this.#data;
+    if (data instanceof BigInt64Array || data instanceof BigUint64Array) data[0] = BigInt(r);
+    else data[0] = r; // integer types keep r modulo their range
     return { step: r, chunks: this.#frame.chunks };
   }
+}
+
+/** A record's seeded values: floats in [0, 1), integers from random bytes. */
+function recordData(dtype: RecordsType, n: number, rng: Rng): TypedArray {
+  if (dtype === "float32") return fillRandom(new Float32Array(n), rng);
+  if (dtype === "float64") return fillRandom(new Float64Array(n), rng);
+  const bytes = n * DTYPE_SIZE[dtype];
+  const buffer = new ArrayBuffer(Math.ceil(bytes / 4) * 4);
+  const words = new Uint32Array(buffer);
+  for (let i = 0; i < words.length; i++) words[i] = rng.nextU32();
+  return typedArray(dtype, n, buffer);
 }
 
 function label(t: RecordsTarget): string {

@@ -46,6 +46,7 @@ export const SCALING_COLUMNS = [
   "user_s",
   "sys_s",
   "MiBps",
+  "endian",
 ] as const;
 
 /** How the columns of `scaling` combine over MPI ranks (lib/mpi/aggregate.ts). */
@@ -73,6 +74,8 @@ export interface ScalingOptions {
   readonly dir?: string;
   /** Byte order for backends that offer a choice (default native). */
   readonly endian?: EndianOption;
+  /** Byte order per backend name (the seed: HDF4 big-endian); overrides `endian`. */
+  readonly endianOf?: (framing: string) => EndianOption;
 }
 
 /** One timed run: one backend, one dataset count, one trial. */
@@ -83,6 +86,8 @@ export interface ScalingRun {
   readonly datasets: number;
   /** 0-based trial. */
   readonly trial: number;
+  /** Byte order the file was written in (`native`, `big`, `little`). */
+  readonly endian?: EndianOption;
   /** Payload bytes written: datasets x dataset bytes (what MiB/s is computed from, as IOspeed did). */
   readonly bytes: number;
   /** Size of the file after close, bytes. */
@@ -138,6 +143,8 @@ export async function runScaling(
   const frames: Frame[] = [];
   const frame = (i: number): Frame => (frames[i] ??= { step: i, chunks });
   const runs: ScalingRun[] = [];
+  const endianOf = (name: string): EndianOption =>
+    options.endianOf?.(name) ?? options.endian ?? "native";
   const w = world();
   // under MPI each rank writes its own files in the directory all ranks share
   const suffix = w.size > 1 ? `.r${w.rank}` : "";
@@ -150,7 +157,7 @@ export async function runScaling(
         await writeFrames(
           backend,
           path,
-          { create: "truncate", fsync: false, endian: options.endian ?? "native" },
+          { create: "truncate", fsync: false, endian: endianOf(backend.name) },
           1,
           frame,
         );
@@ -173,7 +180,7 @@ export async function runScaling(
             await writeFrames(
               backend,
               path,
-              { create: "truncate", fsync: options.fsync, endian: options.endian ?? "native" },
+              { create: "truncate", fsync: options.fsync, endian: endianOf(backend.name) },
               n,
               frame,
               () => observer.dataset?.(),
@@ -197,6 +204,7 @@ export async function runScaling(
             framing: backend.name,
             datasets: n,
             trial,
+            endian: endianOf(backend.name),
             bytes: n * perDataset,
             fileBytes,
             sample,
@@ -227,6 +235,7 @@ export function scalingRow(run: ScalingRun): Row {
     user_s: num(s.userS),
     sys_s: num(s.sysS),
     MiBps: num(run.bytes / MIB / s.wallS, 5),
+    endian: run.endian ?? "native",
     trial: run.trial + 1,
     file_bytes: run.fileBytes,
     dev_write_bytes: s.devWriteBytes,
@@ -254,6 +263,7 @@ export function averageRows(runs: readonly ScalingRun[]): Row[] {
       user_s: num(mean((r) => r.sample.userS)),
       sys_s: num(mean((r) => r.sample.sysS)),
       MiBps: num(mean((r) => r.bytes / MIB / r.sample.wallS), 5),
+      endian: rs[0]!.endian ?? "native",
       trial: "average",
       runs: rs.length,
       trials: new Set(rs.map((r) => r.trial)).size,

@@ -6,7 +6,7 @@
  * @module
  */
 import { VerifyError } from "../errors.ts";
-import type { Chunk, ChunkLayout, Frame } from "../framings/types.ts";
+import type { Chunk, ChunkLayout, EndianOption, Frame } from "../framings/types.ts";
 import { type CacheDrop, dropCache, residency } from "../io/cache.ts";
 import { FileHandle } from "../io/file.ts";
 import { signalPoint, withScratchDir } from "../io/scratch.ts";
@@ -20,6 +20,7 @@ import type { Progress } from "../report/progress.ts";
 import { audited } from "../sys/audit.ts";
 import { startMeter } from "../sys/meter.ts";
 import { statfs } from "../sys/libc.ts";
+import { CellFailures } from "./cells.ts";
 import { fillRandom, Rng, shuffledOrder, verifyFrame } from "./pattern.ts";
 
 /** Bytes of one frame per particle: position (3 x float32) + orientation (4 x float32). */
@@ -69,6 +70,7 @@ export const TABLE_COLUMNS = [
   "random_user_ticks",
   "random_sys_ticks",
   "cache",
+  "error",
 ] as const;
 
 /** How the table's columns combine over MPI ranks (lib/mpi/aggregate.ts). */
@@ -137,6 +139,8 @@ export interface TableOptions {
   readonly sampleBytes?: number;
   /** Byte order for backends that offer a choice. */
   readonly endian?: "native" | "big" | "little";
+  /** Byte order per backend name (`--endian hdf4=big`); overrides `endian`. */
+  readonly endianOf?: (framing: string) => EndianOption;
   /** Progress and notes on stderr. */
   readonly progress: Progress;
   /**
@@ -255,7 +259,11 @@ export async function runTableCell(
       writeFrames(
         backend,
         path,
-        { create: "truncate", endian: options.endian, fsync: true },
+        {
+          create: "truncate",
+          endian: options.endianOf?.(backend.name) ?? options.endian,
+          fsync: true,
+        },
         sizing.frames,
         (i) => frames.frame(i),
         (i) => {
@@ -352,8 +360,25 @@ export async function runTableCell(
   }, rankScratchShare());
 }
 
-/** Runs every cell: for each size, N, backend and repeat, in the order gsd's table lists them. */
+/**
+ * Runs every cell: for each size, N, backend and repeat, in the order gsd's table lists them. A
+ * cell that fails gives a row with an `error` column and the sweep goes on; CellsFailedError
+ * (exit code 1) at the end when any did.
+ */
 export async function runTable(options: TableOptions, onRow: (row: Row) => void): Promise<void> {
+  const cells = new CellFailures();
+  // Under MPI a failing rank stops the run (its ranks meet in collective calls per cell).
+  const cell = (
+    framing: string,
+    size: number,
+    n: number,
+    rep: number,
+    run: () => Promise<Row>,
+  ): Promise<Row> =>
+    world().size > 1 ? audited(run) : cells.run(
+      { framing, size_bytes: size, N: n, repeat: rep, seed: options.seed },
+      () => audited(run),
+    );
   for (const size of options.sizes) {
     for (const n of options.ns) {
       for (const backend of [...options.backends, ...options.peers ?? []]) {
@@ -363,7 +388,7 @@ export async function runTable(options: TableOptions, onRow: (row: Row) => void)
           if (measure) {
             // A program peer measures the cell in its own process.
             onRow(
-              await audited(() =>
+              await cell(backend.name, size, n, rep, () =>
                 measure({
                   size,
                   n,
@@ -373,15 +398,22 @@ export async function runTable(options: TableOptions, onRow: (row: Row) => void)
                   sampleBytes: options.sampleBytes,
                   warmup: options.warmup,
                   cache: options.cache,
-                })
-              ),
+                })),
             );
             continue;
           }
-          const row = await audited(() => runTableCell(backend, size, n, rep, options));
+          const row = await cell(
+            backend.name,
+            size,
+            n,
+            rep,
+            () => runTableCell(backend, size, n, rep, options),
+          );
           for (const r of rankRows(row, TABLE_AGGREGATE, options.perRank ?? false)) onRow(r);
         }
       }
     }
   }
+  options.progress.clear();
+  cells.finish();
 }

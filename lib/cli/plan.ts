@@ -1,0 +1,270 @@
+/**
+ * What a workload command is about to do, before it does it: `--dry-run` prints the resolved plan
+ * (every parameter after defaults, the backends that run and those skipped with the reason, the
+ * bytes to write, the files to create, warnings about cells known to exceed a library's limit)
+ * and exits without touching the disk; a real run prints the plan's one-line summary as its first
+ * stderr line. Also `--quick`, and per-framing byte orders (`--endian hdf4=big,ieeeio=native`).
+ * @module
+ */
+import { PeerUnavailableError, UsageError } from "../errors.ts";
+import type { Backend } from "../backends/backend.ts";
+import { usableBackend } from "../backends/registry.ts";
+import type { EndianOption } from "../framings/types.ts";
+import { warn } from "../report/progress.ts";
+import { formatSize, parseChoice, parseList } from "./args.ts";
+
+/** parseArgs declarations of `--quick` and `--dry-run`. */
+export const PLAN_OPTIONS = {
+  quick: { type: "boolean", default: false },
+  "dry-run": { type: "boolean", default: false },
+} as const;
+
+/** Help lines of `--quick` and `--dry-run`. */
+export const PLAN_HELP =
+  `  --quick             the same experiment scaled down to seconds (smaller sizes and counts)
+  --dry-run           print the resolved plan (parameters, backends run and skipped, bytes and
+                      files to write, known limits) and exit without touching the disk; text, or
+                      JSON with --format json`;
+
+/** A backend left out of a run, with the reason. */
+export interface SkippedBackend {
+  /** Backend (or peer program) name. */
+  readonly name: string;
+  /** Why it does not run. */
+  readonly reason: string;
+}
+
+/** One kind of file a run creates (in its scratch directory), how many, and each one's bytes. */
+export interface PlannedFile {
+  /** File name inside the scratch directory (a pattern where it varies). */
+  readonly name: string;
+  /** How many times the run creates it. */
+  readonly count: number;
+  /** Approximate payload bytes of one file. */
+  readonly bytes: number;
+}
+
+/** The resolved plan of a workload run. */
+export interface RunPlan {
+  /** The workload: table, scaling, readers or records. */
+  readonly command: string;
+  /** Every parameter after defaults, by option name. */
+  readonly parameters: Record<string, unknown>;
+  /** Backends (and peer programs) that will run, in order. */
+  readonly backends: readonly { name: string; endian?: string }[];
+  /** Backends asked for (or defaulted) that will not run. */
+  readonly skipped: readonly SkippedBackend[];
+  /** Files the run creates (all removed at the end). */
+  readonly files: readonly PlannedFile[];
+  /** Total bytes written, warm-ups included. */
+  readonly writeBytes: number;
+  /** Total bytes read back. */
+  readonly readBytes: number;
+  /** Cells known to exceed a library's limits, and other cautions. */
+  readonly warnings: readonly string[];
+}
+
+/** Assumed rates for the rough duration on the first stderr line, MiB/s: what the bare commands
+ * measured end to end on the shared 2-core VM this was written on (table: 14.6 GB in 353 s). */
+const ASSUMED_WRITE_MIBPS = 50;
+const ASSUMED_READ_MIBPS = 150;
+
+/** Rough seconds a plan takes at the assumed rates (a guide, not a measurement). */
+export function estimateSeconds(plan: RunPlan): number {
+  const mib = 2 ** 20;
+  return plan.writeBytes / mib / ASSUMED_WRITE_MIBPS + plan.readBytes / mib / ASSUMED_READ_MIBPS;
+}
+
+function formatDuration(s: number): string {
+  if (s < 90) return `${Math.max(1, Math.round(s))} s`;
+  if (s < 5400) return `${Math.round(s / 60)} min`;
+  return `${(s / 3600).toFixed(1)} h`;
+}
+
+/** The one-line summary a run prints first on stderr: bytes, files, rough duration. */
+export function planSummary(plan: RunPlan): string {
+  const files = plan.files.reduce((a, f) => a + f.count, 0);
+  return `plan: ${plan.command} will write ${formatSize(plan.writeBytes)} in ${files} scratch file${
+    files === 1 ? "" : "s"
+  } and read ${formatSize(plan.readBytes)}; roughly ${
+    formatDuration(estimateSeconds(plan))
+  } here (assuming ${ASSUMED_WRITE_MIBPS} MiB/s writes, ${ASSUMED_READ_MIBPS} MiB/s reads)`;
+}
+
+/** The plan as a JSON-ready object (snake_case keys, as the rows use). */
+export function planJson(plan: RunPlan): Record<string, unknown> {
+  return {
+    command: plan.command,
+    parameters: plan.parameters,
+    backends: plan.backends,
+    skipped: plan.skipped,
+    files: plan.files,
+    write_bytes: plan.writeBytes,
+    read_bytes: plan.readBytes,
+    estimate_s: Math.round(estimateSeconds(plan)),
+    warnings: plan.warnings,
+  };
+}
+
+/** The plan as text, one fact per line. */
+export function planText(plan: RunPlan): string {
+  const lines = [`sciobench ${plan.command}: plan (nothing written)`, "parameters:"];
+  for (const [k, v] of Object.entries(plan.parameters)) {
+    const text = Array.isArray(v)
+      ? v.join(", ")
+      : typeof v === "object" && v !== null
+      ? Object.entries(v).map(([name, x]) => `${name}=${String(x)}`).join(", ")
+      : String(v);
+    lines.push(`  ${k}: ${text}`);
+  }
+  lines.push("runs:");
+  for (const b of plan.backends) lines.push(`  ${b.name}${b.endian ? ` (${b.endian})` : ""}`);
+  if (plan.skipped.length > 0) {
+    lines.push("skipped:");
+    for (const s of plan.skipped) lines.push(`  ${s.name}: ${s.reason}`);
+  }
+  lines.push("files (scratch directory, removed at the end):");
+  for (const f of plan.files) lines.push(`  ${f.name} x ${f.count}, ${formatSize(f.bytes)} each`);
+  lines.push(`write: ${formatSize(plan.writeBytes)} (${plan.writeBytes} bytes)`);
+  lines.push(`read: ${formatSize(plan.readBytes)} (${plan.readBytes} bytes)`);
+  lines.push(`estimate: ${formatDuration(estimateSeconds(plan))}`);
+  for (const w of plan.warnings) lines.push(`warning: ${w}`);
+  return lines.join("\n") + "\n";
+}
+
+/** Prints the plan to stdout as text or JSON (`--format json`). */
+export function printPlan(plan: RunPlan, format: string): void {
+  const text = format === "json" ? JSON.stringify(planJson(plan), null, 2) + "\n" : planText(plan);
+  const bytes = new TextEncoder().encode(text);
+  let done = 0;
+  while (done < bytes.length) done += Deno.stdout.writeSync(bytes.subarray(done));
+}
+
+/** The backends of a `--framing` list split into those usable here and those skipped (why). */
+export function resolveBackends(list: string): { run: Backend[]; skipped: SkippedBackend[] } {
+  const run: Backend[] = [];
+  const skipped: SkippedBackend[] = [];
+  for (const name of parseList(list, "--framing")) {
+    try {
+      run.push(usableBackend(name));
+    } catch (e) {
+      if (!(e instanceof PeerUnavailableError)) throw e;
+      skipped.push({ name, reason: e.message });
+    }
+  }
+  return { run, skipped };
+}
+
+/** Notes every skipped backend on stderr, one line each. */
+export function noteSkipped(skipped: readonly SkippedBackend[]): void {
+  for (const s of skipped) warn(`skipping: ${s.reason}`);
+}
+
+/**
+ * Byte orders per framing from `--endian`: bare items (`big`) apply to every framing without an
+ * item of its own (`hdf4=big`). Items may repeat for workloads that measure several orders.
+ */
+export class EndianChoice {
+  readonly #all: EndianOption[] = [];
+  readonly #per = new Map<string, EndianOption[]>();
+
+  /** Parses an `--endian` value such as `native`, `big,native` or `native,hdf4=big`. */
+  constructor(text: string) {
+    for (const item of parseList(text, "--endian")) {
+      const eq = item.indexOf("=");
+      const order = parseChoice(
+        eq < 0 ? item : item.slice(eq + 1),
+        ["native", "little", "big"] as const,
+        "--endian",
+      );
+      if (eq < 0) {
+        if (!this.#all.includes(order)) this.#all.push(order);
+        continue;
+      }
+      const name = item.slice(0, eq);
+      const list = this.#per.get(name) ?? [];
+      if (!list.includes(order)) list.push(order);
+      this.#per.set(name, list);
+    }
+    if (this.#all.length === 0) this.#all.push("native");
+  }
+
+  /** Framing names given an order of their own. */
+  get named(): string[] {
+    return [...this.#per.keys()];
+  }
+
+  /** Every order asked for `framing`. */
+  ordersOf(framing: string): EndianOption[] {
+    return this.#per.get(framing) ?? this.#all;
+  }
+
+  /** The one order of `framing`; UsageError when several were given (workloads of one order). */
+  of(framing: string): EndianOption {
+    const orders = this.ordersOf(framing);
+    if (orders.length > 1) {
+      throw new UsageError(
+        `--endian gives ${framing} ${orders.length} byte orders (${
+          orders.join(", ")
+        }); this workload measures one per framing`,
+      );
+    }
+    return orders[0]!;
+  }
+
+  /** Checks that every framing named in `framing=order` items is one of `names`. */
+  checkNames(names: readonly string[]): void {
+    for (const name of this.#per.keys()) {
+      if (!names.includes(name)) {
+        throw new UsageError(
+          `--endian ${name}=...: '${name}' is not among the framings measured (${
+            names.join(", ")
+          })`,
+        );
+      }
+    }
+  }
+}
+
+/** The number types `--type` accepts (records and scaling). */
+export const NUMBER_TYPES = [
+  "int8",
+  "int16",
+  "int32",
+  "int64",
+  "uint8",
+  "uint16",
+  "uint32",
+  "uint64",
+  "float32",
+  "float64",
+] as const;
+
+/** A number type of {@link NUMBER_TYPES}. */
+export type NumberType = typeof NUMBER_TYPES[number];
+
+/** netCDF classic (CDF-1, CDF-2) types; CDF-5 adds unsigned and 64-bit integers. */
+const CLASSIC_TYPES: readonly string[] = ["int8", "int16", "int32", "float32", "float64"];
+
+/**
+ * Why `framing` cannot store `dtype` (null when it can): netCDF classic through the library has no
+ * unsigned or 64-bit integers (the native writer switches to CDF-5 for them); HDF4's SD interface
+ * has no 64-bit integers (SDcreate fails with error 60).
+ */
+export function cannotStore(framing: string, dtype: string): string | null {
+  if (framing === "netcdf-lib" && !CLASSIC_TYPES.includes(dtype)) {
+    return `netcdf-lib (netCDF classic through libnetcdf) cannot store ${dtype}: it holds ${
+      CLASSIC_TYPES.join(", ")
+    }; the native netcdf framing writes CDF-5 for it`;
+  }
+  if (framing === "hdf4" && (dtype === "int64" || dtype === "uint64")) {
+    return `hdf4 (SD interface) cannot store ${dtype}: it has no 64-bit integers`;
+  }
+  return null;
+}
+
+/** UsageError (one line) when `framing` cannot store `dtype`. */
+export function checkStorable(framing: string, dtype: string): void {
+  const why = cannotStore(framing, dtype);
+  if (why !== null) throw new UsageError(`--type ${dtype}: ${why}`);
+}
