@@ -31,13 +31,16 @@ export interface CliResult {
 }
 
 /** Runs `sciobench ARGS` (deno run main.ts with the task's permissions) and collects its output. */
-export async function runCli(args: string[], options: { cwd?: string } = {}): Promise<CliResult> {
+export async function runCli(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<CliResult> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "--quiet", ...PERMISSIONS, MAIN, ...args],
     cwd: options.cwd,
     stdout: "piped",
     stderr: "piped",
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...options.env },
   }).output();
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { SciobenchError } from "../lib/errors.ts";
 import { backendByName } from "../lib/backends/registry.ts";
-import { selfCommand } from "../lib/cli/readers.ts";
+import { selfCommand } from "../lib/cli/self.ts";
 import {
   type ReaderReport,
   runReaderProcesses,

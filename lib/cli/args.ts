@@ -62,6 +62,15 @@ export function parseCount(text: string, what = "N"): number {
   return n;
 }
 
+/** Parses a `--seed`: an integer (optionally negative) within ±2^53; an empty text is refused. */
+export function parseSeed(text: string, what = "--seed"): number {
+  const n = /^\s*-?\d+\s*$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(n)) {
+    throw new UsageError(`bad ${what} '${text}': expected an integer such as 1 (at most 2^53 - 1)`);
+  }
+  return n;
+}
+
 /** Formats a count the way the GSD table labels N: `32^2` for perfect squares of a power of two, else digits. */
 export function formatCount(n: number): string {
   const r = Math.round(Math.sqrt(n));

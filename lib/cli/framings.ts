@@ -4,6 +4,7 @@
  * @module
  */
 import { BACKENDS } from "../backends/registry.ts";
+import { writeStdout } from "../report/output.ts";
 import { parseArgs, parseChoice } from "./args.ts";
 import type { Command } from "./command.ts";
 import { optionDefaultText, optionValueText } from "./common.ts";
@@ -42,7 +43,7 @@ default, choices, min, max, help, workloads).`,
           options: b.options,
         };
       });
-      console.log(JSON.stringify({ backends: doc }, null, 2));
+      writeStdout(JSON.stringify({ backends: doc }, null, 2) + "\n");
       return Promise.resolve();
     }
     const lines: string[] = [];
@@ -61,7 +62,7 @@ default, choices, min, max, help, workloads).`,
         );
       }
     }
-    console.log(lines.join("\n"));
+    writeStdout(lines.join("\n") + "\n");
     return Promise.resolve();
   },
 };

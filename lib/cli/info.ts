@@ -8,7 +8,9 @@ import type { FrameSource } from "../backends/backend.ts";
 import { parseArgs } from "./args.ts";
 import type { Command } from "./command.ts";
 import { backendOptionsHelp } from "./common.ts";
-import { openUserFile } from "./open.ts";
+import { writeStdout } from "../report/output.ts";
+import { isolates, relayToTerminal, runIsolated } from "./isolate.ts";
+import { chooseBackend, openUserFile } from "./open.ts";
 
 const HELP = `sciobench info: what a file holds
 
@@ -77,14 +79,13 @@ export function listVariables(source: FrameSource): VariableInfo[] {
   }));
 }
 
-/** Lists every chunk of every frame of an open source with its CRC-32. */
-export function listChunks(source: FrameSource): ChunkInfo[] {
-  const out: ChunkInfo[] = [];
+/** Calls `visit` for every chunk of every frame of an open source, with its CRC-32, in order. */
+export function forEachChunk(source: FrameSource, visit: (chunk: ChunkInfo) => void): void {
   const locate = source.locate?.bind(source);
   if (locate && source.readStored) {
     for (let f = 0; f < source.frameCount; f++) {
       for (const r of locate(f)) {
-        out.push({
+        visit({
           frame: f,
           name: r.name,
           dtype: r.dtype,
@@ -95,11 +96,11 @@ export function listChunks(source: FrameSource): ChunkInfo[] {
         });
       }
     }
-    return out;
+    return;
   }
   for (let f = 0; f < source.frameCount; f++) {
     for (const c of source.readFrame(f)) {
-      out.push({
+      visit({
         frame: f,
         name: c.name,
         dtype: c.dtype,
@@ -110,7 +111,98 @@ export function listChunks(source: FrameSource): ChunkInfo[] {
       });
     }
   }
+}
+
+/** Lists every chunk of every frame of an open source with its CRC-32. */
+export function listChunks(source: FrameSource): ChunkInfo[] {
+  const out: ChunkInfo[] = [];
+  forEachChunk(source, (c) => out.push(c));
   return out;
+}
+
+/**
+ * Text that reaches `emit` in pieces of about 64 KiB, so a file of a million chunks streams in
+ * bounded memory and few writes.
+ */
+class Batcher {
+  #parts: string[] = [];
+  #size = 0;
+  constructor(private readonly emit: (text: string) => void) {}
+  add(text: string): void {
+    this.#parts.push(text);
+    this.#size += text.length;
+    if (this.#size >= 1 << 16) this.flush();
+  }
+  flush(): void {
+    if (this.#size === 0) return;
+    const text = this.#parts.join("");
+    this.#parts = [];
+    this.#size = 0;
+    this.emit(text);
+  }
+}
+
+/**
+ * Streams `info`'s output for an open source to `emit` (text or, with `json`, one JSON document),
+ * chunk by chunk: memory stays bounded however many chunks the file holds.
+ */
+export function streamInfo(
+  source: FrameSource,
+  json: boolean,
+  emit: (text: string) => void,
+): void {
+  const path = source.path;
+  const variables = listVariables(source);
+  const facts = source.describe?.() ?? {};
+  const fileBytes = Deno.statSync(path).size;
+  const out = new Batcher(emit);
+  if (json) {
+    const head = JSON.stringify(
+      {
+        path,
+        framing: source.framing,
+        frames: source.frameCount,
+        file_bytes: fileBytes,
+        format: facts,
+        ...(variables.length > 0 ? { variables } : {}),
+      },
+      null,
+      1,
+    );
+    out.add(`${head.slice(0, -2)},\n "chunks": [`);
+    let first = true;
+    forEachChunk(source, (c) => {
+      out.add(`${first ? "\n" : ",\n"}${JSON.stringify(c, null, 1).replace(/^/gm, "  ")}`);
+      first = false;
+    });
+    out.add(first ? "]\n}\n" : "\n ]\n}\n");
+  } else {
+    const lines = [
+      `path: ${path}`,
+      `framing: ${source.framing}`,
+      `frames: ${source.frameCount}`,
+      `file_bytes: ${fileBytes}`,
+      ...Object.entries(facts).map(([k, v]) =>
+        `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`
+      ),
+      ...(variables.length > 0
+        ? [
+          "",
+          "variable,dtype,bytes,crc32",
+          ...variables.map((v) => `${v.name},${v.dtype},${v.bytes},${v.crc32}`),
+        ]
+        : []),
+      "",
+      "frame,name,dtype,shape,offset,bytes,crc32",
+    ];
+    out.add(lines.join("\n") + "\n");
+    forEachChunk(source, (c) => {
+      out.add(
+        `${c.frame},${c.name},${c.dtype},${c.shape.join("x")},${c.offset},${c.bytes},${c.crc32}\n`,
+      );
+    });
+  }
+  out.flush();
 }
 
 /** The `info` subcommand. */
@@ -120,7 +212,7 @@ export const infoCommand: Command = {
   get help(): string {
     return HELP + backendOptionsHelp("info");
   },
-  run(args: string[]): Promise<void> {
+  async run(args: string[]): Promise<void> {
     const { values, positionals } = parseArgs("info", args, {
       allowPositionals: true,
       options: {
@@ -134,56 +226,25 @@ export const infoCommand: Command = {
       throw new UsageError("info: give exactly one FILE (see 'sciobench info --help')");
     }
     const path = positionals[0]!;
-    const source = openUserFile(path, values.framing, values.option, "info");
+    const backend = chooseBackend(path, values.framing);
+    if (isolates(backend)) {
+      await runIsolated(
+        {
+          op: "info",
+          path,
+          framing: backend.name,
+          options: values.option,
+          settings: { json: values.json },
+        },
+        relayToTerminal,
+      );
+      return;
+    }
+    const source = openUserFile(path, backend.name, values.option, "info");
     try {
-      const chunks = listChunks(source);
-      const variables = listVariables(source);
-      const facts = source.describe?.() ?? {};
-      const fileBytes = Deno.statSync(path).size;
-      let text: string;
-      if (values.json) {
-        text = JSON.stringify(
-          {
-            path,
-            framing: source.framing,
-            frames: source.frameCount,
-            file_bytes: fileBytes,
-            format: facts,
-            ...(variables.length > 0 ? { variables } : {}),
-            chunks,
-          },
-          null,
-          1,
-        ) + "\n";
-      } else {
-        const lines = [
-          `path: ${path}`,
-          `framing: ${source.framing}`,
-          `frames: ${source.frameCount}`,
-          `file_bytes: ${fileBytes}`,
-          ...Object.entries(facts).map(([k, v]) =>
-            `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`
-          ),
-          ...(variables.length > 0
-            ? [
-              "",
-              "variable,dtype,bytes,crc32",
-              ...variables.map((v) => `${v.name},${v.dtype},${v.bytes},${v.crc32}`),
-            ]
-            : []),
-          "",
-          "frame,name,dtype,shape,offset,bytes,crc32",
-          ...chunks.map((c) =>
-            `${c.frame},${c.name},${c.dtype},${c.shape.join("x")},${c.offset},${c.bytes},${c.crc32}`
-          ),
-        ];
-        text = lines.join("\n") + "\n";
-      }
-      const b = new TextEncoder().encode(text);
-      for (let done = 0; done < b.length;) done += Deno.stdout.writeSync(b.subarray(done));
+      streamInfo(source, values.json, writeStdout);
     } finally {
       source.close();
     }
-    return Promise.resolve();
   },
 };

@@ -8,7 +8,10 @@ import { SciobenchError, UsageError } from "../errors.ts";
 import { RankFailure } from "../mpi/phase.ts";
 import { initWorld, type World } from "../mpi/world.ts";
 import { VERSION } from "../version.ts";
+import { writeStdout } from "../report/output.ts";
+import { runLibraryChild } from "./child.ts";
 import { COMMANDS } from "./commands.ts";
+import { LIBRARY_CHILD_COMMAND } from "./isolate.ts";
 
 function globalHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -24,8 +27,32 @@ diagnostics to stderr. Exit codes: 0 ok, 1 I/O or verification failure, 2 bad us
 malformed file.`;
 }
 
+/** Control characters (a newline in a path, in a library's message) shown as escapes. */
+function oneLine(text: string): string {
+  return text.replace(
+    // deno-lint-ignore no-control-regex
+    /[\x00-\x1f\x7f]/g,
+    (c) =>
+      c === "\n"
+        ? "\\n"
+        : c === "\t"
+        ? "\\t"
+        : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+  );
+}
+
 function errorLine(text: string): void {
-  console.error(`sciobench: error: ${text}`);
+  console.error(`sciobench: error: ${oneLine(text)}`);
+}
+
+/** Prints text (help, version) on stdout; a closed or full stdout is handled as for data. */
+function printOut(text: string): number {
+  try {
+    writeStdout(`${text}\n`);
+    return 0;
+  } catch (e) {
+    return reportError(e);
+  }
 }
 
 function debug(): boolean {
@@ -46,22 +73,18 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   if (name === "--help" || name === "-h" || name === "help") {
     const topic = name === "help" ? rest[0] : undefined;
     const cmd = COMMANDS.find((c) => c.name === topic);
-    console.log(cmd ? cmd.help : globalHelp());
-    return 0;
+    return printOut(cmd ? cmd.help : globalHelp());
   }
   if (name === "--version" || name === "-V") {
-    console.log(`sciobench ${VERSION}`);
-    return 0;
+    return printOut(`sciobench ${VERSION}`);
   }
+  if (name === LIBRARY_CHILD_COMMAND) return await runLibraryChild();
   const cmd = COMMANDS.find((c) => c.name === name);
   if (!cmd) {
     errorLine(`unknown command '${name}'; commands: ${COMMANDS.map((c) => c.name).join(", ")}`);
     return 2;
   }
-  if (rest.includes("--help") || rest.includes("-h")) {
-    console.log(cmd.help);
-    return 0;
-  }
+  if (rest.includes("--help") || rest.includes("-h")) return printOut(cmd.help);
   // Hidden helper subcommands (readers' `_reader`) are children of a rank, never ranks.
   if (rest[0]?.startsWith("_")) return await runCommand(cmd, rest, null);
   let w: World;
@@ -116,6 +139,8 @@ async function runCommand(
 /** Prints one error line (the stack with SCIOBENCH_DEBUG=1) and returns the exit code. */
 function reportError(e: unknown, prefix = ""): number {
   if (debug()) console.error(e);
+  // The reader of stdout went away (`sciobench info F | head -1`): nothing more to say.
+  if (e instanceof Deno.errors.BrokenPipe) return 0;
   if (e instanceof SciobenchError) {
     errorLine(prefix + e.message);
     return e.exitCode;

@@ -4,7 +4,7 @@
  * @module
  */
 import { detectBackend, usableBackend } from "../backends/registry.ts";
-import type { FrameSource } from "../backends/backend.ts";
+import type { Backend, FrameSource } from "../backends/backend.ts";
 import type { ChunkLayout, Workload } from "../framings/types.ts";
 import { backendOptionArgs } from "./common.ts";
 import { warn } from "../report/progress.ts";
@@ -27,8 +27,18 @@ export function requireFile(path: string): void {
 }
 
 /**
+ * The backend that reads `path`: the one named by `framing`, or the one detected from its first
+ * bytes (no library reads the file for that). Checks that `path` is a regular file first.
+ */
+export function chooseBackend(path: string, framing: string | undefined): Backend {
+  requireFile(path);
+  return framing === undefined ? detectBackend(path) : usableBackend(framing);
+}
+
+/**
  * Opens `path` with `framing` (or the detected one), its `--option` items checked against the
- * backend's declared options for `workload`, and prints the decoder's warnings on stderr.
+ * backend's declared options for `workload`, and passes the decoder's warnings to `onWarning`
+ * (default: a line on stderr).
  */
 export function openUserFile(
   path: string,
@@ -36,11 +46,11 @@ export function openUserFile(
   optionItems: readonly string[] | undefined,
   workload: Workload,
   layout?: readonly ChunkLayout[],
+  onWarning: (text: string) => void = warn,
 ): FrameSource {
-  requireFile(path);
-  const backend = framing === undefined ? detectBackend(path) : usableBackend(framing);
+  const backend = chooseBackend(path, framing);
   const backendOptions = backendOptionArgs(backend, optionItems, workload);
   const source = backend.openReader(path, { backendOptions, layout });
-  for (const w of source.warnings) warn(`${path}: ${w}`);
+  for (const w of source.warnings) onWarning(`${path}: ${w}`);
   return source;
 }

@@ -2,16 +2,16 @@
  * `sciobench read`: times reading an existing file cold: open, sequential read, random read.
  * @module
  */
-import { UsageError } from "../errors.ts";
+import { IoError, UsageError } from "../errors.ts";
 import { dropCache } from "../io/cache.ts";
-import { num } from "../report/output.ts";
+import { num, type Row } from "../report/output.ts";
 import { Progress } from "../report/progress.ts";
 import { attachAudit, finishAudit, startAudit } from "../sys/audit.ts";
 import { startMeter } from "../sys/meter.ts";
 import { statfs } from "../sys/libc.ts";
 import { Rng, shuffledOrder, verifyFrame } from "../workloads/pattern.ts";
 import { TableFrames } from "../workloads/table.ts";
-import { parseArgs, parseSize } from "./args.ts";
+import { parseArgs, parseSeed, parseSize } from "./args.ts";
 import type { Command } from "./command.ts";
 import {
   AUDIT_HELP,
@@ -21,7 +21,8 @@ import {
   OUTPUT_OPTIONS,
   rowSink,
 } from "./common.ts";
-import { openUserFile, requireFile } from "./open.ts";
+import { isolates, relayToTerminal, runIsolated } from "./isolate.ts";
+import { chooseBackend, openUserFile } from "./open.ts";
 
 const COLUMNS = [
   "framing",
@@ -66,45 +67,38 @@ Options:
   --out FILE          write the row to FILE instead of stdout
 ${AUDIT_HELP}`;
 
-/** The `read` subcommand. */
-export const readCommand: Command = {
-  name: "read",
-  summary: "time reading an existing file (open, sequential, random; cold cache)",
-  get help(): string {
-    return HELP + backendOptionsHelp("read");
-  },
-  run(args: string[]): Promise<void> {
-    const { values, positionals } = parseArgs("read", args, {
-      allowPositionals: true,
-      options: {
-        ...OUTPUT_OPTIONS,
-        ...AUDIT_OPTION,
-        framing: { type: "string" },
-        option: { type: "string", multiple: true },
-        seed: { type: "string", default: "1" },
-        verify: { type: "boolean", default: false },
-        sample: { type: "string" },
-      },
-    });
-    if (positionals.length !== 1) {
-      throw new UsageError("read: give exactly one FILE (see 'sciobench read --help')");
-    }
-    const path = positionals[0]!;
-    const seed = Number(values.seed);
-    if (!Number.isSafeInteger(seed)) {
-      throw new UsageError(`bad --seed '${values.seed}': expected an integer`);
-    }
-    requireFile(path);
-    const fileBytes = Deno.statSync(path).size;
-    const sample = values.sample === undefined ? Infinity : parseSize(values.sample, "--sample");
-    checkAuditFormat(values.audit, values.format);
-    startAudit();
+/** What `read` measures, besides the file and its framing. */
+export interface ReadSettings {
+  /** Seed of the random order (and of --verify's pattern). */
+  readonly seed: number;
+  /** Check the data against the table pattern. */
+  readonly verify: boolean;
+  /** Bytes to read in each phase (Infinity: every frame). */
+  readonly sample: number;
+}
+
+/**
+ * Measures reading `path` with the backend named `framing` and its `--option` items (open,
+ * sequential, random; cold) and returns the row with its audit trail; `beat` is called every 64
+ * frames (progress for a watching parent process).
+ */
+export function measureRead(
+  path: string,
+  framing: string,
+  optionItems: readonly string[] | undefined,
+  settings: ReadSettings,
+  beat: () => void = () => {},
+): Row {
+  const { seed, sample } = settings;
+  const fileBytes = Deno.statSync(path).size;
+  startAudit();
+  try {
     const drop1 = dropCache(path);
     // With --verify the frames are the table's: N follows from the first chunk (12 N bytes of
     // positions), so formats without types (Fortran records) are read with the table's layout.
     let pattern: TableFrames | undefined;
-    if (values.verify) {
-      const probe = openUserFile(path, values.framing, values.option, "read");
+    if (settings.verify) {
+      const probe = openUserFile(path, framing, optionItems, "read");
       try {
         const chunks = probe.frameCount > 0 ? probe.readFrame(0) : [];
         const first = chunks.find((c) => c.name.endsWith("position")) ?? chunks[0];
@@ -119,7 +113,7 @@ export const readCommand: Command = {
       dropCache(path);
     }
     const om = startMeter("open");
-    const source = openUserFile(path, values.framing, values.option, "read", pattern?.layout);
+    const source = openUserFile(path, framing, optionItems, "read", pattern?.layout);
     const o = om.stop();
     try {
       let bytes = 0;
@@ -136,7 +130,10 @@ export const readCommand: Command = {
         for (const c of chunks) bytes += c.data.length;
         check(frames, chunks);
         frames++;
-        if ((frames & 63) === 0) progress.update(bytes / Math.min(sample, fileBytes), "read");
+        if ((frames & 63) === 0) {
+          progress.update(bytes / Math.min(sample, fileBytes), "read");
+          beat();
+        }
       }
       const r = rm.stop();
       dropCache(path);
@@ -148,13 +145,15 @@ export const readCommand: Command = {
         const chunks = source.readFrame(i);
         for (const c of chunks) randomBytes += c.data.length;
         check(i, chunks);
-        if ((k & 63) === 0) progress.update(k / order.length, "random");
+        if ((k & 63) === 0) {
+          progress.update(k / order.length, "random");
+          beat();
+        }
       }
       const x = xm.stop();
       progress.clear();
       const mib = 2 ** 20;
-      const out = rowSink("read", args, COLUMNS, values);
-      out.add(attachAudit({
+      return attachAudit({
         framing: source.framing,
         path,
         frames: source.frameCount,
@@ -174,13 +173,67 @@ export const readCommand: Command = {
         random_dev_bytes: x.devReadBytes,
         resident_after_drop: num(drop1.residentAfter, 4),
         fs_type: statfs(path).typeName,
-        verified: values.verify,
-      }, finishAudit()));
-      out.close();
+        verified: settings.verify,
+      }, finishAudit());
     } finally {
       source.close();
-      finishAudit();
     }
-    return Promise.resolve();
+  } finally {
+    finishAudit();
+  }
+}
+
+/** The `read` subcommand. */
+export const readCommand: Command = {
+  name: "read",
+  summary: "time reading an existing file (open, sequential, random; cold cache)",
+  get help(): string {
+    return HELP + backendOptionsHelp("read");
+  },
+  async run(args: string[]): Promise<void> {
+    const { values, positionals } = parseArgs("read", args, {
+      allowPositionals: true,
+      options: {
+        ...OUTPUT_OPTIONS,
+        ...AUDIT_OPTION,
+        framing: { type: "string" },
+        option: { type: "string", multiple: true },
+        seed: { type: "string", default: "1" },
+        verify: { type: "boolean", default: false },
+        sample: { type: "string" },
+      },
+    });
+    if (positionals.length !== 1) {
+      throw new UsageError("read: give exactly one FILE (see 'sciobench read --help')");
+    }
+    const path = positionals[0]!;
+    const seed = parseSeed(values.seed);
+    const sample = values.sample === undefined ? Infinity : parseSize(values.sample, "--sample");
+    checkAuditFormat(values.audit, values.format);
+    const settings: ReadSettings = { seed, verify: values.verify, sample };
+    const backend = chooseBackend(path, values.framing);
+    let row: Row | undefined;
+    if (isolates(backend)) {
+      // A library on a file sciobench did not write: measured in the library child.
+      await runIsolated(
+        {
+          op: "read",
+          path,
+          framing: backend.name,
+          options: values.option,
+          settings: { ...settings },
+        },
+        (m) => {
+          if (m.t === "row") row = m.row as Row;
+          else relayToTerminal(m);
+        },
+      );
+      if (row === undefined) throw new IoError(`read: the library child returned no result`);
+    } else {
+      row = measureRead(path, backend.name, values.option, settings);
+    }
+    const out = rowSink("read", args, COLUMNS, values);
+    out.add(row);
+    out.close();
   },
 };

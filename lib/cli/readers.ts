@@ -28,6 +28,7 @@ import {
   type RunPlan,
 } from "./plan.ts";
 import type { Command } from "./command.ts";
+import { selfCommand } from "./self.ts";
 import {
   AUDIT_HELP,
   AUDIT_OPTION,
@@ -76,22 +77,6 @@ previous row of the same mode (first row: wall_s / procs), the seed's cost per p
 Under MPI (mpirun, srun) the ranks are the readers instead of child processes: --procs is not
 used, each rank reads in-process, released by a barrier; wall_s runs from the barrier to the
 last rank's end.`;
-
-/** Permission names passed on to reader processes when this process holds them in full. */
-const PERMISSION_NAMES = ["read", "write", "ffi", "env", "sys", "run", "net"] as const;
-
-/** Program and leading arguments that run this same sciobench again (deno run or the compiled binary). */
-export function selfCommand(): { cmd: string; args: string[] } {
-  if (Deno.build.standalone) return { cmd: Deno.execPath(), args: [] };
-  const flags = PERMISSION_NAMES
-    .filter((name) => Deno.permissions.querySync({ name }).state === "granted")
-    .map((name) => `--allow-${name}`);
-  // The CLI entry next to lib/, unless this module is itself the main module (a bundle).
-  const here = import.meta.url;
-  const script = here === Deno.mainModule ? here : new URL("../../main.ts", here).href;
-  const path = script.startsWith("file:") ? decodeURIComponent(new URL(script).pathname) : script;
-  return { cmd: Deno.execPath(), args: ["run", "--quiet", ...flags, path] };
-}
 
 function integer(text: string, what: string): number {
   const n = Number(text);

@@ -4,7 +4,7 @@
  * fsync after the library closed it, and dtype helpers. No library is loaded at import time.
  * @module
  */
-import { IoError, UsageError } from "../errors.ts";
+import { FormatError, IoError, UsageError } from "../errors.ts";
 import { type DType, DTYPE_SIZE, type TypedArray } from "../framings/types.ts";
 import { close, dlopenPinned, fsync, O, open } from "../sys/libc.ts";
 
@@ -143,9 +143,95 @@ export function bytesOf(a: TypedArray): Uint8Array {
   return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 }
 
+/** Environment variable holding the memory limit for library reads (bytes, or 512MiB, 8GiB). */
+export const LIBRARY_MEMORY_ENV = "SCIOBENCH_LIBRARY_MEMORY";
+
+/** Default memory limit for one library read of a file sciobench did not write: 4 GiB. */
+export const DEFAULT_LIBRARY_MEMORY = 4 * 2 ** 30;
+
+const MEMORY_UNITS: Record<string, number> = { "": 1, KIB: 2 ** 10, MIB: 2 ** 20, GIB: 2 ** 30 };
+
+/**
+ * The memory limit for library reads in bytes: `SCIOBENCH_LIBRARY_MEMORY` (bytes, or with a KiB,
+ * MiB or GiB unit) or 4 GiB. UsageError for a malformed value.
+ */
+export function libraryMemoryLimit(): number {
+  const text = envValue(LIBRARY_MEMORY_ENV);
+  if (text === undefined) return DEFAULT_LIBRARY_MEMORY;
+  const m = /^\s*(\d+)\s*([a-zA-Z]*)\s*$/.exec(text);
+  const unit = m ? MEMORY_UNITS[m[2]!.toUpperCase()] : undefined;
+  const bytes = m && unit !== undefined ? Number(m[1]) * unit : NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < 2 ** 20) {
+    throw new UsageError(
+      `bad ${LIBRARY_MEMORY_ENV} '${text}': expected a size of at least 1MiB such as 8GiB`,
+    );
+  }
+  return bytes;
+}
+
+/**
+ * A frame buffer of `bytes` bytes for dataset `name`, after checking the size a library reported:
+ * FormatError (one line, naming the limit and how to raise it) when it is not a whole number of
+ * bytes or exceeds the memory limit, so a forged dimension never reaches the allocator.
+ */
+export function allocFrameBuffer(
+  backend: string,
+  path: string,
+  name: string,
+  bytes: number,
+): Uint8Array<ArrayBuffer> {
+  if (!Number.isSafeInteger(bytes) || bytes < 0) {
+    throw new FormatError(
+      backend,
+      path,
+      -1,
+      `'${name}' reports an impossible frame size (${bytes} bytes)`,
+    );
+  }
+  const limit = libraryMemoryLimit();
+  if (bytes > limit) {
+    throw new FormatError(
+      backend,
+      path,
+      -1,
+      `one frame of '${name}' needs ${bytes} bytes, more than the memory limit of ${limit} ` +
+        `bytes (raise it with ${LIBRARY_MEMORY_ENV}=SIZE, e.g. 16GiB)`,
+    );
+  }
+  return allocChunk(bytes);
+}
+
+/**
+ * Checks a frame count a library reported against the file's size: FormatError when there are
+ * more frames than bytes in the file (a forged extent, or a sparse dataset whose frames were
+ * never written), before anything iterates over them.
+ */
+export function checkFrameCount(backend: string, path: string, frames: number): void {
+  let size = 0;
+  try {
+    size = Deno.statSync(path).size;
+  } catch {
+    return; // the library has the file open; a vanished path is reported by the next read
+  }
+  if (!Number.isSafeInteger(frames) || frames < 0 || frames > size) {
+    throw new FormatError(
+      backend,
+      path,
+      -1,
+      `the library reports ${frames} frames in a file of ${size} bytes; the extent is forged ` +
+        `or the frames were never written (sparse datasets are not read)`,
+    );
+  }
+}
+
 /** A chunk buffer for `bytes` bytes, 8-byte aligned so every element type fits. */
 export function allocChunk(bytes: number): Uint8Array<ArrayBuffer> {
   return new Uint8Array(new ArrayBuffer(Math.max(8, Math.ceil(bytes / 8) * 8)), 0, bytes);
+}
+
+/** A library's message on one line: line breaks and runs of blanks become "; " and " ". */
+export function oneLineText(text: string): string {
+  return text.trim().replace(/\s*[\r\n]+\s*/g, "; ").replace(/[ \t]+/g, " ");
 }
 
 /** Reads a NUL-terminated C string from a pointer; "" for NULL. */

@@ -36,13 +36,14 @@ import type {
 } from "../backends/backend.ts";
 import { cString, dlopenGlobal, dlopenPinned } from "../sys/libc.ts";
 import {
-  allocChunk,
+  allocFrameBuffer,
   checkChunkBytes,
   checkSameLayout,
   cStringAt,
   decodeCBuffer,
   envValue,
   fsyncPath,
+  oneLineText,
   refuseExisting,
   removeQuietly,
   requireFile,
@@ -177,7 +178,7 @@ export function hdf4Version(): string | null {
 function lastError(lib: Hdf4): string {
   const code = lib.df.HEvalue(1);
   if (code === 0) return "no HDF4 error detail";
-  return `${cStringAt(lib.df.HEstring(code))} (HDF4 error ${code})`;
+  return `${oneLineText(cStringAt(lib.df.HEstring(code)))} (HDF4 error ${code})`;
 }
 
 /** Throws IoError naming the call and HDF4's error text when `rc` is FAIL. */
@@ -400,6 +401,16 @@ class Hdf4Source implements FrameSource {
           this.path,
         );
         const name = decodeCBuffer(nameBuf);
+        const r = rank[0]!;
+        if (r < 0 || r > H4_MAX_VAR_DIMS || dims.subarray(0, r).some((d) => d < 0)) {
+          throw new FormatError(
+            NAME,
+            this.path,
+            -1,
+            `data set ${index} '${name}' reports rank ${r} and dimensions ` +
+              `[${dims.subarray(0, Math.max(0, Math.min(r, H4_MAX_VAR_DIMS))).join(", ")}]`,
+          );
+        }
         const dtype = DTYPE_OF_DFNT[nt[0]! & 0xfff];
         if (dtype === undefined) {
           this.warnings.push(
@@ -426,7 +437,7 @@ class Hdf4Source implements FrameSource {
         shape: s.shape,
         start: new Int32Array(s.shape.length),
         edges: Int32Array.from(s.shape),
-        buf: allocChunk(bytes),
+        buf: allocFrameBuffer(NAME, this.path, `data set ${s.index} '${s.name}'`, bytes),
       };
       this.#slots.set(position, slot);
     }

@@ -36,18 +36,21 @@ import type {
 } from "../backends/backend.ts";
 import { cString } from "../sys/libc.ts";
 import {
-  allocChunk,
+  allocFrameBuffer,
   checkChunkBytes,
+  checkFrameCount,
   checkSameLayout,
   cStringAt,
   decodeCBuffer,
   fsyncPath,
   loadLibrary,
+  oneLineText,
   refuseExisting,
   removeQuietly,
   requireFile,
 } from "./common.ts";
 import { HDF5_SIGNATURE, hdf5SuperblockVersion } from "./hdf5/mod.ts";
+import { prepareHdf5 } from "./hdf5/bindings.ts";
 import { CHUNK_NAME_ATTR, netcdfName } from "../framings/netcdf/mod.ts";
 
 /** Sonames tried in order when `SCIOBENCH_NETCDF_LIB` is not set. */
@@ -63,6 +66,7 @@ const SYMBOLS = {
   nc_open: { parameters: ["buffer", "i32", "buffer"], result: "i32" },
   nc_close: { parameters: ["i32"], result: "i32" },
   nc_sync: { parameters: ["i32"], result: "i32" },
+  nc_abort: { parameters: ["i32"], result: "i32" },
   nc_enddef: { parameters: ["i32"], result: "i32" },
   nc_set_fill: { parameters: ["i32", "i32", "buffer"], result: "i32" },
   nc_def_dim: { parameters: ["i32", "buffer", "usize", "buffer"], result: "i32" },
@@ -141,6 +145,7 @@ let state: NetCdf | string | undefined;
 
 function load(): NetCdf | string {
   if (state !== undefined) return state;
+  prepareHdf5(); // before libnetcdf initialises HDF5: no HDF5 exit handler (see hdf5/bindings.ts)
   const loaded = loadLibrary("netCDF-C", NETCDF_SONAMES, NETCDF_ENV, SYMBOLS);
   if (!loaded.ok) return (state = loaded.reason);
   const fn = loaded.symbols;
@@ -162,7 +167,7 @@ export function netcdfVersion(): string | null {
 
 /** `nc_strerror` text of a status code. */
 function strerror(lib: NetCdf, status: number): string {
-  return cStringAt(lib.fn.nc_strerror(status));
+  return oneLineText(cStringAt(lib.fn.nc_strerror(status)));
 }
 
 /** Throws IoError with the library's message when `status` is not NC_NOERR. */
@@ -409,7 +414,7 @@ class NcSink implements FrameSink {
       closed = true;
       check(lib, this.#backend, lib.fn.nc_close(this.#ncid), "nc_close", this.path);
     } finally {
-      if (!closed) lib.fn.nc_close(this.#ncid);
+      if (!closed) closeAfterError(lib, this.#ncid);
     }
     if (this.#fsync) fsyncPath(this.path);
   }
@@ -417,10 +422,18 @@ class NcSink implements FrameSink {
   abort(): void {
     if (!this.#done) {
       this.#done = true;
-      this.#lib.fn.nc_close(this.#ncid);
+      closeAfterError(this.#lib, this.#ncid);
     }
     removeQuietly(this.path);
   }
+}
+
+/**
+ * Closes a file after a failed write: `nc_close` first; when that fails too (a full disk), the
+ * library still holds the file, so `nc_abort` releases it.
+ */
+function closeAfterError(lib: NetCdf, ncid: number): void {
+  if (lib.fn.nc_close(ncid) !== 0) lib.fn.nc_abort(ncid);
 }
 
 // ---- reader --------------------------------------------------------------------------------
@@ -498,6 +511,7 @@ class NcSource implements FrameSource {
     at("nc_inq_dim", fn.nc_inq_dim(ncid, unlim[0]!, nameBuf, len));
     this.#recordDim = decodeCBuffer(nameBuf);
     const records = Number(len[0]);
+    checkFrameCount(this.framing, this.path, records);
     if (this.#format === 3 || this.#format === 4) {
       const t = new Int32Array(1);
       const n = new BigUint64Array(1);
@@ -547,6 +561,7 @@ class NcSource implements FrameSource {
       shape.forEach((d, k) => (count[k + 1] = BigInt(d)));
       let bytes = DTYPE_SIZE[dtype];
       for (const d of shape) bytes *= d;
+      const buf = allocFrameBuffer(this.framing, this.path, name, bytes);
       this.#vars.push({
         name,
         variable,
@@ -557,7 +572,7 @@ class NcSource implements FrameSource {
         endian: order,
         start: new BigUint64Array(rank[0]!),
         count,
-        buf: allocChunk(bytes),
+        buf,
       });
     }
     if (this.#vars.length === 0) {
@@ -575,6 +590,7 @@ class NcSource implements FrameSource {
     if (fn.nc_inq_att(this.#ncid, varid, attr, type, len) !== 0 || type[0] !== NC_TYPE.char) {
       return undefined;
     }
+    if (Number(len[0]) > 65536) return undefined; // a forged length: not a chunk name
     const text = new Uint8Array(Number(len[0]) + 1);
     if (fn.nc_get_att_text(this.#ncid, varid, attr, text) !== 0) return undefined;
     return decodeCBuffer(text.subarray(0, Number(len[0])));

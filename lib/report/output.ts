@@ -51,6 +51,32 @@ export interface RowSink {
 
 const encoder = new TextEncoder();
 
+/**
+ * Writes all of `bytes` to `target` (stdout or an open file named `name`). A full disk or another
+ * write failure becomes one line (IoError, exit 1); a closed pipe on stdout (EPIPE, as in
+ * `sciobench info F | head -1`) is rethrown as Deno.errors.BrokenPipe, which the CLI ends on
+ * quietly.
+ */
+export function writeAll(
+  target: { writeSync(p: Uint8Array): number },
+  bytes: Uint8Array,
+  name = "standard output",
+): void {
+  try {
+    for (let done = 0; done < bytes.length;) done += target.writeSync(bytes.subarray(done));
+  } catch (e) {
+    if (e instanceof Deno.errors.BrokenPipe) throw e;
+    const why = e instanceof Error ? e.message : String(e);
+    const full = /os error 28|no space left/i.test(why) ? "no space left on device (ENOSPC)" : why;
+    throw new IoError(`cannot write to ${name}: ${full}`);
+  }
+}
+
+/** Writes `text` to stdout (see {@link writeAll}). */
+export function writeStdout(text: string): void {
+  writeAll(Deno.stdout, encoder.encode(text));
+}
+
 function csvLine(values: readonly (string | number | boolean | null | object)[]): string {
   return stringify([values.map((v) => (v === null ? "" : typeof v === "object" ? "" : v))], {
     eof: true,
@@ -90,13 +116,8 @@ export function openRowSink(columns: readonly string[], options: RowSinkOptions)
   }
   const write = (text: string) => {
     const bytes = encoder.encode(text);
-    if (file) {
-      let done = 0;
-      while (done < bytes.length) done += file.writeSync(bytes.subarray(done));
-    } else {
-      let done = 0;
-      while (done < bytes.length) done += Deno.stdout.writeSync(bytes.subarray(done));
-    }
+    if (file) writeAll(file, bytes, options.out);
+    else writeAll(Deno.stdout, bytes);
   };
   const rows: Row[] = [];
   let started = false;

@@ -29,6 +29,8 @@ const SYMBOLS = {
   dlopen: { parameters: ["buffer", "i32"], result: "pointer" },
   dlerror: { parameters: [], result: "pointer" },
   gnu_get_libc_version: { parameters: [], result: "pointer" },
+  setrlimit: { parameters: ["i32", "buffer"], result: "i32" },
+  getrlimit: { parameters: ["i32", "buffer"], result: "i32" },
 } as const;
 
 type Libc = Deno.DynamicLibrary<typeof SYMBOLS>["symbols"];
@@ -75,6 +77,9 @@ export const FADV = { NORMAL: 0, RANDOM: 1, SEQUENTIAL: 2, WILLNEED: 3, DONTNEED
 
 /** Clock ids for {@link clockGettime}. */
 export const CLOCK = { REALTIME: 0, MONOTONIC: 1, PROCESS_CPUTIME: 2, THREAD_CPUTIME: 3 } as const;
+
+/** `setrlimit` resources (Linux). */
+export const RLIMIT = { CPU: 0, AS: 9 } as const;
 
 /** `getrusage` targets. */
 export const RUSAGE = { SELF: 0, CHILDREN: -1, THREAD: 1 } as const;
@@ -422,4 +427,24 @@ export function dlopenPinned(path: string): void {
     const why = p === null ? "unknown error" : Deno.UnsafePointerView.getCString(p);
     throw new SysError("dlopen", 0, "EDLOPEN", path, why);
   }
+}
+
+const rlimitBuf = new BigUint64Array(2);
+
+/**
+ * Sets this process's soft and hard limit on `resource` (see {@link RLIMIT}): seconds for CPU,
+ * bytes for AS; `Infinity` is RLIM_INFINITY. The hard limit cannot be raised again.
+ */
+export function setrlimit(resource: number, soft: number, hard: number): void {
+  const toRlim = (v: number) => v === Infinity ? 0xffffffffffffffffn : BigInt(Math.floor(v));
+  rlimitBuf[0] = toRlim(soft);
+  rlimitBuf[1] = toRlim(hard);
+  if (libc().setrlimit(resource, rlimitBuf) < 0) fail("setrlimit", "");
+}
+
+/** This process's `[soft, hard]` limit on `resource` (see {@link RLIMIT}); Infinity when unlimited. */
+export function getrlimit(resource: number): [number, number] {
+  if (libc().getrlimit(resource, rlimitBuf) < 0) fail("getrlimit", "");
+  const fromRlim = (v: bigint) => v === 0xffffffffffffffffn ? Infinity : Number(v);
+  return [fromRlim(rlimitBuf[0]!), fromRlim(rlimitBuf[1]!)];
 }

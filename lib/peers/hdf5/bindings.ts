@@ -5,7 +5,7 @@
  */
 import { IoError, PeerUnavailableError } from "../../errors.ts";
 import type { ByteOrder, DType } from "../../framings/types.ts";
-import { cStringAt, decodeCBuffer, loadLibrary } from "../common.ts";
+import { cStringAt, decodeCBuffer, loadLibrary, oneLineText } from "../common.ts";
 
 /** The backend name, used in errors. */
 export const NAME = "hdf5";
@@ -25,6 +25,7 @@ const STATIC = { type: "pointer" } as const;
 
 const SYMBOLS = {
   H5open: { parameters: [], result: "i32" },
+  H5dont_atexit: { parameters: [], result: "i32" },
   H5get_libversion: { parameters: ["buffer", "buffer", "buffer"], result: "i32" },
   H5Eset_auto2: { parameters: ["i64", "pointer", "pointer"], result: "i32" },
   H5Eclear2: { parameters: ["i64"], result: "i32" },
@@ -51,6 +52,7 @@ const SYMBOLS = {
   },
   H5Oopen: { parameters: ["i64", "buffer", "i64"], result: "i64" },
   H5Oclose: { parameters: ["i64"], result: "i32" },
+  H5Oget_info2: { parameters: ["i64", "buffer", "u32"], result: "i32" },
   H5Iget_type: { parameters: ["i64"], result: "i32" },
   H5Aexists: { parameters: ["i64", "buffer"], result: "i32" },
   H5Screate_simple: { parameters: ["i32", "buffer", "buffer"], result: "i64" },
@@ -141,6 +143,8 @@ export const H5_INDEX_CRT_ORDER = 1;
 /** HDF5 1.10 constant `H5_ITER_INC`. */
 export const H5_ITER_INC = 0;
 const H5E_WALK_UPWARD = 0;
+/** HDF5 1.10 constant `H5O_INFO_BASIC` (H5Oget_info2 fills fileno, addr, type, rc). */
+export const H5O_INFO_BASIC = 1;
 /** HDF5 1.10 constant `H5I_GROUP`. */
 export const H5I_GROUP = 2;
 /** HDF5 1.10 constant `H5I_DATASET`. */
@@ -181,6 +185,9 @@ export function load(): Hdf5 | string {
   const loaded = loadLibrary("HDF5", HDF5_SONAMES, HDF5_ENV, SYMBOLS);
   if (!loaded.ok) return (state = loaded.reason);
   const fn = loaded.symbols;
+  // No exit handler: every file sciobench opens is closed explicitly, and H5_term_library at
+  // exit crashed (SIGSEGV in H5F__close_cb) on a file a failed close left half open (ENOSPC).
+  fn.H5dont_atexit();
   if (fn.H5open() < 0) return (state = `HDF5 library ${loaded.path}: H5open failed`);
   fn.H5Eset_auto2(H5E_DEFAULT, null, null);
   const v = new Uint32Array(3);
@@ -297,8 +304,8 @@ export function errorSummary(lib: Hdf5): string {
   const inner = entries[0]!;
   const outer = entries[entries.length - 1]!;
   const innerText = [inner.desc, inner.minor].filter((s) => s !== "").join(": ");
-  if (entries.length === 1) return `${outer.func}: ${innerText}`;
-  return `${outer.func}: ${outer.desc} (${inner.func}: ${innerText})`;
+  if (entries.length === 1) return oneLineText(`${outer.func}: ${innerText}`);
+  return oneLineText(`${outer.func}: ${outer.desc} (${inner.func}: ${innerText})`);
 }
 
 /** Throws IoError naming the call and the HDF5 error summary when `id` is negative. */
@@ -359,4 +366,12 @@ export function hdf5LibversionCall(): number {
     versionParts.subarray(2, 3),
   );
   return versionParts[0]!;
+}
+
+/**
+ * Loads the HDF5 library (when present) so its exit handler is never installed; the netCDF peer
+ * calls this before libnetcdf's first call, as libnetcdf runs on the same libhdf5.
+ */
+export function prepareHdf5(): void {
+  load();
 }

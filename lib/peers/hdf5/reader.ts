@@ -8,7 +8,7 @@ import { FormatError, IoError } from "../../errors.ts";
 import type { DType } from "../../framings/types.ts";
 import { DTYPE_SIZE } from "../../framings/types.ts";
 import { cString } from "../../sys/libc.ts";
-import { allocChunk, decodeCBuffer, requireFile } from "../common.ts";
+import { allocFrameBuffer, checkFrameCount, decodeCBuffer, requireFile } from "../common.ts";
 import type { Hdf5 } from "./bindings.ts";
 import {
   check,
@@ -16,9 +16,11 @@ import {
   H5_INDEX_CRT_ORDER,
   H5_INDEX_NAME,
   H5_ITER_INC,
+  H5E_DEFAULT,
   H5F_ACC_RDONLY,
   H5I_DATASET,
   H5I_GROUP,
+  H5O_INFO_BASIC,
   H5P_CRT_ORDER_TRACKED,
   H5P_DEFAULT,
   H5S_SELECT_SET,
@@ -100,11 +102,7 @@ export class Hdf5Source implements FrameSource {
         "H5Gopen2 /",
         path,
       );
-      try {
-        this.#scan(root, "");
-      } finally {
-        lib.fn.H5Gclose(root);
-      }
+      this.#scan(root);
       if (this.#sets.length === 0) {
         throw new FormatError(NAME, path, -1, "no numeric dataset with a frame dimension found");
       }
@@ -123,13 +121,19 @@ export class Hdf5Source implements FrameSource {
     }
   }
 
-  /** Lists a group's links in creation order when tracked (as we write), else by name. */
-  #scan(group: bigint, prefix: string): void {
-    const lib = this.#lib;
-    const fn = lib.fn;
-    const info = new BigUint64Array(4);
-    check(lib, fn.H5Gget_info(group, info), "H5Gget_info", this.path);
-    const n = info[1]!;
+  /** The file address of an object (H5Oget_info2, basic fields), or -1 when unknown. */
+  #address(obj: bigint): bigint {
+    const info = new BigUint64Array(32); // H5O_info_t of 1.10 (fileno, addr, type, rc, ...)
+    if (this.#lib.fn.H5Oget_info2(obj, info, H5O_INFO_BASIC) < 0) {
+      this.#lib.fn.H5Eclear2(H5E_DEFAULT);
+      return -1n;
+    }
+    return BigInt.asIntN(64, info[1]!);
+  }
+
+  /** How a group lists its links: creation order when tracked (as we write), else by name. */
+  #linkIndex(group: bigint): number {
+    const fn = this.#lib.fn;
     let index = H5_INDEX_NAME;
     const gcpl = fn.H5Gget_create_plist(group);
     if (gcpl >= 0n) {
@@ -138,45 +142,102 @@ export class Hdf5Source implements FrameSource {
         index = H5_INDEX_CRT_ORDER;
       }
       fn.H5Pclose(gcpl);
+    } else fn.H5Eclear2(H5E_DEFAULT);
+    return index;
+  }
+
+  /**
+   * Walks the groups below `root` depth first, links in order, as h5ls does: with an explicit
+   * stack (no recursion) and a set of visited object addresses, so a group that links to itself
+   * or an ancestor is listed once. Takes ownership of `root`.
+   */
+  #scan(root: bigint): void {
+    const lib = this.#lib;
+    const fn = lib.fn;
+    interface Level {
+      readonly id: bigint;
+      readonly prefix: string;
+      readonly links: bigint;
+      readonly index: number;
+      next: bigint;
     }
+    const visited = new Set<bigint>([this.#address(root)]);
+    const stack: Level[] = [];
+    const enter = (id: bigint, prefix: string) => {
+      const info = new BigUint64Array(4);
+      if (fn.H5Gget_info(id, info) < 0) {
+        fn.H5Gclose(id);
+        check(lib, -1, "H5Gget_info", this.path);
+      }
+      stack.push({ id, prefix, links: info[1]!, index: this.#linkIndex(id), next: 0n });
+    };
     const dot = cString(".");
     const nameBuf = new Uint8Array(256);
-    for (let i = 0n; i < n; i++) {
-      const get = (buf: Uint8Array) =>
-        Number(
-          fn.H5Lget_name_by_idx(
-            group,
-            dot,
-            index,
-            H5_ITER_INC,
-            i,
-            buf,
-            BigInt(buf.length),
-            H5P_DEFAULT,
-          ),
-        );
-      let len = get(nameBuf);
-      if (len < 0) check(lib, -1, "H5Lget_name_by_idx", this.path);
-      let name = decodeCBuffer(nameBuf);
-      if (len >= nameBuf.length) {
-        const big = new Uint8Array(len + 1);
-        len = get(big);
-        name = decodeCBuffer(big);
-      }
-      const full = prefix ? `${prefix}/${name}` : name;
-      const obj = fn.H5Oopen(group, cString(name), H5P_DEFAULT);
-      if (obj < 0n) {
-        this.warnings.push(`${this.path}: cannot open '${full}': ${errorSummary(lib)}`);
-        continue;
-      }
-      let keep = false;
-      try {
+    try {
+      enter(root, "");
+      while (stack.length > 0) {
+        const level = stack[stack.length - 1]!;
+        if (level.next >= level.links) {
+          fn.H5Gclose(level.id);
+          stack.pop();
+          continue;
+        }
+        const i = level.next++;
+        const get = (buf: Uint8Array) =>
+          Number(
+            fn.H5Lget_name_by_idx(
+              level.id,
+              dot,
+              level.index,
+              H5_ITER_INC,
+              i,
+              buf,
+              BigInt(buf.length),
+              H5P_DEFAULT,
+            ),
+          );
+        const len = get(nameBuf);
+        if (len < 0) check(lib, -1, "H5Lget_name_by_idx", this.path);
+        let name = decodeCBuffer(nameBuf);
+        if (len >= nameBuf.length) {
+          if (len > 65536) {
+            throw new FormatError(NAME, this.path, -1, `a link name of ${len} bytes`);
+          }
+          const big = new Uint8Array(len + 1);
+          get(big);
+          name = decodeCBuffer(big);
+        }
+        const full = level.prefix ? `${level.prefix}/${name}` : name;
+        const obj = fn.H5Oopen(level.id, cString(name), H5P_DEFAULT);
+        if (obj < 0n) {
+          this.warnings.push(`${this.path}: cannot open '${full}': ${errorSummary(lib)}`);
+          continue;
+        }
         const kind = fn.H5Iget_type(obj);
-        if (kind === H5I_GROUP) this.#scan(obj, full);
-        else if (kind === H5I_DATASET) keep = this.#addDataset(obj, full);
-      } finally {
-        if (!keep) fn.H5Oclose(obj);
+        if (kind === H5I_GROUP) {
+          const address = this.#address(obj);
+          if (address >= 0n && visited.has(address)) {
+            fn.H5Oclose(obj);
+            this.#skipped.push(`${full} (a link to a group already listed)`);
+            continue;
+          }
+          visited.add(address);
+          if (stack.length >= 64) {
+            fn.H5Oclose(obj);
+            throw new FormatError(NAME, this.path, -1, `groups nested deeper than 64 at '${full}'`);
+          }
+          enter(obj, full);
+          continue;
+        }
+        let keep = false;
+        try {
+          if (kind === H5I_DATASET) keep = this.#addDataset(obj, full);
+        } finally {
+          if (!keep) fn.H5Oclose(obj);
+        }
       }
+    } finally {
+      for (const level of stack) fn.H5Gclose(level.id);
     }
   }
 
@@ -210,6 +271,18 @@ export class Hdf5Source implements FrameSource {
     }
     const dims = new BigUint64Array(rank);
     fn.H5Sget_simple_extent_dims(fspace, dims, null);
+    const shape = [...dims.subarray(1)].map(Number);
+    let bytes = DTYPE_SIZE[kind.dtype];
+    for (const d of shape) bytes *= d;
+    let buf: Uint8Array<ArrayBuffer>;
+    try {
+      // Sizes come from the file: checked before anything is allocated or read.
+      checkFrameCount(NAME, this.path, Number(dims[0]));
+      buf = allocFrameBuffer(NAME, this.path, name, bytes);
+    } catch (e) {
+      fn.H5Sclose(fspace);
+      throw e;
+    }
     const count = new BigUint64Array(dims);
     count[0] = 1n;
     const memspace = fn.H5Screate_simple(rank, count, null);
@@ -217,9 +290,6 @@ export class Hdf5Source implements FrameSource {
       fn.H5Sclose(fspace);
       check(lib, memspace, "H5Screate_simple", this.path);
     }
-    const shape = [...dims.subarray(1)].map(Number);
-    let bytes = DTYPE_SIZE[kind.dtype];
-    for (const d of shape) bytes *= d;
     this.#sets.push({
       name,
       dtype: kind.dtype,
@@ -230,7 +300,7 @@ export class Hdf5Source implements FrameSource {
       memspace,
       start: new BigUint64Array(rank),
       count,
-      buf: allocChunk(bytes),
+      buf,
       frames: Number(dims[0]),
     });
     return true;

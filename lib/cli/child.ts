@@ -1,0 +1,193 @@
+/**
+ * The library child (`sciobench __library-child`, hidden): limits its own address space
+ * (RLIMIT_AS: what it has mapped at start plus the memory limit) and CPU time (RLIMIT_CPU, raised
+ * at each sign of progress), then answers requests (JSON lines on stdin) by running a peer
+ * library in-process, with JSON lines on stdout (see lib/cli/isolate.ts). Requests are served
+ * one after another until stdin ends, so many files can share one child.
+ * @module
+ */
+import { SciobenchError } from "../errors.ts";
+import { close, getrusage, O, open, pread, RLIMIT, setrlimit } from "../sys/libc.ts";
+import { streamInfo } from "./info.ts";
+import {
+  CHILD_LIMITS_ENV,
+  type ChildLimits,
+  type ChildMessage,
+  type ChildRequest,
+  enterLibraryChild,
+  libraryLimits,
+} from "./isolate.ts";
+import { PEERS } from "../peers/mod.ts";
+import { openUserFile } from "./open.ts";
+import { measureRead } from "./read.ts";
+
+const encoder = new TextEncoder();
+
+/** Address space the child allows its runtime beyond the memory limit, bytes. */
+const RUNTIME_ROOM = 256 * 2 ** 20;
+
+function send(m: ChildMessage): void {
+  const bytes = encoder.encode(JSON.stringify(m) + "\n");
+  for (let done = 0; done < bytes.length;) done += Deno.stdout.writeSync(bytes.subarray(done));
+}
+
+function cpuSecondsUsed(): number {
+  const r = getrusage();
+  return (r.userUs + r.sysUs) / 1e6;
+}
+
+/** Virtual memory this process has mapped now (VmSize), bytes. */
+function mappedBytes(): number {
+  // Through libc: Deno guards /proc/self behind --allow-all.
+  const fd = open("/proc/self/status", O.RDONLY);
+  const buf = new Uint8Array(8192);
+  let n = 0;
+  try {
+    n = pread(fd, buf, 0, "/proc/self/status");
+  } finally {
+    close(fd);
+  }
+  const status = new TextDecoder().decode(buf.subarray(0, n));
+  const m = /^VmSize:\s+(\d+)\s+kB/m.exec(status);
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
+/** Allows `seconds` more CPU time from now (SIGXCPU when exceeded). */
+function allowCpu(seconds: number): void {
+  setrlimit(RLIMIT.CPU, Math.ceil(cpuSecondsUsed()) + seconds, Infinity);
+}
+
+function readLimits(): ChildLimits {
+  const text = Deno.env.get(CHILD_LIMITS_ENV);
+  return text ? JSON.parse(text) as ChildLimits : libraryLimits();
+}
+
+/** Sends a progress beat at most once a second, and allows more CPU time. */
+function beater(limits: ChildLimits): () => void {
+  let last = performance.now();
+  return () => {
+    const now = performance.now();
+    if (now - last < 1000) return;
+    last = now;
+    allowCpu(limits.cpuSeconds);
+    send({ t: "beat" });
+  };
+}
+
+/** Runs one request in-process. */
+function serve(request: ChildRequest, limits: ChildLimits, fault: string | undefined): void {
+  allowCpu(limits.cpuSeconds);
+  if (fault) injectFault(fault);
+  const beat = beater(limits);
+  const { path, framing } = request;
+  const options = request.options ?? [];
+  const settings = request.settings ?? {};
+  if (request.op === "read") {
+    const row = measureRead(path, framing, options, {
+      seed: Number(settings.seed ?? 1),
+      verify: settings.verify === true,
+      sample: typeof settings.sample === "number" ? settings.sample : Infinity,
+    }, beat);
+    send({ t: "row", row });
+    return;
+  }
+  if (request.op === "check") {
+    readWhole(path, framing, options, beat);
+    return;
+  }
+  const source = openUserFile(path, framing, options, "info");
+  try {
+    streamInfo(source, settings.json === true, (text: string) => send({ t: "out", text }));
+  } finally {
+    source.close();
+  }
+}
+
+/**
+ * Reads all of a file the way `info` and `read` do (every chunk's CRC, every frame) and discards
+ * the result: what the fuzzer runs on each mutant. `beat` is called as work progresses.
+ */
+export function readWhole(
+  path: string,
+  framing: string,
+  options: readonly string[] = [],
+  beat: () => void = () => {},
+): void {
+  const source = openUserFile(path, framing, options, "info", undefined, () => {});
+  try {
+    streamInfo(source, false, beat);
+    if (source.locate) {
+      for (let f = 0; f < source.frameCount; f++) {
+        source.readFrame(f);
+        if ((f & 63) === 0) beat();
+      }
+    }
+  } finally {
+    source.close();
+  }
+}
+
+/** Lines of stdin, one request each. */
+async function* requests(): AsyncGenerator<string> {
+  let rest = "";
+  for await (const text of Deno.stdin.readable.pipeThrough(new TextDecoderStream())) {
+    rest += text;
+    let nl: number;
+    while ((nl = rest.indexOf("\n")) >= 0) {
+      yield rest.slice(0, nl);
+      rest = rest.slice(nl + 1);
+    }
+  }
+}
+
+/** The child's main loop; returns the exit code when stdin ends. */
+export async function runLibraryChild(): Promise<number> {
+  enterLibraryChild();
+  const limits = readLimits();
+  // The libraries are mapped first, so the limit is all for data; the runtime gets 256 MiB of
+  // room beside it (its heap grows, which the memory limit of a read should not count).
+  for (const peer of PEERS) peer.unavailable();
+  setrlimit(RLIMIT.AS, mappedBytes() + limits.memoryBytes + RUNTIME_ROOM, Infinity);
+  const fault = Deno.env.get("SCIOBENCH_CHILD_FAULT");
+  for await (const line of requests()) {
+    if (line.trim() === "") continue;
+    const request = JSON.parse(line) as ChildRequest;
+    try {
+      serve(request, limits, fault);
+      send({ t: "end" });
+    } catch (e) {
+      if (e instanceof SciobenchError) {
+        send({ t: "end", error: e.message, exitCode: e.exitCode });
+      } else {
+        const why = e instanceof Error ? e.message : String(e);
+        send({
+          t: "end",
+          error: `internal error: ${why} (this is a bug; rerun with SCIOBENCH_DEBUG=1 for details)`,
+          exitCode: 1,
+          internal: true,
+        });
+        if (Deno.env.get("SCIOBENCH_DEBUG") === "1") console.error(e);
+      }
+    }
+  }
+  return 0;
+}
+
+/**
+ * Test hook (`SCIOBENCH_CHILD_FAULT`): makes the child fail as a broken library would, so tests
+ * can check what the parent makes of it: `segv`, `abort`, `spin` (CPU), `sleep` (wall), `grow`.
+ */
+function injectFault(fault: string): void {
+  if (fault === "segv") new Deno.UnsafePointerView(Deno.UnsafePointer.create(8n)!).getInt32();
+  if (fault === "abort") Deno.kill(Deno.pid, "SIGABRT");
+  if (fault === "spin") { for (;;) Math.sqrt(Math.random()); }
+  if (fault === "sleep") {
+    const until = Date.now() + 3_600_000;
+    const flag = new Int32Array(new SharedArrayBuffer(4));
+    while (Date.now() < until) Atomics.wait(flag, 0, 0, 1000);
+  }
+  if (fault === "grow") {
+    const hoard: number[][] = [];
+    for (;;) hoard.push(new Array(1 << 20).fill(1.5));
+  }
+}

@@ -1,0 +1,21 @@
+/**
+ * The command line that runs this same sciobench again (reader processes, the library child):
+ * the compiled binary itself, or `deno run` with this process's permissions and main.ts.
+ * @module
+ */
+
+/** Permission names passed on to child processes when this process holds them in full. */
+const PERMISSION_NAMES = ["read", "write", "ffi", "env", "sys", "run", "net"] as const;
+
+/** Program and leading arguments that run this same sciobench again (deno run or the compiled binary). */
+export function selfCommand(): { cmd: string; args: string[] } {
+  if (Deno.build.standalone) return { cmd: Deno.execPath(), args: [] };
+  const flags = PERMISSION_NAMES
+    .filter((name) => Deno.permissions.querySync({ name }).state === "granted")
+    .map((name) => `--allow-${name}`);
+  // The CLI entry next to lib/, unless this module is itself the main module (a bundle).
+  const here = import.meta.url;
+  const script = here === Deno.mainModule ? here : new URL("../../main.ts", here).href;
+  const path = script.startsWith("file:") ? decodeURIComponent(new URL(script).pathname) : script;
+  return { cmd: Deno.execPath(), args: ["run", "--quiet", ...flags, path] };
+}
