@@ -122,22 +122,114 @@ def shuffled_order(n, take, rng):
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
-class Meter:
+IO_FIELDS = ["rchar", "wchar", "syscr", "syscw", "readBytes", "writeBytes"]
+
+
+def proc_io():
+    """The kernel's I/O counters of this process (/proc/self/io), or None."""
+    try:
+        with open("/proc/self/io") as f:
+            return [int(line.split(":")[1]) for line in f if ":" in line][:6]
+    except (OSError, ValueError):
+        return None
+
+
+class Trail:
+    """The audit trail of a cell in sciobench's shape (lib/sys/audit.ts): the phases, the fsync,
+    fdatasync and fadvise calls this program makes with their timing, the residency after each
+    drop, the meter's readings and /proc/self/io. The library's own reads and writes are seen
+    only in procIo (python3-gsd does its I/O in C)."""
+
     def __init__(self):
-        self.t0 = time.monotonic()
+        self.phases = []
+        self.cur = None
+        self.begin("untimed", False)
+
+    def begin(self, name, timed):
+        self.end()
+        self.cur = {"name": name, "timed": timed, "pid": os.getpid(),
+                    "startNs": time.monotonic_ns(), "endNs": 0, "reads": 0, "readBytes": 0,
+                    "writes": 0, "writeBytes": 0, "readBackwards": 0, "syncs": [],
+                    "residency": [], "files": [], "processes": [], "io0": proc_io()}
+
+    def end(self):
+        p = self.cur
+        if p is None:
+            return
+        self.cur = None
+        if p["endNs"] == 0:
+            p["endNs"] = time.monotonic_ns()
+        for s in p["syncs"]:
+            s["toEndS"] = (p["endNs"] - p["startNs"]) / 1e9 - s["atS"]
+        io0, io1 = p.pop("io0"), proc_io()
+        if io0 and io1:
+            p["procIo"] = dict(zip(IO_FIELDS, [b - a for a, b in zip(io0, io1)]))
+        if p["timed"] or p["syncs"] or p["residency"]:
+            self.phases.append(p)
+
+    def file(self, path):
+        for f in self.cur["files"]:
+            if f["path"] == path:
+                return f
+        f = {"path": path, "flags": "RDONLY", "opens": 0, "reads": 0, "readBytes": 0,
+             "writes": 0, "writeBytes": 0, "readBackwards": 0, "readSkips": 0,
+             "firstReadOffset": -1, "readLog": [], "syncs": 0}
+        self.cur["files"].append(f)
+        return f
+
+    def sync(self, call, path, advice=None):
+        self.file(path)["syncs"] += 1
+        s = {"call": call, "path": path, "atS": (time.monotonic_ns() - self.cur["startNs"]) / 1e9,
+             "toEndS": 0, "writesBefore": 0, "readsBefore": 0}
+        if advice:
+            s["advice"] = advice
+        self.cur["syncs"].append(s)
+
+    def resident(self, path, fraction):
+        self.file(path)
+        self.cur["residency"].append({"path": path, "fraction": fraction})
+
+    def finish(self):
+        self.end()
+        return {"pid": os.getpid(), "phases": self.phases}
+
+
+TRAIL = Trail()
+
+
+class Meter:
+    def __init__(self, phase="phase"):
+        TRAIL.begin(phase, True)
         self.r0 = resource.getrusage(resource.RUSAGE_SELF)
         self.c0 = os.times()
+        self.t0 = time.monotonic_ns()
+        TRAIL.cur["startNs"] = self.t0
 
     def stop(self):
-        t = time.monotonic() - self.t0
-        r = resource.getrusage(resource.RUSAGE_SELF)
+        t1 = time.monotonic_ns()
+        t = (t1 - self.t0) / 1e9
         c = os.times()
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        ticks = lambda x: round(x * CLK_TCK)
+        us = lambda x: round(x * 1e6)
+        TRAIL.cur["endNs"] = t1
+        TRAIL.cur["readings"] = {
+            "monotonicNs": [self.t0, t1],
+            "userTicks": [ticks(self.c0.user), ticks(c.user)],
+            "sysTicks": [ticks(self.c0.system), ticks(c.system)],
+            "clkTck": CLK_TCK,
+            "userUs": [us(self.r0.ru_utime), us(r.ru_utime)],
+            "sysUs": [us(self.r0.ru_stime), us(r.ru_stime)],
+            "inBlocks": [self.r0.ru_inblock, r.ru_inblock],
+            "outBlocks": [self.r0.ru_oublock, r.ru_oublock],
+        }
+        TRAIL.begin("untimed", False)
         return {
             "wall": t,
             "user": r.ru_utime - self.r0.ru_utime,
             "sys": r.ru_stime - self.r0.ru_stime,
-            "user_ticks": round((c.user - self.c0.user) * CLK_TCK),
-            "sys_ticks": round((c.system - self.c0.system) * CLK_TCK),
+            "user_ticks": ticks(c.user) - ticks(self.c0.user),
+            "sys_ticks": ticks(c.system) - ticks(self.c0.system),
             "dev_read": (r.ru_inblock - self.r0.ru_inblock) * 512,
             "dev_write": (r.ru_oublock - self.r0.ru_oublock) * 512,
         }
@@ -177,11 +269,14 @@ def drop_cache(path, cache="cold"):
     try:
         if cache == "cold":
             os.fdatasync(fd)
+            TRAIL.sync("fdatasync", path)
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            TRAIL.sync("fadvise", path, "DONTNEED")
         else:
             while os.read(fd, 4 << 20):
                 pass
         resident = resident_fraction(fd, os.fstat(fd).st_size)
+        TRAIL.resident(path, resident)
     finally:
         os.close(fd)
     return time.monotonic() - t0, resident
@@ -247,6 +342,7 @@ def write_file(path, api, nframes, pos, ori):
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
+        TRAIL.sync("fsync", path)
     finally:
         os.close(fd)
     return time.monotonic() - t0
@@ -280,24 +376,26 @@ def run_cell(size, n, repeat, args):
         if args.warmup:
             write_file(path, api, nframes, pos, ori)
             os.remove(path)
-        m = Meter()
+        global TRAIL
+        TRAIL = Trail()
+        m = Meter("write")
         sync_s = write_file(path, api, nframes, pos, ori)
         w = m.stop()
         file_bytes = os.stat(path).st_size
         drop1, resident = drop_cache(path, args.cache)
-        m = Meter()
+        m = Meter("open")
         handle = gsd.hoomd.open(path, "rb") if api == "hoomd" else gsd.fl.open(path, "rb")
         o = m.stop()
         try:
             got = len(handle) if api == "hoomd" else handle.nframes
             if got != nframes:
                 fail(f"{path}: {got} frames read back, {nframes} written", 1)
-            m = Meter()
+            m = Meter("read")
             read_frames(handle, api, range(nread), pos, ori, path)
             r = m.stop()
             drop2, _ = drop_cache(path, args.cache)
             order = shuffled_order(nframes, nread, Rng(args.seed + 1 + repeat))
-            m = Meter()
+            m = Meter("random")
             read_frames(handle, api, order, pos, ori, path)
             x = m.stop()
         finally:
@@ -405,7 +503,7 @@ def main():
                 if args.format == "csv":
                     print(",".join(str(row[c]) for c in COLUMNS), flush=True)
                 else:
-                    print(json.dumps(row), flush=True)
+                    print(json.dumps({**row, "audit": TRAIL.finish()}), flush=True)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@
 import { IoError, PeerUnavailableError, UsageError, VerifyError } from "../errors.ts";
 import type { Backend, FrameSink, FrameSource, TableCell } from "../backends/backend.ts";
 import type { Row } from "../report/output.ts";
+import { attachAudit, type RowAudit } from "../sys/audit.ts";
 import { envValue } from "./common.ts";
 import { GSD_PEER_PY } from "./gsd_peer_py.ts";
 
@@ -107,7 +108,10 @@ export async function runPythonGsdCell(
   }
   const lines = new TextDecoder().decode(out.stdout).trim().split("\n");
   try {
-    return JSON.parse(lines[lines.length - 1]!) as Row;
+    // The program's own audit trail (its phases, fsync and drops, readings, /proc/self/io) goes
+    // with the row as sciobench's trails do (lib/sys/audit.ts), not as a column.
+    const { audit, ...row } = JSON.parse(lines[lines.length - 1]!) as Row & { audit?: RowAudit };
+    return attachAudit(row, audit);
   } catch {
     throw new IoError(
       `peer '${peer}': the python3-gsd program printed no row (${lines.join(" ").slice(0, 200)})`,

@@ -375,12 +375,16 @@ export function finishAudit(): RowAudit | undefined {
 
 const ROW_AUDITS = new WeakMap<object, RowAudit>();
 
-/** Runs `measure` while recording a trail, and attaches the trail to the row it returns. */
+/**
+ * Runs `measure` while recording a trail, and attaches the trail to the row it returns (unless
+ * the row already carries one: another program's own, such as the python3-gsd peer's).
+ */
 export async function audited<T extends object>(measure: () => Promise<T>): Promise<T> {
   startAudit();
   try {
     const row = await measure();
-    return attachAudit(row, finishAudit());
+    const trail = finishAudit();
+    return auditOf(row) ? row : attachAudit(row, trail);
   } finally {
     finishAudit();
   }
