@@ -339,11 +339,6 @@ class Recorder implements IoObserver {
 
 let recorder: Recorder | undefined;
 
-/** True while a row's trail is being recorded. */
-export function auditing(): boolean {
-  return recorder !== undefined;
-}
-
 /**
  * Starts recording a row's trail (replacing one not finished). Every libc call is recorded from
  * now on into an untimed stretch until {@link beginPhase}.
