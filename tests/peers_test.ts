@@ -12,7 +12,7 @@ import { type Frame, matchesMagic } from "../lib/framings/types.ts";
 import { MemoryFile } from "../lib/io/memory.ts";
 import type { Backend, ReadChunk } from "../lib/backends/backend.ts";
 import { loadLibrary } from "../lib/peers/common.ts";
-import { hdf4 } from "../lib/peers/hdf4.ts";
+import { hdf4, HDF4_ENV, HDF4_PAIRS, hdf4Libraries } from "../lib/peers/hdf4.ts";
 import {
   hdf5,
   HDF5_SONAMES,
@@ -820,3 +820,26 @@ function exists(path: string): boolean {
     return false;
   }
 }
+
+peerTest(
+  "hdf4: the pair loaded is the one SCIOBENCH_HDF4_LIBS names, else the first pair that exists",
+  hdf4Missing,
+  () => {
+    const env = Deno.env.get(HDF4_ENV);
+    const loaded = hdf4Libraries();
+    assert.ok(loaded);
+    if (env) assert.deepEqual([...loaded], env.split(":"), `${HDF4_ENV}=${env} is what loads`);
+    else {
+      const present = (p: string) => {
+        if (!p.startsWith("/")) return true; // a soname: the dynamic linker searches for it
+        try {
+          return Deno.statSync(p).isFile;
+        } catch {
+          return false;
+        }
+      };
+      const first = HDF4_PAIRS.find(([df, mf]) => present(df) && present(mf))!;
+      assert.deepEqual([...loaded], [...first], "the first HDF4 pair present on this system");
+    }
+  },
+);

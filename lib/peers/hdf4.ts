@@ -174,6 +174,12 @@ export function hdf4Version(): string | null {
   return typeof s === "string" ? null : s.version;
 }
 
+/** Paths of the HDF4 pair loaded here, [libdf, libmfhdf], or null when none is available. */
+export function hdf4Libraries(): readonly [string, string] | null {
+  const s = load();
+  return typeof s === "string" ? null : s.paths;
+}
+
 /** HDF4's text for its most recent error (`HEstring(HEvalue(1))`). */
 function lastError(lib: Hdf4): string {
   const code = lib.df.HEvalue(1);
