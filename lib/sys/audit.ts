@@ -208,7 +208,8 @@ class Recorder implements IoObserver {
   #phase: AuditPhase = newPhase("untimed", false);
   #io: number[] | undefined;
 
-  #file(fd: number): { s: FdState; f: AuditFile } | undefined {
+  /** The descriptor's state with `file` set to its counters in the current phase (no allocation). */
+  #state(fd: number): FdState | undefined {
     const s = this.#fds.get(fd);
     if (s === undefined) return undefined;
     if (s.phase !== this.#phase || s.file === undefined) {
@@ -216,7 +217,7 @@ class Recorder implements IoObserver {
       s.lastReadEnd = -1;
       s.file = this.#fileOf(s.path, s.flags);
     }
-    return { s, f: s.file };
+    return s;
   }
 
   #fileOf(path: string, flags: number): AuditFile {
@@ -256,9 +257,9 @@ class Recorder implements IoObserver {
     const p = this.#phase;
     p.reads++;
     p.readBytes += bytes;
-    const x = this.#file(fd);
-    if (x === undefined) return;
-    const { s, f } = x;
+    const s = this.#state(fd);
+    if (s === undefined) return;
+    const f = s.file!;
     f.reads++;
     f.readBytes += bytes;
     if (f.firstReadOffset < 0) f.firstReadOffset = offset;
@@ -276,18 +277,18 @@ class Recorder implements IoObserver {
     const p = this.#phase;
     p.writes++;
     p.writeBytes += bytes;
-    const x = this.#file(fd);
-    if (x === undefined) return;
-    x.f.writes++;
-    x.f.writeBytes += bytes;
+    const s = this.#state(fd);
+    if (s === undefined) return;
+    s.file!.writes++;
+    s.file!.writeBytes += bytes;
   }
 
   sync(fd: number, call: "fsync" | "fdatasync" | "fadvise", advice: number): void {
-    const x = this.#file(fd);
-    const path = x?.s.path ?? `fd ${fd}`;
-    if (x) x.f.syncs++;
+    const f = this.#state(fd)?.file;
+    const path = f?.path ?? `fd ${fd}`;
+    if (f) f.syncs++;
     const atS = (clockGettime() - this.#phase.startNs) / 1e9;
-    const before = { writesBefore: x?.f.writes ?? 0, readsBefore: x?.f.reads ?? 0 };
+    const before = { writesBefore: f?.writes ?? 0, readsBefore: f?.reads ?? 0 };
     this.#phase.syncs.push(
       call === "fadvise"
         ? { call, path, advice: ADVICE[advice] ?? String(advice), atS, toEndS: 0, ...before }
@@ -296,7 +297,7 @@ class Recorder implements IoObserver {
   }
 
   resident(fd: number, fraction: number): void {
-    const path = this.#file(fd)?.s.path ?? `fd ${fd}`;
+    const path = this.#state(fd)?.file?.path ?? `fd ${fd}`;
     this.#phase.residency.push({ path, fraction });
   }
 
