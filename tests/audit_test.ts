@@ -448,7 +448,12 @@ Deno.test("audit: readers shared and separate, cold: one file for all or one eac
         `${what}: ${f} dropped before the read`,
       );
     }
-    assert.equal(row.dev_read_bytes, Number(row.dev_read_bytes));
+    // The row's sums are the readers' own readings.
+    const sum = (f: (r: NonNullable<AuditPhase["readings"]>) => number) =>
+      p.processes.reduce((acc, c) => acc + f(c.phase.readings!), 0);
+    assert.equal(row.dev_read_bytes, sum((r) => delta(r.inBlocks) * 512), `${what}: dev bytes`);
+    const userS = sum((r) => delta(r.userUs)) / 1e6;
+    assert.ok(Math.abs(Number(row.user_s) - userS) <= 1e-5 * userS + 1e-9, `${what}: user_s`);
   }
 });
 
