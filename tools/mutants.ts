@@ -82,8 +82,8 @@ export const MUTANTS: readonly Mutant[] = [
     name: "table: the random phase reads the frames in order",
     edits: [{
       file: TABLE,
-      search: 'readPhase(source, order, frames, p, "random")',
-      replace: 'readPhase(source, seq, frames, p, "random")',
+      search: 'readPhase(source, order, readFrames, p, "random")',
+      replace: 'readPhase(source, seq, readFrames, p, "random")',
     }],
     tests: [AUDIT_TEST],
     filter: TABLE_TESTS,
@@ -92,39 +92,31 @@ export const MUTANTS: readonly Mutant[] = [
     name: "table: the sequential phase reads the frames out of order",
     edits: [{
       file: TABLE,
-      search: 'readPhase(source, seq, frames, p, "read")',
-      replace: 'readPhase(source, seq.slice().reverse(), frames, p, "read")',
+      search: 'readPhase(source, seq, readFrames, p, "read")',
+      replace: 'readPhase(source, seq.slice().reverse(), readFrames, p, "read")',
     }],
     tests: [AUDIT_TEST],
     filter: TABLE_TESTS,
   },
   {
     name: "table: the write phase without its fsync",
-    edits: [{
-      file: TABLE,
-      search: '{ create: "truncate", endian: options.endian, fsync: true }',
-      replace: '{ create: "truncate", endian: options.endian, fsync: false }',
-    }],
+    edits: [{ file: TABLE, search: "fsync: true,", replace: "fsync: false," }],
     tests: [AUDIT_TEST],
     filter: TABLE_TESTS,
   },
   {
     name: "table: the fsync outside the timed write",
     edits: [
-      {
-        file: TABLE,
-        search: '{ create: "truncate", endian: options.endian, fsync: true }',
-        replace: '{ create: "truncate", endian: options.endian, fsync: false }',
-      },
+      { file: TABLE, search: "fsync: true,", replace: "fsync: false," },
       {
         file: TABLE,
         search: "const w = wm.stop();",
-        replace: "const w = wm.stop();\n    fsyncPath(path);",
+        replace: "const w = wm.stop();\n      fsyncPath(path);",
       },
       {
         file: TABLE,
-        search: 'import { runPythonGsdCell } from "../peers/python_gsd.ts";',
-        replace: 'import { runPythonGsdCell } from "../peers/python_gsd.ts";\n' +
+        search: 'import { audited } from "../sys/audit.ts";',
+        replace: 'import { audited } from "../sys/audit.ts";\n' +
           'import { fsyncPath } from "../peers/common.ts";',
       },
     ],
@@ -165,7 +157,7 @@ export const MUTANTS: readonly Mutant[] = [
     name: "records: the read phase is not preceded by the cache drop",
     edits: [{
       file: RECORDS,
-      search: "const drop = dropCache(path);",
+      search: 'const drop = await fencedPhase("drop", () => dropCache(readPath));',
       replace: "const drop = { seconds: 0, residentAfter: 0 };",
     }],
     tests: [AUDIT_TEST],
@@ -234,7 +226,7 @@ export const MUTANTS: readonly Mutant[] = [
       {
         file: RECORDS,
         search: "residentAfterDrop: drop.residentAfter,",
-        replace: "residentAfterDrop: residency(path),",
+        replace: "residentAfterDrop: residency(readPath),",
       },
       {
         file: RECORDS,
