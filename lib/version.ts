@@ -1,2 +1,9 @@
-/** The sciobench version, printed by `--version` and stored in every JSON document. */
-export const VERSION = "0.1.0";
+/**
+ * The sciobench version: the one in deno.json, printed by `--version` and stored in every JSON
+ * document and in GSD headers written by sciobench.
+ * @module
+ */
+import denoJson from "../deno.json" with { type: "json" };
+
+/** The sciobench version (deno.json's `version`). */
+export const VERSION: string = denoJson.version;

@@ -8,7 +8,9 @@
  * in bench/byteswap_bench.ts.
  * @module
  */
-import type { ByteOrder } from "../framings/types.ts";
+
+/** Byte order of data on disk. */
+export type ByteOrder = "little" | "big";
 
 /** The byte order of this machine (`little` on x86-64 and aarch64 Linux). */
 export const NATIVE_ORDER: ByteOrder = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1

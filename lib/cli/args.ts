@@ -6,6 +6,8 @@
 import { parseArgs as nodeParseArgs, type ParseArgsConfig } from "node:util";
 import { UsageError } from "../errors.ts";
 
+export { formatCount, formatSize } from "../report/units.ts";
+
 const UNITS: Record<string, number> = {
   "": 1,
   B: 1,
@@ -35,22 +37,6 @@ export function parseSize(text: string, what = "size"): number {
   return bytes;
 }
 
-/** Formats bytes as the benchmark prints sizes: `128 MiB`, `1 GiB`, `1.5 GiB`, `4096 B`. */
-export function formatSize(bytes: number): string {
-  for (
-    const [unit, n] of [["TiB", 1024 ** 4], ["GiB", 1024 ** 3], ["MiB", 1024 ** 2], [
-      "KiB",
-      1024,
-    ]] as const
-  ) {
-    if (bytes >= n) {
-      const v = bytes / n;
-      return `${Number.isInteger(v) ? v : Number(v.toPrecision(4))} ${unit}`;
-    }
-  }
-  return `${bytes} B`;
-}
-
 /** Parses a positive integer count such as `1024`, `32^2` or `1024^2`. */
 export function parseCount(text: string, what = "N"): number {
   const m = /^\s*(\d+)\s*(?:\^\s*(\d+))?\s*$/.exec(text);
@@ -69,12 +55,6 @@ export function parseSeed(text: string, what = "--seed"): number {
     throw new UsageError(`bad ${what} '${text}': expected an integer such as 1 (at most 2^53 - 1)`);
   }
   return n;
-}
-
-/** Formats a count the way the GSD table labels N: `32^2` for perfect squares of a power of two, else digits. */
-export function formatCount(n: number): string {
-  const r = Math.round(Math.sqrt(n));
-  return r * r === n && r >= 2 && (r & (r - 1)) === 0 ? `${r}^2` : String(n);
 }
 
 /** Splits a comma-separated option into trimmed, non-empty items. */

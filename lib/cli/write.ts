@@ -9,7 +9,7 @@ import { writeFrames } from "../backends/write.ts";
 import { UsageError } from "../errors.ts";
 import { num } from "../report/output.ts";
 import { startMeter } from "../sys/meter.ts";
-import { TableFrames } from "../workloads/table.ts";
+import { BYTES_PER_PARTICLE, TableFrames } from "../workloads/table.ts";
 import { parseArgs, parseCount } from "./args.ts";
 import type { Command } from "./command.ts";
 import {
@@ -126,7 +126,7 @@ export const writeCommand: Command = {
       (i) => frames.frame(first + i),
     );
     const m = meter.stop();
-    const dataBytes = count * 28 * n;
+    const dataBytes = count * BYTES_PER_PARTICLE * n;
     const out = rowSink("write", args, COLUMNS, { ...values, force: values.force });
     out.add({
       framing: backend.name,

@@ -3,6 +3,8 @@
  * writes, and pure decoding of a file's layout from bytes handed in by the I/O layer.
  * @module
  */
+import type { ByteOrder } from "../bytes/byteswap.ts";
+import type { ByteSource, WriteOp } from "../io/types.ts";
 
 /** Element types a chunk can hold; sizes in bytes are in {@link DTYPE_SIZE}. */
 export type DType =
@@ -94,8 +96,8 @@ export function typedArray(
   return new TYPED_ARRAY[dtype](buffer, offset, length);
 }
 
-/** Byte order of data on disk. */
-export type ByteOrder = "little" | "big";
+export type { ByteOrder } from "../bytes/byteswap.ts";
+export type { ByteSource, WriteOp } from "../io/types.ts";
 
 /** Byte order requested on the command line: `native` is the machine's (little on x86-64). */
 export type EndianOption = ByteOrder | "native";
@@ -120,21 +122,6 @@ export interface Frame {
   readonly chunks: readonly Chunk[];
 }
 
-/** One positioned write or a durability point produced by an encoder. */
-export type WriteOp =
-  | {
-    /** Write `data` at byte `offset` of the file. */
-    readonly kind: "write";
-    /** Absolute byte offset. */
-    readonly offset: number;
-    /** Bytes to write; valid only until the encoder is called again. */
-    readonly data: Uint8Array;
-  }
-  | {
-    /** The format's own library would fsync here (e.g. gsd 2.7 after relocating its index). */
-    readonly kind: "sync";
-  };
-
 /**
  * Encodes frames into positioned writes. The I/O layer applies the ops in order;
  * `data` arrays may alias the caller's chunk data or a scratch buffer reused on the next call.
@@ -146,16 +133,6 @@ export interface FrameWriter {
   writeFrame(frame: Frame): WriteOp[];
   /** Ops that complete the file (trailer, final header rewrite): call once, last. */
   finish(): WriteOp[];
-}
-
-/** Synchronous random access to a file's bytes, provided by the I/O layer to decoders. */
-export interface ByteSource {
-  /** Path shown in error messages. */
-  readonly path: string;
-  /** File size in bytes. */
-  readonly size: number;
-  /** Reads exactly `length` bytes at `offset`; throws a FormatError naming the offset when the file is shorter. */
-  read(offset: number, length: number): Uint8Array;
 }
 
 /** Where a chunk of a frame is stored, as found by a decoder. */

@@ -5,7 +5,7 @@
  */
 import { IoError, ShortReadError, SysError } from "../errors.ts";
 import * as libc from "../sys/libc.ts";
-import type { ByteSource } from "../framings/types.ts";
+import type { ByteSource } from "./types.ts";
 
 /** How to open a file: read only, create (fail if it exists), create or truncate, or update in place. */
 export type OpenMode = "read" | "new" | "truncate" | "update";

@@ -4,7 +4,7 @@
  * @module
  */
 import { ShortReadError } from "../errors.ts";
-import type { ByteSource, WriteOp } from "../framings/types.ts";
+import type { ByteSource, WriteOp } from "./types.ts";
 
 /** A growable in-memory file that write ops are applied to. */
 export class MemoryFile {

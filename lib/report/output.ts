@@ -4,7 +4,7 @@
  * only rank 0 writes.
  * @module
  */
-import { stringify } from "csv-stringify";
+import { stringify } from "npm:csv-stringify@6.6.0/sync";
 import { IoError } from "../errors.ts";
 import { world } from "../mpi/world.ts";
 

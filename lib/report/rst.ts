@@ -3,7 +3,7 @@
  * Size, N, Open (ms), Write (MB/s), Read (MB/s), Random (MB/s), Random (ms), where MB = MiB.
  * @module
  */
-import { formatCount, formatSize } from "../cli/args.ts";
+import { formatCount, formatSize } from "./units.ts";
 import type { Row, TableRenderer } from "./output.ts";
 
 const WIDTHS = [7, 6, 9, 12, 11, 13, 11];

@@ -598,11 +598,15 @@ async function runOneRanked(
 }
 
 /**
- * Runs every (cache, mode, procs) combination in that nesting order and hands each row to
- * `onRow`. `slope_s_per_proc` is the wall time added per added process since the previous row of
+ * Runs every (cache, mode, procs) combination in that nesting order, hands each row to `onRow`
+ * and returns them all. `slope_s_per_proc` is the wall time added per added process since the previous row of
  * the same cache and mode (for the first row: wall time / procs), the seed's "cost per process".
  */
-export async function runReaders(o: ReadersOptions, onRow: (row: Row) => void): Promise<void> {
+export async function runReaders(
+  o: ReadersOptions,
+  onRow: (row: Row) => void = () => {},
+): Promise<Row[]> {
+  const rows: Row[] = [];
   if (o.records < 1 || o.length < 1) {
     throw new UsageError("readers: --records and --length must be positive");
   }
@@ -624,14 +628,15 @@ export async function runReaders(o: ReadersOptions, onRow: (row: Row) => void): 
             : (row.wall_s - prev.wall) / (procs - prev.procs);
           prev = { procs, wall: row.wall_s };
           o.progress.clear();
-          onRow(
-            attachAudit(
-              { ...row, wall_s: num(row.wall_s), slope_s_per_proc: num(slope), fs_type: fsType },
-              auditOf(row),
-            ),
+          const out = attachAudit(
+            { ...row, wall_s: num(row.wall_s), slope_s_per_proc: num(slope), fs_type: fsType },
+            auditOf(row),
           );
+          rows.push(out);
+          onRow(out);
         }
       }
     }
   }, rankScratchShare());
+  return rows;
 }

@@ -361,11 +361,20 @@ export async function runTableCell(
 }
 
 /**
- * Runs every cell: for each size, N, backend and repeat, in the order gsd's table lists them. A
- * cell that fails gives a row with an `error` column and the sweep goes on; CellsFailedError
- * (exit code 1) at the end when any did.
+ * Runs every cell: for each size, N, backend and repeat, in the order gsd's table lists them;
+ * hands each row to `onRow` as it is measured and returns them all. A cell that fails gives a
+ * row with an `error` column and the sweep goes on; CellsFailedError (exit code 1) at the end
+ * when any did.
  */
-export async function runTable(options: TableOptions, onRow: (row: Row) => void): Promise<void> {
+export async function runTable(
+  options: TableOptions,
+  onRow: (row: Row) => void = () => {},
+): Promise<Row[]> {
+  const rows: Row[] = [];
+  const emit = (row: Row) => {
+    rows.push(row);
+    onRow(row);
+  };
   const cells = new CellFailures();
   // Under MPI a failing rank stops the run (its ranks meet in collective calls per cell).
   const cell = (
@@ -387,7 +396,7 @@ export async function runTable(options: TableOptions, onRow: (row: Row) => void)
           const measure = backend.measureTableCell;
           if (measure) {
             // A program peer measures the cell in its own process.
-            onRow(
+            emit(
               await cell(backend.name, size, n, rep, () =>
                 measure({
                   size,
@@ -409,11 +418,12 @@ export async function runTable(options: TableOptions, onRow: (row: Row) => void)
             rep,
             () => runTableCell(backend, size, n, rep, options),
           );
-          for (const r of rankRows(row, TABLE_AGGREGATE, options.perRank ?? false)) onRow(r);
+          for (const r of rankRows(row, TABLE_AGGREGATE, options.perRank ?? false)) emit(r);
         }
       }
     }
   }
   options.progress.clear();
   cells.finish();
+  return rows;
 }

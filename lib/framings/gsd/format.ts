@@ -3,7 +3,7 @@
  * type codes, version packing.
  * @module
  */
-import denoJson from "../../../deno.json" with { type: "json" };
+import { VERSION } from "../../version.ts";
 import { type DType, DTYPES } from "../types.ts";
 
 /** The 8 bytes a GSD file starts with (u64 0x65DF65DF65DF65DF, little-endian). */
@@ -22,7 +22,7 @@ export const GSD_MAGIC: Uint8Array = new Uint8Array([
 export const GSD_WRITE_BUFFER_BYTES = 16 * 1024 * 1024;
 
 /** Application string our writer stores unless told otherwise. */
-export const GSD_DEFAULT_APPLICATION = `sciobench ${denoJson.version}`;
+export const GSD_DEFAULT_APPLICATION = `sciobench ${VERSION}`;
 
 /** The framing name, used in errors. */
 export const FORMAT = "gsd";

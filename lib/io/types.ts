@@ -1,0 +1,30 @@
+/**
+ * What the file plumbing and the pure framings exchange: positioned writes an encoder produces
+ * and the I/O layer applies, and random access to a file's bytes the I/O layer hands a decoder.
+ * @module
+ */
+
+/** One positioned write or a durability point produced by an encoder. */
+export type WriteOp =
+  | {
+    /** Write `data` at byte `offset` of the file. */
+    readonly kind: "write";
+    /** Absolute byte offset. */
+    readonly offset: number;
+    /** Bytes to write; valid only until the encoder is called again. */
+    readonly data: Uint8Array;
+  }
+  | {
+    /** The format's own library would fsync here (e.g. gsd 2.7 after relocating its index). */
+    readonly kind: "sync";
+  };
+
+/** Synchronous random access to a file's bytes, provided by the I/O layer to decoders. */
+export interface ByteSource {
+  /** Path shown in error messages. */
+  readonly path: string;
+  /** File size in bytes. */
+  readonly size: number;
+  /** Reads exactly `length` bytes at `offset`; throws a FormatError naming the offset when the file is shorter. */
+  read(offset: number, length: number): Uint8Array;
+}
