@@ -400,6 +400,8 @@ Deno.test("audit: readers shared and separate, cold: one file for all or one eac
   using d = diskDir();
   const r = await runCli([
     "readers",
+    "--reader",
+    "sciobench",
     "--procs",
     "3",
     "--mode",

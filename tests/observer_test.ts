@@ -211,6 +211,8 @@ peerTest(
   async () => {
     const { rows, calls } = await traced([
       "readers",
+      "--reader",
+      "sciobench",
       "--procs",
       "2",
       "--mode",

@@ -48,6 +48,7 @@ Deno.test("readers: 2 processes in both modes and both cache states; every reade
   using tmp = tempDir();
   const r = await runCli([
     ...["readers", "--procs", "2", "--mode", "shared,separate", "--cache", "cold,warm"],
+    ...["--reader", "sciobench"],
     ...["--records", "10", "--length", String(LENGTH), "--dir", tmp.path, "--format", "json"],
   ]);
   assert.equal(r.code, 0, r.stderr);

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
 import { hdf4Version } from "../lib/peers/hdf4.ts";
+import { gfortranUnavailable } from "../lib/peers/fortran/gfortran.ts";
 
 const SEEDS = new URL("../../shared/seeds/", import.meta.url);
 
@@ -133,6 +134,10 @@ Deno.test("readers --dry-run: Packman's rd programs (seed 001)", async () => {
   // 001 line 5: "The tmp file is about 10 megabytes": 10 x (1,040,000 + 8) bytes (fortran.md §6.2).
   quote("001_e6154a8531c82adb.txt", 5, "about 10 megabytes");
   assert.equal(p.files[0]!.bytes, 10_400_080);
+  // The seed timed Fortran rd programs: gfortran's where it is installed.
+  const gfortran = gfortranUnavailable() === null;
+  if (REQUIRE_PEERS) assert.ok(gfortran, "gfortran must be installed");
+  assert.equal(p.parameters["reader"], gfortran ? "gfortran" : "sciobench");
 });
 
 Deno.test("records --dry-run: netCDF-4's four files of 2000 x 300 x 500 (seed 003)", async () => {

@@ -8,9 +8,13 @@ import { NATIVE_ORDER } from "../bytes/byteswap.ts";
 import { UsageError } from "../errors.ts";
 import { usableBackend } from "../backends/registry.ts";
 import type { OptionValue } from "../framings/types.ts";
+import type { OptionValues } from "../framings/options.ts";
+import { world } from "../mpi/world.ts";
+import { fortranProgram, gfortranUnavailable } from "../peers/fortran/gfortran.ts";
 import { Progress } from "../report/progress.ts";
 import {
   type CacheState,
+  packmanPattern,
   prepareReader,
   READERS_COLUMNS,
   type ReadersMode,
@@ -48,11 +52,19 @@ Usage: sciobench readers [options]
 
 For each cache state, mode and process count: write the file(s) (--records records of --length
 doubles; record i holds a seeded pattern with i in its last element, as Packman's wr), drop them
-from the page cache (cold) or read them once (warm), start that many reader processes (this
-program again, not a shell), release them together once all have loaded, and let each read
-every record and check it (the seed's a(n) = i, and the pattern). One row per (mode, procs).
+from the page cache (cold) or read them once (warm), start that many reader processes, release
+them together once all have loaded, and let each read every record and check it (the seed's
+a(n) = i, and the pattern). One row per (mode, procs); the reader column says which program read.
+
+The readers are the seed's own: Packman's rd, compiled by gfortran (once, into
+~/.cache/sciobench/gfortran, keyed by compiler version and source hash) where gfortran is
+installed, else this program again (never a shell).
 
 Options:
+  --reader R          gfortran (the default where installed: the seed's rd) or sciobench
+  --file PATH         read your own Fortran file (records of equal length, 4-byte markers) with
+                      rd, checking a(n) = i; no write phase, the file is never changed; shared
+                      mode only
   --procs LIST        reader process counts, e.g. 1..7 or 1,2,4 (default 1..7; --quick 1..3)
   --mode LIST         shared (all read one file), separate (one file each); default both
   --records R         records per file (default 10)
@@ -119,6 +131,8 @@ async function runReaderChild(args: string[]): Promise<void> {
 
 /** The plan of a readers run: per (cache, mode, procs) the file(s) written, then read by each reader. */
 function readersPlan(p: {
+  reader: string;
+  file?: string;
   backend: string;
   endian: string;
   procs: readonly number[];
@@ -137,8 +151,10 @@ function readersPlan(p: {
   for (const mode of p.modes) {
     const count = p.caches.length *
       p.procs.reduce((a, n) => a + (mode === "shared" ? 1 : n), 0);
-    files.push({ name: `${mode}-K.${p.backend}`, count, bytes: fileBytes });
-    writeBytes += count * fileBytes;
+    if (p.file === undefined) {
+      files.push({ name: `${mode}-K.${p.backend}`, count, bytes: fileBytes });
+      writeBytes += count * fileBytes;
+    }
     readBytes += p.caches.length * p.procs.reduce((a, n) => a + n, 0) * fileBytes;
   }
   return {
@@ -153,7 +169,8 @@ function readersPlan(p: {
       framing: p.backend,
       endian: p.endian,
       seed: p.seed,
-      reader: "sciobench",
+      reader: p.reader,
+      file: p.file ?? null,
       option: p.options,
     },
     backends: [{ name: p.backend, endian: p.endian }],
@@ -162,6 +179,98 @@ function readersPlan(p: {
     writeBytes,
     readBytes,
     warnings: [],
+  };
+}
+
+/**
+ * Records and doubles per record of a user's Fortran file (`--file`): 4-byte native markers,
+ * every record the same length, as Packman's. UsageError otherwise.
+ */
+function packmanFileShape(path: string): { records: number; length: number } {
+  let size: number;
+  const head = new Uint8Array(4);
+  try {
+    const f = Deno.openSync(path, { read: true });
+    try {
+      size = f.statSync().size;
+      f.readSync(head);
+    } finally {
+      f.close();
+    }
+  } catch (e) {
+    throw new UsageError(`readers --file ${path}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const payload = new DataView(head.buffer).getInt32(0, NATIVE_ORDER === "little");
+  if (payload <= 0 || payload % 8 !== 0 || size % (payload + 8) !== 0) {
+    throw new UsageError(
+      `readers --file ${path}: not a file of equal records of doubles with 4-byte markers ` +
+        `(first marker ${payload}, ${size} bytes)`,
+    );
+  }
+  return { records: size / (payload + 8), length: payload / 8 };
+}
+
+/**
+ * Which program reads: gfortran's `rd` (the seed's own reader) by default where gfortran is
+ * installed and the file is what it reads (f77, native order, 4-byte markers), else sciobench's
+ * reader; `note` says why when the default fell back.
+ */
+function chooseReader(
+  asked: string | undefined,
+  f: { framing: string; endian: string; backendOptions: OptionValues; file?: string },
+): { name: "gfortran" | "sciobench"; note: string | null } {
+  const name = asked === undefined
+    ? undefined
+    : parseChoice(asked, ["gfortran", "sciobench"] as const, "--reader");
+  const marker = f.backendOptions["marker"] ?? 4;
+  const extra = Object.keys(f.backendOptions).filter((k) => k !== "marker");
+  const why = gfortranUnavailable() ??
+    (world().size > 1
+      ? "under MPI the ranks read in-process"
+      : f.framing !== "f77"
+      ? `rd reads Fortran files, not ${f.framing}`
+      : f.endian !== "native" && f.endian !== NATIVE_ORDER
+      ? "rd reads native-endian files"
+      : marker !== 4 || extra.length > 0
+      ? "rd reads 4-byte markers without other options"
+      : null);
+  if (name === "gfortran" && why !== null) throw new UsageError(`--reader gfortran: ${why}`);
+  if (f.file !== undefined) {
+    if (name === "sciobench") {
+      throw new UsageError(
+        "readers --file: sciobench's reader checks its own pattern; use --reader gfortran",
+      );
+    }
+    if (why !== null) throw new UsageError(`readers --file needs gfortran's rd: ${why}`);
+  }
+  if (name !== undefined) return { name, note: null };
+  return why === null
+    ? { name: "gfortran", note: null }
+    : { name: "sciobench", note: `readers: sciobench's reader (not gfortran's rd: ${why})` };
+}
+
+/**
+ * Starts gfortran-compiled `rd` processes (compiled once, before any timing). Each gets the
+ * expected pattern of its file (n-1 doubles, written beside the data) so it checks every element
+ * as well as the seed's a(n) = i; without `patterns` (a user's file) only a(n) = i.
+ */
+function gfortranLauncher(
+  records: number,
+  length: number,
+  seed: number,
+  patterns: boolean,
+): (path: string, fileIndex: number) => Deno.ChildProcess {
+  const rd = fortranProgram("rd");
+  return (path, fileIndex) => {
+    const args = [path, String(records), String(length)];
+    if (patterns) {
+      const pattern = `${path.slice(0, path.lastIndexOf("/") + 1)}pattern-${fileIndex}.f64`;
+      const p = packmanPattern(length, seed, fileIndex).subarray(0, length - 1);
+      Deno.writeFileSync(pattern, new Uint8Array(p.buffer, p.byteOffset, p.byteLength));
+      args.push(pattern);
+    }
+    return new Deno.Command(rd, { args, stdin: "piped", stdout: "piped", stderr: "piped" })
+      .spawn();
   };
 }
 
@@ -180,7 +289,7 @@ export const readersCommand: Command = {
         ...AUDIT_OPTION,
         ...PLAN_OPTIONS,
         procs: { type: "string" },
-        mode: { type: "string", default: "shared,separate" },
+        mode: { type: "string" },
         records: { type: "string", default: "10" },
         length: { type: "string", default: "130000" },
         framing: { type: "string", default: "f77" },
@@ -189,6 +298,8 @@ export const readersCommand: Command = {
         seed: { type: "string", default: "1" },
         endian: { type: "string", default: "native" },
         option: { type: "string", multiple: true },
+        reader: { type: "string" },
+        file: { type: "string" },
       },
     });
     const procs = parseIntegers(
@@ -196,14 +307,20 @@ export const readersCommand: Command = {
       "--procs",
       1,
     );
-    const modes = parseList(values.mode, "--mode").map((m) =>
-      parseChoice(m, ["shared", "separate"] as const, "--mode") as ReadersMode
-    );
+    const userFile = values.file;
+    const modes = parseList(
+      userFile !== undefined ? "shared" : values.mode ?? READERS_SEED.mode,
+      "--mode",
+    ).map((m) => parseChoice(m, ["shared", "separate"] as const, "--mode") as ReadersMode);
+    if (userFile !== undefined && values.mode !== undefined && values.mode !== "shared") {
+      throw new UsageError("readers --file reads one file: --mode shared only");
+    }
     const caches = parseList(values.cache, "--cache").map((c) =>
       parseChoice(c, ["cold", "warm"] as const, "--cache") as CacheState
     );
-    const records = parseCount(values.records, "--records");
-    const length = parseCount(values.length, "--length");
+    const shape = userFile !== undefined ? packmanFileShape(userFile) : undefined;
+    const records = shape?.records ?? parseCount(values.records, "--records");
+    const length = shape?.length ?? parseCount(values.length, "--length");
     const seed = integer(values.seed, "--seed");
     const endian = parseEndian(values.endian);
     const backend = usableBackend(values.framing);
@@ -213,7 +330,15 @@ export const readersCommand: Command = {
         `readers: framing '${backend.name}' cannot write ${endian}-endian files`,
       );
     }
+    const reader = chooseReader(values.reader, {
+      framing: backend.name,
+      endian,
+      backendOptions,
+      file: userFile,
+    });
     const plan = readersPlan({
+      reader: reader.name,
+      file: userFile,
       backend: backend.name,
       endian,
       procs,
@@ -240,32 +365,35 @@ export const readersCommand: Command = {
       ...["--endian", endian === "native" ? NATIVE_ORDER : endian],
       ...Object.entries(readerOptions).flatMap(([k, v]) => ["--option", `${k}=${String(v)}`]),
     ];
-    const launch = (path: string, fileIndex: number) =>
-      new Deno.Command(self.cmd, {
-        args: [
-          ...self.args,
-          "readers",
-          "_reader",
-          path,
-          "--framing",
-          backend.name,
-          "--records",
-          String(records),
-          "--length",
-          String(length),
-          "--seed",
-          String(seed),
-          "--file-index",
-          String(fileIndex),
-          ...childOptions,
-        ],
-        stdin: "piped",
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
+    const launch = reader.name === "gfortran"
+      ? gfortranLauncher(records, length, seed, userFile === undefined)
+      : (path: string, fileIndex: number) =>
+        new Deno.Command(self.cmd, {
+          args: [
+            ...self.args,
+            "readers",
+            "_reader",
+            path,
+            "--framing",
+            backend.name,
+            "--records",
+            String(records),
+            "--length",
+            String(length),
+            "--seed",
+            String(seed),
+            "--file-index",
+            String(fileIndex),
+            ...childOptions,
+          ],
+          stdin: "piped",
+          stdout: "piped",
+          stderr: "piped",
+        }).spawn();
     const progress = new Progress();
     const sink = rowSink("readers", args, READERS_COLUMNS, values);
     warn(planSummary(plan));
+    if (reader.note !== null) warn(reader.note);
     try {
       await runReaders(
         {
@@ -282,6 +410,8 @@ export const readersCommand: Command = {
           progress,
           launch,
           readerOptions,
+          reader: reader.name,
+          file: userFile,
         },
         (row) => sink.add(row),
       );

@@ -61,6 +61,7 @@ export const READERS_COLUMNS = [
   "start_spread_s",
   "resident_before",
   "fs_type",
+  "reader",
 ] as const;
 
 /** The two ways of sharing data between readers. */
@@ -315,6 +316,10 @@ export interface ReadersOptions {
   readonly launch: ReaderLauncher;
   /** The readers' backend options (under MPI each rank reads in-process with these). */
   readonly readerOptions?: OptionValues;
+  /** Which program reads (`sciobench`, `gfortran`): the rows' `reader` column. */
+  readonly reader?: string;
+  /** A user's existing file to read instead of writing one (shared mode only). */
+  readonly file?: string;
 }
 
 const decoder = new TextDecoder();
@@ -452,10 +457,15 @@ async function runOne(
   procs: number,
 ): Promise<Omit<Row, "slope_s_per_proc"> & { wall_s: number }> {
   const nFiles = mode === "shared" ? 1 : procs;
-  const files = Array.from({ length: nFiles }, (_, k) => `${dir}/${mode}-${k}.${o.backend.name}`);
+  // A user's own file (--file) is read as it is: no write phase, and it is never removed.
+  const files = o.file !== undefined
+    ? [o.file]
+    : Array.from({ length: nFiles }, (_, k) => `${dir}/${mode}-${k}.${o.backend.name}`);
   o.progress.update(0, "write");
-  for (const [k, path] of files.entries()) {
-    writePackmanFile(o.backend, path, { ...o, fileIndex: mode === "shared" ? 0 : k });
+  if (o.file === undefined) {
+    for (const [k, path] of files.entries()) {
+      writePackmanFile(o.backend, path, { ...o, fileIndex: mode === "shared" ? 0 : k });
+    }
   }
   const fileBytes = Deno.statSync(files[0]!).size;
   let resident = 0;
@@ -478,7 +488,7 @@ async function runOne(
     if (r.audit) phase?.processes.push({ pid: r.audit.pid, phase: r.audit });
   }
   endPhase();
-  for (const path of files) Deno.removeSync(path);
+  if (o.file === undefined) { for (const path of files) Deno.removeSync(path); }
   const t0 = Math.min(...reports.map((r) => r.t0Ns));
   const t1 = Math.max(...reports.map((r) => r.t1Ns));
   const spread = (Math.max(...reports.map((r) => r.t0Ns)) - t0) / 1e9;
@@ -519,6 +529,7 @@ function readersRow(
     dev_read_bytes: sum((r) => r.devReadBytes),
     cache,
     framing: o.backend.name,
+    reader: o.reader ?? "sciobench",
     records: o.records,
     length: o.length,
     reader_bytes: sum((r) => r.bytes),

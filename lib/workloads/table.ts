@@ -259,11 +259,7 @@ export async function runTableCell(
       writeFrames(
         backend,
         path,
-        {
-          create: "truncate",
-          endian: options.endianOf?.(backend.name) ?? options.endian,
-          fsync: true,
-        },
+        { create: "truncate", endian: options.endian, fsync: true },
         sizing.frames,
         (i) => frames.frame(i),
         (i) => {
@@ -416,7 +412,12 @@ export async function runTable(
             size,
             n,
             rep,
-            () => runTableCell(backend, size, n, rep, options),
+            // this backend's byte order (`--endian hdf4=big`)
+            () =>
+              runTableCell(backend, size, n, rep, {
+                ...options,
+                endian: options.endianOf?.(backend.name) ?? options.endian,
+              }),
           );
           for (const r of rankRows(row, TABLE_AGGREGATE, options.perRank ?? false)) emit(r);
         }
