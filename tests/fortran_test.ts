@@ -17,7 +17,7 @@ function writePattern(path: string, length: number, seed: number, fileIndex: num
   Deno.writeFileSync(path, new Uint8Array(p.buffer, p.byteOffset, p.byteLength));
 }
 
-async function run(exe: string, args: string[], input = "go\n") {
+async function run(exe: string, args: string[]) {
   const child = new Deno.Command(exe, {
     args,
     stdin: "piped",
@@ -25,8 +25,12 @@ async function run(exe: string, args: string[], input = "go\n") {
     stderr: "piped",
   }).spawn();
   const w = child.stdin.getWriter();
-  await w.write(new TextEncoder().encode(input));
-  await w.close();
+  try {
+    await w.write(new TextEncoder().encode("go\n")); // the start barrier (rd)
+    await w.close();
+  } catch {
+    // wr does not read its input and may have exited already
+  }
   const out = await child.output();
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };

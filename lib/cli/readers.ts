@@ -261,12 +261,17 @@ function gfortranLauncher(
   patterns: boolean,
 ): (path: string, fileIndex: number) => Deno.ChildProcess {
   const rd = fortranProgram("rd");
+  const written = new Set<string>();
   return (path, fileIndex) => {
     const args = [path, String(records), String(length)];
     if (patterns) {
       const pattern = `${path.slice(0, path.lastIndexOf("/") + 1)}pattern-${fileIndex}.f64`;
-      const p = packmanPattern(length, seed, fileIndex).subarray(0, length - 1);
-      Deno.writeFileSync(pattern, new Uint8Array(p.buffer, p.byteOffset, p.byteLength));
+      // Written once per file index: a reader started earlier may be loading it right now.
+      if (!written.has(pattern)) {
+        const p = packmanPattern(length, seed, fileIndex).subarray(0, length - 1);
+        Deno.writeFileSync(pattern, new Uint8Array(p.buffer, p.byteOffset, p.byteLength));
+        written.add(pattern);
+      }
       args.push(pattern);
     }
     return new Deno.Command(rd, { args, stdin: "piped", stdout: "piped", stderr: "piped" })
