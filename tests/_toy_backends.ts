@@ -204,4 +204,8 @@ export const toyPeer: Backend = {
 registerBackend(nativeBackend(toyFraming));
 registerBackend(toyPeer);
 
-if (import.meta.main) Deno.exit(await runCli(Deno.args));
+if (import.meta.main) {
+  // Child processes (library child, readers) run this program too, so they know the toys.
+  Deno.env.set("SCIOBENCH_SELF", new URL(import.meta.url).pathname);
+  Deno.exit(await runCli(Deno.args));
+}
