@@ -6,6 +6,9 @@
 import assert from "node:assert/strict";
 import { backendByName } from "../lib/backends/registry.ts";
 import { fortranProgram, gfortranUnavailable } from "../lib/peers/fortran/gfortran.ts";
+import { f77Gfortran } from "../lib/peers/fortran/mod.ts";
+import { writeFrames } from "../lib/backends/write.ts";
+import { datasetArray } from "../lib/workloads/scaling.ts";
 import { packmanPattern, writePackmanFile } from "../lib/workloads/readers.ts";
 import { peerTest, runCli, tempDir } from "./_helpers.ts";
 
@@ -133,5 +136,51 @@ peerTest(
     assert.deepEqual(Deno.readFileSync(file), before);
     const plan = await runCli(["readers", "--file", file, "--dry-run", "--format", "json"]);
     assert.equal(JSON.parse(plan.stdout).write_bytes, 0);
+  },
+);
+
+peerTest(
+  "scaling --framing f77-gfortran: the Fortran runtime writes the f77 framing's bytes, timed",
+  gfortranUnavailable,
+  async () => {
+    using d = tempDir();
+    const shape = [8, 8, 8];
+    const data = datasetArray(shape, "float64");
+    const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    const fortran = `${d.path}/speed.f77-gfortran`;
+    const sample = await f77Gfortran.measureDatasetWrites!({
+      path: fortran,
+      datasets: 3,
+      data: bytes,
+      dtype: "float64",
+    });
+    assert.ok(sample.wallS > 0 && sample.userS >= 0);
+    const ours = `${d.path}/speed.f77`;
+    const chunks = [{ name: "dataset/0", dtype: "float64" as const, shape, data }];
+    await writeFrames(
+      backendByName("f77"),
+      ours,
+      { create: "truncate", fsync: false },
+      3,
+      (i) => ({ step: i, chunks }),
+    );
+    assert.deepEqual(Deno.readFileSync(fortran), Deno.readFileSync(ours), "byte-identical");
+    assert.equal(Deno.statSync(fortran).size, 3 * (512 * 8 + 8));
+
+    const r = await runCli([
+      ...["scaling", "--framing", "f77,f77-gfortran", "--datasets", "1,2", "--shape", "8x8x8"],
+      ...["--dir", d.path, "--format", "json"],
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const rows = JSON.parse(r.stdout).rows as Record<string, unknown>[];
+    assert.deepEqual(rows.map((x) => [x["framing"], x["datasets"], x["file_bytes"]]), [
+      ["f77", 1, 4104],
+      ["f77", 2, 8208],
+      ["f77-gfortran", 1, 4104],
+      ["f77-gfortran", 2, 8208],
+    ]);
+    const bad = await runCli(["scaling", "--framing", "f77-gfortran", "--type", "float32"]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^sciobench: error: --type float32: f77-gfortran writes float64 only/);
   },
 );

@@ -145,7 +145,8 @@ Deno.test("peers: registered in PEERS as peer backends with distinct names", () 
   }
   assert.equal(new Set(names).size, names.length);
   for (const p of PEERS) {
-    assert.equal(p.kind, p.name.startsWith("python-gsd") ? "program" : "peer", p.name);
+    const program = p.name.startsWith("python-gsd") || p.name === "f77-gfortran";
+    assert.equal(p.kind, program ? "program" : "peer", p.name);
   }
 });
 

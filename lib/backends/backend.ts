@@ -141,6 +141,36 @@ export interface Backend {
    * seeded data, sample and random order) and returns its row with the table's columns.
    */
   measureTableCell?(cell: TableCell): Promise<Row>;
+  /**
+   * Program peers that write whole files (IOspeed's F77 writer under gfortran): opens `path`,
+   * writes `datasets` copies of `data` (one record each), closes, timed in its own process.
+   */
+  measureDatasetWrites?(run: DatasetWrites): Promise<ProgramSample>;
+  /** Program peers that write files: the backend whose reader reads them (`f77`). */
+  readonly fileFraming?: string;
+}
+
+/** A file of datasets for a program peer to write (the scaling workload). */
+export interface DatasetWrites {
+  /** File to create (replaced if it exists). */
+  readonly path: string;
+  /** Number of datasets. */
+  readonly datasets: number;
+  /** One dataset's bytes, native order; its element type is `dtype`. */
+  readonly data: Uint8Array;
+  /** Element type of `data`. */
+  readonly dtype: DType;
+}
+
+/** What a program measured in its own process: open to close. */
+export interface ProgramSample {
+  /** Wall-clock seconds (CLOCK_MONOTONIC). */
+  readonly wallS: number;
+  /** User and system CPU seconds of the program (getrusage). */
+  readonly userS: number;
+  readonly sysS: number;
+  /** Bytes it wrote to devices (ru_oublock x 512). */
+  readonly devWriteBytes: number;
 }
 
 /** One cell of the table workload, for a program peer to measure. */

@@ -257,6 +257,9 @@ export function cannotStore(framing: string, dtype: string): string | null {
       CLASSIC_TYPES.join(", ")
     }; the native netcdf framing writes CDF-5 for it`;
   }
+  if (framing === "f77-gfortran" && dtype !== "float64") {
+    return `f77-gfortran writes float64 only (IOspeed's REAL*8 array)`;
+  }
   if (framing === "hdf4" && (dtype === "int64" || dtype === "uint64")) {
     return `hdf4 (SD interface) cannot store ${dtype}: it has no 64-bit integers`;
   }

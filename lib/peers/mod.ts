@@ -8,6 +8,15 @@ import { hdf4 } from "./hdf4.ts";
 import { hdf5 } from "./hdf5/mod.ts";
 import { netcdf4, netcdfLib } from "./netcdf4.ts";
 import { pythonGsd, pythonGsdFl } from "./python_gsd.ts";
+import { f77Gfortran } from "./fortran/mod.ts";
 
 /** Every peer backend, in the order `sciobench framings` lists them: libraries, then programs. */
-export const PEERS: readonly Backend[] = [hdf5, netcdf4, netcdfLib, hdf4, pythonGsd, pythonGsdFl];
+export const PEERS: readonly Backend[] = [
+  hdf5,
+  netcdf4,
+  netcdfLib,
+  hdf4,
+  pythonGsd,
+  pythonGsdFl,
+  f77Gfortran,
+];

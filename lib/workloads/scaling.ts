@@ -13,7 +13,7 @@
  * first timed run; fsync before close is an option (off by default, as in the seed).
  * @module
  */
-import { VerifyError } from "../errors.ts";
+import { UsageError, VerifyError } from "../errors.ts";
 import {
   type ChunkLayout,
   type DType,
@@ -27,6 +27,8 @@ import type { AggregateSpec } from "../mpi/aggregate.ts";
 import { fencedPhase, rankScratchShare } from "../mpi/phase.ts";
 import { world } from "../mpi/world.ts";
 import { writeFrames } from "../backends/write.ts";
+import { backendByName } from "../backends/registry.ts";
+import { clockTicksPerSecond } from "../sys/libc.ts";
 import type { Backend } from "../backends/backend.ts";
 import { num, type Row, type TableRenderer } from "../report/output.ts";
 import { attachAudit, auditOf, finishAudit, startAudit } from "../sys/audit.ts";
@@ -145,6 +147,41 @@ export async function runScaling(
   const runs: ScalingRun[] = [];
   const endianOf = (name: string): EndianOption =>
     options.endianOf?.(name) ?? options.endian ?? "native";
+  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  /**
+   * Writes one file of `n` datasets, timed: open, writes and close in this process, or in the
+   * program's own process for a program peer (gfortran's runtime), which times itself.
+   */
+  const writeDatasets = async (
+    backend: Backend,
+    path: string,
+    n: number,
+    fsync: boolean,
+    endian: EndianOption,
+    each?: () => void,
+  ): Promise<PhaseSample> => {
+    const program = backend.measureDatasetWrites;
+    if (program === undefined) {
+      const meter = startMeter("write");
+      await writeFrames(backend, path, { create: "truncate", fsync, endian }, n, frame, each);
+      return meter.stop();
+    }
+    if (fsync) throw new UsageError(`${backend.name} does not fsync: run it without --fsync`);
+    const p = await program({ path, datasets: n, data: bytes, dtype: options.dtype });
+    for (let k = 0; k < n; k++) each?.();
+    const tck = clockTicksPerSecond();
+    return {
+      wallS: p.wallS,
+      userS: p.userS,
+      sysS: p.sysS,
+      // times() ticks of the program, from its getrusage seconds
+      userTicks: Math.round(p.userS * tck),
+      sysTicks: Math.round(p.sysS * tck),
+      clkTck: tck,
+      devReadBytes: 0,
+      devWriteBytes: p.devWriteBytes,
+    };
+  };
   const w = world();
   // under MPI each rank writes its own files in the directory all ranks share
   const suffix = w.size > 1 ? `.r${w.rank}` : "";
@@ -154,13 +191,7 @@ export async function runScaling(
     await fencedPhase("warm-up", async () => {
       for (const backend of options.backends) {
         const path = `${dir}/warmup.${backend.name}${suffix}`;
-        await writeFrames(
-          backend,
-          path,
-          { create: "truncate", fsync: false, endian: endianOf(backend.name) },
-          1,
-          frame,
-        );
+        await writeDatasets(backend, path, 1, false, endianOf(backend.name));
         await Deno.remove(path);
       }
     });
@@ -176,19 +207,21 @@ export async function runScaling(
           observer.runStart?.(backend, n, trial, path);
           startAudit();
           const { sample, fileBytes } = await fencedPhase("write", async () => {
-            const meter = startMeter("write");
-            await writeFrames(
+            const sample = await writeDatasets(
               backend,
               path,
-              { create: "truncate", fsync: options.fsync, endian: endianOf(backend.name) },
               n,
-              frame,
+              options.fsync,
+              endianOf(backend.name),
               () => observer.dataset?.(),
             );
-            const sample = meter.stop();
             const fileBytes = (await Deno.stat(path)).size;
-            // A cheap check outside the timing: the file reads back with n datasets.
-            const source = backend.openReader(path, { layout });
+            // A cheap check outside the timing: the file reads back with n datasets (a program
+            // peer's file through the framing whose format it writes).
+            const reader = backend.fileFraming === undefined
+              ? backend
+              : backendByName(backend.fileFraming);
+            const source = reader.openReader(path, { layout });
             try {
               if (source.frameCount !== n) {
                 throw new VerifyError(
@@ -279,6 +312,11 @@ const SEED_SECTIONS: Record<string, { banner: string; average: string; stderr: s
     banner: "-------------F77 Unformatted---------------",
     average: "F77 UNF",
     stderr: "F77 Unf",
+  },
+  "f77-gfortran": {
+    banner: "-------------F77 Unformatted (gfortran)---------------",
+    average: "F77 UNF (gfortran)",
+    stderr: "F77 Unf (gfortran)",
   },
 };
 

@@ -35,16 +35,17 @@ contains
     rc = clock_gettime(1_c_int, ts)
     now_ns = ts%sec * 1000000000_c_long + ts%nsec
   end function
-  ! user and system CPU seconds and blocks read (ru_inblock) of this process
-  subroutine cpu(user, sys, inblock)
+  ! user and system CPU seconds, blocks read and written (ru_inblock, ru_oublock) of this process
+  subroutine cpu(user, sys, inblock, outblock)
     double precision, intent(out) :: user, sys
-    integer(c_long), intent(out) :: inblock
+    integer(c_long), intent(out) :: inblock, outblock
     integer(c_long) :: u(18)
     integer(c_int) :: rc
     rc = getrusage(0_c_int, u)
     user = dble(u(1)) + dble(u(2)) * 1d-6
     sys = dble(u(3)) + dble(u(4)) * 1d-6
     inblock = u(12)
+    outblock = u(13)
   end subroutine
   integer function iarg(k)
     integer, intent(in) :: k
@@ -75,7 +76,7 @@ program rd
   double precision, allocatable :: a(:), p(:)
   character(len=4096) :: path, pattern
   integer :: nrec, n, i, ii, bad
-  integer(c_long) :: t0, t1, in0, in1
+  integer(c_long) :: t0, t1, in0, in1, out0, out1
   double precision :: u0, s0, u1, s1
   logical :: whole
   call get_command_argument(1, path)
@@ -90,7 +91,7 @@ program rd
     close(2)
   end if
   call barrier()
-  call cpu(u0, s0, in0)
+  call cpu(u0, s0, in0, out0)
   t0 = now_ns()
   open(1, file=trim(path), form='unformatted', status='old')
   do 10 i=1,nrec
@@ -112,7 +113,7 @@ program rd
 10 continue
   close(1)
   t1 = now_ns()
-  call cpu(u1, s1, in1)
+  call cpu(u1, s1, in1, out1)
   write(*,'(a,a,a,i0,a,i0,a,i0,a,i0,a,g0,a,g0,a,g0,a,i0,a)') '{"path":"', trim(path), &
     '","bytes":', int(nrec, c_long) * (int(n, c_long) * 8 + 8), ',"records":', nrec, &
     ',"t0Ns":', t0, ',"t1Ns":', t1, ',"wallS":', dble(t1 - t0) * 1d-9, ',"userS":', u1 - u0, &
@@ -161,7 +162,7 @@ end program
 export const IOSPEED_F77 = `${SYS_MODULE}
 subroutine openf77(path)
   character(len=*), intent(in) :: path
-  open(7, file=path, form='unformatted')
+  open(7, file=path, form='unformatted', status='replace')
 end subroutine
 subroutine writef77(data, n)
   integer, intent(in) :: n
@@ -177,7 +178,7 @@ program iospeed
   double precision, allocatable :: data(:)
   character(len=4096) :: path, pattern
   integer :: nds, n, k, ii
-  integer(c_long) :: t0, t1, in0, in1
+  integer(c_long) :: t0, t1, in0, in1, out0, out1
   double precision :: u0, s0, u1, s1
   call get_command_argument(1, path)
   nds = iarg(2)
@@ -191,7 +192,7 @@ program iospeed
     close(2)
   end if
   call barrier()
-  call cpu(u0, s0, in0)
+  call cpu(u0, s0, in0, out0)
   t0 = now_ns()
   call openf77(trim(path))
   do k=1,nds
@@ -199,8 +200,9 @@ program iospeed
   end do
   call closef77()
   t1 = now_ns()
-  call cpu(u1, s1, in1)
-  write(*,'(a,i0,a,i0,a,g0,a,g0,a,g0,a)') '{"t0Ns":', t0, ',"t1Ns":', t1, &
-    ',"wallS":', dble(t1 - t0) * 1d-9, ',"userS":', u1 - u0, ',"sysS":', s1 - s0, '}'
+  call cpu(u1, s1, in1, out1)
+  write(*,'(a,i0,a,i0,a,g0,a,g0,a,g0,a,i0,a)') '{"t0Ns":', t0, ',"t1Ns":', t1, &
+    ',"wallS":', dble(t1 - t0) * 1d-9, ',"userS":', u1 - u0, ',"sysS":', s1 - s0, &
+    ',"devWriteBytes":', (out1 - out0) * 512, '}'
 end program
 `;
