@@ -9,7 +9,7 @@
  *   layout as the native `netcdf` framing, so the two writers can be compared on the same data.
  *   Classic data is always big-endian.
  *
- * Layout shared by both, the native `netcdf` framing's (see {@link ncLayout}): an unlimited
+ * Layout shared by both, the native `netcdf` framing's (`schemaForChunks` of lib/framings/netcdf/schema.ts, used by both): an unlimited
  * record dimension `record` (option `recordDim`), fixed dimensions shared by length and named
  * `n<length>`, one record variable per chunk; `particles/position` becomes variable
  * `particles_position` with attribute `chunk_name` = "particles/position", which readers use as
@@ -51,7 +51,7 @@ import {
 } from "./common.ts";
 import { HDF5_SIGNATURE, hdf5SuperblockVersion } from "./hdf5/mod.ts";
 import { prepareHdf5 } from "./hdf5/bindings.ts";
-import { CHUNK_NAME_ATTR, netcdfName } from "../framings/netcdf/mod.ts";
+import { CHUNK_NAME_ATTR, NETCDF_OPTIONS, schemaForChunks } from "../framings/netcdf/mod.ts";
 
 /** Sonames tried in order when `SCIOBENCH_NETCDF_LIB` is not set. */
 export const NETCDF_SONAMES: readonly string[] = ["libnetcdf.so.19", "libnetcdf.so"];
@@ -179,67 +179,6 @@ function check(lib: NetCdf, backend: string, status: number, call: string, path:
   }
 }
 
-// ---- layout --------------------------------------------------------------------------------
-
-/** The layout of a frame's chunks in netCDF terms (the native netcdf framing's, see its module). */
-export interface NcLayout {
-  /** Dimensions in definition order: the record dimension (length 0) first. */
-  readonly dims: readonly { readonly name: string; readonly length: number }[];
-  /** One record variable per chunk, in chunk order. */
-  readonly vars: readonly {
-    /** Chunk name. */
-    readonly chunk: string;
-    /** netCDF variable name. */
-    readonly variable: string;
-    /** Indexes into `dims`, record dimension first. */
-    readonly dimIds: readonly number[];
-    /** Value of the `chunk_name` attribute, when the variable name differs from the chunk name. */
-    readonly chunkNameAttr: string | undefined;
-  }[];
-}
-
-/**
- * Dimensions and variables for a frame's chunks, as the native `netcdf` framing lays them out:
- * record dimension `recordDim` (default `record`) first, fixed dimensions shared by length and
- * named `n<length>`, one variable per chunk named by {@link netcdfName} (`_` appended on a
- * collision), the original chunk name in attribute `chunk_name` when it differs.
- */
-export function ncLayout(
-  chunks: readonly { name: string; shape: readonly number[] }[],
-  recordDim = "record",
-): NcLayout {
-  const dims: { name: string; length: number }[] = [{ name: recordDim, length: 0 }];
-  const byLength = new Map<number, number>();
-  const names = new Set<string>();
-  const vars = chunks.map((c) => {
-    const dimIds = [0];
-    for (const len of c.shape) {
-      if (!Number.isSafeInteger(len) || len <= 0) {
-        throw new UsageError(
-          `netCDF: chunk '${c.name}' has dimension ${len}; netCDF needs positive lengths`,
-        );
-      }
-      let id = byLength.get(len);
-      if (id === undefined) {
-        id = dims.length;
-        dims.push({ name: `n${len}`, length: len });
-        byLength.set(len, id);
-      }
-      dimIds.push(id);
-    }
-    let variable = netcdfName(c.name);
-    while (names.has(variable)) variable += "_";
-    names.add(variable);
-    return {
-      chunk: c.name,
-      variable,
-      dimIds,
-      chunkNameAttr: variable === c.name ? undefined : c.name,
-    };
-  });
-  return { dims, vars };
-}
-
 // ---- writer --------------------------------------------------------------------------------
 
 /** Which file the writer creates. */
@@ -251,23 +190,10 @@ function classicVariant(options: Readonly<Record<string, unknown>> | undefined):
   return v === 2 ? "cdf2" : v === 5 ? "cdf5" : "cdf1";
 }
 
-/** Options both libnetcdf peers take (checked against these declarations before they are used). */
-const NC_PEER_OPTIONS: readonly OptionSpec[] = [
-  {
-    name: "fill",
-    type: "boolean",
-    default: false,
-    help: "write with fill on (nc_set_fill NC_FILL)",
-    workloads: WRITING_WORKLOADS,
-  },
-  {
-    name: "recordDim",
-    type: "string",
-    default: "record",
-    help: "name of the record dimension",
-    workloads: WRITING_WORKLOADS,
-  },
-];
+/** Options both libnetcdf peers take: the native netcdf framing's `fill` and `recordDim`. */
+const NC_PEER_OPTIONS: readonly OptionSpec[] = NETCDF_OPTIONS.filter((o) =>
+  o.name === "fill" || o.name === "recordDim"
+);
 
 interface WriteVar {
   readonly name: string;
@@ -331,22 +257,24 @@ class NcSink implements FrameSink {
     const ncid = this.#ncid;
     const id = new Int32Array(1);
     const at = (call: string, status: number) => check(lib, this.#backend, status, call, this.path);
-    const layout = ncLayout(frame.chunks, this.#recordDim);
-    const dimIds = new Int32Array(layout.dims.length);
-    layout.dims.forEach((d, k) => {
+    // The native writer's mapping (the contract that keeps netcdf and netcdf-lib byte-identical).
+    const schema = schemaForChunks(frame.chunks, { recordDim: this.#recordDim, variant: 1 });
+    const dimIds = new Int32Array(schema.dimensions.length);
+    schema.dimensions.forEach((d, k) => {
       at(`nc_def_dim '${d.name}'`, fn.nc_def_dim(ncid, cString(d.name), BigInt(d.length), id));
       dimIds[k] = id[0]!;
     });
     frame.chunks.forEach((chunk, i) => {
-      const l = layout.vars[i]!;
-      const ids = Int32Array.from(l.dimIds, (k) => dimIds[k]!);
+      const v = schema.variables[i]!;
+      const ids = Int32Array.from(v.dims, (k) => dimIds[k]!);
       at(
-        `nc_def_var '${l.variable}'`,
-        fn.nc_def_var(ncid, cString(l.variable), NC_TYPE[chunk.dtype], ids.length, ids, id),
+        `nc_def_var '${v.name}'`,
+        fn.nc_def_var(ncid, cString(v.name), NC_TYPE[chunk.dtype], ids.length, ids, id),
       );
       const varid = id[0]!;
-      if (l.chunkNameAttr !== undefined) {
-        const text = new TextEncoder().encode(l.chunkNameAttr);
+      const original = v.attributes.find((a) => a.name === CHUNK_NAME_ATTR)?.values;
+      if (typeof original === "string") {
+        const text = new TextEncoder().encode(original);
         at(
           `nc_put_att_text '${CHUNK_NAME_ATTR}'`,
           fn.nc_put_att_text(ncid, varid, cString(CHUNK_NAME_ATTR), BigInt(text.length), text),
