@@ -18,6 +18,7 @@ import { didYouMean } from "../suggest.ts";
 import { nativeBackend } from "./engine.ts";
 import { FileHandle } from "../io/file.ts";
 import type { Backend } from "./backend.ts";
+import { hexBytes } from "../framings/kit.ts";
 
 /** Every native framing, in the order `sciobench framings` lists them. */
 export const FRAMINGS: readonly Framing[] = [gsd, raw, ieeeio, netcdf, f77];
@@ -96,7 +97,7 @@ export function detectBackend(path: string): Backend {
   }
   const b = detectFormat(head, size);
   if (!b) {
-    const hex = [...head.subarray(0, 8)].map((x) => x.toString(16).padStart(2, "0")).join(" ");
+    const hex = hexBytes(head.subarray(0, 8));
     throw new FormatError(
       "detect",
       path,

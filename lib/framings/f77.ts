@@ -54,6 +54,7 @@ import {
   type WriterOptions,
   WRITING_WORKLOADS,
 } from "./types.ts";
+import { bytesOf, checkChunkSize, checkFrame } from "./kit.ts";
 
 /** gfortran's largest subrecord payload with 4-byte markers, in bytes: 2^31 - 9. */
 export const F77_MAX_SUBRECORD = 2147483639;
@@ -105,17 +106,8 @@ function listOption(value: unknown, what: string): string[] | undefined {
 }
 
 function chunkBytes(chunk: Chunk): Uint8Array {
-  const d = chunk.data;
-  const count = chunk.shape.reduce((a, b) => a * b, 1);
-  const bytes = count * DTYPE_SIZE[chunk.dtype];
-  if (d.byteLength !== bytes) {
-    throw new RangeError(
-      `chunk '${chunk.name}': shape ${
-        chunk.shape.join("x")
-      } of ${chunk.dtype} needs ${bytes} bytes, data has ${d.byteLength}`,
-    );
-  }
-  return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
+  checkChunkSize(chunk);
+  return bytesOf(chunk.data);
 }
 
 /** Writes signed `value` as a `w`-byte marker at byte `at` of `view`. */
@@ -559,9 +551,7 @@ class F77Index implements FrameIndex {
   }
 
   chunks(frame: number): readonly ChunkRef[] {
-    if (!(Number.isInteger(frame) && frame >= 0 && frame < this.frameCount)) {
-      throw new RangeError(`frame ${frame} out of range [0, ${this.frameCount})`);
-    }
+    checkFrame(frame, this.frameCount);
     const t = this.#t;
     const out: ChunkRef[] = [];
     for (let r = frame * this.#plan.perFrame, end = r + this.#plan.perFrame; r < end; r++) {

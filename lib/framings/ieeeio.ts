@@ -64,6 +64,7 @@ import type {
   WriterOptions,
 } from "./types.ts";
 import { ALL_WORKLOADS, WRITING_WORKLOADS } from "./types.ts";
+import { cStringOf, elementCount, hexBytes } from "./kit.ts";
 
 const FORMAT = "ieeeio";
 /** Bytes read at the start of each record during the scan. */
@@ -254,18 +255,11 @@ export interface IeeeioWriter extends FrameWriter {
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 function byteView(data: TypedArray): Uint8Array {
   return data instanceof Uint8Array
     ? data
     : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-}
-
-function product(dims: readonly number[]): number {
-  let n = 1;
-  for (const d of dims) n *= d;
-  return n;
 }
 
 function resolveOrder(endian: unknown): ByteOrder {
@@ -438,7 +432,7 @@ class Writer implements IeeeioWriter {
     if (shape.some((d) => !Number.isSafeInteger(d) || d < 0 || d > IEEEIO_MAX_BYTES)) {
       throw new UsageError(`ieeeio: '${what}': bad shape [${shape.join(", ")}]`);
     }
-    const n = product(shape);
+    const n = elementCount(shape);
     if (n * width !== bytes.length) {
       throw new RangeError(
         `ieeeio: '${what}': shape [${shape.join(", ")}] of ${IEEEIO_TYPE_NAMES[code as 0]} needs ${
@@ -643,11 +637,6 @@ function decodeValues(bytes: Uint8Array, code: number, order: ByteOrder): TypedA
   }
 }
 
-function cString(bytes: Uint8Array): string {
-  const z = bytes.indexOf(0);
-  return decoder.decode(z >= 0 ? bytes.subarray(0, z) : bytes);
-}
-
 /** A dataset's attribute `name` as a string value, if any. */
 function attr(
   d: { attributes: readonly IeeeioAttribute[] },
@@ -694,9 +683,9 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
   }
   const head = source.read(0, IEEEIO_FILE_HEADER_BYTES);
   if (head[0] !== 1 || head[1] !== 2 || head[2] !== 3 || head[3] !== 4) {
-    fail(0, `wrong magic number ${hex(head.subarray(0, 4))}: expected 01 02 03 04`);
+    fail(0, `wrong magic number ${hexBytes(head.subarray(0, 4))}: expected 01 02 03 04`);
   }
-  const mark = hex(head.subarray(4, 8));
+  const mark = hexBytes(head.subarray(4, 8));
   if (mark !== "04 03 02 01" && mark !== "01 02 03 04") {
     fail(4, `byte-order mark ${mark} is neither 04 03 02 01 (little) nor 01 02 03 04 (big)`);
   }
@@ -780,7 +769,7 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
         if (d < 0) fail(body + 12 + 4 * i, `negative dimension ${d}`);
         dims.push(d);
       }
-      const expect = product(dims) * width;
+      const expect = elementCount(dims) * width;
       if (expect !== dataSize) {
         fail(
           body + 12,
@@ -803,7 +792,7 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
         annotations: [],
       });
     } else if (type === IEEEIO_RECORD.annotation) {
-      const text = cString(read(body, recSize, "annotation"));
+      const text = cStringOf(read(body, recSize, "annotation"));
       const offset = pos;
       orphans.push({ seq, offset, add: (d) => d.annotations.push({ recordOffset: offset, text }) });
     } else {
@@ -829,10 +818,10 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
           `attribute record size ${recSize} does not match value ${dataSize} + name ${nameSize} + 12 bytes`,
         );
       }
-      const name = cString(read(body + 12, nameSize, "attribute name"));
+      const name = cStringOf(read(body + 12, nameSize, "attribute name"));
       const valueOffset = body + 12 + nameSize;
       const raw = read(valueOffset, dataSize, "attribute value");
-      const value = code === 10 ? cString(raw) : decodeValues(raw, code, order);
+      const value = code === 10 ? cStringOf(raw) : decodeValues(raw, code, order);
       const a: IeeeioAttribute = {
         name,
         numberType: code,
@@ -877,7 +866,7 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
     const name = nameAttr && (nameAttr.numberType === 10 || nameAttr.numberType === 6)
       ? (typeof nameAttr.value === "string"
         ? nameAttr.value
-        : cString(nameAttr.value as Uint8Array))
+        : cStringOf(nameAttr.value as Uint8Array))
       : null;
     return {
       ...d,
@@ -1016,10 +1005,6 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
   return index;
 }
 
-function hex(b: Uint8Array): string {
-  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join(" ");
-}
-
 /** The IEEEIO framing: either byte order, attributes and annotations, -1 count recovery. */
 export const ieeeio: Framing = {
   name: FORMAT,
@@ -1044,7 +1029,7 @@ export const ieeeio: Framing = {
   detect(head: Uint8Array, fileSize: number): boolean {
     if (fileSize < IEEEIO_FILE_HEADER_BYTES || head.length < 8) return false;
     if (head[0] !== 1 || head[1] !== 2 || head[2] !== 3 || head[3] !== 4) return false;
-    const m = hex(head.subarray(4, 8));
+    const m = hexBytes(head.subarray(4, 8));
     return m === "04 03 02 01" || m === "01 02 03 04";
   },
   createWriter(options?: WriterOptions): FrameWriter {

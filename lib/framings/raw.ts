@@ -18,7 +18,6 @@ import { copySwapped, NATIVE_ORDER } from "../bytes/byteswap.ts";
 import {
   type ByteOrder,
   type ByteSource,
-  type Chunk,
   type ChunkLayout,
   type ChunkRef,
   type DType,
@@ -31,6 +30,7 @@ import {
   type WriteOp,
   type WriterOptions,
 } from "./types.ts";
+import { checkChunkSize, checkFrame, chunkBytes } from "./kit.ts";
 
 /** The 8 magic bytes that start a raw file. */
 export const RAW_MAGIC = new Uint8Array([0x89, 0x53, 0x43, 0x49, 0x4f, 0x52, 0x41, 0x57]);
@@ -44,11 +44,7 @@ const VERSION = 1;
 const enc = new TextEncoder();
 const dec = new TextDecoder("utf-8", { fatal: true });
 
-/** Bytes of a chunk's data as a Uint8Array view (no copy). */
-export function chunkBytes(chunk: Chunk): Uint8Array {
-  const d = chunk.data;
-  return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
-}
+export { chunkBytes } from "./kit.ts";
 
 function layoutKey(chunks: readonly ChunkLayout[]): string {
   return chunks.map((c) => `${c.name}\u0000${c.dtype}\u0000${c.shape.join("x")}`).join("\u0001");
@@ -63,19 +59,6 @@ interface Layout {
     bytes: number;
   }[];
   readonly bytes: number;
-}
-
-function checkChunk(chunk: Chunk): number {
-  const count = chunk.shape.reduce((a, b) => a * b, 1);
-  const bytes = count * DTYPE_SIZE[chunk.dtype];
-  if (chunk.data.byteLength !== bytes) {
-    throw new RangeError(
-      `chunk '${chunk.name}': shape ${
-        chunk.shape.join("x")
-      } of ${chunk.dtype} needs ${bytes} bytes, data has ${chunk.data.byteLength}`,
-    );
-  }
-  return bytes;
 }
 
 class RawWriter implements FrameWriter {
@@ -125,7 +108,7 @@ class RawWriter implements FrameWriter {
     if (id === undefined) {
       let rel = 0;
       const chunks = frame.chunks.map((c) => {
-        const bytes = checkChunk(c);
+        const bytes = checkChunkSize(c);
         const e = { name: c.name, dtype: c.dtype, shape: [...c.shape], rel, bytes };
         rel += bytes;
         return e;
@@ -149,7 +132,7 @@ class RawWriter implements FrameWriter {
     if (swap && this.#scratch.length < layout.bytes) this.#scratch = new Uint8Array(layout.bytes);
     frame.chunks.forEach((c, k) => {
       const bytes = layout.chunks[k]!.bytes;
-      if (c.data.byteLength !== bytes) checkChunk(c);
+      if (c.data.byteLength !== bytes) checkChunkSize(c);
       const src = chunkBytes(c);
       let data = src;
       if (swap && DTYPE_SIZE[c.dtype] > 1) {
@@ -354,9 +337,7 @@ class RawIndex implements FrameIndex {
   }
 
   chunks(frame: number): readonly ChunkRef[] {
-    if (!(frame >= 0 && frame < this.frameCount)) {
-      throw new RangeError(`frame ${frame} out of range [0, ${this.frameCount})`);
-    }
+    checkFrame(frame, this.frameCount);
     const at = frame * FRAME_ENTRY_BYTES;
     const off = Number(this.#table.getBigUint64(at, true));
     const l = this.#layouts[this.#table.getUint32(at + 16, true)]!;

@@ -131,17 +131,8 @@ export function removeQuietly(path: string): void {
   }
 }
 
-/** Product of a shape (element count); 1 for rank 0. */
-export function elementCount(shape: readonly number[]): number {
-  let n = 1;
-  for (const d of shape) n *= d;
-  return n;
-}
-
-/** The bytes of a typed array (a view, no copy). */
-export function bytesOf(a: TypedArray): Uint8Array {
-  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-}
+import { bytesOf, elementCount } from "../framings/kit.ts";
+export { bytesOf, elementCount };
 
 /** Environment variable holding the memory limit for library reads (bytes, or 512MiB, 8GiB). */
 export const LIBRARY_MEMORY_ENV = "SCIOBENCH_LIBRARY_MEMORY";

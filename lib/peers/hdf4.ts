@@ -48,6 +48,7 @@ import {
   removeQuietly,
   requireFile,
 } from "./common.ts";
+import { checkFrame } from "../framings/kit.ts";
 
 const NAME = "hdf4";
 
@@ -452,9 +453,7 @@ class Hdf4Source implements FrameSource {
 
   readFrame(frame: number): readonly ReadChunk[] {
     if (this.#closed) throw new IoError(`${NAME}: ${this.path}: read after close`);
-    if (!Number.isInteger(frame) || frame < 0 || frame >= this.frameCount) {
-      throw new RangeError(`frame ${frame} outside [0, ${this.frameCount})`);
-    }
+    checkFrame(frame, this.frameCount);
     const lib = this.#lib;
     const mf = lib.mf;
     const out: ReadChunk[] = [];

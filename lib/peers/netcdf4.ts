@@ -52,6 +52,7 @@ import {
 import { HDF5_SIGNATURE, hdf5SuperblockVersion } from "./hdf5/mod.ts";
 import { prepareHdf5 } from "./hdf5/bindings.ts";
 import { CHUNK_NAME_ATTR, NETCDF_OPTIONS, schemaForChunks } from "../framings/netcdf/mod.ts";
+import { checkFrame } from "../framings/kit.ts";
 
 /** Sonames tried in order when `SCIOBENCH_NETCDF_LIB` is not set. */
 export const NETCDF_SONAMES: readonly string[] = ["libnetcdf.so.19", "libnetcdf.so"];
@@ -526,9 +527,7 @@ class NcSource implements FrameSource {
 
   readFrame(frame: number): readonly ReadChunk[] {
     if (this.#closed) throw new IoError(`${this.framing}: ${this.path}: read after close`);
-    if (!Number.isInteger(frame) || frame < 0 || frame >= this.frameCount) {
-      throw new RangeError(`frame ${frame} outside [0, ${this.frameCount})`);
-    }
+    checkFrame(frame, this.frameCount);
     const lib = this.#lib;
     const out: ReadChunk[] = [];
     for (const v of this.#vars) {

@@ -7,6 +7,7 @@ import { VerifyError } from "../errors.ts";
 import type { Chunk } from "../framings/types.ts";
 import type { ReadChunk } from "../backends/backend.ts";
 import { bytesEqual } from "../sys/libc.ts";
+import { chunkBytes } from "../framings/kit.ts";
 
 /** A seeded pseudo-random generator (SplitMix32-style); `next()` gives floats in [0, 1). */
 export class Rng {
@@ -54,11 +55,6 @@ export function shuffledOrder(n: number, take: number, rng: Rng): Uint32Array {
   return order.subarray(0, take);
 }
 
-/** Bytes of a chunk as a view. */
-function bytesOf(c: Chunk): Uint8Array {
-  return new Uint8Array(c.data.buffer, c.data.byteOffset, c.data.byteLength);
-}
-
 /**
  * Checks that the chunks read for `frame` hold exactly the expected chunks' bytes. A read chunk
  * is matched by name, or else by order among chunks of the same byte length (formats without
@@ -72,7 +68,7 @@ export function verifyFrame(
 ): void {
   const used = new Set<number>();
   for (const e of expected) {
-    const want = bytesOf(e);
+    const want = chunkBytes(e);
     let k = got.findIndex((g) => g.name === e.name);
     if (k < 0) {
       k = got.findIndex((g, i) =>

@@ -22,6 +22,7 @@ import {
   TYPE_BYTES,
   versionString,
 } from "./format.ts";
+import { checkFrame, cStringOf, hexBytes } from "../kit.ts";
 
 /** Header facts of a GSD file. */
 export interface GsdHeader {
@@ -80,7 +81,10 @@ export class GsdIndex implements FrameIndex {
     const h = head.subarray(0, HEADER_BYTES);
     for (let i = 0; i < 8; i++) {
       if (h[i] !== GSD_MAGIC[i]) {
-        bad(0, `not a GSD file: magic ${hex(h.subarray(0, 8))}, expected ${hex(GSD_MAGIC)}`);
+        bad(
+          0,
+          `not a GSD file: magic ${hexBytes(h.subarray(0, 8))}, expected ${hexBytes(GSD_MAGIC)}`,
+        );
       }
     }
     const hv = new DataView(h.buffer, h.byteOffset, HEADER_BYTES);
@@ -330,9 +334,7 @@ export class GsdIndex implements FrameIndex {
   }
 
   #check(frame: number): void {
-    if (!(Number.isInteger(frame) && frame >= 0 && frame < this.frameCount)) {
-      throw new RangeError(`frame ${frame} out of range [0, ${this.frameCount})`);
-    }
+    checkFrame(frame, this.frameCount);
   }
 
   /** The chunks of `frame` in storage order (ascending file offset). */
@@ -432,12 +434,6 @@ export class GsdIndex implements FrameIndex {
   }
 }
 
-function hex(b: Uint8Array): string {
-  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join(" ");
-}
-
 function cStringAt(b: Uint8Array, at: number, width: number): string {
-  const s = b.subarray(at, at + width);
-  const end = s.indexOf(0);
-  return dec.decode(end < 0 ? s : s.subarray(0, end));
+  return cStringOf(b.subarray(at, at + width));
 }

@@ -9,6 +9,7 @@ import { FORMAT, KIND_NAMES, NC_TYPE_DTYPE, STREAMING_NUMRECS } from "./model.ts
 import type { NcFile } from "./reader.ts";
 import { openNetcdf } from "./reader.ts";
 import { chunkNameOf } from "./schema.ts";
+import { checkFrame } from "../kit.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Frame index
@@ -57,9 +58,7 @@ export class NetcdfIndex implements FrameIndex {
   }
 
   chunks(frame: number): readonly ChunkRef[] {
-    if (!(Number.isInteger(frame) && frame >= 0 && frame < this.frameCount)) {
-      throw new RangeError(`frame ${frame} out of range [0, ${this.frameCount})`);
-    }
+    checkFrame(frame, this.frameCount);
     const shift = frame * this.#stride;
     if (shift === 0) return this.#refs;
     return this.#refs.map((r) => ({ ...r, offset: r.offset + shift }));

@@ -8,6 +8,7 @@ import { copySwapped } from "../../bytes/byteswap.ts";
 import { UsageError } from "../../errors.ts";
 import type { DType, TypedArray } from "../types.ts";
 import { DTYPE_SIZE, typedArray } from "../types.ts";
+import { elementCount } from "../kit.ts";
 
 /** The framing name, used in errors. */
 export const FORMAT = "netcdf";
@@ -189,12 +190,8 @@ export const enc: TextEncoder = new TextEncoder();
 /** The numrecs value meaning "unknown, derive from the file length" (all ones). */
 export const STREAMING_NUMRECS = -1;
 
-/** Number of elements of a shape (1 for a scalar). */
-export function product(shape: readonly number[]): number {
-  let p = 1;
-  for (const d of shape) p *= d;
-  return p;
-}
+/** Number of elements of a shape (1 for a scalar): the kit's {@link elementCount}. */
+export const product: (shape: readonly number[]) => number = elementCount;
 
 /** `n` rounded up to a multiple of 4 bytes. */
 export function pad4(n: number): number {

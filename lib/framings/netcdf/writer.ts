@@ -31,10 +31,7 @@ import type { NcFile } from "./reader.ts";
 import { openNetcdf } from "./reader.ts";
 import type { NcChunkSpec, NetcdfWriterOptions } from "./schema.ts";
 import { chunkNameOf, schemaForChunks } from "./schema.ts";
-
-function chunkBytes(c: Chunk): Uint8Array {
-  return new Uint8Array(c.data.buffer, c.data.byteOffset, c.data.byteLength);
-}
+import { chunkBytes } from "../kit.ts";
 
 /** Where one chunk of every frame goes inside a record. */
 interface RecordSlot {

@@ -30,6 +30,7 @@ import {
   H5T_SGN_NONE,
   NAME,
 } from "./bindings.ts";
+import { checkFrame } from "../../framings/kit.ts";
 
 // ---- reader --------------------------------------------------------------------------------
 
@@ -308,9 +309,7 @@ export class Hdf5Source implements FrameSource {
 
   readFrame(frame: number): readonly ReadChunk[] {
     if (this.#closed) throw new IoError(`${NAME}: ${this.path}: read after close`);
-    if (!Number.isInteger(frame) || frame < 0 || frame >= this.frameCount) {
-      throw new RangeError(`frame ${frame} outside [0, ${this.frameCount})`);
-    }
+    checkFrame(frame, this.frameCount);
     const lib = this.#lib;
     const fn = lib.fn;
     const out: ReadChunk[] = [];

@@ -1,0 +1,59 @@
+/**
+ * The framing kit: small helpers every framing and peer shares (element counts, a chunk's bytes,
+ * the frame-range check, hex and NUL-terminated strings), written once.
+ * @module
+ */
+import { DTYPE_SIZE } from "./types.ts";
+import type { Chunk, TypedArray } from "./types.ts";
+
+const utf8 = new TextDecoder("utf-8");
+
+/** Element count of a shape (the product of its dimensions; 1 for a scalar). */
+export function elementCount(shape: readonly number[]): number {
+  let n = 1;
+  for (const d of shape) n *= d;
+  return n;
+}
+
+/** The bytes of a typed array, as a view (no copy). */
+export function bytesOf(a: TypedArray): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+/** The bytes of a chunk's data, as a view (no copy). */
+export function chunkBytes(chunk: Chunk): Uint8Array {
+  return bytesOf(chunk.data);
+}
+
+/**
+ * The byte count a chunk's shape and dtype need; RangeError when its data holds another count.
+ */
+export function checkChunkSize(chunk: Chunk): number {
+  const bytes = elementCount(chunk.shape) * DTYPE_SIZE[chunk.dtype];
+  if (chunk.data.byteLength !== bytes) {
+    throw new RangeError(
+      `chunk '${chunk.name}': shape ${
+        chunk.shape.join("x")
+      } of ${chunk.dtype} needs ${bytes} bytes, data has ${chunk.data.byteLength}`,
+    );
+  }
+  return bytes;
+}
+
+/** RangeError unless `frame` is an integer in [0, frameCount). */
+export function checkFrame(frame: number, frameCount: number): void {
+  if (!(Number.isInteger(frame) && frame >= 0 && frame < frameCount)) {
+    throw new RangeError(`frame ${frame} out of range [0, ${frameCount})`);
+  }
+}
+
+/** Bytes as two-digit hex separated by spaces (`43 44 46 01`). */
+export function hexBytes(bytes: Uint8Array): string {
+  return Array.from(bytes, (x) => x.toString(16).padStart(2, "0")).join(" ");
+}
+
+/** The UTF-8 string in `bytes` up to its first NUL (all of it when there is none). */
+export function cStringOf(bytes: Uint8Array): string {
+  const end = bytes.indexOf(0);
+  return utf8.decode(end < 0 ? bytes : bytes.subarray(0, end));
+}
