@@ -30,21 +30,25 @@ export function parseSize(text: string, what = "size"): number {
       `bad ${what} '${text}': expected a number with an optional unit B, KiB, MiB, GiB, TiB (or KB, MB, GB)`,
     );
   }
-  const bytes = Math.round(Number(m[1]) * unit);
+  const bytes = Number(m[1]) * unit;
   if (!Number.isSafeInteger(bytes) || bytes <= 0) {
-    throw new UsageError(`bad ${what} '${text}': must be a positive size`);
+    throw new UsageError(
+      `bad ${what} '${text}': must be a positive whole number of bytes below 2^53 (such as 4096 ` +
+        `or 1.5GiB)`,
+    );
   }
   return bytes;
 }
 
 /** Parses a positive integer count such as `1024`, `32^2` or `1024^2`. */
-export function parseCount(text: string, what = "N"): number {
+export function parseCount(text: string, what = "N", max = Number.MAX_SAFE_INTEGER): number {
   const m = /^\s*(\d+)\s*(?:\^\s*(\d+))?\s*$/.exec(text);
   if (!m) throw new UsageError(`bad ${what} '${text}': expected an integer such as 1024 or 32^2`);
   const n = Number(m[1]) ** (m[2] === undefined ? 1 : Number(m[2]));
   if (!Number.isSafeInteger(n) || n <= 0) {
-    throw new UsageError(`bad ${what} '${text}': must be a positive integer`);
+    throw new UsageError(`bad ${what} '${text}': must be a positive integer below 2^53`);
   }
+  if (n > max) throw new UsageError(`bad ${what} '${text}': at most ${max}`);
   return n;
 }
 
@@ -64,12 +68,24 @@ export function parseList(text: string, what = "list"): string[] {
   return items;
 }
 
+/** Most values one integer list option may expand to (`--procs`, `--datasets`). */
+export const MAX_LIST_VALUES = 1000;
+
 /**
  * Parses integers: a list `1,2,4`, a range `1..7`, a stepped range `5..40:5`, or a mix
- * `1,2,8..32:8`; returns them in order, duplicates removed.
+ * `1,2,8..32:8`; returns them in order, duplicates removed. Every value must lie in
+ * [`min`, `max`] and the whole list expand to at most `maxValues` values: both checked from the
+ * range ends before anything is expanded (one line naming the limit).
  */
-export function parseIntegers(text: string, what = "value", min = 0): number[] {
-  const out: number[] = [];
+export function parseIntegers(
+  text: string,
+  what = "value",
+  min = 0,
+  max = Number.MAX_SAFE_INTEGER,
+  maxValues = MAX_LIST_VALUES,
+): number[] {
+  const items: [number, number, number, string][] = [];
+  let total = 0;
   for (const item of parseList(text, what)) {
     const m = /^(\d+)(?:\.\.(\d+)(?::(\d+))?)?$/.exec(item);
     if (!m) {
@@ -79,9 +95,27 @@ export function parseIntegers(text: string, what = "value", min = 0): number[] {
     const b = m[2] === undefined ? a : Number(m[2]);
     const step = m[3] === undefined ? 1 : Number(m[3]);
     if (step <= 0 || b < a) throw new UsageError(`bad ${what} '${item}': empty range`);
+    if (a < min) throw new UsageError(`bad ${what} '${item}': values must be at least ${min}`);
+    if (!Number.isSafeInteger(b) || !Number.isSafeInteger(step) || b > max) {
+      throw new UsageError(`bad ${what} '${item}': values must be at most ${max}`);
+    }
+    total += Math.floor((b - a) / step) + 1;
+    if (total > maxValues) {
+      throw new UsageError(
+        `bad ${what} '${text}': more than ${maxValues} values; give at most ${maxValues} ` +
+          `(a step such as A..B:STEP thins a range), or split the run into several`,
+      );
+    }
+    items.push([a, b, step, item]);
+  }
+  const seen = new Set<number>();
+  const out: number[] = [];
+  for (const [a, b, step] of items) {
     for (let v = a; v <= b; v += step) {
-      if (v < min) throw new UsageError(`bad ${what} '${item}': values must be at least ${min}`);
-      if (!out.includes(v)) out.push(v);
+      if (!seen.has(v)) {
+        seen.add(v);
+        out.push(v);
+      }
     }
   }
   return out;

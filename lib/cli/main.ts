@@ -9,6 +9,7 @@ import { RankFailure } from "../mpi/phase.ts";
 import { initWorld, type World } from "../mpi/world.ts";
 import { VERSION } from "../version.ts";
 import { writeStdout } from "../report/output.ts";
+import { clearProgressLine } from "../report/progress.ts";
 import { runLibraryChild } from "./child.ts";
 import { COMMANDS } from "./commands.ts";
 import { LIBRARY_CHILD_COMMAND } from "./isolate.ts";
@@ -41,8 +42,14 @@ function oneLine(text: string): string {
   );
 }
 
+/** Words (paths) longer than 200 characters shortened in the middle, so a line stays readable. */
+function shortenWords(text: string): string {
+  return text.replace(/\S{201,}/g, (w) => `${w.slice(0, 100)}...${w.slice(-100)}`);
+}
+
 function errorLine(text: string): void {
-  console.error(`sciobench: error: ${oneLine(text)}`);
+  clearProgressLine(); // an error never continues a progress line
+  console.error(`sciobench: error: ${shortenWords(oneLine(text))}`);
 }
 
 /** Prints text (help, version) on stdout; a closed or full stdout is handled as for data. */
@@ -146,6 +153,11 @@ function reportError(e: unknown, prefix = ""): number {
     return e.exitCode;
   }
   if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.PermissionDenied) {
+    errorLine(prefix + e.message);
+    return 1;
+  }
+  // Any other failed system call Deno reports (ENAMETOOLONG, EAGAIN on spawn, ...): one line.
+  if (e instanceof Error && /\(os error \d+\)/.test(e.message)) {
     errorLine(prefix + e.message);
     return 1;
   }

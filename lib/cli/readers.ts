@@ -22,7 +22,7 @@ import {
 } from "../workloads/readers.ts";
 import { warn } from "../report/progress.ts";
 import { READERS_QUICK, READERS_SEED } from "../workloads/seeds.ts";
-import { parseArgs, parseChoice, parseCount, parseIntegers, parseList } from "./args.ts";
+import { parseArgs, parseChoice, parseCount, parseIntegers, parseList, parseSeed } from "./args.ts";
 import {
   PLAN_HELP,
   PLAN_OPTIONS,
@@ -38,6 +38,8 @@ import {
   AUDIT_OPTION,
   backendOptionArgs,
   backendOptionsHelp,
+  checkFreeSpace,
+  checkMemory,
   checkScratchParent,
   OUTPUT_HELP,
   OUTPUT_OPTIONS,
@@ -89,6 +91,9 @@ previous row of the same mode (first row: wall_s / procs), the seed's cost per p
 Under MPI (mpirun, srun) the ranks are the readers instead of child processes: --procs is not
 used, each rank reads in-process, released by a barrier; wall_s runs from the barrier to the
 last rank's end.`;
+
+/** Most reader processes one row may start at once. */
+const MAX_READER_PROCS = 256;
 
 function integer(text: string, what: string): number {
   const n = Number(text);
@@ -311,6 +316,7 @@ export const readersCommand: Command = {
       values.procs ?? (values.quick ? READERS_QUICK.procs : READERS_SEED.procs),
       "--procs",
       1,
+      MAX_READER_PROCS,
     );
     const userFile = values.file;
     const modes = parseList(
@@ -326,7 +332,7 @@ export const readersCommand: Command = {
     const shape = userFile !== undefined ? packmanFileShape(userFile) : undefined;
     const records = shape?.records ?? parseCount(values.records, "--records");
     const length = shape?.length ?? parseCount(values.length, "--length");
-    const seed = integer(values.seed, "--seed");
+    const seed = parseSeed(values.seed);
     const endian = parseEndian(values.endian);
     const backend = usableBackend(values.framing);
     const backendOptions = backendOptionArgs(backend, values.option, "readers");
@@ -359,7 +365,17 @@ export const readersCommand: Command = {
       printPlan(plan, values.format);
       return;
     }
-    checkScratchParent(values.dir);
+    const fs = checkScratchParent(values.dir);
+    const fileBytes = records * length * 8;
+    const files = modes.includes("separate") ? Math.max(...procs) : 1;
+    checkFreeSpace(
+      fs,
+      values.dir,
+      files * fileBytes,
+      `${files} file${files === 1 ? "" : "s"} of ${records} records of ${length} doubles`,
+      "use fewer --records, a smaller --length, fewer --procs or another --dir",
+    );
+    checkMemory(2 * length * 8, `a record of --length ${length}`, "use a smaller --length");
     const self = selfCommand();
     // The readers know what was written: f77 markers are not detected (it would double-scan
     // Packman's file), and the byte order is given.

@@ -9,7 +9,7 @@ import type { Backend } from "../backends/backend.ts";
 import { rankColumns, rankRows } from "../mpi/aggregate.ts";
 import { world } from "../mpi/world.ts";
 import { openRowSink, type Row } from "../report/output.ts";
-import { warn } from "../report/progress.ts";
+import { warn, writeStderrPartial } from "../report/progress.ts";
 import { SCALING_QUICK, SCALING_SEED } from "../workloads/seeds.ts";
 import {
   averageRows,
@@ -21,13 +21,22 @@ import {
   seedRenderer,
   seedStderrLabel,
 } from "../workloads/scaling.ts";
-import { parseArgs, parseChoice, parseCount, parseIntegers, parseShape } from "./args.ts";
+import {
+  formatSize,
+  parseArgs,
+  parseChoice,
+  parseCount,
+  parseIntegers,
+  parseShape,
+} from "./args.ts";
 import type { Command } from "./command.ts";
 import {
   AUDIT_HELP,
   AUDIT_OPTION,
   auditedRows,
   checkAuditFormat,
+  checkFreeSpace,
+  checkMemory,
   checkScratchParent,
   PER_RANK_HELP,
   PER_RANK_OPTION,
@@ -89,6 +98,9 @@ One row per (framing, datasets, trial) in the order measured; with --trials > 1,
 per framing with datasets=all averaging every count and trial (as IOspeed's final block; MiBps
 is the mean of the runs' MiB/s). bytes is the payload (datasets x dataset bytes), MiBps is
 bytes / 2^20 / real_s. JSON rows also carry trial, file_bytes and dev_write_bytes.`;
+
+/** Most datasets one scaling file may hold. */
+const MAX_DATASETS = 100_000;
 
 /** The plan of a scaling run: one file per (framing, count, trial) plus one warm-up each. */
 function scalingPlan(
@@ -161,6 +173,7 @@ export const scalingCommand: Command = {
       values.datasets ?? (values.quick ? SCALING_QUICK.datasets : SCALING_SEED.datasets),
       "--datasets",
       1,
+      MAX_DATASETS,
     );
     const shape = parseShape(values.shape, "--shape");
     const dtype = parseChoice(values.type, NUMBER_TYPES, "--type");
@@ -190,7 +203,15 @@ export const scalingCommand: Command = {
       noteSkipped(resolved.skipped);
       throw new UsageError("no usable framing left to measure");
     }
-    checkScratchParent(values.dir);
+    const fs = checkScratchParent(values.dir);
+    checkFreeSpace(
+      fs,
+      values.dir,
+      Math.max(...datasets) * bytes,
+      `the largest file (${Math.max(...datasets)} datasets of ${formatSize(bytes)})`,
+      "use fewer --datasets, a smaller --shape or another --dir",
+    );
+    checkMemory(2 * bytes, `a dataset of --shape ${values.shape}`, "use a smaller --shape");
     checkAuditFormat(values.audit, format);
     if (world().rank === 0) {
       warn(planSummary(plan));
@@ -209,16 +230,11 @@ export const scalingCommand: Command = {
       format,
       values.audit,
     );
-    const enc = new TextEncoder();
     // under MPI only rank 0 draws the stars
     const quiet = world().rank !== 0;
     const stars = (text: string) => {
-      if (quiet) return;
-      const b = enc.encode(text);
-      let done = 0;
-      while (done < b.length) done += Deno.stderr.writeSync(b.subarray(done));
+      if (!quiet) writeStderrPartial(text);
     };
-    const star = enc.encode("*");
     // under MPI every rank's row goes to rank 0, which prints the aggregate (and --per-rank rows)
     const add = (row: Row) => {
       for (const r of rankRows(row, SCALING_AGGREGATE, values["per-rank"])) sink.add(r);
@@ -237,9 +253,7 @@ export const scalingCommand: Command = {
         },
         {
           runStart: (backend, n, _trial, path) => stars(seedStderrLabel(backend.name, n, path)),
-          dataset: () => {
-            if (!quiet) Deno.stderr.writeSync(star);
-          },
+          dataset: () => stars("*"),
           runEnd: (run) => {
             stars("\n");
             add(scalingRow(run));

@@ -25,6 +25,7 @@ import {
   parseChoice,
   parseCount,
   parseList,
+  parseSeed,
   parseSize,
 } from "./args.ts";
 import {
@@ -43,6 +44,7 @@ import {
   AUDIT_HELP,
   AUDIT_OPTION,
   checkAuditFormat,
+  checkMemory,
   checkScratchParent,
   MPI_HELP,
   MPI_OPTIONS,
@@ -204,10 +206,12 @@ export const tableCommand: Command = {
     const ns = parseList(values.n ?? (quick ? TABLE_QUICK.n : TABLE_SEED.n), "--n")
       .map((s) => parseCount(s, "--n"));
     const repeat = parseCount(values.repeat, "--repeat");
-    const seed = Number(values.seed);
-    if (!Number.isSafeInteger(seed)) {
-      throw new UsageError(`bad --seed '${values.seed}': expected an integer`);
-    }
+    const seed = parseSeed(values.seed);
+    checkMemory(
+      4 * 28 * Math.max(...ns),
+      `a frame of N = ${Math.max(...ns)} particles`,
+      "use a smaller --n",
+    );
     if (values.warmup && values["no-warmup"]) {
       throw new UsageError("give --warmup or --no-warmup, not both");
     }

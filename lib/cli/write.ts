@@ -6,15 +6,18 @@ import { detectBackend, usableBackend } from "../backends/registry.ts";
 import type { Backend } from "../backends/backend.ts";
 import { requireFile } from "./open.ts";
 import { writeFrames } from "../backends/write.ts";
-import { UsageError } from "../errors.ts";
+import { IoError, UsageError } from "../errors.ts";
+import { statfs } from "../sys/libc.ts";
 import { num } from "../report/output.ts";
 import { startMeter } from "../sys/meter.ts";
 import { BYTES_PER_PARTICLE, TableFrames } from "../workloads/table.ts";
-import { parseArgs, parseCount } from "./args.ts";
+import { parseArgs, parseCount, parseSeed } from "./args.ts";
 import type { Command } from "./command.ts";
 import {
   backendOptionArgs,
   backendOptionsHelp,
+  checkFreeSpace,
+  checkMemory,
   OUTPUT_OPTIONS,
   parseEndian,
   rowSink,
@@ -96,9 +99,25 @@ export const writeCommand: Command = {
     const path = positionals[0]!;
     const n = parseCount(values.n, "--n");
     const count = parseCount(values.frames, "--frames");
-    const seed = Number(values.seed);
-    if (!Number.isSafeInteger(seed)) {
-      throw new UsageError(`bad --seed '${values.seed}': expected an integer`);
+    const seed = parseSeed(values.seed);
+    // Bounds before anything is allocated or created: one frame in memory, all of them on disk.
+    checkMemory(4 * BYTES_PER_PARTICLE * n, `a frame of N = ${n} particles`, "use a smaller --n");
+    const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) || "/" : ".";
+    try {
+      checkFreeSpace(
+        statfs(dir),
+        dir,
+        BYTES_PER_PARTICLE * n * count,
+        `${count} frames of N = ${n}`,
+        "use a smaller --n or fewer --frames",
+      );
+    } catch (e) {
+      if (!(e instanceof UsageError)) {
+        throw new IoError(
+          `${path}: cannot write there: ${e instanceof Error ? e.message : String(e)}`,
+        );
+      }
+      throw e;
     }
     const endian = values.endian === undefined ? undefined : parseEndian(values.endian);
     const frames = new TableFrames(n, seed);

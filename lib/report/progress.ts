@@ -49,6 +49,7 @@ export class Progress {
     const pct = Math.min(100, Math.floor(fraction * 100));
     writeErr(`\r\x1b[2K${this.#label} ${phase} ${pct}%`);
     this.#shown = true;
+    ttyLineShown = true;
   }
 
   /** Prints a diagnostic line on stderr, clearing the progress line first. */
@@ -61,8 +62,30 @@ export class Progress {
   /** Removes the progress line. */
   clear(): void {
     if (this.#shown) writeErr("\r\x1b[2K");
+    ttyLineShown = false;
     this.#shown = false;
   }
+}
+
+let ttyLineShown = false;
+let partialLine = false;
+
+/** Writes `text` on stderr where a line may stay unfinished (scaling's stars). */
+export function writeStderrPartial(text: string): void {
+  if (text === "") return;
+  writeErr(text);
+  partialLine = !text.endsWith("\n");
+}
+
+/**
+ * Ends whatever progress stderr shows (an updating line, an unfinished line of stars) so the
+ * next line, such as an error, starts on a line of its own.
+ */
+export function clearProgressLine(): void {
+  if (ttyLineShown) writeErr("\r\x1b[2K");
+  else if (partialLine) writeErr("\n");
+  ttyLineShown = false;
+  partialLine = false;
 }
 
 /** Prints one diagnostic line on stderr, prefixed `sciobench: `. */
