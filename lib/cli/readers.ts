@@ -367,7 +367,7 @@ export const readersCommand: Command = {
     }
     const fs = checkScratchParent(values.dir);
     const fileBytes = records * length * 8;
-    const files = modes.includes("separate") ? Math.max(...procs) : 1;
+    const files = userFile !== undefined ? 0 : modes.includes("separate") ? Math.max(...procs) : 1;
     checkFreeSpace(
       fs,
       values.dir,
