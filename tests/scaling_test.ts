@@ -14,7 +14,7 @@ function csvRows(text: string): Record<string, string>[] {
 }
 
 const COLUMNS =
-  "framing,datasets,bytes,real_s,user_ticks,sys_ticks,combined_ticks,clk_tck,user_s,sys_s,MiBps,endian";
+  "framing,datasets,bytes,real_s,user_ticks,sys_ticks,combined_ticks,clk_tck,user_s,sys_s,MiBps,endian,error";
 
 Deno.test("scaling --datasets 1..2 (csv): one row per framing and count, payload bytes, ticks", async () => {
   using dir = tempDir();

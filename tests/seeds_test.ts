@@ -233,4 +233,45 @@ Deno.test("a cell a backend cannot hold: error column, the sweep goes on, exit 1
   assert.match(r.stderr, /warning: hdf4 at size 160 KiB, N 1: 11704 datasets/);
   assert.match(r.stderr, /1 of 2 cells failed/);
   assert.deepEqual([...Deno.readDirSync(d.path)], [], "the scratch file is removed");
+  const table = await runCli([
+    ...["table", "--framing", "hdf4,raw", "--size", "160KiB", "--n", "1", "--no-warmup"],
+    ...["--dir", d.path, "--format", "table"],
+  ]);
+  assert.equal(table.code, 1);
+  assert.match(table.stdout, /^hdf4 +160 KiB 1 +failed: .*HDF4 error 62/m);
+  assert.match(table.stdout, /^raw +160 KiB 1 +\d/m);
+});
+
+Deno.test("scaling and records sweeps go on past a run the backend cannot hold", async () => {
+  if (hdf4Version() === null) {
+    assert.ok(!REQUIRE_PEERS, "hdf4 must be available");
+    return;
+  }
+  using d = tempDir();
+  const scaling = await runCli([
+    ...["scaling", "--framing", "hdf4,f77", "--datasets", "1,9400", "--shape", "2"],
+    ...["--dir", d.path, "--format", "json"],
+  ]);
+  assert.equal(scaling.code, 1, scaling.stderr);
+  const runs = JSON.parse(scaling.stdout).rows as Record<string, unknown>[];
+  assert.deepEqual(runs.map((r) => [r["framing"], r["datasets"], typeof r["error"]]), [
+    ["hdf4", 1, "undefined"],
+    ["hdf4", 9400, "string"],
+    ["f77", 1, "undefined"],
+    ["f77", 9400, "undefined"],
+  ]);
+  assert.match(String(runs[1]!["error"]), /HDF4 error 62/);
+  assert.equal(runs[1]!["real_s"], undefined, "no numbers for the failed run");
+  const records = await runCli([
+    ...["records", "--framing", "hdf4,raw", "--shape", "9400x2", "--endian", "native"],
+    ...["--dir", d.path, "--format", "json"],
+  ]);
+  assert.equal(records.code, 1, records.stderr);
+  const phases = JSON.parse(records.stdout).rows as Record<string, unknown>[];
+  assert.deepEqual(phases.map((r) => [r["framing"], r["phase"], typeof r["error"]]), [
+    ["hdf4", "write", "string"],
+    ["raw", "write", "undefined"],
+    ["raw", "read", "undefined"],
+  ]);
+  assert.deepEqual([...Deno.readDirSync(d.path)], [], "scratch files removed");
 });

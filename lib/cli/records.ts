@@ -4,7 +4,7 @@
  * by record, verify; wall and CPU time per phase and averages over trials.
  * @module
  */
-import { UsageError } from "../errors.ts";
+import { CellsFailedError, UsageError } from "../errors.ts";
 import { DTYPE_SIZE } from "../framings/types.ts";
 import { rankColumns, rankRows } from "../mpi/aggregate.ts";
 import { world } from "../mpi/world.ts";
@@ -226,6 +226,7 @@ export const recordsCommand: Command = {
       for (const r of rankRows(row, RECORDS_AGGREGATE, values["per-rank"])) sink.add(r);
     };
     const reorder = parseReorder(values.reorder);
+    let failed = 0;
     try {
       const runs = await runRecords(
         { targets, shape, dtype, trials, seed, dir: values.dir, backendOptions, progress, reorder },
@@ -234,8 +235,14 @@ export const recordsCommand: Command = {
       if (trials > 1 || format === "seed") {
         for (const row of recordsAverages(runs, shape)) add(row);
       }
+      failed = runs.filter((r) => r.error !== undefined).length;
     } finally {
       sink.close();
+    }
+    if (failed > 0) {
+      throw new CellsFailedError(
+        `${failed} phases failed; their rows say why in the 'error' column`,
+      );
     }
   },
 };

@@ -4,7 +4,7 @@
  * own text layout.
  * @module
  */
-import { UsageError } from "../errors.ts";
+import { CellsFailedError, UsageError } from "../errors.ts";
 import type { Backend } from "../backends/backend.ts";
 import { rankColumns, rankRows } from "../mpi/aggregate.ts";
 import { world } from "../mpi/world.ts";
@@ -239,6 +239,8 @@ export const scalingCommand: Command = {
     const add = (row: Row) => {
       for (const r of rankRows(row, SCALING_AGGREGATE, values["per-rank"])) sink.add(r);
     };
+    let failed = 0;
+    let total = 0;
     try {
       const runs = await runScaling(
         {
@@ -261,8 +263,15 @@ export const scalingCommand: Command = {
         },
       );
       if (trials > 1) { for (const row of averageRows(runs)) add(row); }
+      failed = runs.filter((r) => r.error !== undefined).length;
+      total = runs.length;
     } finally {
       sink.close();
+    }
+    if (failed > 0) {
+      throw new CellsFailedError(
+        `${failed} of ${total} runs failed; their rows say why in the 'error' column`,
+      );
     }
   },
 };

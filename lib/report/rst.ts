@@ -49,15 +49,20 @@ export function gsdTableRenderer(showFraming: boolean): TableRenderer {
       prefix("=".repeat(13)) + rule(),
     row: (r: Row) =>
       prefix(String(r.framing)) +
-      line([
-        formatSize(Number(r.size_bytes)),
-        formatCount(Number(r.N)),
-        formatG(Number(r.open_ms), 4),
-        formatG(Number(r.write_MiBps), 4),
-        formatG(Number(r.read_MiBps), 4),
-        formatG(Number(r.random_MiBps), 4),
-        formatG(Number(r.random_ms), 3),
-      ]),
+      // a failed cell: its reason across the numeric columns (the CSV's error column)
+      (typeof r.error === "string" && r.error !== ""
+        ? `${formatSize(Number(r.size_bytes)).padEnd(WIDTHS[0]!)} ${
+          formatCount(Number(r.N)).padEnd(WIDTHS[1]!)
+        } failed: ${r.error}\n`
+        : line([
+          formatSize(Number(r.size_bytes)),
+          formatCount(Number(r.N)),
+          formatG(Number(r.open_ms), 4),
+          formatG(Number(r.write_MiBps), 4),
+          formatG(Number(r.read_MiBps), 4),
+          formatG(Number(r.random_MiBps), 4),
+          formatG(Number(r.random_ms), 3),
+        ])),
     foot: () => prefix("=".repeat(13)) + rule(),
   };
 }

@@ -6,9 +6,31 @@
  */
 import { CellsFailedError, SciobenchError, UsageError } from "../errors.ts";
 import type { Row } from "../report/output.ts";
+import type { PhaseSample } from "../sys/meter.ts";
+
+/** The sample of a phase that failed: all zeros (its row leaves the numbers empty). */
+export const EMPTY_SAMPLE: PhaseSample = {
+  wallS: 0,
+  userS: 0,
+  sysS: 0,
+  userTicks: 0,
+  sysTicks: 0,
+  clkTck: 0,
+  devReadBytes: 0,
+  devWriteBytes: 0,
+};
 
 /** The column that carries a failed cell's reason (empty for cells that succeeded). */
 export const ERROR_COLUMN = "error";
+
+/**
+ * The one-line reason of a cell error (an I/O, library or verification failure), or null for
+ * errors that must stop the sweep (usage errors, bugs).
+ */
+export function cellError(e: unknown): string | null {
+  if (!(e instanceof SciobenchError) || e instanceof UsageError) return null;
+  return e.message.split("\n")[0]!;
+}
 
 /** Counts the cells of a sweep and those that failed. */
 export class CellFailures {
@@ -29,9 +51,10 @@ export class CellFailures {
     try {
       return await cell();
     } catch (e) {
-      if (!(e instanceof SciobenchError) || e instanceof UsageError) throw e;
+      const why = cellError(e);
+      if (why === null) throw e;
       this.#failed++;
-      return { ...identity, [ERROR_COLUMN]: e.message.split("\n")[0]! };
+      return { ...identity, [ERROR_COLUMN]: why };
     }
   }
 

@@ -37,6 +37,7 @@ import type { Progress } from "../report/progress.ts";
 import { statfs } from "../sys/libc.ts";
 import { attachAudit, auditOf, finishAudit, startAudit } from "../sys/audit.ts";
 import { type PhaseSample, startMeter } from "../sys/meter.ts";
+import { cellError, EMPTY_SAMPLE } from "./cells.ts";
 import { fillRandom, Rng, verifyFrame } from "./pattern.ts";
 
 /** The CSV columns of `records`, in order (`trial` is 1..K, or `avg` for the averages). */
@@ -56,6 +57,7 @@ export const RECORDS_COLUMNS = [
   "dev_read_bytes",
   "dev_write_bytes",
   "resident_after_drop",
+  "error",
 ] as const;
 
 /** How the columns of `records` combine over MPI ranks (lib/mpi/aggregate.ts). */
@@ -116,6 +118,8 @@ export interface RecordsRun {
   readonly residentAfterDrop: number;
   /** Time and CPU. */
   readonly sample: PhaseSample;
+  /** Why the phase failed (its numbers are then empty). */
+  readonly error?: string;
 }
 
 /** The byte order an endian option resolves to on this machine. */
@@ -260,78 +264,106 @@ export async function runRecords(
         const path = fileOf(w.rank);
         const readPath = fileOf(readRank);
         p?.begin(`records: ${label(t)}, trial ${trial + 1} of ${options.trials}`);
-        // Write: open, every record, fsync, close.
-        startAudit();
-        const { ws, fileBytes } = await fencedPhase("write", async () => {
-          const wm = startMeter("write");
-          await writeFrames(
-            t.backend,
-            path,
-            {
-              create: "truncate",
-              endian: t.endian,
-              fsync: true,
-              backendOptions: options.backendOptions?.get(t.backend.name),
-            },
-            frames.records,
-            (r) => frames.frame(r),
-            (r) => {
-              if ((r & 15) === 0) p?.update(r / frames.records, "write");
-            },
-          );
-          const ws = wm.stop();
-          return { ws, fileBytes: (await Deno.stat(path)).size };
-        });
-        const write: RecordsRun = attachAudit({
-          framing: t.backend.name,
-          endian: t.endian,
-          phase: "write",
-          trial,
-          bytes,
-          fileBytes,
-          residentAfterDrop: 0,
-          sample: ws,
-        }, finishAudit());
-        runs.push(write);
-        onRun(write);
+        let phase: "write" | "read" = "write";
+        let fileBytes = 0;
+        try {
+          // Write: open, every record, fsync, close.
+          startAudit();
+          const written = await fencedPhase("write", async () => {
+            const wm = startMeter("write");
+            await writeFrames(
+              t.backend,
+              path,
+              {
+                create: "truncate",
+                endian: t.endian,
+                fsync: true,
+                backendOptions: options.backendOptions?.get(t.backend.name),
+              },
+              frames.records,
+              (r) => frames.frame(r),
+              (r) => {
+                if ((r & 15) === 0) p?.update(r / frames.records, "write");
+              },
+            );
+            const ws = wm.stop();
+            return { ws, fileBytes: (await Deno.stat(path)).size };
+          });
+          fileBytes = written.fileBytes;
+          const write: RecordsRun = attachAudit({
+            framing: t.backend.name,
+            endian: t.endian,
+            phase: "write",
+            trial,
+            bytes,
+            fileBytes,
+            residentAfterDrop: 0,
+            sample: written.ws,
+          }, finishAudit());
+          runs.push(write);
+          onRun(write);
 
-        // Read from a cold cache: open, every record (verified), close.
-        startAudit();
-        const drop = await fencedPhase("drop", () => dropCache(readPath));
-        const rs = await fencedPhase("read", async () => {
-          const rm = startMeter("read");
-          const source = t.backend.openReader(readPath, { layout: readFrames.layout });
-          try {
-            if (source.frameCount !== frames.records) {
-              throw new VerifyError(
-                `${readPath}: ${source.frameCount} records read back, ${frames.records} written`,
-              );
-            }
-            for (let r = 0; r < frames.records; r++) {
-              verifyFrame(readPath, r, readFrames.frame(r).chunks, source.readFrame(r));
-              if ((r & 15) === 0) {
-                p?.update(r / frames.records, "read");
-                const y = signalPoint();
-                if (y) await y;
+          // Read from a cold cache: open, every record (verified), close.
+          phase = "read";
+          startAudit();
+          const drop = await fencedPhase("drop", () => dropCache(readPath));
+          const rs = await fencedPhase("read", async () => {
+            const rm = startMeter("read");
+            const source = t.backend.openReader(readPath, { layout: readFrames.layout });
+            try {
+              if (source.frameCount !== frames.records) {
+                throw new VerifyError(
+                  `${readPath}: ${source.frameCount} records read back, ${frames.records} written`,
+                );
               }
+              for (let r = 0; r < frames.records; r++) {
+                verifyFrame(readPath, r, readFrames.frame(r).chunks, source.readFrame(r));
+                if ((r & 15) === 0) {
+                  p?.update(r / frames.records, "read");
+                  const y = signalPoint();
+                  if (y) await y;
+                }
+              }
+            } finally {
+              source.close();
             }
-          } finally {
-            source.close();
-          }
-          return rm.stop();
-        });
-        const read: RecordsRun = attachAudit({
-          framing: t.backend.name,
-          endian: t.endian,
-          phase: "read",
-          trial,
-          bytes,
-          fileBytes,
-          residentAfterDrop: drop.residentAfter,
-          sample: rs,
-        }, finishAudit());
-        runs.push(read);
-        onRun(read);
+            return rm.stop();
+          });
+          const read: RecordsRun = attachAudit({
+            framing: t.backend.name,
+            endian: t.endian,
+            phase: "read",
+            trial,
+            bytes,
+            fileBytes,
+            residentAfterDrop: drop.residentAfter,
+            sample: rs,
+          }, finishAudit());
+          runs.push(read);
+          onRun(read);
+        } catch (e) {
+          // A target the backend cannot hold: the failed phase's row says why and the sweep goes
+          // on (not under MPI, where the ranks meet in every phase).
+          const why = cellError(e);
+          if (why === null || w.size > 1) throw e;
+          finishAudit();
+          const failed: RecordsRun = {
+            framing: t.backend.name,
+            endian: t.endian,
+            phase,
+            trial,
+            bytes,
+            fileBytes,
+            residentAfterDrop: 0,
+            sample: EMPTY_SAMPLE,
+            error: why,
+          };
+          runs.push(failed);
+          onRun(failed);
+          p?.clear();
+          await Deno.remove(path).catch(() => {});
+          continue;
+        }
         p?.clear();
         // fenced: every rank has read (--reorder reads another rank's file) before files go,
         // and no rank is still removing when rank 0 removes the scratch directory
@@ -346,6 +378,10 @@ const MIB = 2 ** 20;
 
 /** The result row of one phase (CSV columns; JSON rows add file_bytes, device bytes, residency). */
 export function recordsRow(run: RecordsRun, shape: readonly number[]): Row {
+  if (run.error !== undefined) {
+    const { framing, endian, phase, bytes, error } = run;
+    return { framing, endian, phase, shape: shape.join("x"), bytes, trial: run.trial + 1, error };
+  }
   const s = run.sample;
   return attachAudit({
     framing: run.framing,
@@ -374,6 +410,7 @@ export function recordsAverages(runs: readonly RecordsRun[], shape: readonly num
   const keys: string[] = [];
   const groups = new Map<string, RecordsRun[]>();
   for (const r of runs) {
+    if (r.error !== undefined) continue;
     const k = `${r.framing}\u0000${r.endian}\u0000${r.phase}`;
     if (!groups.has(k)) {
       groups.set(k, []);

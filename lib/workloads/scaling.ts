@@ -32,6 +32,7 @@ import { clockTicksPerSecond } from "../sys/libc.ts";
 import type { Backend } from "../backends/backend.ts";
 import { num, type Row, type TableRenderer } from "../report/output.ts";
 import { attachAudit, auditOf, finishAudit, startAudit } from "../sys/audit.ts";
+import { cellError, EMPTY_SAMPLE } from "./cells.ts";
 import { type PhaseSample, startMeter } from "../sys/meter.ts";
 import type { EndianOption } from "../framings/types.ts";
 
@@ -49,6 +50,7 @@ export const SCALING_COLUMNS = [
   "sys_s",
   "MiBps",
   "endian",
+  "error",
 ] as const;
 
 /** How the columns of `scaling` combine over MPI ranks (lib/mpi/aggregate.ts). */
@@ -96,6 +98,8 @@ export interface ScalingRun {
   readonly fileBytes: number;
   /** Time and CPU of open + writes + close. */
   readonly sample: PhaseSample;
+  /** Why the run failed (its numbers are then empty). */
+  readonly error?: string;
 }
 
 /** Callbacks while the workload runs (progress stars, streaming rows). */
@@ -206,42 +210,54 @@ export async function runScaling(
           }
           observer.runStart?.(backend, n, trial, path);
           startAudit();
-          const { sample, fileBytes } = await fencedPhase("write", async () => {
-            const sample = await writeDatasets(
-              backend,
-              path,
-              n,
-              options.fsync,
-              endianOf(backend.name),
-              () => observer.dataset?.(),
-            );
-            const fileBytes = (await Deno.stat(path)).size;
-            // A cheap check outside the timing: the file reads back with n datasets (a program
-            // peer's file through the framing whose format it writes).
-            const reader = backend.fileFraming === undefined
-              ? backend
-              : backendByName(backend.fileFraming);
-            const source = reader.openReader(path, { layout });
-            try {
-              if (source.frameCount !== n) {
-                throw new VerifyError(
-                  `${path}: ${source.frameCount} datasets read back, ${n} written`,
-                );
+          const measure = () =>
+            fencedPhase("write", async () => {
+              const sample = await writeDatasets(
+                backend,
+                path,
+                n,
+                options.fsync,
+                endianOf(backend.name),
+                () => observer.dataset?.(),
+              );
+              const fileBytes = (await Deno.stat(path)).size;
+              // A cheap check outside the timing: the file reads back with n datasets (a program
+              // peer's file through the framing whose format it writes).
+              const reader = backend.fileFraming === undefined
+                ? backend
+                : backendByName(backend.fileFraming);
+              const source = reader.openReader(path, { layout });
+              try {
+                if (source.frameCount !== n) {
+                  throw new VerifyError(
+                    `${path}: ${source.frameCount} datasets read back, ${n} written`,
+                  );
+                }
+              } finally {
+                source.close();
               }
-            } finally {
-              source.close();
-            }
-            return { sample, fileBytes };
-          });
-          const run: ScalingRun = attachAudit({
+              return { sample, fileBytes };
+            });
+          const identity = {
             framing: backend.name,
             datasets: n,
             trial,
             endian: endianOf(backend.name),
             bytes: n * perDataset,
-            fileBytes,
-            sample,
-          }, finishAudit());
+          };
+          let run: ScalingRun;
+          try {
+            const { sample, fileBytes } = await measure();
+            run = attachAudit({ ...identity, fileBytes, sample }, finishAudit());
+          } catch (e) {
+            // A run the backend cannot hold: its row says why and the sweep goes on (not under
+            // MPI, where the ranks meet in every run).
+            const why = cellError(e);
+            if (why === null || w.size > 1) throw e;
+            finishAudit();
+            await Deno.remove(path).catch(() => {});
+            run = { ...identity, fileBytes: 0, sample: EMPTY_SAMPLE, error: why };
+          }
           runs.push(run);
           observer.runEnd?.(run);
         }
@@ -255,6 +271,17 @@ const MIB = 2 ** 20;
 
 /** The result row of one run (CSV columns, plus `trial`, `file_bytes` and device bytes for JSON). */
 export function scalingRow(run: ScalingRun): Row {
+  if (run.error !== undefined) {
+    const { framing, datasets, bytes } = run;
+    return {
+      framing,
+      datasets,
+      bytes,
+      endian: run.endian ?? "native",
+      trial: run.trial + 1,
+      error: run.error,
+    };
+  }
   const s = run.sample;
   return attachAudit({
     framing: run.framing,
@@ -279,7 +306,8 @@ export function scalingRow(run: ScalingRun): Row {
  * Per-framing averages over every count and trial (IOspeed's final block): one row per framing
  * with `datasets` = "all", every time field a mean, and MiBps the mean of the runs' MiB/s.
  */
-export function averageRows(runs: readonly ScalingRun[]): Row[] {
+export function averageRows(all: readonly ScalingRun[]): Row[] {
+  const runs = all.filter((r) => r.error === undefined);
   const names = [...new Set(runs.map((r) => r.framing))];
   return names.map((framing) => {
     const rs = runs.filter((r) => r.framing === framing);
@@ -379,6 +407,9 @@ export function seedRenderer(trials: number): TableRenderer {
         lastFraming = framing;
       }
       const n = Number(row["datasets"]);
+      if (typeof row["error"] === "string") {
+        return out + `Write ${String(n).padStart(2)}: failed: ${row["error"]}\n`;
+      }
       out += `Write ${String(n).padStart(2)}:${"*".repeat(n)}\n`;
       out +=
         `        Realtime=${Number(row["real_s"]).toFixed(3)}, UserTime=${row["user_ticks"]}, ` +

@@ -259,7 +259,11 @@ export async function runTableCell(
       writeFrames(
         backend,
         path,
-        { create: "truncate", endian: options.endian, fsync: true },
+        {
+          create: "truncate",
+          endian: options.endian,
+          fsync: true,
+        },
         sizing.frames,
         (i) => frames.frame(i),
         (i) => {
