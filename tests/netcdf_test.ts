@@ -17,6 +17,10 @@ import { MemoryFile, memorySource } from "../lib/io/memory.ts";
 import { GOLDEN_DIR, GOLDENS } from "./_netcdf_golden.ts";
 import { commandMissing, peerTest, runCli, tempDir } from "./_helpers.ts";
 
+function hex(n: number): string {
+  return (n >>> 0).toString(16).padStart(8, "0");
+}
+
 function golden(file: string): Uint8Array {
   return Deno.readFileSync(GOLDEN_DIR + file);
 }
@@ -412,13 +416,19 @@ Deno.test("netcdf malformed: ABSENT list with a non-zero count", () => {
   );
 });
 
-Deno.test("netcdf malformed: a begin past the end of the file", () => {
-  // begin of xc is at 0x70.
-  assertFormatError(
-    corrupt((_, v) => v.setUint32(0x70, 5000)),
-    0x70,
-    /begin 5000 of variable 'xc' is past the end of the file \(272 bytes\)/,
-  );
+Deno.test("netcdf lenient: a begin past the end of the file reads as zeros (as libnetcdf)", () => {
+  const full = open(golden("fixed2.nc"));
+  const headerBytes = full.describe!().header_bytes as number;
+  const idx = open(golden("fixed2.nc").subarray(0, headerBytes));
+  assert.equal(idx.frameCount, 1);
+  assert.equal(idx.pastEndReadsZero, true);
+  assert.equal(idx.departures!.length, full.chunks(0).length);
+  assert.match(idx.warnings!.join("\n"), /lies past the end of the file/);
+});
+
+Deno.test("netcdf malformed: a begin that puts fixed data after the records (as libnetcdf)", () => {
+  // begin of xc is at 0x70: fixed data may not follow the record data (NC_check_voffs).
+  assertFormatError(corrupt((_, v) => v.setUint32(0x70, 5000)), 240, /overlaps fixed variable/);
 });
 
 Deno.test("netcdf malformed: a begin inside the header", () => {
@@ -429,18 +439,36 @@ Deno.test("netcdf malformed: a begin inside the header", () => {
   );
 });
 
-Deno.test("netcdf malformed: file shorter than its records", () => {
-  assertFormatError(
-    corrupt((b) => b.subarray(0, 260)),
-    260,
-    /promises 2 records of 16 bytes from byte 240/,
-  );
-  assertFormatError(corrupt((_, v) => v.setUint32(4, 5)), 272, /promises 5 records/);
+Deno.test("netcdf lenient: records and fixed data never written read as zeros", () => {
+  const cut = open(corrupt((b) => b.subarray(0, 260)));
+  assert.equal(cut.frameCount, 2);
+  assert.match(cut.warnings!.join("\n"), /2 records of 16 bytes \[260, 272\) lies past the end/);
+  const more = open(corrupt((_, v) => v.setUint32(4, 5)));
+  assert.equal(more.frameCount, 5);
+  const fixed = open(golden("fixed2.nc").subarray(0, 194));
+  assert.match(fixed.warnings!.join("\n"), /'flags' \[194, 195\) lies past the end/);
 });
 
-Deno.test("netcdf malformed: fixed variable past the end of the file", () => {
-  const bytes = golden("fixed2.nc").subarray(0, 194);
-  assertFormatError(bytes, 0xc0, /'flags' needs bytes \[192, 195\) but the file has 194 bytes/);
+Deno.test("netcdf lenient: data never written reads as zeros through the engine and info", async () => {
+  using tmp = tempDir();
+  const dir = tmp.path;
+  {
+    const path = `${dir}/cut.nc`;
+    Deno.writeFileSync(path, golden("demo1.nc").subarray(0, 260));
+    const r = await runCli(["info", "--json", path]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /never written, read as zeros/);
+    const doc = JSON.parse(r.stdout);
+    assert.equal(doc.frames, 2);
+    const whole = golden("demo1.nc").slice(0, 272);
+    whole.fill(0, 260);
+    const temp = doc.variables.find((v: { name: string }) => v.name === "temp");
+    const pieces = [whole.subarray(240, 252), whole.subarray(256, 268)];
+    assert.equal(temp.crc32, hex(crc32(pieces[1]!, crc32(pieces[0]!))));
+    const strict = await runCli(["info", "--strict", path]);
+    assert.equal(strict.code, 2);
+    assert.match(strict.stderr, /--strict: 1 departure.*\n.*never written/);
+  }
 });
 
 Deno.test("netcdf malformed: header cut short", () => {
@@ -473,13 +501,38 @@ Deno.test("netcdf malformed: dimension id out of range", () => {
   );
 });
 
-Deno.test("netcdf malformed: non-NUL header padding", () => {
+Deno.test("netcdf lenient: non-NUL header padding is read (as libnetcdf), --strict reports it", async () => {
   // "x" + 3 NUL at 0x20.
-  assertFormatError(
-    corrupt((b) => void (b[0x22] = 0x41)),
-    0x22,
-    /padding after dimension 1 name must be NUL/,
-  );
+  const bytes = corrupt((b) => void (b[0x22] = 0x41));
+  const idx = open(bytes);
+  assert.equal(idx.frameCount, 2);
+  assert.deepEqual(idx.departures, ["byte 34: padding after dimension 1 name is 0x41, not NUL"]);
+  using tmp = tempDir();
+  const dir = tmp.path;
+  {
+    const path = `${dir}/pad.nc`;
+    Deno.writeFileSync(path, bytes);
+    const lenient = await runCli(["info", path]);
+    assert.equal(lenient.code, 0, lenient.stderr);
+    const strict = await runCli(["info", "--strict", path]);
+    assert.equal(strict.code, 2);
+    assert.match(strict.stderr, /--strict: 1 departure.*\n\s+byte 34: padding after dimension 1/);
+    assert.equal(strict.stdout, "");
+    const clean = `${dir}/clean.nc`;
+    Deno.writeFileSync(clean, golden("demo1.nc"));
+    assert.equal((await runCli(["info", "--strict", clean])).code, 0);
+  }
+});
+
+Deno.test("netcdf lenient: an empty list with a wrong tag is read (as libnetcdf)", () => {
+  // The attribute list of xc at 0x60 is ABSENT (0, 0): give it the variable tag, count 0.
+  const bytes = golden("demo1.nc").slice();
+  const v = new DataView(bytes.buffer);
+  assert.equal(v.getUint32(0x60), 0);
+  v.setUint32(0x60, 0x0b);
+  const idx = open(bytes);
+  assert.equal(idx.frameCount, 2);
+  assert.match(idx.departures!.join("\n"), /byte 96: empty attribute list has tag 0xb/);
 });
 
 Deno.test("netcdf malformed: absurd list count", () => {

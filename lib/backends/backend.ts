@@ -90,6 +90,10 @@ export interface FrameSource {
   describe?(): Record<string, unknown>;
   /** Whole stored arrays spanning frames (netCDF variables), for per-variable CRC-32. */
   variables?(): readonly StoredVariable[];
+  /** Departures from the format specification the format's library tolerates (`info --strict`). */
+  readonly departures?: readonly string[];
+  /** True when bytes past the end of the file read as zeros (netCDF data never written). */
+  readonly pastEndReadsZero?: boolean;
   /** Notes for stderr (recovered counts, ambiguous detection). */
   readonly warnings: readonly string[];
   /** Bytes read from the file so far (headers and markers included), when the backend counts them. */

@@ -3,7 +3,7 @@
  * @module
  */
 import { crc32 } from "node:zlib";
-import { UsageError } from "../errors.ts";
+import { FormatError, UsageError } from "../errors.ts";
 import type { FrameSource } from "../backends/backend.ts";
 import { parseArgs } from "./args.ts";
 import type { Command } from "./command.ts";
@@ -11,6 +11,7 @@ import { backendOptionsHelp } from "./common.ts";
 import { writeStdout } from "../report/output.ts";
 import { isolates, relayToTerminal, runIsolated } from "./isolate.ts";
 import { chooseBackend, openUserFile } from "./open.ts";
+import { type DatasetRow, listDatasets } from "../workloads/blocks.ts";
 
 const HELP = `sciobench info: what a file holds
 
@@ -25,7 +26,10 @@ crc32 (CRC-32 of the chunk's bytes as stored, hex). For peer formats read throug
 Options:
   --framing F         the file's framing (default: detected from its first bytes)
   --option KEY=VALUE  framing-specific reader setting, repeatable
-  --json              one JSON document instead of text`;
+  --json              one JSON document instead of text
+  --strict            check the file against its format specification: list every departure
+                      the format's library tolerates (such as non-NUL header padding) on
+                      stderr and exit 2 when there is any`;
 
 /** One chunk as `info` lists it. */
 export interface ChunkInfo {
@@ -153,6 +157,7 @@ export function streamInfo(
 ): void {
   const path = source.path;
   const variables = listVariables(source);
+  const datasets = listDatasets(source);
   const facts = source.describe?.() ?? {};
   const fileBytes = Deno.statSync(path).size;
   const out = new Batcher(emit);
@@ -165,6 +170,7 @@ export function streamInfo(
         file_bytes: fileBytes,
         format: facts,
         ...(variables.length > 0 ? { variables } : {}),
+        ...(datasets.length > 0 ? { datasets } : {}),
       },
       null,
       1,
@@ -192,6 +198,7 @@ export function streamInfo(
           ...variables.map((v) => `${v.name},${v.dtype},${v.bytes},${v.crc32}`),
         ]
         : []),
+      ...datasetLines(datasets),
       "",
       "frame,name,dtype,shape,offset,bytes,crc32",
     ];
@@ -203,6 +210,46 @@ export function streamInfo(
     });
   }
   out.flush();
+}
+
+/** The text form of `info`'s dataset list (empty when the source lists none). */
+function datasetLines(datasets: readonly DatasetRow[]): string[] {
+  if (datasets.length === 0) return [];
+  return [
+    "",
+    "dataset,type,shape,storage,chunk,filters,offset,stored_bytes,bytes,crc32",
+    ...datasets.map((d) =>
+      [
+        d.name,
+        d.type,
+        d.shape.join("x"),
+        d.storage,
+        d.chunk?.join("x") ?? "",
+        d.filters?.join("+") ?? "",
+        d.offset,
+        d.storedBytes,
+        d.bytes,
+        d.crc32 ?? "",
+      ].join(",")
+    ),
+  ];
+}
+
+/**
+ * `info --strict`: FormatError (exit 2) listing every departure from the format specification
+ * that the source's decoder recorded; nothing when the file follows its specification.
+ */
+export function checkStrict(source: FrameSource): void {
+  const departures = source.departures ?? [];
+  if (departures.length === 0) return;
+  throw new FormatError(
+    source.framing,
+    source.path,
+    -1,
+    `--strict: ${departures.length} departure(s) from the format specification:\n  ${
+      departures.join("\n  ")
+    }`,
+  );
 }
 
 /** The `info` subcommand. */
@@ -219,6 +266,7 @@ export const infoCommand: Command = {
         framing: { type: "string" },
         option: { type: "string", multiple: true },
         json: { type: "boolean", default: false },
+        strict: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -242,6 +290,7 @@ export const infoCommand: Command = {
     }
     const source = openUserFile(path, backend.name, values.option, "info");
     try {
+      if (values.strict) checkStrict(source);
       streamInfo(source, values.json, writeStdout);
     } finally {
       source.close();

@@ -185,6 +185,16 @@ export interface FrameIndex {
   variables?(): readonly StoredVariable[];
   /** Notes for stderr, such as a recovered dataset count. */
   readonly warnings?: readonly string[];
+  /**
+   * Departures from the format specification that the format's own library reads anyway (such
+   * as non-NUL header padding), each naming its byte offset: `info --strict` reports them.
+   */
+  readonly departures?: readonly string[];
+  /**
+   * True when data past the end of the file reads as zeros rather than an error (netCDF classic:
+   * data never written, as libnetcdf reads it).
+   */
+  readonly pastEndReadsZero?: boolean;
 }
 
 /** Options a framing's writer understands; each framing documents which it honours. */

@@ -36,6 +36,7 @@ import {
 } from "./model.ts";
 
 const dec = new TextDecoder("utf-8", { fatal: true });
+const lenientDec = new TextDecoder("utf-8");
 
 const TAG_DIMENSION = 0x0a;
 const TAG_VARIABLE = 0x0b;
@@ -379,6 +380,12 @@ export interface NcHeader extends NcSchema {
   readonly storedNumrecs: number;
   /** Header size in bytes. */
   readonly headerBytes: number;
+  /**
+   * Departures from the format specification that libnetcdf tolerates when it reads the header
+   * (non-NUL padding, empty or non-UTF-8 names, a wrong tag on an empty list), each naming the
+   * byte offset: `info --strict` reports them.
+   */
+  readonly departures: readonly string[];
 }
 
 class HeaderDecoder {
@@ -388,6 +395,8 @@ class HeaderDecoder {
   readonly #src: ByteSource;
   wide = false;
   beginWide = false;
+  /** Departures from the specification that libnetcdf reads anyway (see {@link NcHeader}). */
+  readonly departures: string[] = [];
 
   constructor(src: ByteSource) {
     this.#src = src;
@@ -440,7 +449,10 @@ class HeaderDecoder {
     return this.u64(what);
   }
 
-  /** `n` bytes followed by padding to 4 bytes, which must be NUL. */
+  /**
+   * `n` bytes followed by padding to 4 bytes. The specification says NUL; libnetcdf does not
+   * check (old versions wrote other bytes), so other bytes are a departure, not an error.
+   */
   bytes(n: number, what: string): Uint8Array {
     const remaining = this.#src.size - this.pos;
     if (n > remaining) {
@@ -454,7 +466,10 @@ class HeaderDecoder {
     const out = this.#buf.slice(this.pos, this.pos + n);
     for (let i = this.pos + n; i < this.pos + padded; i++) {
       if (this.#buf[i] !== 0) {
-        this.fail(i, `padding after ${what} must be NUL, found 0x${this.#buf[i]!.toString(16)}`);
+        this.departures.push(
+          `byte ${i}: padding after ${what} is 0x${this.#buf[i]!.toString(16)}, not NUL`,
+        );
+        break;
       }
     }
     this.pos += padded;
@@ -464,12 +479,13 @@ class HeaderDecoder {
   name(what: string): string {
     const at = this.pos;
     const len = this.count(`${what} name length`);
-    if (len === 0) this.fail(at, `${what} has an empty name`);
+    if (len === 0) this.departures.push(`byte ${at}: ${what} has an empty name`);
     const b = this.bytes(len, `${what} name`);
     try {
       return dec.decode(b);
     } catch {
-      return this.fail(at + (this.wide ? 8 : 4), `${what} name is not UTF-8`);
+      this.departures.push(`byte ${at + (this.wide ? 8 : 4)}: ${what} name is not UTF-8`);
+      return lenientDec.decode(b);
     }
   }
 
@@ -501,7 +517,10 @@ class HeaderDecoder {
     return t;
   }
 
-  /** A list tag: returns the element count (0 for ABSENT). */
+  /**
+   * A list tag: returns the element count (0 for ABSENT). As in libnetcdf, an empty list's tag
+   * is not checked (a tag other than 0 is a departure).
+   */
   list(tag: number, what: string, minBytes: number): number {
     const at = this.pos;
     const t = this.u32(`${what} list tag`);
@@ -512,6 +531,14 @@ class HeaderDecoder {
       return 0;
     }
     if (t !== tag) {
+      const save = this.pos;
+      if (this.count(`${what} list count`) === 0) {
+        this.departures.push(
+          `byte ${at}: empty ${what} list has tag 0x${t.toString(16)}, not ABSENT (0)`,
+        );
+        return 0;
+      }
+      this.pos = save;
       this.fail(
         at,
         `bad tag 0x${t.toString(16).padStart(8, "0")}: expected the ${what} list tag 0x${
@@ -627,5 +654,13 @@ export function decodeHeader(src: ByteSource): NcHeader {
     const begin = d.begin(`begin of '${name}'`);
     variables.push({ name, type, dims, attributes: vattrs, storedVsize, begin, beginFieldOffset });
   }
-  return { variant, dimensions, attributes, variables, storedNumrecs, headerBytes: d.pos };
+  return {
+    variant,
+    dimensions,
+    attributes,
+    variables,
+    storedNumrecs,
+    headerBytes: d.pos,
+    departures: d.departures,
+  };
 }

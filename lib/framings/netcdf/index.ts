@@ -31,6 +31,9 @@ export class NetcdfIndex implements FrameIndex {
   readonly framing = FORMAT;
   readonly frameCount: number;
   readonly warnings: readonly string[];
+  readonly departures: readonly string[];
+  /** Data never written (past the end of the file) reads as zeros, as in libnetcdf. */
+  readonly pastEndReadsZero = true;
   readonly #file: NcFile;
   readonly #refs: readonly ChunkRef[]; // record 0 (or the fixed variables)
   readonly #stride: number;
@@ -39,6 +42,7 @@ export class NetcdfIndex implements FrameIndex {
     const f = openNetcdf(src);
     this.#file = f;
     this.warnings = f.warnings;
+    this.departures = f.departures;
     const { vars, recsize } = f.layout;
     const hasRecords = vars.some((v) => v.record);
     const chosen = vars
@@ -89,6 +93,7 @@ export class NetcdfIndex implements FrameIndex {
       header_bytes: h.headerBytes,
       record_begin: layout.recordBegin,
       recsize: layout.recsize,
+      ...(this.departures.length > 0 ? { departures: this.departures } : {}),
       dimensions: h.dimensions.map((d) => ({
         name: d.name,
         length: d.length === 0 ? numrecs : d.length,

@@ -29,9 +29,18 @@ export interface NcFile {
   readonly numrecs: number;
   /** Notes such as a recomputed vsize or a partial last record. */
   readonly warnings: readonly string[];
+  /** Departures from the specification libnetcdf reads anyway (header quirks, data never written). */
+  readonly departures: readonly string[];
+  /** The first data the header places past the end of the file, when some was never written. */
+  readonly missingData?: { readonly offset: number; readonly problem: string };
 }
 
-/** Decodes a header and checks it against the file: offsets, overlaps, and the size the records need. */
+/**
+ * Decodes a header and checks it against the file as libnetcdf's `nc_open` does: offsets inside
+ * the header and overlaps are errors. Data that lies (wholly or partly) past the end of the file
+ * was never written (fill off, a file synced before its data): libnetcdf opens such a file and
+ * reads the missing bytes as zeros, and so does this reader (a warning and a departure).
+ */
 export function openNetcdf(src: ByteSource): NcFile {
   const h = decodeHeader(src);
   const fail = (offset: number, problem: string): never => {
@@ -81,12 +90,6 @@ export function openNetcdf(src: ByteSource): NcFile {
         `begin ${v.begin} of variable '${v.name}' lies inside the header (${h.headerBytes} bytes)`,
       );
     }
-    if (v.begin > src.size) {
-      fail(
-        beginField(i),
-        `begin ${v.begin} of variable '${v.name}' is past the end of the file (${src.size} bytes)`,
-      );
-    }
   }
   // Fixed variables must not overlap each other.
   const sorted = [...fixed].sort((a, b) => a.begin - b.begin);
@@ -126,15 +129,19 @@ export function openNetcdf(src: ByteSource): NcFile {
       }
     }
   }
-  // Sizes the data needs, as netCDF-C's NC_calcsize: fixed data, then numrecs full records.
+  // Data past the end of the file was never written: libnetcdf reads it as zeros.
+  const departures = [...h.departures];
+  let missingData: NcFile["missingData"];
+  const missing = (what: string, from: number, to: number) => {
+    const text = `${what} [${from}, ${to}) lies past the end of the file (${src.size} bytes): ` +
+      `never written, read as zeros as libnetcdf does`;
+    departures.push(text);
+    warnings.push(text);
+    missingData ??= { offset: src.size, problem: text };
+  };
   for (const v of fixed) {
     if (v.begin + v.slabBytes > src.size) {
-      fail(
-        v.begin,
-        `variable '${v.name}' needs bytes [${v.begin}, ${
-          v.begin + v.slabBytes
-        }) but the file has ${src.size} bytes`,
-      );
+      missing(`data of variable '${v.name}'`, Math.max(v.begin, src.size), v.begin + v.slabBytes);
     }
   }
   let numrecs = h.storedNumrecs;
@@ -151,9 +158,10 @@ export function openNetcdf(src: ByteSource): NcFile {
   } else if (recs.length > 0 && numrecs > 0) {
     const need = recordBegin + numrecs * recsize;
     if (need > src.size) {
-      fail(
-        src.size,
-        `file is ${src.size} bytes but its header promises ${numrecs} records of ${recsize} bytes from byte ${recordBegin} (${need} bytes): truncated?`,
+      missing(
+        `data of ${numrecs} records of ${recsize} bytes`,
+        Math.max(recordBegin, src.size),
+        need,
       );
     }
   }
@@ -162,5 +170,7 @@ export function openNetcdf(src: ByteSource): NcFile {
     layout: { headerBytes: h.headerBytes, vars, recordBegin, recsize, fixedEnd },
     numrecs,
     warnings,
+    departures,
+    ...(missingData ? { missingData } : {}),
   };
 }

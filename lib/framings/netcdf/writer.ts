@@ -4,7 +4,7 @@
  * @module
  */
 import { copySwapped } from "../../bytes/byteswap.ts";
-import { UsageError } from "../../errors.ts";
+import { FormatError, UsageError } from "../../errors.ts";
 import { checkAppendOrder } from "../raw.ts";
 import type {
   ByteSource,
@@ -351,6 +351,15 @@ export function netcdfAppendWriter(source: ByteSource, options: WriterOptions = 
   checkAppendOrder(FORMAT, source.path, "big", options.endian);
   const opts = writerOptions(options);
   const file = openNetcdf(source);
+  if (file.missingData) {
+    // Readable (as zeros), but appending after data that was never written would bury the hole.
+    throw new FormatError(
+      FORMAT,
+      source.path,
+      file.missingData.offset,
+      `cannot append: ${file.missingData.problem}`,
+    );
+  }
   const h = file.header;
   if (opts.variant !== undefined && opts.variant !== h.variant) {
     throw new UsageError(
