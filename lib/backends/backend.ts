@@ -65,6 +65,33 @@ export interface ReadChunk {
   readonly data: Uint8Array;
 }
 
+/**
+ * One stored array of a file, whatever its layout: what `info` lists for every file and what
+ * `read` reads when the file holds no frames.
+ */
+export interface DatasetInfo {
+  /** Full name: an HDF5 path such as `/grp/x`, a netCDF variable, an SDS name. */
+  readonly name: string;
+  /** Element type: a {@link DType} when numeric, else the type class (`compound`, `string`, `enum`, `vlen`, `opaque` ...). */
+  readonly type: string;
+  /** Set when the elements are numeric and `readRegion` can read them. */
+  readonly dtype?: DType;
+  /** Shape, slowest dimension first ([] for a scalar). */
+  readonly shape: readonly number[];
+  /** `contiguous`, `chunked`, `compact`, `virtual`, `record` (netCDF) ... */
+  readonly storage: string;
+  /** Chunk shape when chunked. */
+  readonly chunk?: readonly number[];
+  /** Filters in pipeline order (`deflate`, `shuffle`, `fletcher32` ...), when any. */
+  readonly filters?: readonly string[];
+  /** Byte offset of the data in the file, or -1 when unknown or not contiguous. */
+  readonly offset: number;
+  /** Bytes the data takes in the file (after compression), or -1 when unknown. */
+  readonly storedBytes: number;
+  /** Other names of the same object (hard links), when any. */
+  readonly aliases?: readonly string[];
+}
+
 /** An open file read frame by frame. */
 export interface FrameSource {
   /** Path of the file. */
@@ -90,6 +117,18 @@ export interface FrameSource {
   describe?(): Record<string, unknown>;
   /** Whole stored arrays spanning frames (netCDF variables), for per-variable CRC-32. */
   variables?(): readonly StoredVariable[];
+  /** Every stored array of the file (frames or not), in file order where known. */
+  datasets?(): readonly DatasetInfo[];
+  /**
+   * Reads elements [start, start + count) of dataset `index` of {@link datasets} (numeric ones),
+   * in native byte order, into `into` (product(count) x element size bytes).
+   */
+  readRegion?(
+    index: number,
+    start: readonly number[],
+    count: readonly number[],
+    into: Uint8Array,
+  ): void;
   /** Departures from the format specification the format's library tolerates (`info --strict`). */
   readonly departures?: readonly string[];
   /** True when bytes past the end of the file read as zeros (netCDF data never written). */

@@ -124,6 +124,29 @@ export function listChunks(source: FrameSource): ChunkInfo[] {
   return out;
 }
 
+/** The text form of `info`'s dataset list (empty when the source lists none). */
+export function datasetLines(datasets: readonly DatasetRow[]): string[] {
+  if (datasets.length === 0) return [];
+  return [
+    "",
+    "dataset,type,shape,storage,chunk,filters,offset,stored_bytes,bytes,crc32",
+    ...datasets.map((d) =>
+      [
+        d.name,
+        d.type,
+        d.shape.join("x"),
+        d.storage,
+        d.chunk?.join("x") ?? "",
+        d.filters?.join("+") ?? "",
+        d.offset,
+        d.storedBytes,
+        d.bytes,
+        d.crc32 ?? "",
+      ].join(",")
+    ),
+  ];
+}
+
 /**
  * Text that reaches `emit` in pieces of about 64 KiB, so a file of a million chunks streams in
  * bounded memory and few writes.

@@ -76,6 +76,23 @@ const SYMBOLS = {
   H5Tget_sign: { parameters: ["i64"], result: "i32" },
   H5Tget_order: { parameters: ["i64"], result: "i32" },
   H5Tclose: { parameters: ["i64"], result: "i32" },
+  // Describing any dataset (lib/peers/hdf5/catalog.ts).
+  H5Dget_create_plist: { parameters: ["i64"], result: "i64" },
+  H5Dget_offset: { parameters: ["i64"], result: "u64" },
+  H5Dget_storage_size: { parameters: ["i64"], result: "u64" },
+  H5Pget_layout: { parameters: ["i64"], result: "i32" },
+  H5Pget_chunk: { parameters: ["i64", "i32", "buffer"], result: "i32" },
+  H5Pget_nfilters: { parameters: ["i64"], result: "i32" },
+  H5Pget_filter2: {
+    parameters: ["i64", "u32", "buffer", "buffer", "buffer", "usize", "buffer", "buffer"],
+    result: "i32",
+  },
+  H5Tis_variable_str: { parameters: ["i64"], result: "i32" },
+  H5Lget_info: { parameters: ["i64", "buffer", "buffer", "i64"], result: "i32" },
+  H5Aopen: { parameters: ["i64", "buffer", "i64"], result: "i64" },
+  H5Aget_type: { parameters: ["i64"], result: "i64" },
+  H5Aread: { parameters: ["i64", "i64", "buffer"], result: "i32" },
+  H5Aclose: { parameters: ["i64"], result: "i32" },
   // Globals: declared as pointers (their addresses), read after H5open (ffi.md §6.3).
   H5T_NATIVE_SCHAR_g: STATIC,
   H5T_NATIVE_UCHAR_g: STATIC,
@@ -153,6 +170,30 @@ export const H5I_DATASET = 5;
 export const H5T_INTEGER = 0;
 /** HDF5 1.10 constant `H5T_FLOAT`. */
 export const H5T_FLOAT = 1;
+/** HDF5 1.10 type class names by `H5T_class_t` value (0 integer .. 10 array). */
+export const H5T_CLASS_NAMES: readonly string[] = [
+  "integer",
+  "float",
+  "time",
+  "string",
+  "bitfield",
+  "opaque",
+  "compound",
+  "reference",
+  "enum",
+  "vlen",
+  "array",
+];
+/** HDF5 1.10 dataset layouts by `H5D_layout_t` value. */
+export const H5D_LAYOUT_NAMES: readonly string[] = ["compact", "contiguous", "chunked", "virtual"];
+/** HDF5 1.10 constant `HADDR_UNDEF` (an address not allocated). */
+export const HADDR_UNDEF = 0xffffffffffffffffn;
+/** HDF5 1.10 constant `H5L_TYPE_HARD`. */
+export const H5L_TYPE_HARD = 0;
+/** HDF5 1.10 constant `H5L_TYPE_SOFT`. */
+export const H5L_TYPE_SOFT = 1;
+/** HDF5 1.10 constant `H5S_ALL`. */
+export const H5S_ALL = 0n;
 /** HDF5 1.10 constant `H5T_SGN_NONE`. */
 export const H5T_SGN_NONE = 0;
 /** HDF5 1.10 constant `H5T_ORDER_BE`. */

@@ -3,13 +3,14 @@
  * along its slowest dimension.
  * @module
  */
-import type { FrameSource, ReadChunk } from "../../backends/backend.ts";
+import type { DatasetInfo, FrameSource, ReadChunk } from "../../backends/backend.ts";
 import { FormatError, IoError } from "../../errors.ts";
 import type { DType } from "../../framings/types.ts";
 import { DTYPE_SIZE } from "../../framings/types.ts";
 import { cString } from "../../sys/libc.ts";
 import { allocFrameBuffer, checkFrameCount, decodeCBuffer, requireFile } from "../common.ts";
 import type { Hdf5 } from "./bindings.ts";
+import { Hdf5Catalog } from "./catalog.ts";
 import {
   check,
   errorSummary,
@@ -24,6 +25,7 @@ import {
   H5P_CRT_ORDER_TRACKED,
   H5P_DEFAULT,
   H5S_SELECT_SET,
+  H5S_UNLIMITED,
   H5T_FLOAT,
   H5T_INTEGER,
   H5T_ORDER_BE,
@@ -80,6 +82,7 @@ export class Hdf5Source implements FrameSource {
   #file: bigint;
   #sets: ReadSet[] = [];
   #skipped: string[] = [];
+  #cat: Hdf5Catalog | undefined;
   #closed = false;
 
   constructor(lib: Hdf5, path: string) {
@@ -104,11 +107,9 @@ export class Hdf5Source implements FrameSource {
         path,
       );
       this.#scan(root);
-      if (this.#sets.length === 0) {
-        throw new FormatError(NAME, path, -1, "no numeric dataset with a frame dimension found");
-      }
+      // No frames: `info` still lists every dataset and `read` reads them by block.
       const counts = this.#sets.map((s) => s.frames);
-      this.frameCount = Math.min(...counts);
+      this.frameCount = counts.length === 0 ? 0 : Math.min(...counts);
       if (counts.some((c) => c !== this.frameCount)) {
         this.warnings.push(
           `${path}: datasets have different lengths along dimension 0 ` +
@@ -259,8 +260,8 @@ export class Hdf5Source implements FrameSource {
       fn.H5Tclose(type);
     }
     if (typeof kind === "string") {
+      // Listed by info (datasets()), not a frame chunk.
       this.#skipped.push(`${name} (${kind})`);
-      this.warnings.push(`${this.path}: skipping dataset '${name}': ${kind} is not supported`);
       return false;
     }
     const fspace = check(lib, fn.H5Dget_space(id), "H5Dget_space", this.path);
@@ -271,7 +272,14 @@ export class Hdf5Source implements FrameSource {
       return false;
     }
     const dims = new BigUint64Array(rank);
-    fn.H5Sget_simple_extent_dims(fspace, dims, null);
+    const maxdims = new BigUint64Array(rank);
+    fn.H5Sget_simple_extent_dims(fspace, dims, maxdims);
+    if (maxdims[0] !== H5S_UNLIMITED) {
+      // Frames grow along an unlimited dimension 0; other datasets are read by block.
+      fn.H5Sclose(fspace);
+      this.#skipped.push(`${name} (not extendible along dimension 0)`);
+      return false;
+    }
     const shape = [...dims.subarray(1)].map(Number);
     let bytes = DTYPE_SIZE[kind.dtype];
     for (const d of shape) bytes *= d;
@@ -332,9 +340,30 @@ export class Hdf5Source implements FrameSource {
     return out;
   }
 
+  #catalog(): Hdf5Catalog {
+    if (this.#closed) throw new IoError(`${NAME}: ${this.path}: read after close`);
+    return this.#cat ??= new Hdf5Catalog(this.#lib, this.path);
+  }
+
+  /** Every dataset of the file, frames or not (see {@link Hdf5Catalog}). */
+  datasets(): readonly DatasetInfo[] {
+    return this.#catalog().datasets;
+  }
+
+  readRegion(
+    index: number,
+    start: readonly number[],
+    count: readonly number[],
+    into: Uint8Array,
+  ): void {
+    this.#catalog().readRegion(index, start, count, into);
+  }
+
   describe(): Record<string, unknown> {
+    const cat = this.#catalog();
     return {
       library: `HDF5 ${this.#lib.version}`,
+      ...(cat.links.length > 0 ? { links: cat.links } : {}),
       layout: "one dataset per chunk, frames along dimension 0",
       datasets: this.#sets.map((s) => ({
         name: s.name,
@@ -356,6 +385,7 @@ export class Hdf5Source implements FrameSource {
       fn.H5Oclose(s.id);
     }
     this.#sets = [];
+    this.#cat?.close();
     fn.H5Fclose(this.#file);
   }
 }

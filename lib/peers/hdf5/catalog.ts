@@ -1,0 +1,346 @@
+/**
+ * Every dataset of any HDF5 file (netCDF-4 files included) through the HDF5 library: a walk of
+ * all groups from `/` that visits each object once (hard links to an object already seen, cycles
+ * included, become aliases; soft links are followed, external links are listed and not followed),
+ * with each dataset's type (numeric or its class), shape, layout, chunk shape, filters, offset
+ * and stored size; numeric datasets can be read by region in native byte order.
+ * @module
+ */
+import type { DatasetInfo } from "../../backends/backend.ts";
+import { FormatError, IoError } from "../../errors.ts";
+import type { DType } from "../../framings/types.ts";
+import { DTYPE_SIZE, DTYPES } from "../../framings/types.ts";
+import { cString } from "../../sys/libc.ts";
+import { decodeCBuffer } from "../common.ts";
+import type { Hdf5 } from "./bindings.ts";
+import {
+  check,
+  errorSummary,
+  H5_INDEX_NAME,
+  H5_ITER_INC,
+  H5D_LAYOUT_NAMES,
+  H5F_ACC_RDONLY,
+  H5I_DATASET,
+  H5I_GROUP,
+  H5L_TYPE_HARD,
+  H5L_TYPE_SOFT,
+  H5O_INFO_BASIC,
+  H5P_DEFAULT,
+  H5S_ALL,
+  H5S_SELECT_SET,
+  H5T_CLASS_NAMES,
+  H5T_FLOAT,
+  H5T_INTEGER,
+  H5T_SGN_NONE,
+  HADDR_UNDEF,
+  NAME,
+} from "./bindings.ts";
+
+/** The numeric {@link DType} of an HDF5 type, or the reason it is not one (its class). */
+export function numericType(lib: Hdf5, type: bigint): DType | string {
+  const fn = lib.fn;
+  const cls = fn.H5Tget_class(type);
+  const size = Number(fn.H5Tget_size(type));
+  if (cls === H5T_FLOAT && (size === 4 || size === 8)) return size === 4 ? "float32" : "float64";
+  if (cls === H5T_INTEGER && [1, 2, 4, 8].includes(size)) {
+    return `${fn.H5Tget_sign(type) === H5T_SGN_NONE ? "uint" : "int"}${size * 8}` as DType;
+  }
+  const name = H5T_CLASS_NAMES[cls] ?? `class ${cls}`;
+  return cls === H5T_FLOAT || cls === H5T_INTEGER ? `${size}-byte ${name}` : name;
+}
+
+const FILTER_NAMES: Readonly<Record<number, string>> = {
+  1: "deflate",
+  2: "shuffle",
+  3: "fletcher32",
+  4: "szip",
+  5: "nbit",
+  6: "scaleoffset",
+};
+
+interface Opened {
+  readonly id: bigint;
+  readonly space: bigint;
+  readonly rank: number;
+  readonly dtype?: DType;
+}
+
+/** What a dataset's `NAME` attribute says, when it is a fixed-length string (netCDF-4 dimensions). */
+function nameAttribute(lib: Hdf5, id: bigint): string | undefined {
+  const fn = lib.fn;
+  if (fn.H5Aexists(id, cString("NAME")) <= 0) return undefined;
+  const attr = fn.H5Aopen(id, cString("NAME"), H5P_DEFAULT);
+  if (attr < 0n) return undefined;
+  try {
+    const type = fn.H5Aget_type(attr);
+    if (type < 0n) return undefined;
+    try {
+      if (fn.H5Tis_variable_str(type) !== 0) return undefined;
+      const size = Number(fn.H5Tget_size(type));
+      if (size <= 0 || size > 4096) return undefined;
+      const buf = new Uint8Array(size + 1);
+      if (fn.H5Aread(attr, type, buf) < 0) return undefined;
+      return decodeCBuffer(buf);
+    } finally {
+      fn.H5Tclose(type);
+    }
+  } finally {
+    fn.H5Aclose(attr);
+  }
+}
+
+/** The address of an open object in its file (its identity for a visited set), when known. */
+export function objectAddress(lib: Hdf5, obj: bigint): bigint | undefined {
+  const info = new BigUint64Array(64); // H5O_info_t (1.10) is about 160 bytes
+  if (lib.fn.H5Oget_info2(obj, info, H5O_INFO_BASIC) < 0) return undefined;
+  return info[1]!;
+}
+
+/** Text netCDF-4 puts in the NAME attribute of a dimension that is not also a variable. */
+const NETCDF_DIMENSION_ONLY = "This is a netCDF dimension but not a netCDF variable";
+
+/** Every dataset of an HDF5 file, open for reading by region. */
+export class Hdf5Catalog {
+  /** The datasets in walk order (groups by name, depth first). */
+  readonly datasets: DatasetInfo[] = [];
+  /** Notes: links not followed, objects that could not be opened. */
+  readonly warnings: string[] = [];
+  /** External and dangling soft links: name and target kind. */
+  readonly links: { name: string; kind: string }[] = [];
+  /** Names of netCDF-4 dimension-only datasets (not variables). */
+  readonly dimensionOnly = new Set<string>();
+  readonly #lib: Hdf5;
+  readonly #path: string;
+  readonly #file: bigint;
+  readonly #open: Opened[] = [];
+  readonly #seen = new Map<bigint, number>(); // object address -> index in datasets (-1: group)
+  #closed = false;
+
+  constructor(lib: Hdf5, path: string) {
+    this.#lib = lib;
+    this.#path = path;
+    const id = lib.fn.H5Fopen(cString(path), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (id < 0n) {
+      throw new FormatError(
+        NAME,
+        path,
+        -1,
+        `the HDF5 library cannot open it: ${errorSummary(lib)}`,
+      );
+    }
+    this.#file = id;
+    try {
+      const root = check(lib, lib.fn.H5Gopen2(id, cString("/"), H5P_DEFAULT), "H5Gopen2 /", path);
+      try {
+        const addr = this.#address(root);
+        if (addr !== undefined) this.#seen.set(addr, -1);
+        this.#walk(root, "");
+      } finally {
+        lib.fn.H5Gclose(root);
+      }
+    } catch (e) {
+      this.close();
+      throw e;
+    }
+  }
+
+  #address(obj: bigint): bigint | undefined {
+    return objectAddress(this.#lib, obj);
+  }
+
+  #walk(group: bigint, prefix: string): void {
+    const lib = this.#lib;
+    const fn = lib.fn;
+    const info = new BigUint64Array(4);
+    check(lib, fn.H5Gget_info(group, info), "H5Gget_info", this.#path);
+    const dot = cString(".");
+    const linkInfo = new Uint8Array(64);
+    for (let i = 0n; i < info[1]!; i++) {
+      const get = (buf: Uint8Array) =>
+        Number(fn.H5Lget_name_by_idx(
+          group,
+          dot,
+          H5_INDEX_NAME,
+          H5_ITER_INC,
+          i,
+          buf,
+          BigInt(buf.length),
+          H5P_DEFAULT,
+        ));
+      let nameBuf = new Uint8Array(256);
+      const len = get(nameBuf);
+      if (len < 0) check(lib, -1, "H5Lget_name_by_idx", this.#path);
+      if (len >= nameBuf.length) {
+        nameBuf = new Uint8Array(len + 1);
+        get(nameBuf);
+      }
+      const name = decodeCBuffer(nameBuf);
+      const full = `${prefix}/${name}`;
+      const cname = cString(name);
+      if (fn.H5Lget_info(group, cname, linkInfo, H5P_DEFAULT) < 0) {
+        this.warnings.push(`cannot inspect link '${full}': ${errorSummary(lib)}`);
+        continue;
+      }
+      const linkType = new DataView(linkInfo.buffer).getInt32(0, true);
+      if (linkType !== H5L_TYPE_HARD && linkType !== H5L_TYPE_SOFT) {
+        this.links.push({ name: full, kind: "external" });
+        continue;
+      }
+      const obj = fn.H5Oopen(group, cname, H5P_DEFAULT);
+      if (obj < 0n) {
+        errorSummary(lib);
+        this.links.push({
+          name: full,
+          kind: linkType === H5L_TYPE_SOFT ? "dangling soft" : "hard",
+        });
+        continue;
+      }
+      let kept = false;
+      try {
+        const addr = this.#address(obj);
+        const seen = addr === undefined ? undefined : this.#seen.get(addr);
+        if (seen !== undefined) {
+          if (seen >= 0) {
+            const d = this.datasets[seen]!;
+            this.datasets[seen] = { ...d, aliases: [...(d.aliases ?? []), full] };
+          }
+          continue;
+        }
+        const kind = fn.H5Iget_type(obj);
+        if (kind === H5I_GROUP) {
+          if (addr !== undefined) this.#seen.set(addr, -1);
+          this.#walk(obj, full);
+        } else if (kind === H5I_DATASET) {
+          if (addr !== undefined) this.#seen.set(addr, this.datasets.length);
+          this.#addDataset(obj, full);
+          kept = true;
+        }
+      } finally {
+        if (!kept) fn.H5Oclose(obj);
+      }
+    }
+  }
+
+  #addDataset(id: bigint, name: string): void {
+    const lib = this.#lib;
+    const fn = lib.fn;
+    const type = check(lib, fn.H5Dget_type(id), "H5Dget_type", this.#path);
+    let kind: DType | string;
+    try {
+      kind = numericType(lib, type);
+    } finally {
+      fn.H5Tclose(type);
+    }
+    const space = check(lib, fn.H5Dget_space(id), "H5Dget_space", this.#path);
+    const rank = Math.max(0, fn.H5Sget_simple_extent_ndims(space));
+    const dims = new BigUint64Array(Math.max(1, rank));
+    if (rank > 0) fn.H5Sget_simple_extent_dims(space, dims, null);
+    const shape = [...dims.subarray(0, rank)].map(Number);
+    let storage = "unknown";
+    let chunk: number[] | undefined;
+    const filters: string[] = [];
+    const dcpl = fn.H5Dget_create_plist(id);
+    if (dcpl >= 0n) {
+      try {
+        const layout = fn.H5Pget_layout(dcpl);
+        storage = H5D_LAYOUT_NAMES[layout] ?? `layout ${layout}`;
+        if (storage === "chunked") {
+          const c = new BigUint64Array(32);
+          const n = fn.H5Pget_chunk(dcpl, 32, c);
+          if (n > 0) chunk = [...c.subarray(0, n)].map(Number);
+        }
+        const nf = fn.H5Pget_nfilters(dcpl);
+        const flags = new Uint32Array(1);
+        const nelmts = new BigUint64Array(1);
+        const values = new Uint32Array(8);
+        const fname = new Uint8Array(64);
+        const config = new Uint32Array(1);
+        for (let k = 0; k < nf; k++) {
+          nelmts[0] = 8n;
+          const f = fn.H5Pget_filter2(dcpl, k, flags, nelmts, values, 64n, fname, config);
+          filters.push(FILTER_NAMES[f] ?? (decodeCBuffer(fname) || `filter ${f}`));
+        }
+      } finally {
+        fn.H5Pclose(dcpl);
+      }
+    }
+    const offset = fn.H5Dget_offset(id);
+    const dtype = (DTYPES as readonly string[]).includes(kind) ? kind as DType : undefined;
+    if (nameAttribute(lib, id)?.startsWith(NETCDF_DIMENSION_ONLY)) this.dimensionOnly.add(name);
+    this.#open.push({ id, space, rank, dtype });
+    this.datasets.push({
+      name,
+      type: kind,
+      ...(dtype ? { dtype } : {}),
+      shape,
+      storage,
+      ...(chunk ? { chunk } : {}),
+      ...(filters.length > 0 ? { filters } : {}),
+      offset: offset === HADDR_UNDEF ? -1 : Number(offset),
+      storedBytes: Number(fn.H5Dget_storage_size(id)),
+    });
+  }
+
+  /** Reads a region of numeric dataset `index` in native byte order into `into`. */
+  readRegion(
+    index: number,
+    start: readonly number[],
+    count: readonly number[],
+    into: Uint8Array,
+  ): void {
+    if (this.#closed) throw new IoError(`${NAME}: ${this.#path}: read after close`);
+    const lib = this.#lib;
+    const fn = lib.fn;
+    const d = this.#open[index];
+    const info = this.datasets[index];
+    if (!d || !info || !d.dtype) {
+      throw new RangeError(`dataset ${index} is not a numeric dataset of ${this.#path}`);
+    }
+    const elements = count.reduce((a, b) => a * b, 1);
+    if (into.length < elements * DTYPE_SIZE[d.dtype]) {
+      throw new RangeError(`buffer of ${into.length} bytes for ${elements} ${d.dtype} elements`);
+    }
+    if (elements === 0) return;
+    if (d.rank === 0) {
+      check(
+        lib,
+        fn.H5Dread(d.id, lib.native[d.dtype], H5S_ALL, H5S_ALL, H5P_DEFAULT, into),
+        `H5Dread '${info.name}'`,
+        this.#path,
+      );
+      return;
+    }
+    const s = BigUint64Array.from(start, BigInt);
+    const c = BigUint64Array.from(count, BigInt);
+    check(
+      lib,
+      fn.H5Sselect_hyperslab(d.space, H5S_SELECT_SET, s, null, c, null),
+      "H5Sselect_hyperslab",
+      this.#path,
+    );
+    const mem = check(lib, fn.H5Screate_simple(d.rank, c, null), "H5Screate_simple", this.#path);
+    try {
+      check(
+        lib,
+        fn.H5Dread(d.id, lib.native[d.dtype], mem, d.space, H5P_DEFAULT, into),
+        `H5Dread '${info.name}'`,
+        this.#path,
+      );
+    } finally {
+      fn.H5Sclose(mem);
+    }
+  }
+
+  /** Closes every dataset and the file. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    const fn = this.#lib.fn;
+    for (const d of this.#open) {
+      fn.H5Sclose(d.space);
+      fn.H5Oclose(d.id);
+    }
+    this.#open.length = 0;
+    fn.H5Fclose(this.#file);
+  }
+}
