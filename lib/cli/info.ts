@@ -235,29 +235,6 @@ export function streamInfo(
   out.flush();
 }
 
-/** The text form of `info`'s dataset list (empty when the source lists none). */
-function datasetLines(datasets: readonly DatasetRow[]): string[] {
-  if (datasets.length === 0) return [];
-  return [
-    "",
-    "dataset,type,shape,storage,chunk,filters,offset,stored_bytes,bytes,crc32",
-    ...datasets.map((d) =>
-      [
-        d.name,
-        d.type,
-        d.shape.join("x"),
-        d.storage,
-        d.chunk?.join("x") ?? "",
-        d.filters?.join("+") ?? "",
-        d.offset,
-        d.storedBytes,
-        d.bytes,
-        d.crc32 ?? "",
-      ].join(",")
-    ),
-  ];
-}
-
 /**
  * `info --strict`: FormatError (exit 2) listing every departure from the format specification
  * that the source's decoder recorded; nothing when the file follows its specification.

@@ -12,6 +12,8 @@ import { statfs } from "../sys/libc.ts";
 import { Rng, shuffledOrder, verifyFrame } from "../workloads/pattern.ts";
 import { TableFrames } from "../workloads/table.ts";
 import { parseArgs, parseSeed, parseSize } from "./args.ts";
+import { type Block, planBlocks, readBlocks, referenceCrcs } from "../workloads/blocks.ts";
+import type { FrameSource } from "../backends/backend.ts";
 import type { Command } from "./command.ts";
 import {
   AUDIT_HELP,
@@ -45,6 +47,8 @@ const COLUMNS = [
   "resident_after_drop",
   "fs_type",
   "verified",
+  "unit",
+  "random_units",
 ];
 
 const HELP = `sciobench read: time reading an existing file, cold
@@ -53,7 +57,12 @@ Usage: sciobench read [options] FILE
 
 Drops FILE from the page cache (posix_fadvise; FILE is not modified), times the open, reads
 every frame in order, drops again, reads every frame in a seeded random order, and prints one
-row (with --sample, a sample of the frames in each phase). The format's own checks run on every read (markers, sizes, index bounds). With --verify the
+row (with --sample, a sample of the frames in each phase). A file without frames (HDF5
+datasets, netCDF-4 without an unlimited dimension) is read by dataset instead: every numeric
+dataset whole in file order, then seeded random units (one HDF5 chunk of a chunked dataset, else
+a block of about 1 MiB along the slowest dimension), each checked against the CRC-32 of a first,
+untimed read (verified is then true); the column unit says which unit was timed (frame, chunk,
+block or chunk+block) and random_units how many. The format's own checks run on every read (markers, sizes, index bounds). With --verify the
 data must also equal what 'sciobench write' writes with the same --seed.
 
 Options:
@@ -66,6 +75,92 @@ Options:
   --format csv|json   output format (default csv)
   --out FILE          write the row to FILE instead of stdout
 ${AUDIT_HELP}`;
+
+/** The two timed phases of `read`: what each reads, in pieces (frames or blocks), and bytes. */
+interface Phases {
+  /** `frame`, or for files without frames `chunk`, `block` or `chunk+block`. */
+  readonly unit: string;
+  sequential(): { bytes: number; pieces: number };
+  random(): { bytes: number; pieces: number };
+}
+
+function framePhases(
+  source: FrameSource,
+  seed: number,
+  sample: number,
+  fileBytes: number,
+  progress: Progress,
+  pattern: TableFrames | undefined,
+  beat: () => void,
+): Phases {
+  const check = (i: number, chunks: ReturnType<typeof source.readFrame>) => {
+    if (pattern) verifyFrame(source.path, i, pattern.frame(i).chunks, chunks);
+  };
+  let frames = 0;
+  return {
+    unit: "frame",
+    sequential() {
+      let bytes = 0;
+      while (frames < source.frameCount && bytes < sample) {
+        const chunks = source.readFrame(frames);
+        for (const c of chunks) bytes += c.data.length;
+        check(frames, chunks);
+        frames++;
+        if ((frames & 63) === 0) {
+          progress.update(bytes / Math.min(sample, fileBytes), "read");
+          beat();
+        }
+      }
+      return { bytes, pieces: frames };
+    },
+    random() {
+      const order = shuffledOrder(source.frameCount, frames, new Rng(seed + 1));
+      let bytes = 0;
+      for (let k = 0; k < order.length; k++) {
+        const i = order[k]!;
+        const chunks = source.readFrame(i);
+        for (const c of chunks) bytes += c.data.length;
+        check(i, chunks);
+        if ((k & 63) === 0) {
+          progress.update(k / order.length, "random");
+          beat();
+        }
+      }
+      return { bytes, pieces: order.length };
+    },
+  };
+}
+
+/**
+ * Phases for a file without frames: each numeric dataset whole in file order, then seeded
+ * random chunks or blocks; both checked against CRC-32s of a first read made now (the caller
+ * drops the cache before each timed phase).
+ */
+function blockPhases(
+  source: FrameSource,
+  seed: number,
+  sample: number,
+  progress: Progress,
+  beat: () => void,
+): Phases {
+  const plan = planBlocks(source, seed + 1, sample);
+  const reference = referenceCrcs(source, [...plan.sequential, ...plan.random]);
+  dropCache(source.path);
+  const run = (blocks: readonly Block[], phase: string) => ({
+    bytes: readBlocks(source, blocks, reference, (k) => {
+      if ((k & 63) === 0) {
+        progress.update(k / blocks.length, phase);
+        beat();
+      }
+    }),
+    pieces: blocks.length,
+  });
+  return {
+    unit: plan.unit,
+    sequential: () => run(plan.sequential, "read"),
+    random: () => run(plan.random, "random"),
+  };
+}
 
 /** What `read` measures, besides the file and its framing. */
 export interface ReadSettings {
@@ -116,42 +211,23 @@ export function measureRead(
     const source = openUserFile(path, framing, optionItems, "read", pattern?.layout);
     const o = om.stop();
     try {
-      let bytes = 0;
-      const check = (i: number, chunks: ReturnType<typeof source.readFrame>) => {
-        if (pattern) verifyFrame(path, i, pattern.frame(i).chunks, chunks);
-      };
       // One file, one row: an updating line on a terminal, nothing in logs.
       const progress = new Progress({ quiet: !Deno.stderr.isTerminal() });
       progress.begin(`read ${path}`);
+      // A file without frames (HDF5 datasets, netCDF-4 without an unlimited dimension) is read
+      // by dataset and block instead (lib/workloads/blocks.ts).
+      const phases = source.frameCount === 0 && source.datasets && source.readRegion
+        ? blockPhases(source, seed, sample, progress, beat)
+        : framePhases(source, seed, sample, fileBytes, progress, pattern, beat);
       const rm = startMeter("read");
-      let frames = 0;
-      while (frames < source.frameCount && bytes < sample) {
-        const chunks = source.readFrame(frames);
-        for (const c of chunks) bytes += c.data.length;
-        check(frames, chunks);
-        frames++;
-        if ((frames & 63) === 0) {
-          progress.update(bytes / Math.min(sample, fileBytes), "read");
-          beat();
-        }
-      }
+      const { bytes, pieces } = phases.sequential();
       const r = rm.stop();
       dropCache(path);
-      const order = shuffledOrder(source.frameCount, frames, new Rng(seed + 1));
-      let randomBytes = 0;
       const xm = startMeter("random");
-      for (let k = 0; k < order.length; k++) {
-        const i = order[k]!;
-        const chunks = source.readFrame(i);
-        for (const c of chunks) randomBytes += c.data.length;
-        check(i, chunks);
-        if ((k & 63) === 0) {
-          progress.update(k / order.length, "random");
-          beat();
-        }
-      }
+      const { bytes: randomBytes, pieces: units } = phases.random();
       const x = xm.stop();
       progress.clear();
+      const frames = pieces;
       const mib = 2 ** 20;
       return attachAudit({
         framing: source.framing,
@@ -161,7 +237,7 @@ export function measureRead(
         open_ms: num(o.wallS * 1000, 4),
         read_MiBps: num(bytes / mib / r.wallS, 4),
         random_MiBps: num(randomBytes / mib / x.wallS, 4),
-        random_ms: num(frames ? (x.wallS / frames) * 1000 : 0, 3),
+        random_ms: num(units ? (x.wallS / units) * 1000 : 0, 3),
         read_frames: frames,
         read_bytes: bytes,
         random_bytes: randomBytes,
@@ -173,7 +249,9 @@ export function measureRead(
         random_dev_bytes: x.devReadBytes,
         resident_after_drop: num(drop1.residentAfter, 4),
         fs_type: statfs(path).typeName,
-        verified: settings.verify,
+        verified: settings.verify || phases.unit !== "frame",
+        unit: phases.unit,
+        random_units: units,
       }, finishAudit());
     } finally {
       source.close();

@@ -28,6 +28,7 @@ import { WRITING_WORKLOADS } from "../framings/types.ts";
 import { DTYPE_SIZE } from "../framings/types.ts";
 import type {
   Backend,
+  DatasetInfo,
   FrameSink,
   FrameSource,
   ReadChunk,
@@ -49,7 +50,12 @@ import {
   removeQuietly,
   requireFile,
 } from "./common.ts";
-import { HDF5_SIGNATURE, hdf5SuperblockVersion } from "./hdf5/mod.ts";
+import {
+  HDF5_SIGNATURE,
+  hdf5SuperblockVersion,
+  netcdf4Datasets,
+  type NetcdfDatasets,
+} from "./hdf5/mod.ts";
 import { prepareHdf5 } from "./hdf5/bindings.ts";
 import { CHUNK_NAME_ATTR, NETCDF_OPTIONS, schemaForChunks } from "../framings/netcdf/mod.ts";
 import { checkFrame } from "../framings/kit.ts";
@@ -391,6 +397,7 @@ class NcSource implements FrameSource {
   #recordDim = "";
   #vars: ReadVar[] = [];
   #skipped: string[] = [];
+  #h5: NetcdfDatasets | undefined;
   #closed = false;
 
   constructor(backend: string, lib: NetCdf, path: string) {
@@ -427,7 +434,10 @@ class NcSource implements FrameSource {
     const natts = new Int32Array(1);
     const unlim = new Int32Array(1);
     at("nc_inq", fn.nc_inq(ncid, ndims, nvars, natts, unlim));
+    const netcdf4 = this.#format === 3 || this.#format === 4;
     if (unlim[0]! < 0) {
+      // No frames: info lists the variables and read reads them by block (through HDF5).
+      if (netcdf4) return 0;
       throw new FormatError(
         this.framing,
         this.path,
@@ -505,6 +515,7 @@ class NcSource implements FrameSource {
       });
     }
     if (this.#vars.length === 0) {
+      if (netcdf4) return 0;
       throw new FormatError(this.framing, this.path, -1, "no record variable of a supported type");
     }
     return records;
@@ -541,6 +552,32 @@ class NcSource implements FrameSource {
     return out;
   }
 
+  /**
+   * The HDF5 view of a netCDF-4 file (variables as datasets; dimension-only datasets left out),
+   * opened on first use; undefined for classic files.
+   */
+  #hdf5(): NetcdfDatasets | undefined {
+    if (this.#format !== 3 && this.#format !== 4) return undefined;
+    if (this.#closed) throw new IoError(`${this.framing}: ${this.path}: read after close`);
+    return this.#h5 ??= netcdf4Datasets(this.path);
+  }
+
+  /** Every variable of a netCDF-4 file in every group, with HDF5's storage facts. */
+  datasets(): readonly DatasetInfo[] {
+    return this.#hdf5()?.datasets ?? [];
+  }
+
+  readRegion(
+    index: number,
+    start: readonly number[],
+    count: readonly number[],
+    into: Uint8Array,
+  ): void {
+    const h = this.#hdf5();
+    if (!h) throw new RangeError(`${this.path}: no datasets`);
+    h.readRegion(index, start, count, into);
+  }
+
   describe(): Record<string, unknown> {
     return {
       library: `netCDF-C ${this.#lib.version}`,
@@ -560,6 +597,7 @@ class NcSource implements FrameSource {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#h5?.close();
     this.#lib.fn.nc_close(this.#ncid);
   }
 }

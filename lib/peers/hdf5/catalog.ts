@@ -344,3 +344,34 @@ export class Hdf5Catalog {
     fn.H5Fclose(this.#file);
   }
 }
+
+/** The variables of a netCDF-4 file as HDF5 datasets, readable by region. */
+export interface NetcdfDatasets {
+  /** Variables in every group (HDF5 path without the leading `/`). */
+  readonly datasets: readonly DatasetInfo[];
+  /** Reads a region of variable `index` (native byte order). */
+  readRegion(
+    index: number,
+    start: readonly number[],
+    count: readonly number[],
+    into: Uint8Array,
+  ): void;
+  /** Closes the HDF5 file. */
+  close(): void;
+}
+
+/**
+ * The variables of the netCDF-4 file at `path` through the HDF5 library: every dataset except
+ * the dimension-only ones netCDF-4 creates, named as ncdump names them (group path, no leading `/`).
+ */
+export function netcdf4Datasets(lib: Hdf5, path: string): NetcdfDatasets {
+  const cat = new Hdf5Catalog(lib, path);
+  const keep = cat.datasets.map((d, i) => ({ d, i })).filter(({ d }) =>
+    !cat.dimensionOnly.has(d.name)
+  );
+  return {
+    datasets: keep.map(({ d }) => ({ ...d, name: d.name.slice(1) })),
+    readRegion: (index, start, count, into) => cat.readRegion(keep[index]!.i, start, count, into),
+    close: () => cat.close(),
+  };
+}

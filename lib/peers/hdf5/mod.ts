@@ -29,7 +29,15 @@ import { type MagicNumber, matchesMagic } from "../../framings/types.ts";
 import { checkOptions } from "../../framings/options.ts";
 import { h5, load, NAME } from "./bindings.ts";
 import { Hdf5Source } from "./reader.ts";
+import { netcdf4Datasets as netcdf4DatasetsOf, type NetcdfDatasets } from "./catalog.ts";
 import { Hdf5Sink } from "./writer.ts";
+
+export type { NetcdfDatasets } from "./catalog.ts";
+
+/** The variables of a netCDF-4 file as HDF5 datasets (see {@link netcdf4DatasetsOf}). */
+export function netcdf4Datasets(path: string): NetcdfDatasets {
+  return netcdf4DatasetsOf(h5(), path);
+}
 
 export {
   HDF5_ENV,
