@@ -46,9 +46,9 @@ const COLUMNS = [
   "random_dev_bytes",
   "resident_after_drop",
   "fs_type",
-  "verified",
   "unit",
   "random_units",
+  "verified",
 ];
 
 const HELP = `sciobench read: time reading an existing file, cold

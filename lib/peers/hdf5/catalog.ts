@@ -301,6 +301,9 @@ export class Hdf5Catalog {
       throw new RangeError(`buffer of ${into.length} bytes for ${elements} ${d.dtype} elements`);
     }
     if (elements === 0) return;
+    // Storage never allocated and no fill value (netCDF-4 with fill off): HDF5 leaves the
+    // buffer as it is, so the data reads as zeros, as for classic data never written.
+    if (info.storedBytes === 0) into.fill(0, 0, elements * DTYPE_SIZE[d.dtype]);
     if (d.rank === 0) {
       check(
         lib,
