@@ -55,6 +55,7 @@ import {
   hdf5SuperblockVersion,
   netcdf4Datasets,
   type NetcdfDatasets,
+  type ReadRegion,
 } from "./hdf5/mod.ts";
 import { prepareHdf5 } from "./hdf5/bindings.ts";
 import { CHUNK_NAME_ATTR, NETCDF_OPTIONS, schemaForChunks } from "../framings/netcdf/mod.ts";
@@ -567,16 +568,11 @@ class NcSource implements FrameSource {
     return this.#hdf5()?.datasets ?? [];
   }
 
-  readRegion(
-    index: number,
-    start: readonly number[],
-    count: readonly number[],
-    into: Uint8Array,
-  ): void {
+  readonly readRegion: ReadRegion = (index, start, count, into) => {
     const h = this.#hdf5();
     if (!h) throw new RangeError(`${this.path}: no datasets`);
     h.readRegion(index, start, count, into);
-  }
+  };
 
   describe(): Record<string, unknown> {
     return {

@@ -153,20 +153,6 @@ export function listDatasets(source: FrameSource): DatasetRow[] {
   });
 }
 
-/** What `read` measured on a file without frames. */
-export interface BlockRun {
-  /** The unit the random phase timed: `chunk`, `block` or `chunk+block`. */
-  readonly unit: string;
-  /** Pieces read in the sequential phase. */
-  readonly sequentialPieces: number;
-  /** Bytes read in the sequential phase. */
-  readonly sequentialBytes: number;
-  /** Units read in the random phase. */
-  readonly randomUnits: number;
-  /** Bytes read in the random phase. */
-  readonly randomBytes: number;
-}
-
 /** The plan of a block run: pieces for the sequential phase and units for the random one. */
 export interface BlockPlan {
   /** Whole datasets in file order, in slabs. */

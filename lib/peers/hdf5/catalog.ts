@@ -6,7 +6,7 @@
  * and stored size; numeric datasets can be read by region in native byte order.
  * @module
  */
-import type { DatasetInfo } from "../../backends/backend.ts";
+import type { DatasetInfo, FrameSource } from "../../backends/backend.ts";
 import { FormatError, IoError } from "../../errors.ts";
 import type { DType } from "../../framings/types.ts";
 import { DTYPE_SIZE, DTYPES } from "../../framings/types.ts";
@@ -89,6 +89,18 @@ function nameAttribute(lib: Hdf5, id: bigint): string | undefined {
   }
 }
 
+/** Opens `path` read-only; FormatError with HDF5's reason when the library cannot. */
+export function openReadOnly(lib: Hdf5, path: string): bigint {
+  const id = lib.fn.H5Fopen(cString(path), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (id < 0n) {
+    throw new FormatError(NAME, path, -1, `the HDF5 library cannot open it: ${errorSummary(lib)}`);
+  }
+  return id;
+}
+
+/** A reader of regions of a source's datasets (see FrameSource.readRegion). */
+export type ReadRegion = NonNullable<FrameSource["readRegion"]>;
+
 /** The address of an open object in its file (its identity for a visited set), when known. */
 export function objectAddress(lib: Hdf5, obj: bigint): bigint | undefined {
   const info = new BigUint64Array(64); // H5O_info_t (1.10) is about 160 bytes
@@ -119,15 +131,7 @@ export class Hdf5Catalog {
   constructor(lib: Hdf5, path: string) {
     this.#lib = lib;
     this.#path = path;
-    const id = lib.fn.H5Fopen(cString(path), H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (id < 0n) {
-      throw new FormatError(
-        NAME,
-        path,
-        -1,
-        `the HDF5 library cannot open it: ${errorSummary(lib)}`,
-      );
-    }
+    const id = openReadOnly(lib, path);
     this.#file = id;
     try {
       const root = check(lib, lib.fn.H5Gopen2(id, cString("/"), H5P_DEFAULT), "H5Gopen2 /", path);

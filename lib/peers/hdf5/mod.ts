@@ -32,7 +32,7 @@ import { Hdf5Source } from "./reader.ts";
 import { netcdf4Datasets as netcdf4DatasetsOf, type NetcdfDatasets } from "./catalog.ts";
 import { Hdf5Sink } from "./writer.ts";
 
-export type { NetcdfDatasets } from "./catalog.ts";
+export type { NetcdfDatasets, ReadRegion } from "./catalog.ts";
 
 /** The variables of a netCDF-4 file as HDF5 datasets (see {@link netcdf4DatasetsOf}). */
 export function netcdf4Datasets(path: string): NetcdfDatasets {

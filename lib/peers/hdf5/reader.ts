@@ -10,7 +10,7 @@ import { DTYPE_SIZE } from "../../framings/types.ts";
 import { cString } from "../../sys/libc.ts";
 import { allocFrameBuffer, checkFrameCount, decodeCBuffer, requireFile } from "../common.ts";
 import type { Hdf5 } from "./bindings.ts";
-import { Hdf5Catalog } from "./catalog.ts";
+import { Hdf5Catalog, openReadOnly, type ReadRegion } from "./catalog.ts";
 import {
   check,
   errorSummary,
@@ -18,7 +18,6 @@ import {
   H5_INDEX_NAME,
   H5_ITER_INC,
   H5E_DEFAULT,
-  H5F_ACC_RDONLY,
   H5I_DATASET,
   H5I_GROUP,
   H5O_INFO_BASIC,
@@ -89,16 +88,7 @@ export class Hdf5Source implements FrameSource {
     this.#lib = lib;
     this.path = path;
     requireFile(NAME, path);
-    const id = lib.fn.H5Fopen(cString(path), H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (id < 0n) {
-      throw new FormatError(
-        NAME,
-        path,
-        -1,
-        `the HDF5 library cannot open it: ${errorSummary(lib)}`,
-      );
-    }
-    this.#file = id;
+    this.#file = openReadOnly(lib, path);
     try {
       const root = check(
         lib,
@@ -350,14 +340,8 @@ export class Hdf5Source implements FrameSource {
     return this.#catalog().datasets;
   }
 
-  readRegion(
-    index: number,
-    start: readonly number[],
-    count: readonly number[],
-    into: Uint8Array,
-  ): void {
+  readonly readRegion: ReadRegion = (index, start, count, into) =>
     this.#catalog().readRegion(index, start, count, into);
-  }
 
   describe(): Record<string, unknown> {
     const cat = this.#catalog();
