@@ -69,6 +69,18 @@ function readAll(path: string) {
   }
 }
 
+/** `info --json` of a file through the real command (a child process). */
+async function infoJson(path: string) {
+  const r = await runCli(["info", "--json", path]);
+  assert.equal(r.code, 0, `${path}: ${r.stderr}`);
+  const doc = JSON.parse(r.stdout) as {
+    framing: string;
+    variables?: { name: string; crc32: string }[];
+    datasets?: { name: string; crc32: string | null }[];
+  };
+  return { framing: doc.framing, variables: doc.variables ?? [], datasets: doc.datasets ?? [] };
+}
+
 interface Tally {
   [kind: string]: { files: number; same: number };
 }
@@ -144,7 +156,11 @@ peerTest(
 
     for (const path of ncFiles) {
       const ref = ncReference(ncread, path);
-      const got = readAll(path);
+      // libnetcdf 4.9.0 leaves one HDF5 datatype id open per user-defined type after nc_close:
+      // files with user types are read in a child process (the CLI), so the count of open HDF5
+      // ids other tests check stays 0 here.
+      const userTypes = path.includes("/netcdf4.");
+      const got = userTypes ? await infoJson(path) : readAll(path);
       const netcdf4 = got.framing === "netcdf4";
       const mine = new Map<string, string | null>(
         netcdf4
