@@ -131,8 +131,6 @@ export interface FrameSource {
   ): void;
   /** Departures from the format specification the format's library tolerates (`info --strict`). */
   readonly departures?: readonly string[];
-  /** True when bytes past the end of the file read as zeros (netCDF data never written). */
-  readonly pastEndReadsZero?: boolean;
   /** Notes for stderr (recovered counts, ambiguous detection). */
   readonly warnings: readonly string[];
   /** Bytes read from the file so far (headers and markers included), when the backend counts them. */

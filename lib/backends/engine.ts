@@ -172,7 +172,8 @@ class NativeSource implements FrameSource {
   readonly warnings: readonly string[];
   bytesRead = 0;
   readonly departures: readonly string[];
-  readonly pastEndReadsZero: boolean;
+  /** Bytes past the end of the file read as zeros (netCDF data never written). */
+  readonly #pastEndReadsZero: boolean;
   readonly #file: FileHandle;
   readonly #index: FrameIndex;
   #buf = new Uint8Array(1 << 16);
@@ -197,7 +198,7 @@ class NativeSource implements FrameSource {
     this.frameCount = this.#index.frameCount;
     this.warnings = this.#index.warnings ?? [];
     this.departures = this.#index.departures ?? [];
-    this.pastEndReadsZero = this.#index.pastEndReadsZero ?? false;
+    this.#pastEndReadsZero = this.#index.pastEndReadsZero ?? false;
   }
 
   /** The file as a ByteSource for the decoder, counting what it reads into `bytesRead`. */
@@ -226,7 +227,7 @@ class NativeSource implements FrameSource {
   #readExactly(into: Uint8Array, offset: number): void {
     const n = this.#file.readInto(into, offset);
     this.bytesRead += n;
-    if (n < into.length && this.pastEndReadsZero && offset + n >= this.#file.size) {
+    if (n < into.length && this.#pastEndReadsZero && offset + n >= this.#file.size) {
       into.fill(0, n);
       return;
     }
