@@ -9,6 +9,7 @@ import { parseArgs } from "./args.ts";
 import type { Command } from "./command.ts";
 import { backendOptionsHelp } from "./common.ts";
 import { writeStdout } from "../report/output.ts";
+import { warn } from "../report/progress.ts";
 import { isolates, relayToTerminal, runIsolated } from "./isolate.ts";
 import { chooseBackend, openUserFile } from "./open.ts";
 import { type DatasetRow, listDatasets } from "../workloads/blocks.ts";
@@ -236,19 +237,18 @@ export function streamInfo(
 }
 
 /**
- * `info --strict`: FormatError (exit 2) listing every departure from the format specification
- * that the source's decoder recorded; nothing when the file follows its specification.
+ * `info --strict`: every departure from the format specification that the source's decoder
+ * recorded, one line each on stderr, then FormatError (exit 2); nothing when there is none.
  */
 export function checkStrict(source: FrameSource): void {
   const departures = source.departures ?? [];
   if (departures.length === 0) return;
+  for (const d of departures) warn(`${source.path}: --strict: ${d}`);
   throw new FormatError(
     source.framing,
     source.path,
     -1,
-    `--strict: ${departures.length} departure(s) from the format specification:\n  ${
-      departures.join("\n  ")
-    }`,
+    `--strict: ${departures.length} departure(s) from the format specification (listed above)`,
   );
 }
 
