@@ -93,6 +93,7 @@ const SYMBOLS = {
   H5Aget_type: { parameters: ["i64"], result: "i64" },
   H5Aread: { parameters: ["i64", "i64", "buffer"], result: "i32" },
   H5Aclose: { parameters: ["i64"], result: "i32" },
+  H5Pset_chunk_cache: { parameters: ["i64", "usize", "usize", "f64"], result: "i32" },
   // Globals: declared as pointers (their addresses), read after H5open (ffi.md §6.3).
   H5T_NATIVE_SCHAR_g: STATIC,
   H5T_NATIVE_UCHAR_g: STATIC,
@@ -127,6 +128,7 @@ const SYMBOLS = {
   H5P_CLS_FILE_CREATE_ID_g: STATIC,
   H5P_CLS_GROUP_CREATE_ID_g: STATIC,
   H5P_CLS_DATASET_CREATE_ID_g: STATIC,
+  H5P_CLS_DATASET_ACCESS_ID_g: STATIC,
 } as const;
 
 type H5Lib = Deno.DynamicLibrary<typeof SYMBOLS>["symbols"];
@@ -211,6 +213,8 @@ export interface Hdf5 {
   readonly fileCreate: bigint;
   readonly groupCreate: bigint;
   readonly datasetCreate: bigint;
+  /** The dataset access property class (for a dataset opened without a chunk cache). */
+  readonly datasetAccess: bigint;
 }
 
 let state: Hdf5 | string | undefined;
@@ -282,6 +286,7 @@ export function load(): Hdf5 | string {
     fileCreate: g("H5P_CLS_FILE_CREATE_ID_g"),
     groupCreate: g("H5P_CLS_GROUP_CREATE_ID_g"),
     datasetCreate: g("H5P_CLS_DATASET_CREATE_ID_g"),
+    datasetAccess: g("H5P_CLS_DATASET_ACCESS_ID_g"),
   };
   if ([...Object.values(native), lib.datasetCreate].some((id) => id < 0n)) {
     return (state = `HDF5 library ${loaded.path}: predefined ids still invalid after H5open`);

@@ -126,6 +126,7 @@ export class Hdf5Catalog {
   readonly #file: bigint;
   readonly #open: Opened[] = [];
   readonly #seen = new Map<bigint, number>(); // object address -> index in datasets (-1: group)
+  #dapl: bigint | undefined;
   #closed = false;
 
   constructor(lib: Hdf5, path: string) {
@@ -146,6 +147,18 @@ export class Hdf5Catalog {
       this.close();
       throw e;
     }
+  }
+
+  /** A dataset access property list with HDF5's chunk cache turned off (made once). */
+  #uncached(): bigint {
+    if (this.#dapl !== undefined) return this.#dapl;
+    const fn = this.#lib.fn;
+    const dapl = check(this.#lib, fn.H5Pcreate(this.#lib.datasetAccess), "H5Pcreate", this.#path);
+    if (fn.H5Pset_chunk_cache(dapl, 0n, 0n, 1) < 0) {
+      fn.H5Pclose(dapl);
+      check(this.#lib, -1, "H5Pset_chunk_cache", this.#path);
+    }
+    return (this.#dapl = dapl);
   }
 
   #address(obj: bigint): bigint | undefined {
@@ -199,7 +212,6 @@ export class Hdf5Catalog {
         });
         continue;
       }
-      let kept = false;
       try {
         const addr = this.#address(obj);
         const seen = addr === undefined ? undefined : this.#seen.get(addr);
@@ -216,11 +228,13 @@ export class Hdf5Catalog {
           this.#walk(obj, full);
         } else if (kind === H5I_DATASET) {
           if (addr !== undefined) this.#seen.set(addr, this.datasets.length);
-          this.#addDataset(obj, full);
-          kept = true;
+          // Reopened without HDF5's chunk cache, so a timed read of a chunk reads the file.
+          const dset = fn.H5Dopen2(group, cname, this.#uncached());
+          if (dset < 0n) check(lib, dset, `H5Dopen2 '${full}'`, this.#path);
+          this.#addDataset(dset, full);
         }
       } finally {
-        if (!kept) fn.H5Oclose(obj);
+        fn.H5Oclose(obj);
       }
     }
   }
@@ -348,6 +362,7 @@ export class Hdf5Catalog {
       fn.H5Oclose(d.id);
     }
     this.#open.length = 0;
+    if (this.#dapl !== undefined) fn.H5Pclose(this.#dapl);
     fn.H5Fclose(this.#file);
   }
 }
