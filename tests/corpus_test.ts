@@ -1,9 +1,9 @@
 /**
  * The conformance corpus (issue 18): files made at test time by the formats' own tools (ncgen in
- * all four kinds with fill on and off, the HDF5 C library, python3-gsd, gfortran), plus classic
+ * all four kinds with fill on and off, the HDF5 and HDF4 C libraries, python3-gsd, gfortran), plus classic
  * files with data never written and non-NUL header padding. Every file is described and read by
  * sciobench, and the variable list and each variable's CRC-32 must equal what the real library
- * reads (libnetcdf through tests/testdata/corpus/ncread.c, h5ls and h5dump, python3-gsd, a
+ * reads (libnetcdf through tests/testdata/corpus/ncread.c, h5ls and h5dump, hdp, python3-gsd, a
  * gfortran reader). Most files go through the library API in-process (fast); one file of each
  * kind also goes through the real `info --json` and `read` commands.
  */
@@ -29,7 +29,7 @@ function hex(n: number): string {
 }
 
 function missingTools(): string | null {
-  for (const t of ["ncgen", "gcc", "h5dump", "h5ls", "gfortran", "/usr/bin/python3"]) {
+  for (const t of ["ncgen", "gcc", "h5dump", "h5ls", "hdp", "gfortran", "/usr/bin/python3"]) {
     const why = commandMissing(t);
     if (why) return why;
   }
@@ -241,8 +241,33 @@ print(json.dumps(out))`,
     assert.equal(f77.length, 6, "six records");
     count(tally, "Fortran", true);
 
+    // ---- HDF4: scientific data sets of every number type, named and unnamed, by the C library ----
+    const mkh4 = `${dir}/mkh4`;
+    run("gcc", [
+      "-I/usr/include/hdf",
+      `${CORPUS}make_hdf4.c`,
+      "-L/usr/lib",
+      "-lmfhdf",
+      "-ldf",
+      "-o",
+      mkh4,
+    ]);
+    const h4 = `${dir}/sds.hdf`;
+    run(mkh4, [h4]);
+    const sds = readAll(h4).chunks;
+    const hdpNames = run("hdp", ["dumpsds", "-h", h4]).split("\n")
+      .filter((l) => l.startsWith("Variable Name = ")).map((l) => l.slice(16).trim());
+    assert.deepEqual(sds.map((c) => c.name), hdpNames.map((n) => n), "HDF4 data sets (hdp)");
+    for (let i = 0; i < sds.length; i++) {
+      const bin = `${dir}/sds${i}.bin`;
+      run("hdp", ["dumpsds", "-i", String(i), "-d", "-b", "-o", bin, h4]);
+      assert.equal(sds[i]!.crc32, hex(crc32(Deno.readFileSync(bin))), `HDF4 SDS ${i}: as hdp -b`);
+      count(tally, "HDF4 SDS", true);
+    }
+
     // ---- the real commands on one file of each kind ----
-    for (const path of [`${dir}/basic.k3.nc`, h5, `${dir}/padding.nc`, `${dir}/zero.k1.nc`]) {
+    const oneOfEach = [`${dir}/basic.k3.nc`, h5, `${dir}/padding.nc`, `${dir}/zero.k1.nc`, h4];
+    for (const path of [...oneOfEach, gsdFile, `${dir}/mixed.f77`]) {
       const info = await runCli(["info", "--json", path]);
       assert.equal(info.code, 0, `${path}: ${info.stderr}`);
       JSON.parse(info.stdout);

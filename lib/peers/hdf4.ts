@@ -362,7 +362,8 @@ class Hdf4Source implements FrameSource {
     try {
       this.#scan();
       if (this.#sds.length === 0) {
-        throw new FormatError(NAME, path, -1, "no scientific data set (SDS) of a supported type");
+        // Nothing to read (raster images, vdata ...), which is no reason to refuse the file.
+        this.warnings.push(`${path}: no scientific data set (SDS) of a number type; no frames`);
       }
       this.#period = framePeriod(this.#sds);
       this.frameCount = Math.floor(this.#sds.length / this.#period);
