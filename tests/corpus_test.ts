@@ -267,13 +267,27 @@ print(json.dumps(out))`,
 
     // ---- the real commands on one file of each kind ----
     const oneOfEach = [`${dir}/basic.k3.nc`, h5, `${dir}/padding.nc`, `${dir}/zero.k1.nc`, h4];
-    for (const path of [...oneOfEach, gsdFile, `${dir}/mixed.f77`]) {
+    const noUnlimited = `${dir}/netcdf4.k3.nc`; // netCDF-4 without an unlimited dimension
+    const units: Record<string, string> = {};
+    for (const path of [...oneOfEach, noUnlimited, gsdFile, `${dir}/mixed.f77`]) {
       const info = await runCli(["info", "--json", path]);
       assert.equal(info.code, 0, `${path}: ${info.stderr}`);
       JSON.parse(info.stdout);
       const read = await runCli(["read", "--format", "json", path]);
       assert.equal(read.code, 0, `${path}: ${read.stderr}`);
+      const text = read.stdout;
+      const row = JSON.parse(text.slice(text.indexOf("{"))) as Record<string, unknown>;
+      const rows = (row.rows ?? [row]) as Record<string, unknown>[];
+      const r = rows[0]!;
+      units[path.split("/").pop()!] = String(r.unit);
+      assert.ok(Number(r.read_bytes) > 0 && Number(r.random_bytes) > 0, `${path}: bytes timed`);
+      assert.ok(Number(r.read_s) > 0 && Number(r.random_s) > 0, `${path}: phases timed`);
     }
+    // Files without frames are timed by chunk or block, the others by frame.
+    assert.equal(units["netcdf4.k3.nc"], "block");
+    assert.equal(units["layouts.h5"], "chunk+block");
+    assert.equal(units["basic.k3.nc"], "frame");
+    assert.equal(units["sds.hdf"], "frame");
     const strict = await runCli(["info", "--strict", `${dir}/padding.nc`]);
     assert.equal(strict.code, 2);
     assert.match(strict.stderr, /padding after dimension 3 name is 0x20, not NUL/);

@@ -194,7 +194,14 @@ export function streamInfo(
         file_bytes: fileBytes,
         format: facts,
         ...(variables.length > 0 ? { variables } : {}),
-        ...(datasets.length > 0 ? { datasets } : {}),
+        ...(datasets.length > 0
+          ? {
+            datasets: datasets.map(({ storedBytes, ...d }) => ({
+              ...d,
+              stored_bytes: storedBytes,
+            })),
+          }
+          : {}),
       },
       null,
       1,

@@ -1,6 +1,7 @@
 /**
  * The frame index of a netCDF classic file: frame r is record r (every record variable's
- * slab), or one frame of the fixed variables when there are no record variables.
+ * slab), or one frame of the fixed variables when there are no records (no record variables,
+ * or zero records).
  * @module
  */
 import type { ByteSource, ChunkRef, FrameIndex, StoredVariable, TypedArray } from "../types.ts";
@@ -44,7 +45,10 @@ export class NetcdfIndex implements FrameIndex {
     this.warnings = f.warnings;
     this.departures = f.departures;
     const { vars, recsize } = f.layout;
-    const hasRecords = vars.some((v) => v.record);
+    // Frames are records; a file without records (no record variables, or none written yet)
+    // reads as one frame of its fixed variables, so its data is still read.
+    const hasRecords = vars.some((v) => v.record) &&
+      (f.numrecs > 0 || vars.every((v) => v.record));
     const chosen = vars
       .map((v, i) => ({ v, d: f.header.variables[i]! }))
       .filter((x) => x.v.record === hasRecords)

@@ -11,7 +11,7 @@
  * (record, ...chunk shape). Dimensions are shared by length and named `n<length>`; the record
  * dimension is `record`. A chunk name that is not a valid netCDF name (`particles/position`)
  * becomes a valid one (`particles_position`) and the original is kept in the variable attribute
- * `chunk_name`, which the reader uses as the chunk name. A file without record variables reads
+ * `chunk_name`, which the reader uses as the chunk name. A file without records reads
  * as one frame of its fixed variables.
  *
  * Appending (`appendWriter`) continues any classic file with record variables, ours or the
