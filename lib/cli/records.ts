@@ -227,6 +227,7 @@ export const recordsCommand: Command = {
     };
     const reorder = parseReorder(values.reorder);
     let failed = 0;
+    let firstError = "";
     try {
       const runs = await runRecords(
         { targets, shape, dtype, trials, seed, dir: values.dir, backendOptions, progress, reorder },
@@ -235,13 +236,17 @@ export const recordsCommand: Command = {
       if (trials > 1 || format === "seed") {
         for (const row of recordsAverages(runs, shape)) add(row);
       }
-      failed = runs.filter((r) => r.error !== undefined).length;
+      const errors = runs.filter((r) => r.error !== undefined);
+      failed = errors.length;
+      if (errors[0] !== undefined) {
+        firstError = `${errors[0].framing} ${errors[0].phase}: ${errors[0].error}`;
+      }
     } finally {
       sink.close();
     }
     if (failed > 0) {
       throw new CellsFailedError(
-        `${failed} phases failed; their rows say why in the 'error' column`,
+        `${failed} phases failed (first: ${firstError}); each row's 'error' column says why`,
       );
     }
   },

@@ -241,6 +241,7 @@ export const scalingCommand: Command = {
     };
     let failed = 0;
     let total = 0;
+    let firstError = "";
     try {
       const runs = await runScaling(
         {
@@ -263,14 +264,18 @@ export const scalingCommand: Command = {
         },
       );
       if (trials > 1) { for (const row of averageRows(runs)) add(row); }
-      failed = runs.filter((r) => r.error !== undefined).length;
+      const errors = runs.filter((r) => r.error !== undefined);
+      failed = errors.length;
       total = runs.length;
+      if (errors[0] !== undefined) {
+        firstError = `${errors[0].framing}, ${errors[0].datasets} datasets: ${errors[0].error}`;
+      }
     } finally {
       sink.close();
     }
     if (failed > 0) {
       throw new CellsFailedError(
-        `${failed} of ${total} runs failed; their rows say why in the 'error' column`,
+        `${failed} of ${total} runs failed (first: ${firstError}); each row's 'error' column says why`,
       );
     }
   },

@@ -36,6 +36,7 @@ export function cellError(e: unknown): string | null {
 export class CellFailures {
   #cells = 0;
   #failed = 0;
+  #first: string | undefined;
 
   /** Cells that failed so far. */
   get failed(): number {
@@ -54,6 +55,7 @@ export class CellFailures {
       const why = cellError(e);
       if (why === null) throw e;
       this.#failed++;
+      this.#first ??= `${String(identity["framing"] ?? "")}: ${why}`;
       return { ...identity, [ERROR_COLUMN]: why };
     }
   }
@@ -62,7 +64,7 @@ export class CellFailures {
   finish(): void {
     if (this.#failed > 0) {
       throw new CellsFailedError(
-        `${this.#failed} of ${this.#cells} cells failed; their rows say why in the '${ERROR_COLUMN}' column`,
+        `${this.#failed} of ${this.#cells} cells failed (first: ${this.#first}); each row's '${ERROR_COLUMN}' column says why`,
       );
     }
   }
