@@ -8,23 +8,9 @@ import type { Backend, FrameSource } from "../backends/backend.ts";
 import type { ChunkLayout, Workload } from "../framings/types.ts";
 import { backendOptionArgs } from "./common.ts";
 import { warn } from "../report/progress.ts";
-import { IoError, UsageError } from "../errors.ts";
+import { requireFile } from "../io/file.ts";
 
-/** Checks that `path` names an existing regular file: IoError (missing) or UsageError (a directory ...). */
-export function requireFile(path: string): void {
-  let info: Deno.FileInfo;
-  try {
-    info = Deno.statSync(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) throw new IoError(`${path}: no such file or directory`);
-    throw e;
-  }
-  if (!info.isFile) {
-    throw new UsageError(
-      `${path} is ${info.isDirectory ? "a directory" : "not a regular file"}; give a data file`,
-    );
-  }
-}
+export { requireFile };
 
 /**
  * The backend that reads `path`: the one named by `framing`, or the one detected from its first

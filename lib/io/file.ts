@@ -3,7 +3,7 @@
  * loops for short transfers, and a write batcher that coalesces small sequential writes.
  * @module
  */
-import { IoError, ShortReadError, SysError } from "../errors.ts";
+import { IoError, ShortReadError, SysError, UsageError } from "../errors.ts";
 import * as libc from "../sys/libc.ts";
 import type { ByteSource } from "./types.ts";
 
@@ -192,5 +192,26 @@ export class WriteBatcher {
   /** Writes out whatever is queued, oldest run first. */
   flush(): void {
     while (this.#regions.length > 0) this.#flushRegion(this.#regions.shift()!);
+  }
+}
+
+/**
+ * Checks that `path` names an existing regular file before it is opened for reading: IoError
+ * when it is missing (`LABEL: PATH: no such file or directory`), UsageError when it is a
+ * directory or another kind of file. `label` (a backend name) prefixes the messages.
+ */
+export function requireFile(path: string, label?: string): void {
+  const where = label === undefined ? path : `${label}: ${path}`;
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) throw new IoError(`${where}: no such file or directory`);
+    throw new IoError(`${where}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (!info.isFile) {
+    throw new UsageError(
+      `${where} is ${info.isDirectory ? "a directory" : "not a regular file"}; give a data file`,
+    );
   }
 }

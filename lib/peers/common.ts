@@ -85,18 +85,6 @@ export function pathExists(path: string): boolean {
   }
 }
 
-/** Throws IoError unless `path` is an existing regular file (checked before a library opens it). */
-export function requireFile(backend: string, path: string): void {
-  let info: Deno.FileInfo;
-  try {
-    info = Deno.statSync(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) throw new IoError(`${backend}: ${path}: no such file`);
-    throw new IoError(`${backend}: ${path}: ${e instanceof Error ? e.message : String(e)}`);
-  }
-  if (!info.isFile) throw new IoError(`${backend}: ${path}: not a regular file`);
-}
-
 /**
  * Checks the create mode before a library touches `path`: UsageError for "append" (the library
  * peers cannot append), IoError when "new" and `path` already exists.
@@ -132,6 +120,8 @@ export function removeQuietly(path: string): void {
 }
 
 import { bytesOf, elementCount } from "../framings/kit.ts";
+import type { FrameSink } from "../backends/backend.ts";
+import type { Frame } from "../framings/types.ts";
 export { bytesOf, elementCount };
 
 /** Environment variable holding the memory limit for library reads (bytes, or 512MiB, 8GiB). */
@@ -278,5 +268,55 @@ export function checkChunkBytes(
           `${c.dtype}[${c.shape.join("x")}] needs ${want}`,
       );
     }
+  }
+}
+
+/**
+ * The lifecycle every library peer's writer shares: `close` once (the library completes and
+ * closes the file, then the file is fsynced when asked), `abort` once (the library's handle is
+ * released without completing, then the partial file is removed), and no write after either.
+ */
+export abstract class PeerSink implements FrameSink {
+  /** Path of the file. */
+  readonly path: string;
+  /** Backend name, for messages. */
+  protected readonly backend: string;
+  /** fsync before `close` returns (part of the timed write phase). */
+  protected readonly fsync: boolean;
+  #done = false;
+
+  constructor(backend: string, path: string, fsync: boolean) {
+    this.backend = backend;
+    this.path = path;
+    this.fsync = fsync;
+  }
+
+  /** Appends one frame (call {@link checkOpen} first). */
+  abstract writeFrame(frame: Frame): void;
+
+  /** Completes and closes the file through the library (flushing when `fsync`); throws on failure. */
+  protected abstract closeFile(): void;
+
+  /** Releases the library's handle after a failure, without completing the file; never throws. */
+  protected abstract releaseFile(): void;
+
+  /** IoError when the sink is already closed or aborted. */
+  protected checkOpen(): void {
+    if (this.#done) throw new IoError(`${this.backend}: ${this.path}: write after close`);
+  }
+
+  close(): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.closeFile();
+    if (this.fsync) fsyncPath(this.path);
+  }
+
+  abort(): void {
+    if (!this.#done) {
+      this.#done = true;
+      this.releaseFile();
+    }
+    removeQuietly(this.path);
   }
 }

@@ -42,13 +42,12 @@ import {
   cStringAt,
   decodeCBuffer,
   envValue,
-  fsyncPath,
   oneLineText,
   refuseExisting,
-  removeQuietly,
-  requireFile,
 } from "./common.ts";
 import { checkFrame } from "../framings/kit.ts";
+import { requireFile } from "../io/file.ts";
+import { PeerSink } from "./common.ts";
 
 const NAME = "hdf4";
 
@@ -205,21 +204,17 @@ interface Spec {
   readonly start: Int32Array;
 }
 
-class Hdf4Sink implements FrameSink {
-  readonly path: string;
+class Hdf4Sink extends PeerSink {
   #lib: Hdf4;
   #fid: number;
   #littleFlag: number;
-  #fsync: boolean;
   #specs: Spec[] = [];
   #frames = 0;
-  #done = false;
 
   constructor(lib: Hdf4, path: string, options: SinkOptions) {
+    super(NAME, path, options.fsync ?? true);
     this.#lib = lib;
-    this.path = path;
     this.#littleFlag = options.endian === "big" ? 0 : DFNT_LITEND;
-    this.#fsync = options.fsync ?? true;
     refuseExisting(NAME, path, options.create);
     const fid = lib.mf.SDstart(cString(path), DFACC_CREATE);
     if (fid === FAIL) {
@@ -234,7 +229,7 @@ class Hdf4Sink implements FrameSink {
   }
 
   writeFrame(frame: Frame): void {
-    if (this.#done) throw new IoError(`${NAME}: ${this.path}: write after close`);
+    this.checkOpen();
     checkChunkBytes(NAME, this.path, this.#frames, frame.chunks);
     if (this.#frames === 0) {
       this.#specs = frame.chunks.map((c) => {
@@ -281,19 +276,12 @@ class Hdf4Sink implements FrameSink {
     this.#frames++;
   }
 
-  close(): void {
-    if (this.#done) return;
-    this.#done = true;
+  protected closeFile(): void {
     check(this.#lib, this.#lib.mf.SDend(this.#fid), "SDend", this.path);
-    if (this.#fsync) fsyncPath(this.path);
   }
 
-  abort(): void {
-    if (!this.#done) {
-      this.#done = true;
-      this.#lib.mf.SDend(this.#fid);
-    }
-    removeQuietly(this.path);
+  protected releaseFile(): void {
+    this.#lib.mf.SDend(this.#fid);
   }
 }
 
@@ -353,7 +341,7 @@ class Hdf4Source implements FrameSource {
   constructor(lib: Hdf4, path: string) {
     this.#lib = lib;
     this.path = path;
-    requireFile(NAME, path);
+    requireFile(path, NAME);
     const fid = lib.mf.SDstart(cString(path), DFACC_READ);
     if (fid === FAIL) {
       throw new FormatError(NAME, path, -1, `the HDF4 library cannot open it: ${lastError(lib)}`);

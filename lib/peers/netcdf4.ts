@@ -43,12 +43,9 @@ import {
   checkSameLayout,
   cStringAt,
   decodeCBuffer,
-  fsyncPath,
   loadLibrary,
   oneLineText,
   refuseExisting,
-  removeQuietly,
-  requireFile,
 } from "./common.ts";
 import {
   HDF5_SIGNATURE,
@@ -60,6 +57,8 @@ import {
 import { prepareHdf5 } from "./hdf5/bindings.ts";
 import { CHUNK_NAME_ATTR, NETCDF_OPTIONS, schemaForChunks } from "../framings/netcdf/mod.ts";
 import { checkFrame } from "../framings/kit.ts";
+import { requireFile } from "../io/file.ts";
+import { PeerSink } from "./common.ts";
 
 /** Sonames tried in order when `SCIOBENCH_NETCDF_LIB` is not set. */
 export const NETCDF_SONAMES: readonly string[] = ["libnetcdf.so.19", "libnetcdf.so"];
@@ -212,25 +211,19 @@ interface WriteVar {
   readonly count: BigUint64Array;
 }
 
-class NcSink implements FrameSink {
-  readonly path: string;
-  #backend: string;
+class NcSink extends PeerSink {
   #lib: NetCdf;
   #ncid: number;
   #variant: Variant;
   #endian: "big" | "little" | "native";
-  #fsync: boolean;
   #recordDim: string;
   #vars: WriteVar[] = [];
   #frames = 0;
-  #done = false;
 
   constructor(backend: string, lib: NetCdf, variant: Variant, path: string, options: SinkOptions) {
-    this.#backend = backend;
+    super(backend, path, options.fsync ?? true);
     this.#lib = lib;
     this.#variant = variant;
-    this.path = path;
-    this.#fsync = options.fsync ?? true;
     const endian = options.endian ?? "native";
     if (variant !== "netcdf4" && endian === "little") {
       throw new UsageError(`${backend}: netCDF classic files are always big-endian`);
@@ -264,7 +257,7 @@ class NcSink implements FrameSink {
     const fn = lib.fn;
     const ncid = this.#ncid;
     const id = new Int32Array(1);
-    const at = (call: string, status: number) => check(lib, this.#backend, status, call, this.path);
+    const at = (call: string, status: number) => check(lib, this.backend, status, call, this.path);
     // The native writer's mapping (the contract that keeps netcdf and netcdf-lib byte-identical).
     const schema = schemaForChunks(frame.chunks, { recordDim: this.#recordDim, variant: 1 });
     const dimIds = new Int32Array(schema.dimensions.length);
@@ -311,10 +304,10 @@ class NcSink implements FrameSink {
   }
 
   writeFrame(frame: Frame): void {
-    if (this.#done) throw new IoError(`${this.#backend}: ${this.path}: write after close`);
-    checkChunkBytes(this.#backend, this.path, this.#frames, frame.chunks);
+    this.checkOpen();
+    checkChunkBytes(this.backend, this.path, this.#frames, frame.chunks);
     if (this.#frames === 0) this.#define(frame);
-    else checkSameLayout(this.#backend, this.path, this.#frames, this.#vars, frame.chunks);
+    else checkSameLayout(this.backend, this.path, this.#frames, this.#vars, frame.chunks);
     const lib = this.#lib;
     const f = BigInt(this.#frames);
     for (let i = 0; i < this.#vars.length; i++) {
@@ -330,7 +323,7 @@ class NcSink implements FrameSink {
       if (status !== 0) {
         check(
           lib,
-          this.#backend,
+          this.backend,
           status,
           `nc_put_vara '${v.name}' frame ${this.#frames}`,
           this.path,
@@ -340,27 +333,20 @@ class NcSink implements FrameSink {
     this.#frames++;
   }
 
-  close(): void {
-    if (this.#done) return;
-    this.#done = true;
+  protected closeFile(): void {
     const lib = this.#lib;
     let closed = false;
     try {
-      if (this.#fsync) check(lib, this.#backend, lib.fn.nc_sync(this.#ncid), "nc_sync", this.path);
+      if (this.fsync) check(lib, this.backend, lib.fn.nc_sync(this.#ncid), "nc_sync", this.path);
       closed = true;
-      check(lib, this.#backend, lib.fn.nc_close(this.#ncid), "nc_close", this.path);
+      check(lib, this.backend, lib.fn.nc_close(this.#ncid), "nc_close", this.path);
     } finally {
       if (!closed) closeAfterError(lib, this.#ncid);
     }
-    if (this.#fsync) fsyncPath(this.path);
   }
 
-  abort(): void {
-    if (!this.#done) {
-      this.#done = true;
-      closeAfterError(this.#lib, this.#ncid);
-    }
-    removeQuietly(this.path);
+  protected releaseFile(): void {
+    closeAfterError(this.#lib, this.#ncid);
   }
 }
 
@@ -405,7 +391,7 @@ class NcSource implements FrameSource {
     this.framing = backend;
     this.#lib = lib;
     this.path = path;
-    requireFile(backend, path);
+    requireFile(path, backend);
     const id = new Int32Array(1);
     const status = lib.fn.nc_open(cString(path), NC_NOWRITE, id);
     if (status !== 0) {

@@ -8,7 +8,7 @@ import { FormatError, IoError } from "../../errors.ts";
 import type { DType } from "../../framings/types.ts";
 import { DTYPE_SIZE } from "../../framings/types.ts";
 import { cString } from "../../sys/libc.ts";
-import { allocFrameBuffer, checkFrameCount, decodeCBuffer, requireFile } from "../common.ts";
+import { allocFrameBuffer, checkFrameCount, decodeCBuffer } from "../common.ts";
 import type { Hdf5 } from "./bindings.ts";
 import { Hdf5Catalog, openReadOnly, type ReadRegion } from "./catalog.ts";
 import {
@@ -32,6 +32,7 @@ import {
   NAME,
 } from "./bindings.ts";
 import { checkFrame } from "../../framings/kit.ts";
+import { requireFile } from "../../io/file.ts";
 
 // ---- reader --------------------------------------------------------------------------------
 
@@ -87,7 +88,7 @@ export class Hdf5Source implements FrameSource {
   constructor(lib: Hdf5, path: string) {
     this.#lib = lib;
     this.path = path;
-    requireFile(NAME, path);
+    requireFile(path, NAME);
     this.#file = openReadOnly(lib, path);
     try {
       const root = check(

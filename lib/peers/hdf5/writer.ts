@@ -3,17 +3,11 @@
  * and written as one hyperslab.
  * @module
  */
-import type { FrameSink, SinkOptions } from "../../backends/backend.ts";
+import type { SinkOptions } from "../../backends/backend.ts";
 import { IoError } from "../../errors.ts";
 import type { ByteOrder, DType, Frame } from "../../framings/types.ts";
 import { cString } from "../../sys/libc.ts";
-import {
-  checkChunkBytes,
-  checkSameLayout,
-  fsyncPath,
-  refuseExisting,
-  removeQuietly,
-} from "../common.ts";
+import { checkChunkBytes, checkSameLayout, refuseExisting } from "../common.ts";
 import type { Hdf5 } from "./bindings.ts";
 import {
   check,
@@ -31,6 +25,7 @@ import {
   H5S_UNLIMITED,
   NAME,
 } from "./bindings.ts";
+import { PeerSink } from "../common.ts";
 
 // ---- writer --------------------------------------------------------------------------------
 
@@ -47,22 +42,18 @@ interface WriteSet {
 }
 
 /** An HDF5 file open for writing frames (see the hdf5 peer module documentation). */
-export class Hdf5Sink implements FrameSink {
-  readonly path: string;
+export class Hdf5Sink extends PeerSink {
   #lib: Hdf5;
   #file: bigint;
   #order: ByteOrder;
-  #fsync: boolean;
   #sets: WriteSet[] = [];
   #groups: bigint[] = [];
   #frames = 0;
-  #done = false;
 
   constructor(lib: Hdf5, path: string, options: SinkOptions) {
+    super(NAME, path, options.fsync ?? true);
     this.#lib = lib;
-    this.path = path;
     this.#order = options.endian === "big" ? "big" : "little";
-    this.#fsync = options.fsync ?? true;
     refuseExisting(NAME, path, options.create);
     const fn = lib.fn;
     const fcpl = check(lib, fn.H5Pcreate(lib.fileCreate), "H5Pcreate", path);
@@ -190,7 +181,7 @@ export class Hdf5Sink implements FrameSink {
   }
 
   writeFrame(frame: Frame): void {
-    if (this.#done) throw new IoError(`${NAME}: ${this.path}: write after close`);
+    this.checkOpen();
     checkChunkBytes(NAME, this.path, this.#frames, frame.chunks);
     if (this.#frames === 0) this.#createLayout(frame);
     else checkSameLayout(NAME, this.path, this.#frames, this.#sets, frame.chunks);
@@ -237,16 +228,14 @@ export class Hdf5Sink implements FrameSink {
     return failures;
   }
 
-  close(): void {
-    if (this.#done) return;
-    this.#done = true;
+  protected closeFile(): void {
     const lib = this.#lib;
     let closed = false;
     try {
       if (this.#release() > 0) {
         throw new IoError(`${NAME}: ${this.path}: closing datasets failed: ${errorSummary(lib)}`);
       }
-      if (this.#fsync) {
+      if (this.fsync) {
         check(lib, lib.fn.H5Fflush(this.#file, H5F_SCOPE_LOCAL), "H5Fflush", this.path);
       }
       closed = true;
@@ -254,16 +243,11 @@ export class Hdf5Sink implements FrameSink {
     } finally {
       if (!closed) lib.fn.H5Fclose(this.#file);
     }
-    if (this.#fsync) fsyncPath(this.path);
   }
 
-  abort(): void {
-    if (!this.#done) {
-      this.#done = true;
-      this.#release();
-      this.#lib.fn.H5Fclose(this.#file);
-      this.#lib.fn.H5Eclear2(H5E_DEFAULT);
-    }
-    removeQuietly(this.path);
+  protected releaseFile(): void {
+    this.#release();
+    this.#lib.fn.H5Fclose(this.#file);
+    this.#lib.fn.H5Eclear2(H5E_DEFAULT);
   }
 }
