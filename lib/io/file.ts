@@ -207,7 +207,7 @@ export function requireFile(path: string, label?: string): void {
     info = Deno.statSync(path);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) throw new IoError(`${where}: no such file or directory`);
-    throw new IoError(`${where}: ${e instanceof Error ? e.message : String(e)}`);
+    throw e; // the CLI's error line shortens the path the message repeats
   }
   if (!info.isFile) {
     throw new UsageError(
