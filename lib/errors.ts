@@ -4,6 +4,20 @@
  * @module
  */
 
+/** Control characters shown as escapes (`\n`, `\x00`), so a message stays on one line. */
+export function escapeControls(text: string): string {
+  return text.replace(
+    // deno-lint-ignore no-control-regex
+    /[\x00-\x1f\x7f]/g,
+    (c) =>
+      c === "\n"
+        ? "\\n"
+        : c === "\t"
+        ? "\\t"
+        : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+  );
+}
+
 /** Base class of every error sciobench raises on purpose; `exitCode` is the CLI exit code. */
 export class SciobenchError extends Error {
   /** Exit code the CLI returns for this error (1 or 2). */
@@ -30,7 +44,8 @@ export class FormatError extends SciobenchError {
   readonly offset: number;
   constructor(format: string, path: string, offset: number, problem: string) {
     const where = offset >= 0 ? ` at byte ${offset}` : "";
-    super(`${format}: ${path || "<bytes>"}${where}: ${problem}`, 2);
+    // Names read from a damaged file may hold any byte: the message stays one line.
+    super(escapeControls(`${format}: ${path || "<bytes>"}${where}: ${problem}`), 2);
     this.path = path;
     this.offset = offset;
   }

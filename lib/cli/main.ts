@@ -4,7 +4,7 @@
  * unless SCIOBENCH_DEBUG=1.
  * @module
  */
-import { SciobenchError, UsageError } from "../errors.ts";
+import { escapeControls, SciobenchError, UsageError } from "../errors.ts";
 import { RankFailure } from "../mpi/phase.ts";
 import { initWorld, type World } from "../mpi/world.ts";
 import { VERSION } from "../version.ts";
@@ -28,20 +28,6 @@ diagnostics to stderr. Exit codes: 0 ok, 1 I/O or verification failure, 2 bad us
 malformed file.`;
 }
 
-/** Control characters (a newline in a path, in a library's message) shown as escapes. */
-function oneLine(text: string): string {
-  return text.replace(
-    // deno-lint-ignore no-control-regex
-    /[\x00-\x1f\x7f]/g,
-    (c) =>
-      c === "\n"
-        ? "\\n"
-        : c === "\t"
-        ? "\\t"
-        : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
-  );
-}
-
 /** Words (paths) longer than 200 characters shortened in the middle, so a line stays readable. */
 function shortenWords(text: string): string {
   return text.replace(/\S{201,}/g, (w) => `${w.slice(0, 100)}...${w.slice(-100)}`);
@@ -49,7 +35,7 @@ function shortenWords(text: string): string {
 
 function errorLine(text: string): void {
   clearProgressLine(); // an error never continues a progress line
-  console.error(`sciobench: error: ${shortenWords(oneLine(text))}`);
+  console.error(`sciobench: error: ${shortenWords(escapeControls(text))}`);
 }
 
 /** Prints text (help, version) on stdout; a closed or full stdout is handled as for data. */
