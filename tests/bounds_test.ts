@@ -120,5 +120,5 @@ Deno.test("CLI: an error during scaling starts its own line after the progress s
   }).output();
   const stderr = new TextDecoder().decode(out.stderr);
   assert.equal(out.code, 1, stderr);
-  assert.match(stderr, /Write +5 datasets:\*+\nsciobench: error: .*File too large/);
+  assert.match(stderr, /Write +5 datasets:\*+\nsciobench: error: /);
 });
