@@ -100,14 +100,14 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: "table: the write phase without its fsync",
-    edits: [{ file: TABLE, search: "fsync: true,", replace: "fsync: false," }],
+    edits: [{ file: TABLE, search: "fsync: true", replace: "fsync: false" }],
     tests: [AUDIT_TEST],
     filter: TABLE_TESTS,
   },
   {
     name: "table: the fsync outside the timed write",
     edits: [
-      { file: TABLE, search: "fsync: true,", replace: "fsync: false," },
+      { file: TABLE, search: "fsync: true", replace: "fsync: false" },
       {
         file: TABLE,
         search: "const w = wm.stop();",
