@@ -22,14 +22,23 @@ export class RankFailure extends SciobenchError {
   }
 }
 
+/**
+ * This rank stopped only because another rank failed inside a collective step (a shared file):
+ * the phase reports the rank that failed first-hand, not this one.
+ */
+export class PeerRankFailed extends IoError {}
+
 interface Failure {
   readonly reason: string;
   readonly code: number;
+  /** True for {@link PeerRankFailed}: not the cause. */
+  readonly secondary: boolean;
 }
 
 function asFailure(e: unknown): Failure {
-  if (e instanceof SciobenchError) return { reason: e.message, code: e.exitCode };
-  return { reason: e instanceof Error ? e.message : String(e), code: 1 };
+  const secondary = e instanceof PeerRankFailed;
+  if (e instanceof SciobenchError) return { reason: e.message, code: e.exitCode, secondary };
+  return { reason: e instanceof Error ? e.message : String(e), code: 1, secondary };
 }
 
 /**
@@ -76,9 +85,12 @@ export async function fencedPhase<T>(phase: string, fn: () => Promise<T> | T): P
   if (w.rank !== 0) {
     throw new RankFailure(asFailure(original).reason, failure?.code ?? 1, w.rank, false);
   }
-  const first = reports.findIndex((text) => text !== "");
-  const f = JSON.parse(reports[first]!) as Failure;
-  const others = failed > 1 ? ` (and ${failed - 1} other rank${failed > 2 ? "s" : ""})` : "";
+  const failures = reports.map((text) => text === "" ? undefined : JSON.parse(text) as Failure);
+  const primary = failures.findIndex((f) => f !== undefined && !f.secondary);
+  const first = primary >= 0 ? primary : failures.findIndex((f) => f !== undefined);
+  const f = failures[first]!;
+  const causes = failures.filter((x) => x !== undefined && !x.secondary).length || failed;
+  const others = causes > 1 ? ` (and ${causes - 1} other rank${causes > 2 ? "s" : ""})` : "";
   throw new RankFailure(
     `rank ${first} on ${w.hosts[first]} failed in ${phase}${others}: ${f.reason}`,
     f.code,

@@ -1,0 +1,85 @@
+/**
+ * The cost of MPI fencing per phase, run under a launcher (`deno task mpi-fence` runs it with 4
+ * ranks under Open MPI and MPICH): the median time of an empty fenced phase (MPI_Barrier, then
+ * MPI_Allreduce of the failure flag), of the gather of one result row to rank 0, and, for
+ * scale, of a table write phase of SIZE bytes (fsync included) on each rank. Rank 0 prints one
+ * JSON line. Usage: mpirun -np 4 deno run -A bench/mpi_fence.ts [SIZE_MiB] [DIR]
+ * @module
+ */
+import { rankRows } from "../lib/mpi/aggregate.ts";
+import { fencedPhase, rankScratchShare } from "../lib/mpi/phase.ts";
+import { initWorld } from "../lib/mpi/world.ts";
+import { withScratchDir } from "../lib/io/scratch.ts";
+import { writeFrames } from "../lib/backends/write.ts";
+import { backendByName } from "../lib/backends/registry.ts";
+import { TABLE_AGGREGATE, TableFrames } from "../lib/workloads/table.ts";
+
+const w = initWorld();
+const sizeMiB = Number(Deno.args[0] ?? "16");
+const dir = Deno.args[1];
+const REPS = 200;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+const fence: number[] = [];
+for (let i = 0; i < REPS; i++) {
+  const t0 = performance.now();
+  await fencedPhase("bench", () => {});
+  fence.push(performance.now() - t0);
+}
+const row = Object.fromEntries(Object.entries(TABLE_AGGREGATE.rates).map(([k]) => [`c${k}`, 1]));
+const sample = {
+  framing: "raw",
+  data_bytes: 1,
+  read_bytes: 1,
+  write_s: 1,
+  read_s: 1,
+  random_s: 1,
+  write_MiBps: 1,
+  read_MiBps: 1,
+  random_MiBps: 1,
+  ...row,
+};
+const gather: number[] = [];
+for (let i = 0; i < REPS; i++) {
+  const t0 = performance.now();
+  rankRows(sample, TABLE_AGGREGATE, false);
+  gather.push(performance.now() - t0);
+}
+const n = 128 * 128;
+const frames = new TableFrames(n, 1, w.rank);
+const count = Math.ceil((sizeMiB * 2 ** 20) / (28 * n));
+const writes: number[] = [];
+await withScratchDir(dir, async (d) => {
+  for (let i = 0; i < 3; i++) {
+    const t = await fencedPhase("write", async () => {
+      const t0 = performance.now();
+      await writeFrames(
+        backendByName("raw"),
+        `${d}/w.r${w.rank}`,
+        { create: "truncate", fsync: true },
+        count,
+        (k) => frames.frame(k),
+      );
+      return performance.now() - t0;
+    });
+    writes.push(Math.max(...w.allreduce([t], "max")));
+  }
+}, rankScratchShare());
+if (w.rank === 0) {
+  const f = median(fence), g = median(gather), p = median(writes);
+  console.log(JSON.stringify({
+    ranks: w.size,
+    library: w.facts().mpi_library,
+    fence_ms: Number(f.toFixed(4)),
+    gather_row_ms: Number(g.toFixed(4)),
+    write_phase_ms: Number(p.toFixed(2)),
+    write_phase_MiB_per_rank: sizeMiB,
+    table_cell_overhead_ms: Number((7 * f + g).toFixed(3)),
+    overhead_vs_one_phase: Number(((7 * f + g) / p).toFixed(5)),
+  }));
+}
+w.finalize();

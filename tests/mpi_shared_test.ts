@@ -1,0 +1,112 @@
+/**
+ * `--layout shared` files: 4 ranks write one file per framing (raw, f77, netcdf, gsd), each its
+ * own frames, rank 0 the header and index. The file is byte for byte what one process writes
+ * with the same frames, the same backend reads every rank's frames back, and python3-gsd, ncdump
+ * and a gfortran program read it.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { backendByName } from "../lib/backends/registry.ts";
+import { verifyFrame } from "../lib/workloads/pattern.ts";
+import { TableFrames } from "../lib/workloads/table.ts";
+import { commandMissing, REQUIRE_PEERS, tempDir } from "./_helpers.ts";
+import { mpiTest, runMpi } from "./_mpi.ts";
+
+const PROBE = new URL("./_mpi_shared_probe.ts", import.meta.url).pathname;
+const N = 10;
+const PER_RANK = 120; // 480 frames: GSD relocates its index block several times
+const TOTAL = 4 * PER_RANK;
+
+async function run(
+  cmd: string,
+  args: string[],
+  cwd: string,
+): Promise<{ code: number; out: string }> {
+  const o = await new Deno.Command(cmd, { args, cwd, stdout: "piped", stderr: "piped" }).output();
+  const dec = new TextDecoder();
+  return { code: o.code, out: dec.decode(o.stdout) + dec.decode(o.stderr) };
+}
+
+/** Runs `check` when `tool` is installed; else skips with a note (fails under REQUIRE_PEERS). */
+async function withTool(tool: string, check: () => Promise<void>): Promise<void> {
+  const why = commandMissing(tool);
+  if (why === null) return await check();
+  if (REQUIRE_PEERS) {
+    throw new Error(`peer required by SCIOBENCH_REQUIRE_PEERS=1 is missing: ${why}`);
+  }
+  console.error(`skip part: ${why}`);
+}
+
+const FORTRAN = `      program rdtable
+      real*4 p(${3 * N}), o(${4 * N})
+      integer i
+      open(1, file='shared.f77', form='unformatted', status='old')
+      do i = 0, ${TOTAL - 1}
+        read(1) p
+        read(1) o
+        if (p(1) .ne. real(i) .or. o(1) .ne. real(i)) then
+          print *, 'bad frame', i, p(1), o(1)
+          stop 1
+        end if
+      end do
+      print *, 'frames', ${TOTAL}
+      end
+`;
+
+mpiTest(
+  "mpi shared layout: 4 ranks write one raw, f77, netcdf and gsd file as one process would",
+  async (launcher) => {
+    using tmp = tempDir();
+    const r = await runMpi(
+      launcher,
+      [tmp.path, "raw,f77,netcdf,gsd", String(N), String(PER_RANK)],
+      {
+        script: PROBE,
+      },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const owners = [0, 1, 2, 3].map((rank) => new TableFrames(N, 1, rank));
+    for (const name of ["raw", "f77", "netcdf", "gsd"]) {
+      const shared = Deno.readFileSync(`${tmp.path}/shared.${name}`);
+      const serial = Deno.readFileSync(`${tmp.path}/serial.${name}`);
+      assert.ok(shared.length > 28 * N * TOTAL);
+      assert.deepEqual(shared, serial, `${name}: the shared file is the one-process file`);
+      const source = backendByName(name).openReader(`${tmp.path}/shared.${name}`, {
+        layout: owners[0]!.layout,
+      });
+      try {
+        assert.equal(source.frameCount, TOTAL);
+        for (const g of [0, PER_RANK - 1, PER_RANK, 2 * PER_RANK + 7, TOTAL - 1]) {
+          const owner = owners[Math.floor(g / PER_RANK)]!;
+          verifyFrame(source.path, g, owner.frame(g).chunks, source.readFrame(g));
+        }
+      } finally {
+        source.close();
+      }
+    }
+    await withTool("ncdump", async () => {
+      const h = await run("ncdump", ["-h", "shared.netcdf"], tmp.path);
+      assert.equal(h.code, 0, h.out);
+      assert.match(h.out, new RegExp(`UNLIMITED ; // \\(${TOTAL} currently\\)`));
+    });
+    await withTool("/usr/bin/python3", async () => {
+      const py = await run("/usr/bin/python3", [
+        "-c",
+        "import gsd.hoomd, sys; t = gsd.hoomd.open(sys.argv[1], 'rb'); " +
+        "print(len(t), *[float(t[g].particles.position[0][0]) for g in map(int, sys.argv[2:])])",
+        "shared.gsd",
+        ...["0", String(PER_RANK), String(TOTAL - 1)],
+      ], tmp.path);
+      assert.equal(py.code, 0, py.out);
+      assert.equal(py.out.trim(), `${TOTAL} 0.0 ${PER_RANK}.0 ${TOTAL - 1}.0`);
+    });
+    await withTool("gfortran", async () => {
+      Deno.writeTextFileSync(`${tmp.path}/rdtable.f`, FORTRAN);
+      const c = await run("gfortran", ["-o", "rdtable", "rdtable.f"], tmp.path);
+      assert.equal(c.code, 0, c.out);
+      const f = await run(`${tmp.path}/rdtable`, [], tmp.path);
+      assert.equal(f.code, 0, f.out);
+      assert.match(f.out, new RegExp(`frames\\s+${TOTAL}`));
+    });
+  },
+);
