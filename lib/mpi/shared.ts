@@ -91,7 +91,7 @@ class Ranges {
 
   /** Adds [start, end), merging with touching ranges. */
   add(start: number, end: number): void {
-    let i = this.#first(start - 1);
+    const i = this.#first(start - 1);
     let s = start, e = end, n = 0;
     while (i + n < this.#starts.length && this.#starts[i + n]! <= end) {
       s = Math.min(s, this.#starts[i + n]!);
