@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { tempDir } from "./_helpers.ts";
-import { type JsonDoc, leftovers, mpiTest, runMpi } from "./_mpi.ts";
+import { type JsonDoc, leftovers, mpiTest, runMpi, runMpiJson } from "./_mpi.ts";
 
 type Row = Record<string, string | number>;
 
@@ -109,6 +109,53 @@ mpiTest(
       r.stderr.match(/sciobench: error: 'write' does not run under MPI/g)?.length,
       1,
       r.stderr,
+    );
+    assert.deepEqual(leftovers(tmp.path), []);
+  },
+);
+
+mpiTest(
+  "mpi table --layout shared: one file for all ranks, each rank its frames; a failing writer stops all",
+  async (launcher) => {
+    using tmp = tempDir();
+    const doc = await runMpiJson(launcher, [
+      ...["table", ...SMALL, "--framing", "gsd,netcdf", "--layout", "shared", "--reorder", "1"],
+      ...["--per-rank", "--dir", tmp.path],
+    ]);
+    assert.equal(doc.rows.length, 2 * 5);
+    for (let k = 0; k < doc.rows.length; k += 5) {
+      const [all, ...ranks] = doc.rows.slice(k, k + 5) as [Row, ...Row[]];
+      const frames = Number(ranks[0]!.frames);
+      assert.equal(all.frames, 4 * frames);
+      assert.equal(all.data_bytes, 4 * Number(ranks[0]!.data_bytes));
+      // one file: every rank's paths name it, and its size is counted once
+      assert.equal(new Set(ranks.flatMap((x) => [x.write_path, x.read_path])).size, 1);
+      assert.match(String(ranks[0]!.write_path), /\.shared$/);
+      assert.ok(Number(all.file_bytes) > Number(all.data_bytes));
+      assert.deepEqual(ranks.slice(1).map((x) => x.file_bytes), [0, 0, 0]);
+    }
+    const r = await runMpi(launcher, ["table", ...SMALL, "--layout", "shared", "--dir", tmp.path], {
+      env: { SCIOBENCH_TEST_FAIL_RANK: "2", SCIOBENCH_TEST_FAIL_PHASE: "shared-write" },
+    });
+    assert.equal(r.code, 1, r.stderr);
+    const errors = r.stderr.split("\n").filter((l) => l.startsWith("sciobench: error:"));
+    assert.equal(errors.length, 1, r.stderr);
+    assert.match(
+      errors[0]!,
+      /rank 2 on \S+ failed in write: injected failure in phase shared-write/,
+    );
+    assert.deepEqual(leftovers(tmp.path), []);
+    const refused = await runMpi(launcher, [
+      ...["table", ...SMALL, "--framing", "ieeeio", "--layout", "shared", "--dir", tmp.path],
+    ]);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.equal(
+      refused.stderr.match(
+        /sciobench: error: --layout shared works for raw, f77, netcdf, gsd only/g,
+      )
+        ?.length,
+      1,
+      refused.stderr,
     );
     assert.deepEqual(leftovers(tmp.path), []);
   },

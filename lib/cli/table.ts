@@ -9,6 +9,7 @@ import { didYouMean } from "../suggest.ts";
 import { Progress } from "../report/progress.ts";
 import { gsdTableRenderer } from "../report/rst.ts";
 import { rankColumns } from "../mpi/aggregate.ts";
+import { checkSharedLayout } from "../mpi/shared.ts";
 import { world } from "../mpi/world.ts";
 import { TABLE_QUICK, TABLE_SEED } from "../workloads/seeds.ts";
 import {
@@ -88,6 +89,8 @@ Options:
   --no-peers          leave the python-gsd peer out of the bare command
 ${MPI_HELP}
 ${PLAN_HELP}
+  --layout L          under MPI: per-rank (a file per rank, the default) or shared (one file,
+                      each rank its own frames at offsets known in advance; raw, f77, netcdf, gsd)
 ${OUTPUT_HELP}
 ${AUDIT_HELP}
 
@@ -185,6 +188,7 @@ export const tableCommand: Command = {
         ...AUDIT_OPTION,
         ...MPI_OPTIONS,
         ...PLAN_OPTIONS,
+        layout: { type: "string", default: "per-rank" },
         framing: { type: "string" },
         size: { type: "string" },
         n: { type: "string" },
@@ -251,6 +255,8 @@ export const tableCommand: Command = {
     if (resolved.run.length === 0 && peers.length === 0) {
       throw new UsageError("no usable framing left to measure");
     }
+    const layout = parseChoice(values.layout, ["per-rank", "shared"] as const, "--layout");
+    if (layout === "shared") { for (const b of resolved.run) checkSharedLayout(b); }
     const settings: TableSettings = {
       sizes,
       ns,
@@ -316,6 +322,7 @@ export const tableCommand: Command = {
           progress,
           reorder: parseReorder(values.reorder),
           perRank: values["per-rank"],
+          layout,
         },
         (row) => sink.add(row),
       );

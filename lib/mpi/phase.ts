@@ -43,9 +43,10 @@ function asFailure(e: unknown): Failure {
 
 /**
  * The hidden test hook `SCIOBENCH_TEST_FAIL_RANK=R` (with `SCIOBENCH_TEST_FAIL_PHASE=P`, default
- * `write`): rank R fails at the end of phase P as if its I/O had failed.
+ * `write`): rank R fails at the end of phase P as if its I/O had failed (`shared-write`: inside
+ * the shared-file writer, after its first frame).
  */
-function injectedFailure(phase: string, rank: number): void {
+export function injectedFailure(phase: string, rank: number): void {
   let failRank: string | undefined;
   let failPhase: string | undefined;
   try {

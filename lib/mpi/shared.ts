@@ -14,7 +14,7 @@ import { FRAMINGS } from "../backends/registry.ts";
 import type { Frame, FrameWriter, WriteOp } from "../framings/types.ts";
 import { FileHandle, WriteBatcher } from "../io/file.ts";
 import { signalPoint } from "../io/scratch.ts";
-import { PeerRankFailed } from "./phase.ts";
+import { injectedFailure, PeerRankFailed } from "./phase.ts";
 import { type World, world } from "./world.ts";
 
 /** The framings `--layout shared` supports. */
@@ -230,6 +230,7 @@ export async function writeSharedFrames(
         const mine = g >= part.first && g < end;
         if (mine) beforeFrame?.(g - part.first);
         seq = apply(writer.writeFrame(frameAt(g)), seq, mine, plan, batch, file);
+        if (mine && g === part.first) injectedFailure("shared-write", w.rank);
         const y = signalPoint();
         if (y) await y;
       }

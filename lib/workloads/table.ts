@@ -14,6 +14,7 @@ import { writeFrames } from "../backends/write.ts";
 import type { Backend, FrameSource } from "../backends/backend.ts";
 import { type AggregateSpec, rankRows } from "../mpi/aggregate.ts";
 import { fencedPhase, rankScratchShare } from "../mpi/phase.ts";
+import { planSharedFile, sharedPart, writeSharedFrames } from "../mpi/shared.ts";
 import { world } from "../mpi/world.ts";
 import { num, type Row } from "../report/output.ts";
 import type { Progress } from "../report/progress.ts";
@@ -159,6 +160,11 @@ export interface TableOptions {
   readonly reorder?: number;
   /** Under MPI, print one row per rank after each aggregate row. */
   readonly perRank?: boolean;
+  /**
+   * Under MPI, `per-rank` (the default: a file per rank) or `shared` (one file, each rank its own
+   * frames at offsets known in advance; raw, f77, netcdf and gsd only, lib/mpi/shared.ts).
+   */
+  readonly layout?: "per-rank" | "shared";
 }
 
 /** The seeded frames of the table workload for N particles; `frame(i)` stamps and returns frame i. */
@@ -249,38 +255,56 @@ export async function runTableCell(
   const readFrames = readRank === w.rank ? frames : new TableFrames(n, options.seed, readRank);
   const p = options.progress;
   const cache = options.cache ?? "cold";
+  // --layout shared: one file, rank r's frames are r x frames .. (r + 1) x frames - 1
+  const shared = options.layout === "shared" && w.size > 1;
+  const readBase = shared ? readRank * sizing.frames : 0;
+  let other: { rank: number; frames: TableFrames } | undefined;
+  const framesOf = (rank: number): TableFrames => {
+    if (rank === w.rank) return frames;
+    if (rank === readRank) return readFrames;
+    if (other?.rank !== rank) other = { rank, frames: new TableFrames(n, options.seed, rank) };
+    return other.frames;
+  };
+  const globalFrame = (g: number) => framesOf(Math.floor(g / sizing.frames)).frame(g);
   return await withScratchDir(options.dir, async (dir) => {
     const fs = statfs(dir);
     const fileOf = (rank: number) =>
-      w.size === 1 ? `${dir}/table.${backend.name}` : `${dir}/table.${backend.name}.r${rank}`;
+      w.size === 1
+        ? `${dir}/table.${backend.name}`
+        : `${dir}/table.${backend.name}.${shared ? "shared" : `r${rank}`}`;
     const path = fileOf(w.rank);
     const readPath = fileOf(readRank);
-    const write = (phase: string): Promise<number> =>
-      writeFrames(
-        backend,
-        path,
-        {
-          create: "truncate",
-          endian: options.endian,
-          fsync: true,
-        },
-        sizing.frames,
-        (i) => frames.frame(i),
-        (i) => {
-          if ((i & 63) === 0) p.update(i / sizing.frames, phase);
-        },
-      );
+    const sink = {
+      create: "truncate",
+      endian: options.endian,
+      fsync: true,
+    } as const;
+    const plan = shared
+      ? await fencedPhase(
+        "plan",
+        () => planSharedFile(backend, sink, sharedPart(sizing.frames), globalFrame),
+      )
+      : undefined;
+    const write = (phase: string): Promise<number> => {
+      const progress = (i: number) => {
+        if ((i & 63) === 0) p.update(i / sizing.frames, phase);
+      };
+      if (plan) return writeSharedFrames(backend, path, sink, plan, globalFrame, progress);
+      return writeFrames(backend, path, sink, sizing.frames, (i) => frames.frame(i), progress);
+    };
+    const writer = !shared || w.rank === 0;
     if (options.warmup) {
       await fencedPhase("warm-up", async () => {
         await write("warm-up");
-        Deno.removeSync(path);
+        if (writer) Deno.removeSync(path);
       });
     }
     const { w: wr, syncS, fileBytes } = await fencedPhase("write", async () => {
       const wm = startMeter("write");
       const syncS = await write("write");
       const w = wm.stop();
-      return { w, syncS, fileBytes: Deno.statSync(path).size };
+      // a shared file is counted once, on rank 0, so the sum over ranks is its size
+      return { w, syncS, fileBytes: writer ? Deno.statSync(path).size : 0 };
     });
     options.afterWrite?.(path);
 
@@ -289,23 +313,24 @@ export async function runTableCell(
       const om = startMeter("open");
       const source = backend.openReader(readPath, { layout: readFrames.layout });
       const o = om.stop();
-      if (source.frameCount !== sizing.frames) {
+      const written = shared ? sizing.frames * w.size : sizing.frames;
+      if (source.frameCount !== written) {
         source.close();
         throw new VerifyError(
-          `${readPath}: ${source.frameCount} frames read back, ${sizing.frames} written`,
+          `${readPath}: ${source.frameCount} frames read back, ${written} written`,
         );
       }
       return { o, source };
     });
     try {
-      const seq = Uint32Array.from({ length: sizing.readFrames }, (_, i) => i);
+      const seq = Uint32Array.from({ length: sizing.readFrames }, (_, i) => readBase + i);
       const r = await fencedPhase("read", () => readPhase(source, seq, readFrames, p, "read"));
       const drop2 = await fencedPhase("drop", () => prepareCache(readPath, cache));
       const order = shuffledOrder(
         sizing.frames,
         sizing.readFrames,
         new Rng(options.seed + 1 + repeat),
-      );
+      ).map((i) => readBase + i);
       const x = await fencedPhase(
         "random",
         () => readPhase(source, order, readFrames, p, "random"),
