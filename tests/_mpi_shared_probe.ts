@@ -5,7 +5,7 @@
  * Usage: _mpi_shared_probe.ts DIR FRAMINGS N FRAMES_PER_RANK
  * @module
  */
-import { backendByName } from "../lib/backends/registry.ts";
+import { backendByName, FRAMINGS } from "../lib/backends/registry.ts";
 import { writeFrames } from "../lib/backends/write.ts";
 import { planSharedFile, sharedPart, writeSharedFrames } from "../lib/mpi/shared.ts";
 import { initWorld } from "../lib/mpi/world.ts";
@@ -23,8 +23,9 @@ const frameAt = (g: number) => {
 };
 for (const name of framings!.split(",")) {
   const backend = backendByName(name);
-  const plan = planSharedFile(backend, { create: "truncate" }, sharedPart(perRank), frameAt);
-  await writeSharedFrames(backend, `${dir}/shared.${name}`, { create: "truncate" }, plan, frameAt);
+  const framing = FRAMINGS.find((f) => f.name === name)!;
+  const plan = planSharedFile(framing, {}, sharedPart(perRank), frameAt);
+  await writeSharedFrames(framing, `${dir}/shared.${name}`, {}, plan, frameAt);
   if (w.rank === 0) {
     await writeFrames(
       backend,

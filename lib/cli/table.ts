@@ -256,7 +256,7 @@ export const tableCommand: Command = {
       throw new UsageError("no usable framing left to measure");
     }
     const layout = parseChoice(values.layout, ["per-rank", "shared"] as const, "--layout");
-    if (layout === "shared") { for (const b of resolved.run) checkSharedLayout(b); }
+    if (layout === "shared") { for (const b of resolved.run) checkSharedLayout(b.name); }
     const settings: TableSettings = {
       sizes,
       ns,

@@ -9,9 +9,7 @@
  * @module
  */
 import { IoError, UsageError } from "../errors.ts";
-import type { Backend, SinkOptions } from "../backends/backend.ts";
-import { FRAMINGS } from "../backends/registry.ts";
-import type { Frame, FrameWriter, WriteOp } from "../framings/types.ts";
+import type { EndianOption, Frame, FrameWriter, Framing, WriteOp } from "../framings/types.ts";
 import { FileHandle, WriteBatcher } from "../io/file.ts";
 import { signalPoint } from "../io/scratch.ts";
 import { injectedFailure, PeerRankFailed } from "./phase.ts";
@@ -20,14 +18,24 @@ import { type World, world } from "./world.ts";
 /** The framings `--layout shared` supports. */
 export const SHARED_LAYOUT_FRAMINGS: readonly string[] = ["raw", "f77", "netcdf", "gsd"];
 
-/** UsageError (one line) unless `backend` can be written as one shared file by many ranks. */
-export function checkSharedLayout(backend: Backend): void {
-  if (!SHARED_LAYOUT_FRAMINGS.includes(backend.name)) {
+/** UsageError (one line) unless the framing or peer `name` can be one file shared by ranks. */
+export function checkSharedLayout(name: string): void {
+  if (!SHARED_LAYOUT_FRAMINGS.includes(name)) {
     throw new UsageError(
-      `--layout shared works for ${SHARED_LAYOUT_FRAMINGS.join(", ")} only; '${backend.name}' ` +
+      `--layout shared works for ${SHARED_LAYOUT_FRAMINGS.join(", ")} only; '${name}' ` +
         `cannot place frames at offsets known in advance (use --layout per-rank)`,
     );
   }
+}
+
+/** How the shared file is written: the framing's options, byte order, and the final fsync. */
+export interface SharedWriteOptions {
+  /** Byte order of the data (default native). */
+  readonly endian?: EndianOption;
+  /** fsync before close (default true). */
+  readonly fsync?: boolean;
+  /** The framing's own options (marker width, netCDF variant ...). */
+  readonly backendOptions?: Readonly<Record<string, unknown>>;
 }
 
 /** The frames of one rank in a shared file: global indices first .. first + count - 1 of total. */
@@ -113,13 +121,13 @@ function ownerOf(g: number, part: SharedPart): number {
  * ops leaves standing.
  */
 export function planSharedFile(
-  backend: Backend,
-  options: SinkOptions,
+  framing: Framing,
+  options: SharedWriteOptions,
   part: SharedPart,
   frameAt: (g: number) => Frame,
   w: World = world(),
 ): SharedPlan {
-  const writer = newWriter(backend, options);
+  const writer = newWriter(framing, options);
   const starts: number[] = [];
   const ends: number[] = [];
   const owners: number[] = [];
@@ -147,9 +155,8 @@ export function planSharedFile(
   return { part, pieces, ops: starts.length };
 }
 
-function newWriter(backend: Backend, options: SinkOptions): FrameWriter {
-  checkSharedLayout(backend);
-  const framing = FRAMINGS.find((f) => f.name === backend.name)!;
+function newWriter(framing: Framing, options: SharedWriteOptions): FrameWriter {
+  checkSharedLayout(framing.name);
   return framing.createWriter({ ...options.backendOptions, endian: options.endian ?? "native" });
 }
 
@@ -193,9 +200,9 @@ function apply(
  * A rank that fails stops the others here with {@link PeerRankFailed}, never a hang.
  */
 export async function writeSharedFrames(
-  backend: Backend,
+  framing: Framing,
   path: string,
-  options: SinkOptions,
+  options: SharedWriteOptions,
   plan: SharedPlan,
   frameAt: (g: number) => Frame,
   beforeFrame?: (i: number) => void,
@@ -208,7 +215,7 @@ export async function writeSharedFrames(
   let seq = 0;
   let failure: unknown;
   try {
-    const created = newWriter(backend, options);
+    const created = newWriter(framing, options);
     writer = created;
     if (w.rank === 0) {
       file = FileHandle.open(path, "truncate");

@@ -6,15 +6,16 @@
  * @module
  */
 import { VerifyError } from "../errors.ts";
-import type { Chunk, ChunkLayout, EndianOption, Frame } from "../framings/types.ts";
+import type { Chunk, ChunkLayout, EndianOption, Frame, Framing } from "../framings/types.ts";
 import { type CacheDrop, dropCache, residency } from "../io/cache.ts";
 import { FileHandle } from "../io/file.ts";
 import { signalPoint, withScratchDir } from "../io/scratch.ts";
 import { writeFrames } from "../backends/write.ts";
+import { FRAMINGS } from "../backends/registry.ts";
 import type { Backend, FrameSource } from "../backends/backend.ts";
 import { type AggregateSpec, rankRows } from "../mpi/aggregate.ts";
 import { fencedPhase, rankScratchShare } from "../mpi/phase.ts";
-import { planSharedFile, sharedPart, writeSharedFrames } from "../mpi/shared.ts";
+import { checkSharedLayout, planSharedFile, sharedPart, writeSharedFrames } from "../mpi/shared.ts";
 import { world } from "../mpi/world.ts";
 import { num, type Row } from "../report/output.ts";
 import type { Progress } from "../report/progress.ts";
@@ -73,6 +74,12 @@ export const TABLE_COLUMNS = [
   "cache",
   "error",
 ] as const;
+
+/** The native framing behind `backend` (the shared layout drives its pure writer). */
+function framingOf(backend: Backend): Framing {
+  checkSharedLayout(backend.name);
+  return FRAMINGS.find((f) => f.name === backend.name)!;
+}
 
 /** How the table's columns combine over MPI ranks (lib/mpi/aggregate.ts). */
 export const TABLE_AGGREGATE: AggregateSpec = {
@@ -282,14 +289,16 @@ export async function runTableCell(
     const plan = shared
       ? await fencedPhase(
         "plan",
-        () => planSharedFile(backend, sink, sharedPart(sizing.frames), globalFrame),
+        () => planSharedFile(framingOf(backend), sink, sharedPart(sizing.frames), globalFrame),
       )
       : undefined;
     const write = (phase: string): Promise<number> => {
       const progress = (i: number) => {
         if ((i & 63) === 0) p.update(i / sizing.frames, phase);
       };
-      if (plan) return writeSharedFrames(backend, path, sink, plan, globalFrame, progress);
+      if (plan) {
+        return writeSharedFrames(framingOf(backend), path, sink, plan, globalFrame, progress);
+      }
       return writeFrames(backend, path, sink, sizing.frames, (i) => frames.frame(i), progress);
     };
     const writer = !shared || w.rank === 0;
