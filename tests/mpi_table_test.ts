@@ -96,6 +96,16 @@ mpiTest(
       assert.match(errors[0]!, new RegExp(`rank 2 on \\S+ failed in ${phase}: injected failure`));
       assert.deepEqual(leftovers(tmp.path), [], `no files left after a failure in ${phase}`);
     }
+    // A failure outside any fence cannot be agreed on: that rank says so and MPI_Abort stops all.
+    const r = await runMpi(launcher, ["table", ...SMALL, "--dir", tmp.path], {
+      env: { SCIOBENCH_TEST_FAIL_RANK: "2", SCIOBENCH_TEST_FAIL_PHASE: "unfenced" },
+    });
+    assert.equal(r.code, 1, r.stderr);
+    // (another rank may also report what the failed rank's cleanup did to it, before the abort)
+    const errors = r.stderr.split("\n").filter((l) => l.startsWith("sciobench: error:"));
+    assert.ok(errors.every((l) => /^sciobench: error: rank \d on \S+: /.test(l)), r.stderr);
+    assert.ok(errors.some((l) => /rank 2 on \S+: injected failure in phase unfenced/.test(l)));
+    assert.deepEqual(leftovers(tmp.path), [], "no files left after MPI_Abort");
   },
 );
 

@@ -70,6 +70,11 @@ export interface ScratchShare {
   readonly rank: number;
   /** Returns rank 0's directory path on every rank (rank 0 passes its own). */
   agree(path: string): string;
+  /**
+   * Called by every rank once the directory exists there (`problem` is "") or could not be made:
+   * throws on every rank when any rank has a problem, so none goes on alone.
+   */
+  check(problem: string): void;
 }
 
 function removeTolerant(dir: string): void {
@@ -123,6 +128,9 @@ export async function withScratchDir<T>(
       }
     }
     if (dir === "" && problem === "") problem = "rank 0 could not create it";
+    // every rank has its directory before any goes on (none recreates it after a failed rank
+    // removed it), or all stop here together
+    share.check(problem === "" ? "" : `${base}: ${problem}`);
   }
   if (problem !== "") throw new IoError(`cannot create a scratch directory in ${base}: ${problem}`);
   live.add(dir);

@@ -69,28 +69,48 @@ export async function fencedPhase<T>(phase: string, fn: () => Promise<T> | T): P
   const w = world();
   w.barrier();
   let value: T | undefined;
-  let failure: Failure | undefined;
-  let original: unknown;
+  let failed = false;
+  let error: unknown;
   try {
     value = await fn();
     injectedFailure(phase, w.rank);
   } catch (e) {
     if (w.size === 1) throw e;
-    original = e;
-    failure = asFailure(e);
+    failed = true;
+    error = e;
   }
-  if (w.size === 1) return value as T;
-  const [failed] = w.allreduce([failure ? 1 : 0], "sum");
-  if (!failed) return value as T;
+  agreeOnFailure(phase, failed, error);
+  return value as T;
+}
+
+/**
+ * The end of a phase on every rank (a collective): one Allreduce of `failed`; when any rank
+ * failed, every rank throws {@link RankFailure}, rank 0's naming the first rank that failed
+ * first-hand, its host and `error`'s message. Without MPI, `error` is thrown as it is.
+ */
+export function agreeOnFailure(phase: string, failed: boolean, error: unknown): void {
+  const w = world();
+  if (w.size === 1) {
+    if (failed) throw error;
+    return;
+  }
+  const failure = failed ? asFailure(error) : undefined;
+  const [count] = w.allreduce([failed ? 1 : 0], "sum");
+  if (!count) return;
   const reports = w.gatherStrings(failure ? JSON.stringify(failure) : "");
   if (w.rank !== 0) {
-    throw new RankFailure(asFailure(original).reason, failure?.code ?? 1, w.rank, false);
+    throw new RankFailure(
+      failure?.reason ?? "another rank failed",
+      failure?.code ?? 1,
+      w.rank,
+      false,
+    );
   }
   const failures = reports.map((text) => text === "" ? undefined : JSON.parse(text) as Failure);
   const primary = failures.findIndex((f) => f !== undefined && !f.secondary);
   const first = primary >= 0 ? primary : failures.findIndex((f) => f !== undefined);
   const f = failures[first]!;
-  const causes = failures.filter((x) => x !== undefined && !x.secondary).length || failed;
+  const causes = failures.filter((x) => x !== undefined && !x.secondary).length || count;
   const others = causes > 1 ? ` (and ${causes - 1} other rank${causes > 2 ? "s" : ""})` : "";
   throw new RankFailure(
     `rank ${first} on ${w.hosts[first]} failed in ${phase}${others}: ${f.reason}`,
@@ -107,5 +127,14 @@ export async function fencedPhase<T>(phase: string, fn: () => Promise<T> | T): P
 export function rankScratchShare(): ScratchShare | undefined {
   const w = world();
   if (w.size === 1) return undefined;
-  return { rank: w.rank, agree: (path) => w.bcastString(path) };
+  return {
+    rank: w.rank,
+    agree: (path) => w.bcastString(path),
+    check: (problem) =>
+      agreeOnFailure(
+        "scratch",
+        problem !== "",
+        new IoError(`cannot create a scratch directory: ${problem}`),
+      ),
+  };
 }

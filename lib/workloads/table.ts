@@ -14,7 +14,7 @@ import { writeFrames } from "../backends/write.ts";
 import { FRAMINGS } from "../backends/registry.ts";
 import type { Backend, FrameSource } from "../backends/backend.ts";
 import { type AggregateSpec, rankRows } from "../mpi/aggregate.ts";
-import { fencedPhase, rankScratchShare } from "../mpi/phase.ts";
+import { fencedPhase, injectedFailure, rankScratchShare } from "../mpi/phase.ts";
 import { checkSharedLayout, planSharedFile, sharedPart, writeSharedFrames } from "../mpi/shared.ts";
 import { world } from "../mpi/world.ts";
 import { num, type Row } from "../report/output.ts";
@@ -275,6 +275,7 @@ export async function runTableCell(
   const globalFrame = (g: number) => framesOf(Math.floor(g / sizing.frames)).frame(g);
   return await withScratchDir(options.dir, async (dir) => {
     const fs = statfs(dir);
+    injectedFailure("unfenced", w.rank); // test hook: a failure no other rank hears of
     const fileOf = (rank: number) =>
       w.size === 1
         ? `${dir}/table.${backend.name}`
