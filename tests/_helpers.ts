@@ -18,7 +18,8 @@ export const PERMISSIONS = [
 /** True when CI asks that every peer be present. */
 export const REQUIRE_PEERS = Deno.env.get("SCIOBENCH_REQUIRE_PEERS") === "1";
 
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
+/** Path of main.ts, the CLI entry. */
+export const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
 /** Output of one CLI run. */
 export interface CliResult {
@@ -30,6 +31,7 @@ export interface CliResult {
   stderr: string;
 }
 
+/** Path of main.ts. */
 /** Runs `sciobench ARGS` (deno run main.ts with the task's permissions) and collects its output. */
 export async function runCli(
   args: string[],

@@ -19,6 +19,7 @@ import { DTYPE_SIZE } from "../framings/types.ts";
 import { FormatError, ShortReadError, UsageError } from "../errors.ts";
 import { checkOptions } from "../framings/options.ts";
 import { FileHandle, WriteBatcher } from "../io/file.ts";
+import { AppendJournal } from "../io/journal.ts";
 import type {
   Backend,
   FrameSink,
@@ -27,9 +28,6 @@ import type {
   SinkOptions,
   SourceOptions,
 } from "./backend.ts";
-
-/** Granularity of the undo log kept while appending, bytes. */
-const UNDO_PAGE = 4096;
 
 /** Block size in which `readStored` hands stored bytes to its visitor, bytes. */
 const STORED_BLOCK = 1 << 22;
@@ -43,42 +41,37 @@ class NativeSink implements FrameSink {
   readonly #batch: WriteBatcher;
   readonly #writer: FrameWriter;
   readonly #fsync: boolean;
-  /**
-   * Appending: the file's size before, and the original bytes of every 4 KiB page that an
-   * in-place write touched, saved once per page (for abort).
-   */
-  readonly #append: { size: number; undo: [number, Uint8Array][]; saved: Set<number> } | undefined;
+  /** Appending: the undo journal on disk beside the file (lib/io/journal.ts). */
+  readonly #journal: AppendJournal | undefined;
   #open = true;
 
   constructor(framing: Framing, path: string, options: SinkOptions) {
     this.path = path;
     this.#fsync = options.fsync ?? true;
-    const appending = options.create === "append";
-    this.#file = FileHandle.open(
-      path,
-      appending ? "update" : options.create === "new" ? "new" : "truncate",
-    );
-    try {
-      if (appending) {
-        if (!framing.appendWriter) {
-          throw new UsageError(`framing '${framing.name}' cannot append to an existing file`);
-        }
-        this.#append = { size: this.#file.size, undo: [], saved: new Set() };
+    if (options.create === "append") {
+      if (!framing.appendWriter) {
+        throw new UsageError(`framing '${framing.name}' cannot append to an existing file`);
+      }
+      this.#file = FileHandle.open(path, "update");
+      try {
+        // Options are checked against the file before anything changes.
         this.#writer = framing.appendWriter(this.#file, {
           ...options.backendOptions,
           endian: options.endian,
         });
-      } else {
-        this.#writer = framing.createWriter({
-          ...options.backendOptions,
-          endian: options.endian ?? "native",
-        });
+        this.#journal = AppendJournal.begin(path, this.#file.size);
+      } catch (e) {
+        this.#open = false;
+        this.#file.close();
+        throw e;
       }
-    } catch (e) {
-      this.#open = false;
-      this.#file.close();
-      if (!appending) Deno.removeSync(path);
-      throw e;
+    } else {
+      // Options are checked (the encoder is built) before the file is created.
+      this.#writer = framing.createWriter({
+        ...options.backendOptions,
+        endian: options.endian ?? "native",
+      });
+      this.#file = FileHandle.open(path, options.create === "new" ? "new" : "truncate");
     }
     this.#batch = new WriteBatcher(this.#file);
     try {
@@ -90,36 +83,17 @@ class NativeSink implements FrameSink {
   }
 
   #apply(ops: readonly WriteOp[]): void {
-    const undo = this.#append;
+    const journal = this.#journal;
     for (const op of ops) {
       if (op.kind === "write") {
-        if (undo && op.offset < undo.size) this.#saveOriginal(undo, op.offset, op.data.length);
+        if (journal && op.offset < journal.size) {
+          journal.save(this.#file, op.offset, op.data.length);
+        }
         this.#batch.write(op.data, op.offset);
       } else {
         this.#batch.flush();
         this.#file.sync();
       }
-    }
-  }
-
-  /**
-   * Saves the original bytes of the pages of [offset, offset+length) that lie in the existing
-   * file and were not saved before. A page not yet saved was never written by this append, so
-   * the file still holds its original bytes: no flush of queued writes is needed.
-   */
-  #saveOriginal(
-    undo: { size: number; undo: [number, Uint8Array][]; saved: Set<number> },
-    offset: number,
-    length: number,
-  ): void {
-    const end = Math.min(offset + length, undo.size);
-    for (let page = Math.floor(offset / UNDO_PAGE); page * UNDO_PAGE < end; page++) {
-      if (undo.saved.has(page)) continue;
-      undo.saved.add(page);
-      const at = page * UNDO_PAGE;
-      const old = new Uint8Array(Math.min(UNDO_PAGE, undo.size - at));
-      this.#file.readInto(old, at);
-      undo.undo.push([at, old]);
     }
   }
 
@@ -129,37 +103,34 @@ class NativeSink implements FrameSink {
 
   close(): void {
     if (!this.#open) return;
+    if (this.#journal) {
+      // The appended data is durable before the trailer, index or header that makes it visible.
+      this.#batch.flush();
+      this.#file.sync();
+    }
     this.#apply(this.#writer.finish());
     this.#batch.flush();
-    if (this.#fsync) this.#file.sync();
+    if (this.#fsync || this.#journal) this.#file.sync();
     this.#open = false;
     this.#file.close();
+    this.#journal?.commit();
   }
 
   abort(): void {
     if (!this.#open) return;
     this.#open = false;
-    const undo = this.#append;
-    if (undo) {
-      // Put the user's file back as it was: cut what was appended, restore replaced bytes.
-      try {
-        this.#file.truncate(undo.size);
-        for (let i = undo.undo.length - 1; i >= 0; i--) {
-          const [offset, bytes] = undo.undo[i]!;
-          this.#file.writeAt(bytes, offset);
-        }
-      } finally {
-        this.#file.close();
-      }
-      return;
-    }
     try {
       this.#file.close();
     } finally {
-      try {
-        Deno.removeSync(this.path);
-      } catch {
-        // already gone
+      if (this.#journal) {
+        // Put the user's file back as it was: cut what was appended, restore replaced bytes.
+        this.#journal.rollBack();
+      } else {
+        try {
+          Deno.removeSync(this.path);
+        } catch {
+          // already gone
+        }
       }
     }
   }

@@ -8,9 +8,17 @@ import type { Backend, FrameSource } from "../backends/backend.ts";
 import type { ChunkLayout, Workload } from "../framings/types.ts";
 import { backendOptionArgs } from "./common.ts";
 import { warn } from "../report/progress.ts";
-import { requireFile } from "../io/file.ts";
+import { requireFile as requireRegularFile } from "../io/file.ts";
+import { recoverInterruptedAppend } from "../io/journal.ts";
 
-export { requireFile };
+/**
+ * Checks that `path` names an existing regular file (see lib/io/file.ts); unless `recover` is
+ * false, rolls back an append to it that was killed (its journal is beside it).
+ */
+export function requireFile(path: string, recover = true): void {
+  requireRegularFile(path);
+  if (recover) recoverInterruptedAppend(path);
+}
 
 /**
  * The backend that reads `path`: the one named by `framing`, or the one detected from its first

@@ -3,15 +3,27 @@
  * @module
  */
 import { detectBackend, usableBackend } from "../backends/registry.ts";
-import type { Backend } from "../backends/backend.ts";
+import {
+  checkOutputTarget,
+  commitTemp,
+  removeQuietly,
+  removeStaleTemps,
+  samePath,
+  tempPathFor,
+} from "../io/atomic.ts";
+import { onInterrupt } from "../io/interrupt.ts";
+import { reportRollBack, rollBack } from "../io/journal.ts";
+import { type FileLock, lockFile } from "../io/lock.ts";
+import type { Backend, FrameSource } from "../backends/backend.ts";
+import type { ChunkLayout } from "../framings/types.ts";
 import { requireFile } from "./open.ts";
 import { writeFrames } from "../backends/write.ts";
 import { IoError, UsageError } from "../errors.ts";
 import { statfs } from "../sys/libc.ts";
 import { num } from "../report/output.ts";
-import { startMeter } from "../sys/meter.ts";
+import { type PhaseSample, startMeter } from "../sys/meter.ts";
 import { BYTES_PER_PARTICLE, TableFrames } from "../workloads/table.ts";
-import { parseArgs, parseCount, parseSeed } from "./args.ts";
+import { parseArgs, parseChoice, parseCount, parseSeed } from "./args.ts";
 import type { Command } from "./command.ts";
 import {
   backendOptionArgs,
@@ -49,6 +61,9 @@ Writes K frames of position (N x 3 float32) and orientation (N x 4 float32), the
 CSV row with the write's timing. An existing FILE is never replaced unless --force is given.
 With --append the frames are added to an existing FILE (raw, f77, ieeeio, gsd, netcdf), numbered
 on from its last frame, in its byte order; if anything fails, FILE is put back as it was.
+A new or replaced FILE is written to .FILE.sciobench-tmp-PID beside it and renamed over FILE
+when complete. Writers lock FILE: a second writer gets one line and exit 1 (or --wait).
+SIGINT and SIGTERM leave FILE as it was and exit 130 and 143.
 
 Options:
   --framing F         framing to write (see 'sciobench framings'); required unless --append
@@ -57,8 +72,11 @@ Options:
   --seed S            data seed (default 1)
   --endian E          native|little|big, where the framing allows it (default native)
   --option KEY=VALUE  framing-specific setting, repeatable (e.g. marker=8 for f77)
-  --force             replace FILE if it exists
-  --append            add the frames to an existing FILE (its framing is detected)
+  --force             replace FILE if it exists (atomically: the old file stays until the new
+                      one is complete and fsynced)
+  --append            add the frames to an existing FILE (its framing is detected); an undo
+                      journal beside FILE rolls it back after any failure, signal or crash
+  --wait              wait for another writer of FILE to finish instead of giving up
   --format csv|json   output format of the timing row (default csv)
   --out FILE          write the timing row to this file instead of stdout`;
 
@@ -81,6 +99,7 @@ export const writeCommand: Command = {
         endian: { type: "string" },
         option: { type: "string", multiple: true },
         append: { type: "boolean", default: false },
+        wait: { type: "boolean", default: false },
       },
     });
     if (values.append && values.force) {
@@ -121,30 +140,88 @@ export const writeCommand: Command = {
     }
     const endian = values.endian === undefined ? undefined : parseEndian(values.endian);
     const frames = new TableFrames(n, seed);
-    let backend: Backend;
-    let first = 0;
-    let backendOptions: OptionValues;
-    if (values.append) {
-      requireFile(path);
-      backend = values.framing === undefined ? detectBackend(path) : usableBackend(values.framing);
-      backendOptions = backendOptionArgs(backend, values.option, "write");
-      const existing = backend.openReader(path, { layout: frames.layout, backendOptions });
-      first = existing.frameCount;
-      existing.close();
-    } else {
-      backend = usableBackend(values.framing!);
-      backendOptions = backendOptionArgs(backend, values.option, "write");
+    // Everything is checked before any file is created, truncated or changed.
+    parseChoice(values.format, ["csv", "json"] as const, "--format");
+    if (values.out !== undefined) {
+      checkOutputTarget(values.out, values.force, "--out");
+      if (samePath(values.out, path)) {
+        throw new UsageError(`--out ${values.out} is FILE itself; give another file for the row`);
+      }
     }
-    const create = values.append ? "append" : values.force ? "truncate" : "new";
-    const meter = startMeter();
-    await writeFrames(
-      backend,
-      path,
-      { create, endian, fsync: true, backendOptions },
-      count,
-      (i) => frames.frame(first + i),
-    );
-    const m = meter.stop();
+    let backend: Backend;
+    let backendOptions: OptionValues;
+    let first = 0;
+    let lock: FileLock | undefined;
+    let m: PhaseSample;
+    try {
+      if (values.append) {
+        requireFile(path, false);
+        lock = await lockFile(path, values.wait);
+        reportRollBack(path, rollBack(path));
+        backend = values.framing === undefined
+          ? detectBackend(path)
+          : usableBackend(values.framing);
+        backendOptions = backendOptionArgs(backend, values.option, "write");
+        if (backend.kind === "peer") {
+          // Before the library opens the file (HDF5 would also trip over the lock held here).
+          throw new UsageError(`framing '${backend.name}' cannot append to an existing file`);
+        }
+        const existing = backend.openReader(path, { layout: frames.layout, backendOptions });
+        try {
+          first = existing.frameCount;
+          checkSameLayout(existing, frames.layout);
+        } finally {
+          existing.close();
+        }
+        const undo = onInterrupt(() => {
+          rollBack(path);
+          return `${path} was left as it was`;
+        });
+        try {
+          const meter = startMeter();
+          await writeFrames(
+            backend,
+            path,
+            { create: "append", endian, fsync: true, backendOptions },
+            count,
+            (i) => frames.frame(first + i),
+          );
+          m = meter.stop();
+        } finally {
+          undo();
+        }
+      } else {
+        backend = usableBackend(values.framing!);
+        backendOptions = backendOptionArgs(backend, values.option, "write");
+        const target = checkOutputTarget(path, values.force);
+        if (target.exists) lock = await lockFile(target.path, values.wait);
+        removeStaleTemps(target.path);
+        const temp = tempPathFor(target.path);
+        const undo = onInterrupt(() => {
+          removeQuietly(temp);
+          return target.exists ? `${path} was left as it was` : `${path} was not written`;
+        });
+        try {
+          const meter = startMeter();
+          await writeFrames(
+            backend,
+            temp,
+            { create: "new", endian, fsync: true, backendOptions },
+            count,
+            (i) => frames.frame(i),
+          );
+          m = meter.stop();
+          commitTemp(temp, target);
+        } catch (e) {
+          removeQuietly(temp);
+          throw e;
+        } finally {
+          undo();
+        }
+      }
+    } finally {
+      lock?.release();
+    }
     const dataBytes = count * BYTES_PER_PARTICLE * n;
     const out = rowSink("write", args, COLUMNS, { ...values, force: values.force });
     out.add({
@@ -165,3 +242,24 @@ export const writeCommand: Command = {
     out.close();
   },
 };
+
+/**
+ * UsageError when the frames to append (`layout`) differ in a chunk's type or shape from the
+ * frames `source` already holds (its first and last frame are compared, chunks by name).
+ */
+function checkSameLayout(source: FrameSource, layout: readonly ChunkLayout[]): void {
+  if (source.frameCount === 0 || !source.locate) return;
+  for (const frame of new Set([0, source.frameCount - 1])) {
+    for (const ref of source.locate(frame)) {
+      const want = layout.find((c) => c.name === ref.name);
+      if (!want) continue;
+      if (want.dtype !== ref.dtype || want.shape.join("x") !== ref.shape.join("x")) {
+        throw new UsageError(
+          `${source.path} holds ${ref.name} as ${ref.shape.join("x")} ${ref.dtype} in frame ` +
+            `${frame}; appending ${want.shape.join("x")} ${want.dtype} would mix layouts ` +
+            `(give the file's --n)`,
+        );
+      }
+    }
+  }
+}

@@ -1,13 +1,24 @@
 /**
  * Scratch directories for benchmark files: created under a parent the user chose (default the
  * current directory, where fio and IOR also write), and always removed: on return, on error,
- * and on SIGINT or SIGTERM.
+ * and on SIGINT or SIGTERM. Each holds an `owner` record (pid, host, start time), so a later run
+ * in the same parent removes the directories of runs that were killed.
  * @module
  */
 import { IoError } from "../errors.ts";
+import { warn } from "../report/progress.ts";
+import { onInterrupt } from "./interrupt.ts";
+import { ownerGone, parseOwner, thisOwner } from "./owner.ts";
+
+export { signalPoint } from "./interrupt.ts";
+
+/** Prefix of every scratch directory's name. */
+export const SCRATCH_PREFIX = ".sciobench-";
+
+/** Name of the owner record inside a scratch directory. */
+const OWNER_FILE = "owner";
 
 const live = new Set<string>();
-let handlersInstalled = false;
 
 function removeAll(): void {
   for (const dir of live) {
@@ -20,44 +31,38 @@ function removeAll(): void {
   live.clear();
 }
 
-function onSigint(): void {
-  removeAll();
-  Deno.exit(130);
-}
-
-function onSigterm(): void {
-  removeAll();
-  Deno.exit(143);
-}
-
-function installHandlers(): void {
-  if (handlersInstalled) return;
-  handlersInstalled = true;
-  Deno.addSignalListener("SIGINT", onSigint);
-  Deno.addSignalListener("SIGTERM", onSigterm);
-  globalThis.addEventListener("unload", removeAll);
-}
-
-function removeHandlers(): void {
-  if (!handlersInstalled || live.size > 0) return;
-  handlersInstalled = false;
-  Deno.removeSignalListener("SIGINT", onSigint);
-  Deno.removeSignalListener("SIGTERM", onSigterm);
-  globalThis.removeEventListener("unload", removeAll);
-}
-
-let lastYield = 0;
-
 /**
- * Lets pending signals (SIGINT, SIGTERM) be handled during a long synchronous loop: returns a
- * promise to await about every 100 ms, else undefined. The cost inside a timed loop is one clock
- * read per call and one event-loop turn (microseconds) per 100 ms.
+ * Removes the scratch directories in `parent` whose owner ran on this host and is dead, each
+ * said in one line on stderr; returns their paths. Directories without an owner record, or of
+ * live owners or other hosts, are left alone.
  */
-export function signalPoint(): Promise<void> | undefined {
-  const now = performance.now();
-  if (now - lastYield < 100) return undefined;
-  lastYield = now;
-  return new Promise((resolve) => setTimeout(resolve, 0));
+export function removeStaleScratch(parent: string): string[] {
+  const removed: string[] = [];
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(parent)];
+  } catch {
+    return removed;
+  }
+  for (const e of entries) {
+    if (!e.isDirectory || !e.name.startsWith(SCRATCH_PREFIX)) continue;
+    const dir = `${parent}/${e.name}`;
+    let owner;
+    try {
+      owner = parseOwner(Deno.readTextFileSync(`${dir}/${OWNER_FILE}`));
+    } catch {
+      continue;
+    }
+    if (owner === undefined || !ownerGone(owner)) continue;
+    try {
+      Deno.removeSync(dir, { recursive: true });
+    } catch {
+      continue;
+    }
+    warn(`removed stale scratch directory ${dir} left by process ${owner.pid}, no longer running`);
+    removed.push(dir);
+  }
+  return removed;
 }
 
 /**
@@ -100,7 +105,8 @@ function removeTolerant(dir: string): void {
 /**
  * Runs `fn` with a new empty directory inside `parent` (default the current directory) and
  * removes the directory and everything in it afterwards, whatever happens. With `share`, all
- * ranks of a parallel run get the same directory.
+ * ranks of a parallel run get the same directory. Stale scratch directories of dead runs in
+ * `parent` are removed first (by rank 0).
  */
 export async function withScratchDir<T>(
   parent: string | undefined,
@@ -112,7 +118,9 @@ export async function withScratchDir<T>(
   let problem = "";
   try {
     if (!share || share.rank === 0) {
-      dir = Deno.makeTempDirSync({ dir: base, prefix: ".sciobench-" });
+      dir = Deno.makeTempDirSync({ dir: base, prefix: SCRATCH_PREFIX });
+      Deno.writeTextFileSync(`${dir}/${OWNER_FILE}`, JSON.stringify(thisOwner()));
+      removeStaleScratch(base);
     }
   } catch (e) {
     problem = e instanceof Error ? e.message : String(e);
@@ -134,16 +142,21 @@ export async function withScratchDir<T>(
   }
   if (problem !== "") throw new IoError(`cannot create a scratch directory in ${base}: ${problem}`);
   live.add(dir);
-  installHandlers();
+  if (live.size === 1) globalThis.addEventListener("unload", removeAll);
+  const unregister = onInterrupt(() => {
+    if (live.delete(dir)) removeTolerant(dir);
+  });
   try {
     return await fn(dir);
   } finally {
-    live.delete(dir);
+    unregister();
     try {
-      if (share) removeTolerant(dir);
-      else Deno.removeSync(dir, { recursive: true });
+      if (live.delete(dir)) {
+        if (share) removeTolerant(dir);
+        else Deno.removeSync(dir, { recursive: true });
+      }
     } finally {
-      removeHandlers();
+      if (live.size === 0) globalThis.removeEventListener("unload", removeAll);
     }
   }
 }

@@ -14,6 +14,7 @@ const SYMBOLS = {
   fsync: { parameters: ["i32"], result: "i32" },
   fdatasync: { parameters: ["i32"], result: "i32" },
   ftruncate: { parameters: ["i32", "i64"], result: "i32" },
+  flock: { parameters: ["i32", "i32"], result: "i32" },
   posix_fadvise: { parameters: ["i32", "i64", "i64", "i32"], result: "i32" },
   times: { parameters: ["buffer"], result: "i64" },
   sysconf: { parameters: ["i32"], result: "i64" },
@@ -220,6 +221,20 @@ export function fdatasync(fd: number, path = ""): void {
 /** Sets the file's length to `length` bytes. */
 export function ftruncate(fd: number, length: number, path = ""): void {
   if (libc().ftruncate(fd, BigInt(length)) < 0) fail("ftruncate", path);
+}
+
+/** `flock` operations. */
+export const LOCK = { SH: 1, EX: 2, NB: 4, UN: 8 } as const;
+
+/**
+ * Applies or removes an advisory lock (`flock`, see {@link LOCK}) on an open file; returns false
+ * when `LOCK.NB` was given and another open file holds a conflicting lock.
+ */
+export function flock(fd: number, operation: number, path = ""): boolean {
+  if (libc().flock(fd, operation) === 0) return true;
+  const code = errno();
+  if (code === 11 && (operation & LOCK.NB) !== 0) return false;
+  fail("flock", path, code);
 }
 
 /** Gives the kernel `advice` (see {@link FADV}) for bytes [offset, offset+length); length 0 = to end. */

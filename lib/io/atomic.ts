@@ -1,0 +1,190 @@
+/**
+ * Atomic file creation and replacement: checks an output target before anything is written
+ * (regular file or nothing; never a FIFO, device or directory), writes to a temporary name in
+ * the same directory (`.NAME.sciobench-tmp-PID`), then renames it over the target (or links it
+ * exclusively when the target must be new) and fsyncs the directory. The old file survives any
+ * failure, signal or kill; temporary files of killed runs are removed by the next write to NAME.
+ * @module
+ */
+import { IoError, UsageError } from "../errors.ts";
+import * as libc from "../sys/libc.ts";
+import { warn } from "../report/progress.ts";
+import { processStart } from "./owner.ts";
+
+const TEMP_MARK = ".sciobench-tmp-";
+
+/** Directory part of `path` (`.` when it has none). */
+export function directoryOf(path: string): string {
+  const slash = path.lastIndexOf("/");
+  return slash < 0 ? "." : slash === 0 ? "/" : path.slice(0, slash);
+}
+
+/** fsyncs the directory that holds `path`, so a creation, rename or removal in it is durable. */
+export function syncDirectoryOf(path: string): void {
+  const dir = directoryOf(path);
+  const fd = libc.open(dir, libc.O.RDONLY);
+  try {
+    libc.fsync(fd, dir);
+  } finally {
+    libc.close(fd, dir);
+  }
+}
+
+function splitName(path: string): [string, string] {
+  const slash = path.lastIndexOf("/");
+  return [path.slice(0, slash + 1), path.slice(slash + 1)];
+}
+
+/** The temporary name this process writes `path` under: `.NAME.sciobench-tmp-PID` beside it. */
+export function tempPathFor(path: string): string {
+  const [dir, name] = splitName(path);
+  // Keep the name within NAME_MAX (255 bytes) whatever the length of NAME.
+  return `${dir}.${name.slice(0, 200)}${TEMP_MARK}${Deno.pid}`;
+}
+
+/**
+ * Removes temporary files of `path` (`.NAME.sciobench-tmp-PID`) whose process no longer runs on
+ * this host, each said in one line on stderr.
+ */
+export function removeStaleTemps(path: string): void {
+  const [dir, name] = splitName(path);
+  const prefix = `.${name.slice(0, 200)}${TEMP_MARK}`;
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(dir || ".")];
+  } catch {
+    return;
+  }
+  for (const e of entries) {
+    if (!e.isFile || !e.name.startsWith(prefix)) continue;
+    const pid = Number(e.name.slice(prefix.length));
+    if (!Number.isSafeInteger(pid) || pid <= 0 || processStart(pid) !== undefined) continue;
+    try {
+      Deno.removeSync(`${dir}${e.name}`);
+      warn(`removed ${dir}${e.name}, left by an interrupted write (process ${pid})`);
+    } catch {
+      // another run removed it first
+    }
+  }
+}
+
+/** An output file checked before anything was written. */
+export interface OutputTarget {
+  /** The path to write: the given path, or the file a symbolic link there points to. */
+  readonly path: string;
+  /** The file exists (and may be replaced: `force` was given). */
+  readonly exists: boolean;
+  /** Permission bits of the existing file, kept by the replacement. */
+  readonly mode?: number;
+}
+
+/**
+ * Checks that `path` may be written: its directory exists, it is a regular file or absent
+ * (UsageError for a directory, FIFO, socket or device: they are never replaced), and an existing
+ * file is replaced only with `force` (IoError otherwise). `what` names the option in messages.
+ */
+export function checkOutputTarget(path: string, force: boolean, what = "FILE"): OutputTarget {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(path);
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) {
+      throw new IoError(`cannot write ${path}: ${(e as Error).message}`);
+    }
+    let dir: Deno.FileInfo;
+    try {
+      dir = Deno.statSync(directoryOf(path));
+    } catch {
+      throw new IoError(`cannot write ${path}: its directory ${directoryOf(path)} does not exist`);
+    }
+    if (!dir.isDirectory) {
+      throw new IoError(`cannot write ${path}: ${directoryOf(path)} is not a directory`);
+    }
+    return { path, exists: false };
+  }
+  if (!info.isFile) {
+    const kind = info.isDirectory
+      ? "a directory"
+      : info.isFifo
+      ? "a FIFO"
+      : info.isCharDevice || info.isBlockDevice
+      ? "a device"
+      : info.isSocket
+      ? "a socket"
+      : "not a regular file";
+    throw new UsageError(`${what} ${path} is ${kind}; sciobench writes only regular files`);
+  }
+  if (!force) {
+    throw new IoError(`${path} exists; refusing to overwrite it (pass --force to replace it)`);
+  }
+  return {
+    path: Deno.realPathSync(path),
+    exists: true,
+    mode: (info.mode ?? 0o644) & 0o7777,
+  };
+}
+
+/** `dev:ino` of an existing path, or undefined. */
+export function fileIdentity(path: string): string | undefined {
+  try {
+    const s = Deno.statSync(path);
+    return `${s.dev}:${s.ino}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Makes the written temporary file `temp` the target: renamed over an existing target (its
+ * permission bits kept), or linked to a new one exclusively (IoError when a file appeared there
+ * meanwhile: nothing is replaced that the user did not ask to replace); then the directory is
+ * fsynced. `temp` must be complete and fsynced.
+ */
+export function commitTemp(temp: string, target: OutputTarget): void {
+  if (target.exists) {
+    if (target.mode !== undefined) Deno.chmodSync(temp, target.mode);
+    Deno.renameSync(temp, target.path);
+  } else {
+    try {
+      Deno.linkSync(temp, target.path);
+    } catch (e) {
+      if (e instanceof Deno.errors.AlreadyExists) {
+        removeQuietly(temp);
+        throw new IoError(
+          `${target.path} was created by another process while this one wrote it; ` +
+            `refusing to overwrite it (pass --force to replace it)`,
+        );
+      }
+      // No hard links on this file system: a rename (the target was absent a moment ago).
+      Deno.renameSync(temp, target.path);
+    }
+    removeQuietly(temp);
+  }
+  syncDirectoryOf(target.path);
+}
+
+/** Removes `path` if it exists; never throws. */
+export function removeQuietly(path: string): void {
+  try {
+    Deno.removeSync(path);
+  } catch {
+    // already gone
+  }
+}
+
+/** True when `a` and `b` name the same file (same inode, or the same place when absent). */
+export function samePath(a: string, b: string): boolean {
+  const ia = fileIdentity(a);
+  const ib = fileIdentity(b);
+  if (ia !== undefined || ib !== undefined) return ia === ib;
+  return placeOf(a) === placeOf(b);
+}
+
+function placeOf(path: string): string {
+  const slash = path.lastIndexOf("/");
+  try {
+    return `${Deno.realPathSync(directoryOf(path))}/${path.slice(slash + 1)}`;
+  } catch {
+    return path;
+  }
+}

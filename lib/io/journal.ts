@@ -1,0 +1,230 @@
+/**
+ * The undo journal of an append: a file `.NAME.sciobench-journal` beside NAME holding NAME's size
+ * before the append and the original bytes of every 4 KiB page the append changes in place. It
+ * is created and fsynced (with its directory) before the first byte of NAME changes, each page
+ * is saved and fsynced before it is overwritten, and it is removed after the append's final
+ * fsync. Rolling back (on an error, a signal, or by the next command after a kill or power cut)
+ * cuts NAME to its old size and writes the saved pages back. Records carry CRC-32s, so a record
+ * torn by a crash is ignored (its page was not yet overwritten).
+ *
+ * Layout (little-endian): header `SCIOJNL1`, u64 size, u64 inode, u64 device, u32 CRC-32 of the
+ * preceding 32 bytes, u32 zero; then records: u64 offset, u32 length, u32 CRC-32 of the offset,
+ * length and data, data.
+ * @module
+ */
+import { crc32 } from "node:zlib";
+import { IoError } from "../errors.ts";
+import { syncDirectoryOf } from "./atomic.ts";
+import { FileHandle } from "./file.ts";
+import { tryLockFile } from "./lock.ts";
+import { warn } from "../report/progress.ts";
+
+/** Granularity of the saved original bytes, bytes. */
+const PAGE = 4096;
+const MAGIC = new TextEncoder().encode("SCIOJNL1");
+const HEADER_BYTES = 40;
+const RECORD_HEAD = 16;
+
+/** The journal path of `path`: `.NAME.sciobench-journal` in the same directory. */
+export function journalPath(path: string): string {
+  const slash = path.lastIndexOf("/");
+  return `${path.slice(0, slash + 1)}.${path.slice(slash + 1)}.sciobench-journal`;
+}
+
+function identity(path: string): { ino: number; dev: number } {
+  const s = Deno.statSync(path);
+  return { ino: s.ino ?? 0, dev: s.dev };
+}
+
+/** An open journal of an append in progress. */
+export class AppendJournal {
+  /** Path of the file being appended to. */
+  readonly path: string;
+  /** Size of the file before the append, bytes. */
+  readonly size: number;
+  readonly #journal: FileHandle;
+  readonly #saved = new Set<number>();
+  #open = true;
+
+  private constructor(path: string, size: number, journal: FileHandle) {
+    this.path = path;
+    this.size = size;
+    this.#journal = journal;
+  }
+
+  /**
+   * Creates the journal of `path` (whose size is `size` bytes), fsyncs it and its directory:
+   * from then on the file may be changed. IoError when a journal already exists.
+   */
+  static begin(path: string, size: number): AppendJournal {
+    const jpath = journalPath(path);
+    const journal = FileHandle.open(jpath, "new");
+    try {
+      const { ino, dev } = identity(path);
+      const h = new Uint8Array(HEADER_BYTES);
+      const v = new DataView(h.buffer);
+      h.set(MAGIC);
+      v.setBigUint64(8, BigInt(size), true);
+      v.setBigUint64(16, BigInt(ino), true);
+      v.setBigUint64(24, BigInt(dev), true);
+      v.setUint32(32, crc32(h.subarray(0, 32)), true);
+      journal.writeAt(h, 0);
+      journal.sync();
+      syncDirectoryOf(jpath);
+    } catch (e) {
+      journal.close();
+      Deno.removeSync(jpath);
+      throw e;
+    }
+    return new AppendJournal(path, size, journal);
+  }
+
+  /**
+   * Saves the original bytes of the pages of [offset, offset+length) that lie in the file's old
+   * size and were not saved before, as one record, fsynced before this returns. Call it before
+   * those bytes are overwritten. A page not yet saved was never written by this append, so
+   * `file` still holds its original bytes.
+   */
+  save(file: FileHandle, offset: number, length: number): void {
+    const end = Math.min(offset + length, this.size);
+    let first = -1;
+    for (let page = Math.floor(offset / PAGE); page * PAGE < end; page++) {
+      if (this.#saved.has(page)) {
+        if (first >= 0) this.#record(file, first, page);
+        first = -1;
+        continue;
+      }
+      this.#saved.add(page);
+      if (first < 0) first = page;
+    }
+    if (first >= 0) this.#record(file, first, Math.ceil(end / PAGE));
+  }
+
+  #record(file: FileHandle, firstPage: number, endPage: number): void {
+    const at = firstPage * PAGE;
+    const bytes = Math.min(endPage * PAGE, this.size) - at;
+    const rec = new Uint8Array(RECORD_HEAD + bytes);
+    const v = new DataView(rec.buffer);
+    v.setBigUint64(0, BigInt(at), true);
+    v.setUint32(8, bytes, true);
+    file.readInto(rec.subarray(RECORD_HEAD), at);
+    v.setUint32(12, crc32(rec.subarray(RECORD_HEAD), crc32(rec.subarray(0, 12))), true);
+    this.#journal.writeAt(rec, this.#journal.size);
+    this.#journal.sync();
+  }
+
+  /** The append is durable: removes the journal and fsyncs its directory. */
+  commit(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    this.#journal.close();
+    const jpath = journalPath(this.path);
+    Deno.removeSync(jpath);
+    syncDirectoryOf(jpath);
+  }
+
+  /** Puts the file back as it was before the append (see {@link rollBack}) and removes the journal. */
+  rollBack(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    this.#journal.close();
+    rollBack(this.path);
+  }
+}
+
+/**
+ * Rolls back the append journaled for `path`, if there is a journal: cuts the file to its old
+ * size, writes the saved pages back, fsyncs, removes the journal. Returns what it did:
+ * `none` (no journal), `rolled-back`, `untouched` (the journal ended before any change) or
+ * `stale` (the journal belonged to another file, since replaced: the journal alone is removed).
+ * The caller must hold the file's lock.
+ */
+export function rollBack(path: string): "none" | "rolled-back" | "untouched" | "stale" {
+  const jpath = journalPath(path);
+  let bytes: Uint8Array;
+  try {
+    bytes = Deno.readFileSync(jpath);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return "none";
+    throw new IoError(`cannot read the journal ${jpath}: ${(e as Error).message}`);
+  }
+  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const valid = bytes.length >= HEADER_BYTES && MAGIC.every((b, i) => bytes[i] === b) &&
+    v.getUint32(32, true) === crc32(bytes.subarray(0, 32));
+  let result: "rolled-back" | "untouched" | "stale" = "untouched";
+  if (valid) {
+    const size = Number(v.getBigUint64(8, true));
+    const { ino, dev } = identity(path);
+    if (Number(v.getBigUint64(16, true)) !== ino || Number(v.getBigUint64(24, true)) !== dev) {
+      result = "stale";
+    } else {
+      const file = FileHandle.open(path, "update");
+      try {
+        if (file.size !== size) file.truncate(size);
+        for (let p = HEADER_BYTES; p + RECORD_HEAD <= bytes.length;) {
+          const length = v.getUint32(p + 8, true);
+          const data = bytes.subarray(p + RECORD_HEAD, p + RECORD_HEAD + length);
+          if (data.length !== length) break;
+          const crc = crc32(data, crc32(bytes.subarray(p, p + 12)));
+          if (crc !== v.getUint32(p + 12, true)) break;
+          file.writeAt(data, Number(v.getBigUint64(p, true)));
+          p += RECORD_HEAD + length;
+        }
+        file.sync();
+      } finally {
+        file.close();
+      }
+      result = "rolled-back";
+    }
+  }
+  Deno.removeSync(jpath);
+  syncDirectoryOf(jpath);
+  return result;
+}
+
+/**
+ * Finds and rolls back the journal of an append to `path` that was killed (SIGKILL, power cut),
+ * saying so in one line on stderr; nothing when there is no journal. IoError when another
+ * process holds the file's lock (an append in progress). Called by every command that opens a
+ * user's file; a writer that already holds the lock calls {@link rollBack} instead.
+ */
+export function recoverInterruptedAppend(path: string): void {
+  if (!exists(journalPath(path))) return;
+  const lock = tryLockFile(path);
+  if (!lock) {
+    throw new IoError(
+      `${path} is being appended to by another process (it holds the file's lock); ` +
+        `try again when it has finished`,
+    );
+  }
+  try {
+    reportRollBack(path, rollBack(path));
+  } finally {
+    lock.release();
+  }
+}
+
+/** Says on stderr (one line) what {@link rollBack} did, when it did something. */
+export function reportRollBack(path: string, result: ReturnType<typeof rollBack>): void {
+  const jpath = journalPath(path);
+  if (result === "rolled-back") {
+    warn(
+      `${path}: an interrupted append was rolled back; the file is as it was before it (${jpath})`,
+    );
+  } else if (result === "untouched") {
+    warn(`${path}: removed the journal of an append interrupted before it changed the file`);
+  } else if (result === "stale") {
+    warn(
+      `${path}: removed ${jpath}, the journal of an interrupted append to a file since replaced`,
+    );
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
