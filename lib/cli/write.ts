@@ -153,6 +153,18 @@ export const writeCommand: Command = {
     let first = 0;
     let lock: FileLock | undefined;
     let m: PhaseSample;
+    /** Writes the frames to `file` (the target or its temporary name), measured. */
+    const timedWrite = async (file: string, create: "new" | "append"): Promise<PhaseSample> => {
+      const meter = startMeter();
+      await writeFrames(
+        backend,
+        file,
+        { create, endian, fsync: true, backendOptions },
+        count,
+        (i) => frames.frame(first + i),
+      );
+      return meter.stop();
+    };
     try {
       if (values.append) {
         requireFile(path, false);
@@ -178,15 +190,7 @@ export const writeCommand: Command = {
           return `${path} was left as it was`;
         });
         try {
-          const meter = startMeter();
-          await writeFrames(
-            backend,
-            path,
-            { create: "append", endian, fsync: true, backendOptions },
-            count,
-            (i) => frames.frame(first + i),
-          );
-          m = meter.stop();
+          m = await timedWrite(path, "append");
         } finally {
           undo();
         }
@@ -202,15 +206,7 @@ export const writeCommand: Command = {
           return target.exists ? `${path} was left as it was` : `${path} was not written`;
         });
         try {
-          const meter = startMeter();
-          await writeFrames(
-            backend,
-            temp,
-            { create: "new", endian, fsync: true, backendOptions },
-            count,
-            (i) => frames.frame(i),
-          );
-          m = meter.stop();
+          m = await timedWrite(temp, "new");
           commitTemp(temp, target);
         } catch (e) {
           removeQuietly(temp);
