@@ -359,3 +359,21 @@ Deno.test("stale scratch directories and temporary files of dead runs are remove
   assert.match(w.stderr, /removed .*\.t\.raw\.sciobench-tmp-\d+, left by an interrupted write/);
   assert.deepEqual(names(d.path), [".sciobench-live", ".sciobench-other", "t.raw"]);
 });
+
+Deno.test("SIGKILL and SIGINT/SIGTERM at random moments of appends: every file as it was or complete", async () => {
+  // A small sample per framing; `deno task crash` runs hundreds of trials.
+  using d = tempDir();
+  for (const framing of NATIVE_FRAMINGS) {
+    for (const signals of [["SIGKILL"], ["SIGINT", "SIGTERM"]] as Deno.Signal[][]) {
+      const c = await crashTrials(framing, {
+        dir: d.path,
+        trials: 2,
+        seed: 3,
+        signals,
+        frames: 100,
+      });
+      assert.equal(c.neither + c.unverified + c.badExits, 0, `${framing}: ${c.notes.join("; ")}`);
+      assert.equal(c.original + c.complete, 2);
+    }
+  }
+});

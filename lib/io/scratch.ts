@@ -33,10 +33,10 @@ function removeAll(): void {
 
 /**
  * Removes the scratch directories in `parent` whose owner ran on this host and is dead, each
- * said in one line on stderr; returns their paths. Directories without an owner record, or of
- * live owners or other hosts, are left alone.
+ * said in one line on stderr; returns their paths. Directories without an owner record, of live
+ * owners or other hosts, and `own` (the caller's) are left alone.
  */
-export function removeStaleScratch(parent: string): string[] {
+export function removeStaleScratch(parent: string, own = ""): string[] {
   const removed: string[] = [];
   let entries: Deno.DirEntry[];
   try {
@@ -47,6 +47,7 @@ export function removeStaleScratch(parent: string): string[] {
   for (const e of entries) {
     if (!e.isDirectory || !e.name.startsWith(SCRATCH_PREFIX)) continue;
     const dir = `${parent}/${e.name}`;
+    if (dir === own) continue;
     let owner;
     try {
       owner = parseOwner(Deno.readTextFileSync(`${dir}/${OWNER_FILE}`));
@@ -120,7 +121,7 @@ export async function withScratchDir<T>(
     if (!share || share.rank === 0) {
       dir = Deno.makeTempDirSync({ dir: base, prefix: SCRATCH_PREFIX });
       Deno.writeTextFileSync(`${dir}/${OWNER_FILE}`, JSON.stringify(thisOwner()));
-      removeStaleScratch(base);
+      removeStaleScratch(base, dir);
     }
   } catch (e) {
     problem = e instanceof Error ? e.message : String(e);

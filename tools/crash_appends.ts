@@ -1,0 +1,352 @@
+/**
+ * Crash consistency of appends: for every native framing, a small file gets `write --append`
+ * runs that are killed (SIGKILL, or SIGINT/SIGTERM) at random moments, each followed by one
+ * sciobench command on the file (`info` or `read --verify`, which roll back a killed append).
+ * Every file must end byte for byte as it was or as the complete append makes it, and verify.
+ * Also signals during new and `--force` writes: the target is as it was or complete, and no
+ * temporary file is left.
+ *
+ * Usage: deno task crash [--trials K] [--framing raw,gsd,...] [--seed S]
+ * Prints one line per framing and a total; exits 1 when any file is neither original nor
+ * complete.
+ * @module
+ */
+import { parseArgs } from "node:util";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+const PERMISSIONS = [
+  "--allow-ffi",
+  "--allow-read",
+  "--allow-write",
+  "--allow-env",
+  "--allow-run",
+  "--allow-sys",
+];
+
+/** The native framings that can append. */
+export const NATIVE_FRAMINGS = ["raw", "gsd", "f77", "ieeeio", "netcdf"] as const;
+
+/** Outcome counts of one framing's trials. */
+export interface CrashCounts {
+  /** Framing name. */
+  framing: string;
+  /** Trials run. */
+  trials: number;
+  /** Files found byte for byte as they were before the append. */
+  original: number;
+  /** Files found byte for byte as the complete append makes them. */
+  complete: number;
+  /** Files that were neither (the failures this tool looks for). */
+  neither: number;
+  /** Files that failed `read --verify`, or a journal or temporary file left behind. */
+  unverified: number;
+  /** Interrupted runs whose exit code or stderr was not the promised one. */
+  badExits: number;
+  /** Notes on each failure. */
+  notes: string[];
+}
+
+interface Run {
+  code: number;
+  signal: Deno.Signal | null;
+  stderr: string;
+}
+
+function spawn(args: string[]): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", ...PERMISSIONS, MAIN, ...args],
+    stdout: "null",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+}
+
+async function finish(child: Deno.ChildProcess): Promise<Run> {
+  const out = await child.output();
+  return { code: out.code, signal: out.signal, stderr: new TextDecoder().decode(out.stderr) };
+}
+
+async function run(args: string[]): Promise<Run> {
+  return await finish(spawn(args));
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function equal(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** A small seeded generator (mulberry32) for reproducible kill moments. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until `path` exists or `child` ends; returns false when it ended first. */
+async function appeared(path: string, done: { ended: boolean }): Promise<boolean> {
+  while (!done.ended) {
+    if (exists(path)) return true;
+    await sleep(1);
+  }
+  return false;
+}
+
+function journalOf(path: string): string {
+  const slash = path.lastIndexOf("/");
+  return `${path.slice(0, slash + 1)}.${path.slice(slash + 1)}.sciobench-journal`;
+}
+
+/** Options of {@link crashTrials}. */
+export interface CrashOptions {
+  /** Directory for the files (a fresh temporary one by default). */
+  readonly dir?: string;
+  /** Trials per framing. */
+  readonly trials: number;
+  /** Seed of the kill moments. */
+  readonly seed?: number;
+  /** Signals to kill with, picked at random per trial (default SIGKILL only). */
+  readonly signals?: readonly Deno.Signal[];
+  /** Frames per append (default 200). */
+  readonly frames?: number;
+}
+
+/**
+ * Runs `options.trials` interrupted appends on one framing (see the module doc) and counts how
+ * the file ended.
+ */
+export async function crashTrials(framing: string, options: CrashOptions): Promise<CrashCounts> {
+  const dir = options.dir ?? Deno.makeTempDirSync({ prefix: "sciobench-crash-" });
+  const random = rng((options.seed ?? 1) * 7919 + framing.length);
+  const signals = options.signals ?? ["SIGKILL"];
+  const frames = String(options.frames ?? 200);
+  const counts: CrashCounts = {
+    framing,
+    trials: 0,
+    original: 0,
+    complete: 0,
+    neither: 0,
+    unverified: 0,
+    badExits: 0,
+    notes: [],
+  };
+  const path = `${dir}/crash.${framing}`;
+  const made = await run([
+    "write",
+    "--force",
+    "--framing",
+    framing,
+    "--n",
+    "64",
+    "--frames",
+    "3",
+    path,
+  ]);
+  if (made.code !== 0) throw new Error(`cannot write ${path}: ${made.stderr}`);
+  const original = Deno.readFileSync(path);
+  const append = ["write", "--append", "--n", "64", "--frames", frames, path];
+  // The complete result, and how long an append runs once its journal exists.
+  const t0 = performance.now();
+  const child = spawn(append);
+  const state = { ended: false };
+  const ended = finish(child).then((r) => {
+    state.ended = true;
+    return r;
+  });
+  await appeared(journalOf(path), state);
+  const t1 = performance.now();
+  const full = await ended;
+  const t2 = performance.now();
+  if (full.code !== 0) throw new Error(`append to ${path} failed: ${full.stderr}`);
+  const complete = Deno.readFileSync(path);
+  const startup = t1 - t0;
+  const window = Math.max(5, t2 - t1);
+  for (let trial = 0; trial < options.trials; trial++) {
+    Deno.writeFileSync(path, original);
+    const signal = signals[Math.floor(random() * signals.length)]!;
+    const c = spawn(append);
+    const s = { ended: false };
+    const done = finish(c).then((r) => {
+      s.ended = true;
+      return r;
+    });
+    // One trial in five picks a moment anywhere from the start; the rest a moment of the append.
+    if (random() < 0.2) await sleep(random() * (startup + window));
+    else if (await appeared(journalOf(path), s)) await sleep(random() * window * 1.2);
+    if (!s.ended) {
+      try {
+        c.kill(signal);
+      } catch {
+        // it just ended
+      }
+    }
+    const r = await done;
+    counts.trials++;
+    const note = (what: string) => counts.notes.push(`trial ${trial} (${signal}): ${what}`);
+    if (signal !== "SIGKILL" && r.code !== 0 && r.signal === null) {
+      const want = signal === "SIGINT" ? 130 : 143;
+      if (r.code !== want || r.stderr.trimEnd().split("\n").length !== 1) {
+        counts.badExits++;
+        note(`exit ${r.code}, stderr ${JSON.stringify(r.stderr)}`);
+      }
+    }
+    const follow = random() < 0.5 ? ["info", path] : ["read", "--verify", path];
+    const f = await run(follow);
+    if (f.code !== 0) note(`${follow[0]} exited ${f.code}: ${f.stderr.trim()}`);
+    const bytes = Deno.readFileSync(path);
+    if (equal(bytes, original)) counts.original++;
+    else if (equal(bytes, complete)) counts.complete++;
+    else {
+      counts.neither++;
+      note(
+        `file of ${bytes.length} bytes is neither original (${original.length}) nor complete (${complete.length})`,
+      );
+      Deno.copyFileSync(path, `${dir}/neither-${framing}-${trial}`);
+    }
+    const v = await run(["read", "--verify", path]);
+    const leftovers = [...Deno.readDirSync(dir)].filter((e) => e.name.includes(".sciobench-"));
+    if (v.code !== 0 || leftovers.length > 0) {
+      counts.unverified++;
+      note(
+        `verify exit ${v.code} ${v.stderr.trim()}; left: ${leftovers.map((e) => e.name).join(" ")}`,
+      );
+    }
+  }
+  if (options.dir === undefined) Deno.removeSync(dir, { recursive: true });
+  return counts;
+}
+
+/**
+ * Signals (SIGINT or SIGTERM) during new and `--force` writes: counts targets that are neither
+ * absent/original nor complete, and leftover temporary files.
+ */
+export async function signalWriteTrials(
+  framing: string,
+  trials: number,
+  seed = 1,
+): Promise<CrashCounts> {
+  const dir = Deno.makeTempDirSync({ prefix: "sciobench-crash-" });
+  const random = rng(seed * 104729 + framing.length);
+  const counts: CrashCounts = {
+    framing,
+    trials: 0,
+    original: 0,
+    complete: 0,
+    neither: 0,
+    unverified: 0,
+    badExits: 0,
+    notes: [],
+  };
+  const path = `${dir}/w.${framing}`;
+  const args = ["write", "--force", "--framing", framing, "--n", "1024", "--frames", "400", path];
+  if ((await run(args)).code !== 0) throw new Error(`cannot write ${path}`);
+  const complete = Deno.readFileSync(path);
+  const original = new TextEncoder().encode("the user's precious file\n");
+  for (let trial = 0; trial < trials; trial++) {
+    const fresh = random() < 0.5;
+    if (fresh) Deno.removeSync(path);
+    else Deno.writeFileSync(path, original);
+    const signal: Deno.Signal = random() < 0.5 ? "SIGINT" : "SIGTERM";
+    const c = spawn(fresh ? args.filter((a) => a !== "--force") : args);
+    const s = { ended: false };
+    const done = finish(c).then((r) => {
+      s.ended = true;
+      return r;
+    });
+    const temp = `${dir}/.w.${framing}.sciobench-tmp-${c.pid}`;
+    if (await appeared(temp, s)) await sleep(random() * 60);
+    if (!s.ended) {
+      try {
+        c.kill(signal);
+      } catch {
+        // it just ended
+      }
+    }
+    const r = await done;
+    counts.trials++;
+    const note = (what: string) => counts.notes.push(`trial ${trial} (${signal}): ${what}`);
+    if (r.code !== 0 && r.signal === null && r.code !== (signal === "SIGINT" ? 130 : 143)) {
+      counts.badExits++;
+      note(`exit ${r.code}: ${r.stderr.trim()}`);
+    }
+    const bytes = exists(path) ? Deno.readFileSync(path) : undefined;
+    const asBefore = fresh ? bytes === undefined : bytes !== undefined && equal(bytes, original);
+    if (asBefore) counts.original++;
+    else if (bytes !== undefined && equal(bytes, complete)) counts.complete++;
+    else {
+      counts.neither++;
+      note(`target is ${bytes === undefined ? "missing" : `${bytes.length} bytes`}`);
+    }
+    const leftovers = [...Deno.readDirSync(dir)].filter((e) => e.name.includes(".sciobench-"));
+    if (leftovers.length > 0) {
+      counts.unverified++;
+      note(`left: ${leftovers.map((e) => e.name).join(" ")}`);
+      for (const e of leftovers) Deno.removeSync(`${dir}/${e.name}`);
+    }
+  }
+  Deno.removeSync(dir, { recursive: true });
+  return counts;
+}
+
+function line(kind: string, c: CrashCounts): string {
+  return `${kind.padEnd(12)} ${c.framing.padEnd(7)} trials ${c.trials}: original ${c.original}, ` +
+    `complete ${c.complete}, neither ${c.neither}, unverified or left over ${c.unverified}, ` +
+    `bad exits ${c.badExits}`;
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      trials: { type: "string", default: "20" },
+      framing: { type: "string", default: NATIVE_FRAMINGS.join(",") },
+      seed: { type: "string", default: "1" },
+      "signal-trials": { type: "string", default: "10" },
+    },
+  });
+  const trials = Number(values.trials);
+  const seed = Number(values.seed);
+  let neither = 0, total = 0, bad = 0;
+  for (const framing of values.framing.split(",")) {
+    for (
+      const [kind, counts] of [
+        ["SIGKILL", await crashTrials(framing, { trials, seed })],
+        [
+          "INT/TERM",
+          await crashTrials(framing, {
+            trials: Number(values["signal-trials"]),
+            seed,
+            signals: ["SIGINT", "SIGTERM"],
+          }),
+        ],
+        ["write INT/TERM", await signalWriteTrials(framing, Number(values["signal-trials"]), seed)],
+      ] as const
+    ) {
+      console.log(line(kind, counts));
+      for (const n of counts.notes) console.log(`  ${n}`);
+      neither += counts.neither;
+      bad += counts.unverified + counts.badExits;
+      total += counts.trials;
+    }
+  }
+  console.log(
+    `total: ${total} trials, ${neither} files neither original nor complete, ${bad} other failures`,
+  );
+  if (neither + bad > 0) Deno.exit(1);
+}
