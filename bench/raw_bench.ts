@@ -1,13 +1,15 @@
 /**
  * Benchmarks of the raw framing and the FFI read engine.
  * - encode/decode of one table frame at several N;
- * - cached sequential and random reads of a 64 MiB file: the FFI engine vs Deno.FsFile.
+ * - cached sequential and random reads of a 64 MiB file: the FFI engine vs Deno.FsFile;
+ * - a 16 MiB write with fsync: straight to a scratch file vs temporary name + rename.
  * Run: deno task bench (or deno bench -A bench/raw_bench.ts). Times are per iteration.
  */
 import { raw } from "../lib/framings/raw.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";
 import { nativeBackend } from "../lib/backends/engine.ts";
 import { FileHandle } from "../lib/io/file.ts";
+import { checkOutputTarget, commitTemp, tempPathFor } from "../lib/io/atomic.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
 import { Rng, shuffledOrder } from "../lib/workloads/pattern.ts";
 
@@ -110,5 +112,33 @@ Deno.bench({
       let done = 0;
       while (done < frameBytes) done += fsFile.readSync(fsBuf.subarray(done)) ?? frameBytes;
     }
+  },
+});
+
+// ---- write with fsync: a benchmark's scratch file vs the write command's temp + rename -------
+const WRITE_FRAMES = 37; // ~16 MiB of 448 KiB frames
+const writeFrames16 = new TableFrames(N, 2);
+const scratchPath = `${dir}/scratch.raw`;
+const keptPath = `${dir}/kept.raw`;
+Deno.bench({
+  name: "write 16 MiB + fsync to a scratch file (benchmarks)",
+  group: "write with fsync",
+  baseline: true,
+  fn() {
+    const sink = backend.openWriter(scratchPath, { create: "truncate" });
+    for (let i = 0; i < WRITE_FRAMES; i++) sink.writeFrame(writeFrames16.frame(i));
+    sink.close();
+  },
+});
+Deno.bench({
+  name: "write 16 MiB + fsync to a temporary name, rename, fsync dir (write --force)",
+  group: "write with fsync",
+  fn() {
+    const target = checkOutputTarget(keptPath, true);
+    const temp = tempPathFor(target.path);
+    const sink = backend.openWriter(temp, { create: "new" });
+    for (let i = 0; i < WRITE_FRAMES; i++) sink.writeFrame(writeFrames16.frame(i));
+    sink.close();
+    commitTemp(temp, target);
   },
 });
