@@ -32,6 +32,7 @@ import {
   type RunPlan,
 } from "./plan.ts";
 import type { Command } from "./command.ts";
+import { requireFile } from "./open.ts";
 import { selfCommand } from "./self.ts";
 import {
   AUDIT_HELP,
@@ -329,6 +330,7 @@ export const readersCommand: Command = {
     const caches = parseList(values.cache, "--cache").map((c) =>
       parseChoice(c, ["cold", "warm"] as const, "--cache") as CacheState
     );
+    if (userFile !== undefined) requireFile(userFile); // and rolls back a killed append to it
     const shape = userFile !== undefined ? packmanFileShape(userFile) : undefined;
     const records = shape?.records ?? parseCount(values.records, "--records");
     const length = shape?.length ?? parseCount(values.length, "--length");
