@@ -110,7 +110,8 @@ class NativeSink implements FrameSink {
     }
     this.#apply(this.#writer.finish());
     this.#batch.flush();
-    if (this.#fsync || this.#journal) this.#file.sync();
+    if (this.#fsync) this.#file.sync();
+    else if (this.#journal) this.#file.sync(); // an append is always made durable
     this.#open = false;
     this.#file.close();
     this.#journal?.commit();
