@@ -426,6 +426,22 @@ Deno.test("netcdf lenient: a begin past the end of the file reads as zeros (as l
   assert.match(idx.warnings!.join("\n"), /lies past the end of the file/);
 });
 
+Deno.test("netcdf malformed: a forged record count far past the end is refused in O(1)", () => {
+  // 60,000 records of 16 bytes is 1 MB never written: read as zeros, but 65,536 records or a
+  // gibibyte past the end is a damaged file (a fuzz finding that exhausted the heap).
+  const some = open(corrupt((_, v) => v.setUint32(4, 60_000)));
+  assert.equal(some.frameCount, 60_000);
+  const size = golden("demo1.nc").length;
+  assertFormatError(
+    corrupt((_, v) => v.setUint32(4, 0x7fff_fff0)),
+    size,
+    /data past the end of the file \(\d+ bytes\); more than 1073741824 bytes or 65536 records never written: the file is probably damaged/,
+  );
+  const started = performance.now();
+  assertFormatError(corrupt((_, v) => v.setUint32(4, 70_000)), size, /65536 records/);
+  assert.ok(performance.now() - started < 2000, "refused before any per-record work");
+});
+
 Deno.test("netcdf malformed: a begin that puts fixed data after the records (as libnetcdf)", () => {
   // begin of xc is at 0x70: fixed data may not follow the record data (NC_check_voffs).
   assertFormatError(corrupt((_, v) => v.setUint32(0x70, 5000)), 240, /overlaps fixed variable/);

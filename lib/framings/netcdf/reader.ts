@@ -19,6 +19,11 @@ import {
   STREAMING_NUMRECS,
 } from "./model.ts";
 
+/** Most bytes of data a readable file may place past its end (never written; read as zeros). */
+export const MAX_NEVER_WRITTEN_BYTES = 1 << 30;
+/** Most records a readable file may place past its end, or hold when its records are empty. */
+export const MAX_RECORDS_PAST_END = 1 << 16;
+
 /** A checked file: header, data layout from the stored begins, and the resolved record count. */
 export interface NcFile {
   /** The decoded header. */
@@ -132,7 +137,9 @@ export function openNetcdf(src: ByteSource): NcFile {
   // Data past the end of the file was never written: libnetcdf reads it as zeros.
   const departures = [...h.departures];
   let missingData: NcFile["missingData"];
+  let neverWritten = 0;
   const missing = (what: string, from: number, to: number) => {
+    neverWritten += to - from;
     const text = `${what} [${from}, ${to}) lies past the end of the file (${src.size} bytes): ` +
       `never written, read as zeros as libnetcdf does`;
     departures.push(text);
@@ -164,6 +171,28 @@ export function openNetcdf(src: ByteSource): NcFile {
         need,
       );
     }
+  }
+  // A header that places more than a gibibyte of data, or more than a million records, past the
+  // end of its file was not merely synced before its data: refuse it (O(1), before any index of
+  // those records is built) rather than read gigabytes of zeros.
+  const recordsPastEnd = recs.length === 0 ? 0 : Math.max(
+    0,
+    numrecs - (recsize === 0 ? numrecs : Math.floor(Math.max(0, src.size - recordBegin) / recsize)),
+  );
+  if (neverWritten > MAX_NEVER_WRITTEN_BYTES || recordsPastEnd > MAX_RECORDS_PAST_END) {
+    fail(
+      src.size,
+      `the header places ${neverWritten} bytes (${recordsPastEnd} records) of data past the end ` +
+        `of the file (${src.size} bytes); more than ${MAX_NEVER_WRITTEN_BYTES} bytes or ` +
+        `${MAX_RECORDS_PAST_END} records never written: the file is probably damaged`,
+    );
+  }
+  if (recsize === 0 && recs.length > 0 && numrecs > MAX_RECORDS_PAST_END) {
+    fail(
+      4,
+      `numrecs ${numrecs} with records of 0 bytes: more than ${MAX_RECORDS_PAST_END} empty ` +
+        `records; the file is probably damaged`,
+    );
   }
   return {
     header: h,
