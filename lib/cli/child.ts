@@ -16,7 +16,9 @@ import {
   type ChildRequest,
   enterLibraryChild,
   libraryLimits,
+  libraryName,
 } from "./isolate.ts";
+import { LIBRARY_MEMORY_ENV } from "../peers/common.ts";
 import { PEERS } from "../peers/mod.ts";
 import { openUserFile } from "./open.ts";
 import { measureRead } from "./read.ts";
@@ -158,6 +160,15 @@ export async function runLibraryChild(): Promise<number> {
     } catch (e) {
       if (e instanceof SciobenchError) {
         send({ t: "end", error: e.message, exitCode: e.exitCode });
+      } else if (e instanceof RangeError && /allocation failed/i.test(e.message)) {
+        // A buffer the memory limit refused: the same one line as a library that ran out.
+        send({
+          t: "end",
+          error: `the ${libraryName(request.framing)} library ran out of memory reading ` +
+            `'${request.path}' (limit ${limits.memoryBytes} bytes; raise it with ` +
+            `${LIBRARY_MEMORY_ENV}=SIZE); the file is probably damaged`,
+          exitCode: 2,
+        });
       } else {
         const why = e instanceof Error ? e.message : String(e);
         send({

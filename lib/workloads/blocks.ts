@@ -8,7 +8,7 @@
  */
 import { crc32 } from "node:zlib";
 import type { DatasetInfo, FrameSource } from "../backends/backend.ts";
-import { VerifyError } from "../errors.ts";
+import { FormatError, VerifyError } from "../errors.ts";
 import type { DType } from "../framings/types.ts";
 import { DTYPE_SIZE } from "../framings/types.ts";
 import { Rng, shuffledOrder } from "./pattern.ts";
@@ -49,8 +49,40 @@ function hex(n: number): string {
   return (n >>> 0).toString(16).padStart(8, "0");
 }
 
+/** Most regions one dataset may be read in. */
+export const MAX_BLOCKS = 1 << 22;
+/** Largest region read in one call (bytes). */
+export const MAX_BLOCK_BYTES = 2 ** 32;
+
+/**
+ * Refuses, in O(1) and before any region is planned or allocated, a dataset whose shape asks for
+ * more than {@link MAX_BLOCKS} regions or a region over {@link MAX_BLOCK_BYTES} (a damaged or
+ * forged extent: sizes near 2^64 reported by a library).
+ */
+function checkPlan(d: DatasetInfo, path: string, regions: number, regionBytes: number): void {
+  if (
+    !Number.isSafeInteger(regions) || !Number.isSafeInteger(regionBytes) ||
+    regions > MAX_BLOCKS || regionBytes > MAX_BLOCK_BYTES
+  ) {
+    throw new FormatError(
+      "read",
+      path,
+      -1,
+      `dataset '${d.name}' of shape [${d.shape.join(", ")}] needs ${regions} reads of ` +
+        `${regionBytes} bytes (at most ${MAX_BLOCKS} of ${MAX_BLOCK_BYTES}): its extent is ` +
+        `probably damaged`,
+    );
+  }
+}
+
 /** Regions of `rows` slowest-dimension rows each that cover a dataset in order. */
-function slabsOf(d: DatasetInfo, index: number, dtype: DType, maxBytes: number): Block[] {
+function slabsOf(
+  d: DatasetInfo,
+  index: number,
+  dtype: DType,
+  maxBytes: number,
+  path: string,
+): Block[] {
   const size = DTYPE_SIZE[dtype];
   if (d.shape.length === 0) {
     return [{ dataset: index, start: [], count: [], bytes: size, chunk: false }];
@@ -59,6 +91,7 @@ function slabsOf(d: DatasetInfo, index: number, dtype: DType, maxBytes: number):
   const total = d.shape[0]!;
   if (total === 0 || rowBytes === 0) return [];
   const rows = Math.max(1, Math.floor(maxBytes / rowBytes));
+  checkPlan(d, path, Math.ceil(total / rows), rows * rowBytes);
   const out: Block[] = [];
   for (let r = 0; r < total; r += rows) {
     const n = Math.min(rows, total - r);
@@ -74,10 +107,11 @@ function slabsOf(d: DatasetInfo, index: number, dtype: DType, maxBytes: number):
 }
 
 /** The chunk grid of a chunked dataset, each cell clipped to the dataset's extent. */
-function chunksOf(d: DatasetInfo, index: number, dtype: DType): Block[] {
+function chunksOf(d: DatasetInfo, index: number, dtype: DType, path: string): Block[] {
   const chunk = d.chunk!;
   const grid = d.shape.map((n, k) => Math.ceil(n / chunk[k]!));
   const cells = elementsOf(grid);
+  checkPlan(d, path, cells, elementsOf(chunk) * DTYPE_SIZE[dtype]);
   const out: Block[] = [];
   const at = new Array<number>(grid.length).fill(0);
   for (let c = 0; c < cells; c++) {
@@ -99,17 +133,22 @@ function chunksOf(d: DatasetInfo, index: number, dtype: DType): Block[] {
 }
 
 /** The random-read units of a dataset: its chunks when chunked, else slabs of about `blockBytes`. */
-export function blocksOf(d: DatasetInfo, index: number, blockBytes = BLOCK_BYTES): Block[] {
+export function blocksOf(
+  d: DatasetInfo,
+  index: number,
+  blockBytes = BLOCK_BYTES,
+  path = "",
+): Block[] {
   if (!d.dtype || elementsOf(d.shape) === 0) return [];
   const chunked = d.storage === "chunked" && d.chunk !== undefined &&
     d.chunk.length === d.shape.length && d.chunk.every((c) => c > 0);
-  return chunked ? chunksOf(d, index, d.dtype) : slabsOf(d, index, d.dtype, blockBytes);
+  return chunked ? chunksOf(d, index, d.dtype, path) : slabsOf(d, index, d.dtype, blockBytes, path);
 }
 
 /** The pieces a numeric dataset is read whole in (one, or slabs of at most {@link SLAB_BYTES}). */
-export function wholeOf(d: DatasetInfo, index: number): Block[] {
+export function wholeOf(d: DatasetInfo, index: number, path = ""): Block[] {
   if (!d.dtype || elementsOf(d.shape) === 0) return [];
-  return slabsOf(d, index, d.dtype, SLAB_BYTES);
+  return slabsOf(d, index, d.dtype, SLAB_BYTES, path);
 }
 
 /** Numeric datasets in file order (by offset where known, else in the order listed). */
@@ -145,7 +184,7 @@ export function listDatasets(source: FrameSource): DatasetRow[] {
     if (!d.dtype || !source.readRegion) return { ...d, bytes: -1, crc32: null };
     let crc = 0;
     let bytes = 0;
-    for (const b of wholeOf(d, i)) {
+    for (const b of wholeOf(d, i, source.path)) {
       crc = crc32(reader.read(b), crc);
       bytes += b.bytes;
     }
@@ -170,13 +209,13 @@ export function planBlocks(source: FrameSource, seed: number, sample = Infinity)
   const sequential: Block[] = [];
   let bytes = 0;
   for (const i of order) {
-    for (const b of wholeOf(datasets[i]!, i)) {
+    for (const b of wholeOf(datasets[i]!, i, source.path)) {
       if (bytes >= sample) break;
       sequential.push(b);
       bytes += b.bytes;
     }
   }
-  const units = order.flatMap((i) => blocksOf(datasets[i]!, i));
+  const units = order.flatMap((i) => blocksOf(datasets[i]!, i, BLOCK_BYTES, source.path));
   const random: Block[] = [];
   let rbytes = 0;
   for (const k of shuffledOrder(units.length, units.length, new Rng(seed))) {
