@@ -4,7 +4,7 @@ import { VerifyError } from "../lib/errors.ts";
 import { backendByName } from "../lib/backends/registry.ts";
 import { Progress } from "../lib/report/progress.ts";
 import { runTableCell, TABLE_COLUMNS } from "../lib/workloads/table.ts";
-import { runCli, tempDir } from "./_helpers.ts";
+import { MAIN, PERMISSIONS, runCli, tempDir } from "./_helpers.ts";
 
 function assertOneLineError(stderr: string, pattern: RegExp): void {
   const lines = stderr.trim().split("\n");
@@ -144,6 +144,51 @@ Deno.test("table --out refuses to overwrite a file unless --force", async () => 
   ]);
   assert.equal(f.code, 0, f.stderr);
   assert.match(Deno.readTextFileSync(out), /^framing,size_bytes,N,/);
+});
+
+Deno.test("--out is written atomically: a failed or interrupted run keeps the old file, no temporary left", async () => {
+  using d = tempDir();
+  const out = `${d.path}/results.csv`;
+  Deno.writeTextFileSync(out, "precious");
+  const base = ["table", "--framing", "raw", "--no-warmup", "--size", "64KiB", "--dir", d.path];
+  // SIGTERM while the sweep runs (rows are being written to the temporary file).
+  const temps = () =>
+    [...Deno.readDirSync(d.path)].map((e) => e.name).filter((n) => n.includes("sciobench-tmp"));
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      ...PERMISSIONS,
+      MAIN,
+      ...base,
+      "--n",
+      "64,64,64,64,64,64,64,64,64,64,64,64,64,64,64,64,64,64,64,64",
+      "--repeat",
+      "20",
+      "--out",
+      out,
+      "--force",
+    ],
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  for (let i = 0; i < 3000 && temps().length === 0; i++) await new Promise((r) => setTimeout(r, 2));
+  assert.equal(temps().length, 1, "rows go to a temporary file beside --out");
+  child.kill("SIGTERM");
+  const r = await child.output();
+  assert.equal(r.code, 143, new TextDecoder().decode(r.stderr));
+  assert.equal(Deno.readTextFileSync(out), "precious", "the old --out file is kept");
+  assert.deepEqual(temps(), [], "no temporary file is left");
+  // A usage error after the target was checked: nothing is created or replaced.
+  const bad = await runCli([...base, "--n", "64", "--cache", "lukewarm", "--out", out, "--force"]);
+  assert.equal(bad.code, 2);
+  assert.equal(Deno.readTextFileSync(out), "precious");
+  assert.deepEqual(temps(), []);
+  // A complete run replaces it, with no temporary file left.
+  const ok = await runCli([...base, "--n", "64", "--out", out, "--force"]);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.match(Deno.readTextFileSync(out), /^framing,size_bytes,N,/);
+  assert.deepEqual(temps(), []);
 });
 
 Deno.test("bad flags and values: one line, exit 2, no stack trace", async () => {

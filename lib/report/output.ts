@@ -7,6 +7,14 @@
 import { stringify } from "npm:csv-stringify@6.6.0/sync";
 import { IoError } from "../errors.ts";
 import { world } from "../mpi/world.ts";
+import {
+  checkOutputTarget,
+  commitTemp,
+  type OutputTarget,
+  removeQuietly,
+  tempPathFor,
+} from "../io/atomic.ts";
+import { onInterrupt } from "../io/interrupt.ts";
 
 /**
  * One result row: column name to value. Objects appear only in JSON output (a row's audit
@@ -94,25 +102,37 @@ export function num(value: number, digits = 6): number {
 export function openRowSink(columns: readonly string[], options: RowSinkOptions): RowSink {
   // under MPI only rank 0 prints (or writes --out)
   if (world().rank !== 0) return { add() {}, close() {} };
+  // --out is written atomically: rows go to a temporary file beside it, which replaces the target
+  // (or appears under its name) only once complete and fsynced; any failure or signal before that
+  // leaves the old file as it was and removes the temporary one.
   let file: Deno.FsFile | undefined;
+  let target: OutputTarget | undefined;
+  let temp = "";
+  let forget = () => {};
   if (options.out !== undefined) {
+    target = checkOutputTarget(options.out, options.force ?? false, "--out");
+    temp = tempPathFor(target.path);
     try {
-      file = Deno.openSync(options.out, {
-        write: true,
-        create: true,
-        createNew: !options.force,
-        truncate: true,
-      });
+      file = Deno.openSync(temp, { write: true, createNew: true });
     } catch (e) {
-      if (e instanceof Deno.errors.AlreadyExists) {
-        throw new IoError(
-          `${options.out} exists; refusing to overwrite it (pass --force to replace it)`,
-        );
-      }
       throw new IoError(
         `cannot write ${options.out}: ${e instanceof Error ? e.message : String(e)}`,
       );
     }
+    const discard = () => {
+      try {
+        file?.close();
+      } catch {
+        // already closed
+      }
+      removeQuietly(temp);
+    };
+    const unregister = onInterrupt(() => discard());
+    globalThis.addEventListener("unload", discard);
+    forget = () => {
+      unregister();
+      globalThis.removeEventListener("unload", discard);
+    };
   }
   const write = (text: string) => {
     const bytes = encoder.encode(text);
@@ -141,7 +161,19 @@ export function openRowSink(columns: readonly string[], options: RowSinkOptions)
       } else if (options.format === "table" && options.table) {
         write(options.table.foot());
       }
-      file?.close();
+      if (file && target) {
+        try {
+          file.syncSync();
+        } catch (e) {
+          throw new IoError(
+            `cannot write ${options.out}: ${e instanceof Error ? e.message : String(e)}`,
+          );
+        }
+        file.close();
+        file = undefined;
+        commitTemp(temp, target);
+        forget();
+      }
     },
   };
 }
