@@ -7,3 +7,9 @@ import denoJson from "../deno.json" with { type: "json" };
 
 /** The sciobench version (deno.json's `version`). */
 export const VERSION: string = denoJson.version;
+
+/**
+ * The git commit of a release build (stamped by .github/workflows/release.yml before
+ * `deno compile`); "" in a checkout, where the commit is read from .git instead.
+ */
+export const COMMIT = "";

@@ -304,7 +304,7 @@ Deno.test("audit: records rows, write and read, of every native framing and peer
     targets: recordsTargets(names.map(backendByName), ["native"]),
     shape,
     dtype: "float32",
-    trials: 1,
+    repeat: 1,
     dir: d.path,
     seed: 3,
   });
@@ -342,7 +342,7 @@ Deno.test("audit: scaling rows hold the fsync only when asked, ticks from the re
       datasets: [2],
       shape: [16, 16, 16],
       dtype: "float64",
-      trials: 1,
+      repeat: 1,
       fsync,
       dir: d.path,
     });

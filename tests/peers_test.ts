@@ -810,7 +810,22 @@ peerTest("cli: scaling writes IOspeed's HDF section through HDF4", hdf4Missing, 
     "2",
     "8192",
   ]]);
-  assert.match(r.stderr, /Write {2}2 datasets:\*\*/);
+  const seed = await runCli([
+    "scaling",
+    "--framing",
+    "hdf4",
+    "--datasets",
+    "2",
+    "--shape",
+    "8x8x8",
+    "--dir",
+    dir.path,
+    "--format",
+    "seed",
+  ]);
+  assert.equal(seed.code, 0, seed.stderr);
+  assert.match(seed.stdout, /-+HDF-+\nWrite {2}2:\*\*\n/);
+  assert.match(seed.stderr, /Write {2}2 datasets:\*\*/);
 });
 
 function exists(path: string): boolean {

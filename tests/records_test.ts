@@ -4,7 +4,6 @@ import type { Backend } from "../lib/backends/backend.ts";
 import {
   RecordFrames,
   RECORDS_COLUMNS,
-  recordsAverages,
   recordsTargets,
   runRecords,
 } from "../lib/workloads/records.ts";
@@ -28,7 +27,7 @@ function leftovers(dir: string): string[] {
   return [...Deno.readDirSync(dir)].map((e) => e.name);
 }
 
-Deno.test("records: CSV rows per framing, endian, phase and trial, plus averages", async () => {
+Deno.test("records: CSV rows per framing, endian, phase and repeat, plus summary rows (--trials is --repeat)", async () => {
   using d = tempDir();
   const r = await runCli([
     "records",
@@ -49,25 +48,22 @@ Deno.test("records: CSV rows per framing, endian, phase and trial, plus averages
     r.stdout.startsWith("framing,endian,phase,shape,bytes,wall_s,cpu_s,user_s,sys_s,MiBps"),
   );
   const rows = csvRows(r.stdout);
-  const key = (x: Record<string, string>) => `${x.framing}/${x.endian}/${x.phase}/${x.trial}`;
-  // netcdf is big-endian only: (netcdf big, raw big, raw native) x (write, read) x 2 trials + 6 averages.
+  const key = (x: Record<string, string>) =>
+    `${x.framing}/${x.endian}/${x.phase}/${x.stat === "run" ? x.repeat : x.stat}`;
+  const cells = [
+    "netcdf/big/write",
+    "netcdf/big/read",
+    "raw/big/write",
+    "raw/big/read",
+    "raw/native/write",
+    "raw/native/read",
+  ];
+  // netcdf is big-endian only: 6 cells x 2 repeats, then 5 summary rows per cell.
   assert.deepEqual(rows.map(key), [
-    ...[1, 2].flatMap((t) => [
-      `netcdf/big/write/${t}`,
-      `netcdf/big/read/${t}`,
-      `raw/big/write/${t}`,
-      `raw/big/read/${t}`,
-      `raw/native/write/${t}`,
-      `raw/native/read/${t}`,
-    ]),
-    "netcdf/big/write/avg",
-    "raw/big/write/avg",
-    "raw/native/write/avg",
-    "netcdf/big/read/avg",
-    "raw/big/read/avg",
-    "raw/native/read/avg",
+    ...[1, 2].flatMap((t) => cells.map((c) => `${c}/${t}`)),
+    ...cells.flatMap((c) => ["mean", "median", "stddev", "min", "max"].map((s) => `${c}/${s}`)),
   ]);
-  for (const row of rows) {
+  for (const row of rows.filter((x) => x.stat === "run")) {
     assert.equal(row.shape, "6x30x50");
     assert.equal(row.bytes, String(6 * 30 * 50 * 4));
     assert.ok(Number(row.wall_s) > 0 && Number(row.MiBps) > 0, key(row));
@@ -218,7 +214,7 @@ Deno.test("records: a backend that reads back wrong data fails verification", as
     targets: [{ backend: broken, endian: "native" }],
     shape: [4, 3, 5],
     dtype: "float32",
-    trials: 1,
+    repeat: 1,
     seed: 1,
     dir: d.path,
   });
@@ -228,32 +224,4 @@ Deno.test("records: a backend that reads back wrong data fails verification", as
   ]);
   assert.match(runs[1]!.error!, /frame 2: chunk 'data' differs .* at byte 5/);
   assert.deepEqual(leftovers(d.path), []);
-});
-
-Deno.test("records: averages are means over trials", () => {
-  const sample = (w: number) => ({
-    wallS: w,
-    userS: w / 2,
-    sysS: w / 4,
-    userTicks: 0,
-    sysTicks: 0,
-    clkTck: 100,
-    devReadBytes: 0,
-    devWriteBytes: 0,
-  });
-  const run = (trial: number, w: number) => ({
-    framing: "raw",
-    endian: "big" as const,
-    phase: "write" as const,
-    trial,
-    bytes: 2 ** 20,
-    fileBytes: 2 ** 20,
-    residentAfterDrop: 0,
-    sample: sample(w),
-  });
-  const [avg] = recordsAverages([run(0, 1), run(1, 3)], [1, 2]);
-  assert.equal(avg!.wall_s, 2);
-  assert.equal(avg!.cpu_s, 1.5);
-  assert.equal(avg!.MiBps, 0.5);
-  assert.equal(avg!.trial, "avg");
 });

@@ -1,11 +1,6 @@
 import assert from "node:assert/strict";
 import { runCli, tempDir } from "./_helpers.ts";
-import {
-  averageRows,
-  datasetArray,
-  type ScalingRun,
-  seedRenderer,
-} from "../lib/workloads/scaling.ts";
+import { datasetArray, seedRenderer } from "../lib/workloads/scaling.ts";
 
 function csvRows(text: string): Record<string, string>[] {
   const [head, ...lines] = text.trim().split("\n");
@@ -14,7 +9,8 @@ function csvRows(text: string): Record<string, string>[] {
 }
 
 const COLUMNS =
-  "framing,datasets,bytes,real_s,user_ticks,sys_ticks,combined_ticks,clk_tck,user_s,sys_s,MiBps,endian,error";
+  "framing,datasets,bytes,real_s,user_ticks,sys_ticks,combined_ticks,clk_tck,user_s,sys_s,MiBps," +
+  "endian,repeat,file_bytes,dev_write_bytes,stat,error";
 
 Deno.test("scaling --datasets 1..2 (csv): one row per framing and count, payload bytes, ticks", async () => {
   using dir = tempDir();
@@ -49,9 +45,9 @@ Deno.test("scaling --datasets 1..2 (csv): one row per framing and count, payload
         1e-3 * Number(x["MiBps"]),
     );
   }
-  // One star per dataset on stderr, after IOspeed's label; the scratch directory is gone.
-  assert.match(r.stderr, /IEEEIO <open [^>]*speed\.ieeeio> Write {2}1 datasets:\*\n/);
-  assert.match(r.stderr, /F77 Unf <open [^>]*speed\.f77> Write {2}2 datasets:\*\*\n/);
+  // Off a terminal, one timestamped line per cell on stderr; the scratch directory is gone.
+  assert.match(r.stderr, /^\d{4}-\d\d-\d\dT[\d:.]+Z sciobench: cell 1\/6 ieeeio datasets=1\n/m);
+  assert.match(r.stderr, /Z sciobench: cell 4\/6 f77 datasets=2\n/);
   assert.deepEqual([...Deno.readDirSync(dir.path)], []);
 });
 
@@ -73,9 +69,9 @@ Deno.test("scaling file sizes (json): IEEEIO 16 + n x 2,097,188 for 64^3 float64
     meta: Record<string, unknown>;
     rows: Record<string, unknown>[];
   };
-  assert.deepEqual(doc.meta["shape"], [64, 64, 64]);
+  assert.deepEqual((doc.meta["options"] as Record<string, unknown>)["shape"], [64, 64, 64]);
   assert.deepEqual(
-    doc.rows.map((x) => [x["framing"], x["datasets"], x["bytes"], x["file_bytes"], x["trial"]]),
+    doc.rows.map((x) => [x["framing"], x["datasets"], x["bytes"], x["file_bytes"], x["repeat"]]),
     [
       ["ieeeio", 1, 2_097_152, 16 + 2_097_188, 1],
       ["ieeeio", 2, 2 * 2_097_152, 16 + 2 * 2_097_188, 1],
@@ -119,9 +115,12 @@ Deno.test("scaling --format seed: banners, Write lines with stars, Realtime line
     r.stdout,
     new RegExp(`^Ntests=2\\n${trial(1)}${trial(2)}\\n${avg("IEEE")}${avg("F77 UNF")}$`),
   );
+  // IOspeed's stars on stderr: one per dataset after its label.
+  assert.match(r.stderr, /IEEEIO <open [^>]*speed\.ieeeio> Write {2}1 datasets:\*\n/);
+  assert.match(r.stderr, /F77 Unf <open [^>]*speed\.f77> Write {2}2 datasets:\*\*\n/);
 });
 
-Deno.test("scaling --trials 2 (csv): per-framing average rows after the runs", async () => {
+Deno.test("scaling --trials 2 (csv): summary rows per (framing, datasets) after the runs", async () => {
   using dir = tempDir();
   const r = await runCli([
     "scaling",
@@ -138,16 +137,18 @@ Deno.test("scaling --trials 2 (csv): per-framing average rows after the runs", a
   ]);
   assert.equal(r.code, 0, r.stderr);
   const rows = csvRows(r.stdout);
-  assert.deepEqual(rows.map((x) => [x["framing"], x["datasets"], x["bytes"]]), [
-    ["raw", "1", "64"],
-    ["raw", "3", "192"],
-    ["raw", "1", "64"],
-    ["raw", "3", "192"],
-    ["raw", "all", "128"],
+  const stats = ["mean", "median", "stddev", "min", "max"];
+  assert.deepEqual(rows.map((x) => [x["datasets"], x["bytes"], x["stat"], x["repeat"]]), [
+    ["1", "64", "run", "1"],
+    ["3", "192", "run", "1"],
+    ["1", "64", "run", "2"],
+    ["3", "192", "run", "2"],
+    ...stats.map((s) => ["1", "64", s, "2"]),
+    ...stats.map((s) => ["3", "192", s, "2"]),
   ]);
-  const runs = rows.slice(0, 4);
-  const mean = runs.reduce((a, x) => a + Number(x["real_s"]), 0) / 4;
-  assert.ok(Math.abs(Number(rows[4]!["real_s"]) - mean) <= 1e-5 + mean * 1e-4);
+  const runs = rows.filter((x) => x["datasets"] === "1" && x["stat"] === "run");
+  const mean = runs.reduce((a, x) => a + Number(x["real_s"]), 0) / 2;
+  assert.equal(Number(rows[4]!["real_s"]), mean);
 });
 
 Deno.test("scaling usage errors exit 2 with a message", async () => {
@@ -169,7 +170,7 @@ Deno.test("scaling usage errors exit 2 with a message", async () => {
   }
 });
 
-Deno.test("scaling helpers: pattern array, averages, seed renderer without trials", () => {
+Deno.test("scaling helpers: pattern array, seed renderer without repeats", () => {
   const a = datasetArray([3000], "float64");
   assert.ok(a instanceof Float64Array);
   assert.equal(a.length, 3000);
@@ -178,38 +179,6 @@ Deno.test("scaling helpers: pattern array, averages, seed renderer without trial
     assert.equal(bytes[i], ((i % 4096) * 131 + 7) & 255, `byte ${i}`);
   }
   assert.ok(datasetArray([2, 3], "int16") instanceof Int16Array);
-  const sample = (wallS: number, u: number, s: number) => ({
-    wallS,
-    userS: u / 100,
-    sysS: s / 100,
-    userTicks: u,
-    sysTicks: s,
-    clkTck: 100,
-    devReadBytes: 0,
-    devWriteBytes: 0,
-  });
-  const runs: ScalingRun[] = [
-    {
-      framing: "ieeeio",
-      datasets: 5,
-      trial: 0,
-      bytes: 10 * 2 ** 20,
-      fileBytes: 0,
-      sample: sample(1, 2, 10),
-    },
-    {
-      framing: "ieeeio",
-      datasets: 10,
-      trial: 0,
-      bytes: 20 * 2 ** 20,
-      fileBytes: 0,
-      sample: sample(4, 4, 20),
-    },
-  ];
-  const [avg] = averageRows(runs);
-  assert.equal(avg!["real_s"], 2.5);
-  assert.equal(avg!["combined_ticks"], 18);
-  assert.equal(avg!["MiBps"], 7.5);
   const r = seedRenderer(1);
   assert.equal(r.head(), "");
   assert.equal(
@@ -220,7 +189,8 @@ Deno.test("scaling helpers: pattern array, averages, seed renderer without trial
       user_ticks: 2,
       sys_ticks: 10,
       combined_ticks: 12,
-      trial: 1,
+      repeat: 1,
+      stat: "run",
     }),
     "--------------IEEE--------------\nWrite  5:*****\n        Realtime=1.235, UserTime=2, SystemTime=10, Combined=12\n",
   );
@@ -232,7 +202,8 @@ Deno.test("scaling helpers: pattern array, averages, seed renderer without trial
       user_ticks: 0,
       sys_ticks: 1,
       combined_ticks: 1,
-      trial: 1,
+      repeat: 1,
+      stat: "run",
     }),
     "Write 10:**********\n        Realtime=2.000, UserTime=0, SystemTime=1, Combined=1\n",
   );

@@ -1,8 +1,10 @@
 /**
  * Development script: compiles tools/byteswap.wat with the npm `wabt` package and prints the
  * module as base64, to paste into `WASM_BASE64` in lib/bytes/byteswap.ts. Never run at run time.
+ * Run it without the lockfile, so `wabt` never enters deno.lock (Deno fetches every npm package
+ * the lockfile lists on a first run, and users should not download a development tool):
  *
- *     deno run --allow-read tools/gen_byteswap_wasm.ts
+ *     deno run --no-lock --allow-read tools/gen_byteswap_wasm.ts
  * @module
  */
 import wabtInit from "npm:wabt@1.0.39";

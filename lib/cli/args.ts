@@ -5,7 +5,7 @@
  */
 import { parseArgs as nodeParseArgs, type ParseArgsConfig } from "node:util";
 import { UsageError } from "../errors.ts";
-
+import { didYouMean } from "../suggest.ts";
 export { formatCount, formatSize } from "../report/units.ts";
 
 const UNITS: Record<string, number> = {
@@ -139,21 +139,85 @@ export function parseChoice<T extends string>(
   what: string,
 ): T {
   if (!(choices as readonly string[]).includes(value)) {
-    throw new UsageError(`bad ${what} '${value}': expected one of ${choices.join(", ")}`);
+    throw new UsageError(
+      `bad ${what} '${value}': expected one of ${choices.join(", ")}${didYouMean(value, choices)}`,
+    );
   }
   return value as T;
 }
 
-/** `node:util` parseArgs (strict) whose errors become one-line usage errors naming the command. */
+/** Options that take comma-separated lists, so that repeating them accumulates. */
+const LIST_OPTIONS = [
+  "framing",
+  "size",
+  "n",
+  "datasets",
+  "procs",
+  "mode",
+  "cache",
+  "endian",
+  "peer",
+];
+
+/**
+ * Merges repeated list options into one comma-separated value (`--framing gsd --framing raw`
+ * becomes `--framing=gsd,raw`); other arguments keep their order.
+ */
+function mergeRepeated(args: readonly string[], config: ParseArgsConfig): string[] {
+  const lists = new Set(
+    Object.entries(config.options ?? {}).filter(([name, o]) =>
+      o.type === "string" && !o.multiple && LIST_OPTIONS.includes(name)
+    ).map(([name]) => name),
+  );
+  const merged = new Map<string, string[]>();
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "--") {
+      out.push(...args.slice(i));
+      break;
+    }
+    const m = /^--([^=]+)(?:=(.*))?$/s.exec(a);
+    const name = m?.[1];
+    if (name === undefined || !lists.has(name)) {
+      out.push(a);
+      continue;
+    }
+    const value = m![2] ?? args[++i];
+    if (value === undefined) {
+      out.push(a); // missing value: parseArgs reports it
+      continue;
+    }
+    const seen = merged.get(name);
+    if (seen) seen.push(value);
+    else {
+      merged.set(name, [value]);
+      out.push(`--${name}`); // placeholder, filled below
+    }
+  }
+  return out.map((a) => {
+    const name = a.startsWith("--") ? a.slice(2) : "";
+    const values = merged.get(name);
+    return values && a === `--${name}` ? `--${name}=${values.join(",")}` : a;
+  });
+}
+
+/**
+ * `node:util` parseArgs (strict) whose errors become one-line usage errors naming the command,
+ * with the nearest known option for a mistyped one; repeated string options accumulate.
+ */
 export function parseArgs<T extends ParseArgsConfig>(command: string, args: string[], config: T) {
   try {
-    return nodeParseArgs({ ...config, args, strict: true });
+    return nodeParseArgs({ ...config, args: mergeRepeated(args, config), strict: true });
   } catch (e) {
     const msg = e instanceof Error ? e.message.split("\n")[0]! : String(e);
+    const unknown = /Unknown option '(-{1,2}[^']+)'/.exec(msg)?.[1];
+    const known = Object.keys(config.options ?? {}).map((o) => `--${o}`);
+    const hint = unknown ? didYouMean(unknown.replace(/=.*$/, ""), known) : "";
     throw new UsageError(
       `${command}: ${
         msg.replace(/\. To specify a positional.*$/, "")
-      } (see 'sciobench ${command} --help')`,
+      }${hint} (see 'sciobench ${command} --help')`,
     );
   }
 }

@@ -5,6 +5,7 @@
 import type { Command } from "./command.ts";
 import { framingsCommand } from "./framings.ts";
 import { infoCommand } from "./info.ts";
+import { plotCommand } from "./plot.ts";
 import { readCommand } from "./read.ts";
 import { recordsCommand } from "./records.ts";
 import { readersCommand } from "./readers.ts";
@@ -22,4 +23,5 @@ export const COMMANDS: readonly Command[] = [
   readCommand,
   infoCommand,
   framingsCommand,
+  plotCommand,
 ];

@@ -3,7 +3,7 @@
  * options (`--endian`, `--option key=value`), and the run facts stored in JSON output.
  * @module
  */
-import { SysError, UsageError } from "../errors.ts";
+import { CellsFailedError, IoError, SysError, UsageError } from "../errors.ts";
 import { BACKENDS } from "../backends/registry.ts";
 import { type OptionValues, parseOptionArgs } from "../framings/options.ts";
 import type { OptionSpec, Workload } from "../framings/types.ts";
@@ -11,24 +11,27 @@ import type { Backend } from "../backends/backend.ts";
 import { world } from "../mpi/world.ts";
 import { warn } from "../report/progress.ts";
 import type { EndianOption } from "../framings/types.ts";
+import { type AggregateSpec, rankColumns } from "../mpi/aggregate.ts";
+import { col, type ColumnDoc, humanTable } from "../report/human.ts";
+import { openRowSink, type Row, type TableRenderer } from "../report/output.ts";
 import {
-  openRowSink,
-  type Row,
-  type RowFormat,
-  type RowSink,
-  type TableRenderer,
-} from "../report/output.ts";
+  CHART_WORKLOADS,
+  type ChartWorkload,
+  renderChart,
+  type Results as ChartResults,
+} from "../report/plot.ts";
 import { auditOf, auditSummary } from "../sys/audit.ts";
-import { glibcVersion, type StatFs, statfs } from "../sys/libc.ts";
-import { VERSION } from "../version.ts";
-import { formatSize, parseChoice } from "./args.ts";
+import { type StatFs, statfs } from "../sys/libc.ts";
+import { formatSize, parseChoice, parseCount } from "./args.ts";
+import { librariesMeta, runMeta } from "./meta.ts";
 import { noteSkipped, resolveBackends } from "./plan.ts";
 
-/** parseArgs option declarations for `--format`, `--out` and `--force`. */
+/** parseArgs option declarations for `--format`, `--out`, `--force` and `--plot`. */
 export const OUTPUT_OPTIONS = {
-  format: { type: "string", default: "csv" },
+  format: { type: "string" },
   out: { type: "string" },
   force: { type: "boolean", default: false },
+  plot: { type: "string" },
   help: { type: "boolean", short: "h", default: false },
 } as const;
 
@@ -41,11 +44,214 @@ export const AUDIT_HELP =
                       fsync and fadvise calls with their timing, files, processes, and the
                       clock and CPU readings); without it JSON rows carry a one-line summary`;
 
+/** UsageError when `--audit` is given with an output format other than JSON. */
+export function checkAuditFormat(audit: boolean | undefined, format: string | undefined): void {
+  if (audit && format !== "json" && format !== "jsonl") {
+    throw new UsageError(
+      "--audit adds the audit trail to JSON output: use it with --format json or jsonl",
+    );
+  }
+}
+
 /** Help lines describing the output options. */
 export const OUTPUT_HELP =
-  `  --format csv|json|table  output format (default csv; table where the command has one)
+  `  --format F          table (aligned, for people; the default on a terminal), csv (the default
+                      otherwise), json (one document with the run's facts), or jsonl (the facts,
+                      then one JSON object per row as it is measured)
   --out FILE          write the output to FILE instead of stdout (refused if FILE exists)
-  --force             allow --out (and write) to replace an existing file`;
+  --force             allow --out to replace an existing file
+  --plot FILE.svg     also draw the results as an SVG chart (see 'sciobench plot')`;
+
+/**
+ * Checks a `--plot FILE.svg` before anything runs: the command must have a chart, the name must
+ * end in .svg, and an existing file is replaced only with --force. Returns the path.
+ */
+export function checkPlotPath(
+  command: string,
+  plot: string | undefined,
+  force: boolean | undefined,
+): string | undefined {
+  if (plot === undefined) return undefined;
+  if (!(CHART_WORKLOADS as readonly string[]).includes(command)) {
+    throw new UsageError(`--plot: '${command}' has no chart (${CHART_WORKLOADS.join(", ")} do)`);
+  }
+  if (!plot.toLowerCase().endsWith(".svg")) {
+    throw new UsageError(`--plot ${plot}: the chart is SVG; give a name ending in .svg`);
+  }
+  if (!force) {
+    try {
+      Deno.lstatSync(plot);
+      throw new IoError(`${plot} exists; refusing to overwrite it (pass --force to replace it)`);
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+  }
+  return plot;
+}
+
+/** Renders the chart of `results` and writes it to `path` (replaced only with `force`). */
+export async function writeChart(
+  path: string,
+  workload: ChartWorkload,
+  results: ChartResults,
+  force: boolean | undefined,
+): Promise<void> {
+  const svg = await renderChart(workload, results);
+  try {
+    Deno.writeTextFileSync(path, svg, { createNew: !force });
+  } catch (e) {
+    if (e instanceof Deno.errors.AlreadyExists) {
+      throw new IoError(`${path} exists; refusing to overwrite it (pass --force to replace it)`);
+    }
+    throw new IoError(`cannot write ${path}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** The formats of row output; `seed` is a command's seed layout where it has one. */
+export type OutputFormat = "csv" | "json" | "jsonl" | "table" | "seed";
+
+/**
+ * Checks `--format` (default: `table` when stdout is a terminal, there is no --out and no MPI,
+ * else `csv`); `seed` only where the command has a seed layout.
+ */
+export function resolveFormat(
+  value: string | undefined,
+  out: string | undefined,
+  hasSeed: boolean,
+): OutputFormat {
+  if (value === undefined) {
+    // Under MPI a rank's stdout is often the launcher's pseudo-terminal, whatever mpirun's own
+    // stdout is: only a single process trusts isTerminal().
+    const terminal = Deno.stdout.isTerminal() && world().size === 1;
+    return out === undefined && terminal ? "table" : "csv";
+  }
+  const formats: OutputFormat[] = [
+    "table",
+    "csv",
+    "json",
+    "jsonl",
+    ...(hasSeed ? ["seed"] as const : []),
+  ];
+  return parseChoice(value, formats, "--format");
+}
+
+/** What a command's results look like, for {@link openResults}. */
+export interface ResultsSpec {
+  /** The command's name. */
+  readonly command: string;
+  /** Its arguments as given. */
+  readonly args: readonly string[];
+  /** Every column with its unit, in CSV order. */
+  readonly columns: readonly ColumnDoc[];
+  /** Columns the human table shows. */
+  readonly human: readonly string[];
+  /** Key columns of a cell: summary rows over repeats are added when given. */
+  readonly keys?: readonly string[];
+  /** The seed's own layout (`--format seed`). */
+  readonly seed?: TableRenderer;
+  /** Every resolved option, for the JSON meta. */
+  readonly options: Record<string, unknown>;
+  /** The scratch parent directory (for the file-system facts). */
+  readonly dir?: string;
+}
+
+/**
+ * The documented columns of a workload, with those MPI adds (lib/mpi/aggregate.ts: ranks, rank,
+ * host, extra columns, and each rate's and time's min, mean and max over ranks) when running as
+ * one rank of many.
+ */
+export function rankColumnDocs(
+  docs: readonly ColumnDoc[],
+  spec: AggregateSpec,
+  extra: readonly string[] = [],
+): ColumnDoc[] {
+  return rankColumns(docs.map((d) => d.name), spec, extra).map((name) => {
+    const known = docs.find((c) => c.name === name);
+    if (known) return known;
+    const spread = /^(.*)_(min|mean|max)$/.exec(name);
+    if (spread) {
+      const base = docs.find((c) => c.name === spread[1]);
+      return col(name, base?.unit ?? "", "number", `${spread[2]} over ranks of ${spread[1]}`);
+    }
+    if (name === "ranks") return col(name, "ranks", "count", "MPI ranks in the run");
+    return col(name, "", "text", `under MPI: ${name.replace("_", " ")} (rank: a number, or all)`);
+  });
+}
+
+/** A command's open results: add rows, then `finish()`. */
+export interface Results {
+  /** Adds one row. */
+  add(row: Row): void;
+  /**
+   * Completes the output (and the --plot chart); CellsFailedError when some cell failed (its row
+   * says why).
+   */
+  finish(): Promise<void>;
+  /** Completes the output after an error (no summary of a broken run is claimed). */
+  abort(): void;
+}
+
+/**
+ * Opens a command's results in the format its options ask for. Call only after every option is
+ * checked and every preflight passed: `--out` is created here.
+ */
+export function openResults(
+  spec: ResultsSpec,
+  values: { format?: string; out?: string; force?: boolean; audit?: boolean; plot?: string },
+): Results {
+  const format = resolveFormat(values.format, values.out, spec.seed !== undefined);
+  checkAuditFormat(values.audit, format);
+  const plot = checkPlotPath(spec.command, values.plot, values.force);
+  const meta = runMeta(spec.command, spec.args, spec.options, spec.dir);
+  const human = spec.human.map((name) => spec.columns.find((c) => c.name === name)!);
+  const sink = openRowSink(spec.columns.map((c) => c.name), {
+    format: format === "table" || format === "seed" ? "text" : format,
+    out: values.out,
+    force: values.force,
+    meta,
+    table: format === "seed" ? spec.seed : humanTable(human),
+    // under MPI, --per-rank rows are cells of their own
+    summaryKeys: spec.keys && world().size > 1 ? [...spec.keys, "rank", "host"] : spec.keys,
+  });
+  let rows = 0;
+  const json = format === "json" || format === "jsonl";
+  return {
+    add(row: Row): void {
+      rows++;
+      // JSON rows carry their audit trail (lib/sys/audit.ts): a one-line summary, or with
+      // --audit the whole trail.
+      const audit = json ? auditOf(row) : undefined;
+      if (audit === undefined) sink.add(row);
+      else sink.add({ ...row, audit: values.audit ? audit : auditSummary(audit) });
+    },
+    async finish(): Promise<void> {
+      // Libraries loaded during the run belong in the facts too.
+      meta.libraries = librariesMeta();
+      sink.close();
+      if (plot !== undefined) {
+        await writeChart(
+          plot,
+          spec.command as ChartWorkload,
+          { meta, rows: sink.rows },
+          values.force,
+        );
+      }
+      if (sink.failed > 0) {
+        const first = sink.rows.find((r) => r.error);
+        const which = [first?.framing, first?.phase, first?.datasets ?? first?.size_bytes]
+          .filter((v) => v !== undefined && v !== "").join(" ");
+        throw new CellsFailedError(
+          `${sink.failed} of ${rows} cells failed (first: ${which}: ${first?.error}); ` +
+            "each row's 'error' column says why",
+        );
+      }
+    },
+    abort(): void {
+      meta.libraries = librariesMeta();
+      sink.close({ interrupted: true });
+    },
+  };
+}
 
 /** parseArgs option declaration of `--per-rank` (MPI runs). */
 export const PER_RANK_OPTION = { "per-rank": { type: "boolean", default: false } } as const;
@@ -124,75 +330,6 @@ export function optionDefaultText(spec: OptionSpec): string {
 /** Checks an `--endian` value. */
 export function parseEndian(value: string): EndianOption {
   return parseChoice(value, ["native", "little", "big"] as const, "--endian");
-}
-
-/** Facts about this run for JSON output: tool version, runtime, libc, host, time, arguments. */
-export function runMeta(command: string, args: readonly string[]): Record<string, unknown> {
-  let glibc = "unknown";
-  try {
-    glibc = glibcVersion();
-  } catch {
-    // not glibc: the error surfaces where libc is needed
-  }
-  return {
-    tool: "sciobench",
-    version: VERSION,
-    command,
-    args,
-    deno: Deno.version.deno,
-    glibc,
-    os: `${Deno.build.os}-${Deno.build.arch}`,
-    hostname: Deno.hostname(),
-    date: new Date().toISOString(),
-    ...(world().size > 1 ? world().facts() : {}),
-  };
-}
-
-/**
- * Opens the row sink a command's output options ask for. JSON rows that have an audit trail
- * (lib/sys/audit.ts) carry it as `audit`: a one-line summary, or with `--audit` the whole trail.
- */
-export function rowSink(
-  command: string,
-  args: readonly string[],
-  columns: readonly string[],
-  values: { format?: string; out?: string; force?: boolean; audit?: boolean },
-  table?: TableRenderer,
-): RowSink {
-  const formats: RowFormat[] = table ? ["csv", "json", "table"] : ["csv", "json"];
-  const format = parseChoice(values.format ?? "csv", formats, "--format");
-  checkAuditFormat(values.audit, format);
-  const sink = openRowSink(columns, {
-    format,
-    out: values.out,
-    force: values.force,
-    meta: runMeta(command, args),
-    table,
-  });
-  return auditedRows(sink, format, values.audit ?? false);
-}
-
-/** UsageError when `--audit` is given with an output format other than JSON. */
-export function checkAuditFormat(audit: boolean | undefined, format: string): void {
-  if (audit && format !== "json") {
-    throw new UsageError("--audit adds the audit trail to JSON output: use it with --format json");
-  }
-}
-
-/**
- * For JSON output: a sink that adds each row's audit trail as `audit` (the whole trail when
- * `full`, else its one-line summary); other formats are returned unchanged.
- */
-export function auditedRows(sink: RowSink, format: string, full: boolean): RowSink {
-  if (format !== "json") return sink;
-  return {
-    add(row: Row): void {
-      const audit = auditOf(row);
-      if (audit === undefined) sink.add(row);
-      else sink.add({ ...row, audit: full ? audit : auditSummary(audit) });
-    },
-    close: () => sink.close(),
-  };
 }
 
 /** The kernel's own file systems by statfs magic (no data files can be written there). */
@@ -294,4 +431,15 @@ export function usableBackends(list: string): Backend[] {
   noteSkipped(skipped);
   if (run.length === 0) throw new UsageError("no usable framing left to measure");
   return run;
+}
+
+/** The repeat count from `--repeat K` or its alias `--trials K` (default 1; both must agree). */
+export function repeatOption(repeat: string | undefined, trials: string | undefined): number {
+  if (repeat !== undefined && trials !== undefined && repeat !== trials) {
+    throw new UsageError(
+      `--repeat ${repeat} and --trials ${trials} disagree; --trials is --repeat`,
+    );
+  }
+  const text = repeat ?? trials ?? "1";
+  return parseCount(text, repeat !== undefined ? "--repeat" : "--trials");
 }

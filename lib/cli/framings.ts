@@ -7,7 +7,17 @@ import { BACKENDS } from "../backends/registry.ts";
 import { writeStdout } from "../report/output.ts";
 import { parseArgs, parseChoice } from "./args.ts";
 import type { Command } from "./command.ts";
-import { optionDefaultText, optionValueText } from "./common.ts";
+import { openResults, optionDefaultText, optionValueText } from "./common.ts";
+import { col, type ColumnDoc } from "../report/human.ts";
+import { SciobenchError } from "../errors.ts";
+
+const COLUMNS: readonly ColumnDoc[] = [
+  col("name", "", "text", "the name --framing takes"),
+  col("kind", "", "text", "native (sciobench's own code) or peer (a C library through FFI)"),
+  col("orders", "", "text", "byte orders it can write"),
+  col("available", "", "text", "yes, or no with the reason"),
+  col("description", "", "text", "the file format"),
+];
 
 /** The `framings` subcommand. */
 export const framingsCommand: Command = {
@@ -15,24 +25,59 @@ export const framingsCommand: Command = {
   summary: "list the framings and peers, their options, and which are available here",
   help: `sciobench framings: list framings and peers
 
-Usage: sciobench framings [--format text|json]
+Usage: sciobench framings [--format table|json|csv|jsonl]
 
 One line per backend (native framing or peer): name, kind, byte orders, and availability (with
 the reason when a peer library or program is missing), then its options (--option KEY=VALUE)
 with their values, default and the commands that use them. --format json prints one document:
 for each backend its name, kind, description, orders, availability and options (name, type,
-default, choices, min, max, help, workloads).`,
-  run(args: string[]): Promise<void> {
+default, choices, min, max, help, workloads). --format csv or jsonl gives one row per backend
+(name, kind, orders, available, description). --format text is the same as table, the default.`,
+  async run(args: string[]): Promise<void> {
     const { values } = parseArgs("framings", args, {
       options: {
-        format: { type: "string", default: "text" },
+        format: { type: "string", default: "table" },
         help: { type: "boolean", short: "h", default: false },
       },
     });
-    const format = parseChoice(values.format, ["text", "json"] as const, "--format");
+    const format = parseChoice(
+      values.format,
+      ["table", "text", "json", "csv", "jsonl"] as const,
+      "--format",
+    );
+    const availability = (b: (typeof BACKENDS)[number]): string | null => {
+      try {
+        return b.unavailable();
+      } catch (e) {
+        // a SCIOBENCH_*_LIB that cannot be loaded: the listing still shows every backend
+        if (!(e instanceof SciobenchError)) throw e;
+        return e.message;
+      }
+    };
+    if (format === "csv" || format === "jsonl") {
+      const out = openResults({
+        command: "framings",
+        args,
+        columns: COLUMNS,
+        human: COLUMNS.map((c) => c.name),
+        options: {},
+      }, { format });
+      for (const b of BACKENDS) {
+        const why = availability(b);
+        out.add({
+          name: b.name,
+          kind: b.kind,
+          orders: b.orders.join("/"),
+          available: why === null ? "yes" : `no: ${why}`,
+          description: b.description,
+        });
+      }
+      await out.finish();
+      return;
+    }
     if (format === "json") {
       const doc = BACKENDS.map((b) => {
-        const why = b.unavailable();
+        const why = availability(b);
         return {
           name: b.name,
           kind: b.kind,
@@ -48,7 +93,7 @@ default, choices, min, max, help, workloads).`,
     }
     const lines: string[] = [];
     for (const b of BACKENDS) {
-      const why = b.unavailable();
+      const why = availability(b);
       lines.push(
         `${b.name.padEnd(11)} ${b.kind.padEnd(6)} ${b.orders.join("/").padEnd(10)} ${
           why === null ? "available" : `unavailable: ${why}`

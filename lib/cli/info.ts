@@ -5,7 +5,7 @@
 import { crc32 } from "node:zlib";
 import { FormatError, UsageError } from "../errors.ts";
 import type { FrameSource } from "../backends/backend.ts";
-import { parseArgs } from "./args.ts";
+import { parseArgs, parseChoice } from "./args.ts";
 import type { Command } from "./command.ts";
 import { backendOptionsHelp } from "./common.ts";
 import { writeStdout } from "../report/output.ts";
@@ -27,7 +27,7 @@ crc32 (CRC-32 of the chunk's bytes as stored, hex). For peer formats read throug
 Options:
   --framing F         the file's framing (default: detected from its first bytes)
   --option KEY=VALUE  framing-specific reader setting, repeatable
-  --json              one JSON document instead of text
+  --format table|json text (default) or one JSON document (--json is the same as --format json)
   --strict            check the file against its format specification: list every departure
                       the format's library tolerates (such as non-NUL header padding) on
                       stderr and exit 2 when there is any`;
@@ -274,6 +274,7 @@ export const infoCommand: Command = {
         option: { type: "string", multiple: true },
         json: { type: "boolean", default: false },
         strict: { type: "boolean", default: false },
+        format: { type: "string", default: "table" },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -281,6 +282,8 @@ export const infoCommand: Command = {
       throw new UsageError("info: give exactly one FILE (see 'sciobench info --help')");
     }
     const path = positionals[0]!;
+    const json = values.json ||
+      parseChoice(values.format, ["table", "json"], "--format") === "json";
     const backend = chooseBackend(path, values.framing);
     if (isolates(backend)) {
       await runIsolated(
@@ -289,7 +292,7 @@ export const infoCommand: Command = {
           path,
           framing: backend.name,
           options: values.option,
-          settings: { json: values.json },
+          settings: { json },
         },
         relayToTerminal,
       );
@@ -298,7 +301,7 @@ export const infoCommand: Command = {
     const source = openUserFile(path, backend.name, values.option, "info");
     try {
       if (values.strict) checkStrict(source);
-      streamInfo(source, values.json, writeStdout);
+      streamInfo(source, json, writeStdout);
     } finally {
       source.close();
     }

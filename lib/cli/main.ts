@@ -5,6 +5,7 @@
  * @module
  */
 import { escapeControls, SciobenchError, UsageError } from "../errors.ts";
+import { didYouMean } from "../suggest.ts";
 import { RankFailure } from "../mpi/phase.ts";
 import { initWorld, type World } from "../mpi/world.ts";
 import { VERSION } from "../version.ts";
@@ -74,7 +75,8 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   if (name === LIBRARY_CHILD_COMMAND) return await runLibraryChild();
   const cmd = COMMANDS.find((c) => c.name === name);
   if (!cmd) {
-    errorLine(`unknown command '${name}'; commands: ${COMMANDS.map((c) => c.name).join(", ")}`);
+    const names = COMMANDS.map((c) => c.name);
+    errorLine(`unknown command '${name}'; commands: ${names.join(", ")}${didYouMean(name, names)}`);
     return 2;
   }
   if (rest.includes("--help") || rest.includes("-h")) return printOut(cmd.help);

@@ -4,7 +4,7 @@
  */
 import { IoError, UsageError } from "../errors.ts";
 import { dropCache } from "../io/cache.ts";
-import { num, type Row } from "../report/output.ts";
+import type { Row } from "../report/output.ts";
 import { Progress } from "../report/progress.ts";
 import { attachAudit, finishAudit, startAudit } from "../sys/audit.ts";
 import { startMeter } from "../sys/meter.ts";
@@ -20,35 +20,38 @@ import {
   AUDIT_OPTION,
   backendOptionsHelp,
   checkAuditFormat,
+  checkPlotPath,
+  openResults,
   OUTPUT_OPTIONS,
-  rowSink,
+  resolveFormat,
 } from "./common.ts";
+import { col, type ColumnDoc, columnHelp } from "../report/human.ts";
 import { isolates, relayToTerminal, runIsolated } from "./isolate.ts";
 import { chooseBackend, openUserFile } from "./open.ts";
 
-const COLUMNS = [
-  "framing",
-  "path",
-  "frames",
-  "file_bytes",
-  "open_ms",
-  "read_MiBps",
-  "random_MiBps",
-  "random_ms",
-  "read_frames",
-  "read_bytes",
-  "random_bytes",
-  "read_s",
-  "random_s",
-  "read_user_s",
-  "read_sys_s",
-  "read_dev_bytes",
-  "random_dev_bytes",
-  "resident_after_drop",
-  "fs_type",
-  "unit",
-  "random_units",
-  "verified",
+const COLUMNS: readonly ColumnDoc[] = [
+  col("framing", "", "text", "the file's framing"),
+  col("path", "", "text", "the file"),
+  col("frames", "frames", "count", "frames in the file"),
+  col("file_bytes", "bytes", "size", "file size"),
+  col("open_ms", "ms", "number", "time to open the file (cold)"),
+  col("read_MiBps", "MiB/s", "number", "read_bytes / 2^20 / read_s, frames in order"),
+  col("random_MiBps", "MiB/s", "number", "random_bytes / 2^20 / random_s"),
+  col("random_ms", "ms", "number", "random_s per frame"),
+  col("read_frames", "frames", "count", "frames read in each phase"),
+  col("read_bytes", "bytes", "count", "payload read in order"),
+  col("random_bytes", "bytes", "count", "payload read at random"),
+  col("read_s", "s", "number", "sequential read"),
+  col("random_s", "s", "number", "random read"),
+  col("read_user_s", "s", "number", "user CPU of the sequential read"),
+  col("read_sys_s", "s", "number", "system CPU of the sequential read"),
+  col("read_dev_bytes", "bytes", "count", "bytes the open and read fetched from the device"),
+  col("random_dev_bytes", "bytes", "count", "bytes the random read fetched from the device"),
+  col("resident_after_drop", "0..1", "fraction", "fraction of the file cached after the drop"),
+  col("fs_type", "", "text", "file system of the file"),
+  col("unit", "", "text", "what one random read reads: a frame, or a record"),
+  col("random_units", "", "count", "frames (or records) read at random"),
+  col("verified", "", "text", "true when --verify checked the data"),
 ];
 
 const HELP = `sciobench read: time reading an existing file, cold
@@ -72,9 +75,13 @@ Options:
   --verify            check the data against the table pattern written by 'sciobench write'
   --sample SIZE       read only the first frames up to SIZE bytes in order, and as many frames
                       at random (default: every frame)
-  --format csv|json   output format (default csv)
+  --format F          table (default on a terminal), csv (default otherwise), json or jsonl
   --out FILE          write the row to FILE instead of stdout
-${AUDIT_HELP}`;
+  --force             allow --out to replace an existing file
+${AUDIT_HELP}
+
+Columns (CSV order):
+${columnHelp(COLUMNS)}`;
 
 /** The two timed phases of `read`: what each reads, in pieces (frames or blocks), and bytes. */
 interface Phases {
@@ -234,20 +241,20 @@ export function measureRead(
         path,
         frames: source.frameCount,
         file_bytes: fileBytes,
-        open_ms: num(o.wallS * 1000, 4),
-        read_MiBps: num(bytes / mib / r.wallS, 4),
-        random_MiBps: num(randomBytes / mib / x.wallS, 4),
-        random_ms: num(units ? (x.wallS / units) * 1000 : 0, 3),
+        open_ms: o.wallS * 1000,
+        read_MiBps: bytes / mib / r.wallS,
+        random_MiBps: randomBytes / mib / x.wallS,
+        random_ms: units ? (x.wallS / units) * 1000 : 0,
         read_frames: frames,
         read_bytes: bytes,
         random_bytes: randomBytes,
-        read_s: num(r.wallS),
-        random_s: num(x.wallS),
-        read_user_s: num(r.userS),
-        read_sys_s: num(r.sysS),
+        read_s: r.wallS,
+        random_s: x.wallS,
+        read_user_s: r.userS,
+        read_sys_s: r.sysS,
         read_dev_bytes: r.devReadBytes + o.devReadBytes,
         random_dev_bytes: x.devReadBytes,
-        resident_after_drop: num(drop1.residentAfter, 4),
+        resident_after_drop: drop1.residentAfter,
         fs_type: statfs(path).typeName,
         verified: settings.verify || phases.unit !== "frame",
         unit: phases.unit,
@@ -287,7 +294,8 @@ export const readCommand: Command = {
     const path = positionals[0]!;
     const seed = parseSeed(values.seed);
     const sample = values.sample === undefined ? Infinity : parseSize(values.sample, "--sample");
-    checkAuditFormat(values.audit, values.format);
+    checkAuditFormat(values.audit, resolveFormat(values.format, values.out, false));
+    checkPlotPath("read", values.plot, values.force);
     const settings: ReadSettings = { seed, verify: values.verify, sample };
     const backend = chooseBackend(path, values.framing);
     let row: Row | undefined;
@@ -310,8 +318,20 @@ export const readCommand: Command = {
     } else {
       row = measureRead(path, backend.name, values.option, settings);
     }
-    const out = rowSink("read", args, COLUMNS, values);
+    const out = openResults({
+      command: "read",
+      args,
+      columns: COLUMNS,
+      human: COLUMNS.filter((c) => !c.name.endsWith("_dev_bytes")).map((c) => c.name),
+      options: {
+        framing: backend.name,
+        seed,
+        verify: values.verify,
+        sample,
+        option: values.option ?? [],
+      },
+    }, values);
     out.add(row);
-    out.close();
+    await out.finish();
   },
 };

@@ -12,11 +12,14 @@ import type { OptionValues } from "../framings/options.ts";
 import { world } from "../mpi/world.ts";
 import { fortranProgram, gfortranUnavailable } from "../peers/fortran/gfortran.ts";
 import { Progress } from "../report/progress.ts";
+import { columnHelp } from "../report/human.ts";
 import {
   type CacheState,
   packmanPattern,
   prepareReader,
-  READERS_COLUMNS,
+  READERS_COLUMN_DOCS,
+  READERS_HUMAN_COLUMNS,
+  READERS_KEYS,
   type ReadersMode,
   runReaders,
 } from "../workloads/readers.ts";
@@ -39,13 +42,15 @@ import {
   AUDIT_OPTION,
   backendOptionArgs,
   backendOptionsHelp,
+  checkAuditFormat,
   checkFreeSpace,
   checkMemory,
   checkScratchParent,
+  openResults,
   OUTPUT_HELP,
   OUTPUT_OPTIONS,
   parseEndian,
-  rowSink,
+  resolveFormat,
 } from "./common.ts";
 
 const HELP =
@@ -79,16 +84,15 @@ Options:
   --endian E          native|little|big byte order of the files (default native)
   --option KEY=VALUE  framing setting for writer and readers, repeatable (f77: marker=8,
                       subrecordLimit=65536)
+  --repeat K          run every (cache, mode, procs) cell K times (default 1)
 ${OUTPUT_HELP}
 ${PLAN_HELP}
 ${AUDIT_HELP}
 
-Columns (CSV): ${READERS_COLUMNS.join(",")}
-wall_s runs from the first reader's start to the last reader's end (CLOCK_MONOTONIC, shared by
-all processes; program start-up excluded); mean_s, max_s, min_s are per reader (open to close);
-user_s, sys_s, dev_read_bytes and reader_bytes are summed over readers; aggregate_MiBps =
-procs x file_bytes / wall_s; slope_s_per_proc = wall time added per added process since the
-previous row of the same mode (first row: wall_s / procs), the seed's cost per process.
+Columns (CSV order):
+${columnHelp(READERS_COLUMN_DOCS)}
+With --repeat K > 1, five summary rows per (cache, mode, procs) follow: stat = mean, median,
+stddev, min, max.
 Under MPI (mpirun, srun) the ranks are the readers instead of child processes: --procs is not
 used, each rank reads in-process, released by a barrier; wall_s runs from the barrier to the
 last rank's end.`;
@@ -311,6 +315,7 @@ export const readersCommand: Command = {
         option: { type: "string", multiple: true },
         reader: { type: "string" },
         file: { type: "string" },
+        repeat: { type: "string", default: "1" },
       },
     });
     const procs = parseIntegers(
@@ -336,6 +341,8 @@ export const readersCommand: Command = {
     const length = shape?.length ?? parseCount(values.length, "--length");
     const seed = parseSeed(values.seed);
     const endian = parseEndian(values.endian);
+    const repeat = parseCount(values.repeat, "--repeat");
+    checkAuditFormat(values.audit, resolveFormat(values.format, values.out, false));
     const backend = usableBackend(values.framing);
     const backendOptions = backendOptionArgs(backend, values.option, "readers");
     if (!backend.orders.includes(endian === "native" ? NATIVE_ORDER : endian)) {
@@ -363,8 +370,7 @@ export const readersCommand: Command = {
       options: backendOptions,
     });
     if (values["dry-run"]) {
-      parseChoice(values.format, ["csv", "json"] as const, "--format");
-      printPlan(plan, values.format);
+      printPlan(plan, values.format ?? "table");
       return;
     }
     const fs = checkScratchParent(values.dir);
@@ -414,7 +420,27 @@ export const readersCommand: Command = {
           stderr: "piped",
         }).spawn();
     const progress = new Progress();
-    const sink = rowSink("readers", args, READERS_COLUMNS, values);
+    const results = openResults({
+      command: "readers",
+      args,
+      columns: READERS_COLUMN_DOCS,
+      human: READERS_HUMAN_COLUMNS,
+      keys: READERS_KEYS,
+      options: {
+        procs,
+        mode: modes,
+        cache: caches,
+        records,
+        length,
+        framing: backend.name,
+        seed,
+        endian,
+        option: backendOptions,
+        repeat,
+        dir: values.dir ?? ".",
+      },
+      dir: values.dir,
+    }, values);
     warn(planSummary(plan));
     if (reader.note !== null) warn(reader.note);
     try {
@@ -435,12 +461,16 @@ export const readersCommand: Command = {
           readerOptions,
           reader: reader.name,
           file: userFile,
+          repeat,
         },
-        (row) => sink.add(row),
+        (row) => results.add(row),
       );
-    } finally {
+    } catch (e) {
       progress.clear();
-      sink.close();
+      results.abort();
+      throw e;
     }
+    progress.clear();
+    await results.finish();
   },
 };

@@ -4,16 +4,18 @@
  * by record, verify; wall and CPU time per phase and averages over trials.
  * @module
  */
-import { CellsFailedError, UsageError } from "../errors.ts";
+import { UsageError } from "../errors.ts";
 import { DTYPE_SIZE } from "../framings/types.ts";
-import { rankColumns, rankRows } from "../mpi/aggregate.ts";
+import { rankRows } from "../mpi/aggregate.ts";
 import { world } from "../mpi/world.ts";
-import { openRowSink, type Row } from "../report/output.ts";
+import { columnHelp } from "../report/human.ts";
+import type { Row } from "../report/output.ts";
 import { Progress } from "../report/progress.ts";
 import {
   RECORDS_AGGREGATE,
-  RECORDS_COLUMNS,
-  recordsAverages,
+  RECORDS_COLUMN_DOCS,
+  RECORDS_HUMAN_COLUMNS,
+  RECORDS_KEYS,
   recordsRow,
   type RecordsTarget,
   recordsTargets,
@@ -27,14 +29,20 @@ import type { Command } from "./command.ts";
 import {
   AUDIT_HELP,
   AUDIT_OPTION,
-  auditedRows,
   backendOptionsHelp,
   checkAuditFormat,
+  checkFreeSpace,
+  checkMemory,
   checkScratchParent,
   MPI_HELP,
   MPI_OPTIONS,
+  openResults,
+  OUTPUT_HELP,
+  OUTPUT_OPTIONS,
   parseReorder,
-  runMeta,
+  rankColumnDocs,
+  repeatOption,
+  resolveFormat,
 } from "./common.ts";
 import { parseOptionArgs } from "../framings/options.ts";
 import {
@@ -74,25 +82,24 @@ Options:
   --endian LIST       big, native (or little), one or more, for every framing or per framing
                       as NAME=ORDER (default ${RECORDS_SEED.endian}: HDF5 big-endian as
                       netCDF-3, netCDF-4 native, as the seed); netcdf classic is big-endian only
-  --trials K          repeat everything K times; K > 1 adds average rows (default 1)
+  --repeat K          repeat everything K times (default 1); K > 1 adds summary rows per
+                      (framing, endian, phase). --trials K is the same
   --seed S            data seed (default 1)
   --option KEY=VALUE  writer setting, repeatable (e.g. variant=2, fill=true, numrecs=frame for
                       netcdf)
   --dir DIR           where to write the scratch files (default: current directory)
-  --format F          csv (default), json, or seed: the seed's 'About to write ... / avg CPU time
-                      = ... secs. / avg User Time = ... secs.' lines from the averages (the seed's
-                      "User Time" is wall clock time)
-  --out FILE          write the output to FILE instead of stdout (refused if FILE exists)
-  --force             allow --out to replace an existing file
+${OUTPUT_HELP}
+                      --format seed prints the seed's 'About to write ... / avg CPU time =
+                      ... secs. / avg User Time = ... secs.' lines, means over the repeats (the
+                      seed's "User Time" is wall clock time)
 ${MPI_HELP}
 ${PLAN_HELP}
 ${AUDIT_HELP}
 
-Columns (CSV): ${RECORDS_COLUMNS.join(",")}
-One row per (framing, endian, phase, trial) in the order measured (trial 1..K); with --trials > 1,
-then one row per (framing, endian, phase) with trial=avg holding the means. bytes is the payload
-(records x record bytes), cpu_s = user_s + sys_s, MiBps = bytes / 2^20 / wall_s. JSON rows also
-carry file_bytes, dev_read_bytes, dev_write_bytes and resident_after_drop.`;
+Columns (CSV order):
+${columnHelp(RECORDS_COLUMN_DOCS)}
+One row per (framing, endian, phase, repeat) in the order measured; with --repeat K > 1, then
+five summary rows per (framing, endian, phase): stat = mean, median, stddev, min, max.`;
 
 /** The plan of a records run: one file per (target, trial), written once and read once. */
 function recordsPlan(
@@ -146,19 +153,17 @@ export const recordsCommand: Command = {
   async run(args: string[]): Promise<void> {
     const { values } = parseArgs("records", args, {
       options: {
+        ...OUTPUT_OPTIONS,
+        ...AUDIT_OPTION,
         shape: { type: "string" },
         type: { type: "string", default: RECORDS_SEED.type },
         framing: { type: "string", default: RECORDS_SEED.framing },
         endian: { type: "string", default: RECORDS_SEED.endian },
-        trials: { type: "string", default: "1" },
+        repeat: { type: "string" },
+        trials: { type: "string" },
         seed: { type: "string", default: "1" },
         option: { type: "string", multiple: true },
         dir: { type: "string" },
-        format: { type: "string", default: "csv" },
-        out: { type: "string" },
-        force: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-        ...AUDIT_OPTION,
         ...MPI_OPTIONS,
         ...PLAN_OPTIONS,
       },
@@ -171,10 +176,10 @@ export const recordsCommand: Command = {
       );
     }
     const dtype: RecordsType = parseChoice(values.type, NUMBER_TYPES, "--type");
-    const trials = parseCount(values.trials, "--trials");
+    const repeat = repeatOption(values.repeat, values.trials);
     const seed = parseCount(values.seed, "--seed");
     const endian = new EndianChoice(values.endian);
-    const format = parseChoice(values.format, ["csv", "json", "seed"] as const, "--format");
+    checkAuditFormat(values.audit, resolveFormat(values.format, values.out, true));
     const recordBytes = shape.slice(1).reduce((a, b) => a * b, 1) * DTYPE_SIZE[dtype];
     if (!Number.isSafeInteger(recordBytes * shape[0]!) || recordBytes > 2 ** 31 - 1) {
       throw new UsageError(`--shape ${shapeText} of ${dtype}: at most 2 GiB - 1 per record`);
@@ -189,20 +194,27 @@ export const recordsCommand: Command = {
       (t) => notes.push(t),
     );
     const plan = recordsPlan(
-      { shape, dtype, trials, seed, recordBytes, options: values.option ?? [] },
+      { shape, dtype, trials: repeat, seed, recordBytes, options: values.option ?? [] },
       targets,
       resolved.skipped,
     );
     if (values["dry-run"]) {
-      printPlan(plan, values.format);
+      printPlan(plan, values.format ?? "table");
       return;
     }
     if (targets.length === 0) {
       noteSkipped(resolved.skipped);
       throw new UsageError("no usable framing left to measure");
     }
-    checkScratchParent(values.dir);
-    checkAuditFormat(values.audit, format);
+    const fs = checkScratchParent(values.dir);
+    checkFreeSpace(
+      fs,
+      values.dir,
+      recordBytes * shape[0]!,
+      "the file of --shape",
+      "use a smaller --shape or another --dir",
+    );
+    checkMemory(3 * recordBytes, "a record of --shape", "use a smaller --shape");
     const progress = new Progress();
     if (world().rank === 0) {
       progress.note(planSummary(plan));
@@ -210,44 +222,41 @@ export const recordsCommand: Command = {
       for (const n of notes) progress.note(n);
     }
 
-    const sink = auditedRows(
-      openRowSink(rankColumns(RECORDS_COLUMNS, RECORDS_AGGREGATE), {
-        format: format === "seed" ? "table" : format,
-        out: values.out,
-        force: values.force,
-        meta: { ...runMeta("records", args), shape, type: dtype, trials, seed },
-        table: seedRecordsRenderer(shape),
-      }),
-      format,
-      values.audit,
-    );
+    const reorder = parseReorder(values.reorder);
+    const results = openResults({
+      command: "records",
+      args,
+      columns: rankColumnDocs(RECORDS_COLUMN_DOCS, RECORDS_AGGREGATE),
+      human: RECORDS_HUMAN_COLUMNS,
+      keys: RECORDS_KEYS,
+      seed: seedRecordsRenderer(shape),
+      options: {
+        framing: resolved.run.map((b) => b.name),
+        endian: targets.map((t) => `${t.backend.name}=${t.endian}`),
+        shape,
+        type: dtype,
+        repeat,
+        seed,
+        option: Object.fromEntries(backendOptions),
+        ...(world().size > 1 ? { reorder, per_rank: values["per-rank"] } : {}),
+        dir: values.dir ?? ".",
+      },
+      dir: values.dir,
+    }, values);
     // under MPI every rank's row goes to rank 0, which prints the aggregate (and --per-rank rows)
     const add = (row: Row) => {
-      for (const r of rankRows(row, RECORDS_AGGREGATE, values["per-rank"])) sink.add(r);
+      for (const r of rankRows(row, RECORDS_AGGREGATE, values["per-rank"])) results.add(r);
     };
-    const reorder = parseReorder(values.reorder);
-    let failed = 0;
-    let firstError = "";
     try {
-      const runs = await runRecords(
-        { targets, shape, dtype, trials, seed, dir: values.dir, backendOptions, progress, reorder },
+      await runRecords(
+        { targets, shape, dtype, repeat, seed, dir: values.dir, backendOptions, progress, reorder },
         (run) => add(recordsRow(run, shape)),
       );
-      if (trials > 1 || format === "seed") {
-        for (const row of recordsAverages(runs, shape)) add(row);
-      }
-      const errors = runs.filter((r) => r.error !== undefined);
-      failed = errors.length;
-      if (errors[0] !== undefined) {
-        firstError = `${errors[0].framing} ${errors[0].phase}: ${errors[0].error}`;
-      }
-    } finally {
-      sink.close();
+    } catch (e) {
+      progress.clear();
+      results.abort();
+      throw e;
     }
-    if (failed > 0) {
-      throw new CellsFailedError(
-        `${failed} phases failed (first: ${firstError}); each row's 'error' column says why`,
-      );
-    }
+    await results.finish();
   },
 };

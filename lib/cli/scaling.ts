@@ -4,43 +4,42 @@
  * own text layout.
  * @module
  */
-import { CellsFailedError, UsageError } from "../errors.ts";
+import { UsageError } from "../errors.ts";
 import type { Backend } from "../backends/backend.ts";
-import { rankColumns, rankRows } from "../mpi/aggregate.ts";
+import { rankRows } from "../mpi/aggregate.ts";
 import { world } from "../mpi/world.ts";
-import { openRowSink, type Row } from "../report/output.ts";
-import { warn, writeStderrPartial } from "../report/progress.ts";
+import { columnHelp } from "../report/human.ts";
+import type { Row } from "../report/output.ts";
+import { Progress, warn, writeStderrPartial } from "../report/progress.ts";
 import { SCALING_QUICK, SCALING_SEED } from "../workloads/seeds.ts";
 import {
-  averageRows,
   datasetBytes,
   runScaling,
   SCALING_AGGREGATE,
-  SCALING_COLUMNS,
+  SCALING_COLUMN_DOCS,
+  SCALING_HUMAN_COLUMNS,
+  SCALING_KEYS,
   scalingRow,
   seedRenderer,
   seedStderrLabel,
 } from "../workloads/scaling.ts";
-import {
-  formatSize,
-  parseArgs,
-  parseChoice,
-  parseCount,
-  parseIntegers,
-  parseShape,
-} from "./args.ts";
+import { formatSize, parseArgs, parseChoice, parseIntegers, parseShape } from "./args.ts";
 import type { Command } from "./command.ts";
 import {
   AUDIT_HELP,
   AUDIT_OPTION,
-  auditedRows,
   checkAuditFormat,
   checkFreeSpace,
   checkMemory,
   checkScratchParent,
+  openResults,
+  OUTPUT_HELP,
+  OUTPUT_OPTIONS,
   PER_RANK_HELP,
   PER_RANK_OPTION,
-  runMeta,
+  rankColumnDocs,
+  repeatOption,
+  resolveFormat,
 } from "./common.ts";
 import {
   checkStorable,
@@ -78,26 +77,25 @@ the library loads, with a note otherwise), 5..40 datasets of 64^3 float64, HDF4 
   --shape SHAPE       shape of each dataset, slowest first (default 64x64x64)
   --type T            element type: ${NUMBER_TYPES.join(", ")} (default float64); a
                       framing that cannot store it is refused with one line
-  --trials K          repeat everything K times; K > 1 adds per-framing averages (default 1)
+  --repeat K          repeat everything K times (default 1); K > 1 adds summary rows per
+                      (framing, datasets). --trials K is the same (IOspeed's name)
   --fsync             fsync before close, inside the timing (default off, as in the seed)
   --endian E          native|little|big for every framing, or per framing (default
                       native,hdf4=big: the seed's orders)
   --dir DIR           where to write the scratch files (default: current directory)
-  --format F          csv (default), json, or seed: IOspeed's text layout (banner per framing,
-                      'Write  5:*****', '        Realtime=R, UserTime=U, SystemTime=S, Combined=C'
-                      with R in seconds and the CPU times in clock ticks; with K > 1 the
-                      'Average of K trials' blocks, times in seconds)
-  --out FILE          write the output to FILE instead of stdout (refused if FILE exists)
-  --force             allow --out to replace an existing file
+${OUTPUT_HELP}
+                      --format seed prints IOspeed's text layout: a banner per framing,
+                      'Write  5:*****', '        Realtime=R, UserTime=U, SystemTime=S,
+                      Combined=C' (R in seconds, CPU in clock ticks); with K > 1 the 'Average
+                      of K trials' blocks over every count (times in seconds)
 ${PER_RANK_HELP}
 ${PLAN_HELP}
 ${AUDIT_HELP}
 
-Columns (CSV): ${SCALING_COLUMNS.join(",")}
-One row per (framing, datasets, trial) in the order measured; with --trials > 1, then one row
-per framing with datasets=all averaging every count and trial (as IOspeed's final block; MiBps
-is the mean of the runs' MiB/s). bytes is the payload (datasets x dataset bytes), MiBps is
-bytes / 2^20 / real_s. JSON rows also carry trial, file_bytes and dev_write_bytes.`;
+Columns (CSV order):
+${columnHelp(SCALING_COLUMN_DOCS)}
+One row per (framing, datasets, repeat) in the order measured; with --repeat K > 1, then five
+summary rows per (framing, datasets): stat = mean, median, stddev, min, max.`;
 
 /** Most datasets one scaling file may hold. */
 const MAX_DATASETS = 100_000;
@@ -152,19 +150,17 @@ export const scalingCommand: Command = {
   async run(args: string[]): Promise<void> {
     const { values } = parseArgs("scaling", args, {
       options: {
+        ...OUTPUT_OPTIONS,
+        ...AUDIT_OPTION,
         framing: { type: "string", default: SCALING_SEED.framing },
         datasets: { type: "string" },
         shape: { type: "string", default: SCALING_SEED.shape },
         type: { type: "string", default: SCALING_SEED.type },
-        trials: { type: "string", default: "1" },
+        repeat: { type: "string" },
+        trials: { type: "string" },
         fsync: { type: "boolean", default: false },
         endian: { type: "string", default: SCALING_SEED.endian },
         dir: { type: "string" },
-        format: { type: "string", default: "csv" },
-        out: { type: "string" },
-        force: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-        ...AUDIT_OPTION,
         ...PER_RANK_OPTION,
         ...PLAN_OPTIONS,
       },
@@ -177,9 +173,10 @@ export const scalingCommand: Command = {
     );
     const shape = parseShape(values.shape, "--shape");
     const dtype = parseChoice(values.type, NUMBER_TYPES, "--type");
-    const trials = parseCount(values.trials, "--trials");
+    const repeat = repeatOption(values.repeat, values.trials);
     const endian = new EndianChoice(values.endian);
-    const format = parseChoice(values.format, ["csv", "json", "seed"] as const, "--format");
+    const format = resolveFormat(values.format, values.out, true);
+    checkAuditFormat(values.audit, format);
     const bytes = datasetBytes(shape, dtype);
     if (!Number.isSafeInteger(bytes) || bytes > 2 ** 31 - 1) {
       throw new UsageError(
@@ -192,11 +189,11 @@ export const scalingCommand: Command = {
       endian.of(b.name);
     }
     const plan = scalingPlan(
-      { datasets, shape, dtype, trials, fsync: values.fsync, bytes, endian },
+      { datasets, shape, dtype, trials: repeat, fsync: values.fsync, bytes, endian },
       resolved,
     );
     if (values["dry-run"]) {
-      printPlan(plan, values.format);
+      printPlan(plan, values.format ?? "table");
       return;
     }
     if (resolved.run.length === 0) {
@@ -212,71 +209,80 @@ export const scalingCommand: Command = {
       "use fewer --datasets, a smaller --shape or another --dir",
     );
     checkMemory(2 * bytes, `a dataset of --shape ${values.shape}`, "use a smaller --shape");
-    checkAuditFormat(values.audit, format);
     if (world().rank === 0) {
       warn(planSummary(plan));
       noteSkipped(resolved.skipped);
     }
     const backends = resolved.run;
 
-    const sink = auditedRows(
-      openRowSink(rankColumns(SCALING_COLUMNS, SCALING_AGGREGATE), {
-        format: format === "seed" ? "table" : format,
-        out: values.out,
-        force: values.force,
-        meta: { ...runMeta("scaling", args), shape, type: dtype, fsync: values.fsync, trials },
-        table: seedRenderer(trials),
-      }),
-      format,
-      values.audit,
-    );
-    // under MPI only rank 0 draws the stars
-    const quiet = world().rank !== 0;
+    const results = openResults({
+      command: "scaling",
+      args,
+      columns: rankColumnDocs(SCALING_COLUMN_DOCS, SCALING_AGGREGATE),
+      human: SCALING_HUMAN_COLUMNS,
+      keys: SCALING_KEYS,
+      seed: seedRenderer(repeat),
+      options: {
+        framing: backends.map((b) => b.name),
+        datasets,
+        shape,
+        type: dtype,
+        repeat,
+        fsync: values.fsync,
+        endian: backends.map((b) => `${b.name}=${endian.of(b.name)}`),
+        dir: values.dir ?? ".",
+        ...(world().size > 1 ? { per_rank: values["per-rank"] } : {}),
+      },
+      dir: values.dir,
+    }, values);
+    // IOspeed's stars with --format seed; under MPI only rank 0 draws them
+    const quiet = format !== "seed" || world().rank !== 0;
     const stars = (text: string) => {
       if (!quiet) writeStderrPartial(text);
     };
+    const progress = new Progress({ quiet: format === "seed" });
+    const count = repeat * backends.length * datasets.length;
+    let index = 0;
     // under MPI every rank's row goes to rank 0, which prints the aggregate (and --per-rank rows)
     const add = (row: Row) => {
-      for (const r of rankRows(row, SCALING_AGGREGATE, values["per-rank"])) sink.add(r);
+      for (const r of rankRows(row, SCALING_AGGREGATE, values["per-rank"])) results.add(r);
     };
-    let failed = 0;
-    let total = 0;
-    let firstError = "";
     try {
-      const runs = await runScaling(
+      await runScaling(
         {
           backends,
           datasets,
           shape,
           dtype,
-          trials,
+          repeat,
           fsync: values.fsync,
           dir: values.dir,
           endianOf: (name) => endian.of(name),
         },
         {
-          runStart: (backend, n, _trial, path) => stars(seedStderrLabel(backend.name, n, path)),
+          runStart: (backend, n, rep, path) => {
+            index++;
+            const again = repeat > 1 ? ` repeat ${rep}/${repeat}` : "";
+            progress.begin(`${backend.name} datasets=${n}${again}`, {
+              index,
+              count,
+              phaseBytes: { write: n * bytes },
+            });
+            stars(seedStderrLabel(backend.name, n, path));
+          },
           dataset: () => stars("*"),
           runEnd: (run) => {
             stars("\n");
+            progress.clear();
             add(scalingRow(run));
           },
         },
       );
-      if (trials > 1) { for (const row of averageRows(runs)) add(row); }
-      const errors = runs.filter((r) => r.error !== undefined);
-      failed = errors.length;
-      total = runs.length;
-      if (errors[0] !== undefined) {
-        firstError = `${errors[0].framing}, ${errors[0].datasets} datasets: ${errors[0].error}`;
-      }
-    } finally {
-      sink.close();
+    } catch (e) {
+      progress.clear();
+      results.abort();
+      throw e;
     }
-    if (failed > 0) {
-      throw new CellsFailedError(
-        `${failed} of ${total} runs failed (first: ${firstError}); each row's 'error' column says why`,
-      );
-    }
+    await results.finish();
   },
 };

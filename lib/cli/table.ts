@@ -8,14 +8,16 @@ import type { Backend } from "../backends/backend.ts";
 import { didYouMean } from "../suggest.ts";
 import { Progress } from "../report/progress.ts";
 import { gsdTableRenderer } from "../report/rst.ts";
-import { rankColumns } from "../mpi/aggregate.ts";
 import { checkSharedLayout } from "../mpi/shared.ts";
 import { world } from "../mpi/world.ts";
 import { TABLE_QUICK, TABLE_SEED } from "../workloads/seeds.ts";
+import { columnHelp } from "../report/human.ts";
 import {
   runTable,
   TABLE_AGGREGATE,
-  TABLE_COLUMNS,
+  TABLE_COLUMN_DOCS,
+  TABLE_HUMAN_COLUMNS,
+  TABLE_KEYS,
   TABLE_RANK_COLUMNS,
   tableSizing,
 } from "../workloads/table.ts";
@@ -45,14 +47,17 @@ import {
   AUDIT_HELP,
   AUDIT_OPTION,
   checkAuditFormat,
+  checkFreeSpace,
   checkMemory,
   checkScratchParent,
   MPI_HELP,
   MPI_OPTIONS,
+  openResults,
   OUTPUT_HELP,
   OUTPUT_OPTIONS,
   parseReorder,
-  rowSink,
+  rankColumnDocs,
+  resolveFormat,
 } from "./common.ts";
 
 const HELP = `sciobench table: the GSD benchmark table (gsd's benchmark-hoomd.py), over framings
@@ -74,7 +79,7 @@ Options:
                       MiB, GiB
   --n LIST            particle counts (default 32^2,128^2,1024^2)
   --dir DIR           where to write the scratch files (default: current directory)
-  --repeat K          measure each cell K times (default 1)
+  --repeat K          measure each cell K times (default 1); K > 1 adds summary rows
   --seed S            seed of the data and the random order (default 1)
   --no-warmup         skip gsd's untimed warm-up write of each file before the timed write (the
                       warm-up is on by default; --warmup is accepted and changes nothing)
@@ -92,14 +97,18 @@ ${PLAN_HELP}
   --layout L          under MPI: per-rank (a file per rank, the default) or shared (one file,
                       each rank its own frames at offsets known in advance; raw, f77, netcdf, gsd)
 ${OUTPUT_HELP}
+                      --format seed prints gsd's own reST table
 ${AUDIT_HELP}
 
-Columns (CSV): ${TABLE_COLUMNS.join(",")}
-A cell that fails (a library limit, a full disk) gives a row whose error column says why, with
-the numbers empty; the other cells still run and the exit code is 1.
-Rates are MiB/s (2^20 bytes), as gsd prints them; random_ms is milliseconds per frame.
-write_s includes the final fsync; write_sync_s is the part spent closing (trailer, fsync), so
-write_s - write_sync_s is the time to write into the page cache.`;
+List options accumulate when repeated (--framing gsd --framing raw runs both). Every option is
+checked, and the disk and memory the largest cell needs, before anything is written.
+
+Columns (CSV order; MiB = 2^20 bytes, as gsd prints them):
+${columnHelp(TABLE_COLUMN_DOCS)}
+With --repeat K > 1, each cell's K run rows (stat=run, repeat 1..K) are followed at the end by
+five summary rows (stat=mean, median, stddev, min, max; repeat = runs summarised). A failed
+cell leaves its measured columns empty and says why in error; the exit code is then 1.
+Rates are MiB/s; random_ms is milliseconds per frame. write_s includes the final fsync; write_s - write_sync_s is the time to the page cache.`;
 
 /** The HDF4 SD interface's limit on datasets in one file (SDcreate fails with error 62 past it). */
 export const HDF4_MAX_DATASETS = 9361;
@@ -223,6 +232,8 @@ export const tableCommand: Command = {
     const endian = new EndianChoice(values.endian);
     const resolved = resolveBackends(values.framing ?? TABLE_SEED.framing);
     const skipped = [...resolved.skipped];
+    const cache = parseChoice(values.cache, ["cold", "warm"] as const, "--cache");
+    checkAuditFormat(values.audit, resolveFormat(values.format, values.out, true));
     const peers: Backend[] = [];
     const notes: string[] = [];
     // The bare command measures the seed's own library beside ours, where it is importable.
@@ -272,24 +283,17 @@ export const tableCommand: Command = {
     };
     const plan = tablePlan(settings);
     if (values["dry-run"]) {
-      parseChoice(values.format, ["csv", "json", "table"] as const, "--format");
-      printPlan(plan, values.format);
+      printPlan(plan, values.format ?? "table");
       return;
     }
     const fs = checkScratchParent(values.dir);
     // every rank's files may share this file system
-    const largest = (Math.max(...sizes) * 1.05 + (64 << 20)) * world().size;
-    if (fs.availableBytes < largest) {
-      throw new UsageError(
-        `the largest --size needs about ${formatSize(largest)} but ${
-          values.dir ?? "the current directory"
-        } ` +
-          `has ${formatSize(fs.availableBytes)} free; use a smaller --size or another --dir`,
-      );
-    }
-    checkAuditFormat(
-      values.audit,
-      parseChoice(values.format, ["csv", "json", "table"] as const, "--format"),
+    checkFreeSpace(
+      fs,
+      values.dir,
+      Math.max(...sizes) * world().size,
+      "the largest --size",
+      "use a smaller --size or another --dir",
     );
     const progress = new Progress();
     if (world().rank === 0) {
@@ -298,13 +302,30 @@ export const tableCommand: Command = {
       for (const n of notes) progress.note(n);
       for (const w of plan.warnings) progress.note(`warning: ${w}`);
     }
-    const sink = rowSink(
-      "table",
+    const reorder = parseReorder(values.reorder);
+    const names = [...resolved.run, ...peers].map((b) => b.name);
+    const results = openResults({
+      command: "table",
       args,
-      rankColumns(TABLE_COLUMNS, TABLE_AGGREGATE, TABLE_RANK_COLUMNS),
-      values,
-      gsdTableRenderer(resolved.run.length + peers.length > 1),
-    );
+      columns: rankColumnDocs(TABLE_COLUMN_DOCS, TABLE_AGGREGATE, TABLE_RANK_COLUMNS),
+      human: TABLE_HUMAN_COLUMNS,
+      keys: TABLE_KEYS,
+      seed: gsdTableRenderer(names.length > 1),
+      options: {
+        framing: names,
+        size: sizes,
+        n: ns,
+        repeat,
+        seed,
+        sample: sampleBytes,
+        cache,
+        endian: resolved.run.map((b) => `${b.name}=${endian.of(b.name)}`),
+        warmup: settings.warmup,
+        dir: values.dir ?? ".",
+        ...(world().size > 1 ? { reorder, per_rank: values["per-rank"] } : {}),
+      },
+      dir: values.dir,
+    }, values);
     try {
       await runTable(
         {
@@ -320,15 +341,18 @@ export const tableCommand: Command = {
           sampleBytes,
           endianOf: (name) => endian.of(name),
           progress,
-          reorder: parseReorder(values.reorder),
+          reorder,
           perRank: values["per-rank"],
           layout,
         },
-        (row) => sink.add(row),
+        (row) => results.add(row),
       );
-    } finally {
+    } catch (e) {
       progress.clear();
-      sink.close();
+      results.abort();
+      throw e;
     }
+    progress.clear();
+    await results.finish();
   },
 };

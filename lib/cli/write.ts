@@ -20,7 +20,6 @@ import { requireFile } from "./open.ts";
 import { writeFrames } from "../backends/write.ts";
 import { IoError, UsageError } from "../errors.ts";
 import { statfs } from "../sys/libc.ts";
-import { num } from "../report/output.ts";
 import { type PhaseSample, startMeter } from "../sys/meter.ts";
 import { BYTES_PER_PARTICLE, TableFrames } from "../workloads/table.ts";
 import { parseArgs, parseChoice, parseCount, parseSeed } from "./args.ts";
@@ -30,26 +29,29 @@ import {
   backendOptionsHelp,
   checkFreeSpace,
   checkMemory,
+  checkPlotPath,
+  openResults,
   OUTPUT_OPTIONS,
   parseEndian,
-  rowSink,
+  resolveFormat,
 } from "./common.ts";
 import type { OptionValues } from "../framings/options.ts";
+import { col, type ColumnDoc, columnHelp } from "../report/human.ts";
 
-const COLUMNS = [
-  "framing",
-  "path",
-  "N",
-  "frames",
-  "file_bytes",
-  "data_bytes",
-  "write_s",
-  "write_MiBps",
-  "user_s",
-  "sys_s",
-  "dev_write_bytes",
-  "seed",
-  "first_frame",
+const COLUMNS: readonly ColumnDoc[] = [
+  col("framing", "", "text", "framing written"),
+  col("path", "", "text", "the file"),
+  col("N", "particles", "particles", "particles per frame"),
+  col("frames", "frames", "count", "frames written by this command"),
+  col("file_bytes", "bytes", "size", "file size afterwards"),
+  col("data_bytes", "bytes", "count", "payload written: frames x 28 N"),
+  col("write_s", "s", "number", "open, every frame, fsync and close"),
+  col("write_MiBps", "MiB/s", "number", "data_bytes / 2^20 / write_s"),
+  col("user_s", "s", "number", "user CPU (getrusage)"),
+  col("sys_s", "s", "number", "system CPU (getrusage)"),
+  col("dev_write_bytes", "bytes", "count", "bytes sent to the device"),
+  col("seed", "", "count", "data seed"),
+  col("first_frame", "", "count", "index of the first frame written (0 unless --append)"),
 ];
 
 const HELP = `sciobench write: write the table's frames to FILE and keep it
@@ -77,8 +79,11 @@ Options:
   --append            add the frames to an existing FILE (its framing is detected); an undo
                       journal beside FILE rolls it back after any failure, signal or crash
   --wait              wait for another writer of FILE to finish instead of giving up
-  --format csv|json   output format of the timing row (default csv)
-  --out FILE          write the timing row to this file instead of stdout`;
+  --format F          table (default on a terminal), csv (default otherwise), json or jsonl
+  --out FILE          write the timing row to this file instead of stdout
+
+Columns (CSV order):
+${columnHelp(COLUMNS)}`;
 
 /** The `write` subcommand. */
 export const writeCommand: Command = {
@@ -139,9 +144,13 @@ export const writeCommand: Command = {
       throw e;
     }
     const endian = values.endian === undefined ? undefined : parseEndian(values.endian);
+    resolveFormat(values.format, values.out, false);
+    checkPlotPath("write", values.plot, values.force);
+    if (values.out !== undefined && values.out === path) {
+      throw new UsageError(`write: --out ${values.out} is FILE itself`);
+    }
     const frames = new TableFrames(n, seed);
     // Everything is checked before any file is created, truncated or changed.
-    parseChoice(values.format, ["csv", "json"] as const, "--format");
     if (values.out !== undefined) {
       checkOutputTarget(values.out, values.force, "--out");
       if (samePath(values.out, path)) {
@@ -219,7 +228,13 @@ export const writeCommand: Command = {
       lock?.release();
     }
     const dataBytes = count * BYTES_PER_PARTICLE * n;
-    const out = rowSink("write", args, COLUMNS, { ...values, force: values.force });
+    const out = openResults({
+      command: "write",
+      args,
+      columns: COLUMNS,
+      human: COLUMNS.map((c) => c.name),
+      options: { framing: backend.name, n, frames: count, seed, endian, option: backendOptions },
+    }, values);
     out.add({
       framing: backend.name,
       path,
@@ -227,15 +242,15 @@ export const writeCommand: Command = {
       frames: count,
       file_bytes: Deno.statSync(path).size,
       data_bytes: dataBytes,
-      write_s: num(m.wallS),
-      write_MiBps: num(dataBytes / 2 ** 20 / m.wallS, 4),
-      user_s: num(m.userS),
-      sys_s: num(m.sysS),
+      write_s: m.wallS,
+      write_MiBps: dataBytes / 2 ** 20 / m.wallS,
+      user_s: m.userS,
+      sys_s: m.sysS,
       dev_write_bytes: m.devWriteBytes,
       seed,
       first_frame: first,
     });
-    out.close();
+    await out.finish();
   },
 };
 

@@ -5,7 +5,7 @@
  * time and MiB/s in extra columns. Without MPI the row passes through unchanged.
  * @module
  */
-import { num, type Row } from "../report/output.ts";
+import type { Row } from "../report/output.ts";
 import { attachAudit, auditOf, type RowAudit } from "../sys/audit.ts";
 import { type World, world } from "./world.ts";
 
@@ -60,21 +60,21 @@ export function aggregateRows(rows: readonly Row[], spec: AggregateSpec, hosts: 
   const out: Row = { ...rows[0]! };
   for (const c of spec.sum) {
     if (!(c in out)) continue;
-    out[c] = num(rows.reduce((s, r) => s + numeric(r, c), 0));
+    out[c] = rows.reduce((s, r) => s + numeric(r, c), 0);
   }
   for (const c of spec.max) {
     if (!(c in out)) continue;
-    out[c] = num(Math.max(...rows.map((r) => numeric(r, c))));
+    out[c] = Math.max(...rows.map((r) => numeric(r, c)));
   }
   for (const { rate, bytes, seconds } of spec.rates) {
     const total = rows.reduce((s, r) => s + numeric(r, bytes), 0);
     const slowest = Math.max(...rows.map((r) => numeric(r, seconds)));
-    out[rate] = num(total / 2 ** 20 / slowest, 4);
+    out[rate] = total / 2 ** 20 / slowest;
     for (const c of [seconds, rate]) {
       const values = rows.map((r) => numeric(r, c));
-      out[`${c}_min`] = num(Math.min(...values));
-      out[`${c}_mean`] = num(values.reduce((s, v) => s + v, 0) / values.length);
-      out[`${c}_max`] = num(Math.max(...values));
+      out[`${c}_min`] = Math.min(...values);
+      out[`${c}_mean`] = values.reduce((s, v) => s + v, 0) / values.length;
+      out[`${c}_max`] = Math.max(...values);
     }
   }
   out.ranks = rows.length;

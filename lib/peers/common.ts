@@ -52,16 +52,63 @@ export function loadLibrary<S extends Deno.ForeignLibraryInterface>(
       return { ok: true, symbols: lib.symbols, path };
     } catch (e) {
       const why = e instanceof Error ? e.message : String(e);
-      // A library that exists but lacks a symbol is worth reporting; "not found" is the norm.
-      if (!/No such file|cannot open shared object/i.test(why)) problems.push(`${path}: ${why}`);
+      if (path === fromEnv) {
+        throw new UsageError(`${envVar}=${fromEnv} cannot be loaded: ${dlopenProblem(path, why)}`);
+      }
+      // A library that exists but lacks a symbol or a dependency is worth reporting; "not
+      // found" is the norm.
+      const problem = dlopenProblem(path, why);
+      if (problem !== "not found") problems.push(`${path}: ${problem}`);
     }
   }
-  const extra = problems.length > 0 ? `; ${problems.join("; ")}` : "";
+  if (problems.length > 0) {
+    return { ok: false, reason: `${label} library cannot be loaded: ${problems.join("; ")}` };
+  }
   return {
     ok: false,
-    reason: `${label} library not found (tried ${tried.join(", ")}; set ${envVar} to its path)` +
-      extra,
+    reason: `${label} library not found (tried ${tried.join(", ")}; set ${envVar} to its path)`,
   };
+}
+
+/**
+ * What a failed dlopen of `path` means: "not found" when the library itself is missing, else
+ * the missing dependency by name (`needs libhdf5_serial.so.103, which is not installed`) or the
+ * loader's message.
+ */
+export function dlopenProblem(path: string, why: string): string {
+  const m = /([^\s:]+): cannot open shared object file/.exec(why);
+  if (m) {
+    const base = path.slice(path.lastIndexOf("/") + 1);
+    return m[1] === path || m[1] === base || why.startsWith(`${path}:`)
+      ? "not found"
+      : `needs ${m[1]}, which is not installed`;
+  }
+  if (/No such file/i.test(why)) return "not found";
+  return why.split("\n")[0]!;
+}
+
+/** A library (or program) a peer loaded, for the run's metadata. */
+export interface LoadedLibrary {
+  /** What it is: `HDF5`, `netCDF-C`, `HDF4`, `python3-gsd`. */
+  readonly name: string;
+  /** The path or soname it was loaded from. */
+  readonly path: string;
+  /** Its version as the library reports it. */
+  readonly version: string;
+}
+
+const LOADED: LoadedLibrary[] = [];
+
+/** Notes that a peer library was loaded (called once per library by the peer that loaded it). */
+export function recordLoaded(name: string, path: string, version: string): void {
+  if (!LOADED.some((l) => l.name === name && l.path === path)) {
+    LOADED.push({ name, path, version });
+  }
+}
+
+/** Every library a peer has loaded so far in this process. */
+export function loadedLibraries(): readonly LoadedLibrary[] {
+  return LOADED;
 }
 
 /** Value of an environment variable, or undefined when unset, empty, or not permitted. */

@@ -50,7 +50,7 @@ COLUMNS = [
     "fs_type", "data_bytes", "read_frames", "read_bytes", "read_s", "random_s", "random_user_s",
     "random_sys_s", "random_dev_bytes", "drop_s", "write_user_ticks", "write_sys_ticks", "clk_tck",
     "seed", "write_sync_s", "read_user_ticks", "read_sys_ticks", "random_user_ticks",
-    "random_sys_ticks", "cache",
+    "random_sys_ticks", "cache", "stat", "error",
 ]
 MASK = 0xFFFFFFFF
 GOLDEN = 0x9E3779B9
@@ -300,12 +300,8 @@ def fs_type(path):
 
 
 def num(x, digits=6):
-    """sciobench's number format: integers as they are, others to 'digits' significant digits."""
-    if isinstance(x, int) or not math.isfinite(x):
-        return x
-    if x == int(x):
-        return int(x)
-    return float(f"{x:.{digits}g}")
+    """sciobench's number format: full precision (rounding is for human output only)."""
+    return x
 
 
 # ---- one cell ----------------------------------------------------------------------------
@@ -394,7 +390,7 @@ def run_cell(size, n, repeat, args):
             read_frames(handle, api, range(nread), pos, ori, path)
             r = m.stop()
             drop2, _ = drop_cache(path, args.cache)
-            order = shuffled_order(nframes, nread, Rng(args.seed + 1 + repeat))
+            order = shuffled_order(nframes, nread, Rng(args.seed + repeat))
             m = Meter("random")
             read_frames(handle, api, order, pos, ori, path)
             x = m.stop()
@@ -440,6 +436,8 @@ def run_cell(size, n, repeat, args):
             "random_user_ticks": x["user_ticks"],
             "random_sys_ticks": x["sys_ticks"],
             "cache": args.cache,
+            "stat": "run",
+            "error": "",
         }
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -478,7 +476,7 @@ def main():
     p.add_argument("--dir", default=".")
     p.add_argument("--repeat", type=int, default=1)
     p.add_argument("--only-repeat", type=int, default=None,
-                   help="run only this repeat index (sets the random order), as sciobench does")
+                   help="run only this repeat (1-based; sets the random order), as sciobench does")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--warmup", action="store_true")
     p.add_argument("--sample", default="256MiB")
@@ -496,7 +494,7 @@ def main():
         print(",".join(COLUMNS), flush=True)
     for size in sizes:
         for n in ns:
-            reps = range(args.repeat) if args.only_repeat is None else [args.only_repeat]
+            reps = range(1, args.repeat + 1) if args.only_repeat is None else [args.only_repeat]
             for rep in reps:
                 print(f"gsd_peer: {args.api} size={size} N={n} repeat={rep}", file=sys.stderr)
                 row = run_cell(size, n, rep, args)

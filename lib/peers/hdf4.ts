@@ -22,7 +22,7 @@
  * `HEvalue(1)`), and every SDS and file id is released, also on error.
  * @module
  */
-import { FormatError, IoError, PeerUnavailableError } from "../errors.ts";
+import { FormatError, IoError, PeerUnavailableError, UsageError } from "../errors.ts";
 import { checkOptions } from "../framings/options.ts";
 import type { DType, Frame } from "../framings/types.ts";
 import { DTYPE_SIZE } from "../framings/types.ts";
@@ -43,6 +43,7 @@ import {
   decodeCBuffer,
   envValue,
   oneLineText,
+  recordLoaded,
   refuseExisting,
 } from "./common.ts";
 import { checkFrame } from "../framings/kit.ts";
@@ -148,12 +149,21 @@ function load(): Hdf4 | string {
   const env = envValue(HDF4_ENV);
   if (env !== undefined) {
     const [df, mf] = env.split(":");
-    if (df && mf) pairs.unshift([df, mf]);
+    if (!df || !mf) {
+      throw new UsageError(`${HDF4_ENV}=${env}: expected LIBDF:LIBMFHDF (two paths joined by ':')`);
+    }
+    pairs.unshift([df, mf]);
   }
   const problems: string[] = [];
-  for (const [df, mf] of pairs) {
+  for (const [k, [df, mf]] of pairs.entries()) {
     const r = tryPair(df, mf);
-    if (typeof r !== "string") return (state = r);
+    if (typeof r !== "string") {
+      recordLoaded("HDF4", r.paths.join(":"), r.version);
+      return (state = r);
+    }
+    if (env !== undefined && k === 0) {
+      throw new UsageError(`${HDF4_ENV}=${env} cannot be loaded: ${r}`);
+    }
     if (!/No such file|cannot open shared object/i.test(r)) problems.push(r);
   }
   const tried = pairs.map(([df, mf]) => `${df}+${mf}`).join(", ");

@@ -45,6 +45,7 @@ import {
   decodeCBuffer,
   loadLibrary,
   oneLineText,
+  recordLoaded,
   refuseExisting,
 } from "./common.ts";
 import {
@@ -157,6 +158,7 @@ function load(): NetCdf | string {
   if (!loaded.ok) return (state = loaded.reason);
   const fn = loaded.symbols;
   const version = cStringAt(fn.nc_inq_libvers()).split(" ")[0] ?? "unknown";
+  recordLoaded("netCDF-C", loaded.path, version);
   return (state = { fn, path: loaded.path, version });
 }
 

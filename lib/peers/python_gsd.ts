@@ -10,7 +10,7 @@ import { IoError, PeerUnavailableError, UsageError, VerifyError } from "../error
 import type { Backend, FrameSink, FrameSource, TableCell } from "../backends/backend.ts";
 import type { Row } from "../report/output.ts";
 import { attachAudit, type RowAudit } from "../sys/audit.ts";
-import { envValue } from "./common.ts";
+import { envValue, recordLoaded } from "./common.ts";
 import { GSD_PEER_PY } from "./gsd_peer_py.ts";
 
 /** Peer names this module measures, and the gsd API each uses. */
@@ -44,6 +44,7 @@ function probe(): string | null {
       stderr: "piped",
     }).outputSync();
     if (!out.success) return `python3-gsd is not installed for ${py} (apt-get install python3-gsd)`;
+    recordLoaded("python3-gsd", py, new TextDecoder().decode(out.stdout).trim());
   } catch {
     return `${py} is not installed (set SCIOBENCH_PYTHON to a python with python3-gsd)`;
   }

@@ -1,7 +1,10 @@
 /**
- * Result rows to stdout or a file: CSV with a header row (csv-stringify), one JSON document, or
- * a caller-supplied text table. stdout carries only data; diagnostics go to stderr. Under MPI
- * only rank 0 writes.
+ * Result rows to stdout or a file: CSV with a header row (csv-stringify), one JSON document,
+ * JSON lines (the run's facts first, then one object per row as it is measured), or text from a
+ * renderer (the aligned human table or a seed's own layout). stdout carries only data;
+ * diagnostics go to stderr. With repeats, summary rows (mean, median, stddev, min, max per cell)
+ * follow the run rows. A run ended by SIGINT or SIGTERM still completes its document, marked
+ * interrupted.
  * @module
  */
 import { stringify } from "npm:csv-stringify@6.6.0/sync";
@@ -15,6 +18,7 @@ import {
   tempPathFor,
 } from "../io/atomic.ts";
 import { onInterrupt } from "../io/interrupt.ts";
+import { summaryRows } from "./stats.ts";
 
 /**
  * One result row: column name to value. Objects appear only in JSON output (a row's audit
@@ -22,10 +26,10 @@ import { onInterrupt } from "../io/interrupt.ts";
  */
 export type Row = Record<string, string | number | boolean | null | object>;
 
-/** Output formats every row-producing command offers. */
-export type RowFormat = "csv" | "json" | "table";
+/** Output formats of row-producing commands (`text` is a renderer's: human table or seed layout). */
+export type RowFormat = "csv" | "json" | "jsonl" | "text";
 
-/** Renders rows as a text table (a command's `--format table`); called with all rows. */
+/** Renders rows as text (the human table, or a seed's layout). */
 export interface TableRenderer {
   /** Text printed before the first row (header lines). */
   head(): string;
@@ -43,18 +47,27 @@ export interface RowSinkOptions {
   readonly out?: string;
   /** Replace an existing `out`. */
   readonly force?: boolean;
-  /** Facts about the run for the JSON document's `meta` (command, versions, host). */
+  /** Facts about the run for the JSON document's `meta` (command, options, versions, host). */
   readonly meta?: Record<string, unknown>;
-  /** Renderer for `table` format. */
+  /** Renderer for `text` format. */
   readonly table?: TableRenderer;
+  /**
+   * Key columns of a cell: when given, summary rows (see lib/report/stats.ts) over the run rows
+   * of each cell with two or more runs are added at the end.
+   */
+  readonly summaryKeys?: readonly string[];
 }
 
 /** Receives rows as they are measured; `close()` completes the document. */
 export interface RowSink {
-  /** Adds one row (CSV and table rows are written at once, so a long run shows progress). */
+  /** Adds one row (CSV, JSON lines and text rows are written at once). */
   add(row: Row): void;
-  /** Finishes the output (JSON is written here). */
-  close(): void;
+  /** Finishes the output: summary rows, then the JSON document or the text footer. */
+  close(options?: { interrupted?: boolean }): void;
+  /** Rows added so far whose `error` is set. */
+  readonly failed: number;
+  /** Every row written so far (runs, then summaries once closed). */
+  readonly rows: readonly Row[];
 }
 
 const encoder = new TextEncoder();
@@ -85,30 +98,29 @@ export function writeStdout(text: string): void {
   writeAll(Deno.stdout, encoder.encode(text));
 }
 
-function csvLine(values: readonly (string | number | boolean | null | object)[]): string {
-  return stringify([values.map((v) => (v === null ? "" : typeof v === "object" ? "" : v))], {
+function csvLine(values: readonly unknown[]): string {
+  return stringify([values.map((v) => (v === null || v === undefined ? "" : v))], {
     eof: true,
     record_delimiter: "unix",
+    cast: { object: (v) => JSON.stringify(v) },
   });
 }
 
-/** Formats a number for CSV: integers as is, others with up to 6 significant digits. */
-export function num(value: number, digits = 6): number {
-  if (!Number.isFinite(value) || Number.isInteger(value)) return value;
-  return Number(value.toPrecision(digits));
-}
-
-/** Opens a sink for rows with the given columns (CSV header order; extra row keys are ignored in CSV). */
+/**
+ * Opens a sink for rows with the given columns (CSV header order; extra row keys are ignored in
+ * CSV and kept in JSON). Open it only after every option is checked: `out` is created here.
+ */
 export function openRowSink(columns: readonly string[], options: RowSinkOptions): RowSink {
   // under MPI only rank 0 prints (or writes --out)
-  if (world().rank !== 0) return { add() {}, close() {} };
+  if (world().rank !== 0) return { add() {}, close() {}, failed: 0, rows: [] };
   // --out is written atomically: rows go to a temporary file beside it, which replaces the target
-  // (or appears under its name) only once complete and fsynced; any failure or signal before that
-  // leaves the old file as it was and removes the temporary one.
+  // (or appears under its name) only once complete and fsynced. A failure before that leaves the
+  // old file as it was and removes the temporary one; so does SIGINT or SIGTERM for CSV and text,
+  // while JSON and JSON lines are completed, marked interrupted, and committed (what finished is
+  // kept). A SIGKILL leaves the finished rows in the temporary file `.NAME.sciobench-tmp-PID`.
   let file: Deno.FsFile | undefined;
   let target: OutputTarget | undefined;
   let temp = "";
-  let forget = () => {};
   if (options.out !== undefined) {
     target = checkOutputTarget(options.out, options.force ?? false, "--out");
     temp = tempPathFor(target.path);
@@ -119,21 +131,30 @@ export function openRowSink(columns: readonly string[], options: RowSinkOptions)
         `cannot write ${options.out}: ${e instanceof Error ? e.message : String(e)}`,
       );
     }
-    const discard = () => {
-      try {
-        file?.close();
-      } catch {
-        // already closed
-      }
-      removeQuietly(temp);
-    };
-    const unregister = onInterrupt(() => discard());
-    globalThis.addEventListener("unload", discard);
-    forget = () => {
-      unregister();
-      globalThis.removeEventListener("unload", discard);
-    };
   }
+  const discard = () => {
+    try {
+      file?.close();
+    } catch {
+      // already closed
+    }
+    file = undefined;
+    if (temp) removeQuietly(temp);
+  };
+  const commit = () => {
+    if (!file || !target) return;
+    try {
+      file.syncSync();
+    } catch (e) {
+      throw new IoError(
+        `cannot write ${options.out}: ${e instanceof Error ? e.message : String(e)}`,
+      );
+    }
+    file.close();
+    file = undefined;
+    commitTemp(temp, target);
+  };
+  const keepsInterrupted = options.format === "json" || options.format === "jsonl";
   const write = (text: string) => {
     const bytes = encoder.encode(text);
     if (file) writeAll(file, bytes, options.out);
@@ -141,39 +162,75 @@ export function openRowSink(columns: readonly string[], options: RowSinkOptions)
   };
   const rows: Row[] = [];
   let started = false;
+  let closed = false;
+  let failed = 0;
+  const emit = (row: Row) => {
+    if (options.format === "csv") write(csvLine(columns.map((c) => row[c] ?? null)));
+    else if (options.format === "jsonl") write(JSON.stringify(row) + "\n");
+    else if (options.format === "text" && options.table) write(options.table.row(row));
+  };
   const start = () => {
     if (started) return;
     started = true;
     if (options.format === "csv") write(csvLine(columns));
-    if (options.format === "table" && options.table) write(options.table.head());
+    if (options.format === "jsonl") {
+      write(JSON.stringify({ meta: options.meta ?? {}, columns }) + "\n");
+    }
+    if (options.format === "text" && options.table) write(options.table.head());
   };
-  return {
+  // Interrupted runs (SIGINT, SIGTERM; also between cells) still complete a JSON document; an
+  // exit on a failure completes it on stdout but never commits a half-written --out.
+  const onUnload = () => {
+    if (file) discard();
+    else sink.close({ interrupted: true });
+  };
+  const unregister = onInterrupt(() => {
+    if (!keepsInterrupted) {
+      discard();
+      return;
+    }
+    sink.close({ interrupted: true });
+    return options.out ? `kept the finished rows in ${options.out}` : undefined;
+  });
+  globalThis.addEventListener("unload", onUnload);
+  const sink: RowSink = {
+    get failed() {
+      return failed;
+    },
+    rows,
     add(row: Row): void {
       start();
-      if (options.format === "csv") write(csvLine(columns.map((c) => row[c] ?? null)));
-      else if (options.format === "table" && options.table) write(options.table.row(row));
-      else rows.push(row);
+      rows.push(row);
+      if (row.error) failed++;
+      emit(row);
     },
-    close(): void {
-      start();
-      if (options.format === "json") {
-        write(JSON.stringify({ meta: options.meta ?? {}, columns, rows }, null, 1) + "\n");
-      } else if (options.format === "table" && options.table) {
-        write(options.table.foot());
-      }
-      if (file && target) {
-        try {
-          file.syncSync();
-        } catch (e) {
-          throw new IoError(
-            `cannot write ${options.out}: ${e instanceof Error ? e.message : String(e)}`,
-          );
+    close(close: { interrupted?: boolean } = {}): void {
+      if (closed) return;
+      closed = true;
+      globalThis.removeEventListener("unload", onUnload);
+      unregister();
+      try {
+        start();
+        if (options.summaryKeys && !close.interrupted) {
+          for (const row of summaryRows(rows, options.summaryKeys)) {
+            rows.push(row);
+            emit(row);
+          }
         }
-        file.close();
-        file = undefined;
-        commitTemp(temp, target);
-        forget();
+        if (options.format === "json") {
+          const meta = { ...options.meta, ...(close.interrupted ? { interrupted: true } : {}) };
+          write(JSON.stringify({ meta, columns, rows }, null, 1) + "\n");
+        } else if (options.format === "jsonl" && close.interrupted) {
+          write(JSON.stringify({ interrupted: true }) + "\n");
+        } else if (options.format === "text" && options.table) {
+          write(options.table.foot());
+        }
+      } catch (e) {
+        discard();
+        throw e;
       }
+      commit();
     },
   };
+  return sink;
 }

@@ -1,6 +1,7 @@
 /**
- * Sizes and particle counts as the benchmark prints them (`128 MiB`, `32^2`), for the CLI and the
- * table renderers.
+ * Numbers for people: sizes in binary units (`128 MiB`), particle counts as gsd labels them
+ * (`128^2`), significant digits as Python's `g` format, durations (`1m20s`). Used only by human
+ * output; CSV and JSON keep full precision.
  * @module
  */
 
@@ -24,4 +25,28 @@ export function formatSize(bytes: number): string {
 export function formatCount(n: number): string {
   const r = Math.round(Math.sqrt(n));
   return r * r === n && r >= 2 && (r & (r - 1)) === 0 ? `${r}^2` : String(n);
+}
+
+/** Formats like Python's `format(x, '.{p}g')`. */
+export function formatG(x: number, precision: number): string {
+  if (!Number.isFinite(x)) return String(x);
+  if (x === 0) return "0";
+  const exp = Math.floor(Math.log10(Math.abs(x)));
+  if (exp < -4 || exp >= precision) {
+    const [m, e] = x.toExponential(precision - 1).split("e");
+    const mant = m!.includes(".") ? m!.replace(/\.?0+$/, "") : m!;
+    const n = Number(e);
+    return `${mant}e${n < 0 ? "-" : "+"}${String(Math.abs(n)).padStart(2, "0")}`;
+  }
+  const s = x.toFixed(Math.max(0, precision - 1 - exp));
+  return s.includes(".") ? s.replace(/\.?0+$/, "") : s;
+}
+
+/** Formats seconds as a short duration: `42s`, `1m20s`, `2h05m`. */
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return "?";
+  const s = Math.round(seconds);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
 }

@@ -23,7 +23,8 @@ import { withScratchDir } from "../io/scratch.ts";
 import { fencedPhase, rankScratchShare } from "../mpi/phase.ts";
 import { world } from "../mpi/world.ts";
 import type { Backend } from "../backends/backend.ts";
-import { num, type Row } from "../report/output.ts";
+import { type Row } from "../report/output.ts";
+import { col, type ColumnDoc, STAT_COLUMNS } from "../report/human.ts";
 import type { Progress } from "../report/progress.ts";
 import { bytesEqual, clockGettime, statfs } from "../sys/libc.ts";
 import {
@@ -39,30 +40,69 @@ import {
 import { startMeter } from "../sys/meter.ts";
 import { fillRandom, Rng } from "./pattern.ts";
 
+/** The columns of `sciobench readers` with units, in CSV order. */
+export const READERS_COLUMN_DOCS: readonly ColumnDoc[] = [
+  col("mode", "", "text", "shared (all readers read one file) or separate (one file each)"),
+  col("procs", "processes", "count", "reader processes started at once"),
+  col("file_bytes", "bytes", "size", "size of each file"),
+  col("wall_s", "s", "number", "first reader's start to last reader's end (CLOCK_MONOTONIC)"),
+  col("mean_s", "s", "number", "mean time of one reader, open to close"),
+  col("max_s", "s", "number", "slowest reader"),
+  col("min_s", "s", "number", "fastest reader"),
+  col("aggregate_MiBps", "MiB/s", "number", "procs x file_bytes / 2^20 / wall_s"),
+  col("user_s", "s", "number", "user CPU summed over readers"),
+  col("sys_s", "s", "number", "system CPU summed over readers"),
+  col("dev_read_bytes", "bytes", "count", "bytes the readers fetched from the device"),
+  col(
+    "slope_s_per_proc",
+    "s/process",
+    "number",
+    "wall time added per added process since the previous row of the same mode (first row: " +
+      "wall_s / procs), the seed's cost per process",
+  ),
+  col("cache", "", "text", "cold or warm page cache when the readers start"),
+  col("framing", "", "text", "native framing of the files"),
+  col("records", "records", "count", "records per file"),
+  col("length", "doubles", "count", "doubles per record"),
+  col("reader_bytes", "bytes", "count", "payload read, summed over readers"),
+  col("start_spread_s", "s", "number", "last reader's start minus the first's"),
+  col("resident_before", "0..1", "fraction", "fraction of the file(s) cached at the start"),
+  col("fs_type", "", "text", "file system of --dir"),
+  col("reader", "", "text", "the program that read: sciobench, or gfortran (Packman's rd)"),
+  col("repeat", "", "count", "1..K in run rows; in summary rows the number of runs summarised"),
+  ...STAT_COLUMNS,
+];
+
 /** CSV columns of `sciobench readers`, the issue's list first. */
-export const READERS_COLUMNS = [
+export const READERS_COLUMNS: readonly string[] = READERS_COLUMN_DOCS.map((c) => c.name);
+
+/** The columns that name a readers cell. */
+export const READERS_KEYS = [
   "mode",
   "procs",
-  "file_bytes",
-  "wall_s",
-  "mean_s",
-  "max_s",
-  "min_s",
-  "aggregate_MiBps",
-  "user_s",
-  "sys_s",
-  "dev_read_bytes",
-  "slope_s_per_proc",
   "cache",
   "framing",
   "records",
   "length",
-  "reader_bytes",
-  "start_spread_s",
-  "resident_before",
   "fs_type",
   "reader",
 ] as const;
+
+/** The columns the human table shows. */
+export const READERS_HUMAN_COLUMNS: readonly string[] = [
+  "reader",
+  "cache",
+  "mode",
+  "procs",
+  "stat",
+  "repeat",
+  "file_bytes",
+  "wall_s",
+  "mean_s",
+  "aggregate_MiBps",
+  "slope_s_per_proc",
+  "error",
+];
 
 /** The two ways of sharing data between readers. */
 export type ReadersMode = "shared" | "separate";
@@ -320,6 +360,8 @@ export interface ReadersOptions {
   readonly reader?: string;
   /** A user's existing file to read instead of writing one (shared mode only). */
   readonly file?: string;
+  /** Repeats of every (cache, mode, procs) cell (default 1). */
+  readonly repeat?: number;
 }
 
 const decoder = new TextDecoder();
@@ -520,12 +562,12 @@ function readersRow(
     procs,
     file_bytes: fileBytes,
     wall_s: wall,
-    mean_s: num(sum((r) => r.wallS) / procs),
-    max_s: num(Math.max(...walls)),
-    min_s: num(Math.min(...walls)),
-    aggregate_MiBps: num((procs * fileBytes) / 2 ** 20 / wall, 5),
-    user_s: num(sum((r) => r.userS)),
-    sys_s: num(sum((r) => r.sysS)),
+    mean_s: sum((r) => r.wallS) / procs,
+    max_s: Math.max(...walls),
+    min_s: Math.min(...walls),
+    aggregate_MiBps: (procs * fileBytes) / 2 ** 20 / wall,
+    user_s: sum((r) => r.userS),
+    sys_s: sum((r) => r.sysS),
     dev_read_bytes: sum((r) => r.devReadBytes),
     cache,
     framing: o.backend.name,
@@ -533,8 +575,8 @@ function readersRow(
     records: o.records,
     length: o.length,
     reader_bytes: sum((r) => r.bytes),
-    start_spread_s: num(spread),
-    resident_before: num(resident, 4),
+    start_spread_s: spread,
+    resident_before: resident,
   };
 }
 
@@ -625,26 +667,36 @@ export async function runReaders(
   const ranked = w.size > 1;
   await withScratchDir(o.dir, async (dir) => {
     const fsType = statfs(dir).typeName;
-    for (const cache of o.caches) {
-      for (const mode of o.modes) {
-        let prev: { procs: number; wall: number } | undefined;
-        // under MPI the ranks are the readers: one run with as many readers as ranks
-        for (const procs of ranked ? [w.size] : o.procs) {
-          o.progress.begin(`readers ${mode} procs=${procs} cache=${cache}`);
-          const row = ranked
-            ? await runOneRanked(o, dir, cache, mode)
-            : await audited(() => runOne(o, dir, cache, mode, procs));
-          const slope = prev === undefined
-            ? row.wall_s / procs
-            : (row.wall_s - prev.wall) / (procs - prev.procs);
-          prev = { procs, wall: row.wall_s };
-          o.progress.clear();
-          const out = attachAudit(
-            { ...row, wall_s: num(row.wall_s), slope_s_per_proc: num(slope), fs_type: fsType },
-            auditOf(row),
-          );
-          rows.push(out);
-          onRow(out);
+    const count = (o.repeat ?? 1) * o.caches.length * o.modes.length *
+      (ranked ? 1 : o.procs.length);
+    let index = 0;
+    for (let repeat = 1; repeat <= (o.repeat ?? 1); repeat++) {
+      for (const cache of o.caches) {
+        for (const mode of o.modes) {
+          let prev: { procs: number; wall: number } | undefined;
+          // under MPI the ranks are the readers: one run with as many readers as ranks
+          for (const procs of ranked ? [w.size] : o.procs) {
+            const again = (o.repeat ?? 1) > 1 ? ` repeat ${repeat}/${o.repeat}` : "";
+            o.progress.begin(`${mode} ${cache} procs=${procs}${again}`, { index: ++index, count });
+            const row = ranked
+              ? await runOneRanked(o, dir, cache, mode)
+              : await audited(() => runOne(o, dir, cache, mode, procs));
+            const slope = prev === undefined
+              ? row.wall_s / procs
+              : (row.wall_s - prev.wall) / (procs - prev.procs);
+            prev = { procs, wall: row.wall_s };
+            o.progress.clear();
+            const out = attachAudit({
+              ...row,
+              slope_s_per_proc: slope,
+              fs_type: fsType,
+              repeat,
+              stat: "run",
+              error: "",
+            }, auditOf(row));
+            rows.push(out);
+            onRow(out);
+          }
         }
       }
     }

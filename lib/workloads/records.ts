@@ -32,7 +32,8 @@ import { fencedPhase, rankScratchShare } from "../mpi/phase.ts";
 import { world } from "../mpi/world.ts";
 import { writeFrames } from "../backends/write.ts";
 import type { Backend } from "../backends/backend.ts";
-import { num, type Row, type TableRenderer } from "../report/output.ts";
+import { type Row, type TableRenderer } from "../report/output.ts";
+import { col, type ColumnDoc, STAT_COLUMNS } from "../report/human.ts";
 import type { Progress } from "../report/progress.ts";
 import { statfs } from "../sys/libc.ts";
 import { attachAudit, auditOf, finishAudit, startAudit } from "../sys/audit.ts";
@@ -40,25 +41,45 @@ import { type PhaseSample, startMeter } from "../sys/meter.ts";
 import { cellError, EMPTY_SAMPLE } from "./cells.ts";
 import { fillRandom, Rng, verifyFrame } from "./pattern.ts";
 
-/** The CSV columns of `records`, in order (`trial` is 1..K, or `avg` for the averages). */
-export const RECORDS_COLUMNS = [
+/** The columns of `records` with units, in CSV order. */
+export const RECORDS_COLUMN_DOCS: readonly ColumnDoc[] = [
+  col("framing", "", "text", "framing or peer measured"),
+  col("endian", "", "text", "byte order asked for: big, little or native"),
+  col("phase", "", "text", "write (open, every record, fsync, close) or read (cold, verified)"),
+  col("shape", "", "text", "records x record shape"),
+  col("bytes", "bytes", "size", "payload: records x record bytes"),
+  col("wall_s", "s", "number", "wall time of the phase (monotonic clock)"),
+  col("cpu_s", "s", "number", "user_s + sys_s"),
+  col("user_s", "s", "number", "user CPU (getrusage, whole process)"),
+  col("sys_s", "s", "number", "system CPU (getrusage, whole process)"),
+  col("MiBps", "MiB/s", "number", "bytes / 2^20 / wall_s"),
+  col("repeat", "", "count", "1..K in run rows; in summary rows the number of runs summarised"),
+  col("file_bytes", "bytes", "count", "file size after writing"),
+  col("dev_read_bytes", "bytes", "count", "bytes fetched from the device during the phase"),
+  col("dev_write_bytes", "bytes", "count", "bytes sent to the device during the phase"),
+  col("resident_after_drop", "0..1", "fraction", "fraction cached after the drop (0 for write)"),
+  ...STAT_COLUMNS,
+];
+
+/** The CSV columns of `records`, in order. */
+export const RECORDS_COLUMNS: readonly string[] = RECORDS_COLUMN_DOCS.map((c) => c.name);
+
+/** The columns that name a records cell. */
+export const RECORDS_KEYS = ["framing", "endian", "phase", "shape", "bytes"] as const;
+
+/** The columns the human table shows. */
+export const RECORDS_HUMAN_COLUMNS: readonly string[] = [
   "framing",
   "endian",
   "phase",
-  "shape",
   "bytes",
+  "stat",
+  "repeat",
   "wall_s",
   "cpu_s",
-  "user_s",
-  "sys_s",
   "MiBps",
-  "trial",
-  "file_bytes",
-  "dev_read_bytes",
-  "dev_write_bytes",
-  "resident_after_drop",
   "error",
-] as const;
+];
 
 /** How the columns of `records` combine over MPI ranks (lib/mpi/aggregate.ts). */
 export const RECORDS_AGGREGATE: AggregateSpec = {
@@ -86,8 +107,8 @@ export interface RecordsOptions {
   readonly shape: readonly number[];
   /** Element type. */
   readonly dtype: RecordsType;
-  /** Number of trials. */
-  readonly trials: number;
+  /** Number of repeats. */
+  readonly repeat: number;
   /** Parent of the scratch directory (default: the current directory). */
   readonly dir?: string;
   /** Data seed. */
@@ -100,7 +121,7 @@ export interface RecordsOptions {
   readonly reorder?: number;
 }
 
-/** One measured phase of one target and trial. */
+/** One measured phase of one target and repeat. */
 export interface RecordsRun {
   /** Backend name. */
   readonly framing: string;
@@ -108,8 +129,8 @@ export interface RecordsRun {
   readonly endian: EndianOption;
   /** `write` or `read`. */
   readonly phase: "write" | "read";
-  /** 0-based trial. */
-  readonly trial: number;
+  /** 1-based repeat. */
+  readonly repeat: number;
   /** Payload bytes (records x record bytes). */
   readonly bytes: number;
   /** File size after writing. */
@@ -245,6 +266,7 @@ export async function runRecords(
   const bytes = frames.records * frames.recordBytes;
   const p = options.progress;
   const runs: RecordsRun[] = [];
+  let index = 0;
   await withScratchDir(options.dir, async (dir) => {
     const fs = statfs(dir);
     // every rank's file may be on this file system
@@ -257,13 +279,18 @@ export async function runRecords(
       );
     }
     if (fs.inMemory) p?.note(`${dir} is on ${fs.typeName}: reads come from memory, not a disk`);
-    for (let trial = 0; trial < options.trials; trial++) {
+    for (let repeat = 1; repeat <= options.repeat; repeat++) {
       for (const t of options.targets) {
         const fileOf = (rank: number) =>
           `${dir}/records.${t.backend.name}.${t.endian}${w.size > 1 ? `.r${rank}` : ""}`;
         const path = fileOf(w.rank);
         const readPath = fileOf(readRank);
-        p?.begin(`records: ${label(t)}, trial ${trial + 1} of ${options.trials}`);
+        const again = options.repeat > 1 ? ` repeat ${repeat}/${options.repeat}` : "";
+        p?.begin(`${label(t)}${again}`, {
+          index: ++index,
+          count: options.repeat * options.targets.length,
+          phaseBytes: { write: bytes, read: bytes },
+        });
         let phase: "write" | "read" = "write";
         let fileBytes = 0;
         try {
@@ -294,7 +321,7 @@ export async function runRecords(
             framing: t.backend.name,
             endian: t.endian,
             phase: "write",
-            trial,
+            repeat,
             bytes,
             fileBytes,
             residentAfterDrop: 0,
@@ -333,7 +360,7 @@ export async function runRecords(
             framing: t.backend.name,
             endian: t.endian,
             phase: "read",
-            trial,
+            repeat,
             bytes,
             fileBytes,
             residentAfterDrop: drop.residentAfter,
@@ -351,7 +378,7 @@ export async function runRecords(
             framing: t.backend.name,
             endian: t.endian,
             phase,
-            trial,
+            repeat,
             bytes,
             fileBytes,
             residentAfterDrop: 0,
@@ -380,7 +407,16 @@ const MIB = 2 ** 20;
 export function recordsRow(run: RecordsRun, shape: readonly number[]): Row {
   if (run.error !== undefined) {
     const { framing, endian, phase, bytes, error } = run;
-    return { framing, endian, phase, shape: shape.join("x"), bytes, trial: run.trial + 1, error };
+    return {
+      framing,
+      endian,
+      phase,
+      shape: shape.join("x"),
+      bytes,
+      repeat: run.repeat,
+      stat: "run",
+      error,
+    };
   }
   const s = run.sample;
   return attachAudit({
@@ -389,78 +425,53 @@ export function recordsRow(run: RecordsRun, shape: readonly number[]): Row {
     phase: run.phase,
     shape: shape.join("x"),
     bytes: run.bytes,
-    wall_s: num(s.wallS),
-    cpu_s: num(s.userS + s.sysS),
-    user_s: num(s.userS),
-    sys_s: num(s.sysS),
-    MiBps: num(run.bytes / MIB / s.wallS, 5),
-    trial: run.trial + 1,
+    wall_s: s.wallS,
+    cpu_s: s.userS + s.sysS,
+    user_s: s.userS,
+    sys_s: s.sysS,
+    MiBps: run.bytes / MIB / s.wallS,
+    repeat: run.repeat,
     file_bytes: run.fileBytes,
     dev_read_bytes: s.devReadBytes,
     dev_write_bytes: s.devWriteBytes,
-    resident_after_drop: num(run.residentAfterDrop),
+    resident_after_drop: run.residentAfterDrop,
+    stat: "run",
+    error: "",
   }, auditOf(run));
 }
 
 /**
- * Averages over trials: one row per (framing, endian, phase) with trial = `avg`, each time the
- * mean, MiBps = bytes / 2^20 / mean wall time; write rows first, then read rows.
- */
-export function recordsAverages(runs: readonly RecordsRun[], shape: readonly number[]): Row[] {
-  const keys: string[] = [];
-  const groups = new Map<string, RecordsRun[]>();
-  for (const r of runs) {
-    if (r.error !== undefined) continue;
-    const k = `${r.framing}\u0000${r.endian}\u0000${r.phase}`;
-    if (!groups.has(k)) {
-      groups.set(k, []);
-      keys.push(k);
-    }
-    groups.get(k)!.push(r);
-  }
-  // Writes first, then reads (the seed's order), each in the order measured.
-  keys.sort((a, b) => Number(a.endsWith("\u0000read")) - Number(b.endsWith("\u0000read")));
-  return keys.map((k) => {
-    const rs = groups.get(k)!;
-    const mean = (f: (r: RecordsRun) => number) => rs.reduce((a, r) => a + f(r), 0) / rs.length;
-    const wall = mean((r) => r.sample.wallS);
-    const first = rs[0]!;
-    return {
-      framing: first.framing,
-      endian: first.endian,
-      phase: first.phase,
-      shape: shape.join("x"),
-      bytes: first.bytes,
-      wall_s: num(wall),
-      cpu_s: num(mean((r) => r.sample.userS + r.sample.sysS)),
-      user_s: num(mean((r) => r.sample.userS)),
-      sys_s: num(mean((r) => r.sample.sysS)),
-      MiBps: num(first.bytes / MIB / wall, 5),
-      trial: "avg",
-      trials: rs.length,
-    };
-  });
-}
-
-/**
- * The seed's text layout for average rows: `About to write <framing> file (<endian>), record by
- * record: x X y Y z Z...`, then `avg CPU time = %7.2f secs.` and `avg User Time = W secs.`
- * (the seed's "User Time" is wall clock time; here with two decimals). Per-trial rows print nothing.
+ * The seed's text layout: at the end, per (framing, endian, phase), writes first, `About to write
+ * <framing> file (<endian>), record by record: x X y Y z Z...` (or `About to read ...`), then
+ * `avg CPU time = %7.2f secs.` and `avg User Time = W secs.`, means over the repeats (the seed's
+ * "User Time" is wall clock time; here with two decimals). Rows themselves print nothing.
  */
 export function seedRecordsRenderer(shape: readonly number[]): TableRenderer {
   const axes = ["x", "y", "z", "w", "v"];
   const dims = shape.map((d, i) => `${axes[i] ?? `d${i}`} ${d}`).join(" ");
+  const groups = new Map<string, Row[]>();
   return {
     head: () => "",
     row(row: Row): string {
-      if (row["trial"] !== "avg") return "";
-      const what = `${row["framing"]} file (${row["endian"]}-endian)`;
-      const first = row["phase"] === "write"
-        ? `About to write ${what}, record by record: ${dims}...`
-        : `About to read ${what}...`;
-      return `${first}\navg CPU time = ${Number(row["cpu_s"]).toFixed(2).padStart(7)} secs.\n` +
-        `avg User Time = ${Number(row["wall_s"]).toFixed(2)} secs.\n\n`;
+      if (row["stat"] !== "run" || row["error"]) return "";
+      const k = `${row["phase"] === "read" ? 1 : 0}\u0000${row["framing"]}\u0000${row["endian"]}`;
+      groups.get(k)?.push(row) ?? groups.set(k, [row]);
+      return "";
     },
-    foot: () => "",
+    foot(): string {
+      // Writes first, then reads (the seed's order), each in the order measured.
+      const keys = [...groups.keys()].sort((a, b) => a.charCodeAt(0) - b.charCodeAt(0));
+      return keys.map((k) => {
+        const rs = groups.get(k)!;
+        const mean = (key: string) => rs.reduce((a, r) => a + Number(r[key]), 0) / rs.length;
+        const first = rs[0]!;
+        const what = `${first["framing"]} file (${first["endian"]}-endian)`;
+        const head = first["phase"] === "write"
+          ? `About to write ${what}, record by record: ${dims}...`
+          : `About to read ${what}...`;
+        return `${head}\navg CPU time = ${mean("cpu_s").toFixed(2).padStart(7)} secs.\n` +
+          `avg User Time = ${mean("wall_s").toFixed(2)} secs.\n\n`;
+      }).join("");
+    },
   };
 }

@@ -30,28 +30,52 @@ import { writeFrames } from "../backends/write.ts";
 import { backendByName } from "../backends/registry.ts";
 import { clockTicksPerSecond } from "../sys/libc.ts";
 import type { Backend } from "../backends/backend.ts";
-import { num, type Row, type TableRenderer } from "../report/output.ts";
+import { type Row, type TableRenderer } from "../report/output.ts";
 import { attachAudit, auditOf, finishAudit, startAudit } from "../sys/audit.ts";
 import { cellError, EMPTY_SAMPLE } from "./cells.ts";
+import { col, type ColumnDoc, STAT_COLUMNS } from "../report/human.ts";
 import { type PhaseSample, startMeter } from "../sys/meter.ts";
 import type { EndianOption } from "../framings/types.ts";
 
+/** The columns of `scaling` with units, in CSV order. */
+export const SCALING_COLUMN_DOCS: readonly ColumnDoc[] = [
+  col("framing", "", "text", "framing or peer measured"),
+  col("datasets", "datasets", "count", "datasets written to the file"),
+  col("bytes", "bytes", "size", "payload: datasets x dataset bytes"),
+  col("real_s", "s", "number", "open, every dataset write and close (monotonic clock)"),
+  col("user_ticks", "ticks", "count", "user CPU, times() clock ticks"),
+  col("sys_ticks", "ticks", "count", "system CPU, clock ticks"),
+  col("combined_ticks", "ticks", "count", "user_ticks + sys_ticks"),
+  col("clk_tck", "ticks/s", "count", "clock ticks per second"),
+  col("user_s", "s", "number", "user CPU (getrusage)"),
+  col("sys_s", "s", "number", "system CPU (getrusage)"),
+  col("MiBps", "MiB/s", "number", "bytes / 2^20 / real_s"),
+  col("endian", "", "text", "byte order the file was written in"),
+  col("repeat", "", "count", "1..K in run rows; in summary rows the number of runs summarised"),
+  col("file_bytes", "bytes", "count", "file size after close"),
+  col("dev_write_bytes", "bytes", "count", "bytes sent to the device during the run"),
+  ...STAT_COLUMNS,
+];
+
 /** The CSV columns of `scaling`, in order. */
-export const SCALING_COLUMNS = [
+export const SCALING_COLUMNS: readonly string[] = SCALING_COLUMN_DOCS.map((c) => c.name);
+
+/** The columns that name a scaling cell. */
+export const SCALING_KEYS = ["framing", "datasets", "bytes", "clk_tck", "endian"] as const;
+
+/** The columns the human table shows. */
+export const SCALING_HUMAN_COLUMNS: readonly string[] = [
   "framing",
   "datasets",
   "bytes",
+  "stat",
+  "repeat",
   "real_s",
-  "user_ticks",
-  "sys_ticks",
-  "combined_ticks",
-  "clk_tck",
   "user_s",
   "sys_s",
   "MiBps",
-  "endian",
   "error",
-] as const;
+];
 
 /** How the columns of `scaling` combine over MPI ranks (lib/mpi/aggregate.ts). */
 export const SCALING_AGGREGATE: AggregateSpec = {
@@ -70,8 +94,8 @@ export interface ScalingOptions {
   readonly shape: readonly number[];
   /** Element type (the seed: float64). */
   readonly dtype: DType;
-  /** Number of trials (each runs every backend and count). */
-  readonly trials: number;
+  /** Number of repeats (each runs every backend and count). */
+  readonly repeat: number;
   /** fsync before close, inside the timing. */
   readonly fsync: boolean;
   /** Parent of the scratch directory (default: the current directory). */
@@ -88,8 +112,8 @@ export interface ScalingRun {
   readonly framing: string;
   /** Datasets written. */
   readonly datasets: number;
-  /** 0-based trial. */
-  readonly trial: number;
+  /** 1-based repeat. */
+  readonly repeat: number;
   /** Byte order the file was written in (`native`, `big`, `little`). */
   readonly endian?: EndianOption;
   /** Payload bytes written: datasets x dataset bytes (what MiB/s is computed from, as IOspeed did). */
@@ -105,7 +129,7 @@ export interface ScalingRun {
 /** Callbacks while the workload runs (progress stars, streaming rows). */
 export interface ScalingObserver {
   /** A run starts (before its timer); `path` is the file it writes. */
-  runStart?(backend: Backend, datasets: number, trial: number, path: string): void;
+  runStart?(backend: Backend, datasets: number, repeat: number, path: string): void;
   /** One dataset is about to be written (inside the timing, as IOspeed's `*`). */
   dataset?(): void;
   /** A run ended. */
@@ -134,7 +158,7 @@ export function datasetArray(shape: readonly number[], dtype: DType): TypedArray
   return typedView(bytes, dtype);
 }
 
-/** Runs the workload: for each trial, backend and count, one timed run; returns every run. */
+/** Runs the workload: for each repeat (1..K), backend and count, one timed run; returns every run. */
 export async function runScaling(
   options: ScalingOptions,
   observer: ScalingObserver = {},
@@ -199,7 +223,7 @@ export async function runScaling(
         await Deno.remove(path);
       }
     });
-    for (let trial = 0; trial < options.trials; trial++) {
+    for (let repeat = 1; repeat <= options.repeat; repeat++) {
       for (const backend of options.backends) {
         const path = `${dir}/speed.${backend.name}${suffix}`;
         for (const n of options.datasets) {
@@ -208,7 +232,7 @@ export async function runScaling(
           } catch {
             // first run: nothing to remove
           }
-          observer.runStart?.(backend, n, trial, path);
+          observer.runStart?.(backend, n, repeat, path);
           startAudit();
           const measure = () =>
             fencedPhase("write", async () => {
@@ -241,7 +265,7 @@ export async function runScaling(
           const identity = {
             framing: backend.name,
             datasets: n,
-            trial,
+            repeat,
             endian: endianOf(backend.name),
             bytes: n * perDataset,
           };
@@ -269,7 +293,7 @@ export async function runScaling(
 
 const MIB = 2 ** 20;
 
-/** The result row of one run (CSV columns, plus `trial`, `file_bytes` and device bytes for JSON). */
+/** The result row of one run. */
 export function scalingRow(run: ScalingRun): Row {
   if (run.error !== undefined) {
     const { framing, datasets, bytes } = run;
@@ -278,7 +302,8 @@ export function scalingRow(run: ScalingRun): Row {
       datasets,
       bytes,
       endian: run.endian ?? "native",
-      trial: run.trial + 1,
+      repeat: run.repeat,
+      stat: "run",
       error: run.error,
     };
   }
@@ -287,49 +312,21 @@ export function scalingRow(run: ScalingRun): Row {
     framing: run.framing,
     datasets: run.datasets,
     bytes: run.bytes,
-    real_s: num(s.wallS),
+    real_s: s.wallS,
     user_ticks: s.userTicks,
     sys_ticks: s.sysTicks,
     combined_ticks: s.userTicks + s.sysTicks,
     clk_tck: s.clkTck,
-    user_s: num(s.userS),
-    sys_s: num(s.sysS),
-    MiBps: num(run.bytes / MIB / s.wallS, 5),
+    user_s: s.userS,
+    sys_s: s.sysS,
+    MiBps: run.bytes / MIB / s.wallS,
+    repeat: run.repeat,
     endian: run.endian ?? "native",
-    trial: run.trial + 1,
     file_bytes: run.fileBytes,
     dev_write_bytes: s.devWriteBytes,
+    stat: "run",
+    error: "",
   }, auditOf(run));
-}
-
-/**
- * Per-framing averages over every count and trial (IOspeed's final block): one row per framing
- * with `datasets` = "all", every time field a mean, and MiBps the mean of the runs' MiB/s.
- */
-export function averageRows(all: readonly ScalingRun[]): Row[] {
-  const runs = all.filter((r) => r.error === undefined);
-  const names = [...new Set(runs.map((r) => r.framing))];
-  return names.map((framing) => {
-    const rs = runs.filter((r) => r.framing === framing);
-    const mean = (f: (r: ScalingRun) => number) => rs.reduce((a, r) => a + f(r), 0) / rs.length;
-    return {
-      framing,
-      datasets: "all",
-      bytes: num(mean((r) => r.bytes)),
-      real_s: num(mean((r) => r.sample.wallS)),
-      user_ticks: num(mean((r) => r.sample.userTicks)),
-      sys_ticks: num(mean((r) => r.sample.sysTicks)),
-      combined_ticks: num(mean((r) => r.sample.userTicks + r.sample.sysTicks)),
-      clk_tck: rs[0]!.sample.clkTck,
-      user_s: num(mean((r) => r.sample.userS)),
-      sys_s: num(mean((r) => r.sample.sysS)),
-      MiBps: num(mean((r) => r.bytes / MIB / r.sample.wallS), 5),
-      endian: rs[0]!.endian ?? "native",
-      trial: "average",
-      runs: rs.length,
-      trials: new Set(rs.map((r) => r.trial)).size,
-    };
-  });
 }
 
 /** IOspeed's section names: IEEE, HDF, F77 Unformatted; other framings by their name in capitals. */
@@ -363,43 +360,28 @@ export function seedStderrLabel(framing: string, datasets: number, path: string)
 }
 
 /**
- * The seed's text layout as a row renderer: `Trial t` headers when there are several trials, a
+ * The seed's text layout as a row renderer: `Trial t` headers when there are several repeats, a
  * banner per framing section, `Write  5:*****` and `        Realtime=R, UserTime=U,
  * SystemTime=S, Combined=C` per run (R in seconds with 3 decimals, the others in clock ticks),
- * and for average rows IOspeed's `-------IEEE: Average of K trials------------` block (times in
- * seconds, `Megs/sec` in MiB/s, with the original's missing comma).
+ * and with several repeats, at the end, IOspeed's `-------IEEE: Average of K trials------------`
+ * block per framing over every count and repeat (times in seconds, `Megs/sec` the mean of the
+ * runs' MiB/s, with the original's missing comma). Summary and failed rows print nothing.
  */
-export function seedRenderer(trials: number): TableRenderer {
-  let lastTrial = -1;
+export function seedRenderer(repeats: number): TableRenderer {
+  let lastRepeat = -1;
   let lastFraming = "";
-  let averages = false;
+  const runs: Row[] = [];
   return {
-    head: () => (trials > 1 ? `Ntests=${trials}\n` : ""),
+    head: () => (repeats > 1 ? `Ntests=${repeats}\n` : ""),
     row(row: Row): string {
+      if (row["stat"] !== "run" || row["error"]) return "";
+      runs.push(row);
       const framing = String(row["framing"]);
       let out = "";
-      if (row["datasets"] === "all") {
-        const tck = Number(row["clk_tck"]);
-        if (!averages) out += "\n";
-        averages = true;
-        const f = (x: number) => x.toFixed(6);
-        out += `-------${section(framing).average}: Average of ${
-          row["trials"]
-        } trials------------\n`;
-        out +=
-          `\tRealtime=${f(Number(row["real_s"]))}, UserTime=${
-            f(Number(row["user_ticks"]) / tck)
-          }, ` +
-          `SystemTime=${f(Number(row["sys_ticks"]) / tck)}, Combined=${
-            f(Number(row["combined_ticks"]) / tck)
-          } ` +
-          `Megs/sec=${f(Number(row["MiBps"]))}\n`;
-        return out;
-      }
-      const trial = Number(row["trial"]);
-      if (trial !== lastTrial) {
-        if (trials > 1) out += `\nTrial ${trial} --------------\n`;
-        lastTrial = trial;
+      const repeat = Number(row["repeat"]);
+      if (repeat !== lastRepeat) {
+        if (repeats > 1) out += `\nTrial ${repeat} --------------\n`;
+        lastRepeat = repeat;
         lastFraming = "";
       }
       if (framing !== lastFraming) {
@@ -416,6 +398,20 @@ export function seedRenderer(trials: number): TableRenderer {
         `SystemTime=${row["sys_ticks"]}, Combined=${row["combined_ticks"]}\n`;
       return out;
     },
-    foot: () => "",
+    foot(): string {
+      if (repeats < 2 || runs.length === 0) return "";
+      let out = "\n";
+      for (const framing of [...new Set(runs.map((r) => String(r["framing"])))]) {
+        const rs = runs.filter((r) => r["framing"] === framing);
+        const mean = (key: string) => rs.reduce((a, r) => a + Number(r[key]), 0) / rs.length;
+        const tck = Number(rs[0]!["clk_tck"]);
+        const f = (x: number) => x.toFixed(6);
+        out += `-------${section(framing).average}: Average of ${repeats} trials------------\n`;
+        out += `\tRealtime=${f(mean("real_s"))}, UserTime=${f(mean("user_ticks") / tck)}, ` +
+          `SystemTime=${f(mean("sys_ticks") / tck)}, Combined=${f(mean("combined_ticks") / tck)} ` +
+          `Megs/sec=${f(mean("MiBps"))}\n`;
+      }
+      return out;
+    },
   };
 }

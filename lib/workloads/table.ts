@@ -17,9 +17,11 @@ import { type AggregateSpec, rankRows } from "../mpi/aggregate.ts";
 import { fencedPhase, injectedFailure, rankScratchShare } from "../mpi/phase.ts";
 import { checkSharedLayout, planSharedFile, sharedPart, writeSharedFrames } from "../mpi/shared.ts";
 import { world } from "../mpi/world.ts";
-import { num, type Row } from "../report/output.ts";
+import { col, type ColumnDoc, STAT_COLUMNS } from "../report/human.ts";
+import { type Row } from "../report/output.ts";
 import type { Progress } from "../report/progress.ts";
 import { audited } from "../sys/audit.ts";
+import { formatCount, formatSize } from "../report/units.ts";
 import { startMeter } from "../sys/meter.ts";
 import { statfs } from "../sys/libc.ts";
 import { CellFailures } from "./cells.ts";
@@ -31,49 +33,71 @@ export const BYTES_PER_PARTICLE = 28;
 /** The read sample gsd's benchmark targets: 0.25 GiB. */
 export const READ_SAMPLE_BYTES = 2 ** 28;
 
-/** The CSV columns of the table, in order; the first eight are the GSD table's. */
-export const TABLE_COLUMNS = [
+/** The columns of the table with units, in CSV order; the first eight are the GSD table's. */
+export const TABLE_COLUMN_DOCS: readonly ColumnDoc[] = [
+  col("framing", "", "text", "framing or peer measured"),
+  col("size_bytes", "bytes", "size", "target file size of the cell"),
+  col("N", "particles", "particles", "particles per frame"),
+  col("open_ms", "ms", "number", "time to open the file for reading (cold unless --cache warm)"),
+  col("write_MiBps", "MiB/s", "number", "data_bytes / write_s (MiB = 2^20 bytes)"),
+  col("read_MiBps", "MiB/s", "number", "read_bytes / read_s, frames in order"),
+  col("random_MiBps", "MiB/s", "number", "read_bytes / random_s, frames in a seeded random order"),
+  col("random_ms", "ms", "number", "random_s per frame read"),
+  col("frames", "frames", "count", "frames written: ceil(size / 28 N)"),
+  col("file_bytes", "bytes", "size", "file size after writing"),
+  col("repeat", "", "count", "1..K in run rows; in summary rows the number of runs summarised"),
+  col("write_s", "s", "number", "open, every frame, fsync and close"),
+  col("write_user_s", "s", "number", "user CPU of the write (getrusage)"),
+  col("write_sys_s", "s", "number", "system CPU of the write (getrusage)"),
+  col("read_user_s", "s", "number", "user CPU of the sequential read"),
+  col("read_sys_s", "s", "number", "system CPU of the sequential read"),
+  col("write_dev_bytes", "bytes", "count", "bytes the write sent to the device (ru_oublock)"),
+  col("read_dev_bytes", "bytes", "count", "bytes the open and read fetched from the device"),
+  col("resident_after_drop", "0..1", "fraction", "fraction of the file cached after the drop"),
+  col("fs_type", "", "text", "file system of --dir (tmpfs means memory numbers)"),
+  col("data_bytes", "bytes", "count", "payload written: frames x 28 N"),
+  col("read_frames", "frames", "count", "frames read in each read phase"),
+  col("read_bytes", "bytes", "count", "payload read in each read phase"),
+  col("read_s", "s", "number", "sequential read of read_frames, every frame verified"),
+  col("random_s", "s", "number", "random read of read_frames, every frame verified"),
+  col("random_user_s", "s", "number", "user CPU of the random read"),
+  col("random_sys_s", "s", "number", "system CPU of the random read"),
+  col("random_dev_bytes", "bytes", "count", "bytes the random read fetched from the device"),
+  col("drop_s", "s", "number", "time spent dropping (or warming) the page cache, untimed"),
+  col("write_user_ticks", "ticks", "count", "user CPU of the write, times() clock ticks"),
+  col("write_sys_ticks", "ticks", "count", "system CPU of the write, clock ticks"),
+  col("clk_tck", "ticks/s", "count", "clock ticks per second"),
+  col("seed", "", "count", "seed of the data and of the random order"),
+  col("write_sync_s", "s", "number", "part of write_s spent closing (trailer, fsync)"),
+  col("read_user_ticks", "ticks", "count", "user CPU of the sequential read, clock ticks"),
+  col("read_sys_ticks", "ticks", "count", "system CPU of the sequential read, clock ticks"),
+  col("random_user_ticks", "ticks", "count", "user CPU of the random read, clock ticks"),
+  col("random_sys_ticks", "ticks", "count", "system CPU of the random read, clock ticks"),
+  col("cache", "", "text", "cold (dropped) or warm page cache before each read phase"),
+  ...STAT_COLUMNS,
+];
+
+/** The CSV columns of the table, in order. */
+export const TABLE_COLUMNS: readonly string[] = TABLE_COLUMN_DOCS.map((c) => c.name);
+
+/** The columns the human table shows. */
+export const TABLE_HUMAN_COLUMNS: readonly string[] = [
   "framing",
   "size_bytes",
   "N",
+  "cache",
+  "stat",
+  "repeat",
   "open_ms",
   "write_MiBps",
   "read_MiBps",
   "random_MiBps",
   "random_ms",
-  "frames",
-  "file_bytes",
-  "repeat",
-  "write_s",
-  "write_user_s",
-  "write_sys_s",
-  "read_user_s",
-  "read_sys_s",
-  "write_dev_bytes",
-  "read_dev_bytes",
-  "resident_after_drop",
-  "fs_type",
-  "data_bytes",
-  "read_frames",
-  "read_bytes",
-  "read_s",
-  "random_s",
-  "random_user_s",
-  "random_sys_s",
-  "random_dev_bytes",
-  "drop_s",
-  "write_user_ticks",
-  "write_sys_ticks",
-  "clk_tck",
-  "seed",
-  "write_sync_s",
-  "read_user_ticks",
-  "read_sys_ticks",
-  "random_user_ticks",
-  "random_sys_ticks",
-  "cache",
   "error",
-] as const;
+];
+
+/** The columns that name a table cell (the rest are measured or derived from them). */
+export const TABLE_KEYS = ["framing", "size_bytes", "N", "cache", "fs_type", "seed"] as const;
 
 /** The native framing behind `backend` (the shared layout drives its pure writer). */
 function framingOf(backend: Backend): Framing {
@@ -244,7 +268,7 @@ async function readPhase(
 }
 
 /**
- * Measures one cell (backend, size, N, repeat) and returns this rank's row. Under MPI every
+ * Measures one cell (backend, size, N, repeat 1..K) and returns this rank's row. Under MPI every
  * phase is fenced (lib/mpi/phase.ts), each rank writes its own file in a scratch directory shared
  * by all ranks, and reads the file of rank (rank + reorder) mod ranks.
  */
@@ -339,7 +363,7 @@ export async function runTableCell(
       const order = shuffledOrder(
         sizing.frames,
         sizing.readFrames,
-        new Rng(options.seed + 1 + repeat),
+        new Rng(options.seed + repeat),
       ).map((i) => readBase + i);
       const x = await fencedPhase(
         "random",
@@ -351,43 +375,45 @@ export async function runTableCell(
         framing: backend.name,
         size_bytes: size,
         N: n,
-        open_ms: num(o.wallS * 1000, 4),
-        write_MiBps: num(sizing.dataBytes / mib / wr.wallS, 4),
-        read_MiBps: num(sizing.readBytes / mib / r.wallS, 4),
-        random_MiBps: num(sizing.readBytes / mib / x.wallS, 4),
-        random_ms: num((x.wallS / sizing.readFrames) * 1000, 3),
+        open_ms: o.wallS * 1000,
+        write_MiBps: sizing.dataBytes / mib / wr.wallS,
+        read_MiBps: sizing.readBytes / mib / r.wallS,
+        random_MiBps: sizing.readBytes / mib / x.wallS,
+        random_ms: (x.wallS / sizing.readFrames) * 1000,
         frames: sizing.frames,
         file_bytes: fileBytes,
         repeat,
-        write_s: num(wr.wallS),
-        write_user_s: num(wr.userS),
-        write_sys_s: num(wr.sysS),
-        read_user_s: num(r.userS),
-        read_sys_s: num(r.sysS),
+        write_s: wr.wallS,
+        write_user_s: wr.userS,
+        write_sys_s: wr.sysS,
+        read_user_s: r.userS,
+        read_sys_s: r.sysS,
         write_dev_bytes: wr.devWriteBytes,
         read_dev_bytes: r.devReadBytes + o.devReadBytes,
-        resident_after_drop: num(drop1.residentAfter, 4),
+        resident_after_drop: drop1.residentAfter,
         fs_type: fs.typeName,
         data_bytes: sizing.dataBytes,
         read_frames: sizing.readFrames,
         read_bytes: sizing.readBytes,
-        read_s: num(r.wallS),
-        random_s: num(x.wallS),
-        random_user_s: num(x.userS),
-        random_sys_s: num(x.sysS),
+        read_s: r.wallS,
+        random_s: x.wallS,
+        random_user_s: x.userS,
+        random_sys_s: x.sysS,
         random_dev_bytes: x.devReadBytes,
-        drop_s: num(drop1.seconds + drop2.seconds),
+        drop_s: drop1.seconds + drop2.seconds,
         write_user_ticks: wr.userTicks,
         write_sys_ticks: wr.sysTicks,
         clk_tck: wr.clkTck,
         seed: options.seed,
-        write_sync_s: num(syncS),
+        write_sync_s: syncS,
         read_user_ticks: r.userTicks,
         read_sys_ticks: r.sysTicks,
         random_user_ticks: x.userTicks,
         random_sys_ticks: x.sysTicks,
         cache,
         ...(w.size > 1 ? { "write_path": path, "read_path": readPath } : {}),
+        stat: "run",
+        error: "",
       };
     } finally {
       source.close();
@@ -420,44 +446,60 @@ export async function runTable(
     run: () => Promise<Row>,
   ): Promise<Row> =>
     world().size > 1 ? audited(run) : cells.run(
-      { framing, size_bytes: size, N: n, repeat: rep, seed: options.seed },
+      {
+        framing,
+        size_bytes: size,
+        N: n,
+        repeat: rep,
+        seed: options.seed,
+        cache: options.cache ?? "cold",
+        stat: "run",
+      },
       () => audited(run),
     );
+  const all = [...options.backends, ...options.peers ?? []];
+  const count = options.sizes.length * options.ns.length * all.length * options.repeat;
+  let index = 0;
   for (const size of options.sizes) {
     for (const n of options.ns) {
-      for (const backend of [...options.backends, ...options.peers ?? []]) {
-        for (let rep = 0; rep < options.repeat; rep++) {
-          options.progress.begin(`table ${backend.name} size=${size} N=${n} repeat=${rep}`);
+      const sizing = tableSizing(size, n, options.sampleBytes);
+      for (const backend of all) {
+        for (let rep = 1; rep <= options.repeat; rep++) {
+          index++;
+          const again = options.repeat > 1 ? ` repeat ${rep}/${options.repeat}` : "";
+          options.progress.begin(
+            `${backend.name} ${formatSize(size)} N=${formatCount(n)}${again}`,
+            {
+              index,
+              count,
+              phaseBytes: {
+                "warm-up": sizing.dataBytes,
+                write: sizing.dataBytes,
+                read: sizing.readBytes,
+                random: sizing.readBytes,
+              },
+            },
+          );
           const measure = backend.measureTableCell;
-          if (measure) {
-            // A program peer measures the cell in its own process.
-            emit(
-              await cell(backend.name, size, n, rep, () =>
-                measure({
-                  size,
-                  n,
-                  repeat: rep,
-                  dir: options.dir,
-                  seed: options.seed,
-                  sampleBytes: options.sampleBytes,
-                  warmup: options.warmup,
-                  cache: options.cache,
-                })),
-            );
-            continue;
-          }
-          const row = await cell(
-            backend.name,
-            size,
-            n,
-            rep,
-            // this backend's byte order (`--endian hdf4=big`)
-            () =>
-              runTableCell(backend, size, n, rep, {
+          // A program peer measures the cell in its own process.
+          const row = await cell(backend.name, size, n, rep, () =>
+            measure
+              ? measure({
+                size,
+                n,
+                repeat: rep,
+                dir: options.dir,
+                seed: options.seed,
+                sampleBytes: options.sampleBytes,
+                warmup: options.warmup,
+                cache: options.cache,
+              })
+              // this backend's byte order (`--endian hdf4=big`)
+              : runTableCell(backend, size, n, rep, {
                 ...options,
                 endian: options.endianOf?.(backend.name) ?? options.endian,
-              }),
-          );
+              }));
+          if (row.error) options.progress.clear();
           for (const r of rankRows(row, TABLE_AGGREGATE, options.perRank ?? false)) emit(r);
         }
       }

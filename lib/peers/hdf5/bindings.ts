@@ -5,7 +5,7 @@
  */
 import { IoError, PeerUnavailableError } from "../../errors.ts";
 import type { ByteOrder, DType } from "../../framings/types.ts";
-import { cStringAt, decodeCBuffer, loadLibrary, oneLineText } from "../common.ts";
+import { cStringAt, decodeCBuffer, loadLibrary, oneLineText, recordLoaded } from "../common.ts";
 
 /** The backend name, used in errors. */
 export const NAME = "hdf5";
@@ -291,6 +291,7 @@ export function load(): Hdf5 | string {
   if ([...Object.values(native), lib.datasetCreate].some((id) => id < 0n)) {
     return (state = `HDF5 library ${loaded.path}: predefined ids still invalid after H5open`);
   }
+  recordLoaded("HDF5", lib.path, lib.version);
   return (state = lib);
 }
 

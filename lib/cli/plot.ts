@@ -1,0 +1,64 @@
+/**
+ * `sciobench plot`: draws a results file (CSV, JSON lines or JSON, from table, readers, scaling
+ * or records) as an SVG chart.
+ * @module
+ */
+import { IoError, UsageError } from "../errors.ts";
+import { chartWorkload, parseResults } from "../report/plot.ts";
+import { parseArgs } from "./args.ts";
+import type { Command } from "./command.ts";
+import { checkPlotPath, writeChart } from "./common.ts";
+
+const HELP = `sciobench plot: draw results as an SVG chart
+
+Usage: sciobench plot RESULTS.(csv|jsonl|json) -o CHART.svg [--force]
+
+Reads the rows 'sciobench table', 'readers', 'scaling' or 'records' wrote (any format but the
+text ones; the workload is taken from the JSON meta or the columns) and draws one chart with
+Vega-Lite, rendered to SVG without a browser:
+  table    write, read and random MiB/s against N per backend, one panel per size and phase,
+           error bars (standard deviation over repeats), a dashed rule at a fio baseline row
+  readers  wall time (s) against reader processes per mode and cache, and the seed's linear
+           model (every process costs what the first did), dashed
+  scaling  wall and CPU (user + system) seconds against datasets written, per backend
+  records  wall and CPU seconds per backend and byte order, write and read
+The title names the host, the --dir file system and the date when the results carry them (JSON).
+'--plot CHART.svg' on those commands draws the same chart at the end of a run.
+
+Options:
+  -o, --out FILE      the SVG to write (refused if it exists)
+  --force             replace an existing FILE`;
+
+/** The `plot` subcommand. */
+export const plotCommand: Command = {
+  name: "plot",
+  summary: "draw a results file (CSV, JSON lines, JSON) as an SVG chart",
+  help: HELP,
+  async run(args: string[]): Promise<void> {
+    const { values, positionals } = parseArgs("plot", args, {
+      allowPositionals: true,
+      options: {
+        out: { type: "string", short: "o" },
+        force: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+    if (positionals.length !== 1) {
+      throw new UsageError("plot: give exactly one RESULTS file (see 'sciobench plot --help')");
+    }
+    if (values.out === undefined) {
+      throw new UsageError("plot: give the chart's name with -o FILE.svg");
+    }
+    const path = positionals[0]!;
+    let text: string;
+    try {
+      text = Deno.readTextFileSync(path);
+    } catch (e) {
+      throw new IoError(`${path}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    const results = parseResults(text, path);
+    const workload = chartWorkload(results, path);
+    checkPlotPath(workload, values.out, values.force);
+    await writeChart(values.out, workload, results, values.force);
+  },
+};

@@ -1,0 +1,132 @@
+/**
+ * Human output: an aligned text table of chosen columns with units in the header, sizes as
+ * `128 MiB`, rates in MiB/s to 4 significant digits; and the help text that documents every
+ * column with its unit. Rounding happens only here.
+ * @module
+ */
+import type { Row, TableRenderer } from "./output.ts";
+import { formatCount, formatG, formatSize } from "./units.ts";
+
+/** How a column's values are shown to people. */
+export type ColumnKind =
+  | "text"
+  | "size"
+  | "count"
+  | "particles"
+  | "number"
+  | "fraction";
+
+/** One documented output column: name, unit (empty for text and counts) and meaning. */
+export interface ColumnDoc {
+  /** Column name as in CSV and JSON. */
+  readonly name: string;
+  /** Unit of the values (`s`, `ms`, `MiB/s`, `bytes`, `ticks`, `0..1`), "" for none. */
+  readonly unit: string;
+  /** What the column holds. */
+  readonly text: string;
+  /** How human output formats it. */
+  readonly kind: ColumnKind;
+}
+
+/** Shorthand constructor of a {@link ColumnDoc}. */
+export function col(name: string, unit: string, kind: ColumnKind, text: string): ColumnDoc {
+  return { name, unit, kind, text };
+}
+
+/** Columns every workload ends with: the row kind and a failed cell's reason. */
+export const STAT_COLUMNS: readonly ColumnDoc[] = [
+  col(
+    "stat",
+    "",
+    "text",
+    "run for a measurement; mean, median, stddev (sample), min or max over the repeats of a cell",
+  ),
+  col("error", "", "text", "why the cell failed (its measured columns are then empty)"),
+];
+
+/** Help lines describing every column: `  name (unit)  meaning`, wrapped to 100 columns. */
+export function columnHelp(docs: readonly ColumnDoc[]): string {
+  const label = (d: ColumnDoc) => `${d.name}${d.unit ? ` (${d.unit})` : ""}`;
+  const width = Math.min(30, Math.max(...docs.map((d) => label(d).length)));
+  const indent = " ".repeat(width + 4);
+  const lines: string[] = [];
+  for (const d of docs) {
+    const words = d.text.split(" ");
+    let line = `  ${label(d).padEnd(width)}  `;
+    if (line.length > indent.length) {
+      lines.push(line.trimEnd());
+      line = indent;
+    }
+    let first = true;
+    for (const w of words) {
+      if (!first && line.length + w.length + 1 > 100) {
+        lines.push(line.trimEnd());
+        line = indent;
+        first = true;
+      }
+      line += (first ? "" : " ") + w;
+      first = false;
+    }
+    lines.push(line.trimEnd());
+  }
+  return lines.join("\n");
+}
+
+/** The text of one value for people (empty for a missing value). */
+export function humanValue(kind: ColumnKind, value: Row[string] | undefined): string {
+  if (value === null || value === undefined || value === "") return "";
+  if (typeof value !== "number") return String(value);
+  switch (kind) {
+    case "size":
+      return formatSize(value);
+    case "particles":
+      return formatCount(value);
+    case "count":
+      return Number.isInteger(value) ? String(value) : formatG(value, 4);
+    case "fraction":
+      return value.toFixed(2);
+    case "number":
+      return formatG(value, 4);
+    case "text":
+      return String(value);
+  }
+}
+
+/** The header of a column for people: its name and unit, `write (MiB/s)`. */
+function title(doc: ColumnDoc): string {
+  const unit = doc.kind === "size" || doc.kind === "particles" ? "" : doc.unit;
+  const name = unit ? doc.name.replace(/_(ms|s|MiBps|bytes|s_per_proc)$/, "") : doc.name;
+  return unit ? `${name} (${unit})` : name.replace(/_bytes$/, "");
+}
+
+/**
+ * An aligned table of `docs` columns (numbers right-aligned, text left-aligned); rows are kept
+ * and the whole table is printed at the end, so columns line up. Columns with no value in any
+ * row (such as `error` in a clean run) are left out.
+ */
+export function humanTable(docs: readonly ColumnDoc[]): TableRenderer {
+  const rows: Row[] = [];
+  return {
+    head: () => "",
+    row(row: Row): string {
+      rows.push(row);
+      return "";
+    },
+    foot(): string {
+      const shown = docs.filter((d) =>
+        rows.some((r) => humanValue(d.kind, r[d.name]) !== "") &&
+        !(d.name === "stat" && rows.every((r) => r.stat === "run"))
+      );
+      const cells = rows.map((r) => shown.map((d) => humanValue(d.kind, r[d.name])));
+      const heads = shown.map(title);
+      const widths = shown.map((_, i) =>
+        Math.max(heads[i]!.length, ...cells.map((c) => c[i]!.length))
+      );
+      const right = shown.map((d) => d.kind !== "text");
+      const line = (values: string[]) =>
+        values.map((v, i) => right[i] ? v.padStart(widths[i]!) : v.padEnd(widths[i]!)).join("  ")
+          .trimEnd() + "\n";
+      return line(heads) + line(widths.map((w) => "-".repeat(w))) + cells.map(line).join("");
+    },
+  };
+}

@@ -1,0 +1,187 @@
+/**
+ * Charts: each workload's rows render to SVG (Vega-Lite, headless) that parses as XML, holds one
+ * line or bar series per backend and carries its axis titles; `--plot` and `sciobench plot`.
+ */
+import assert from "node:assert/strict";
+import { XMLValidator } from "npm:fast-xml-parser@5.2.5";
+import { type ChartWorkload, parseResults, renderChart } from "../lib/report/plot.ts";
+import type { Row } from "../lib/report/output.ts";
+import { runCli, tempDir } from "./_helpers.ts";
+
+/** The text content of every <text> element of an SVG. */
+function texts(svg: string): string[] {
+  return [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]!);
+}
+
+/** Distinct stroke colours of line marks (one per series). */
+function lineColors(svg: string): Set<string> {
+  return new Set(
+    [...svg.matchAll(/<g class="mark-line role-mark[^>]*><path[^>]*stroke="([^"]*)"/g)].map((m) =>
+      m[1]!
+    ),
+  );
+}
+
+/** Distinct fill colours of bar marks. */
+function barColors(svg: string): Set<string> {
+  const group = svg.match(/<g class="mark-rect role-mark[^"]*marks"[^>]*>.*?<\/g>/s)?.[0] ?? "";
+  return new Set([...group.matchAll(/fill="([^"]*)"/g)].map((m) => m[1]!));
+}
+
+const META = {
+  command: "",
+  hostname: "node7",
+  date: "2026-11-30T10:00:00.000Z",
+  "file_system": { type: "lustre", "mount_source": "10.0.0.1@tcp:/scratch" },
+};
+
+function rows(workload: ChartWorkload): Row[] {
+  const out: Row[] = [];
+  const backends = ["gsd", "raw", "hdf5"];
+  for (const [k, framing] of backends.entries()) {
+    for (const rep of [1, 2]) {
+      if (workload === "table") {
+        for (const size of [2 ** 20, 2 ** 22]) {
+          for (const N of [64, 1024, 16384]) {
+            out.push({
+              framing,
+              size_bytes: size,
+              N,
+              write_MiBps: 100 * (k + 1) + rep,
+              read_MiBps: 300 + k * 10 + rep,
+              random_MiBps: 50 + k + rep,
+              repeat: rep,
+              stat: "run",
+              error: "",
+            });
+          }
+        }
+      } else if (workload === "scaling") {
+        for (const datasets of [5, 10, 15]) {
+          out.push({
+            framing,
+            datasets,
+            real_s: datasets * 0.01 * (k + 1) + rep * 1e-3,
+            user_s: 0.001 * datasets,
+            sys_s: 0.002 * datasets,
+            repeat: rep,
+            stat: "run",
+          });
+        }
+      } else if (workload === "records") {
+        for (const endian of ["big", "native"]) {
+          for (const phase of ["write", "read"]) {
+            out.push({
+              framing,
+              endian,
+              phase,
+              wall_s: 0.5 + k + rep / 10,
+              cpu_s: 0.2 + k / 10,
+              repeat: rep,
+              stat: "run",
+            });
+          }
+        }
+      }
+    }
+  }
+  if (workload === "readers") {
+    for (const mode of ["shared", "separate"]) {
+      for (const procs of [1, 2, 3, 4]) {
+        out.push({ mode, cache: "cold", procs, wall_s: procs * (mode === "shared" ? 1 : 1.5) });
+      }
+    }
+  }
+  // A summary row and a failed cell are not drawn.
+  out.push({ ...out[0]!, stat: "mean" }, { ...out[0]!, error: "disk full" });
+  return out;
+}
+
+Deno.test("plot: a chart per workload is SVG that parses as XML, one series per backend, axis titles", async () => {
+  const expected: Record<ChartWorkload, { axes: string[]; series: string[] }> = {
+    table: {
+      axes: ["N (particles per frame)", "rate (MiB/s, mean ± sd)"],
+      series: ["gsd", "raw", "hdf5"],
+    },
+    scaling: { axes: ["datasets written", "time (s, mean ± sd)"], series: ["gsd", "raw", "hdf5"] },
+    records: { axes: ["backend", "time (s, mean ± sd)"], series: ["gsd", "raw", "hdf5"] },
+    readers: {
+      axes: ["reader processes", "wall time (s, mean ± sd)"],
+      series: ["shared cold", "separate cold"],
+    },
+  };
+  for (const workload of ["table", "scaling", "records", "readers"] as const) {
+    const svg = await renderChart(workload, {
+      meta: { ...META, command: workload },
+      rows: rows(workload),
+    });
+    assert.equal(XMLValidator.validate(svg), true, `${workload}: well-formed XML`);
+    assert.match(svg, /^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    const t = texts(svg);
+    for (const axis of expected[workload].axes) {
+      assert.ok(t.includes(axis), `${workload}: axis '${axis}'`);
+    }
+    for (const s of expected[workload].series) {
+      assert.ok(t.includes(s), `${workload}: legend '${s}'`);
+    }
+    assert.ok(t.some((x) => x.startsWith(`sciobench ${workload}:`)), `${workload}: title`);
+    assert.ok(
+      t.includes("host node7, lustre (10.0.0.1@tcp:/scratch), 2026-11-30"),
+      `${workload}: subtitle`,
+    );
+    const colors = workload === "records" ? barColors(svg) : lineColors(svg);
+    assert.equal(
+      colors.size,
+      expected[workload].series.length,
+      `${workload}: one series per backend`,
+    );
+  }
+  await assert.rejects(
+    () => renderChart("table", { meta: {}, rows: [{ framing: "raw", stat: "mean" }] }),
+    /no measured rows/,
+  );
+});
+
+Deno.test("plot: results read back from CSV, JSON lines and JSON", () => {
+  const csv = parseResults(
+    "framing,N,write_MiBps,error\nraw,64,1.5,\nraw,64,,disk full\n",
+    "r.csv",
+  );
+  assert.deepEqual(csv.rows[0], { framing: "raw", N: 64, write_MiBps: 1.5, error: "" });
+  const jsonl = parseResults(
+    '{"meta":{"command":"table"},"columns":["framing"]}\n{"framing":"raw"}\n{"interrupted":true}\n',
+    "r.jsonl",
+  );
+  assert.deepEqual([jsonl.meta.command, jsonl.rows.length], ["table", 1]);
+  const json = parseResults('{"meta":{"command":"scaling"},"rows":[{"framing":"f77"}]}', "r.json");
+  assert.deepEqual([json.meta.command, json.rows.length], ["scaling", 1]);
+  assert.throws(() => parseResults("{nope", "x.json"), /not sciobench results/);
+});
+
+Deno.test("plot: --plot on a workload and 'sciobench plot' on its CSV; no overwrite without --force", async () => {
+  using d = tempDir();
+  const chart = `${d.path}/scaling.svg`;
+  const csvPath = `${d.path}/scaling.csv`;
+  const r = await runCli([
+    "scaling",
+    ...["--framing", "raw,f77", "--datasets", "1,2", "--shape", "8x8", "--repeat", "2"],
+    ...["--dir", d.path, "--out", csvPath, "--plot", chart],
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const svg = Deno.readTextFileSync(chart);
+  assert.equal(XMLValidator.validate(svg), true);
+  assert.ok(texts(svg).includes("datasets written"));
+  assert.equal(lineColors(svg).size, 2);
+  const again = await runCli(["plot", csvPath, "-o", chart]);
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /exists; refusing to overwrite it/);
+  const forced = await runCli(["plot", csvPath, "-o", chart, "--force"]);
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.equal(XMLValidator.validate(Deno.readTextFileSync(chart)), true);
+  const bad = await runCli(["read", csvPath, "--plot", `${d.path}/x.svg`]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--plot: 'read' has no chart/);
+  const png = await runCli(["scaling", "--datasets", "1", "--plot", `${d.path}/x.png`]);
+  assert.equal(png.code, 2);
+  assert.match(png.stderr, /ending in \.svg/);
+});

@@ -1,0 +1,380 @@
+/**
+ * Results a person can read and compare: summary rows over repeats, numbers in every numeric
+ * column of every workload, JSON lines that survive SIGTERM, human tables and help for every
+ * command, options checked before any output, did-you-mean, preflights, library settings.
+ */
+import assert from "node:assert/strict";
+import { parse } from "npm:csv-parse@6.1.0/sync";
+import { didYouMean } from "../lib/suggest.ts";
+import { dlopenProblem } from "../lib/peers/common.ts";
+import type { ColumnDoc } from "../lib/report/human.ts";
+import { statistic, STATS, summaryRows } from "../lib/report/stats.ts";
+import { COMMANDS } from "../lib/cli/commands.ts";
+import { READERS_COLUMN_DOCS } from "../lib/workloads/readers.ts";
+import { RECORDS_COLUMN_DOCS } from "../lib/workloads/records.ts";
+import { SCALING_COLUMN_DOCS } from "../lib/workloads/scaling.ts";
+import { TABLE_COLUMN_DOCS, TABLE_KEYS } from "../lib/workloads/table.ts";
+import { PERMISSIONS, runCli, tempDir } from "./_helpers.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+
+function csv(text: string): Record<string, string>[] {
+  return parse(text, { columns: true }) as Record<string, string>[];
+}
+
+/** Every non-text column holds a finite number in every row that did not fail. */
+function assertNumeric(rows: Record<string, string>[], docs: readonly ColumnDoc[], what: string) {
+  assert.ok(rows.length > 0, `${what}: no rows`);
+  for (const doc of docs.filter((d) => d.kind !== "text")) {
+    for (const [i, row] of rows.entries()) {
+      const v = row[doc.name];
+      assert.ok(v !== undefined, `${what}: column ${doc.name} missing`);
+      if (row.error) {
+        assert.ok(v === "" || Number.isFinite(Number(v)), `${what} row ${i} ${doc.name}='${v}'`);
+        continue;
+      }
+      assert.ok(v !== "" && Number.isFinite(Number(v)), `${what} row ${i} ${doc.name}='${v}'`);
+    }
+  }
+}
+
+Deno.test("summary rows equal the statistics of the run rows (table --repeat 3)", async () => {
+  using d = tempDir();
+  const r = await runCli([
+    "table",
+    "--framing",
+    "raw",
+    "--framing",
+    "gsd",
+    "--size",
+    "256KiB",
+    "--n",
+    "64",
+    "--repeat",
+    "3",
+    "--dir",
+    d.path,
+    "--format",
+    "csv",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const rows = csv(r.stdout);
+  assertNumeric(rows, TABLE_COLUMN_DOCS, "table");
+  const runs = rows.filter((x) => x.stat === "run");
+  // Repeated --framing accumulates: both framings ran, repeats numbered 1..3.
+  assert.deepEqual(runs.map((x) => `${x.framing}${x.repeat}`), [
+    "raw1",
+    "raw2",
+    "raw3",
+    "gsd1",
+    "gsd2",
+    "gsd3",
+  ]);
+  for (const framing of ["raw", "gsd"]) {
+    const mine = runs.filter((x) => x.framing === framing);
+    for (const stat of STATS) {
+      const row = rows.find((x) => x.framing === framing && x.stat === stat);
+      assert.ok(row, `${framing} ${stat}`);
+      assert.equal(row.repeat, "3");
+      for (const c of ["write_MiBps", "read_MiBps", "random_ms", "open_ms", "write_s"]) {
+        const want = statistic(stat, mine.map((x) => Number(x[c])));
+        const got = Number(row[c]);
+        assert.ok(Math.abs(got - want) <= 1e-12 * Math.abs(want), `${framing} ${stat} ${c}`);
+      }
+      for (const k of TABLE_KEYS) assert.equal(row[k], mine[0]![k], `${stat} key ${k}`);
+    }
+  }
+});
+
+Deno.test("statistics: median, sample stddev, min, max; one run gives no summary", () => {
+  assert.equal(statistic("median", [3, 1, 2]), 2);
+  assert.equal(statistic("median", [4, 1, 2, 3]), 2.5);
+  assert.equal(statistic("stddev", [2, 4, 4, 4, 5, 5, 7, 9]), Math.sqrt(32 / 7));
+  assert.equal(statistic("min", [3, 1, 2]), 1);
+  assert.equal(statistic("max", [3, 1, 2]), 3);
+  assert.deepEqual(summaryRows([{ framing: "raw", x: 1, stat: "run" }], ["framing"]), []);
+  const rows = summaryRows([
+    { framing: "raw", x: 1, note: "a", stat: "run", error: "" },
+    { framing: "raw", x: 3, note: "b", stat: "run", error: "" },
+    { framing: "raw", x: null, stat: "run", error: "disk full" },
+  ], ["framing"]);
+  assert.deepEqual(rows.map((r) => [r.stat, r.x, r.note, r.repeat]), [
+    ["mean", 2, null, 2],
+    ["median", 2, null, 2],
+    ["stddev", Math.SQRT2, null, 2],
+    ["min", 1, null, 2],
+    ["max", 3, null, 2],
+  ]);
+});
+
+Deno.test("every numeric column holds a number in every row: scaling, records, readers", async () => {
+  using d = tempDir();
+  const runs: [string[], readonly ColumnDoc[]][] = [
+    [
+      ["scaling", "--framing", "raw,f77", "--datasets", "1,2", "--shape", "8x8", "--trials", "2"],
+      SCALING_COLUMN_DOCS,
+    ],
+    [
+      ["records", "--shape", "4x8x8", "--framing", "raw", "--endian", "big", "--repeat", "2"],
+      RECORDS_COLUMN_DOCS,
+    ],
+    [
+      ["readers", "--procs", "1,2", "--records", "2", "--length", "64", "--repeat", "2"],
+      READERS_COLUMN_DOCS,
+    ],
+  ];
+  for (const [args, docs] of runs) {
+    const r = await runCli([...args, "--dir", d.path, "--format", "csv"]);
+    assert.equal(r.code, 0, `${args.join(" ")}: ${r.stderr}`);
+    const rows = csv(r.stdout);
+    assertNumeric(rows, docs, args[0]!);
+    assert.ok(rows.some((x) => x.stat === "mean"), `${args[0]}: summary rows`);
+    assert.ok(
+      rows.filter((x) => x.stat === "run").every((x) => x.repeat === "1" || x.repeat === "2"),
+    );
+    assert.doesNotMatch(r.stdout, /\b(all|avg|average)\b/);
+  }
+});
+
+/** Starts sciobench with piped output; the caller reads and waits. */
+function spawn(args: string[], env: Record<string, string> = {}): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", ...PERMISSIONS, MAIN, ...args],
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1", ...env },
+  }).spawn();
+}
+
+Deno.test("jsonl keeps finished rows after SIGTERM; json is written with interrupted: true", async () => {
+  using d = tempDir();
+  for (const format of ["jsonl", "json"]) {
+    const out = `${d.path}/run.${format}`;
+    // Many small cells: the first few finish quickly, the run goes on far longer.
+    const child = spawn([
+      "table",
+      "--framing",
+      "raw",
+      "--size",
+      "256KiB",
+      "--n",
+      "64",
+      "--repeat",
+      "100000",
+      "--dir",
+      d.path,
+      "--format",
+      format,
+      "--out",
+      out,
+    ]);
+    const stderr = child.stderr.getReader();
+    let seen = "";
+    const dec = new TextDecoder();
+    while (!/cell 4\//.test(seen)) {
+      const { value, done } = await stderr.read();
+      if (done) break;
+      seen += dec.decode(value);
+    }
+    child.kill("SIGTERM");
+    stderr.releaseLock();
+    const status = await child.output();
+    assert.equal(status.code, 143, seen);
+    const text = Deno.readTextFileSync(out);
+    if (format === "jsonl") {
+      const lines = text.trim().split("\n").map((l) => JSON.parse(l));
+      assert.ok(lines[0].meta, "first line is the meta");
+      assert.equal(lines[0].meta.command, "table");
+      const rows = lines.filter((l) => l.framing === "raw");
+      assert.ok(rows.length >= 3, `finished rows kept: ${rows.length}`);
+      assert.deepEqual(rows.slice(0, 3).map((x) => x.repeat), [1, 2, 3]);
+      assert.ok(rows.every((x) => typeof x.write_MiBps === "number"));
+      assert.deepEqual(lines.at(-1), { interrupted: true });
+    } else {
+      const doc = JSON.parse(text);
+      assert.equal(doc.meta.interrupted, true);
+      assert.ok(doc.rows.length >= 3);
+    }
+  }
+  assert.deepEqual([...Deno.readDirSync(d.path)].filter((e) => e.name.startsWith(".scio")), []);
+});
+
+Deno.test("JSON meta describes the run: options, host, kernel, CPU, memory, file system, commit", async () => {
+  using d = tempDir();
+  const r = await runCli([
+    "table",
+    "--framing",
+    "raw",
+    "--size",
+    "64KiB",
+    "--n",
+    "64",
+    "--dir",
+    d.path,
+    "--format",
+    "json",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const { meta } = JSON.parse(r.stdout);
+  assert.deepEqual(meta.options.framing, ["raw"]);
+  assert.deepEqual(meta.options.size, [65536]);
+  assert.equal(meta.options.repeat, 1);
+  for (const k of ["hostname", "kernel", "cpu_model", "version", "deno", "date"]) {
+    assert.equal(typeof meta[k], "string", k);
+  }
+  assert.ok(meta.cores >= 1 && meta.memory_bytes > 0);
+  assert.match(meta.commit, /^([0-9a-f]{40})?$/);
+  assert.equal(meta.file_system.dir, d.path);
+  assert.ok(meta.file_system.free_bytes > 0 && meta.file_system.mount_point.startsWith("/"));
+  assert.ok(typeof meta.file_system.mount_source === "string");
+  assert.ok(Array.isArray(meta.libraries));
+});
+
+Deno.test("--format table and --help for every command; info --format json", async () => {
+  using d = tempDir();
+  for (const cmd of COMMANDS) {
+    const help = await runCli([cmd.name, "--help"]);
+    assert.equal(help.code, 0);
+    if (cmd.name !== "info" && cmd.name !== "plot") {
+      assert.match(help.stdout, /--format F|--format table/, cmd.name);
+    }
+  }
+  // Every column of every workload is described in --help with its unit.
+  for (
+    const [cmd, docs] of [
+      ["table", TABLE_COLUMN_DOCS],
+      ["scaling", SCALING_COLUMN_DOCS],
+      ["records", RECORDS_COLUMN_DOCS],
+      ["readers", READERS_COLUMN_DOCS],
+    ] as const
+  ) {
+    const help = (await runCli([cmd, "--help"])).stdout;
+    for (const doc of docs) {
+      const label = doc.unit ? `${doc.name} (${doc.unit})` : doc.name;
+      assert.ok(help.includes(`  ${label}`), `${cmd} --help describes ${label}`);
+    }
+  }
+  assert.match((await runCli(["table", "--help"])).stdout, /resident_after_drop \(0\.\.1\)/);
+  const t = await runCli([
+    "table",
+    "--framing",
+    "raw",
+    "--size",
+    "64KiB",
+    "--n",
+    "64",
+    "--dir",
+    d.path,
+    "--format",
+    "table",
+  ]);
+  assert.equal(t.code, 0, t.stderr);
+  const lines = t.stdout.trim().split("\n");
+  assert.match(lines[0]!, /^framing\s+size\s+N\s+cache\s+repeat\s+open \(ms\)\s+write \(MiB\/s\)/);
+  assert.match(lines[2]!, /^raw\s+64 KiB\s+8\^2\s+cold\s+1\s+\d/);
+  assert.equal(new Set(lines.map((l) => l.length)).size <= 2, true, "aligned columns");
+  const w = await runCli([
+    "write",
+    "--framing",
+    "raw",
+    "--n",
+    "8",
+    "--frames",
+    "2",
+    `${d.path}/f.raw`,
+    "--format",
+    "table",
+  ]);
+  assert.equal(w.code, 0, w.stderr);
+  assert.match(w.stdout, /^framing\s+path/);
+  const i = await runCli(["info", "--format", "json", `${d.path}/f.raw`]);
+  assert.equal(JSON.parse(i.stdout).frames, 2);
+  const f = await runCli(["framings", "--format", "csv"]);
+  assert.match(f.stdout, /^name,kind,orders,available,description\n/);
+  for (const cmd of ["scaling", "records", "readers", "read"]) {
+    const args = cmd === "read" ? [`${d.path}/f.raw`] : ["--dir", d.path];
+    const small: Record<string, string[]> = {
+      scaling: ["--framing", "raw", "--datasets", "1", "--shape", "4"],
+      records: ["--shape", "2x4", "--framing", "raw", "--endian", "native"],
+      readers: ["--procs", "1", "--records", "1", "--length", "8", "--mode", "shared"],
+      read: [],
+    };
+    const r = await runCli([cmd, ...small[cmd]!, ...args, "--format", "table"]);
+    assert.equal(r.code, 0, `${cmd}: ${r.stderr}`);
+    assert.match(r.stdout.split("\n")[1]!, /^-+( {2}-+)+$/, `${cmd} has an aligned table`);
+  }
+});
+
+Deno.test("before any output: a bad option never truncates --out; usage errors exit 2", async () => {
+  using d = tempDir();
+  const out = `${d.path}/results.csv`;
+  Deno.writeTextFileSync(out, "precious\n");
+  for (
+    const bad of [
+      ["--cache", "cld"],
+      ["--framing", "nope"],
+      ["--n", "1000000000"],
+      ["--format", "xml"],
+      ["--size", "1PiB"],
+    ]
+  ) {
+    const r = await runCli(["table", ...bad, "--dir", d.path, "--out", out, "--force"]);
+    assert.equal(r.code, 2, `${bad.join(" ")}: ${r.stderr}`);
+    assert.equal(r.stdout, "");
+    assert.equal(Deno.readTextFileSync(out), "precious\n", bad.join(" "));
+  }
+});
+
+Deno.test("memory preflight: table --n 1000000000 is refused with exit 2 before allocating", async () => {
+  const child = spawn(["table", "--n", "1000000000", "--size", "1MiB"]);
+  const r = await child.output();
+  const stderr = new TextDecoder().decode(r.stderr);
+  assert.equal(r.code, 2, stderr);
+  assert.match(
+    stderr,
+    /^sciobench: error: the largest --n needs about .* of memory but .* is available/,
+  );
+  assert.equal(r.stdout.length, 0);
+});
+
+Deno.test("did you mean: commands, options, framings, values", async () => {
+  const cases: [string[], RegExp][] = [
+    [["tabel"], /unknown command 'tabel'.*did you mean 'table'\?/],
+    [["table", "--framng", "raw"], /Unknown option '--framng'; did you mean '--framing'\?/],
+    [["table", "--framing", "gdd"], /unknown framing 'gdd'.*did you mean 'gsd'\?/],
+    [["table", "--cache", "cld"], /bad --cache 'cld'.*did you mean 'cold'\?/],
+    [["table", "--format", "jsnl"], /bad --format 'jsnl'.*did you mean 'jsonl'\?/],
+    [["records", "--endian", "bgi"], /did you mean 'big'\?/],
+    [["table", "--peer", "python-gds"], /did you mean 'python-gsd'\?/],
+  ];
+  for (const [args, re] of cases) {
+    const r = await runCli(args);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, re);
+  }
+  assert.equal(didYouMean("xyzzy", ["table", "scaling"]), "");
+});
+
+Deno.test("a set SCIOBENCH_*_LIB that cannot load is an error naming it; a missing dependency is named", async () => {
+  const child = spawn(["records", "--framing", "hdf5", "--shape", "2x4"], {
+    SCIOBENCH_HDF5_LIB: "/nonexistent/libhdf5.so",
+  });
+  const r = await child.output();
+  const stderr = new TextDecoder().decode(r.stderr);
+  assert.equal(r.code, 2, stderr);
+  assert.match(stderr, /SCIOBENCH_HDF5_LIB=\/nonexistent\/libhdf5\.so cannot be loaded/);
+  assert.equal(
+    dlopenProblem(
+      "libnetcdf.so.19",
+      "Could not open library: libhdf5_serial.so.103: cannot open shared object file: No such file or directory",
+    ),
+    "needs libhdf5_serial.so.103, which is not installed",
+  );
+  assert.equal(
+    dlopenProblem(
+      "libnetcdf.so.19",
+      "Could not open library: libnetcdf.so.19: cannot open shared object file: No such file or directory",
+    ),
+    "not found",
+  );
+});
