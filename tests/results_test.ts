@@ -332,7 +332,7 @@ Deno.test("memory preflight: table --n 1000000000 is refused with exit 2 before 
   assert.equal(r.code, 2, stderr);
   assert.match(
     stderr,
-    /^sciobench: error: the largest --n needs about .* of memory but .* is available/,
+    /^sciobench: error: a frame of N = 1000000000 particles needs .* of memory/m,
   );
   assert.equal(r.stdout.length, 0);
 });
