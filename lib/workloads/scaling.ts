@@ -389,7 +389,7 @@ export function seedRenderer(repeats: number): TableRenderer {
         lastFraming = framing;
       }
       const n = Number(row["datasets"]);
-      if (typeof row["error"] === "string") {
+      if (row["error"]) {
         return out + `Write ${String(n).padStart(2)}: failed: ${row["error"]}\n`;
       }
       out += `Write ${String(n).padStart(2)}:${"*".repeat(n)}\n`;
