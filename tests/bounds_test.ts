@@ -113,12 +113,16 @@ Deno.test("CLI: an error during scaling starts its own line after the progress s
       "5",
       "--dir",
       d.path,
+      "--format",
+      "seed",
     ],
-    stdout: "null",
+    stdout: "piped",
     stderr: "piped",
     env: { NO_COLOR: "1" },
   }).output();
   const stderr = new TextDecoder().decode(out.stderr);
   assert.equal(out.code, 1, stderr);
-  assert.match(stderr, /Write +5 datasets:\*+\nsciobench: error: /);
+  // IOspeed's stars (--format seed) end their line; the run's row says why it failed
+  assert.match(stderr, /Write +5 datasets:\*+\nsciobench: error: 1 of 1 cells failed/);
+  assert.match(new TextDecoder().decode(out.stdout), /Write  5: failed: .*File too large/);
 });

@@ -365,7 +365,8 @@ export function seedStderrLabel(framing: string, datasets: number, path: string)
  * SystemTime=S, Combined=C` per run (R in seconds with 3 decimals, the others in clock ticks),
  * and with several repeats, at the end, IOspeed's `-------IEEE: Average of K trials------------`
  * block per framing over every count and repeat (times in seconds, `Megs/sec` the mean of the
- * runs' MiB/s, with the original's missing comma). Summary and failed rows print nothing.
+ * runs' MiB/s, with the original's missing comma). A failed run prints `Write  5: failed: WHY`;
+ * summary rows print nothing.
  */
 export function seedRenderer(repeats: number): TableRenderer {
   let lastRepeat = -1;
@@ -374,8 +375,8 @@ export function seedRenderer(repeats: number): TableRenderer {
   return {
     head: () => (repeats > 1 ? `Ntests=${repeats}\n` : ""),
     row(row: Row): string {
-      if (row["stat"] !== "run" || row["error"]) return "";
-      runs.push(row);
+      if (row["stat"] !== "run") return "";
+      if (!row["error"]) runs.push(row);
       const framing = String(row["framing"]);
       let out = "";
       const repeat = Number(row["repeat"]);
