@@ -124,5 +124,5 @@ Deno.test("CLI: an error during scaling starts its own line after the progress s
   assert.equal(out.code, 1, stderr);
   // IOspeed's stars (--format seed) end their line; the run's row says why it failed
   assert.match(stderr, /Write +5 datasets:\*+\nsciobench: error: 1 of 1 cells failed/);
-  assert.match(new TextDecoder().decode(out.stdout), /Write  5: failed: .*File too large/);
+  assert.match(new TextDecoder().decode(out.stdout), /Write {2}5: failed: .*File too large/);
 });
