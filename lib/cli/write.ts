@@ -22,7 +22,7 @@ import { IoError, UsageError } from "../errors.ts";
 import { statfs } from "../sys/libc.ts";
 import { type PhaseSample, startMeter } from "../sys/meter.ts";
 import { BYTES_PER_PARTICLE, TableFrames } from "../workloads/table.ts";
-import { parseArgs, parseChoice, parseCount, parseSeed } from "./args.ts";
+import { parseArgs, parseCount, parseSeed } from "./args.ts";
 import type { Command } from "./command.ts";
 import {
   backendOptionArgs,
