@@ -10,6 +10,7 @@ import {
 import { UsageError } from "../lib/errors.ts";
 import { formatG } from "../lib/report/rst.ts";
 import { tableSizing } from "../lib/workloads/table.ts";
+import { runCli } from "./_helpers.ts";
 
 Deno.test("parseSize accepts B, KiB, MiB, GiB and plain bytes", () => {
   assert.equal(parseSize("128MiB"), 128 * 2 ** 20);
@@ -18,6 +19,24 @@ Deno.test("parseSize accepts B, KiB, MiB, GiB and plain bytes", () => {
   assert.equal(parseSize("4096"), 4096);
   assert.equal(parseSize("10B"), 10);
   assert.equal(parseSize("2gib"), 2 * 2 ** 30);
+  // fio, IOR and dd: a bare letter is binary, in either case; MB and kB are decimal
+  for (const [text, bytes] of [["128M", 128 * 2 ** 20], ["128m", 128 * 2 ** 20]] as const) {
+    assert.equal(parseSize(text), bytes, text);
+  }
+  assert.equal(parseSize("1G"), 2 ** 30);
+  assert.equal(parseSize("1g"), 2 ** 30);
+  assert.equal(parseSize("4k"), 4096);
+  assert.equal(parseSize("4K"), 4096);
+  assert.equal(parseSize("2T"), 2 * 2 ** 40);
+  assert.equal(parseSize("4KiB"), 4096);
+  assert.equal(parseSize("100MB"), 100e6);
+  assert.equal(parseSize("1GB"), 1e9);
+  assert.equal(parseSize("4kB"), 4000);
+  assert.equal(parseSize("1.5M"), 1.5 * 2 ** 20);
+  assert.throws(
+    () => parseSize("12 parsecs", "--size"),
+    /bad --size '12 parsecs': expected bytes \(4096\), or a number with a unit: k, M, G, T or KiB, MiB, GiB, TiB \(binary.*kB, MB, GB, TB \(decimal/,
+  );
   for (const bad of ["", "MiB", "12 parsecs", "-1MiB", "0", "1e3"]) {
     assert.throws(() => parseSize(bad), UsageError, bad);
   }
@@ -96,4 +115,25 @@ Deno.test("formatG matches Python's '.4g' and '.3g'", () => {
   assert.equal(formatG(12345.6, 4), "1.235e+04");
   assert.equal(formatG(0.00001234, 3), "1.23e-05");
   assert.equal(formatG(15.56, 4), "15.56");
+});
+
+Deno.test("every size option reads fio's units: table --size 1M --sample 64k, as bytes in the plan", async () => {
+  const r = await runCli([
+    "table",
+    "--framing",
+    "raw",
+    "--size",
+    "1M,2MB",
+    "--sample",
+    "64k",
+    "--n",
+    "64",
+    "--dry-run",
+    "--format",
+    "json",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const plan = JSON.parse(r.stdout);
+  assert.deepEqual(plan.parameters.size_bytes, [2 ** 20, 2e6]);
+  assert.equal(plan.parameters.sample_bytes, 65536);
 });

@@ -198,7 +198,11 @@ Deno.test("bad flags and values: one line, exit 2, no stack trace", async () => 
   for (
     const [args, pattern] of [
       [["table", "--bogus"], /table: Unknown option '--bogus'/],
-      [["table", "--size", "12 parsecs"], /bad --size '12 parsecs'/],
+      [
+        ["table", "--size", "12 parsecs"],
+        /bad --size '12 parsecs': expected bytes \(4096\), .*k, M, G, T or KiB/,
+      ],
+      [["table", "--sample", "1Q"], /bad --sample '1Q': expected bytes .*kB, MB, GB, TB \(decimal/],
       [["table", "--n", "0"], /bad --n '0'/],
       [["table", "--framing", "nope"], /unknown framing 'nope'/],
       [["table", "--dir", "/nonexistent/dir"], /--dir \/nonexistent\/dir does not exist/],

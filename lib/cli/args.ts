@@ -7,38 +7,7 @@ import { parseArgs as nodeParseArgs, type ParseArgsConfig } from "node:util";
 import { UsageError } from "../errors.ts";
 import { didYouMean } from "../suggest.ts";
 export { formatCount, formatSize } from "../report/units.ts";
-
-const UNITS: Record<string, number> = {
-  "": 1,
-  B: 1,
-  KIB: 1024,
-  MIB: 1024 ** 2,
-  GIB: 1024 ** 3,
-  TIB: 1024 ** 4,
-  KB: 1000,
-  MB: 1000 ** 2,
-  GB: 1000 ** 3,
-  TB: 1000 ** 4,
-};
-
-/** Parses a byte size such as `128MiB`, `1GiB`, `4096`, `1.5GiB`; returns bytes (an integer). */
-export function parseSize(text: string, what = "size"): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(text);
-  const unit = m ? UNITS[m[2]!.toUpperCase()] : undefined;
-  if (!m || unit === undefined) {
-    throw new UsageError(
-      `bad ${what} '${text}': expected a number with an optional unit B, KiB, MiB, GiB, TiB (or KB, MB, GB)`,
-    );
-  }
-  const bytes = Number(m[1]) * unit;
-  if (!Number.isSafeInteger(bytes) || bytes <= 0) {
-    throw new UsageError(
-      `bad ${what} '${text}': must be a positive whole number of bytes below 2^53 (such as 4096 ` +
-        `or 1.5GiB)`,
-    );
-  }
-  return bytes;
-}
+export { parseSize, SIZE_FORMS } from "../sizes.ts";
 
 /** Parses a positive integer count such as `1024`, `32^2` or `1024^2`. */
 export function parseCount(text: string, what = "N", max = Number.MAX_SAFE_INTEGER): number {

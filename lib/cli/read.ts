@@ -74,7 +74,8 @@ Options:
   --seed S            seed for the random order (and for --verify; default 1)
   --verify            check the data against the table pattern written by 'sciobench write'
   --sample SIZE       read only the first frames up to SIZE bytes in order, and as many frames
-                      at random (default: every frame)
+                      at random (default: every frame); 256M and 256MiB are 2^20-byte units
+                      as in fio, 256MB decimal
   --format F          table (default on a terminal), csv (default otherwise), json or jsonl
   --out FILE          write the row to FILE instead of stdout
   --force             allow --out to replace an existing file

@@ -75,15 +75,17 @@ once untimed first.
 
 Options:
   --framing LIST      framings to compare (default gsd); see 'sciobench framings'
-  --size LIST         target file sizes (default 128MiB,1GiB; --quick 16MiB); units B, KiB,
-                      MiB, GiB
+  --size LIST         target file sizes (default 128MiB,1GiB; --quick 16MiB); 128M, 1G, 4k
+                      and 128MiB, 1GiB, 4KiB are binary (2^20, 2^30, 2^10, as in fio and
+                      dd), 100MB, 1GB, 4kB decimal (10^6, 10^9, 10^3)
   --n LIST            particle counts (default 32^2,128^2,1024^2)
   --dir DIR           where to write the scratch files (default: current directory)
   --repeat K          measure each cell K times (default 1); K > 1 adds summary rows
   --seed S            seed of the data and the random order (default 1)
   --no-warmup         skip gsd's untimed warm-up write of each file before the timed write (the
                       warm-up is on by default; --warmup is accepted and changes nothing)
-  --sample SIZE       bytes to read in each read phase (default 256MiB, capped at the file)
+  --sample SIZE       bytes to read in each read phase (default 256MiB, capped at the file;
+                      units as --size)
   --cache cold|warm   page cache before each read phase: cold drops the file (default), warm
                       reads it once first (memory-speed numbers of the framing's code)
   --endian E          native|little|big, for framings that offer a choice (default native);

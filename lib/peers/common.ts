@@ -5,6 +5,7 @@
  * @module
  */
 import { FormatError, IoError, UsageError } from "../errors.ts";
+import { parseSize } from "../sizes.ts";
 import { type DType, DTYPE_SIZE, type TypedArray } from "../framings/types.ts";
 import { close, dlopenPinned, fsync, O, open } from "../sys/libc.ts";
 
@@ -177,19 +178,15 @@ export const LIBRARY_MEMORY_ENV = "SCIOBENCH_LIBRARY_MEMORY";
 /** Default memory limit for one library read of a file sciobench did not write: 4 GiB. */
 export const DEFAULT_LIBRARY_MEMORY = 4 * 2 ** 30;
 
-const MEMORY_UNITS: Record<string, number> = { "": 1, KIB: 2 ** 10, MIB: 2 ** 20, GIB: 2 ** 30 };
-
 /**
- * The memory limit for library reads in bytes: `SCIOBENCH_LIBRARY_MEMORY` (bytes, or with a KiB,
- * MiB or GiB unit) or 4 GiB. UsageError for a malformed value.
+ * The memory limit for library reads in bytes: `SCIOBENCH_LIBRARY_MEMORY` (a size as every size
+ * option reads it, lib/sizes.ts: `8G`, `8GiB`, bytes) or 4 GiB. UsageError for a malformed value.
  */
 export function libraryMemoryLimit(): number {
   const text = envValue(LIBRARY_MEMORY_ENV);
   if (text === undefined) return DEFAULT_LIBRARY_MEMORY;
-  const m = /^\s*(\d+)\s*([a-zA-Z]*)\s*$/.exec(text);
-  const unit = m ? MEMORY_UNITS[m[2]!.toUpperCase()] : undefined;
-  const bytes = m && unit !== undefined ? Number(m[1]) * unit : NaN;
-  if (!Number.isSafeInteger(bytes) || bytes < 2 ** 20) {
+  const bytes = parseSize(text, LIBRARY_MEMORY_ENV);
+  if (bytes < 2 ** 20) {
     throw new UsageError(
       `bad ${LIBRARY_MEMORY_ENV} '${text}': expected a size of at least 1MiB such as 8GiB`,
     );
