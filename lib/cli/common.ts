@@ -9,7 +9,7 @@ import { type OptionValues, parseOptionArgs } from "../framings/options.ts";
 import type { OptionSpec, Workload } from "../framings/types.ts";
 import type { Backend } from "../backends/backend.ts";
 import { world } from "../mpi/world.ts";
-import { warn } from "../report/progress.ts";
+import { type Progress, warn } from "../report/progress.ts";
 import type { EndianOption } from "../framings/types.ts";
 import { type AggregateSpec, rankColumns } from "../mpi/aggregate.ts";
 import { col, type ColumnDoc, humanTable } from "../report/human.ts";
@@ -24,7 +24,7 @@ import { auditOf, auditSummary } from "../sys/audit.ts";
 import { type StatFs, statfs } from "../sys/libc.ts";
 import { formatSize, parseChoice, parseCount } from "./args.ts";
 import { librariesMeta, runMeta } from "./meta.ts";
-import { noteSkipped, resolveBackends } from "./plan.ts";
+import { noteSkipped, PLAN_OPTIONS, resolveBackends } from "./plan.ts";
 
 /** parseArgs option declarations for `--format`, `--out`, `--force` and `--plot`. */
 export const OUTPUT_OPTIONS = {
@@ -37,6 +37,9 @@ export const OUTPUT_OPTIONS = {
 
 /** parseArgs declaration of `--audit` (commands that measure phases). */
 export const AUDIT_OPTION = { audit: { type: "boolean", default: false } } as const;
+
+/** parseArgs declarations every workload command takes: output, `--audit`, `--quick`, `--dry-run`. */
+export const WORKLOAD_OPTIONS = { ...OUTPUT_OPTIONS, ...AUDIT_OPTION, ...PLAN_OPTIONS } as const;
 
 /** Help line of `--audit`. */
 export const AUDIT_HELP =
@@ -51,6 +54,19 @@ export function checkAuditFormat(audit: boolean | undefined, format: string | un
       "--audit adds the audit trail to JSON output: use it with --format json or jsonl",
     );
   }
+}
+
+/**
+ * The output format of `--format` and `--out` ({@link resolveFormat}); refuses `--audit` with a
+ * format that is not JSON ({@link checkAuditFormat}).
+ */
+export function checkOutputFormat(
+  values: { format?: string; out?: string; audit?: boolean },
+  hasSeed: boolean,
+): OutputFormat {
+  const format = resolveFormat(values.format, values.out, hasSeed);
+  checkAuditFormat(values.audit, format);
+  return format;
 }
 
 /** Help lines describing the output options. */
@@ -199,8 +215,7 @@ export function openResults(
   spec: ResultsSpec,
   values: { format?: string; out?: string; force?: boolean; audit?: boolean; plot?: string },
 ): Results {
-  const format = resolveFormat(values.format, values.out, spec.seed !== undefined);
-  checkAuditFormat(values.audit, format);
+  const format = checkOutputFormat(values, spec.seed !== undefined);
   const plot = checkPlotPath(spec.command, values.plot, values.force);
   const meta = runMeta(spec.command, spec.args, spec.options, spec.dir);
   const human = spec.human.map((name) => spec.columns.find((c) => c.name === name)!);
@@ -420,6 +435,39 @@ export function checkScratchParent(dir: string | undefined): StatFs {
     );
   }
   return fs;
+}
+
+/**
+ * Checks `--dir` ({@link checkScratchParent}) and that its file system has room for `bytes`
+ * ({@link checkFreeSpace}: `what` needs the room, `hint` says how to need less).
+ */
+export function checkScratchRoom(
+  dir: string | undefined,
+  bytes: number,
+  what: string,
+  hint: string,
+): void {
+  checkFreeSpace(checkScratchParent(dir), dir, bytes, what, hint);
+}
+
+/**
+ * Runs a measurement that adds its rows to `results`, then completes them. On an error it
+ * clears the progress line, closes the output as interrupted and rethrows.
+ */
+export async function measureInto(
+  results: Results,
+  progress: Progress,
+  measure: () => Promise<unknown>,
+): Promise<void> {
+  try {
+    await measure();
+  } catch (e) {
+    progress.clear();
+    results.abort();
+    throw e;
+  }
+  progress.clear();
+  await results.finish();
 }
 
 /**

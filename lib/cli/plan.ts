@@ -140,6 +140,23 @@ export function printPlan(plan: RunPlan, format: string): void {
   while (done < bytes.length) done += Deno.stdout.writeSync(bytes.subarray(done));
 }
 
+/**
+ * With `--dry-run`, prints the plan (text, or JSON with `--format json`) and returns true.
+ * Otherwise refuses a plan with no backend left to run (notes the skipped ones; UsageError) and
+ * returns false.
+ */
+export function dryRun(plan: RunPlan, values: { "dry-run": boolean; format?: string }): boolean {
+  if (values["dry-run"]) {
+    printPlan(plan, values.format ?? "table");
+    return true;
+  }
+  if (plan.backends.length === 0) {
+    noteSkipped(plan.skipped);
+    throw new UsageError("no usable framing left to measure");
+  }
+  return false;
+}
+
 /** The backends of a `--framing` list split into those usable here and those skipped (why). */
 export function resolveBackends(list: string): { run: Backend[]; skipped: SkippedBackend[] } {
   const run: Backend[] = [];
@@ -153,6 +170,17 @@ export function resolveBackends(list: string): { run: Backend[]; skipped: Skippe
     }
   }
   return { run, skipped };
+}
+
+/**
+ * Prints a run's first stderr lines (rank 0 only): the plan's one-line summary, the backends
+ * skipped, then `notes` and the plan's warnings.
+ */
+export function announcePlan(plan: RunPlan, notes: readonly string[] = []): void {
+  warn(planSummary(plan));
+  noteSkipped(plan.skipped);
+  for (const n of notes) warn(n);
+  for (const w of plan.warnings) warn(`warning: ${w}`);
 }
 
 /** Notes every skipped backend on stderr, one line each. */

@@ -19,11 +19,10 @@ import {
   AUDIT_HELP,
   AUDIT_OPTION,
   backendOptionsHelp,
-  checkAuditFormat,
+  checkOutputFormat,
   checkPlotPath,
   openResults,
   OUTPUT_OPTIONS,
-  resolveFormat,
 } from "./common.ts";
 import { col, type ColumnDoc, columnHelp } from "../report/human.ts";
 import { isolates, relayToTerminal, runIsolated } from "./isolate.ts";
@@ -295,7 +294,7 @@ export const readCommand: Command = {
     const path = positionals[0]!;
     const seed = parseSeed(values.seed);
     const sample = values.sample === undefined ? Infinity : parseSize(values.sample, "--sample");
-    checkAuditFormat(values.audit, resolveFormat(values.format, values.out, false));
+    checkOutputFormat(values, false);
     checkPlotPath("read", values.plot, values.force);
     const settings: ReadSettings = { seed, verify: values.verify, sample };
     const backend = chooseBackend(path, values.framing);

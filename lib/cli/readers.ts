@@ -23,34 +23,24 @@ import {
   type ReadersMode,
   runReaders,
 } from "../workloads/readers.ts";
-import { warn } from "../report/progress.ts";
 import { READERS_QUICK, READERS_SEED } from "../workloads/seeds.ts";
 import { parseArgs, parseChoice, parseCount, parseIntegers, parseList, parseSeed } from "./args.ts";
-import {
-  PLAN_HELP,
-  PLAN_OPTIONS,
-  type PlannedFile,
-  planSummary,
-  printPlan,
-  type RunPlan,
-} from "./plan.ts";
+import { announcePlan, dryRun, PLAN_HELP, type PlannedFile, type RunPlan } from "./plan.ts";
 import type { Command } from "./command.ts";
 import { requireFile } from "./open.ts";
 import { selfCommand } from "./self.ts";
 import {
   AUDIT_HELP,
-  AUDIT_OPTION,
   backendOptionArgs,
   backendOptionsHelp,
-  checkAuditFormat,
-  checkFreeSpace,
   checkMemory,
-  checkScratchParent,
+  checkOutputFormat,
+  checkScratchRoom,
+  measureInto,
   openResults,
   OUTPUT_HELP,
-  OUTPUT_OPTIONS,
   parseEndian,
-  resolveFormat,
+  WORKLOAD_OPTIONS,
 } from "./common.ts";
 
 const HELP =
@@ -300,9 +290,7 @@ export const readersCommand: Command = {
     if (args[0] === "_reader") return await runReaderChild(args.slice(1));
     const { values } = parseArgs("readers", args, {
       options: {
-        ...OUTPUT_OPTIONS,
-        ...AUDIT_OPTION,
-        ...PLAN_OPTIONS,
+        ...WORKLOAD_OPTIONS,
         procs: { type: "string" },
         mode: { type: "string" },
         records: { type: "string", default: "10" },
@@ -342,7 +330,7 @@ export const readersCommand: Command = {
     const seed = parseSeed(values.seed);
     const endian = parseEndian(values.endian);
     const repeat = parseCount(values.repeat, "--repeat");
-    checkAuditFormat(values.audit, resolveFormat(values.format, values.out, false));
+    checkOutputFormat(values, false);
     const backend = usableBackend(values.framing);
     const backendOptions = backendOptionArgs(backend, values.option, "readers");
     if (!backend.orders.includes(endian === "native" ? NATIVE_ORDER : endian)) {
@@ -356,28 +344,19 @@ export const readersCommand: Command = {
       backendOptions,
       file: userFile,
     });
+    // the cells of the run: the plan and the workload take the same values
+    const cells = { endian, procs, modes, caches, records, length, seed };
     const plan = readersPlan({
       reader: reader.name,
       file: userFile,
       backend: backend.name,
-      endian,
-      procs,
-      modes,
-      caches,
-      records,
-      length,
-      seed,
+      ...cells,
       options: backendOptions,
     });
-    if (values["dry-run"]) {
-      printPlan(plan, values.format ?? "table");
-      return;
-    }
-    const fs = checkScratchParent(values.dir);
+    if (dryRun(plan, values)) return;
     const fileBytes = records * length * 8;
     const files = userFile !== undefined ? 0 : modes.includes("separate") ? Math.max(...procs) : 1;
-    checkFreeSpace(
-      fs,
+    checkScratchRoom(
       values.dir,
       files * fileBytes,
       `${files} file${files === 1 ? "" : "s"} of ${records} records of ${length} doubles`,
@@ -441,19 +420,12 @@ export const readersCommand: Command = {
       },
       dir: values.dir,
     }, values);
-    warn(planSummary(plan));
-    if (reader.note !== null) warn(reader.note);
-    try {
-      await runReaders(
+    announcePlan(plan, reader.note === null ? [] : [reader.note]);
+    await measureInto(results, progress, () =>
+      runReaders(
         {
           backend,
-          procs,
-          modes,
-          caches,
-          records,
-          length,
-          seed,
-          endian,
+          ...cells,
           backendOptions,
           dir: values.dir,
           progress,
@@ -464,13 +436,6 @@ export const readersCommand: Command = {
           repeat,
         },
         (row) => results.add(row),
-      );
-    } catch (e) {
-      progress.clear();
-      results.abort();
-      throw e;
-    }
-    progress.clear();
-    await results.finish();
+      ));
   },
 };

@@ -28,32 +28,28 @@ import { parseArgs, parseChoice, parseCount, parseShape } from "./args.ts";
 import type { Command } from "./command.ts";
 import {
   AUDIT_HELP,
-  AUDIT_OPTION,
   backendOptionsHelp,
-  checkAuditFormat,
-  checkFreeSpace,
   checkMemory,
-  checkScratchParent,
+  checkOutputFormat,
+  checkScratchRoom,
+  measureInto,
   MPI_HELP,
   MPI_OPTIONS,
   openResults,
   OUTPUT_HELP,
-  OUTPUT_OPTIONS,
   parseReorder,
   rankColumnDocs,
   repeatOption,
-  resolveFormat,
+  WORKLOAD_OPTIONS,
 } from "./common.ts";
 import { parseOptionArgs } from "../framings/options.ts";
 import {
+  announcePlan,
   checkStorable,
+  dryRun,
   EndianChoice,
-  noteSkipped,
   NUMBER_TYPES,
   PLAN_HELP,
-  PLAN_OPTIONS,
-  planSummary,
-  printPlan,
   resolveBackends,
   type RunPlan,
   type SkippedBackend,
@@ -153,8 +149,7 @@ export const recordsCommand: Command = {
   async run(args: string[]): Promise<void> {
     const { values } = parseArgs("records", args, {
       options: {
-        ...OUTPUT_OPTIONS,
-        ...AUDIT_OPTION,
+        ...WORKLOAD_OPTIONS,
         shape: { type: "string" },
         type: { type: "string", default: RECORDS_SEED.type },
         framing: { type: "string", default: RECORDS_SEED.framing },
@@ -165,7 +160,6 @@ export const recordsCommand: Command = {
         option: { type: "string", multiple: true },
         dir: { type: "string" },
         ...MPI_OPTIONS,
-        ...PLAN_OPTIONS,
       },
     });
     const shapeText = values.shape ?? (values.quick ? RECORDS_QUICK.shape : RECORDS_SEED.shape);
@@ -179,7 +173,7 @@ export const recordsCommand: Command = {
     const repeat = repeatOption(values.repeat, values.trials);
     const seed = parseCount(values.seed, "--seed");
     const endian = new EndianChoice(values.endian);
-    checkAuditFormat(values.audit, resolveFormat(values.format, values.out, true));
+    checkOutputFormat(values, true);
     const recordBytes = shape.slice(1).reduce((a, b) => a * b, 1) * DTYPE_SIZE[dtype];
     if (!Number.isSafeInteger(recordBytes * shape[0]!) || recordBytes > 2 ** 31 - 1) {
       throw new UsageError(`--shape ${shapeText} of ${dtype}: at most 2 GiB - 1 per record`);
@@ -198,17 +192,8 @@ export const recordsCommand: Command = {
       targets,
       resolved.skipped,
     );
-    if (values["dry-run"]) {
-      printPlan(plan, values.format ?? "table");
-      return;
-    }
-    if (targets.length === 0) {
-      noteSkipped(resolved.skipped);
-      throw new UsageError("no usable framing left to measure");
-    }
-    const fs = checkScratchParent(values.dir);
-    checkFreeSpace(
-      fs,
+    if (dryRun(plan, values)) return;
+    checkScratchRoom(
       values.dir,
       recordBytes * shape[0]!,
       "the file of --shape",
@@ -216,11 +201,7 @@ export const recordsCommand: Command = {
     );
     checkMemory(3 * recordBytes, "a record of --shape", "use a smaller --shape");
     const progress = new Progress();
-    if (world().rank === 0) {
-      progress.note(planSummary(plan));
-      noteSkipped(resolved.skipped);
-      for (const n of notes) progress.note(n);
-    }
+    announcePlan(plan, notes);
 
     const reorder = parseReorder(values.reorder);
     const results = openResults({
@@ -247,16 +228,10 @@ export const recordsCommand: Command = {
     const add = (row: Row) => {
       for (const r of rankRows(row, RECORDS_AGGREGATE, values["per-rank"])) results.add(r);
     };
-    try {
-      await runRecords(
+    await measureInto(results, progress, () =>
+      runRecords(
         { targets, shape, dtype, repeat, seed, dir: values.dir, backendOptions, progress, reorder },
         (run) => add(recordsRow(run, shape)),
-      );
-    } catch (e) {
-      progress.clear();
-      results.abort();
-      throw e;
-    }
-    await results.finish();
+      ));
   },
 };

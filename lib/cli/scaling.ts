@@ -10,7 +10,7 @@ import { rankRows } from "../mpi/aggregate.ts";
 import { world } from "../mpi/world.ts";
 import { columnHelp } from "../report/human.ts";
 import type { Row } from "../report/output.ts";
-import { Progress, warn, writeStderrPartial } from "../report/progress.ts";
+import { Progress, writeStderrPartial } from "../report/progress.ts";
 import { SCALING_QUICK, SCALING_SEED } from "../workloads/seeds.ts";
 import {
   datasetBytes,
@@ -27,29 +27,25 @@ import { formatSize, parseArgs, parseChoice, parseIntegers, parseShape } from ".
 import type { Command } from "./command.ts";
 import {
   AUDIT_HELP,
-  AUDIT_OPTION,
-  checkAuditFormat,
-  checkFreeSpace,
   checkMemory,
-  checkScratchParent,
+  checkOutputFormat,
+  checkScratchRoom,
+  measureInto,
   openResults,
   OUTPUT_HELP,
-  OUTPUT_OPTIONS,
   PER_RANK_HELP,
   PER_RANK_OPTION,
   rankColumnDocs,
   repeatOption,
-  resolveFormat,
+  WORKLOAD_OPTIONS,
 } from "./common.ts";
 import {
+  announcePlan,
   checkStorable,
+  dryRun,
   EndianChoice,
-  noteSkipped,
   NUMBER_TYPES,
   PLAN_HELP,
-  PLAN_OPTIONS,
-  planSummary,
-  printPlan,
   resolveBackends,
   type RunPlan,
   type SkippedBackend,
@@ -150,8 +146,7 @@ export const scalingCommand: Command = {
   async run(args: string[]): Promise<void> {
     const { values } = parseArgs("scaling", args, {
       options: {
-        ...OUTPUT_OPTIONS,
-        ...AUDIT_OPTION,
+        ...WORKLOAD_OPTIONS,
         framing: { type: "string", default: SCALING_SEED.framing },
         datasets: { type: "string" },
         shape: { type: "string", default: SCALING_SEED.shape },
@@ -162,7 +157,6 @@ export const scalingCommand: Command = {
         endian: { type: "string", default: SCALING_SEED.endian },
         dir: { type: "string" },
         ...PER_RANK_OPTION,
-        ...PLAN_OPTIONS,
       },
     });
     const datasets = parseIntegers(
@@ -175,8 +169,7 @@ export const scalingCommand: Command = {
     const dtype = parseChoice(values.type, NUMBER_TYPES, "--type");
     const repeat = repeatOption(values.repeat, values.trials);
     const endian = new EndianChoice(values.endian);
-    const format = resolveFormat(values.format, values.out, true);
-    checkAuditFormat(values.audit, format);
+    const format = checkOutputFormat(values, true);
     const bytes = datasetBytes(shape, dtype);
     if (!Number.isSafeInteger(bytes) || bytes > 2 ** 31 - 1) {
       throw new UsageError(
@@ -192,27 +185,15 @@ export const scalingCommand: Command = {
       { datasets, shape, dtype, trials: repeat, fsync: values.fsync, bytes, endian },
       resolved,
     );
-    if (values["dry-run"]) {
-      printPlan(plan, values.format ?? "table");
-      return;
-    }
-    if (resolved.run.length === 0) {
-      noteSkipped(resolved.skipped);
-      throw new UsageError("no usable framing left to measure");
-    }
-    const fs = checkScratchParent(values.dir);
-    checkFreeSpace(
-      fs,
+    if (dryRun(plan, values)) return;
+    checkScratchRoom(
       values.dir,
       Math.max(...datasets) * bytes,
       `the largest file (${Math.max(...datasets)} datasets of ${formatSize(bytes)})`,
       "use fewer --datasets, a smaller --shape or another --dir",
     );
     checkMemory(2 * bytes, `a dataset of --shape ${values.shape}`, "use a smaller --shape");
-    if (world().rank === 0) {
-      warn(planSummary(plan));
-      noteSkipped(resolved.skipped);
-    }
+    announcePlan(plan);
     const backends = resolved.run;
 
     const results = openResults({
@@ -247,8 +228,8 @@ export const scalingCommand: Command = {
     const add = (row: Row) => {
       for (const r of rankRows(row, SCALING_AGGREGATE, values["per-rank"])) results.add(r);
     };
-    try {
-      await runScaling(
+    await measureInto(results, progress, () =>
+      runScaling(
         {
           backends,
           datasets,
@@ -277,12 +258,6 @@ export const scalingCommand: Command = {
             add(scalingRow(run));
           },
         },
-      );
-    } catch (e) {
-      progress.clear();
-      results.abort();
-      throw e;
-    }
-    await results.finish();
+      ));
   },
 };

@@ -32,12 +32,11 @@ import {
   parseSize,
 } from "./args.ts";
 import {
+  announcePlan,
+  dryRun,
   EndianChoice,
   PLAN_HELP,
-  PLAN_OPTIONS,
   type PlannedFile,
-  planSummary,
-  printPlan,
   resolveBackends,
   type RunPlan,
   type SkippedBackend,
@@ -45,19 +44,17 @@ import {
 import type { Command } from "./command.ts";
 import {
   AUDIT_HELP,
-  AUDIT_OPTION,
-  checkAuditFormat,
-  checkFreeSpace,
   checkMemory,
-  checkScratchParent,
+  checkOutputFormat,
+  checkScratchRoom,
+  measureInto,
   MPI_HELP,
   MPI_OPTIONS,
   openResults,
   OUTPUT_HELP,
-  OUTPUT_OPTIONS,
   parseReorder,
   rankColumnDocs,
-  resolveFormat,
+  WORKLOAD_OPTIONS,
 } from "./common.ts";
 
 const HELP = `sciobench table: the GSD benchmark table (gsd's benchmark-hoomd.py), over framings
@@ -195,10 +192,8 @@ export const tableCommand: Command = {
   async run(args: string[]): Promise<void> {
     const { values } = parseArgs("table", args, {
       options: {
-        ...OUTPUT_OPTIONS,
-        ...AUDIT_OPTION,
+        ...WORKLOAD_OPTIONS,
         ...MPI_OPTIONS,
-        ...PLAN_OPTIONS,
         layout: { type: "string", default: "per-rank" },
         framing: { type: "string" },
         size: { type: "string" },
@@ -235,7 +230,7 @@ export const tableCommand: Command = {
     const resolved = resolveBackends(values.framing ?? TABLE_SEED.framing);
     const skipped = [...resolved.skipped];
     const cache = parseChoice(values.cache, ["cold", "warm"] as const, "--cache");
-    checkAuditFormat(values.audit, resolveFormat(values.format, values.out, true));
+    checkOutputFormat(values, true);
     const peers: Backend[] = [];
     const notes: string[] = [];
     // The bare command measures the seed's own library beside ours, where it is importable.
@@ -263,7 +258,7 @@ export const tableCommand: Command = {
         if (values.peer === undefined) {
           notes.push(`added peer '${name}' (gsd.hoomd is importable; --no-peers leaves it out)`);
         }
-      } else skipped.push({ name, reason: `skipping peer '${name}': ${why}` });
+      } else skipped.push({ name, reason: `peer '${name}': ${why}` });
     }
     if (resolved.run.length === 0 && peers.length === 0) {
       throw new UsageError("no usable framing left to measure");
@@ -284,26 +279,16 @@ export const tableCommand: Command = {
       skipped,
     };
     const plan = tablePlan(settings);
-    if (values["dry-run"]) {
-      printPlan(plan, values.format ?? "table");
-      return;
-    }
-    const fs = checkScratchParent(values.dir);
+    if (dryRun(plan, values)) return;
     // every rank's files may share this file system
-    checkFreeSpace(
-      fs,
+    checkScratchRoom(
       values.dir,
       Math.max(...sizes) * world().size,
       "the largest --size",
       "use a smaller --size or another --dir",
     );
     const progress = new Progress();
-    if (world().rank === 0) {
-      progress.note(planSummary(plan));
-      for (const s of skipped) progress.note(s.reason);
-      for (const n of notes) progress.note(n);
-      for (const w of plan.warnings) progress.note(`warning: ${w}`);
-    }
+    announcePlan(plan, notes);
     const reorder = parseReorder(values.reorder);
     const names = [...resolved.run, ...peers].map((b) => b.name);
     const results = openResults({
@@ -328,8 +313,8 @@ export const tableCommand: Command = {
       },
       dir: values.dir,
     }, values);
-    try {
-      await runTable(
+    await measureInto(results, progress, () =>
+      runTable(
         {
           backends: resolved.run,
           peers,
@@ -348,13 +333,6 @@ export const tableCommand: Command = {
           layout,
         },
         (row) => results.add(row),
-      );
-    } catch (e) {
-      progress.clear();
-      results.abort();
-      throw e;
-    }
-    progress.clear();
-    await results.finish();
+      ));
   },
 };
