@@ -11,6 +11,7 @@ import { recordsCommand } from "./records.ts";
 import { readersCommand } from "./readers.ts";
 import { scalingCommand } from "./scaling.ts";
 import { tableCommand } from "./table.ts";
+import { versionCommand } from "./version.ts";
 import { writeCommand } from "./write.ts";
 
 /** Every subcommand, in the order `sciobench --help` lists them. */
@@ -24,4 +25,5 @@ export const COMMANDS: readonly Command[] = [
   infoCommand,
   framingsCommand,
   plotCommand,
+  versionCommand,
 ];

@@ -14,6 +14,7 @@ import { clearProgressLine } from "../report/progress.ts";
 import { runLibraryChild } from "./child.ts";
 import { COMMANDS } from "./commands.ts";
 import { LIBRARY_CHILD_COMMAND } from "./isolate.ts";
+import { versionText } from "./version.ts";
 
 function globalHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -69,9 +70,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     const cmd = COMMANDS.find((c) => c.name === topic);
     return printOut(cmd ? cmd.help : globalHelp());
   }
-  if (name === "--version" || name === "-V") {
-    return printOut(`sciobench ${VERSION}`);
-  }
+  if (name === "--version" || name === "-V") return printOut(versionText());
   if (name === LIBRARY_CHILD_COMMAND) return await runLibraryChild();
   const cmd = COMMANDS.find((c) => c.name === name);
   if (!cmd) {
