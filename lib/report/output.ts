@@ -124,9 +124,23 @@ export function openRowSink(columns: readonly string[], options: RowSinkOptions)
   if (options.out !== undefined) {
     target = checkOutputTarget(options.out, options.force ?? false, "--out");
     temp = tempPathFor(target.path);
+  }
+  const keepsInterrupted = options.format === "json" || options.format === "jsonl";
+  // The signal handlers are in place before the temporary file exists: a SIGTERM right after it
+  // appears must not meet the default action (death, with the temporary file left behind).
+  const unregister = onInterrupt(() => {
+    if (!keepsInterrupted) {
+      discard();
+      return;
+    }
+    sink.close({ interrupted: true });
+    return options.out ? `kept the finished rows in ${options.out}` : undefined;
+  });
+  if (temp) {
     try {
       file = Deno.openSync(temp, { write: true, createNew: true });
     } catch (e) {
+      unregister();
       throw new IoError(
         `cannot write ${options.out}: ${e instanceof Error ? e.message : String(e)}`,
       );
@@ -154,7 +168,6 @@ export function openRowSink(columns: readonly string[], options: RowSinkOptions)
     file = undefined;
     commitTemp(temp, target);
   };
-  const keepsInterrupted = options.format === "json" || options.format === "jsonl";
   const write = (text: string) => {
     const bytes = encoder.encode(text);
     if (file) writeAll(file, bytes, options.out);
@@ -184,14 +197,6 @@ export function openRowSink(columns: readonly string[], options: RowSinkOptions)
     if (file) discard();
     else sink.close({ interrupted: true });
   };
-  const unregister = onInterrupt(() => {
-    if (!keepsInterrupted) {
-      discard();
-      return;
-    }
-    sink.close({ interrupted: true });
-    return options.out ? `kept the finished rows in ${options.out}` : undefined;
-  });
   globalThis.addEventListener("unload", onUnload);
   const sink: RowSink = {
     get failed() {
