@@ -7,6 +7,7 @@ import { XMLValidator } from "npm:fast-xml-parser@5.2.5";
 import { type ChartWorkload, parseResults, renderChart } from "../lib/report/plot.ts";
 import type { Row } from "../lib/report/output.ts";
 import { runCli, tempDir } from "./_helpers.ts";
+import { svgToPng } from "../tools/chart_png.ts";
 
 /** The text content of every <text> element of an SVG. */
 function texts(svg: string): string[] {
@@ -184,4 +185,53 @@ Deno.test("plot: --plot on a workload and 'sciobench plot' on its CSV; no overwr
   const png = await runCli(["scaling", "--datasets", "1", "--plot", `${d.path}/x.png`]);
   assert.equal(png.code, 2);
   assert.match(png.stderr, /ending in \.svg/);
+});
+
+Deno.test("plot: each workload's chart renders to a PNG with its text drawn (resvg, dev only)", async () => {
+  for (const workload of ["table", "scaling", "records", "readers"] as const) {
+    const svg = await renderChart(workload, {
+      meta: { ...META, command: workload },
+      rows: rows(workload),
+    });
+    const size = /^<svg [^>]*width="(\d+)" height="(\d+)"/.exec(svg);
+    assert.ok(size, `${workload}: SVG size`);
+    const image = svgToPng(svg, 1);
+    assert.deepEqual([image.width, image.height], [Number(size[1]), Number(size[2])]);
+    assert.deepEqual([...image.png.subarray(0, 8)], [137, 80, 78, 71, 13, 10, 26, 10], "PNG");
+    // Dark pixels where the title is (text drawn with a real font); coloured lines or bars below.
+    const count = (x0: number, y0: number, x1: number, y1: number, limit: number) => {
+      let n = 0;
+      for (let y = y0; y < y1; y++) {
+        for (let x = x0; x < x1; x++) {
+          const i = (y * image.width + x) * 4;
+          if (image.pixels[i]! + image.pixels[i + 1]! + image.pixels[i + 2]! < limit) n++;
+        }
+      }
+      return n;
+    };
+    const dark = (x0: number, y0: number, x1: number, y1: number) => count(x0, y0, x1, y1, 300);
+    const coloured = (x0: number, y0: number, x1: number, y1: number) => count(x0, y0, x1, y1, 600);
+    assert.ok(dark(0, 0, 300, 30) > 200, `${workload}: the title is drawn`);
+    assert.ok(
+      coloured(0, 40, image.width, image.height) > 1500,
+      `${workload}: the plot is drawn`,
+    );
+  }
+});
+
+Deno.test("plot: axes start at 0 (no negative ticks from wide error bars); readers' legend names the dashed model", async () => {
+  const noisy: Row[] = [];
+  for (const framing of ["raw", "gsd"]) {
+    for (const [rep, t] of [[1, 0.001], [2, 0.2], [3, 0.001]] as const) {
+      for (const datasets of [1, 2]) {
+        noisy.push({ framing, datasets, real_s: t, user_s: t / 2, sys_s: 0, repeat: rep });
+      }
+    }
+  }
+  const svg = await renderChart("scaling", { meta: {}, rows: noisy });
+  const labels = texts(svg).filter((t) => /^[−-]?[\d.]+$/.test(t));
+  assert.ok(labels.length > 4, labels.join(" "));
+  assert.deepEqual(labels.filter((t) => /^[−-]/.test(t)), [], "no negative tick labels");
+  const readers = texts(await renderChart("readers", { meta: {}, rows: rows("readers") }));
+  assert.ok(readers.includes("measured") && readers.includes("seed: procs × time of 1"));
 });

@@ -99,10 +99,10 @@ function chartTitle(workload: string, results: Results): { text: string; subtitl
     typeof meta.date === "string" ? meta.date.slice(0, 10) : "",
   ].filter((s) => s !== "");
   const what: Record<ChartWorkload, string> = {
-    table: "GSD table: bandwidth against N",
-    readers: "Simultaneous readers: wall time against processes",
-    scaling: "IOspeed: time against datasets written",
-    records: "Record by record: time per framing and byte order",
+    table: "write, read and random bandwidth against N",
+    readers: "wall time of simultaneous readers",
+    scaling: "wall and CPU time against datasets written",
+    records: "wall and CPU time per backend and byte order",
   };
   return {
     text: `sciobench ${workload}: ${what[workload as ChartWorkload] ?? workload}`,
@@ -121,6 +121,9 @@ const COLORS = { field: "framing", type: "nominal", title: "backend" };
 const RATE = "rate (MiB/s, mean ± sd)";
 const WALL = "wall time (s, mean ± sd)";
 const SECONDS = "time (s, mean ± sd)";
+/** Times and rates are never negative: the axis starts at 0 and error bars are clipped there. */
+const FROM_ZERO = { domainMin: 0 };
+const ERROR_BAR = { type: "errorbar", extent: "stdev", clip: true };
 
 function tableSpec(rows: readonly Row[]): Spec {
   const phases = [["write_MiBps", "write"], ["read_MiBps", "read"], ["random_MiBps", "random"]];
@@ -154,12 +157,18 @@ function tableSpec(rows: readonly Row[]): Spec {
       mark: { type: "line", point: true },
       encoding: {
         x,
-        y: { aggregate: "mean", field: "MiBps", type: "quantitative", title: RATE },
+        y: {
+          aggregate: "mean",
+          field: "MiBps",
+          type: "quantitative",
+          title: RATE,
+          scale: FROM_ZERO,
+        },
         color: COLORS,
       },
     },
     {
-      mark: { type: "errorbar", extent: "stdev" },
+      mark: ERROR_BAR,
       encoding: { x, y: { field: "MiBps", type: "quantitative", title: RATE }, color: COLORS },
     },
   ];
@@ -191,11 +200,28 @@ function tableSpec(rows: readonly Row[]): Spec {
   };
 }
 
+const MEASURED = "measured";
+const SEED_MODEL = "seed: procs × time of 1";
+/** Solid measured lines, the seed's linear model dashed, both named in a legend. */
+const LINE_STYLE = {
+  field: "line",
+  type: "nominal",
+  title: "line",
+  scale: { domain: [MEASURED, SEED_MODEL], range: [[1, 0], [5, 4]] },
+  legend: {
+    symbolType: "stroke",
+    symbolSize: 300,
+    labelLimit: 300,
+    encode: { symbols: { update: { stroke: { value: "#444" }, strokeWidth: { value: 2 } } } },
+  },
+};
+
 function readersSpec(rows: readonly Row[]): Spec {
   const data = runRows(rows).map((r) => ({
     series: `${r.mode} ${r.cache ?? ""}`.trim(),
     procs: Number(r.procs),
     wall_s: Number(r.wall_s),
+    line: MEASURED,
   }));
   // The seed's observation: each process costs what the first did (wall = procs x wall(1)).
   const linear: Record<string, unknown>[] = [];
@@ -205,7 +231,7 @@ function readersSpec(rows: readonly Row[]): Spec {
     const first = mine.filter((d) => d.procs === fewest);
     const perProc = first.reduce((a, d) => a + d.wall_s, 0) / first.length / fewest;
     for (const procs of [...new Set(mine.map((d) => d.procs))]) {
-      linear.push({ series, procs, wall_s: perProc * procs, model: "seed: linear" });
+      linear.push({ series, procs, wall_s: perProc * procs, line: SEED_MODEL });
     }
   }
   const x = {
@@ -224,23 +250,30 @@ function readersSpec(rows: readonly Row[]): Spec {
         mark: { type: "line", point: true },
         encoding: {
           x,
-          y: { aggregate: "mean", field: "wall_s", type: "quantitative", title: WALL },
+          y: {
+            aggregate: "mean",
+            field: "wall_s",
+            type: "quantitative",
+            title: WALL,
+            scale: FROM_ZERO,
+          },
           color,
+          strokeDash: LINE_STYLE,
         },
       },
       {
         data: { values: data },
-        mark: { type: "errorbar", extent: "stdev" },
+        mark: ERROR_BAR,
         encoding: { x, y: { field: "wall_s", type: "quantitative", title: WALL }, color },
       },
       {
         data: { values: linear },
-        mark: { type: "line", strokeDash: [4, 4], opacity: 0.6 },
+        mark: { type: "line", opacity: 0.6 },
         encoding: {
           x,
           y: { field: "wall_s", type: "quantitative", title: WALL },
           color,
-          detail: { field: "model" },
+          strokeDash: LINE_STYLE,
         },
       },
     ],
@@ -274,12 +307,18 @@ function scalingSpec(rows: readonly Row[]): Spec {
           mark: { type: "line", point: true },
           encoding: {
             x,
-            y: { aggregate: "mean", field: "seconds", type: "quantitative", title: SECONDS },
+            y: {
+              aggregate: "mean",
+              field: "seconds",
+              type: "quantitative",
+              title: SECONDS,
+              scale: FROM_ZERO,
+            },
             color: COLORS,
           },
         },
         {
-          mark: { type: "errorbar", extent: "stdev" },
+          mark: ERROR_BAR,
           encoding: {
             x,
             y: { field: "seconds", type: "quantitative", title: SECONDS },
@@ -315,15 +354,26 @@ function recordsSpec(rows: readonly Row[]): Spec {
       column: { field: "phase", type: "nominal", title: "phase", sort: ["write", "read"] },
     },
     spec: {
-      width: 220,
+      width: 300,
       height: 160,
       layer: [
         {
           mark: { type: "bar" },
           encoding: {
-            x: { field: "framing", type: "nominal", title: "backend" },
+            x: {
+              field: "framing",
+              type: "nominal",
+              title: "backend",
+              axis: { labelAngle: 0 },
+            },
             xOffset: { field: "endian", type: "nominal" },
-            y: { aggregate: "mean", field: "seconds", type: "quantitative", title: SECONDS },
+            y: {
+              aggregate: "mean",
+              field: "seconds",
+              type: "quantitative",
+              title: SECONDS,
+              scale: FROM_ZERO,
+            },
             color: { field: "framing", type: "nominal", title: "backend" },
             opacity: {
               field: "endian",
@@ -334,7 +384,7 @@ function recordsSpec(rows: readonly Row[]): Spec {
           },
         },
         {
-          mark: { type: "errorbar", extent: "stdev" },
+          mark: ERROR_BAR,
           encoding: {
             x: { field: "framing", type: "nominal" },
             xOffset: { field: "endian", type: "nominal" },
