@@ -90,3 +90,37 @@ Deno.test("mod.ts: named exports of framings, peers, registry and workloads; no 
     "raw",
   ]);
 });
+
+Deno.test("mod.ts: every import under lib/ (dynamic ones too) is relative, node: or a pinned npm:", () => {
+  // A bare specifier would need the repository's import map, which a user of the package does
+  // not have; the example test above only reaches the static graph.
+  const root = new URL("../lib", import.meta.url).pathname;
+  const bad: string[] = [];
+  const seen = new Set<string>();
+  const visit = (dir: string) => {
+    for (const e of Deno.readDirSync(dir)) {
+      const path = `${dir}/${e.name}`;
+      if (e.isDirectory) visit(path);
+      else if (e.name.endsWith(".ts")) {
+        const text = Deno.readTextFileSync(path);
+        const specs = [
+          ...text.matchAll(/^\s*(?:import|export)\b[^"';]*?\bfrom\s+"([^"]+)"/gm),
+          ...text.matchAll(/^\s*import\s+"([^"]+)"/gm),
+          ...text.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g),
+        ].map((m) => m[1]!);
+        for (const s of specs) {
+          seen.add(s);
+          if (!/^(\.{1,2}\/|node:|npm:(@[^/@]+\/)?[^/@]+@\d[^/]*(\/.*)?$)/.test(s)) {
+            bad.push(`${path.slice(root.length + 1)}: ${s}`);
+          }
+        }
+      }
+    }
+  };
+  visit(root);
+  assert.ok(
+    seen.has("npm:vega@6.4.0") && seen.has("../errors.ts"),
+    "dynamic and static imports read",
+  );
+  assert.deepEqual(bad, []);
+});

@@ -14,7 +14,7 @@ import { READERS_COLUMN_DOCS } from "../lib/workloads/readers.ts";
 import { RECORDS_COLUMN_DOCS } from "../lib/workloads/records.ts";
 import { SCALING_COLUMN_DOCS } from "../lib/workloads/scaling.ts";
 import { TABLE_COLUMN_DOCS, TABLE_KEYS } from "../lib/workloads/table.ts";
-import { PERMISSIONS, runCli, tempDir } from "./_helpers.ts";
+import { commandMissing, PERMISSIONS, runCli, tempDir } from "./_helpers.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
@@ -335,6 +335,24 @@ Deno.test("memory preflight: table --n 1000000000 is refused with exit 2 before 
     /^sciobench: error: a frame of N = 1000000000 particles needs .* of memory/m,
   );
   assert.equal(r.stdout.length, 0);
+  // Refused before allocating: the run's peak resident memory (getrusage of the finished child,
+  // read by python3) stays far below the 26 GiB one such frame of 28-byte particles takes.
+  const python = "/usr/bin/python3";
+  if (commandMissing(python) === null) {
+    const peak = await new Deno.Command(python, {
+      args: [
+        "-c",
+        "import resource, subprocess, sys\n" +
+        "subprocess.run(sys.argv[1:], capture_output=True)\n" +
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)",
+        Deno.execPath(),
+        ...["run", "--quiet", ...PERMISSIONS, MAIN, "table", "--n", "1000000000", "--size", "1MiB"],
+      ],
+      stdout: "piped",
+    }).output();
+    const kib = Number(new TextDecoder().decode(peak.stdout).trim());
+    assert.ok(kib > 0 && kib < 512 * 1024, `peak resident memory ${kib} KiB`);
+  }
 });
 
 Deno.test("did you mean: commands, options, framings, values", async () => {
