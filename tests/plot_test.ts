@@ -235,3 +235,28 @@ Deno.test("plot: axes start at 0 (no negative ticks from wide error bars); reade
   const readers = texts(await renderChart("readers", { meta: {}, rows: rows("readers") }));
   assert.ok(readers.includes("measured") && readers.includes("seed: procs × time of 1"));
 });
+
+Deno.test("plot: a fio baseline is a dashed rule in each panel at that phase's and size's rate", async () => {
+  const table = rows("table");
+  for (const size of [2 ** 20, 2 ** 22]) {
+    for (const N of [64, 1024]) {
+      table.push({
+        framing: "fio",
+        size_bytes: size,
+        N,
+        write_MiBps: size === 2 ** 20 ? 250 : 260,
+        read_MiBps: 500,
+        random_MiBps: 750,
+        repeat: 1,
+        stat: "run",
+        error: "",
+      });
+    }
+  }
+  const svg = await renderChart("table", { meta: { ...META, command: "table" }, rows: table });
+  const rules = [...svg.matchAll(/<line aria-label="[^"]*: ([\d.]+); baseline: fio"[^>]*>/g)];
+  assert.deepEqual(rules.map((m) => Number(m[1])), [250, 500, 750, 260, 500, 750]);
+  assert.ok(rules.every((m) => m[0].includes('stroke-dasharray="6,4"')), "dashed");
+  assert.ok(texts(svg).includes("baseline") && texts(svg).includes("fio"), "legend");
+  assert.equal(lineColors(svg).size, 3, "fio is not a series");
+});

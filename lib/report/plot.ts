@@ -128,7 +128,7 @@ const ERROR_BAR = { type: "errorbar", extent: "stdev", clip: true };
 function tableSpec(rows: readonly Row[]): Spec {
   const phases = [["write_MiBps", "write"], ["read_MiBps", "read"], ["random_MiBps", "random"]];
   const data: Record<string, unknown>[] = [];
-  const baseline: Record<string, unknown>[] = [];
+  let baselines = 0;
   for (const r of runRows(rows)) {
     for (const [column, phase] of phases) {
       const v = Number(r[column!]);
@@ -140,9 +140,12 @@ function tableSpec(rows: readonly Row[]): Spec {
         N: Number(r.N),
         phase,
         MiBps: v,
+        // A fio row is a baseline, drawn as a rule in its own panel rather than as a series.
+        baseline: String(r.framing).startsWith("fio"),
+        reference: String(r.framing),
       };
-      // A fio row is a baseline, drawn as a rule rather than a series.
-      (String(r.framing).startsWith("fio") ? baseline : data).push(point);
+      if (point.baseline) baselines++;
+      data.push(point);
     }
   }
   const x = {
@@ -152,8 +155,11 @@ function tableSpec(rows: readonly Row[]): Spec {
     title: "N (particles per frame)",
     axis: { grid: false, tickCount: 4 },
   };
+  // Layers filter the one faceted data set (a layer's own data would not be split by panel).
+  const series = [{ filter: "!datum.baseline" }];
   const layers: Spec[] = [
     {
+      transform: series,
       mark: { type: "line", point: true },
       encoding: {
         x,
@@ -168,15 +174,29 @@ function tableSpec(rows: readonly Row[]): Spec {
       },
     },
     {
+      transform: series,
       mark: ERROR_BAR,
       encoding: { x, y: { field: "MiBps", type: "quantitative", title: RATE }, color: COLORS },
     },
   ];
-  if (baseline.length > 0) {
+  if (baselines > 0) {
     layers.push({
-      data: { values: baseline },
-      mark: { type: "rule", strokeDash: [6, 4], color: "black" },
-      encoding: { y: { aggregate: "mean", field: "MiBps", type: "quantitative", title: RATE } },
+      transform: [{ filter: "datum.baseline" }],
+      mark: { type: "rule", color: "black" },
+      encoding: {
+        y: { aggregate: "mean", field: "MiBps", type: "quantitative", title: RATE },
+        strokeDash: {
+          field: "reference",
+          type: "nominal",
+          title: "baseline",
+          scale: { range: [[6, 4]] },
+          legend: {
+            symbolType: "stroke",
+            symbolSize: 300,
+            encode: { symbols: { update: { stroke: { value: "black" } } } },
+          },
+        },
+      },
     });
   }
   return {
