@@ -165,7 +165,7 @@ export const toyPeer: Backend = {
       close(): void {
         if (!open) return;
         open = false;
-        if (options.fsync ?? true) file.syncSync();
+        if ((options.fsync ?? "end") !== "none") file.syncSync();
         file.close();
       },
       abort(): void {

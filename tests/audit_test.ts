@@ -234,6 +234,75 @@ function assertTableRow(row: Row, native: boolean, suffix = `/table.${row.framin
   assert.match(auditSummary(a), /^write: .*fsync/);
 }
 
+Deno.test("audit: --fsync each fsyncs once per frame, none never, end once at the end", async () => {
+  using d = diskDir();
+  // the framing's own syncs (gsd 2.7's at creation and new names), seen with --fsync end
+  const own = new Map<string, number>();
+  for (const fsync of ["end", "each", "none"] as const) {
+    const rows: Row[] = [];
+    await runTable(
+      tableOptions(d.path, NATIVE.map(backendByName), { fsync }),
+      (row) => rows.push(row),
+    );
+    for (const row of rows) {
+      const what = `table ${row.framing} --fsync ${fsync}`;
+      const name = String(row.framing);
+      assert.equal(row.fsync, fsync, `${what}: the row says its policy`);
+      const a = trailOf(row);
+      const write = a.phases[phaseIndex(a, "write")]!;
+      const f = fileIn(write, `/table.${name}`)!;
+      const syncs = write.syncs.filter((s) => s.call === "fsync" && s.path === f.path);
+      const frames = Number(row.frames);
+      if (fsync === "none") {
+        assert.equal(syncs.length, 0, `${what}: no fsync in the write`);
+        assert.ok(a.phases.every((p) => p.syncs.every((s) => s.call !== "fsync")), what);
+        continue;
+      }
+      assert.equal(syncs.at(-1)!.writesBefore, f.writes, `${what}: the last fsync ends the write`);
+      if (fsync === "end") {
+        if (name !== "gsd") assert.equal(syncs.length, 1, `${what}: one fsync`);
+        own.set(name, syncs.length - 1);
+        continue;
+      }
+      // one per frame, and one more when a trailer, index or header follows the last frame
+      const trailer = name === "f77" ? 0 : 1;
+      const before = syncs.map((s) => s.writesBefore);
+      if (name === "raw") {
+        // one pwrite per frame, then the trailer: a sync after each
+        assert.deepEqual(before, Array.from({ length: frames + 1 }, (_, k) => k + 1), what);
+      }
+      assert.ok(
+        syncs.length >= frames && syncs.length <= frames + trailer + own.get(name)!,
+        `${what}: ${syncs.length} fsyncs for ${frames} frames`,
+      );
+      // never two in a row: each follows new writes
+      assert.ok(before.every((n, k) => k === 0 || n > before[k - 1]!), `${what}: ${before}`);
+    }
+  }
+});
+
+Deno.test("--fsync: peers refuse each with one line; program peers refuse what they cannot do", async () => {
+  for (
+    const [args, pattern] of [
+      [["table", "--framing", "hdf5", "--fsync", "each"], /hdf5 cannot honour --fsync each/],
+      [["records", "--framing", "hdf4", "--fsync", "each"], /hdf4 cannot honour --fsync each/],
+      [
+        ["table", "--fsync", "sometimes"],
+        /bad --fsync 'sometimes': expected one of end, each, none/,
+      ],
+      [
+        ["scaling", "--framing", "f77-gfortran", "--fsync", "end"],
+        /f77-gfortran cannot honour --fsync end .*use --fsync none/,
+      ],
+    ] as const
+  ) {
+    const r = await runCli([...args, "--dry-run"]);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, pattern);
+    assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+  }
+});
+
 Deno.test("audit: table rows of every native framing are proven by their trail", async () => {
   using d = diskDir();
   const rows: Row[] = [];
@@ -336,7 +405,7 @@ Deno.test("audit: scaling rows hold the fsync only when asked, ticks from the re
   const names = ["ieeeio", "f77", "raw", ...PEERS].filter((n) =>
     backendByName(n).unavailable() === null
   );
-  for (const fsync of [true, false]) {
+  for (const fsync of ["end", "none"] as const) {
     const runs = await runScaling({
       backends: names.map(backendByName),
       datasets: [2],
@@ -357,7 +426,8 @@ Deno.test("audit: scaling rows hold the fsync only when asked, ticks from the re
         sysTicks: row.sys_ticks,
         clkTck: row.clk_tck,
       }, what);
-      if (fsync) {
+      assert.equal(row.fsync, fsync, `${what}: the row says its policy`);
+      if (fsync === "end") {
         assertWritePhase(p, `/speed.${run.framing}`, run.bytes, !PEERS.includes(run.framing), what);
       } else assert.equal(p.syncs.filter((s) => s.call === "fsync").length, 0, `${what}: no fsync`);
     }

@@ -293,6 +293,7 @@ peerTest(
       "--shape",
       "16x16x16",
       "--fsync",
+      "end",
     ]);
     for (const row of sc.rows) {
       const w = timed(row.audit, "write");
@@ -304,6 +305,56 @@ peerTest(
         w.writeBytes,
         `scaling ${row.framing}: the kernel wrote the bytes the trail counted`,
       );
+    }
+  },
+);
+
+peerTest(
+  "observer: strace sees --fsync each sync once per frame and --fsync none never",
+  () => commandMissing("strace"),
+  async () => {
+    for (const fsync of ["each", "none"] as const) {
+      const { rows, calls } = await traced([
+        "table",
+        "--framing",
+        "raw,f77",
+        "--size",
+        "128KiB",
+        "--n",
+        "32^2",
+        "--no-warmup",
+        "--fsync",
+        fsync,
+      ]);
+      for (const row of rows) {
+        const what = `table ${row.framing} --fsync ${fsync}`;
+        assert.equal(row.fsync, fsync, what);
+        const path = timed(row.audit, "write").files.find((f) =>
+          f.path.endsWith(`/table.${row.framing}`)
+        )!.path;
+        const mine = calls.filter((c) => c.path === path);
+        const firstDrop = mine.findIndex(isDrop);
+        const written = mine.slice(0, firstDrop);
+        const syncs = written.filter((c) => c.call === "fsync");
+        if (fsync === "none") {
+          assert.equal(syncs.length, 0, `${what}: the kernel saw no fsync`);
+          continue;
+        }
+        // raw: a sync after each frame's pwrite and one after the trailer; f77 has no trailer
+        const frames = Number(row.frames);
+        assert.equal(syncs.length, frames + (row.framing === "raw" ? 1 : 0), what);
+        // between two syncs the kernel saw writes: one sync per frame, none doubled
+        const kinds = written.filter((c) => c.call === "fsync" || isWrite(c)).map((c) =>
+          c.call === "fsync" ? "s" : "w"
+        ).join("");
+        assert.doesNotMatch(kinds, /ss/, `${what}: ${kinds}`);
+        assert.match(kinds, /s$/, `${what}: the write ends with a sync`);
+        assert.equal(
+          syncs.length,
+          timed(row.audit, "write").syncs.filter((s) => s.call === "fsync").length,
+          `${what}: the trail counts the kernel's fsyncs`,
+        );
+      }
     }
   },
 );

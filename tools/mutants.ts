@@ -35,6 +35,7 @@ const RECORDS = "lib/workloads/records.ts";
 const METER = "lib/sys/meter.ts";
 const AUDIT_TEST = "tests/audit_test.ts";
 const TABLE_TESTS = "/table rows of every native|phase they describe/";
+const TABLE_SINK = 'const sink = { create: "truncate", endian: options.endian, fsync } as const;';
 
 /** The claims of issue 10, each as the product change that breaks it. */
 export const MUTANTS: readonly Mutant[] = [
@@ -100,14 +101,22 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: "table: the write phase without its fsync",
-    edits: [{ file: TABLE, search: "fsync: true", replace: "fsync: false" }],
+    edits: [{
+      file: TABLE,
+      search: TABLE_SINK,
+      replace: TABLE_SINK.replace("fsync }", 'fsync: "none" }'),
+    }],
     tests: [AUDIT_TEST],
     filter: TABLE_TESTS,
   },
   {
     name: "table: the fsync outside the timed write",
     edits: [
-      { file: TABLE, search: "fsync: true", replace: "fsync: false" },
+      {
+        file: TABLE,
+        search: TABLE_SINK,
+        replace: TABLE_SINK.replace("fsync }", 'fsync: "none" }'),
+      },
       {
         file: TABLE,
         search: "const w = wm.stop();",
@@ -127,11 +136,22 @@ export const MUTANTS: readonly Mutant[] = [
     name: "engine: native writers close without the fsync they promise",
     edits: [{
       file: "lib/backends/engine.ts",
-      search: "if (this.#fsync) this.#file.sync();",
-      replace: "",
+      search:
+        'if (this.#fsync === "end" || (this.#fsync === "each" && this.#unsynced)) this.#file.sync();',
+      replace: 'if (this.#fsync === "each" && this.#unsynced) this.#file.sync();',
     }],
     tests: [AUDIT_TEST],
     filter: "/table rows of every native|records rows/",
+  },
+  {
+    name: "engine: --fsync each syncs at the end only, not after every frame",
+    edits: [{
+      file: "lib/backends/engine.ts",
+      search: 'if (this.#fsync === "each" && this.#unsynced) this.#sync();',
+      replace: "",
+    }],
+    tests: [AUDIT_TEST],
+    filter: "/fsyncs once per frame/",
   },
   {
     name: "table: the read phases are not preceded by the cache drop",

@@ -17,6 +17,16 @@ import type {
 } from "../framings/types.ts";
 import type { Row } from "../report/output.ts";
 
+/**
+ * When a write phase calls fsync (fio's `end_fsync` / `fsync=1`): `end` once after the last frame
+ * and the trailer (the default), `each` after every frame and once more at the end, `none` never
+ * (the write numbers are then page-cache numbers).
+ */
+export type FsyncPolicy = "end" | "each" | "none";
+
+/** The fsync policies, in the order help lists them. */
+export const FSYNC_POLICIES: readonly FsyncPolicy[] = ["end", "each", "none"];
+
 /** How a writer treats an existing file at its path. */
 export type CreateMode =
   /** Fail when the path exists (the default for user paths). */
@@ -35,8 +45,11 @@ export interface SinkOptions {
   readonly create: CreateMode;
   /** Byte order of the data on disk, for backends that allow a choice; default native. */
   readonly endian?: EndianOption;
-  /** fsync the file before `close` returns (part of the timed write phase); default true. */
-  readonly fsync?: boolean;
+  /**
+   * When to fsync inside the timed write (default `end`: before `close` returns); backends refuse
+   * a policy missing from their {@link Backend.fsyncPolicies}.
+   */
+  readonly fsync?: FsyncPolicy;
   /** The backend's own options (marker width, netCDF variant ...), as it declares them in `options`. */
   readonly backendOptions?: Readonly<Record<string, unknown>>;
 }
@@ -166,6 +179,8 @@ export interface Backend {
   readonly options: readonly OptionSpec[];
   /** Magic numbers of its files, which detection matches first (empty: none). */
   readonly magic: readonly MagicNumber[];
+  /** The `--fsync` policies its writer honours (default: all three, as the native framings). */
+  readonly fsyncPolicies?: readonly FsyncPolicy[];
   /** null when usable here, else the reason it is not (library missing ...). */
   unavailable(): string | null;
   /**

@@ -24,6 +24,7 @@ import type {
   Backend,
   FrameSink,
   FrameSource,
+  FsyncPolicy,
   ReadChunk,
   SinkOptions,
   SourceOptions,
@@ -40,14 +41,16 @@ class NativeSink implements FrameSink {
   readonly #file: FileHandle;
   readonly #batch: WriteBatcher;
   readonly #writer: FrameWriter;
-  readonly #fsync: boolean;
+  readonly #fsync: FsyncPolicy;
   /** Appending: the undo journal on disk beside the file (lib/io/journal.ts). */
   readonly #journal: AppendJournal | undefined;
   #open = true;
+  /** Bytes were written since the last fsync. */
+  #unsynced = false;
 
   constructor(framing: Framing, path: string, options: SinkOptions) {
     this.path = path;
-    this.#fsync = options.fsync ?? true;
+    this.#fsync = options.fsync ?? "end";
     if (options.create === "append") {
       if (!framing.appendWriter) {
         throw new UsageError(`framing '${framing.name}' cannot append to an existing file`);
@@ -90,15 +93,23 @@ class NativeSink implements FrameSink {
           journal.save(this.#file, op.offset, op.data.length);
         }
         this.#batch.write(op.data, op.offset);
-      } else {
-        this.#batch.flush();
-        this.#file.sync();
+        this.#unsynced = true;
+      } else if (this.#fsync !== "none" || journal) {
+        // the framing's own syncs (gsd's at creation); --fsync none means none at all
+        this.#sync();
       }
     }
   }
 
+  #sync(): void {
+    this.#batch.flush();
+    this.#file.sync();
+    this.#unsynced = false;
+  }
+
   writeFrame(frame: Frame): void {
     this.#apply(this.#writer.writeFrame(frame));
+    if (this.#fsync === "each" && this.#unsynced) this.#sync();
   }
 
   close(): void {
@@ -110,7 +121,8 @@ class NativeSink implements FrameSink {
     }
     this.#apply(this.#writer.finish());
     this.#batch.flush();
-    if (this.#fsync) this.#file.sync();
+    // with `each` the frames are synced already: once more only when a trailer or header followed
+    if (this.#fsync === "end" || (this.#fsync === "each" && this.#unsynced)) this.#file.sync();
     else if (this.#journal) this.#file.sync(); // an append is always made durable
     this.#open = false;
     this.#file.close();

@@ -6,7 +6,23 @@
  */
 import type { Frame } from "../framings/types.ts";
 import { signalPoint } from "../io/scratch.ts";
-import type { Backend, SinkOptions } from "./backend.ts";
+import type { Backend, FsyncPolicy, SinkOptions } from "./backend.ts";
+import { FSYNC_POLICIES } from "./backend.ts";
+
+/**
+ * Why `backend` cannot write with fsync policy `policy` (one line for the user), or null when it
+ * can (lib/backends/backend.ts: {@link Backend.fsyncPolicies}).
+ */
+export function fsyncRefusal(backend: Backend, policy: FsyncPolicy): string | null {
+  const can = backend.fsyncPolicies ?? FSYNC_POLICIES;
+  if (can.includes(policy)) return null;
+  const why = backend.kind === "peer"
+    ? "the library writes the file until it is closed; sciobench can fsync it only then"
+    : "the program does its own writing";
+  return `${backend.name} cannot honour --fsync ${policy} (${why}): use --fsync ${
+    can.join(" or --fsync ")
+  }`;
+}
 
 /** Called before frame `i` is written (progress, IOspeed's stars). */
 export type FrameHook = (i: number) => void;

@@ -7,7 +7,8 @@ import { CellsFailedError, IoError, SysError, UsageError } from "../errors.ts";
 import { BACKENDS } from "../backends/registry.ts";
 import { type OptionValues, parseOptionArgs } from "../framings/options.ts";
 import type { OptionSpec, Workload } from "../framings/types.ts";
-import type { Backend } from "../backends/backend.ts";
+import { type Backend, FSYNC_POLICIES, type FsyncPolicy } from "../backends/backend.ts";
+import { fsyncRefusal } from "../backends/write.ts";
 import { world } from "../mpi/world.ts";
 import { type Progress, warn } from "../report/progress.ts";
 import type { EndianOption } from "../framings/types.ts";
@@ -340,6 +341,44 @@ export function optionDefaultText(spec: OptionSpec): string {
   if (spec.default === undefined) return "";
   const d = Array.isArray(spec.default) ? spec.default.join(",") : String(spec.default);
   return ` (default ${d})`;
+}
+
+/** parseArgs declaration of `--fsync end|each|none` (the default is the command's). */
+export const FSYNC_OPTION = { fsync: { type: "string" } } as const;
+
+/** Help lines of `--fsync`, with the command's default. */
+export function fsyncHelp(defaultPolicy: FsyncPolicy, why = ""): string {
+  return `  --fsync P           end|each|none: fsync once after the last frame (and trailer), after
+                      every frame and at the end, or never (then the write numbers are
+                      page-cache numbers); inside the write timing; the column fsync says
+                      which (default ${defaultPolicy}${why}). Peers (hdf5, netcdf4, netcdf-lib,
+                      hdf4) do end or none, python-gsd end, f77-gfortran none`;
+}
+
+/**
+ * The `--fsync` policy (default `defaultPolicy`); UsageError (one line) when it is not one of
+ * end, each, none, or when one of `backends` cannot honour it. With `none` on a command whose
+ * default fsyncs, one warning on stderr: the write numbers are page-cache numbers.
+ */
+export function parseFsync(
+  value: string | undefined,
+  backends: readonly Backend[],
+  defaultPolicy: FsyncPolicy = "end",
+): FsyncPolicy {
+  const policy = value === undefined
+    ? defaultPolicy
+    : parseChoice(value, FSYNC_POLICIES, "--fsync");
+  for (const b of backends) {
+    const why = fsyncRefusal(b, policy);
+    if (why !== null) throw new UsageError(why);
+  }
+  if (policy === "none" && defaultPolicy !== "none" && world().rank === 0) {
+    warn(
+      "--fsync none: nothing is forced to the disk inside the write timing, so the write " +
+        "numbers are page-cache numbers (fsync=none in every row)",
+    );
+  }
+  return policy;
 }
 
 /** Checks an `--endian` value. */

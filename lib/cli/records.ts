@@ -32,11 +32,14 @@ import {
   checkMemory,
   checkOutputFormat,
   checkScratchRoom,
+  FSYNC_OPTION,
+  fsyncHelp,
   measureInto,
   MPI_HELP,
   MPI_OPTIONS,
   openResults,
   OUTPUT_HELP,
+  parseFsync,
   parseReorder,
   rankColumnDocs,
   repeatOption,
@@ -83,6 +86,7 @@ Options:
   --seed S            data seed (default 1)
   --option KEY=VALUE  writer setting, repeatable (e.g. variant=2, fill=true, numrecs=frame for
                       netcdf)
+${fsyncHelp("end")}
   --dir DIR           where to write the scratch files (default: current directory)
 ${OUTPUT_HELP}
                       --format seed prints the seed's 'About to write ... / avg CPU time =
@@ -160,6 +164,7 @@ export const recordsCommand: Command = {
         option: { type: "string", multiple: true },
         dir: { type: "string" },
         ...MPI_OPTIONS,
+        ...FSYNC_OPTION,
       },
     });
     const shapeText = values.shape ?? (values.quick ? RECORDS_QUICK.shape : RECORDS_SEED.shape);
@@ -180,6 +185,7 @@ export const recordsCommand: Command = {
     }
     const resolved = resolveBackends(values.framing);
     const backendOptions = parseOptionArgs(resolved.run, values.option, "records");
+    const fsync = parseFsync(values.fsync, resolved.run);
     for (const b of resolved.run) checkStorable(b.name, dtype);
     const notes: string[] = [];
     const targets = recordsTargets(
@@ -219,6 +225,7 @@ export const recordsCommand: Command = {
         repeat,
         seed,
         option: Object.fromEntries(backendOptions),
+        fsync,
         ...(world().size > 1 ? { reorder, per_rank: values["per-rank"] } : {}),
         dir: values.dir ?? ".",
       },
@@ -230,7 +237,18 @@ export const recordsCommand: Command = {
     };
     await measureInto(results, progress, () =>
       runRecords(
-        { targets, shape, dtype, repeat, seed, dir: values.dir, backendOptions, progress, reorder },
+        {
+          targets,
+          shape,
+          dtype,
+          repeat,
+          seed,
+          dir: values.dir,
+          backendOptions,
+          progress,
+          reorder,
+          fsync,
+        },
         (run) => add(recordsRow(run, shape)),
       ));
   },

@@ -5,7 +5,7 @@
  * @module
  */
 import { UsageError } from "../errors.ts";
-import type { Backend } from "../backends/backend.ts";
+import type { Backend, FsyncPolicy } from "../backends/backend.ts";
 import { rankRows } from "../mpi/aggregate.ts";
 import { world } from "../mpi/world.ts";
 import { columnHelp } from "../report/human.ts";
@@ -30,9 +30,12 @@ import {
   checkMemory,
   checkOutputFormat,
   checkScratchRoom,
+  FSYNC_OPTION,
+  fsyncHelp,
   measureInto,
   openResults,
   OUTPUT_HELP,
+  parseFsync,
   PER_RANK_HELP,
   PER_RANK_OPTION,
   rankColumnDocs,
@@ -75,7 +78,7 @@ the library loads, with a note otherwise), 5..40 datasets of 64^3 float64, HDF4 
                       framing that cannot store it is refused with one line
   --repeat K          repeat everything K times (default 1); K > 1 adds summary rows per
                       (framing, datasets). --trials K is the same (IOspeed's name)
-  --fsync             fsync before close, inside the timing (default off, as in the seed)
+${fsyncHelp("none", ", as in the seed; a bare --fsync is end")}
   --endian E          native|little|big for every framing, or per framing (default
                       native,hdf4=big: the seed's orders)
   --dir DIR           where to write the scratch files (default: current directory)
@@ -93,6 +96,16 @@ ${columnHelp(SCALING_COLUMN_DOCS)}
 One row per (framing, datasets, repeat) in the order measured; with --repeat K > 1, then five
 summary rows per (framing, datasets): stat = mean, median, stddev, min, max.`;
 
+/**
+ * `--fsync` without a value (scaling's old flag, followed by another option or nothing) is
+ * `--fsync end`.
+ */
+function bareFsyncIsEnd(args: readonly string[]): string[] {
+  return args.map((a, i) =>
+    a === "--fsync" && (i + 1 === args.length || args[i + 1]!.startsWith("-")) ? "--fsync=end" : a
+  );
+}
+
 /** Most datasets one scaling file may hold. */
 const MAX_DATASETS = 100_000;
 
@@ -103,7 +116,7 @@ function scalingPlan(
     shape: readonly number[];
     dtype: string;
     trials: number;
-    fsync: boolean;
+    fsync: FsyncPolicy;
     bytes: number;
     endian: EndianChoice;
   },
@@ -144,7 +157,7 @@ export const scalingCommand: Command = {
   summary: "FlexIO's IOspeed: time open + n dataset writes + close per framing, CPU in ticks",
   help: HELP,
   async run(args: string[]): Promise<void> {
-    const { values } = parseArgs("scaling", args, {
+    const { values } = parseArgs("scaling", bareFsyncIsEnd(args), {
       options: {
         ...WORKLOAD_OPTIONS,
         framing: { type: "string", default: SCALING_SEED.framing },
@@ -153,7 +166,7 @@ export const scalingCommand: Command = {
         type: { type: "string", default: SCALING_SEED.type },
         repeat: { type: "string" },
         trials: { type: "string" },
-        fsync: { type: "boolean", default: false },
+        ...FSYNC_OPTION,
         endian: { type: "string", default: SCALING_SEED.endian },
         dir: { type: "string" },
         ...PER_RANK_OPTION,
@@ -181,8 +194,9 @@ export const scalingCommand: Command = {
       checkStorable(b.name, dtype);
       endian.of(b.name);
     }
+    const fsync = parseFsync(values.fsync, resolved.run, "none");
     const plan = scalingPlan(
-      { datasets, shape, dtype, trials: repeat, fsync: values.fsync, bytes, endian },
+      { datasets, shape, dtype, trials: repeat, fsync, bytes, endian },
       resolved,
     );
     if (dryRun(plan, values)) return;
@@ -209,7 +223,7 @@ export const scalingCommand: Command = {
         shape,
         type: dtype,
         repeat,
-        fsync: values.fsync,
+        fsync,
         endian: backends.map((b) => `${b.name}=${endian.of(b.name)}`),
         dir: values.dir ?? ".",
         ...(world().size > 1 ? { per_rank: values["per-rank"] } : {}),
@@ -236,7 +250,7 @@ export const scalingCommand: Command = {
           shape,
           dtype,
           repeat,
-          fsync: values.fsync,
+          fsync,
           dir: values.dir,
           endianOf: (name) => endian.of(name),
         },

@@ -4,7 +4,8 @@
  */
 import { UsageError } from "../errors.ts";
 import { BACKENDS } from "../backends/registry.ts";
-import type { Backend } from "../backends/backend.ts";
+import type { Backend, FsyncPolicy } from "../backends/backend.ts";
+import { fsyncRefusal } from "../backends/write.ts";
 import { didYouMean } from "../suggest.ts";
 import { Progress } from "../report/progress.ts";
 import { gsdTableRenderer } from "../report/rst.ts";
@@ -47,11 +48,14 @@ import {
   checkMemory,
   checkOutputFormat,
   checkScratchRoom,
+  FSYNC_OPTION,
+  fsyncHelp,
   measureInto,
   MPI_HELP,
   MPI_OPTIONS,
   openResults,
   OUTPUT_HELP,
+  parseFsync,
   parseReorder,
   rankColumnDocs,
   WORKLOAD_OPTIONS,
@@ -83,6 +87,7 @@ Options:
                       warm-up is on by default; --warmup is accepted and changes nothing)
   --sample SIZE       bytes to read in each read phase (default 256MiB, capped at the file;
                       units as --size)
+${fsyncHelp("end")}
   --cache cold|warm   page cache before each read phase: cold drops the file (default), warm
                       reads it once first (memory-speed numbers of the framing's code)
   --endian E          native|little|big, for framings that offer a choice (default native);
@@ -107,7 +112,7 @@ ${columnHelp(TABLE_COLUMN_DOCS)}
 With --repeat K > 1, each cell's K run rows (stat=run, repeat 1..K) are followed at the end by
 five summary rows (stat=mean, median, stddev, min, max; repeat = runs summarised). A failed
 cell leaves its measured columns empty and says why in error; the exit code is then 1.
-Rates are MiB/s; random_ms is milliseconds per frame. write_s includes the final fsync; write_s - write_sync_s is the time to the page cache.`;
+Rates are MiB/s; random_ms is milliseconds per frame. write_s includes the fsyncs (--fsync); write_s - write_sync_s is the time to the page cache with --fsync end.`;
 
 /** The HDF4 SD interface's limit on datasets in one file (SDcreate fails with error 62 past it). */
 export const HDF4_MAX_DATASETS = 9361;
@@ -121,6 +126,7 @@ interface TableSettings {
   readonly warmup: boolean;
   readonly sampleBytes: number;
   readonly cache: "cold" | "warm";
+  readonly fsync: FsyncPolicy;
   readonly endian: EndianChoice;
   readonly backends: readonly Backend[];
   readonly peers: readonly string[];
@@ -171,6 +177,7 @@ function tablePlan(t: TableSettings): RunPlan {
       warmup: t.warmup,
       sample_bytes: t.sampleBytes,
       cache: t.cache,
+      fsync: t.fsync,
     },
     backends: [
       ...t.backends.map((b) => ({ name: b.name, endian: t.endian.of(b.name) })),
@@ -194,6 +201,7 @@ export const tableCommand: Command = {
       options: {
         ...WORKLOAD_OPTIONS,
         ...MPI_OPTIONS,
+        ...FSYNC_OPTION,
         layout: { type: "string", default: "per-rank" },
         framing: { type: "string" },
         size: { type: "string" },
@@ -243,6 +251,7 @@ export const tableCommand: Command = {
       throw new UsageError("give --peer or --no-peers, not both");
     }
     const programs = BACKENDS.filter((b) => b.kind === "program");
+    const fsync = parseFsync(values.fsync, resolved.run);
     for (const name of peerList === undefined ? [] : parseList(peerList, "--peer")) {
       const peer = programs.find((b) => b.name === name);
       if (peer === undefined) {
@@ -252,7 +261,10 @@ export const tableCommand: Command = {
         );
       }
       if (world().size > 1) throw new UsageError("--peer does not run under MPI");
-      const why = peer.unavailable();
+      // a peer asked for that cannot honour --fsync is refused; one the bare command adds is left out
+      const refusal = fsyncRefusal(peer, fsync);
+      if (refusal !== null && values.peer !== undefined) throw new UsageError(refusal);
+      const why = peer.unavailable() ?? refusal;
       if (why === null) {
         peers.push(peer);
         if (values.peer === undefined) {
@@ -264,7 +276,14 @@ export const tableCommand: Command = {
       throw new UsageError("no usable framing left to measure");
     }
     const layout = parseChoice(values.layout, ["per-rank", "shared"] as const, "--layout");
-    if (layout === "shared") { for (const b of resolved.run) checkSharedLayout(b.name); }
+    if (layout === "shared") {
+      for (const b of resolved.run) checkSharedLayout(b.name);
+      if (fsync === "each" && world().size > 1) {
+        throw new UsageError(
+          "--layout shared fsyncs at the end or not at all: use --fsync end or none",
+        );
+      }
+    }
     const settings: TableSettings = {
       sizes,
       ns,
@@ -273,6 +292,7 @@ export const tableCommand: Command = {
       warmup: !values["no-warmup"],
       sampleBytes,
       cache: parseChoice(values.cache, ["cold", "warm"] as const, "--cache"),
+      fsync,
       endian,
       backends: resolved.run,
       peers: peers.map((b) => b.name),
@@ -306,6 +326,7 @@ export const tableCommand: Command = {
         seed,
         sample: sampleBytes,
         cache,
+        fsync,
         endian: resolved.run.map((b) => `${b.name}=${endian.of(b.name)}`),
         warmup: settings.warmup,
         dir: values.dir ?? ".",
@@ -319,6 +340,7 @@ export const tableCommand: Command = {
           backends: resolved.run,
           peers,
           cache: settings.cache,
+          fsync,
           sizes,
           ns,
           dir: values.dir,

@@ -168,7 +168,7 @@ export const writeCommand: Command = {
       await writeFrames(
         backend,
         file,
-        { create, endian, fsync: true, backendOptions },
+        { create, endian, fsync: "end", backendOptions },
         count,
         (i) => frames.frame(first + i),
       );

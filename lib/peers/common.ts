@@ -168,7 +168,7 @@ export function removeQuietly(path: string): void {
 }
 
 import { bytesOf, elementCount } from "../framings/kit.ts";
-import type { FrameSink } from "../backends/backend.ts";
+import type { FrameSink, FsyncPolicy } from "../backends/backend.ts";
 import type { Frame } from "../framings/types.ts";
 export { bytesOf, elementCount };
 
@@ -329,10 +329,17 @@ export abstract class PeerSink implements FrameSink {
   protected readonly fsync: boolean;
   #done = false;
 
-  constructor(backend: string, path: string, fsync: boolean) {
+  /** `fsync` end (the default) or none; each is refused (the library holds frames until close). */
+  constructor(backend: string, path: string, fsync: FsyncPolicy = "end") {
+    if (fsync === "each") {
+      throw new UsageError(
+        `${backend} cannot honour --fsync each (the library writes the file until it is closed; ` +
+          "sciobench can fsync it only then): use --fsync end or --fsync none",
+      );
+    }
     this.backend = backend;
     this.path = path;
-    this.fsync = fsync;
+    this.fsync = fsync === "end";
   }
 
   /** Appends one frame (call {@link checkOpen} first). */

@@ -222,7 +222,7 @@ class Hdf4Sink extends PeerSink {
   #frames = 0;
 
   constructor(lib: Hdf4, path: string, options: SinkOptions) {
-    super(NAME, path, options.fsync ?? true);
+    super(NAME, path, options.fsync);
     this.#lib = lib;
     this.#littleFlag = options.endian === "big" ? 0 : DFNT_LITEND;
     refuseExisting(NAME, path, options.create);
@@ -514,6 +514,7 @@ export const hdf4: Backend = {
   options: [],
   /** HDF4 files begin with the magic number 0e 03 13 01. */
   magic: [{ bytes: [0x0e, 0x03, 0x13, 0x01] }],
+  fsyncPolicies: ["end", "none"],
   openWriter(path: string, options: SinkOptions): FrameSink {
     checkOptions(this, options.backendOptions);
     return new Hdf4Sink(h4(), path, options);

@@ -223,7 +223,7 @@ class NcSink extends PeerSink {
   #frames = 0;
 
   constructor(backend: string, lib: NetCdf, variant: Variant, path: string, options: SinkOptions) {
-    super(backend, path, options.fsync ?? true);
+    super(backend, path, options.fsync);
     this.#lib = lib;
     this.#variant = variant;
     const endian = options.endian ?? "native";
@@ -601,6 +601,7 @@ export const netcdf4: Backend = {
   orders: ["little", "big"],
   options: NC_PEER_OPTIONS,
   magic: [HDF5_SIGNATURE],
+  fsyncPolicies: ["end", "none"],
   unavailable,
   /** HDF5 files with superblock version 2 or later, as netCDF-C 4.9 writes them (ffi.md §8). */
   detect(head: Uint8Array): boolean {
@@ -637,6 +638,7 @@ export const netcdfLib: Backend = {
     ...NC_PEER_OPTIONS,
   ],
   magic: [],
+  fsyncPolicies: ["end", "none"],
   unavailable,
   openWriter(path: string, options: SinkOptions): FrameSink {
     checkOptions(this, options.backendOptions);

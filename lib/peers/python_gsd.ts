@@ -133,6 +133,8 @@ function programPeer(name: string, description: string): Backend {
     orders: ["little"],
     options: [],
     magic: [],
+    // the program fsyncs once when its file is complete
+    fsyncPolicies: ["end"],
     unavailable: pythonGsdUnavailable,
     openWriter: (): FrameSink => onlyCells(),
     openReader: (): FrameSource => onlyCells(),

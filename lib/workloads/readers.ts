@@ -145,7 +145,7 @@ export function writePackmanFile(
   const sink = backend.openWriter(path, {
     create: "truncate",
     endian: o.endian,
-    fsync: o.fsync ?? true,
+    fsync: o.fsync ?? true ? "end" : "none",
     backendOptions: o.backendOptions,
   });
   try {

@@ -31,7 +31,7 @@ import type { AggregateSpec } from "../mpi/aggregate.ts";
 import { fencedPhase, rankScratchShare } from "../mpi/phase.ts";
 import { world } from "../mpi/world.ts";
 import { writeFrames } from "../backends/write.ts";
-import type { Backend } from "../backends/backend.ts";
+import type { Backend, FsyncPolicy } from "../backends/backend.ts";
 import { type Row, type TableRenderer } from "../report/output.ts";
 import { col, type ColumnDoc, STAT_COLUMNS } from "../report/human.ts";
 import type { Progress } from "../report/progress.ts";
@@ -58,6 +58,7 @@ export const RECORDS_COLUMN_DOCS: readonly ColumnDoc[] = [
   col("dev_read_bytes", "bytes", "count", "bytes fetched from the device during the phase"),
   col("dev_write_bytes", "bytes", "count", "bytes sent to the device during the phase"),
   col("resident_after_drop", "0..1", "fraction", "fraction cached after the drop (0 for write)"),
+  col("fsync", "", "text", "the write's fsync policy: end, each (after every record) or none"),
   ...STAT_COLUMNS,
 ];
 
@@ -65,7 +66,7 @@ export const RECORDS_COLUMN_DOCS: readonly ColumnDoc[] = [
 export const RECORDS_COLUMNS: readonly string[] = RECORDS_COLUMN_DOCS.map((c) => c.name);
 
 /** The columns that name a records cell. */
-export const RECORDS_KEYS = ["framing", "endian", "phase", "shape", "bytes"] as const;
+export const RECORDS_KEYS = ["framing", "endian", "phase", "shape", "bytes", "fsync"] as const;
 
 /** The columns the human table shows. */
 export const RECORDS_HUMAN_COLUMNS: readonly string[] = [
@@ -119,6 +120,8 @@ export interface RecordsOptions {
   readonly progress?: Progress;
   /** Under MPI, rank r reads the file of rank (r + reorder) mod ranks (default 0: its own). */
   readonly reorder?: number;
+  /** When the write phase fsyncs (default `end`). */
+  readonly fsync?: FsyncPolicy;
 }
 
 /** One measured phase of one target and repeat. */
@@ -137,6 +140,8 @@ export interface RecordsRun {
   readonly fileBytes: number;
   /** Fraction of the file still cached after the drop (read phase; 0 for write). */
   readonly residentAfterDrop: number;
+  /** The write's fsync policy (the read rows carry the policy their file was written with). */
+  readonly fsync: FsyncPolicy;
   /** Time and CPU. */
   readonly sample: PhaseSample;
   /** Why the phase failed (its numbers are then empty). */
@@ -258,6 +263,7 @@ export async function runRecords(
   onRun: (run: RecordsRun) => void = () => {},
 ): Promise<RecordsRun[]> {
   const w = world();
+  const fsync = options.fsync ?? "end";
   const readRank = (w.rank + (options.reorder ?? 0)) % w.size;
   const frames = new RecordFrames(options.shape, options.dtype, options.seed, w.rank);
   const readFrames = readRank === w.rank
@@ -304,7 +310,7 @@ export async function runRecords(
               {
                 create: "truncate",
                 endian: t.endian,
-                fsync: true,
+                fsync,
                 backendOptions: options.backendOptions?.get(t.backend.name),
               },
               frames.records,
@@ -325,6 +331,7 @@ export async function runRecords(
             bytes,
             fileBytes,
             residentAfterDrop: 0,
+            fsync,
             sample: written.ws,
           }, finishAudit());
           runs.push(write);
@@ -364,6 +371,7 @@ export async function runRecords(
             bytes,
             fileBytes,
             residentAfterDrop: drop.residentAfter,
+            fsync,
             sample: rs,
           }, finishAudit());
           runs.push(read);
@@ -382,6 +390,7 @@ export async function runRecords(
             bytes,
             fileBytes,
             residentAfterDrop: 0,
+            fsync,
             sample: EMPTY_SAMPLE,
             error: why,
           };
@@ -406,7 +415,7 @@ const MIB = 2 ** 20;
 /** The result row of one phase (CSV columns; JSON rows add file_bytes, device bytes, residency). */
 export function recordsRow(run: RecordsRun, shape: readonly number[]): Row {
   if (run.error !== undefined) {
-    const { framing, endian, phase, bytes, error } = run;
+    const { framing, endian, phase, bytes, error, fsync } = run;
     return {
       framing,
       endian,
@@ -414,6 +423,7 @@ export function recordsRow(run: RecordsRun, shape: readonly number[]): Row {
       shape: shape.join("x"),
       bytes,
       repeat: run.repeat,
+      fsync,
       stat: "run",
       error,
     };
@@ -435,6 +445,7 @@ export function recordsRow(run: RecordsRun, shape: readonly number[]): Row {
     dev_read_bytes: s.devReadBytes,
     dev_write_bytes: s.devWriteBytes,
     resident_after_drop: run.residentAfterDrop,
+    fsync: run.fsync,
     stat: "run",
     error: "",
   }, auditOf(run));

@@ -10,7 +10,7 @@
  * uninitialised; the previous run's file is deleted before the timer starts, so no run pays for
  * freeing another's blocks (IOspeed truncated it inside the timing); one untimed dataset per
  * backend is written first, so loading libraries and compiling the write path do not land in the
- * first timed run; fsync before close is an option (off by default, as in the seed).
+ * first timed run; fsync is an option (`--fsync end|each`; none by default, as in the seed).
  * @module
  */
 import { UsageError, VerifyError } from "../errors.ts";
@@ -29,7 +29,7 @@ import { world } from "../mpi/world.ts";
 import { writeFrames } from "../backends/write.ts";
 import { backendByName } from "../backends/registry.ts";
 import { clockTicksPerSecond } from "../sys/libc.ts";
-import type { Backend } from "../backends/backend.ts";
+import type { Backend, FsyncPolicy } from "../backends/backend.ts";
 import { type Row, type TableRenderer } from "../report/output.ts";
 import { attachAudit, auditOf, finishAudit, startAudit } from "../sys/audit.ts";
 import { cellError, EMPTY_SAMPLE } from "./cells.ts";
@@ -54,6 +54,7 @@ export const SCALING_COLUMN_DOCS: readonly ColumnDoc[] = [
   col("repeat", "", "count", "1..K in run rows; in summary rows the number of runs summarised"),
   col("file_bytes", "bytes", "count", "file size after close"),
   col("dev_write_bytes", "bytes", "count", "bytes sent to the device during the run"),
+  col("fsync", "", "text", "none (the seed: no fsync), end (before close) or each (every dataset)"),
   ...STAT_COLUMNS,
 ];
 
@@ -61,7 +62,14 @@ export const SCALING_COLUMN_DOCS: readonly ColumnDoc[] = [
 export const SCALING_COLUMNS: readonly string[] = SCALING_COLUMN_DOCS.map((c) => c.name);
 
 /** The columns that name a scaling cell. */
-export const SCALING_KEYS = ["framing", "datasets", "bytes", "clk_tck", "endian"] as const;
+export const SCALING_KEYS = [
+  "framing",
+  "datasets",
+  "bytes",
+  "clk_tck",
+  "endian",
+  "fsync",
+] as const;
 
 /** The columns the human table shows. */
 export const SCALING_HUMAN_COLUMNS: readonly string[] = [
@@ -96,8 +104,8 @@ export interface ScalingOptions {
   readonly dtype: DType;
   /** Number of repeats (each runs every backend and count). */
   readonly repeat: number;
-  /** fsync before close, inside the timing. */
-  readonly fsync: boolean;
+  /** When to fsync inside the timing (the seed: `none`). */
+  readonly fsync: FsyncPolicy;
   /** Parent of the scratch directory (default: the current directory). */
   readonly dir?: string;
   /** Byte order for backends that offer a choice (default native). */
@@ -116,6 +124,8 @@ export interface ScalingRun {
   readonly repeat: number;
   /** Byte order the file was written in (`native`, `big`, `little`). */
   readonly endian?: EndianOption;
+  /** The write's fsync policy (default none). */
+  readonly fsync?: FsyncPolicy;
   /** Payload bytes written: datasets x dataset bytes (what MiB/s is computed from, as IOspeed did). */
   readonly bytes: number;
   /** Size of the file after close, bytes. */
@@ -184,7 +194,7 @@ export async function runScaling(
     backend: Backend,
     path: string,
     n: number,
-    fsync: boolean,
+    fsync: FsyncPolicy,
     endian: EndianOption,
     each?: () => void,
   ): Promise<PhaseSample> => {
@@ -194,7 +204,9 @@ export async function runScaling(
       await writeFrames(backend, path, { create: "truncate", fsync, endian }, n, frame, each);
       return meter.stop();
     }
-    if (fsync) throw new UsageError(`${backend.name} does not fsync: run it without --fsync`);
+    if (fsync !== "none") {
+      throw new UsageError(`${backend.name} does not fsync: run it with --fsync none`);
+    }
     const p = await program({ path, datasets: n, data: bytes, dtype: options.dtype });
     for (let k = 0; k < n; k++) each?.();
     const tck = clockTicksPerSecond();
@@ -219,7 +231,7 @@ export async function runScaling(
     await fencedPhase("warm-up", async () => {
       for (const backend of options.backends) {
         const path = `${dir}/warmup.${backend.name}${suffix}`;
-        await writeDatasets(backend, path, 1, false, endianOf(backend.name));
+        await writeDatasets(backend, path, 1, "none", endianOf(backend.name));
         await Deno.remove(path);
       }
     });
@@ -267,6 +279,7 @@ export async function runScaling(
             datasets: n,
             repeat,
             endian: endianOf(backend.name),
+            fsync: options.fsync,
             bytes: n * perDataset,
           };
           let run: ScalingRun;
@@ -303,6 +316,7 @@ export function scalingRow(run: ScalingRun): Row {
       bytes,
       endian: run.endian ?? "native",
       repeat: run.repeat,
+      fsync: run.fsync ?? "none",
       stat: "run",
       error: run.error,
     };
@@ -324,6 +338,7 @@ export function scalingRow(run: ScalingRun): Row {
     endian: run.endian ?? "native",
     file_bytes: run.fileBytes,
     dev_write_bytes: s.devWriteBytes,
+    fsync: run.fsync ?? "none",
     stat: "run",
     error: "",
   }, auditOf(run));

@@ -87,6 +87,8 @@ export const f77Gfortran: Backend = {
   orders: [NATIVE_ORDER],
   options: [],
   magic: [],
+  // the program closes its file and never fsyncs (IOspeed's writer)
+  fsyncPolicies: ["none"],
   fileFraming: "f77",
   unavailable: gfortranUnavailable,
   openWriter: (): FrameSink => onlyDatasets(),

@@ -80,6 +80,7 @@ export const hdf5: Backend = {
   orders: ["little", "big"],
   options: [],
   magic: [HDF5_SIGNATURE],
+  fsyncPolicies: ["end", "none"],
   unavailable(): string | null {
     const s = load();
     return typeof s === "string" ? s : null;

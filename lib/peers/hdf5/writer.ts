@@ -51,7 +51,7 @@ export class Hdf5Sink extends PeerSink {
   #frames = 0;
 
   constructor(lib: Hdf5, path: string, options: SinkOptions) {
-    super(NAME, path, options.fsync ?? true);
+    super(NAME, path, options.fsync);
     this.#lib = lib;
     this.#order = options.endian === "big" ? "big" : "little";
     refuseExisting(NAME, path, options.create);
