@@ -88,7 +88,7 @@ function tableFrames(count: number): Frame[] {
 function prepared(backend: Backend, endian: "big" | "native"): FrameSource | null {
   if (backend.unavailable() !== null) return null;
   const path = `${dir}/${backend.name}-${endian}`;
-  const w = backend.openWriter(path, { create: "truncate", endian, fsync: false });
+  const w = backend.openWriter(path, { create: "truncate", endian, fsync: "none" });
   for (const f of tableFrames(10)) w.writeFrame(f);
   w.close();
   return backend.openReader(path);

@@ -51,7 +51,7 @@ await withScratchDir(dir, async (d) => {
       await writeFrames(
         backendByName("raw"),
         `${d}/w.r${w.rank}`,
-        { create: "truncate", fsync: true },
+        { create: "truncate", fsync: "end" },
         count,
         (k) => frames.frame(k),
       );

@@ -160,7 +160,7 @@ peerTest(
     await writeFrames(
       backendByName("f77"),
       ours,
-      { create: "truncate", fsync: false },
+      { create: "truncate", fsync: "none" },
       3,
       (i) => ({ step: i, chunks }),
     );

@@ -65,7 +65,7 @@ function write(
   const sink = backend.openWriter(path, {
     create: "new",
     endian,
-    fsync: true,
+    fsync: "end",
     backendOptions: extra,
   });
   try {

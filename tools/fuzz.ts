@@ -109,7 +109,7 @@ export function writeSeed(target: FuzzTarget, path: string): Uint8Array {
   const sink = backendByName(target.framing).openWriter(path, {
     create: "truncate",
     backendOptions: target.options,
-    fsync: false,
+    fsync: "none",
   });
   for (let i = 0; i < 3; i++) sink.writeFrame(frames.frame(i));
   sink.close();
