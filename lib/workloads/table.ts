@@ -511,11 +511,6 @@ export async function runTable(
                 sampleBytes: options.sampleBytes,
                 warmup: options.warmup,
                 cache: options.cache,
-              }).then((r) => {
-                // the program fsyncs once at the end (the only policy it honours); the row keeps
-                // its audit trail, so it is amended in place
-                r.fsync = "end";
-                return r;
               })
               // this backend's byte order (`--endian hdf4=big`)
               : runTableCell(backend, size, n, rep, {
