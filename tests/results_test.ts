@@ -235,9 +235,7 @@ Deno.test("--format table and --help for every command; info --format json", asy
   for (const cmd of COMMANDS) {
     const help = await runCli([cmd.name, "--help"]);
     assert.equal(help.code, 0);
-    if (cmd.name !== "info" && cmd.name !== "plot") {
-      assert.match(help.stdout, /--format F|--format table/, cmd.name);
-    }
+    assert.match(help.stdout, /--format (F|table)/, cmd.name);
   }
   // Every column of every workload is described in --help with its unit.
   for (
@@ -302,6 +300,30 @@ Deno.test("--format table and --help for every command; info --format json", asy
     const r = await runCli([cmd, ...small[cmd]!, ...args, "--format", "table"]);
     assert.equal(r.code, 0, `${cmd}: ${r.stderr}`);
     assert.match(r.stdout.split("\n")[1]!, /^-+( {2}-+)+$/, `${cmd} has an aligned table`);
+    if (cmd === "scaling") {
+      // plot prints what it drew as a table too
+      const csvPath = `${d.path}/scaling.csv`;
+      const s = await runCli([cmd, ...small[cmd]!, ...args, "--out", csvPath]);
+      assert.equal(s.code, 0, s.stderr);
+      const p = await runCli(["plot", csvPath, "-o", `${d.path}/s.svg`, "--format", "table"]);
+      assert.equal(p.code, 0, p.stderr);
+      assert.match(
+        p.stdout,
+        /^chart +workload +rows +series\n-+( {2}-+)+\n\S+s\.svg +scaling +1 +raw\n$/,
+      );
+    }
+  }
+  // The commands that print facts rather than rows take --format table as their text layout.
+  for (
+    const [args, first] of [
+      [["info", `${d.path}/f.raw`], /^path: /],
+      [["framings"], /^\S+ +(native|peer|program) /],
+      [["version"], /^sciobench \d+\.\d+\.\d+\ncommit /],
+    ] as const
+  ) {
+    const r = await runCli([...args, "--format", "table"]);
+    assert.equal(r.code, 0, `${args[0]}: ${r.stderr}`);
+    assert.match(r.stdout, first, args[0]);
   }
 });
 

@@ -4,14 +4,22 @@
  * @module
  */
 import { IoError, UsageError } from "../errors.ts";
-import { chartWorkload, parseResults } from "../report/plot.ts";
+import { col, type ColumnDoc, columnHelp } from "../report/human.ts";
+import { chartContents, chartWorkload, parseResults } from "../report/plot.ts";
 import { parseArgs } from "./args.ts";
 import type { Command } from "./command.ts";
-import { checkPlotPath, writeChart } from "./common.ts";
+import { checkPlotPath, openResults, writeChart } from "./common.ts";
+
+const COLUMNS: readonly ColumnDoc[] = [
+  col("chart", "", "text", "the SVG file written"),
+  col("workload", "", "text", "whose chart it is: table, readers, scaling or records"),
+  col("rows", "", "count", "measured rows drawn (summary rows and failed cells are left out)"),
+  col("series", "", "text", "series drawn, one per backend (readers: mode and cache), joined by /"),
+];
 
 const HELP = `sciobench plot: draw results as an SVG chart
 
-Usage: sciobench plot RESULTS.(csv|jsonl|json) -o CHART.svg [--force]
+Usage: sciobench plot RESULTS.(csv|jsonl|json) -o CHART.svg [--force] [--format F]
 
 Reads the rows 'sciobench table', 'readers', 'scaling' or 'records' wrote (any format but the
 text ones; the workload is taken from the JSON meta or the columns) and draws one chart with
@@ -27,7 +35,12 @@ The title names the host, the --dir file system and the date when the results ca
 
 Options:
   -o, --out FILE      the SVG to write (refused if it exists)
-  --force             replace an existing FILE`;
+  --force             replace an existing FILE
+  --format F          how to print what was drawn (one row, on stdout): table (the default on a
+                      terminal), csv (the default otherwise), json or jsonl
+
+Columns:
+${columnHelp(COLUMNS)}`;
 
 /** The `plot` subcommand. */
 export const plotCommand: Command = {
@@ -40,6 +53,7 @@ export const plotCommand: Command = {
       options: {
         out: { type: "string", short: "o" },
         force: { type: "boolean", default: false },
+        format: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -59,6 +73,21 @@ export const plotCommand: Command = {
     const results = parseResults(text, path);
     const workload = chartWorkload(results, path);
     checkPlotPath(workload, values.out, values.force);
+    const contents = chartContents(workload, results);
+    const summary = openResults({
+      command: "plot",
+      args,
+      columns: COLUMNS,
+      human: COLUMNS.map((c) => c.name),
+      options: { results: path, out: values.out, force: values.force },
+    }, { format: values.format });
     await writeChart(values.out, workload, results, values.force);
+    summary.add({
+      chart: values.out,
+      workload,
+      rows: contents.rows,
+      series: contents.series.join("/"),
+    });
+    await summary.finish();
   },
 };

@@ -115,6 +115,23 @@ function runRows(rows: readonly Row[]): Row[] {
   return rows.filter((r) => (r.stat === undefined || r.stat === "run") && !r.error);
 }
 
+/**
+ * What a chart of `results` draws: the measured rows (summary rows and failed cells left out) and
+ * its series, one per backend (readers: per mode and cache; a fio baseline is not a series).
+ */
+export function chartContents(
+  workload: ChartWorkload,
+  results: Results,
+): { rows: number; series: string[] } {
+  const rows = runRows(results.rows);
+  const names = workload === "readers"
+    ? rows.map((r) => `${r.mode} ${r.cache ?? ""}`.trim())
+    : rows.map((r) => String(r.framing)).filter((f) =>
+      !(workload === "table" && f.startsWith("fio"))
+    );
+  return { rows: rows.length, series: [...new Set(names)] };
+}
+
 type Spec = Record<string, unknown>;
 
 const COLORS = { field: "framing", type: "nominal", title: "backend" };
