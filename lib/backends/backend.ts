@@ -16,6 +16,7 @@ import type {
   StoredVariable,
 } from "../framings/types.ts";
 import type { Row } from "../report/output.ts";
+import type { Transfer } from "../io/transfer.ts";
 
 /**
  * When a write phase calls fsync (fio's `end_fsync` / `fsync=1`): `end` once after the last frame
@@ -52,6 +53,8 @@ export interface SinkOptions {
   readonly fsync?: FsyncPolicy;
   /** The backend's own options (marker width, netCDF variant ...), as it declares them in `options`. */
   readonly backendOptions?: Readonly<Record<string, unknown>>;
+  /** `--bs` / `--direct`: the size of each system call and O_DIRECT (backends with `transfer`). */
+  readonly transfer?: Transfer;
 }
 
 /** An open file being written frame by frame. */
@@ -160,6 +163,8 @@ export interface SourceOptions {
   readonly endian?: EndianOption;
   /** The backend's own options, as it declares them in `options`. */
   readonly backendOptions?: Readonly<Record<string, unknown>>;
+  /** `--bs` / `--direct`: the size of each system call and O_DIRECT (backends with `transfer`). */
+  readonly transfer?: Transfer;
 }
 
 /** A way to store frames in files: a native framing driven by the engine, or a peer library. */
@@ -181,6 +186,11 @@ export interface Backend {
   readonly magic: readonly MagicNumber[];
   /** The `--fsync` policies its writer honours (default: all three, as the native framings). */
   readonly fsyncPolicies?: readonly FsyncPolicy[];
+  /**
+   * True when it honours {@link Transfer} (`--bs`, `--direct`): the native framings, whose system
+   * calls sciobench makes. Peers make their own calls inside a library or program and refuse them.
+   */
+  readonly transfer?: boolean;
   /** null when usable here, else the reason it is not (library missing ...). */
   unavailable(): string | null;
   /**

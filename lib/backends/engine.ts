@@ -19,6 +19,7 @@ import { DTYPE_SIZE } from "../framings/types.ts";
 import { FormatError, ShortReadError, UsageError } from "../errors.ts";
 import { checkOptions } from "../framings/options.ts";
 import { FileHandle, WriteBatcher } from "../io/file.ts";
+import { BlockReader, BlockWriter, openForTransfer, type Transfer } from "../io/transfer.ts";
 import { AppendJournal } from "../io/journal.ts";
 import type {
   Backend,
@@ -39,7 +40,8 @@ const MAX_GAP = 1 << 20;
 class NativeSink implements FrameSink {
   readonly path: string;
   readonly #file: FileHandle;
-  readonly #batch: WriteBatcher;
+  /** Today's 4 MiB write batcher, or with --bs / --direct transfers of exactly bs bytes. */
+  readonly #batch: WriteBatcher | BlockWriter;
   readonly #writer: FrameWriter;
   readonly #fsync: FsyncPolicy;
   /** Appending: the undo journal on disk beside the file (lib/io/journal.ts). */
@@ -51,7 +53,15 @@ class NativeSink implements FrameSink {
   constructor(framing: Framing, path: string, options: SinkOptions) {
     this.path = path;
     this.#fsync = options.fsync ?? "end";
+    const transfer = options.transfer;
+    let align = { align: 1, memoryAlign: 1 };
     if (options.create === "append") {
+      if (transfer?.direct) {
+        throw new UsageError(
+          `--direct cannot append to ${path} (its undo journal reads through the page cache); ` +
+            "write a new file, or append without --direct",
+        );
+      }
       if (!framing.appendWriter) {
         throw new UsageError(`framing '${framing.name}' cannot append to an existing file`);
       }
@@ -74,9 +84,18 @@ class NativeSink implements FrameSink {
         ...options.backendOptions,
         endian: options.endian ?? "native",
       });
-      this.#file = FileHandle.open(path, options.create === "new" ? "new" : "truncate");
+      const mode = options.create === "new" ? "new" : "truncate";
+      if (transfer) {
+        const t = openForTransfer(path, mode, transfer);
+        this.#file = t.file;
+        align = t;
+      } else {
+        this.#file = FileHandle.open(path, mode);
+      }
     }
-    this.#batch = new WriteBatcher(this.#file);
+    this.#batch = transfer
+      ? new BlockWriter({ file: this.#file, ...align }, transfer.bs)
+      : new WriteBatcher(this.#file);
     try {
       this.#apply(this.#writer.begin());
     } catch (e) {
@@ -120,7 +139,8 @@ class NativeSink implements FrameSink {
       this.#file.sync();
     }
     this.#apply(this.#writer.finish());
-    this.#batch.flush();
+    if (this.#batch instanceof BlockWriter) this.#batch.finish(); // cut the padded tail
+    else this.#batch.flush();
     // with `each` the frames are synced already: once more only when a trailer or header followed
     if (this.#fsync === "end" || (this.#fsync === "each" && this.#unsynced)) this.#file.sync();
     else if (this.#journal) this.#file.sync(); // an append is always made durable
@@ -149,6 +169,11 @@ class NativeSink implements FrameSink {
   }
 }
 
+/** True when a chunk's bytes are byte-swapped to native order as they are read. */
+function swaps(r: ChunkRef): boolean {
+  return r.order !== NATIVE_ORDER && DTYPE_SIZE[r.dtype] > 1;
+}
+
 class NativeSource implements FrameSource {
   readonly path: string;
   readonly framing: string;
@@ -159,13 +184,22 @@ class NativeSource implements FrameSource {
   /** Bytes past the end of the file read as zeros (netCDF data never written). */
   readonly #pastEndReadsZero: boolean;
   readonly #file: FileHandle;
+  /** With --bs / --direct: every read is whole bs-sized preads through this. */
+  readonly #blocks: BlockReader | undefined;
   readonly #index: FrameIndex;
   #buf = new Uint8Array(1 << 16);
 
   constructor(framing: Framing, path: string, options: SourceOptions) {
     this.path = path;
     this.framing = framing.name;
-    this.#file = FileHandle.open(path, "read");
+    const transfer = options.transfer;
+    if (transfer) {
+      const t = openForTransfer(path, "read", transfer);
+      this.#file = t.file;
+      this.#blocks = new BlockReader(t, transfer.bs, transfer.readAhead ?? true);
+    } else {
+      this.#file = FileHandle.open(path, "read");
+    }
     try {
       this.#index = framing.openIndex(this.#countingSource(), {
         ...options.backendOptions,
@@ -188,13 +222,14 @@ class NativeSource implements FrameSource {
   /** The file as a ByteSource for the decoder, counting what it reads into `bytesRead`. */
   #countingSource(): ByteSource {
     const file = this.#file;
+    const blocks = this.#blocks;
     const count = (n: number) => this.bytesRead += n;
     return {
       path: file.path,
       size: file.size,
       read(offset: number, length: number): Uint8Array {
         count(length);
-        return file.read(offset, length);
+        return blocks ? blocks.read(offset, length) : file.read(offset, length);
       },
     };
   }
@@ -209,8 +244,20 @@ class NativeSource implements FrameSource {
   }
 
   #readExactly(into: Uint8Array, offset: number): void {
-    const n = this.#file.readInto(into, offset);
+    let n: number;
+    if (this.#blocks) {
+      const got = this.#blocks.view(offset, into.length);
+      into.set(got);
+      n = got.length;
+    } else {
+      n = this.#file.readInto(into, offset);
+    }
     this.bytesRead += n;
+    this.#checkRead(into, offset, n);
+  }
+
+  /** Zeros past the end where the format says so, else FormatError when `n` < the bytes asked. */
+  #checkRead(into: Uint8Array, offset: number, n: number): void {
     if (n < into.length && this.#pastEndReadsZero && offset + n >= this.#file.size) {
       into.fill(0, n);
       return;
@@ -238,6 +285,27 @@ class NativeSource implements FrameSource {
     }
     const out: ReadChunk[] = [];
     if (refs.length === 0) return out;
+    if (!pieces && hi - lo <= total + MAX_GAP && this.#blocks) {
+      // --bs / --direct: a view of the block reader's aligned buffer, no copy
+      let view = this.#blocks.view(lo, hi - lo);
+      this.bytesRead += view.length;
+      // a copy when short (past the end), swapped in place (the buffered bytes stay the file's),
+      // or when a chunk would not start on a multiple of its element size (typed-array views)
+      const at = view.byteOffset - lo;
+      if (
+        view.length < hi - lo || refs.some(swaps) ||
+        refs.some((r) => (at + r.offset) % DTYPE_SIZE[r.dtype] !== 0)
+      ) {
+        const whole = this.#buffer(hi - lo).subarray(0, hi - lo);
+        whole.set(view);
+        this.#checkRead(whole, lo, view.length);
+        view = whole;
+      }
+      for (const r of refs) {
+        out.push(this.#chunk(r, view.subarray(r.offset - lo, r.offset - lo + r.bytes)));
+      }
+      return out;
+    }
     if (!pieces && hi - lo <= total + MAX_GAP) {
       const buf = this.#buffer(hi - lo);
       this.#readExactly(buf.subarray(0, hi - lo), lo);
@@ -266,8 +334,7 @@ class NativeSource implements FrameSource {
   }
 
   #chunk(r: ChunkRef, data: Uint8Array): ReadChunk {
-    const width = DTYPE_SIZE[r.dtype];
-    if (r.order !== NATIVE_ORDER && width > 1) swapInPlace(data, width);
+    if (swaps(r)) swapInPlace(data, DTYPE_SIZE[r.dtype]);
     return { name: r.name, dtype: r.dtype, shape: r.shape, data };
   }
 
@@ -303,6 +370,21 @@ class NativeSource implements FrameSource {
   }
 }
 
+/**
+ * UsageError (one line, exit 2) when `transfer` (`--bs`, `--direct`) is asked of a backend that
+ * cannot honour it: peers make their own system calls inside a library or program.
+ */
+export function checkTransfer(backend: Backend, transfer: Transfer | undefined): void {
+  if (transfer === undefined || backend.transfer) return;
+  const flag = transfer.direct ? "--direct" : "--bs";
+  const kind = backend.kind === "program" ? "a program peer" : "a library peer";
+  throw new UsageError(
+    `${flag}: ${backend.name} is ${kind} that makes its own system calls and cannot do ${
+      transfer.direct ? "direct I/O" : "transfers of a chosen size"
+    }; run it without ${flag}, or measure native framings (raw, f77, ieeeio, gsd, netcdf)`,
+  );
+}
+
 /** A {@link Backend} that stores frames with `framing`, through the FFI file layer. */
 export function nativeBackend(framing: Framing): Backend {
   return {
@@ -312,6 +394,7 @@ export function nativeBackend(framing: Framing): Backend {
     orders: framing.orders,
     options: framing.options,
     magic: framing.magic,
+    transfer: true,
     unavailable: () => null,
     detect: framing.detect?.bind(framing),
     openWriter(path, options) {

@@ -23,7 +23,9 @@ import {
 } from "../report/plot.ts";
 import { auditOf, auditSummary } from "../sys/audit.ts";
 import { type StatFs, statfs } from "../sys/libc.ts";
-import { formatSize, parseChoice, parseCount } from "./args.ts";
+import { formatSize, parseChoice, parseCount, parseSize } from "./args.ts";
+import { DEFAULT_DIRECT_BS, probeDirect, type Transfer } from "../io/transfer.ts";
+import { checkTransfer } from "../backends/engine.ts";
 import { librariesMeta, runMeta } from "./meta.ts";
 import { noteSkipped, PLAN_OPTIONS, resolveBackends } from "./plan.ts";
 
@@ -267,6 +269,61 @@ export function openResults(
       sink.close({ interrupted: true });
     },
   };
+}
+
+/** parseArgs option declarations of `--bs` (alias `--transfer-size`) and `--direct`. */
+export const TRANSFER_OPTIONS = {
+  bs: { type: "string" },
+  "transfer-size": { type: "string" },
+  direct: { type: "boolean", default: false },
+} as const;
+
+/** Help lines of `--bs` and `--direct`. */
+export const TRANSFER_HELP =
+  `  --bs SIZE           bytes of each read and write system call of the native framings (alias
+                      --transfer-size; 64k, 1M, 4MiB: k, M, G are binary as in fio): writes
+                      coalesced or split to SIZE, a frame read in SIZE preads, small frames
+                      several per call. Default: as before, no fixed size (small writes
+                      coalesced into 4 MiB calls, larger writes and each frame's read in one
+                      call; bs_bytes 0); with --direct alone 4MiB, each read covering
+                      one frame's aligned blocks only. Peers refuse it
+  --direct            open the files with O_DIRECT: no page cache, every offset, length and
+                      buffer aligned to the file system's direct I/O alignment (the tail written
+                      padded, then cut with ftruncate); reads need no cache drop (cache=direct).
+                      Native framings only: peers refuse it`;
+
+/**
+ * The `--bs` / `--direct` of a run, checked before anything is written: each backend must honour
+ * them (peers refuse with one line), and with --direct the file system of `dir` must take
+ * O_DIRECT and the size be a multiple of its alignment. undefined when neither is given.
+ */
+export function parseTransfer(
+  values: { bs?: string; "transfer-size"?: string; direct?: boolean },
+  backends: readonly Backend[],
+  dir: string | undefined,
+): Transfer | undefined {
+  const given = values.bs ?? values["transfer-size"];
+  if (values.bs !== undefined && values["transfer-size"] !== undefined) {
+    if (values.bs !== values["transfer-size"]) {
+      throw new UsageError(
+        `--bs ${values.bs} and --transfer-size ${values["transfer-size"]} disagree; ` +
+          "--transfer-size is --bs",
+      );
+    }
+  }
+  if (given === undefined && !values.direct) return undefined;
+  const flag = values.bs !== undefined ? "--bs" : "--transfer-size";
+  const bs = given === undefined ? DEFAULT_DIRECT_BS : parseSize(given, flag);
+  const transfer: Transfer = {
+    bs,
+    direct: values.direct ?? false,
+    readAhead: given !== undefined,
+  };
+  for (const b of backends) checkTransfer(b, transfer);
+  // a writer keeps two staging buffers of bs bytes, a reader one (or a frame, when larger)
+  checkMemory(3 * bs, `${flag} ${given ?? "4MiB"} staging buffers`, `use a smaller ${flag}`);
+  if (transfer.direct) probeDirect(dir ?? ".", bs);
+  return transfer;
 }
 
 /** parseArgs option declaration of `--per-rank` (MPI runs). */

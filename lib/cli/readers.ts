@@ -24,7 +24,16 @@ import {
   runReaders,
 } from "../workloads/readers.ts";
 import { READERS_QUICK, READERS_SEED } from "../workloads/seeds.ts";
-import { parseArgs, parseChoice, parseCount, parseIntegers, parseList, parseSeed } from "./args.ts";
+import {
+  parseArgs,
+  parseChoice,
+  parseCount,
+  parseIntegers,
+  parseList,
+  parseSeed,
+  parseSize,
+} from "./args.ts";
+import { DEFAULT_DIRECT_BS } from "../io/transfer.ts";
 import { announcePlan, dryRun, PLAN_HELP, type PlannedFile, type RunPlan } from "./plan.ts";
 import type { Command } from "./command.ts";
 import { requireFile } from "./open.ts";
@@ -40,6 +49,9 @@ import {
   openResults,
   OUTPUT_HELP,
   parseEndian,
+  parseTransfer,
+  TRANSFER_HELP,
+  TRANSFER_OPTIONS,
   WORKLOAD_OPTIONS,
 } from "./common.ts";
 
@@ -75,6 +87,8 @@ Options:
   --option KEY=VALUE  framing setting for writer and readers, repeatable (f77: marker=8,
                       subrecordLimit=65536)
   --repeat K          run every (cache, mode, procs) cell K times (default 1)
+${TRANSFER_HELP}
+                      (reads with --reader sciobench, the default with them)
 ${OUTPUT_HELP}
 ${PLAN_HELP}
 ${AUDIT_HELP}
@@ -109,6 +123,7 @@ async function runReaderChild(args: string[]): Promise<void> {
       endian: { type: "string" },
       option: { type: "string", multiple: true },
       "no-wait": { type: "boolean", default: false },
+      ...TRANSFER_OPTIONS,
     },
   });
   if (positionals.length !== 1) throw new UsageError("readers _reader: give exactly one FILE");
@@ -121,6 +136,11 @@ async function runReaderChild(args: string[]): Promise<void> {
     fileIndex: integer(values["file-index"], "--file-index"),
     endian: values.endian === undefined ? undefined : parseEndian(values.endian),
     backendOptions: backendOptionArgs(backend, values.option, "readers"),
+    transfer: values.bs === undefined && !values.direct ? undefined : {
+      bs: values.bs === undefined ? DEFAULT_DIRECT_BS : parseSize(values.bs, "--bs"),
+      direct: values.direct,
+      readAhead: values.bs !== undefined,
+    },
   });
   if (!values["no-wait"]) {
     console.log("ready");
@@ -304,6 +324,7 @@ export const readersCommand: Command = {
         reader: { type: "string" },
         file: { type: "string" },
         repeat: { type: "string", default: "1" },
+        ...TRANSFER_OPTIONS,
       },
     });
     const procs = parseIntegers(
@@ -323,6 +344,11 @@ export const readersCommand: Command = {
     const caches = parseList(values.cache, "--cache").map((c) =>
       parseChoice(c, ["cold", "warm"] as const, "--cache") as CacheState
     );
+    if (values.direct && caches.includes("warm")) {
+      throw new UsageError(
+        "--direct reads bypass the page cache: --cache warm means nothing with it",
+      );
+    }
     if (userFile !== undefined) requireFile(userFile); // and rolls back a killed append to it
     const shape = userFile !== undefined ? packmanFileShape(userFile) : undefined;
     const records = shape?.records ?? parseCount(values.records, "--records");
@@ -338,7 +364,9 @@ export const readersCommand: Command = {
         `readers: framing '${backend.name}' cannot write ${endian}-endian files`,
       );
     }
-    const reader = chooseReader(values.reader, {
+    const sized = values.direct || values.bs !== undefined || values["transfer-size"] !== undefined;
+    // the Fortran reader makes its own system calls: --bs and --direct read with sciobench's
+    const reader = chooseReader(values.reader ?? (sized ? "sciobench" : undefined), {
       framing: backend.name,
       endian,
       backendOptions,
@@ -354,6 +382,12 @@ export const readersCommand: Command = {
       options: backendOptions,
     });
     if (dryRun(plan, values)) return;
+    if (sized && reader.name === "gfortran") {
+      throw new UsageError(
+        `--${values.direct ? "direct" : "bs"}: the gfortran reader is a program that makes its ` +
+          "own system calls; use --reader sciobench",
+      );
+    }
     const fileBytes = records * length * 8;
     const files = userFile !== undefined ? 0 : modes.includes("separate") ? Math.max(...procs) : 1;
     checkScratchRoom(
@@ -363,6 +397,7 @@ export const readersCommand: Command = {
       "use fewer --records, a smaller --length, fewer --procs or another --dir",
     );
     checkMemory(2 * length * 8, `a record of --length ${length}`, "use a smaller --length");
+    const transfer = parseTransfer(values, [backend], values.dir);
     const self = selfCommand();
     // The readers know what was written: f77 markers are not detected (it would double-scan
     // Packman's file), and the byte order is given.
@@ -371,6 +406,8 @@ export const readersCommand: Command = {
       : { ...backendOptions };
     const childOptions = [
       ...["--endian", endian === "native" ? NATIVE_ORDER : endian],
+      ...(transfer?.readAhead ? ["--bs", String(transfer.bs)] : []),
+      ...(transfer?.direct ? ["--direct"] : []),
       ...Object.entries(readerOptions).flatMap(([k, v]) => ["--option", `${k}=${String(v)}`]),
     ];
     const launch = reader.name === "gfortran"
@@ -416,6 +453,8 @@ export const readersCommand: Command = {
         endian,
         option: backendOptions,
         repeat,
+        bs: transfer?.bs ?? null,
+        direct: transfer?.direct ?? false,
         dir: values.dir ?? ".",
       },
       dir: values.dir,
@@ -434,6 +473,7 @@ export const readersCommand: Command = {
           reader: reader.name,
           file: userFile,
           repeat,
+          transfer,
         },
         (row) => results.add(row),
       ));

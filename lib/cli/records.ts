@@ -41,8 +41,11 @@ import {
   OUTPUT_HELP,
   parseFsync,
   parseReorder,
+  parseTransfer,
   rankColumnDocs,
   repeatOption,
+  TRANSFER_HELP,
+  TRANSFER_OPTIONS,
   WORKLOAD_OPTIONS,
 } from "./common.ts";
 import { parseOptionArgs } from "../framings/options.ts";
@@ -88,6 +91,7 @@ Options:
                       netcdf)
 ${fsyncHelp("end")}
   --dir DIR           where to write the scratch files (default: current directory)
+${TRANSFER_HELP}
 ${OUTPUT_HELP}
                       --format seed prints the seed's 'About to write ... / avg CPU time =
                       ... secs. / avg User Time = ... secs.' lines, means over the repeats (the
@@ -163,6 +167,7 @@ export const recordsCommand: Command = {
         seed: { type: "string", default: "1" },
         option: { type: "string", multiple: true },
         dir: { type: "string" },
+        ...TRANSFER_OPTIONS,
         ...MPI_OPTIONS,
         ...FSYNC_OPTION,
       },
@@ -206,6 +211,7 @@ export const recordsCommand: Command = {
       "use a smaller --shape or another --dir",
     );
     checkMemory(3 * recordBytes, "a record of --shape", "use a smaller --shape");
+    const transfer = parseTransfer(values, resolved.run, values.dir);
     const progress = new Progress();
     announcePlan(plan, notes);
 
@@ -227,6 +233,8 @@ export const recordsCommand: Command = {
         option: Object.fromEntries(backendOptions),
         fsync,
         ...(world().size > 1 ? { reorder, per_rank: values["per-rank"] } : {}),
+        bs: transfer?.bs ?? null,
+        direct: transfer?.direct ?? false,
         dir: values.dir ?? ".",
       },
       dir: values.dir,
@@ -248,8 +256,9 @@ export const recordsCommand: Command = {
           progress,
           reorder,
           fsync,
+          transfer,
         },
-        (run) => add(recordsRow(run, shape)),
+        (run) => add(recordsRow(run, shape, transfer)),
       ));
   },
 };

@@ -36,10 +36,13 @@ import {
   openResults,
   OUTPUT_HELP,
   parseFsync,
+  parseTransfer,
   PER_RANK_HELP,
   PER_RANK_OPTION,
   rankColumnDocs,
   repeatOption,
+  TRANSFER_HELP,
+  TRANSFER_OPTIONS,
   WORKLOAD_OPTIONS,
 } from "./common.ts";
 import {
@@ -82,6 +85,7 @@ ${fsyncHelp("none", ", as in the seed; a bare --fsync is end")}
   --endian E          native|little|big for every framing, or per framing (default
                       native,hdf4=big: the seed's orders)
   --dir DIR           where to write the scratch files (default: current directory)
+${TRANSFER_HELP}
 ${OUTPUT_HELP}
                       --format seed prints IOspeed's text layout: a banner per framing,
                       'Write  5:*****', '        Realtime=R, UserTime=U, SystemTime=S,
@@ -169,6 +173,7 @@ export const scalingCommand: Command = {
         ...FSYNC_OPTION,
         endian: { type: "string", default: SCALING_SEED.endian },
         dir: { type: "string" },
+        ...TRANSFER_OPTIONS,
         ...PER_RANK_OPTION,
       },
     });
@@ -207,6 +212,7 @@ export const scalingCommand: Command = {
       "use fewer --datasets, a smaller --shape or another --dir",
     );
     checkMemory(2 * bytes, `a dataset of --shape ${values.shape}`, "use a smaller --shape");
+    const transfer = parseTransfer(values, resolved.run, values.dir);
     announcePlan(plan);
     const backends = resolved.run;
 
@@ -225,6 +231,8 @@ export const scalingCommand: Command = {
         repeat,
         fsync,
         endian: backends.map((b) => `${b.name}=${endian.of(b.name)}`),
+        bs: transfer?.bs ?? null,
+        direct: transfer?.direct ?? false,
         dir: values.dir ?? ".",
         ...(world().size > 1 ? { per_rank: values["per-rank"] } : {}),
       },
@@ -253,6 +261,7 @@ export const scalingCommand: Command = {
           fsync,
           dir: values.dir,
           endianOf: (name) => endian.of(name),
+          transfer,
         },
         {
           runStart: (backend, n, rep, path) => {

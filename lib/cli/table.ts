@@ -57,7 +57,10 @@ import {
   OUTPUT_HELP,
   parseFsync,
   parseReorder,
+  parseTransfer,
   rankColumnDocs,
+  TRANSFER_HELP,
+  TRANSFER_OPTIONS,
   WORKLOAD_OPTIONS,
 } from "./common.ts";
 
@@ -92,6 +95,7 @@ ${fsyncHelp("end")}
                       reads it once first (memory-speed numbers of the framing's code)
   --endian E          native|little|big, for framings that offer a choice (default native);
                       per framing as hdf4=big,native
+${TRANSFER_HELP}
   --peer LIST         also measure the real library on the same cells: python-gsd (gsd.hoomd,
                       as gsd's benchmark reads) or python-gsd-fl (gsd.fl); needs python3-gsd.
                       Without --framing and --peer, python-gsd is added where it is importable
@@ -216,6 +220,7 @@ export const tableCommand: Command = {
         peer: { type: "string" },
         "no-peers": { type: "boolean", default: false },
         cache: { type: "string", default: "cold" },
+        ...TRANSFER_OPTIONS,
       },
     });
     const quick = values.quick;
@@ -243,8 +248,9 @@ export const tableCommand: Command = {
     const notes: string[] = [];
     // The bare command measures the seed's own library beside ours, where it is importable.
     // Not under MPI: the peer program is one process, the ranks' cells are collective.
+    const sized = values.direct || values.bs !== undefined || values["transfer-size"] !== undefined;
     const peerList = values.peer ??
-      (values.framing === undefined && !values["no-peers"] && world().size === 1
+      (values.framing === undefined && !values["no-peers"] && world().size === 1 && !sized
         ? TABLE_SEED.peer
         : undefined);
     if (values.peer !== undefined && values["no-peers"]) {
@@ -284,6 +290,14 @@ export const tableCommand: Command = {
         );
       }
     }
+    if (sized && layout === "shared" && world().size > 1) {
+      throw new UsageError("--layout shared does not take --bs or --direct; use --layout per-rank");
+    }
+    if (values.direct && cache === "warm") {
+      throw new UsageError(
+        "--direct reads bypass the page cache: --cache warm means nothing with it",
+      );
+    }
     const settings: TableSettings = {
       sizes,
       ns,
@@ -307,6 +321,7 @@ export const tableCommand: Command = {
       "the largest --size",
       "use a smaller --size or another --dir",
     );
+    const transfer = parseTransfer(values, [...resolved.run, ...peers], values.dir);
     const progress = new Progress();
     announcePlan(plan, notes);
     const reorder = parseReorder(values.reorder);
@@ -329,6 +344,8 @@ export const tableCommand: Command = {
         fsync,
         endian: resolved.run.map((b) => `${b.name}=${endian.of(b.name)}`),
         warmup: settings.warmup,
+        bs: transfer?.bs ?? null,
+        direct: transfer?.direct ?? false,
         dir: values.dir ?? ".",
         ...(world().size > 1 ? { reorder, per_rank: values["per-rank"] } : {}),
       },
@@ -353,6 +370,7 @@ export const tableCommand: Command = {
           reorder,
           perRank: values["per-rank"],
           layout,
+          transfer,
         },
         (row) => results.add(row),
       ));

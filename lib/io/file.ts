@@ -74,6 +74,14 @@ export class FileHandle implements ByteSource {
     return done;
   }
 
+  /**
+   * One pread of `buf.length` bytes at byte `offset` (no retry, so O_DIRECT offsets stay aligned);
+   * returns the count, short only at the end of the file.
+   */
+  preadOnce(buf: Uint8Array, offset: number): number {
+    return libc.pread(this.fd, buf, offset, this.path);
+  }
+
   /** Reads exactly `length` bytes at `offset` into a new array (ByteSource); ShortReadError if the file is shorter. */
   read(offset: number, length: number): Uint8Array {
     const buf = new Uint8Array(length);

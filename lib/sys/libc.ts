@@ -21,6 +21,7 @@ const SYMBOLS = {
   getrusage: { parameters: ["i32", "buffer"], result: "i32" },
   clock_gettime: { parameters: ["i32", "buffer"], result: "i32" },
   statfs: { parameters: ["buffer", "buffer"], result: "i32" },
+  statx: { parameters: ["i32", "buffer", "i32", "u32", "buffer"], result: "i32" },
   mmap: { parameters: ["pointer", "usize", "i32", "i32", "i32", "i64"], result: "pointer" },
   munmap: { parameters: ["pointer", "usize"], result: "i32" },
   mincore: { parameters: ["pointer", "usize", "buffer"], result: "i32" },
@@ -386,6 +387,42 @@ export function statfs(path: string): StatFs {
     availableBytes: Number(statfsBuf[4]) * bsize,
     inMemory: name === "tmpfs" || name === "ramfs",
   };
+}
+
+/** Alignment O_DIRECT needs on a file system, bytes, and where the numbers came from. */
+export interface DirectAlignment {
+  /** Alignment of buffer addresses in memory, bytes. */
+  readonly memory: number;
+  /** Alignment of file offsets and transfer lengths, bytes. */
+  readonly offset: number;
+  /** `statx` (STATX_DIOALIGN, Linux >= 6.1), `statfs` (the block size) or `default` (4096). */
+  readonly source: "statx" | "statfs" | "default";
+}
+
+/** struct statx: 256 bytes; stx_mask at 0, stx_dio_mem_align at 152, stx_dio_offset_align at 156. */
+const statxBuf = new Uint32Array(64);
+const AT_FDCWD = -100;
+const STATX_DIOALIGN = 0x2000;
+
+/**
+ * The alignment O_DIRECT transfers need for `path` (a file or directory): from `statx` with
+ * STATX_DIOALIGN when the kernel and file system report it, else the file system's block size
+ * (`statfs`), else 4096 bytes. A file system that reports 0 cannot do direct I/O on it.
+ */
+export function directAlignment(path: string): DirectAlignment {
+  statxBuf.fill(0);
+  if (libc().statx(AT_FDCWD, cString(path), 0, STATX_DIOALIGN, statxBuf) === 0) {
+    if ((statxBuf[0]! & STATX_DIOALIGN) !== 0) {
+      return { memory: statxBuf[38]!, offset: statxBuf[39]!, source: "statx" };
+    }
+  }
+  try {
+    const block = statfs(path).blockSize;
+    if (block > 0) return { memory: block, offset: block, source: "statfs" };
+  } catch {
+    // fall through to the default
+  }
+  return { memory: 4096, offset: 4096, source: "default" };
 }
 
 /**

@@ -18,6 +18,9 @@ import { usableBackend } from "../backends/registry.ts";
 import type { OptionValues } from "../framings/options.ts";
 import type { ChunkLayout, EndianOption } from "../framings/types.ts";
 import { dropCache, residency } from "../io/cache.ts";
+import type { Transfer } from "../io/transfer.ts";
+import { checkTransfer } from "../backends/engine.ts";
+import { TRANSFER_COLUMN_DOCS, transferColumns } from "./transfer.ts";
 import { FileHandle } from "../io/file.ts";
 import { withScratchDir } from "../io/scratch.ts";
 import { fencedPhase, rankScratchShare } from "../mpi/phase.ts";
@@ -60,7 +63,12 @@ export const READERS_COLUMN_DOCS: readonly ColumnDoc[] = [
     "wall time added per added process since the previous row of the same mode (first row: " +
       "wall_s / procs), the seed's cost per process",
   ),
-  col("cache", "", "text", "cold or warm page cache when the readers start"),
+  col(
+    "cache",
+    "",
+    "text",
+    "cold or warm page cache when the readers start; direct: O_DIRECT reads, no drop",
+  ),
   col("framing", "", "text", "native framing of the files"),
   col("records", "records", "count", "records per file"),
   col("length", "doubles", "count", "doubles per record"),
@@ -70,6 +78,7 @@ export const READERS_COLUMN_DOCS: readonly ColumnDoc[] = [
   col("fs_type", "", "text", "file system of --dir"),
   col("reader", "", "text", "the program that read: sciobench, or gfortran (Packman's rd)"),
   col("repeat", "", "count", "1..K in run rows; in summary rows the number of runs summarised"),
+  ...TRANSFER_COLUMN_DOCS,
   ...STAT_COLUMNS,
 ];
 
@@ -139,6 +148,8 @@ export function writePackmanFile(
     backendOptions: OptionValues;
     /** fsync before close returns (default true). */
     fsync?: boolean;
+    /** `--bs` / `--direct`. */
+    transfer?: Transfer;
   },
 ): void {
   const a = packmanPattern(o.length, o.seed, o.fileIndex);
@@ -147,6 +158,7 @@ export function writePackmanFile(
     endian: o.endian,
     fsync: o.fsync ?? true ? "end" : "none",
     backendOptions: o.backendOptions,
+    transfer: o.transfer,
   });
   try {
     for (let i = 1; i <= o.records; i++) {
@@ -200,6 +212,8 @@ export interface ReaderSettings {
   readonly endian?: EndianOption;
   /** The backend's options (f77: marker), as it declares them. */
   readonly backendOptions: OptionValues;
+  /** `--bs` / `--direct` of the reads. */
+  readonly transfer?: Transfer;
 }
 
 /** Prepared state of a reader: the expected pattern is computed before the timed read. */
@@ -235,11 +249,13 @@ function warmUpReader(
       endian: s.endian ?? "native",
       backendOptions: s.backendOptions,
       fsync: false,
+      transfer: s.transfer,
     });
     const source = backend.openReader(warm, {
       layout: packmanLayout(2),
       endian: s.endian,
       backendOptions: s.backendOptions,
+      transfer: s.transfer,
     });
     try {
       for (let f = 0; f < source.frameCount; f++) source.readFrame(f);
@@ -272,6 +288,7 @@ export function prepareReader(path: string, s: ReaderSettings): PreparedReader {
         layout: packmanLayout(s.length),
         endian: s.endian,
         backendOptions: s.backendOptions,
+        transfer: s.transfer,
       });
       let warnings: readonly string[] = [];
       try {
@@ -362,6 +379,11 @@ export interface ReadersOptions {
   readonly file?: string;
   /** Repeats of every (cache, mode, procs) cell (default 1). */
   readonly repeat?: number;
+  /**
+   * `--bs` / `--direct` of the writer and the readers (native framings; the launcher passes them
+   * to reader processes). With O_DIRECT no cache drop is made and the rows say cache=direct.
+   */
+  readonly transfer?: Transfer;
 }
 
 const decoder = new TextDecoder();
@@ -512,7 +534,8 @@ async function runOne(
   const fileBytes = Deno.statSync(files[0]!).size;
   let resident = 0;
   for (const path of files) {
-    if (cache === "cold") resident = Math.max(resident, dropCache(path).residentAfter);
+    if (o.transfer?.direct) resident = Math.max(resident, residency(path));
+    else if (cache === "cold") resident = Math.max(resident, dropCache(path).residentAfter);
     else {
       warmUp(path);
       resident = Math.max(resident, residency(path));
@@ -569,7 +592,7 @@ function readersRow(
     user_s: sum((r) => r.userS),
     sys_s: sum((r) => r.sysS),
     dev_read_bytes: sum((r) => r.devReadBytes),
-    cache,
+    cache: o.transfer?.direct ? "direct" : cache,
     framing: o.backend.name,
     reader: o.reader ?? "sciobench",
     records: o.records,
@@ -577,6 +600,7 @@ function readersRow(
     reader_bytes: sum((r) => r.bytes),
     start_spread_s: spread,
     resident_before: resident,
+    ...transferColumns(o.transfer),
   };
 }
 
@@ -603,7 +627,8 @@ async function runOneRanked(
   const { resident, reader, fileBytes } = await fencedPhase("drop", () => {
     // cold: the writer drops its file; warm: every rank reads it once (its node's cache)
     let resident: number;
-    if (cache === "cold") resident = writer ? dropCache(path).residentAfter : residency(path);
+    if (o.transfer?.direct) resident = residency(path);
+    else if (cache === "cold") resident = writer ? dropCache(path).residentAfter : residency(path);
     else {
       warmUp(path);
       resident = residency(path);
@@ -616,6 +641,7 @@ async function runOneRanked(
       fileIndex,
       endian: o.endian,
       backendOptions: o.readerOptions ?? o.backendOptions,
+      transfer: o.transfer,
     });
     return { resident, reader, fileBytes: Deno.statSync(path).size };
   });
@@ -662,6 +688,13 @@ export async function runReaders(
   const rows: Row[] = [];
   if (o.records < 1 || o.length < 1) {
     throw new UsageError("readers: --records and --length must be positive");
+  }
+  checkTransfer(o.backend, o.transfer);
+  if (o.transfer && o.reader === "gfortran") {
+    throw new UsageError(
+      `--${o.transfer.direct ? "direct" : "bs"}: the gfortran reader is a program that makes its ` +
+        "own system calls; use --reader sciobench",
+    );
   }
   const w = world();
   const ranked = w.size > 1;

@@ -25,7 +25,7 @@ import type {
 } from "../framings/types.ts";
 import type { OptionValues } from "../framings/options.ts";
 import { DTYPE_SIZE, typedArray } from "../framings/types.ts";
-import { dropCache } from "../io/cache.ts";
+import { dropCache, residency } from "../io/cache.ts";
 import { signalPoint, withScratchDir } from "../io/scratch.ts";
 import type { AggregateSpec } from "../mpi/aggregate.ts";
 import { fencedPhase, rankScratchShare } from "../mpi/phase.ts";
@@ -39,6 +39,9 @@ import { statfs } from "../sys/libc.ts";
 import { attachAudit, auditOf, finishAudit, startAudit } from "../sys/audit.ts";
 import { type PhaseSample, startMeter } from "../sys/meter.ts";
 import { cellError, EMPTY_SAMPLE } from "./cells.ts";
+import { TRANSFER_COLUMN_DOCS, transferColumns } from "./transfer.ts";
+import type { Transfer } from "../io/transfer.ts";
+import { checkTransfer } from "../backends/engine.ts";
 import { fillRandom, Rng, verifyFrame } from "./pattern.ts";
 
 /** The columns of `records` with units, in CSV order. */
@@ -57,8 +60,14 @@ export const RECORDS_COLUMN_DOCS: readonly ColumnDoc[] = [
   col("file_bytes", "bytes", "count", "file size after writing"),
   col("dev_read_bytes", "bytes", "count", "bytes fetched from the device during the phase"),
   col("dev_write_bytes", "bytes", "count", "bytes sent to the device during the phase"),
-  col("resident_after_drop", "0..1", "fraction", "fraction cached after the drop (0 for write)"),
+  col(
+    "resident_after_drop",
+    "0..1",
+    "fraction",
+    "fraction cached after the drop (0 for write; with --direct no drop is made: what is cached)",
+  ),
   col("fsync", "", "text", "the write's fsync policy: end, each (after every record) or none"),
+  ...TRANSFER_COLUMN_DOCS,
   ...STAT_COLUMNS,
 ];
 
@@ -122,6 +131,8 @@ export interface RecordsOptions {
   readonly reorder?: number;
   /** When the write phase fsyncs (default `end`). */
   readonly fsync?: FsyncPolicy;
+  /** `--bs` / `--direct` (native framings; peers refuse). With O_DIRECT no cache drop is made. */
+  readonly transfer?: Transfer;
 }
 
 /** One measured phase of one target and repeat. */
@@ -271,6 +282,8 @@ export async function runRecords(
     : new RecordFrames(options.shape, options.dtype, options.seed, readRank);
   const bytes = frames.records * frames.recordBytes;
   const p = options.progress;
+  for (const t of options.targets) checkTransfer(t.backend, options.transfer);
+  const transfer = options.transfer;
   const runs: RecordsRun[] = [];
   let index = 0;
   await withScratchDir(options.dir, async (dir) => {
@@ -312,6 +325,7 @@ export async function runRecords(
                 endian: t.endian,
                 fsync,
                 backendOptions: options.backendOptions?.get(t.backend.name),
+                transfer,
               },
               frames.records,
               (r) => frames.frame(r),
@@ -340,10 +354,17 @@ export async function runRecords(
           // Read from a cold cache: open, every record (verified), close.
           phase = "read";
           startAudit();
-          const drop = await fencedPhase("drop", () => dropCache(readPath));
+          // O_DIRECT reads bypass the page cache: no drop, only the residency measured
+          const drop = await fencedPhase(
+            "drop",
+            () =>
+              transfer?.direct
+                ? { seconds: 0, residentAfter: residency(readPath) }
+                : dropCache(readPath),
+          );
           const rs = await fencedPhase("read", async () => {
             const rm = startMeter("read");
-            const source = t.backend.openReader(readPath, { layout: readFrames.layout });
+            const source = t.backend.openReader(readPath, { layout: readFrames.layout, transfer });
             try {
               if (source.frameCount !== frames.records) {
                 throw new VerifyError(
@@ -413,7 +434,11 @@ export async function runRecords(
 const MIB = 2 ** 20;
 
 /** The result row of one phase (CSV columns; JSON rows add file_bytes, device bytes, residency). */
-export function recordsRow(run: RecordsRun, shape: readonly number[]): Row {
+export function recordsRow(
+  run: RecordsRun,
+  shape: readonly number[],
+  transfer?: Transfer,
+): Row {
   if (run.error !== undefined) {
     const { framing, endian, phase, bytes, error, fsync } = run;
     return {
@@ -424,6 +449,7 @@ export function recordsRow(run: RecordsRun, shape: readonly number[]): Row {
       bytes,
       repeat: run.repeat,
       fsync,
+      ...transferColumns(transfer),
       stat: "run",
       error,
     };
@@ -446,6 +472,7 @@ export function recordsRow(run: RecordsRun, shape: readonly number[]): Row {
     dev_write_bytes: s.devWriteBytes,
     resident_after_drop: run.residentAfterDrop,
     fsync: run.fsync,
+    ...transferColumns(transfer),
     stat: "run",
     error: "",
   }, auditOf(run));

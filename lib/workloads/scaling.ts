@@ -33,6 +33,9 @@ import type { Backend, FsyncPolicy } from "../backends/backend.ts";
 import { type Row, type TableRenderer } from "../report/output.ts";
 import { attachAudit, auditOf, finishAudit, startAudit } from "../sys/audit.ts";
 import { cellError, EMPTY_SAMPLE } from "./cells.ts";
+import { TRANSFER_COLUMN_DOCS, transferColumns } from "./transfer.ts";
+import type { Transfer } from "../io/transfer.ts";
+import { checkTransfer } from "../backends/engine.ts";
 import { col, type ColumnDoc, STAT_COLUMNS } from "../report/human.ts";
 import { type PhaseSample, startMeter } from "../sys/meter.ts";
 import type { EndianOption } from "../framings/types.ts";
@@ -55,6 +58,7 @@ export const SCALING_COLUMN_DOCS: readonly ColumnDoc[] = [
   col("file_bytes", "bytes", "count", "file size after close"),
   col("dev_write_bytes", "bytes", "count", "bytes sent to the device during the run"),
   col("fsync", "", "text", "none (the seed: no fsync), end (before close) or each (every dataset)"),
+  ...TRANSFER_COLUMN_DOCS,
   ...STAT_COLUMNS,
 ];
 
@@ -112,6 +116,8 @@ export interface ScalingOptions {
   readonly endian?: EndianOption;
   /** Byte order per backend name (the seed: HDF4 big-endian); overrides `endian`. */
   readonly endianOf?: (framing: string) => EndianOption;
+  /** `--bs` / `--direct` (native framings; peers refuse). */
+  readonly transfer?: Transfer;
 }
 
 /** One timed run: one backend, one dataset count, one trial. */
@@ -130,6 +136,8 @@ export interface ScalingRun {
   readonly bytes: number;
   /** Size of the file after close, bytes. */
   readonly fileBytes: number;
+  /** `--bs` / `--direct` of the run, when given. */
+  readonly transfer?: Transfer;
   /** Time and CPU of open + writes + close. */
   readonly sample: PhaseSample;
   /** Why the run failed (its numbers are then empty). */
@@ -186,6 +194,8 @@ export async function runScaling(
   const endianOf = (name: string): EndianOption =>
     options.endianOf?.(name) ?? options.endian ?? "native";
   const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  const transfer = options.transfer;
+  for (const b of options.backends) checkTransfer(b, transfer);
   /**
    * Writes one file of `n` datasets, timed: open, writes and close in this process, or in the
    * program's own process for a program peer (gfortran's runtime), which times itself.
@@ -201,7 +211,8 @@ export async function runScaling(
     const program = backend.measureDatasetWrites;
     if (program === undefined) {
       const meter = startMeter("write");
-      await writeFrames(backend, path, { create: "truncate", fsync, endian }, n, frame, each);
+      const sink = { create: "truncate", fsync, endian, transfer } as const;
+      await writeFrames(backend, path, sink, n, frame, each);
       return meter.stop();
     }
     if (fsync !== "none") {
@@ -262,7 +273,7 @@ export async function runScaling(
               const reader = backend.fileFraming === undefined
                 ? backend
                 : backendByName(backend.fileFraming);
-              const source = reader.openReader(path, { layout });
+              const source = reader.openReader(path, { layout, transfer });
               try {
                 if (source.frameCount !== n) {
                   throw new VerifyError(
@@ -281,6 +292,7 @@ export async function runScaling(
             endian: endianOf(backend.name),
             fsync: options.fsync,
             bytes: n * perDataset,
+            ...(transfer ? { transfer } : {}),
           };
           let run: ScalingRun;
           try {
@@ -317,6 +329,7 @@ export function scalingRow(run: ScalingRun): Row {
       endian: run.endian ?? "native",
       repeat: run.repeat,
       fsync: run.fsync ?? "none",
+      ...transferColumns(run.transfer),
       stat: "run",
       error: run.error,
     };
@@ -339,6 +352,7 @@ export function scalingRow(run: ScalingRun): Row {
     file_bytes: run.fileBytes,
     dev_write_bytes: s.devWriteBytes,
     fsync: run.fsync ?? "none",
+    ...transferColumns(run.transfer),
     stat: "run",
     error: "",
   }, auditOf(run));

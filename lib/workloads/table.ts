@@ -5,7 +5,7 @@
  * every frame read is checked against what was written.
  * @module
  */
-import { VerifyError } from "../errors.ts";
+import { UsageError, VerifyError } from "../errors.ts";
 import type { Chunk, ChunkLayout, EndianOption, Frame, Framing } from "../framings/types.ts";
 import { type CacheDrop, dropCache, residency } from "../io/cache.ts";
 import { FileHandle } from "../io/file.ts";
@@ -25,6 +25,9 @@ import { formatCount, formatSize } from "../report/units.ts";
 import { startMeter } from "../sys/meter.ts";
 import { statfs } from "../sys/libc.ts";
 import { CellFailures } from "./cells.ts";
+import { cacheState, TRANSFER_COLUMN_DOCS, transferColumns } from "./transfer.ts";
+import type { Transfer } from "../io/transfer.ts";
+import { checkTransfer } from "../backends/engine.ts";
 import { fillRandom, Rng, shuffledOrder, verifyFrame } from "./pattern.ts";
 
 /** Bytes of one frame per particle: position (3 x float32) + orientation (4 x float32). */
@@ -73,13 +76,19 @@ export const TABLE_COLUMN_DOCS: readonly ColumnDoc[] = [
   col("read_sys_ticks", "ticks", "count", "system CPU of the sequential read, clock ticks"),
   col("random_user_ticks", "ticks", "count", "user CPU of the random read, clock ticks"),
   col("random_sys_ticks", "ticks", "count", "system CPU of the random read, clock ticks"),
-  col("cache", "", "text", "cold (dropped) or warm page cache before each read phase"),
+  col(
+    "cache",
+    "",
+    "text",
+    "cold (dropped) or warm page cache before each read phase; direct: O_DIRECT, no drop",
+  ),
   col(
     "fsync",
     "",
     "text",
     "end (one fsync after the last frame), each (after every frame) or none (page-cache numbers)",
   ),
+  ...TRANSFER_COLUMN_DOCS,
   ...STAT_COLUMNS,
 ];
 
@@ -212,6 +221,11 @@ export interface TableOptions {
    * frames at offsets known in advance; raw, f77, netcdf and gsd only, lib/mpi/shared.ts).
    */
   readonly layout?: "per-rank" | "shared";
+  /**
+   * `--bs` / `--direct`: the size of each system call and O_DIRECT (native framings; peers
+   * refuse). With O_DIRECT the reads need no cache drop and the rows say cache=direct.
+   */
+  readonly transfer?: Transfer;
 }
 
 /** The seeded frames of the table workload for N particles; `frame(i)` stamps and returns frame i. */
@@ -247,9 +261,13 @@ export class TableFrames {
   }
 }
 
-/** Drops `path` from the page cache (cold) or reads it through once (warm); returns the residency. */
-function prepareCache(path: string, cache: "cold" | "warm"): CacheDrop {
+/**
+ * Drops `path` from the page cache (cold), reads it through once (warm), or (direct: the reads
+ * bypass the cache) only measures the residency; returns it.
+ */
+function prepareCache(path: string, cache: "cold" | "warm" | "direct"): CacheDrop {
   if (cache === "cold") return dropCache(path);
+  if (cache === "direct") return { seconds: 0, residentAfter: residency(path) };
   const t0 = performance.now();
   const f = FileHandle.open(path, "read");
   try {
@@ -301,9 +319,13 @@ export async function runTableCell(
   const frames = new TableFrames(n, options.seed, w.rank);
   const readFrames = readRank === w.rank ? frames : new TableFrames(n, options.seed, readRank);
   const p = options.progress;
-  const cache = options.cache ?? "cold";
+  checkTransfer(backend, options.transfer);
+  const cache = cacheState(options.transfer, options.cache);
   // --layout shared: one file, rank r's frames are r x frames .. (r + 1) x frames - 1
   const shared = options.layout === "shared" && w.size > 1;
+  if (shared && options.transfer) {
+    throw new UsageError("--layout shared does not take --bs or --direct; use --layout per-rank");
+  }
   const readBase = shared ? readRank * sizing.frames : 0;
   let other: { rank: number; frames: TableFrames } | undefined;
   const framesOf = (rank: number): TableFrames => {
@@ -323,7 +345,12 @@ export async function runTableCell(
     const path = fileOf(w.rank);
     const readPath = fileOf(readRank);
     const fsync = options.fsync ?? "end";
-    const sink = { create: "truncate", endian: options.endian, fsync } as const;
+    const sink = {
+      create: "truncate",
+      endian: options.endian,
+      fsync,
+      transfer: options.transfer,
+    } as const;
     // the shared file fsyncs at its end or not at all (the command refuses --fsync each)
     const sharedSink = { endian: options.endian, fsync: fsync !== "none" };
     const plan = shared
@@ -361,7 +388,10 @@ export async function runTableCell(
     const drop1 = await fencedPhase("drop", () => prepareCache(readPath, cache));
     const { o, source } = await fencedPhase("open", () => {
       const om = startMeter("open");
-      const source = backend.openReader(readPath, { layout: readFrames.layout });
+      const source = backend.openReader(readPath, {
+        layout: readFrames.layout,
+        transfer: options.transfer,
+      });
       const o = om.stop();
       const written = shared ? sizing.frames * w.size : sizing.frames;
       if (source.frameCount !== written) {
@@ -428,6 +458,7 @@ export async function runTableCell(
         random_sys_ticks: x.sysTicks,
         cache,
         fsync,
+        ...transferColumns(options.transfer),
         ...(w.size > 1 ? { "write_path": path, "read_path": readPath } : {}),
         stat: "run",
         error: "",
@@ -469,13 +500,15 @@ export async function runTable(
         N: n,
         repeat: rep,
         seed: options.seed,
-        cache: options.cache ?? "cold",
+        cache: cacheState(options.transfer, options.cache),
         fsync: options.fsync ?? "end",
+        ...transferColumns(options.transfer),
         stat: "run",
       },
       () => audited(run),
     );
   const all = [...options.backends, ...options.peers ?? []];
+  for (const b of all) checkTransfer(b, options.transfer);
   const count = options.sizes.length * options.ns.length * all.length * options.repeat;
   let index = 0;
   for (const size of options.sizes) {

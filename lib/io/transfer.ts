@@ -1,0 +1,360 @@
+/**
+ * System calls of a chosen size (`--bs`) and direct I/O (`--direct`, O_DIRECT): a block writer
+ * that turns positioned writes into transfers of `bs` bytes through one reused staging buffer, and
+ * a block reader that serves byte ranges from whole `bs`-byte preads. Under O_DIRECT every offset,
+ * length and buffer address is a multiple of the file system's alignment: partial blocks are
+ * read back before they are rewritten, the tail of the file is written padded and cut to its true
+ * length with ftruncate at the end (as fio and IOR do).
+ * @module
+ */
+import { ShortReadError, SysError, UsageError } from "../errors.ts";
+import { directAlignment } from "../sys/libc.ts";
+import { FileHandle, type OpenMode } from "./file.ts";
+
+/** How the native framings make their system calls. */
+export interface Transfer {
+  /** Bytes of each read and write system call (the last one of a file may be shorter). */
+  readonly bs: number;
+  /** Open with O_DIRECT: aligned offsets, lengths and buffers, no page cache. */
+  readonly direct: boolean;
+  /**
+   * Reads are whole `bs` transfers, past the range asked (small frames several per call); the
+   * default. false (--direct without --bs): reads cover each range's aligned blocks only.
+   */
+  readonly readAhead?: boolean;
+}
+
+/** Transfer size with `--direct` and no `--bs`, bytes (the write batcher's buffer size). */
+export const DEFAULT_DIRECT_BS = 4 << 20;
+
+/**
+ * A Uint8Array of `bytes` bytes whose address is a multiple of `align` (a power of two): a
+ * larger ArrayBuffer and the subarray that starts on the boundary (addresses from FFI).
+ */
+export function alignedBytes(bytes: number, align: number): Uint8Array {
+  const raw = new Uint8Array(bytes + align);
+  const address = Number(Deno.UnsafePointer.value(Deno.UnsafePointer.of(raw)));
+  const skip = (align - (address % align)) % align;
+  return raw.subarray(skip, skip + bytes);
+}
+
+/** A file opened for a {@link Transfer}, with the alignment its offsets and buffers need, bytes. */
+export interface TransferFile {
+  /** The open file. */
+  readonly file: FileHandle;
+  /** Alignment of offsets and lengths (1 without O_DIRECT). */
+  readonly align: number;
+  /** Alignment of buffer addresses (1 without O_DIRECT). */
+  readonly memoryAlign: number;
+}
+
+/**
+ * Opens `path` for `transfer`: with O_DIRECT when it asks, querying the alignment of the file
+ * (statx STATX_DIOALIGN, else the block size). UsageError (one line) when the file system refuses
+ * O_DIRECT or `bs` is not a multiple of the alignment.
+ */
+export function openForTransfer(path: string, mode: OpenMode, transfer: Transfer): TransferFile {
+  let file: FileHandle;
+  try {
+    file = FileHandle.open(path, mode, { direct: transfer.direct });
+  } catch (e) {
+    if (transfer.direct && e instanceof SysError && e.code === "EINVAL") {
+      throw new UsageError(directRefused(path));
+    }
+    throw e;
+  }
+  if (!transfer.direct) return { file, align: 1, memoryAlign: 1 };
+  const a = directAlignment(path);
+  const align = Math.max(a.offset, 1);
+  if (transfer.bs % align !== 0) {
+    file.close();
+    throw new UsageError(
+      `--bs ${transfer.bs} is not a multiple of the ${align}-byte alignment direct I/O needs on ` +
+        `${path}; give a multiple such as ${Math.max(align, 4096)}`,
+    );
+  }
+  return { file, align, memoryAlign: Math.max(a.memory, align) };
+}
+
+/** The one line that says a file system refused O_DIRECT on `path`. */
+export function directRefused(path: string): string {
+  const slash = path.lastIndexOf("/");
+  const dir = slash > 0 ? path.slice(0, slash) : ".";
+  return `--direct: the file system of ${dir} refuses O_DIRECT (EINVAL); give --dir on a disk ` +
+    `file system such as ext4 or xfs, or run without --direct`;
+}
+
+function alignDown(n: number, align: number): number {
+  return n - (n % align);
+}
+
+function alignUp(n: number, align: number): number {
+  const r = n % align;
+  return r === 0 ? n : n + align - r;
+}
+
+/** One run of the file being written through a staging buffer. */
+interface Window {
+  readonly buf: Uint8Array;
+  /** File offset of buf[0] (a multiple of the alignment). */
+  start: number;
+  /** Bytes of the buffer that hold the file's current bytes from `start`. */
+  fill: number;
+  /** Bytes of the buffer from 0 known to match the file past `fill` (a block read back). */
+  valid: number;
+  /** True when the buffer holds bytes not yet written. */
+  dirty: boolean;
+}
+
+/**
+ * Applies positioned writes as transfers of exactly `bs` bytes through reused staging buffers
+ * (the last transfer before a jump or the end may be shorter; under O_DIRECT it is padded to the
+ * alignment). Up to `streams` runs are kept at once (default 2: a format's data and its index, as
+ * GSD writes them); a write that continues a run fills its buffer, any other starts a new run at
+ * the aligned offset below it, reading back the partial block it would rewrite. Runs never share
+ * a block: a write into another run's blocks writes that run out first.
+ */
+export class BlockWriter {
+  readonly #file: FileHandle;
+  readonly #bs: number;
+  readonly #align: number;
+  readonly #memoryAlign: number;
+  readonly #streams: number;
+  /** Open runs, least recently written first. */
+  readonly #windows: Window[] = [];
+  readonly #spare: Uint8Array[] = [];
+  /** One block, for reading back the rest of a partial last block. */
+  readonly #block: Uint8Array;
+  /** True length of the file: its size at open or the end of the furthest write, bytes. */
+  #end: number;
+  /** Bytes the file holds on disk (padded to the alignment under O_DIRECT). */
+  #onDisk: number;
+
+  constructor(t: TransferFile, bs: number, streams = 2) {
+    this.#file = t.file;
+    this.#bs = bs;
+    this.#align = t.align;
+    this.#memoryAlign = t.memoryAlign;
+    this.#streams = Math.max(1, streams);
+    this.#block = alignedBytes(t.align, t.memoryAlign);
+    this.#end = t.file.size;
+    this.#onDisk = t.file.size;
+  }
+
+  /** Queues `data` for byte `offset`; `data` may be reused by the caller after this returns. */
+  write(data: Uint8Array, offset: number): void {
+    let at = 0;
+    while (at < data.length) {
+      const pos = offset + at;
+      const n0 = data.length - at;
+      let w = this.#windows.find((v) => pos === v.start + v.fill && v.fill < this.#bs);
+      // another run holding a block this write touches is written out and closed first
+      const lo = alignDown(pos, this.#align);
+      const hi = alignUp(pos + Math.min(n0, this.#bs), this.#align);
+      for (let k = this.#windows.length - 1; k >= 0; k--) {
+        const v = this.#windows[k]!;
+        if (v !== w && v.start < hi && alignUp(v.start + v.fill, this.#align) > lo) this.#close(v);
+      }
+      if (w === undefined) {
+        if (this.#windows.length >= this.#streams) this.#close(this.#windows[0]!);
+        w = this.#openWindow(pos);
+      } else if (w !== this.#windows.at(-1)) {
+        this.#windows.splice(this.#windows.indexOf(w), 1);
+        this.#windows.push(w);
+      }
+      const n = Math.min(n0, this.#bs - w.fill);
+      w.buf.set(at === 0 && n === data.length ? data : data.subarray(at, at + n), w.fill);
+      w.fill += n;
+      w.dirty = true;
+      at += n;
+      if (w.start + w.fill > this.#end) this.#end = w.start + w.fill;
+      if (w.fill === this.#bs) {
+        this.#put(w, this.#bs);
+        w.dirty = false;
+        w.start += this.#bs;
+        w.fill = 0;
+        w.valid = 0;
+      }
+    }
+  }
+
+  /** A run starting at the aligned offset at or below `pos`, its head read back if needed. */
+  #openWindow(pos: number): Window {
+    const start = alignDown(pos, this.#align);
+    const head = pos - start;
+    const buf = this.#spare.pop() ?? alignedBytes(this.#bs, this.#memoryAlign);
+    const w: Window = { buf, start, fill: head, valid: 0, dirty: false };
+    if (head > 0) {
+      const block = buf.subarray(0, this.#align);
+      const got = start < this.#onDisk ? this.#file.preadOnce(block, start) : 0;
+      if (got < block.length) block.fill(0, got);
+      w.valid = this.#align;
+    }
+    this.#windows.push(w);
+    return w;
+  }
+
+  /** Writes the first `bytes` of a run's buffer at its start. */
+  #put(w: Window, bytes: number): void {
+    this.#file.writeAt(w.buf.subarray(0, bytes), w.start);
+    if (w.start + bytes > this.#onDisk) this.#onDisk = w.start + bytes;
+  }
+
+  /** Writes out a run (its last block padded under O_DIRECT); it stays open for what follows. */
+  #flushWindow(w: Window): void {
+    if (!w.dirty) return;
+    w.dirty = false;
+    const fill = w.fill;
+    const bytes = alignUp(fill, this.#align);
+    const last = alignDown(fill, this.#align);
+    if (bytes > fill && bytes > w.valid) {
+      // the rest of the last block: the file's bytes when it has some there, else zeros
+      const at = w.start + last;
+      const got = w.start + fill < this.#end && at < this.#onDisk
+        ? this.#file.preadOnce(this.#block, at)
+        : 0;
+      if (got > fill - last) w.buf.set(this.#block.subarray(fill - last, got), fill);
+      w.buf.fill(0, Math.max(fill, last + got), bytes);
+    }
+    this.#put(w, bytes);
+    // keep the partial last block at the front so a write that continues it needs no read
+    if (last > 0) w.buf.copyWithin(0, last, bytes);
+    w.start += last;
+    w.fill = fill - last;
+    w.valid = w.fill > 0 ? this.#align : 0;
+  }
+
+  /** Writes a run out and forgets it. */
+  #close(w: Window): void {
+    this.#flushWindow(w);
+    this.#windows.splice(this.#windows.indexOf(w), 1);
+    this.#spare.push(w.buf);
+  }
+
+  /** Writes out whatever is queued, oldest run first. */
+  flush(): void {
+    for (const w of this.#windows) this.#flushWindow(w);
+  }
+
+  /** Flushes and cuts the file to its true length (under O_DIRECT the tail was padded). */
+  finish(): void {
+    while (this.#windows.length > 0) this.#close(this.#windows[0]!);
+    if (this.#onDisk > this.#end) {
+      this.#file.truncate(this.#end);
+      this.#onDisk = this.#end;
+    }
+  }
+}
+
+/**
+ * Serves byte ranges of a file from preads of `bs` bytes at aligned offsets into one reused,
+ * aligned buffer: a range larger than `bs` is read in `bs`-sized calls, and a range that ends
+ * inside what the last calls read costs none (several small frames in one call). A range that
+ * continues the buffered bytes keeps them and reads on, so sequential reads are `bs` each.
+ * Without `readAhead` a read stops at the aligned end of the range asked.
+ */
+export class BlockReader {
+  readonly #file: FileHandle;
+  readonly #bs: number;
+  readonly #align: number;
+  readonly #memoryAlign: number;
+  readonly #size: number;
+  readonly #readAhead: boolean;
+  #buf: Uint8Array;
+  /** File range [#lo, #hi) held at buf[0 .. #hi - #lo). */
+  #lo = 0;
+  #hi = 0;
+
+  constructor(t: TransferFile, bs: number, readAhead = true) {
+    this.#file = t.file;
+    this.#bs = bs;
+    this.#align = t.align;
+    this.#memoryAlign = t.memoryAlign;
+    this.#size = t.file.size;
+    this.#readAhead = readAhead;
+    this.#buf = alignedBytes(bs, t.memoryAlign);
+  }
+
+  /** Bytes in the file, as at open. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /**
+   * The bytes [offset, offset + length) as a view valid until the next call; shorter when the
+   * file ends first.
+   */
+  view(offset: number, length: number): Uint8Array {
+    const want = offset + length;
+    if (offset < this.#lo || offset > this.#hi) {
+      this.#lo = this.#hi = alignDown(offset, this.#align);
+    } else if (want > this.#hi) {
+      // keep the buffered bytes from the block holding `offset` on, and read on after them
+      const from = alignDown(offset, this.#align) - this.#lo;
+      if (from > 0) this.#buf.copyWithin(0, from, this.#hi - this.#lo);
+      this.#lo += from;
+    }
+    if (want > this.#hi) {
+      const limit = this.#readAhead
+        ? alignUp(this.#size, this.#align)
+        : Math.min(alignUp(want, this.#align), alignUp(this.#size, this.#align));
+      const end = this.#readAhead
+        ? this.#hi + Math.ceil((want - this.#hi) / this.#bs) * this.#bs
+        : limit;
+      this.#reserve(end - this.#lo);
+      while (this.#hi < want && this.#hi < this.#size) {
+        const n = Math.min(this.#bs, limit - this.#hi);
+        const into = this.#buf.subarray(this.#hi - this.#lo, this.#hi - this.#lo + n);
+        const got = this.#file.preadOnce(into, this.#hi);
+        this.#hi += got;
+        if (got < n) break;
+      }
+    }
+    return this.#buf.subarray(offset - this.#lo, Math.min(want, this.#hi) - this.#lo);
+  }
+
+  /** Grows the buffer to hold `bytes`, keeping what it holds. */
+  #reserve(bytes: number): void {
+    if (this.#buf.length >= bytes) return;
+    let cap = this.#buf.length;
+    while (cap < bytes) cap *= 2;
+    const next = alignedBytes(cap, this.#memoryAlign);
+    next.set(this.#buf.subarray(0, this.#hi - this.#lo));
+    this.#buf = next;
+  }
+
+  /** Exactly `length` bytes at `offset` in a new array; ShortReadError when the file is shorter. */
+  read(offset: number, length: number): Uint8Array {
+    const v = this.view(offset, length);
+    if (v.length < length) {
+      throw new ShortReadError(
+        "file",
+        this.#file.path,
+        offset + v.length,
+        `need ${length} bytes at byte ${offset} but the file ends at byte ${offset + v.length}`,
+      );
+    }
+    return v.slice();
+  }
+}
+
+/**
+ * Checks before a run that `dir` takes O_DIRECT files and `bs` suits its alignment: creates,
+ * opens and removes a probe file there. Returns the offset alignment in bytes; UsageError (one
+ * line naming the directory) when the file system refuses O_DIRECT or `bs` is not a multiple.
+ */
+export function probeDirect(dir: string, bs: number): number {
+  const path = `${dir}/.sciobench-direct-probe-${Deno.pid}`;
+  let t: TransferFile | undefined;
+  try {
+    t = openForTransfer(path, "truncate", { bs, direct: true });
+    return t.align;
+  } finally {
+    t?.file.close();
+    try {
+      Deno.removeSync(path);
+    } catch {
+      // never created
+    }
+  }
+}
