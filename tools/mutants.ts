@@ -35,7 +35,8 @@ const RECORDS = "lib/workloads/records.ts";
 const METER = "lib/sys/meter.ts";
 const AUDIT_TEST = "tests/audit_test.ts";
 const TABLE_TESTS = "/table rows of every native|phase they describe/";
-const TABLE_SINK = 'const sink = { create: "truncate", endian: options.endian, fsync } as const;';
+/** The table's sink options: its fsync policy, then the transfer (--bs, --direct). */
+const TABLE_SINK = "      fsync,\n      transfer: options.transfer,";
 
 const TRANSFER = "lib/io/transfer.ts";
 const TRANSFER_TEST = "tests/transfer_test.ts";
@@ -148,7 +149,7 @@ export const MUTANTS: readonly Mutant[] = [
     edits: [{
       file: TABLE,
       search: TABLE_SINK,
-      replace: TABLE_SINK.replace("fsync }", 'fsync: "none" }'),
+      replace: TABLE_SINK.replace("fsync,", 'fsync: "none",'),
     }],
     tests: [AUDIT_TEST],
     filter: TABLE_TESTS,
@@ -159,7 +160,7 @@ export const MUTANTS: readonly Mutant[] = [
       {
         file: TABLE,
         search: TABLE_SINK,
-        replace: TABLE_SINK.replace("fsync }", 'fsync: "none" }'),
+        replace: TABLE_SINK.replace("fsync,", 'fsync: "none",'),
       },
       {
         file: TABLE,
