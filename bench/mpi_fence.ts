@@ -1,9 +1,13 @@
 /**
- * The cost of MPI fencing per phase, run under a launcher (`deno task mpi-fence` runs it with 4
- * ranks under Open MPI and MPICH): the median time of an empty fenced phase (MPI_Barrier, then
- * MPI_Allreduce of the failure flag), of the gather of one result row to rank 0, and, for
- * scale, of a table write phase of SIZE bytes (fsync included) on each rank. Rank 0 prints one
- * JSON line. Usage: mpirun -np 4 deno run -A bench/mpi_fence.ts [SIZE_MiB] [DIR]
+ * The cost of MPI fencing per phase, run under a launcher with 4 ranks (Open MPI's mpirun and
+ * MPICH's mpiexec): the median time of an empty fenced phase (a barrier, then an Allreduce of the
+ * failure flag), of the gather of one result row to rank 0, of a phase in which the ranks work
+ * unequally (rank r spins (r + 1) ms of CPU, so early ranks wait in the fence while others still
+ * work: busy-polling waiters then take cores from the working ones), and, for scale, of a table
+ * write phase of SIZE bytes (fsync included) on each rank. Rank 0 prints one JSON line.
+ * `SCIOBENCH_MPI_WAIT=block` measures the library's blocking collectives instead of the polled
+ * nonblocking ones (lib/mpi/library.ts).
+ * Usage: mpirun -np 4 deno run -A bench/mpi_fence.ts [SIZE_MiB] [DIR]
  * @module
  */
 import { rankRows } from "../lib/mpi/aggregate.ts";
@@ -29,6 +33,16 @@ for (let i = 0; i < REPS; i++) {
   const t0 = performance.now();
   await fencedPhase("bench", () => {});
   fence.push(performance.now() - t0);
+}
+// unequal work: rank r spins (r + 1) ms, then the fence
+const skewed: number[] = [];
+for (let i = 0; i < REPS / 4; i++) {
+  const t0 = performance.now();
+  await fencedPhase("bench", () => {
+    const until = performance.now() + (w.rank + 1);
+    while (performance.now() < until) { /* CPU work */ }
+  });
+  skewed.push(performance.now() - t0);
 }
 // a full table row, as each cell gathers
 const sample = Object.fromEntries(
@@ -65,8 +79,16 @@ if (w.rank === 0) {
   console.log(JSON.stringify({
     ranks: w.size,
     library: w.facts().mpi_library,
+    wait: w.mpi?.wait ?? null,
+    cores: navigator.hardwareConcurrency,
     "fence_ms": Number(f.toFixed(4)),
     "gather_row_ms": Number(g.toFixed(4)),
+    // the work alone would take the slowest rank's 4 ms, or the sum of 10 ms over the cores
+    "unequal_phase_ms": Number(median(skewed).toFixed(3)),
+    "unequal_work_ms": Math.max(
+      w.size,
+      (w.size * (w.size + 1)) / 2 / navigator.hardwareConcurrency,
+    ),
     "write_phase_ms": Number(p.toFixed(2)),
     "write_phase_MiB_per_rank": sizeMiB,
     "table_cell_overhead_ms": Number((7 * f + g).toFixed(3)),

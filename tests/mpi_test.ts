@@ -24,29 +24,39 @@ interface Probe {
     "ranks_per_node": number;
     "mpi_library": string;
     "mpi_version": string;
+    "mpi_wait": string;
   };
 }
 
-mpiTest("mpi: 4 ranks init, reduce, broadcast and gather through the library", async (launcher) => {
-  const r = await runMpi(launcher, [], { script: PROBE });
-  assert.equal(r.code, 0, r.stderr);
-  const lines = r.stdout.trim().split("\n");
-  assert.equal(lines.length, 1, `only rank 0 prints: ${r.stdout}`);
-  const p = JSON.parse(lines[0]!) as Probe;
-  assert.equal(p.size, 4);
-  assert.deepEqual(p.sum, [0 + 1 + 2 + 3, 4]);
-  assert.deepEqual(p.max, [3]);
-  assert.deepEqual(p.min, [10]);
-  assert.equal(p.plan, "plan-from-rank-0 é");
-  assert.deepEqual(p.gathered, ["", "r1", "r2r2", "r3r3r3"]);
-  assert.ok(p.wtime > 0 && p.wtime < 60, `MPI_Wtime difference ${p.wtime}`);
-  assert.equal(p.facts.ranks, 4);
-  assert.equal(p.facts.nodes, 1);
-  assert.equal(p.facts.ranks_per_node, 4);
-  const abi = launcher.name === "openmpi" ? /openmpi/ : /mpich/;
-  assert.match(p.facts.mpi_library, abi);
-  assert.match(p.facts.mpi_version, launcher.name === "openmpi" ? /Open MPI/ : /MPICH/);
-});
+mpiTest(
+  "mpi: 4 ranks init, reduce, broadcast and gather through the library, polled or blocking",
+  async (launcher) => {
+    for (const wait of ["poll", "block"]) {
+      const r = await runMpi(launcher, [], {
+        script: PROBE,
+        env: wait === "poll" ? {} : { SCIOBENCH_MPI_WAIT: wait },
+      });
+      assert.equal(r.code, 0, r.stderr);
+      const lines = r.stdout.trim().split("\n");
+      assert.equal(lines.length, 1, `only rank 0 prints: ${r.stdout}`);
+      const p = JSON.parse(lines[0]!) as Probe;
+      assert.equal(p.size, 4);
+      assert.deepEqual(p.sum, [0 + 1 + 2 + 3, 4]);
+      assert.deepEqual(p.max, [3]);
+      assert.deepEqual(p.min, [10]);
+      assert.equal(p.plan, "plan-from-rank-0 é");
+      assert.deepEqual(p.gathered, ["", "r1", "r2r2", "r3r3r3"]);
+      assert.ok(p.wtime > 0 && p.wtime < 60, `MPI_Wtime difference ${p.wtime}`);
+      assert.equal(p.facts.ranks, 4);
+      assert.equal(p.facts.nodes, 1);
+      assert.equal(p.facts.ranks_per_node, 4);
+      assert.equal(p.facts.mpi_wait, wait);
+      const abi = launcher.name === "openmpi" ? /openmpi/ : /mpich/;
+      assert.match(p.facts.mpi_library, abi);
+      assert.match(p.facts.mpi_version, launcher.name === "openmpi" ? /Open MPI/ : /MPICH/);
+    }
+  },
+);
 
 Deno.test("mpi: without a launcher the world is one process and collectives return their input", () => {
   const w = serialWorld();

@@ -8,7 +8,7 @@
  * @module
  */
 import { SciobenchError } from "../errors.ts";
-import { dlopenGlobal } from "../sys/libc.ts";
+import { dlopenGlobal, sleepNs } from "../sys/libc.ts";
 
 /** The MPI ABI families sciobench speaks. */
 export type MpiAbi = "openmpi" | "mpich";
@@ -19,12 +19,24 @@ export type MpiOp = "max" | "min" | "sum";
 /** Element types used by sciobench: 64-bit floats, 32-bit ints, bytes. */
 export type MpiType = "double" | "int" | "byte";
 
+/**
+ * How a collective waits for the other ranks: `poll` (the default) starts the nonblocking
+ * collective (MPI_Ibarrier, MPI_Iallreduce, ...) and polls MPI_Test, a short spin and then
+ * sleeps of 5 µs growing to 50 µs between tests, so waiting ranks leave the cores to the ranks
+ * still working (MPICH's blocking calls busy-poll: with more ranks than cores a barrier costs
+ * tens of milliseconds); `block` calls the blocking collectives (`SCIOBENCH_MPI_WAIT=block`),
+ * a diagnostic knob for comparison.
+ */
+export type MpiWait = "poll" | "block";
+
 /** The calls sciobench makes, over either ABI; every call throws {@link MpiError} on failure. */
 export interface MpiLibrary {
   /** Which ABI the loaded library has. */
   readonly abi: MpiAbi;
   /** The path or soname that was loaded. */
   readonly path: string;
+  /** How collectives wait for the other ranks (see {@link MpiWait}). */
+  readonly wait: MpiWait;
   /** `MPI_Init(NULL, NULL)`. */
   init(): void;
   /** `MPI_Finalize()`. */
@@ -90,6 +102,18 @@ function commonSymbols<H extends "pointer" | "i32">(h: H) {
       parameters: ["buffer", "i32", h, "buffer", "buffer", "buffer", h, "i32", h],
       result: "i32",
     },
+    MPI_Ibarrier: { parameters: [h, "buffer"], result: "i32" },
+    MPI_Iallreduce: { parameters: ["buffer", "buffer", "i32", h, h, h, "buffer"], result: "i32" },
+    MPI_Ibcast: { parameters: ["buffer", "i32", h, "i32", h, "buffer"], result: "i32" },
+    MPI_Igather: {
+      parameters: ["buffer", "i32", h, "buffer", "i32", h, "i32", h, "buffer"],
+      result: "i32",
+    },
+    MPI_Igatherv: {
+      parameters: ["buffer", "i32", h, "buffer", "buffer", "buffer", h, "i32", h, "buffer"],
+      result: "i32",
+    },
+    MPI_Test: { parameters: ["buffer", "buffer", "buffer"], result: "i32" },
     MPI_Get_processor_name: { parameters: ["buffer", "buffer"], result: "i32" },
     MPI_Get_library_version: { parameters: ["buffer", "buffer"], result: "i32" },
     MPI_Wtime: { parameters: [], result: "f64" },
@@ -120,6 +144,21 @@ const MPICH = {
 const VERSION_BYTES = 8192 + 64;
 /** Larger than both libraries' MPI_MAX_PROCESSOR_NAME (128 MPICH, 256 Open MPI). */
 const NAME_BYTES = 512;
+
+/** MPI_Test calls before a waiting rank starts to sleep between them. */
+const SPIN_TESTS = 64;
+/** The first sleep between MPI_Tests, ns; each next one doubles up to {@link MAX_SLEEP_NS}. */
+const FIRST_SLEEP_NS = 5_000;
+/** The longest sleep between MPI_Tests, ns: a bound on how late a rank sees a collective end. */
+const MAX_SLEEP_NS = 50_000;
+
+/** `SCIOBENCH_MPI_WAIT`: `block` for the blocking collectives, else `poll`. */
+function waitMode(): MpiWait {
+  const v = env("SCIOBENCH_MPI_WAIT");
+  if (v === undefined || v === "poll") return "poll";
+  if (v === "block") return "block";
+  throw new MpiError(`bad SCIOBENCH_MPI_WAIT '${v}': expected poll or block`);
+}
 
 /** Every loaded MPI library, kept for the life of the process (never closed). */
 const PINNED: unknown[] = [];
@@ -171,6 +210,41 @@ function wrap<H>(
       root: number,
       c: H,
     ): number;
+    MPI_Ibarrier(c: H, req: Uint8Array): number;
+    MPI_Iallreduce(
+      a: Uint8Array,
+      b: Uint8Array,
+      n: number,
+      t: H,
+      o: H,
+      c: H,
+      req: Uint8Array,
+    ): number;
+    MPI_Ibcast(a: Uint8Array, n: number, t: H, root: number, c: H, req: Uint8Array): number;
+    MPI_Igather(
+      a: Uint8Array,
+      n: number,
+      t: H,
+      b: Uint8Array,
+      m: number,
+      u: H,
+      root: number,
+      c: H,
+      req: Uint8Array,
+    ): number;
+    MPI_Igatherv(
+      a: Uint8Array,
+      n: number,
+      t: H,
+      b: Uint8Array,
+      counts: Uint8Array,
+      displs: Uint8Array,
+      u: H,
+      root: number,
+      c: H,
+      req: Uint8Array,
+    ): number;
+    MPI_Test(req: Uint8Array, flag: Uint8Array, status: Uint8Array): number;
     MPI_Get_processor_name(a: Uint8Array, n: Uint8Array): number;
     MPI_Get_library_version(a: Uint8Array, n: Uint8Array): number;
     MPI_Wtime(): number;
@@ -187,9 +261,27 @@ function wrap<H>(
     check(call, f(buf, oneBytes));
     return cText(buf, one[0]!);
   };
+  const wait = waitMode();
+  // MPI_Request is an int (MPICH) or a pointer (Open MPI); MPI_Status is 20 or 24 bytes
+  const request = new Uint8Array(8);
+  const flag = new Int32Array(1);
+  const flagBytes = new Uint8Array(flag.buffer);
+  const status = new Uint8Array(64);
+  /** Waits for the nonblocking collective `call` started with return code `rc`. */
+  const complete = (call: string, rc: number) => {
+    check(call, rc);
+    const done = () => {
+      check("MPI_Test", s.MPI_Test(request, flagBytes, status));
+      return flag[0] !== 0;
+    };
+    for (let i = 0; i < SPIN_TESTS; i++) if (done()) return;
+    for (let ns = FIRST_SLEEP_NS; !done(); ns = Math.min(2 * ns, MAX_SLEEP_NS)) sleepNs(ns);
+  };
+  const block = wait === "block";
   return {
     abi,
     path,
+    wait,
     init: () => check("MPI_Init", s.MPI_Init(null, null)),
     finalize: () => check("MPI_Finalize", s.MPI_Finalize()),
     abort: (code) => check("MPI_Abort", s.MPI_Abort(world, code)),
@@ -201,31 +293,39 @@ function wrap<H>(
       check("MPI_Comm_size", s.MPI_Comm_size(world, oneBytes));
       return one[0]!;
     },
-    barrier: () => check("MPI_Barrier", s.MPI_Barrier(world)),
+    barrier: () =>
+      block
+        ? check("MPI_Barrier", s.MPI_Barrier(world))
+        : complete("MPI_Ibarrier", s.MPI_Ibarrier(world, request)),
     allreduce: (send, recv, count, type, op) =>
-      check("MPI_Allreduce", s.MPI_Allreduce(send, recv, count, types[type], ops[op], world)),
-    bcast: (buf, count, type, root) =>
-      check("MPI_Bcast", s.MPI_Bcast(buf, count, types[type], root, world)),
-    gather: (send, recv, count, type, root) =>
-      check(
-        "MPI_Gather",
-        s.MPI_Gather(send, count, types[type], recv, count, types[type], root, world),
-      ),
-    gatherv: (send, recv, counts, displs, root) =>
-      check(
-        "MPI_Gatherv",
-        s.MPI_Gatherv(
-          send,
-          send.length,
-          types.byte,
-          recv,
-          asBytes(counts),
-          asBytes(displs),
-          types.byte,
-          root,
-          world,
+      block
+        ? check("MPI_Allreduce", s.MPI_Allreduce(send, recv, count, types[type], ops[op], world))
+        : complete(
+          "MPI_Iallreduce",
+          s.MPI_Iallreduce(send, recv, count, types[type], ops[op], world, request),
         ),
-      ),
+    bcast: (buf, count, type, root) =>
+      block
+        ? check("MPI_Bcast", s.MPI_Bcast(buf, count, types[type], root, world))
+        : complete("MPI_Ibcast", s.MPI_Ibcast(buf, count, types[type], root, world, request)),
+    gather: (send, recv, count, type, root) =>
+      block
+        ? check(
+          "MPI_Gather",
+          s.MPI_Gather(send, count, types[type], recv, count, types[type], root, world),
+        )
+        : complete(
+          "MPI_Igather",
+          s.MPI_Igather(send, count, types[type], recv, count, types[type], root, world, request),
+        ),
+    gatherv: (send, recv, counts, displs, root) => {
+      const c = asBytes(counts), d = asBytes(displs), n = send.length, t = types.byte;
+      if (block) {
+        check("MPI_Gatherv", s.MPI_Gatherv(send, n, t, recv, c, d, t, root, world));
+      } else {
+        complete("MPI_Igatherv", s.MPI_Igatherv(send, n, t, recv, c, d, t, root, world, request));
+      }
+    },
     processorName: () =>
       text("MPI_Get_processor_name", (a, n) => s.MPI_Get_processor_name(a, n), NAME_BYTES),
     libraryVersion: () =>

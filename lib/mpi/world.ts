@@ -18,6 +18,8 @@ export interface WorldFacts {
   readonly "mpi_library": string | null;
   /** `MPI_Get_library_version`'s first line, or null without MPI. */
   readonly "mpi_version": string | null;
+  /** How collectives wait (`poll` or `block`, see lib/mpi/library.ts), or null without MPI. */
+  readonly "mpi_wait": string | null;
 }
 
 /** The processes of a run and the collectives sciobench uses between them. */
@@ -79,6 +81,7 @@ export function serialWorld(): World {
       ranks_per_node: 1,
       mpi_library: null,
       mpi_version: null,
+      mpi_wait: null,
     }),
   };
 }
@@ -173,6 +176,7 @@ function mpiWorld(mpi: MpiLibrary): World {
       ranks_per_node: Math.max(...perNode.values()),
       mpi_library: `${mpi.path} (${mpi.abi})`,
       mpi_version: version,
+      mpi_wait: mpi.wait,
     }),
   };
 }

@@ -33,6 +33,7 @@ const SYMBOLS = {
   gnu_get_libc_version: { parameters: [], result: "pointer" },
   setrlimit: { parameters: ["i32", "buffer"], result: "i32" },
   getrlimit: { parameters: ["i32", "buffer"], result: "i32" },
+  nanosleep: { parameters: ["buffer", "pointer"], result: "i32" },
 } as const;
 
 type Libc = Deno.DynamicLibrary<typeof SYMBOLS>["symbols"];
@@ -499,4 +500,13 @@ export function getrlimit(resource: number): [number, number] {
   if (libc().getrlimit(resource, rlimitBuf) < 0) fail("getrlimit", "");
   const fromRlim = (v: bigint) => v === 0xffffffffffffffffn ? Infinity : Number(v);
   return [fromRlim(rlimitBuf[0]!), fromRlim(rlimitBuf[1]!)];
+}
+
+const sleepBuf = new BigInt64Array(2);
+
+/** Sleeps this thread for `ns` nanoseconds (`nanosleep`; an interrupted sleep just ends early). */
+export function sleepNs(ns: number): void {
+  sleepBuf[0] = BigInt(Math.floor(ns / 1e9));
+  sleepBuf[1] = BigInt(Math.floor(ns % 1e9));
+  libc().nanosleep(sleepBuf, null);
 }
