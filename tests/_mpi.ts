@@ -16,6 +16,13 @@ export interface Launcher {
   readonly program: string;
   /** Arguments before the program to run, for `ranks` ranks. */
   args(ranks: number): string[];
+  /** Arguments running `argv` once per entry of `envs`, that rank with those variables (MPMD). */
+  mpmd(argv: readonly string[], envs: readonly Record<string, string>[]): string[];
+}
+
+/** `contexts` joined by `:`, the MPMD separator of both launchers. */
+function contexts(parts: string[][]): string[] {
+  return parts.flatMap((p, i) => (i === 0 ? p : [":", ...p]));
 }
 
 /** Both launchers Debian installs side by side. */
@@ -24,8 +31,26 @@ export const LAUNCHERS: readonly Launcher[] = [
     name: "openmpi",
     program: "mpirun.openmpi",
     args: (n) => ["--allow-run-as-root", "--oversubscribe", "-np", String(n)],
+    mpmd: (argv, envs) => [
+      ...["--allow-run-as-root", "--oversubscribe"],
+      ...contexts(envs.map((env) => [
+        ...["-np", "1"],
+        ...Object.entries(env).flatMap(([k, v]) => ["-x", `${k}=${v}`]),
+        ...argv,
+      ])),
+    ],
   },
-  { name: "mpich", program: "mpiexec.mpich", args: (n) => ["-n", String(n)] },
+  {
+    name: "mpich",
+    program: "mpiexec.mpich",
+    args: (n) => ["-n", String(n)],
+    mpmd: (argv, envs) =>
+      contexts(envs.map((env) => [
+        ...["-n", "1"],
+        ...Object.entries(env).flatMap(([k, v]) => ["-env", k, v]),
+        ...argv,
+      ])),
+  },
 ];
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
@@ -42,14 +67,17 @@ export async function runMpi(
     script?: string;
     cwd?: string;
     env?: Record<string, string>;
+    /** Each rank's SCIOBENCH_MPI_NODE_NAME (one rank per entry): ranks that look like nodes. */
+    nodes?: readonly string[];
     timeoutS?: number;
   } = {},
 ): Promise<CliResult> {
+  const argv = [Deno.execPath(), "run", "--quiet", ...PERMISSIONS, options.script ?? MAIN, ...args];
+  const nodes = options.nodes;
   const out = await new Deno.Command(launcher.program, {
-    args: [
-      ...launcher.args(options.ranks ?? 4),
-      ...[Deno.execPath(), "run", "--quiet", ...PERMISSIONS, options.script ?? MAIN, ...args],
-    ],
+    args: nodes
+      ? launcher.mpmd(argv, nodes.map((name) => ({ SCIOBENCH_MPI_NODE_NAME: name })))
+      : [...launcher.args(options.ranks ?? 4), ...argv],
     cwd: options.cwd,
     stdout: "piped",
     stderr: "piped",
@@ -84,8 +112,12 @@ export interface JsonDoc {
 }
 
 /** Runs sciobench `args` (with `--format json`) under `launcher`; asserts exit 0 and one document. */
-export async function runMpiJson(launcher: Launcher, args: readonly string[]): Promise<JsonDoc> {
-  const r = await runMpi(launcher, [...args, "--format", "json"]);
+export async function runMpiJson(
+  launcher: Launcher,
+  args: readonly string[],
+  options: { nodes?: readonly string[] } = {},
+): Promise<JsonDoc> {
+  const r = await runMpi(launcher, [...args, "--format", "json"], options);
   assert.equal(r.code, 0, r.stderr);
   return JSON.parse(r.stdout) as JsonDoc;
 }

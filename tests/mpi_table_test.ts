@@ -83,6 +83,31 @@ mpiTest(
 );
 
 mpiTest(
+  "mpi table: 4 ranks named as 2 nodes (SCIOBENCH_MPI_NODE_NAME) read across nodes by default (--reorder 2)",
+  async (launcher) => {
+    using tmp = tempDir();
+    const doc = await runMpiJson(
+      launcher,
+      ["table", ...SMALL, "--framing", "raw", "--per-rank", "--dir", tmp.path],
+      { nodes: ["node-a", "node-a", "node-b", "node-b"] },
+    );
+    assert.equal(doc.meta.nodes, 2);
+    assert.equal(doc.meta.ranks_per_node, 2);
+    const options = doc.meta.options as unknown as { reorder: number };
+    assert.equal(options.reorder, 2);
+    const [all, ...ranks] = doc.rows as [Row, ...Row[]];
+    assert.equal(all.host, "2 nodes");
+    assert.deepEqual(ranks.map((x) => x.host), ["node-a", "node-a", "node-b", "node-b"]);
+    for (const [i, x] of ranks.entries()) {
+      // rank r reads the file rank r + 2 wrote: on the other node
+      assert.equal(x.read_path, ranks[(i + 2) % 4]!.write_path);
+      assert.notEqual(x.host, ranks[(i + 2) % 4]!.host);
+    }
+    assert.deepEqual(leftovers(tmp.path), []);
+  },
+);
+
+mpiTest(
   "mpi table: one rank failing stops all four with one line naming it, and no files left",
   async (launcher) => {
     using tmp = tempDir();

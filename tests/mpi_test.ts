@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { detectLaunch } from "../lib/mpi/library.ts";
-import { serialWorld } from "../lib/mpi/world.ts";
+import { crossNodeShift, serialWorld } from "../lib/mpi/world.ts";
 import { mpiTest, runMpi } from "./_mpi.ts";
 
 const PROBE = new URL("./_mpi_probe.ts", import.meta.url).pathname;
@@ -71,4 +71,14 @@ Deno.test("mpi: without a launcher the world is one process and collectives retu
   ) {
     assert.equal(detectLaunch().launcher, null);
   }
+});
+
+Deno.test("mpi: the default --reorder shift puts every rank's file on another node", () => {
+  assert.equal(crossNodeShift(["a", "a", "a", "a"]), 0, "one node: each rank reads its own");
+  assert.equal(crossNodeShift(["a", "a", "b", "b"]), 2, "filled in order: the ranks per node");
+  assert.equal(crossNodeShift(["a", "a", "a", "b", "b", "b"]), 3);
+  assert.equal(crossNodeShift(["a", "b", "a", "b"]), 1, "round robin: the next rank");
+  assert.equal(crossNodeShift(["a", "a", "b", "c"]), 2);
+  // no shift separates every pair: the busiest node's rank count, as IOR's -C uses
+  assert.equal(crossNodeShift(["a", "a", "a", "b"]), 3);
 });

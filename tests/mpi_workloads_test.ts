@@ -15,7 +15,7 @@ mpiTest(
     using tmp = tempDir();
     const doc = await runMpiJson(launcher, [
       ...["records", "--shape", "8x10x100", "--framing", "raw,netcdf", "--endian", "big"],
-      ...["--reorder", "1", "--per-rank", "--dir", tmp.path],
+      ...["--reorder", "1", "--per-rank", "--audit", "--dir", tmp.path],
     ]);
     assert.equal(doc.meta.ranks, 4);
     // per framing and phase: the aggregate row, then one row per rank
@@ -30,6 +30,20 @@ mpiTest(
         one,
       ]]);
       assert.equal(all.wall_s, Math.max(...ranks.map((x) => Number(x.wall_s))));
+      // the audit trail of each rank's phase names the file it touched: its own for the write,
+      // with --reorder 1 the next rank's for the read
+      for (const x of ranks) {
+        const audit = x.audit as unknown as {
+          phases: { name: string; files: { path: string }[] }[];
+        };
+        const phase = audit.phases.find((ph) => ph.name === x.phase);
+        const owner = x.phase === "write" ? Number(x.rank) : (Number(x.rank) + 1) % 4;
+        assert.deepEqual(
+          phase?.files.map((f) => f.path.replace(/^.*\//, "")),
+          [`records.${x.framing}.big.r${owner}`],
+          `rank ${x.rank} ${x.phase}`,
+        );
+      }
     }
     assert.deepEqual(leftovers(tmp.path), []);
   },

@@ -9,7 +9,7 @@ import { type OptionValues, parseOptionArgs } from "../framings/options.ts";
 import type { OptionSpec, Workload } from "../framings/types.ts";
 import { type Backend, FSYNC_POLICIES, type FsyncPolicy } from "../backends/backend.ts";
 import { fsyncRefusal } from "../backends/write.ts";
-import { world } from "../mpi/world.ts";
+import { crossNodeShift, world } from "../mpi/world.ts";
 import { type Progress, warn } from "../report/progress.ts";
 import type { EndianOption } from "../framings/types.ts";
 import { type AggregateSpec, rankColumns } from "../mpi/aggregate.ts";
@@ -339,19 +339,19 @@ export const MPI_OPTIONS = { reorder: { type: "string" }, ...PER_RANK_OPTION } a
 /** Help lines describing the MPI settings of reading workloads. */
 export const MPI_HELP =
   `  --reorder K         under MPI, rank r reads the file of rank (r + K) mod ranks (IOR's -C;
-                      default: ranks per node when there is more than one node, else 0)
+                      default on several nodes: the smallest K that puts every rank's file
+                      on another node, the ranks per node when ranks fill nodes in order;
+                      on one node 0)
 ${PER_RANK_HELP}`;
 
 /**
- * The `--reorder` shift: the value given, else the ranks per node when the ranks span more than
- * one node (so no node reads back what it wrote), else 0. Without MPI always 0.
+ * The `--reorder` shift: the value given, else, when the ranks span more than one node, the
+ * smallest shift that makes every rank read a file written on another node (the ranks per node
+ * when ranks are placed node by node; {@link crossNodeShift}), else 0. Without MPI always 0.
  */
 export function parseReorder(value: string | undefined): number {
   const w = world();
-  if (value === undefined) {
-    const facts = w.facts();
-    return facts.nodes > 1 ? facts.ranks_per_node % w.size : 0;
-  }
+  if (value === undefined) return crossNodeShift(w.hosts);
   const k = Number(value);
   if (!Number.isSafeInteger(k) || k < 0) {
     throw new UsageError(`bad --reorder '${value}': expected an integer >= 0`);

@@ -86,6 +86,37 @@ export function serialWorld(): World {
   };
 }
 
+/**
+ * `SCIOBENCH_MPI_NODE_NAME`: this rank's node name instead of `MPI_Get_processor_name`'s, for
+ * clusters whose processor names do not tell nodes apart, and for tests that make the ranks of
+ * one machine look like several nodes (set per rank with the launcher's MPMD syntax).
+ */
+function nodeNameOverride(): string | undefined {
+  try {
+    const v = Deno.env.get("SCIOBENCH_MPI_NODE_NAME");
+    return v === undefined || v === "" ? undefined : v;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The `--reorder` shift that keeps every rank off its own node: the smallest K > 0 such that
+ * rank r and rank (r + K) mod n are on different nodes for every r (with ranks placed node by
+ * node, the ranks per node), from every rank's host name by rank. 0 when all ranks share one node;
+ * the ranks on the busiest node when no shift separates every pair (uneven nodes).
+ */
+export function crossNodeShift(hosts: readonly string[]): number {
+  const n = hosts.length;
+  const perNode = new Map<string, number>();
+  for (const h of hosts) perNode.set(h, (perNode.get(h) ?? 0) + 1);
+  if (perNode.size <= 1) return 0;
+  for (let k = 1; k < n; k++) {
+    if (hosts.every((h, r) => h !== hosts[(r + k) % n])) return k;
+  }
+  return Math.max(...perNode.values()) % n;
+}
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -93,7 +124,7 @@ const decoder = new TextDecoder();
 function mpiWorld(mpi: MpiLibrary): World {
   const rank = mpi.rank();
   const size = mpi.size();
-  const host = mpi.processorName() || hostname();
+  const host = nodeNameOverride() ?? (mpi.processorName() || hostname());
   let finalized = false;
 
   const allreduce = (values: readonly number[], op: MpiOp): number[] => {
