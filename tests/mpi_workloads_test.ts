@@ -72,18 +72,52 @@ mpiTest("mpi scaling: 4 ranks write their datasets; bytes are 4 x one rank's", a
 });
 
 mpiTest(
-  "mpi readers: the 4 ranks are the readers, of one shared file or one each",
+  "mpi readers: the 4 ranks are the readers, of one shared file or one each; --per-rank rows and audit trails",
   async (launcher) => {
     using tmp = tempDir();
     const doc = await runMpiJson(launcher, [
       ...["readers", "--records", "4", "--length", "500", "--mode", "shared,separate"],
-      ...["--dir", tmp.path],
+      ...["--per-rank", "--audit", "--dir", tmp.path],
     ]);
-    assert.deepEqual(doc.rows.map((x) => [x.mode, x.procs]), [["shared", 4], ["separate", 4]]);
-    for (const row of doc.rows) {
+    // per mode: the aggregate row, then one row per rank
+    assert.deepEqual(doc.rows.map((x) => [x.mode, x.rank]), [
+      ...[["shared", "all"], ["shared", 0], ["shared", 1], ["shared", 2], ["shared", 3]],
+      ...[["separate", "all"], ["separate", 0], ["separate", 1], ["separate", 2], ["separate", 3]],
+    ]);
+    type Phase = {
+      name: string;
+      files: { path: string; reads: number }[];
+      processes: { rank: number; host: string; phase: Phase }[];
+    };
+    const trail = (x: Row) => (x.audit as unknown as { phases: Phase[] }).phases;
+    const name = (path: string) => path.replace(/^.*\//, "");
+    for (let k = 0; k < doc.rows.length; k += 5) {
+      const [all, ...ranks] = doc.rows.slice(k, k + 5) as [Row, ...Row[]];
+      const mode = String(all.mode);
+      assert.equal(all.procs, 4);
+      assert.equal(all.ranks, 4);
       // every reader read the whole file (markers included)
-      assert.ok(Number(row.reader_bytes) >= 4 * Number(row.file_bytes), JSON.stringify(row));
-      assert.ok(Number(row.max_s) <= Number(row.wall_s) + 1e-6);
+      assert.ok(Number(all.reader_bytes) >= 4 * Number(all.file_bytes), JSON.stringify(all));
+      assert.ok(Number(all.max_s) <= Number(all.wall_s) + 1e-6);
+      assert.equal(all.reader_bytes, ranks.reduce((s, x) => s + Number(x.reader_bytes), 0));
+      assert.equal(all.wall_s, Math.max(...ranks.map((x) => Number(x.wall_s))));
+      // the aggregate trail: one read phase with each rank's read as a process
+      const read = trail(all).find((p) => p.name === "read")!;
+      assert.deepEqual(read.processes.map((p) => p.rank), [0, 1, 2, 3]);
+      for (const [rank, x] of ranks.entries()) {
+        const file = mode === "shared" ? "shared-0.f77" : `separate-${rank}.f77`;
+        assert.equal(name(String(x.read_path)), file);
+        assert.ok(String(x.host).length > 0);
+        assert.equal(read.processes[rank]!.host, x.host);
+        assert.deepEqual(read.processes[rank]!.phase.files.map((f) => name(f.path)), [file]);
+        // each rank's own trail: its write (rank 0 alone writes the shared file), then its read
+        const phases = trail(x);
+        const wrote = phases.find((p) => p.name === "write")!.files.map((f) => name(f.path));
+        assert.deepEqual(wrote, mode === "separate" || rank === 0 ? [file] : []);
+        const own = phases.find((p) => p.name === "read")!;
+        assert.deepEqual(own.files.map((f) => name(f.path)), [file]);
+        assert.ok(own.files[0]!.reads >= 1);
+      }
     }
     assert.deepEqual(leftovers(tmp.path), []);
   },

@@ -17,6 +17,7 @@ import {
   type CacheState,
   packmanPattern,
   prepareReader,
+  READERS_AGGREGATE,
   READERS_COLUMN_DOCS,
   READERS_HUMAN_COLUMNS,
   READERS_KEYS,
@@ -50,6 +51,9 @@ import {
   OUTPUT_HELP,
   parseEndian,
   parseTransfer,
+  PER_RANK_HELP,
+  PER_RANK_OPTION,
+  rankColumnDocs,
   TRANSFER_HELP,
   TRANSFER_OPTIONS,
   WORKLOAD_OPTIONS,
@@ -89,6 +93,7 @@ Options:
   --repeat K          run every (cache, mode, procs) cell K times (default 1)
 ${TRANSFER_HELP}
                       (reads with --reader sciobench, the default with them)
+${PER_RANK_HELP}
 ${OUTPUT_HELP}
 ${PLAN_HELP}
 ${AUDIT_HELP}
@@ -99,7 +104,10 @@ With --repeat K > 1, five summary rows per (cache, mode, procs) follow: stat = m
 stddev, min, max.
 Under MPI (mpirun, srun) the ranks are the readers instead of child processes: --procs is not
 used, each rank reads in-process, released by a barrier; wall_s runs from the barrier to the
-last rank's end.`;
+last rank's end. The row adds ranks, rank (all), host (the node count) and read_path (the shared
+file, else empty); its audit trail lists each rank's read as a process with its rank and host.
+With --per-rank each rank's row follows (procs = ranks): its wall_s from the barrier, its own
+mean_s, min_s and max_s, its host, file and audit trail (write and read).`;
 
 /** Most reader processes one row may start at once. */
 const MAX_READER_PROCS = 256;
@@ -311,6 +319,7 @@ export const readersCommand: Command = {
     const { values } = parseArgs("readers", args, {
       options: {
         ...WORKLOAD_OPTIONS,
+        ...PER_RANK_OPTION,
         procs: { type: "string" },
         mode: { type: "string" },
         records: { type: "string", default: "10" },
@@ -439,7 +448,7 @@ export const readersCommand: Command = {
     const results = openResults({
       command: "readers",
       args,
-      columns: READERS_COLUMN_DOCS,
+      columns: rankColumnDocs(READERS_COLUMN_DOCS, READERS_AGGREGATE, ["read_path"]),
       human: READERS_HUMAN_COLUMNS,
       keys: READERS_KEYS,
       options: {
@@ -455,6 +464,7 @@ export const readersCommand: Command = {
         repeat,
         bs: transfer?.bs ?? null,
         direct: transfer?.direct ?? false,
+        ...(world().size > 1 ? { per_rank: values["per-rank"] } : {}),
         dir: values.dir ?? ".",
       },
       dir: values.dir,
@@ -474,6 +484,7 @@ export const readersCommand: Command = {
           file: userFile,
           repeat,
           transfer,
+          perRank: values["per-rank"],
         },
         (row) => results.add(row),
       ));

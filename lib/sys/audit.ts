@@ -97,6 +97,10 @@ export interface ProcIo {
 export interface AuditProcess {
   /** The child's process id. */
   readonly pid: number;
+  /** Under MPI, the rank that read (its own process, maybe on another node). */
+  readonly rank?: number;
+  /** Under MPI, that rank's host. */
+  readonly host?: string;
   /** Its phase. */
   readonly phase: AuditPhase;
 }

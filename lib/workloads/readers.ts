@@ -23,6 +23,7 @@ import { checkTransfer } from "../backends/engine.ts";
 import { TRANSFER_COLUMN_DOCS, transferColumns } from "./transfer.ts";
 import { FileHandle } from "../io/file.ts";
 import { withScratchDir } from "../io/scratch.ts";
+import type { AggregateSpec } from "../mpi/aggregate.ts";
 import { fencedPhase, rankScratchShare } from "../mpi/phase.ts";
 import { world } from "../mpi/world.ts";
 import type { Backend } from "../backends/backend.ts";
@@ -38,6 +39,7 @@ import {
   beginPhase,
   endPhase,
   finishAudit,
+  type RowAudit,
   startAudit,
 } from "../sys/audit.ts";
 import { startMeter } from "../sys/meter.ts";
@@ -81,6 +83,12 @@ export const READERS_COLUMN_DOCS: readonly ColumnDoc[] = [
   ...TRANSFER_COLUMN_DOCS,
   ...STAT_COLUMNS,
 ];
+
+/**
+ * Under MPI the readers' row is built from every rank's report (mean_s, min_s and max_s are
+ * already over readers), so no column is combined again: rank columns only.
+ */
+export const READERS_AGGREGATE: AggregateSpec = { sum: [], max: [], rates: [] };
 
 /** CSV columns of `sciobench readers`, the issue's list first. */
 export const READERS_COLUMNS: readonly string[] = READERS_COLUMN_DOCS.map((c) => c.name);
@@ -384,6 +392,8 @@ export interface ReadersOptions {
    * to reader processes). With O_DIRECT no cache drop is made and the rows say cache=direct.
    */
   readonly transfer?: Transfer;
+  /** Under MPI, one row per rank (with its host and audit trail) after each aggregate row. */
+  readonly perRank?: boolean;
 }
 
 const decoder = new TextDecoder();
@@ -604,35 +614,61 @@ function readersRow(
   };
 }
 
+/** What one rank of a ranked run sends rank 0: its report, times since the release, its trail. */
+interface RankReport {
+  readonly report: ReaderReport;
+  /** Seconds from the releasing barrier to this rank's end and to its start. */
+  readonly sinceReleaseS: number;
+  readonly startS: number;
+  /** Fraction of its file cached when it started. */
+  readonly resident: number;
+  /** The file it read. */
+  readonly path: string;
+  /** Its trail: the write (when it wrote), the untimed stretch, its read. */
+  readonly audit: RowAudit;
+}
+
+/** A ranked run's aggregate row and, on rank 0 with `perRank`, one row per rank. */
+interface RankedRun {
+  readonly row: Omit<Row, "slope_s_per_proc"> & { wall_s: number };
+  readonly ranks: Row[];
+}
+
 /**
  * One (cache, mode) run under MPI: every rank is one reader, in-process, of the shared file
  * (rank 0 writes it) or of its own; a barrier releases them. The wall time runs from the barrier
  * to the last rank's end (each rank's time since its barrier, the largest); rank 0 gets every
- * report (MPI_Gatherv) and builds the row (other ranks return a row of their own report only).
+ * report and trail (MPI_Gatherv) and builds the row, whose trail lists each rank's read as one
+ * process (other ranks return a row of their own report only), and with `perRank` one row per
+ * rank with its host and its own trail.
  */
 async function runOneRanked(
   o: ReadersOptions,
   dir: string,
   cache: CacheState,
   mode: ReadersMode,
-): Promise<Omit<Row, "slope_s_per_proc"> & { wall_s: number }> {
+): Promise<RankedRun> {
   const w = world();
   const fileIndex = mode === "shared" ? 0 : w.rank;
   const path = `${dir}/${mode}-${fileIndex}.${o.backend.name}`;
   const writer = mode === "separate" || w.rank === 0;
   o.progress.update(0, "write");
+  startAudit();
   await fencedPhase("write", () => {
+    beginPhase("write", false);
     if (writer) writePackmanFile(o.backend, path, { ...o, fileIndex });
+    endPhase();
   });
-  const { resident, reader, fileBytes } = await fencedPhase("drop", () => {
-    // cold: the writer drops its file; warm: every rank reads it once (its node's cache)
-    let resident: number;
-    if (o.transfer?.direct) resident = residency(path);
-    else if (cache === "cold") resident = writer ? dropCache(path).residentAfter : residency(path);
-    else {
-      warmUp(path);
-      resident = residency(path);
-    }
+  // cold: the writer drops its file; warm: every rank reads it once (its node's cache); with
+  // O_DIRECT neither
+  const dropped = await fencedPhase("drop", () => {
+    if (o.transfer?.direct) return undefined;
+    if (cache === "warm") warmUp(path);
+    return cache === "cold" && writer ? dropCache(path).residentAfter : undefined;
+  });
+  const { resident, reader, fileBytes } = await fencedPhase("prepare", () => {
+    // (after every drop: a shared file's readers see what its writer's drop left)
+    const resident = dropped ?? residency(path);
     const reader = prepareReader(path, {
       framing: o.backend.name,
       records: o.records,
@@ -645,6 +681,8 @@ async function runOneRanked(
     });
     return { resident, reader, fileBytes: Deno.statSync(path).size };
   });
+  // the reader records its own trail of the read
+  const before = finishAudit();
   o.progress.update(0.5, "read");
   const timed = await fencedPhase("read", () => {
     const releasedNs = clockGettime();
@@ -660,11 +698,14 @@ async function runOneRanked(
   await fencedPhase("remove", () => {
     if (writer) Deno.removeSync(path);
   });
-  const texts = w.gatherStrings(JSON.stringify({ ...timed, resident }));
-  const all = w.rank === 0
-    ? texts.map((t) => JSON.parse(t) as typeof timed & { resident: number })
-    : [{ ...timed, resident }];
-  return readersRow(
+  const audit: RowAudit = {
+    pid: Deno.pid,
+    phases: [...before?.phases ?? [], ...timed.report.audit ? [timed.report.audit] : []],
+  };
+  const mine: RankReport = { ...timed, resident, path, audit };
+  const texts = w.gatherStrings(JSON.stringify(mine));
+  const all = w.rank === 0 ? texts.map((t) => JSON.parse(t) as RankReport) : [mine];
+  const row = readersRow(
     o,
     cache,
     mode,
@@ -674,6 +715,63 @@ async function runOneRanked(
     Math.max(...all.map((a) => a.sinceReleaseS)),
     Math.max(...all.map((a) => a.startS)),
   );
+  if (w.rank !== 0) return { row, ranks: [] };
+  const perRank = !o.perRank ? [] : all.map((a, rank) =>
+    attachAudit({
+      // (each reader's warnings were noted with the aggregate row)
+      ...readersRow(
+        o,
+        cache,
+        mode,
+        fileBytes,
+        a.resident,
+        [{ ...a.report, warnings: [] }],
+        a.sinceReleaseS,
+        a.startS,
+      ),
+      procs: w.size,
+      ranks: w.size,
+      rank,
+      host: w.hosts[rank] ?? "",
+      read_path: a.path,
+    }, a.audit)
+  );
+  const paths = new Set(all.map((a) => a.path));
+  return {
+    row: attachAudit({
+      ...row,
+      ranks: w.size,
+      rank: "all",
+      host: hostsLabel(w.hosts),
+      read_path: paths.size === 1 ? path : "",
+    }, ranksAudit(all, w.hosts)),
+    ranks: perRank,
+  };
+}
+
+/** `N nodes` for the aggregate row's host column. */
+function hostsLabel(hosts: readonly string[]): string {
+  const n = new Set(hosts).size;
+  return `${n} node${n === 1 ? "" : "s"}`;
+}
+
+/**
+ * The aggregate row's trail: one read phase, from the first rank's start to the last rank's end,
+ * with each rank's read as one process (rank and host in the process entry).
+ */
+function ranksAudit(all: readonly RankReport[], hosts: readonly string[]): RowAudit | undefined {
+  startAudit();
+  const phase = beginPhase("read");
+  endPhase();
+  const audit = finishAudit();
+  if (phase === undefined || audit === undefined) return undefined;
+  phase.startNs = Math.min(...all.map((a) => a.report.t0Ns));
+  phase.endNs = Math.max(...all.map((a) => a.report.t1Ns));
+  for (const [rank, a] of all.entries()) {
+    const read = a.report.audit;
+    if (read) phase.processes.push({ pid: a.audit.pid, rank, host: hosts[rank], phase: read });
+  }
+  return { pid: audit.pid, phases: [phase] };
 }
 
 /**
@@ -711,9 +809,10 @@ export async function runReaders(
           for (const procs of ranked ? [w.size] : o.procs) {
             const again = (o.repeat ?? 1) > 1 ? ` repeat ${repeat}/${o.repeat}` : "";
             o.progress.begin(`${mode} ${cache} procs=${procs}${again}`, { index: ++index, count });
-            const row = ranked
+            const ran = ranked
               ? await runOneRanked(o, dir, cache, mode)
-              : await audited(() => runOne(o, dir, cache, mode, procs));
+              : { row: await audited(() => runOne(o, dir, cache, mode, procs)), ranks: [] };
+            const row = ran.row;
             const slope = prev === undefined
               ? row.wall_s / procs
               : (row.wall_s - prev.wall) / (procs - prev.procs);
@@ -729,6 +828,14 @@ export async function runReaders(
             }, auditOf(row));
             rows.push(out);
             onRow(out);
+            for (const r of ran.ranks) {
+              const each = attachAudit(
+                { ...r, fs_type: fsType, repeat, stat: "run", error: "" },
+                auditOf(r),
+              );
+              rows.push(each);
+              onRow(each);
+            }
           }
         }
       }
