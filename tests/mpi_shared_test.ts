@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { backendByName } from "../lib/backends/registry.ts";
 import { verifyFrame } from "../lib/workloads/pattern.ts";
+import { RecordFrames } from "../lib/workloads/records.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
 import { commandMissing, REQUIRE_PEERS, tempDir } from "./_helpers.ts";
 import { mpiTest, runMpi } from "./_mpi.ts";
@@ -107,6 +108,90 @@ mpiTest(
       const f = await run(`${tmp.path}/rdtable`, [], tmp.path);
       assert.equal(f.code, 0, f.out);
       assert.match(f.out, new RegExp(`frames\\s+${TOTAL}`));
+    });
+  },
+);
+
+const RECORDS_PROBE = new URL("./_mpi_records_probe.ts", import.meta.url).pathname;
+const RECORDS_PER_RANK = 6;
+const RECORDS = 4 * RECORDS_PER_RANK;
+
+const RECORDS_FORTRAN = `      program rdrec
+      real*4 a(1000)
+      integer i
+      open(1, file='shared.f77', form='unformatted', status='old')
+      do i = 0, ${RECORDS - 1}
+        read(1) a
+        if (a(1) .ne. real(i)) then
+          print *, 'bad record', i, a(1)
+          stop 1
+        end if
+      end do
+      print *, 'records', ${RECORDS}
+      end
+`;
+
+mpiTest(
+  "mpi records --layout shared: one raw, f77, netcdf and gsd file per target, as one process writes it",
+  async (launcher) => {
+    using tmp = tempDir();
+    const r = await runMpi(
+      launcher,
+      [tmp.path, "raw,f77,netcdf,gsd", String(RECORDS_PER_RANK)],
+      { script: RECORDS_PROBE },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const owners = [0, 1, 2, 3].map((rank) =>
+      new RecordFrames([RECORDS_PER_RANK, 10, 100], "float32", 7, rank)
+    );
+    for (const name of ["raw", "f77", "netcdf", "gsd"]) {
+      const shared = Deno.readFileSync(`${tmp.path}/shared.${name}`);
+      const serial = Deno.readFileSync(`${tmp.path}/serial.${name}`);
+      assert.ok(shared.length >= 4000 * RECORDS, name);
+      assert.deepEqual(shared, serial, `${name}: the shared file is the one-process file`);
+      const source = backendByName(name).openReader(`${tmp.path}/shared.${name}`, {
+        layout: owners[0]!.layout,
+        endian: name === "netcdf" ? "big" : "native",
+      });
+      try {
+        assert.equal(source.frameCount, RECORDS);
+        for (const g of [0, RECORDS_PER_RANK - 1, RECORDS_PER_RANK, RECORDS - 1]) {
+          const owner = owners[Math.floor(g / RECORDS_PER_RANK)]!;
+          verifyFrame(source.path, g, owner.frame(g).chunks, source.readFrame(g));
+        }
+      } finally {
+        source.close();
+      }
+    }
+    // the scratch directory went; only the copies are left
+    assert.deepEqual(
+      [...Deno.readDirSync(tmp.path)].map((e) => e.name).filter((n) => n.startsWith(".")),
+      [],
+    );
+    await withTool("ncdump", async () => {
+      const h = await run("ncdump", ["-h", "shared.netcdf"], tmp.path);
+      assert.equal(h.code, 0, h.out);
+      assert.match(h.out, new RegExp(`UNLIMITED ; // \\(${RECORDS} currently\\)`));
+    });
+    await withTool("/usr/bin/python3", async () => {
+      const py = await run("/usr/bin/python3", [
+        "-c",
+        "import gsd.fl, sys; f = gsd.fl.open(sys.argv[1], 'rb'); " +
+        "print(f.nframes, *[float(f.read_chunk(frame=g, name='data').flat[0]) " +
+        "for g in map(int, sys.argv[2:])])",
+        "shared.gsd",
+        ...["0", String(RECORDS_PER_RANK), String(RECORDS - 1)],
+      ], tmp.path);
+      assert.equal(py.code, 0, py.out);
+      assert.equal(py.out.trim(), `${RECORDS} 0.0 ${RECORDS_PER_RANK}.0 ${RECORDS - 1}.0`);
+    });
+    await withTool("gfortran", async () => {
+      Deno.writeTextFileSync(`${tmp.path}/rdrec.f`, RECORDS_FORTRAN);
+      const c = await run("gfortran", ["-o", "rdrec", "rdrec.f"], tmp.path);
+      assert.equal(c.code, 0, c.out);
+      const f = await run(`${tmp.path}/rdrec`, [], tmp.path);
+      assert.equal(f.code, 0, f.out);
+      assert.match(f.out, new RegExp(`records\\s+${RECORDS}`));
     });
   },
 );

@@ -122,3 +122,42 @@ mpiTest(
     assert.deepEqual(leftovers(tmp.path), []);
   },
 );
+
+mpiTest(
+  "mpi records --layout shared: one file per target, bytes add up, counted once; refusals in one line",
+  async (launcher) => {
+    using tmp = tempDir();
+    const doc = await runMpiJson(launcher, [
+      ...["records", "--shape", "8x10x100", "--framing", "f77,gsd", "--layout", "shared"],
+      ...["--reorder", "1", "--per-rank", "--dir", tmp.path],
+    ]);
+    assert.equal((doc.meta.options as unknown as { layout: string }).layout, "shared");
+    assert.equal(doc.rows.length, 2 * 2 * 5);
+    const one = 8 * 10 * 100 * 4;
+    for (let k = 0; k < doc.rows.length; k += 5) {
+      const [all, ...ranks] = doc.rows.slice(k, k + 5) as [Row, ...Row[]];
+      assert.equal(all.bytes, 4 * one);
+      // the one shared file: its size on rank 0's row, the sum over ranks
+      assert.ok(Number(all.file_bytes) > 4 * one, JSON.stringify(all));
+      assert.deepEqual(ranks.map((x) => x.file_bytes), [all.file_bytes, 0, 0, 0]);
+    }
+    assert.deepEqual(leftovers(tmp.path), []);
+    for (
+      const [command, framing, why] of [
+        ["records", "ieeeio", /--layout shared works for raw, f77, netcdf, gsd only; 'ieeeio'/],
+        ["records", "hdf5", /--layout shared works for raw, f77, netcdf, gsd only; 'hdf5'/],
+        ["scaling", "f77", /scaling --layout shared is not offered: IOspeed times/],
+      ] as const
+    ) {
+      const r = await runMpi(launcher, [
+        ...[command, "--framing", framing, "--layout", "shared", "--dir", tmp.path],
+        ...(command === "records" ? ["--shape", "2x4"] : ["--datasets", "1", "--shape", "4"]),
+      ]);
+      assert.equal(r.code, 2, r.stderr);
+      const errors = r.stderr.split("\n").filter((l) => l.startsWith("sciobench: error:"));
+      assert.equal(errors.length, 1, r.stderr);
+      assert.match(errors[0]!, why);
+    }
+    assert.deepEqual(leftovers(tmp.path), []);
+  },
+);

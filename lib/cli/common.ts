@@ -9,6 +9,7 @@ import { type OptionValues, parseOptionArgs } from "../framings/options.ts";
 import type { OptionSpec, Workload } from "../framings/types.ts";
 import { type Backend, FSYNC_POLICIES, type FsyncPolicy } from "../backends/backend.ts";
 import { fsyncRefusal } from "../backends/write.ts";
+import { checkSharedLayout } from "../mpi/shared.ts";
 import { crossNodeShift, world } from "../mpi/world.ts";
 import { type Progress, warn } from "../report/progress.ts";
 import type { EndianOption } from "../framings/types.ts";
@@ -343,6 +344,35 @@ export const MPI_HELP =
                       on another node, the ranks per node when ranks fill nodes in order;
                       on one node 0)
 ${PER_RANK_HELP}`;
+
+/** parseArgs option declaration of `--layout` (MPI runs of table and records). */
+export const LAYOUT_OPTION = { layout: { type: "string", default: "per-rank" } } as const;
+
+/** Help lines of `--layout`. */
+export const LAYOUT_HELP =
+  `  --layout L          under MPI: per-rank (a file per rank, the default) or shared (one file,
+                      each rank its own part at offsets known in advance; raw, f77, netcdf, gsd)`;
+
+/**
+ * The `--layout` value; for `shared`, UsageError (one line) unless every backend can share one
+ * file between ranks, and for `--fsync each` under MPI (a shared file fsyncs once, at its end).
+ */
+export function parseLayout(
+  value: string | undefined,
+  backends: readonly { readonly name: string }[],
+  fsync: FsyncPolicy,
+): "per-rank" | "shared" {
+  const layout = parseChoice(value ?? "per-rank", ["per-rank", "shared"] as const, "--layout");
+  if (layout === "shared") {
+    for (const b of backends) checkSharedLayout(b.name);
+    if (fsync === "each" && world().size > 1) {
+      throw new UsageError(
+        "--layout shared fsyncs at the end or not at all: use --fsync end or none",
+      );
+    }
+  }
+  return layout;
+}
 
 /**
  * The `--reorder` shift: the value given, else, when the ranks span more than one node, the

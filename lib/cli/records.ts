@@ -34,12 +34,15 @@ import {
   checkScratchRoom,
   FSYNC_OPTION,
   fsyncHelp,
+  LAYOUT_HELP,
+  LAYOUT_OPTION,
   measureInto,
   MPI_HELP,
   MPI_OPTIONS,
   openResults,
   OUTPUT_HELP,
   parseFsync,
+  parseLayout,
   parseReorder,
   parseTransfer,
   rankColumnDocs,
@@ -97,6 +100,7 @@ ${OUTPUT_HELP}
                       ... secs. / avg User Time = ... secs.' lines, means over the repeats (the
                       seed's "User Time" is wall clock time)
 ${MPI_HELP}
+${LAYOUT_HELP}
 ${PLAN_HELP}
 ${AUDIT_HELP}
 
@@ -170,6 +174,7 @@ export const recordsCommand: Command = {
         ...TRANSFER_OPTIONS,
         ...MPI_OPTIONS,
         ...FSYNC_OPTION,
+        ...LAYOUT_OPTION,
       },
     });
     const shapeText = values.shape ?? (values.quick ? RECORDS_QUICK.shape : RECORDS_SEED.shape);
@@ -191,6 +196,7 @@ export const recordsCommand: Command = {
     const resolved = resolveBackends(values.framing);
     const backendOptions = parseOptionArgs(resolved.run, values.option, "records");
     const fsync = parseFsync(values.fsync, resolved.run);
+    const layout = parseLayout(values.layout, resolved.run, fsync);
     for (const b of resolved.run) checkStorable(b.name, dtype);
     const notes: string[] = [];
     const targets = recordsTargets(
@@ -212,6 +218,9 @@ export const recordsCommand: Command = {
     );
     checkMemory(3 * recordBytes, "a record of --shape", "use a smaller --shape");
     const transfer = parseTransfer(values, resolved.run, values.dir);
+    if (transfer && layout === "shared" && world().size > 1) {
+      throw new UsageError("--layout shared does not take --bs or --direct; use --layout per-rank");
+    }
     const progress = new Progress();
     announcePlan(plan, notes);
 
@@ -232,7 +241,7 @@ export const recordsCommand: Command = {
         seed,
         option: Object.fromEntries(backendOptions),
         fsync,
-        ...(world().size > 1 ? { reorder, per_rank: values["per-rank"] } : {}),
+        ...(world().size > 1 ? { reorder, per_rank: values["per-rank"], layout } : {}),
         bs: transfer?.bs ?? null,
         direct: transfer?.direct ?? false,
         dir: values.dir ?? ".",
@@ -246,17 +255,8 @@ export const recordsCommand: Command = {
     await measureInto(results, progress, () =>
       runRecords(
         {
-          targets,
-          shape,
-          dtype,
-          repeat,
-          seed,
-          dir: values.dir,
-          backendOptions,
-          progress,
-          reorder,
-          fsync,
-          transfer,
+          ...{ targets, shape, dtype, repeat, seed, dir: values.dir, backendOptions, progress },
+          ...{ reorder, fsync, transfer, layout },
         },
         (run) => add(recordsRow(run, shape, transfer)),
       ));

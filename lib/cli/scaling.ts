@@ -32,6 +32,7 @@ import {
   checkScratchRoom,
   FSYNC_OPTION,
   fsyncHelp,
+  LAYOUT_OPTION,
   measureInto,
   openResults,
   OUTPUT_HELP,
@@ -92,6 +93,8 @@ ${OUTPUT_HELP}
                       Combined=C' (R in seconds, CPU in clock ticks); with K > 1 the 'Average
                       of K trials' blocks over every count (times in seconds)
 ${PER_RANK_HELP}
+  --layout per-rank   under MPI each rank writes its own files (the only layout: IOspeed times
+                      the open, writes and close of a whole file, which ranks cannot share)
 ${PLAN_HELP}
 ${AUDIT_HELP}
 
@@ -175,8 +178,16 @@ export const scalingCommand: Command = {
         dir: { type: "string" },
         ...TRANSFER_OPTIONS,
         ...PER_RANK_OPTION,
+        ...LAYOUT_OPTION,
       },
     });
+    if (parseChoice(values.layout, ["per-rank", "shared"] as const, "--layout") === "shared") {
+      throw new UsageError(
+        "scaling --layout shared is not offered: IOspeed times opening one file, writing n " +
+          "datasets and closing it, and in a shared file only rank 0 would create and complete " +
+          "the file (use table or records --layout shared)",
+      );
+    }
     const datasets = parseIntegers(
       values.datasets ?? (values.quick ? SCALING_QUICK.datasets : SCALING_SEED.datasets),
       "--datasets",

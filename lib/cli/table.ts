@@ -9,7 +9,6 @@ import { fsyncRefusal } from "../backends/write.ts";
 import { didYouMean } from "../suggest.ts";
 import { Progress } from "../report/progress.ts";
 import { gsdTableRenderer } from "../report/rst.ts";
-import { checkSharedLayout } from "../mpi/shared.ts";
 import { world } from "../mpi/world.ts";
 import { TABLE_QUICK, TABLE_SEED } from "../workloads/seeds.ts";
 import { columnHelp } from "../report/human.ts";
@@ -50,12 +49,15 @@ import {
   checkScratchRoom,
   FSYNC_OPTION,
   fsyncHelp,
+  LAYOUT_HELP,
+  LAYOUT_OPTION,
   measureInto,
   MPI_HELP,
   MPI_OPTIONS,
   openResults,
   OUTPUT_HELP,
   parseFsync,
+  parseLayout,
   parseReorder,
   parseTransfer,
   rankColumnDocs,
@@ -102,8 +104,7 @@ ${TRANSFER_HELP}
   --no-peers          leave the python-gsd peer out of the bare command
 ${MPI_HELP}
 ${PLAN_HELP}
-  --layout L          under MPI: per-rank (a file per rank, the default) or shared (one file,
-                      each rank its own frames at offsets known in advance; raw, f77, netcdf, gsd)
+${LAYOUT_HELP}
 ${OUTPUT_HELP}
                       --format seed prints gsd's own reST table
 ${AUDIT_HELP}
@@ -206,7 +207,7 @@ export const tableCommand: Command = {
         ...WORKLOAD_OPTIONS,
         ...MPI_OPTIONS,
         ...FSYNC_OPTION,
-        layout: { type: "string", default: "per-rank" },
+        ...LAYOUT_OPTION,
         framing: { type: "string" },
         size: { type: "string" },
         n: { type: "string" },
@@ -281,15 +282,7 @@ export const tableCommand: Command = {
     if (resolved.run.length === 0 && peers.length === 0) {
       throw new UsageError("no usable framing left to measure");
     }
-    const layout = parseChoice(values.layout, ["per-rank", "shared"] as const, "--layout");
-    if (layout === "shared") {
-      for (const b of resolved.run) checkSharedLayout(b.name);
-      if (fsync === "each" && world().size > 1) {
-        throw new UsageError(
-          "--layout shared fsyncs at the end or not at all: use --fsync end or none",
-        );
-      }
-    }
+    const layout = parseLayout(values.layout, resolved.run, fsync);
     if (sized && layout === "shared" && world().size > 1) {
       throw new UsageError("--layout shared does not take --bs or --direct; use --layout per-rank");
     }
@@ -347,7 +340,7 @@ export const tableCommand: Command = {
         bs: transfer?.bs ?? null,
         direct: transfer?.direct ?? false,
         dir: values.dir ?? ".",
-        ...(world().size > 1 ? { reorder, per_rank: values["per-rank"] } : {}),
+        ...(world().size > 1 ? { reorder, per_rank: values["per-rank"], layout } : {}),
       },
       dir: values.dir,
     }, values);

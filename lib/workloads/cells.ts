@@ -5,6 +5,10 @@
  * @module
  */
 import { CellsFailedError, SciobenchError, UsageError } from "../errors.ts";
+import type { Backend } from "../backends/backend.ts";
+import { FRAMINGS } from "../backends/registry.ts";
+import type { Framing } from "../framings/types.ts";
+import { checkSharedLayout } from "../mpi/shared.ts";
 import type { Row } from "../report/output.ts";
 import type { PhaseSample } from "../sys/meter.ts";
 
@@ -68,4 +72,13 @@ export class CellFailures {
       );
     }
   }
+}
+
+/**
+ * The native framing behind `backend`, whose pure writer lays out a `--layout shared` file;
+ * UsageError (one line) for a backend that cannot share one file between ranks.
+ */
+export function sharedFraming(backend: Backend): Framing {
+  checkSharedLayout(backend.name);
+  return FRAMINGS.find((f) => f.name === backend.name)!;
 }

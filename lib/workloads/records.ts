@@ -29,6 +29,7 @@ import { dropCache, residency } from "../io/cache.ts";
 import { signalPoint, withScratchDir } from "../io/scratch.ts";
 import type { AggregateSpec } from "../mpi/aggregate.ts";
 import { fencedPhase, rankScratchShare } from "../mpi/phase.ts";
+import { planSharedFile, sharedPart, writeSharedFrames } from "../mpi/shared.ts";
 import { world } from "../mpi/world.ts";
 import { writeFrames } from "../backends/write.ts";
 import type { Backend, FsyncPolicy } from "../backends/backend.ts";
@@ -38,7 +39,7 @@ import type { Progress } from "../report/progress.ts";
 import { statfs } from "../sys/libc.ts";
 import { attachAudit, auditOf, finishAudit, startAudit } from "../sys/audit.ts";
 import { type PhaseSample, startMeter } from "../sys/meter.ts";
-import { cellError, EMPTY_SAMPLE } from "./cells.ts";
+import { cellError, EMPTY_SAMPLE, sharedFraming } from "./cells.ts";
 import { TRANSFER_COLUMN_DOCS, transferColumns } from "./transfer.ts";
 import type { Transfer } from "../io/transfer.ts";
 import { checkTransfer } from "../backends/engine.ts";
@@ -133,6 +134,13 @@ export interface RecordsOptions {
   readonly fsync?: FsyncPolicy;
   /** `--bs` / `--direct` (native framings; peers refuse). With O_DIRECT no cache drop is made. */
   readonly transfer?: Transfer;
+  /**
+   * Under MPI, `per-rank` (the default: a file per rank) or `shared` (one file per target, rank
+   * r writing records r x R .. (r + 1) x R - 1, lib/mpi/shared.ts).
+   */
+  readonly layout?: "per-rank" | "shared";
+  /** Called on every rank after each write phase with the file written and its backend (tests). */
+  readonly afterWrite?: (path: string, backend: string) => void;
 }
 
 /** One measured phase of one target and repeat. */
@@ -281,6 +289,9 @@ export async function runRecords(
     ? frames
     : new RecordFrames(options.shape, options.dtype, options.seed, readRank);
   const bytes = frames.records * frames.recordBytes;
+  // --layout shared: one file per target, rank r's records are r x R .. (r + 1) x R - 1
+  const shared = options.layout === "shared" && w.size > 1;
+  const readBase = shared ? readRank * frames.records : 0;
   const p = options.progress;
   for (const t of options.targets) checkTransfer(t.backend, options.transfer);
   const transfer = options.transfer;
@@ -301,7 +312,10 @@ export async function runRecords(
     for (let repeat = 1; repeat <= options.repeat; repeat++) {
       for (const t of options.targets) {
         const fileOf = (rank: number) =>
-          `${dir}/records.${t.backend.name}.${t.endian}${w.size > 1 ? `.r${rank}` : ""}`;
+          `${dir}/records.${t.backend.name}.${t.endian}${
+            w.size === 1 ? "" : shared ? ".shared" : `.r${rank}`
+          }`;
+        const writer = !shared || w.rank === 0;
         const path = fileOf(w.rank);
         const readPath = fileOf(readRank);
         const again = options.repeat > 1 ? ` repeat ${repeat}/${options.repeat}` : "";
@@ -314,29 +328,61 @@ export async function runRecords(
         let fileBytes = 0;
         try {
           // Write: open, every record, fsync, close.
+          const backendOptions = options.backendOptions?.get(t.backend.name);
+          const sink = {
+            create: "truncate",
+            endian: t.endian,
+            fsync,
+            backendOptions,
+            transfer,
+          } as const;
+          // the shared file fsyncs at its end or not at all (the command refuses --fsync each)
+          const sharedSink = { endian: t.endian, fsync: fsync !== "none", backendOptions };
+          const progress = (r: number) => {
+            if ((r & 15) === 0) p?.update(r / frames.records, "write");
+          };
+          // (the layout of a shared file follows from the records' shape alone: every rank lays
+          // out every rank's records with its own data, and writes its own)
+          const plan = shared
+            ? await fencedPhase(
+              "plan",
+              () =>
+                planSharedFile(
+                  sharedFraming(t.backend),
+                  sharedSink,
+                  sharedPart(frames.records),
+                  (g) => frames.frame(g),
+                ),
+            )
+            : undefined;
           startAudit();
           const written = await fencedPhase("write", async () => {
             const wm = startMeter("write");
-            await writeFrames(
-              t.backend,
-              path,
-              {
-                create: "truncate",
-                endian: t.endian,
-                fsync,
-                backendOptions: options.backendOptions?.get(t.backend.name),
-                transfer,
-              },
-              frames.records,
-              (r) => frames.frame(r),
-              (r) => {
-                if ((r & 15) === 0) p?.update(r / frames.records, "write");
-              },
-            );
+            if (plan) {
+              await writeSharedFrames(
+                sharedFraming(t.backend),
+                path,
+                sharedSink,
+                plan,
+                (g) => frames.frame(g),
+                progress,
+              );
+            } else {
+              await writeFrames(
+                t.backend,
+                path,
+                sink,
+                frames.records,
+                (r) => frames.frame(r),
+                progress,
+              );
+            }
             const ws = wm.stop();
-            return { ws, fileBytes: (await Deno.stat(path)).size };
+            // a shared file is counted once, on rank 0, so the sum over ranks is its size
+            return { ws, fileBytes: writer ? (await Deno.stat(path)).size : 0 };
           });
           fileBytes = written.fileBytes;
+          options.afterWrite?.(path, t.backend.name);
           const write: RecordsRun = attachAudit({
             framing: t.backend.name,
             endian: t.endian,
@@ -366,13 +412,15 @@ export async function runRecords(
             const rm = startMeter("read");
             const source = t.backend.openReader(readPath, { layout: readFrames.layout, transfer });
             try {
-              if (source.frameCount !== frames.records) {
+              const total = shared ? frames.records * w.size : frames.records;
+              if (source.frameCount !== total) {
                 throw new VerifyError(
-                  `${readPath}: ${source.frameCount} records read back, ${frames.records} written`,
+                  `${readPath}: ${source.frameCount} records read back, ${total} written`,
                 );
               }
               for (let r = 0; r < frames.records; r++) {
-                verifyFrame(readPath, r, readFrames.frame(r).chunks, source.readFrame(r));
+                const g = readBase + r;
+                verifyFrame(readPath, g, readFrames.frame(g).chunks, source.readFrame(g));
                 if ((r & 15) === 0) {
                   p?.update(r / frames.records, "read");
                   const y = signalPoint();
@@ -424,7 +472,7 @@ export async function runRecords(
         p?.clear();
         // fenced: every rank has read (--reorder reads another rank's file) before files go,
         // and no rank is still removing when rank 0 removes the scratch directory
-        await fencedPhase("remove", () => Deno.remove(path));
+        await fencedPhase("remove", () => writer ? Deno.remove(path) : undefined);
       }
     }
   }, rankScratchShare());

@@ -6,16 +6,15 @@
  * @module
  */
 import { UsageError, VerifyError } from "../errors.ts";
-import type { Chunk, ChunkLayout, EndianOption, Frame, Framing } from "../framings/types.ts";
+import type { Chunk, ChunkLayout, EndianOption, Frame } from "../framings/types.ts";
 import { type CacheDrop, dropCache, residency } from "../io/cache.ts";
 import { FileHandle } from "../io/file.ts";
 import { signalPoint, withScratchDir } from "../io/scratch.ts";
 import { writeFrames } from "../backends/write.ts";
-import { FRAMINGS } from "../backends/registry.ts";
 import type { Backend, FrameSource, FsyncPolicy } from "../backends/backend.ts";
 import { type AggregateSpec, rankRows } from "../mpi/aggregate.ts";
 import { fencedPhase, injectedFailure, rankScratchShare } from "../mpi/phase.ts";
-import { checkSharedLayout, planSharedFile, sharedPart, writeSharedFrames } from "../mpi/shared.ts";
+import { planSharedFile, sharedPart, writeSharedFrames } from "../mpi/shared.ts";
 import { world } from "../mpi/world.ts";
 import { col, type ColumnDoc, STAT_COLUMNS } from "../report/human.ts";
 import { type Row } from "../report/output.ts";
@@ -24,7 +23,7 @@ import { audited } from "../sys/audit.ts";
 import { formatCount, formatSize } from "../report/units.ts";
 import { startMeter } from "../sys/meter.ts";
 import { statfs } from "../sys/libc.ts";
-import { CellFailures } from "./cells.ts";
+import { CellFailures, sharedFraming } from "./cells.ts";
 import { cacheState, TRANSFER_COLUMN_DOCS, transferColumns } from "./transfer.ts";
 import type { Transfer } from "../io/transfer.ts";
 import { checkTransfer } from "../backends/engine.ts";
@@ -121,12 +120,6 @@ export const TABLE_KEYS = [
   "fs_type",
   "seed",
 ] as const;
-
-/** The native framing behind `backend` (the shared layout drives its pure writer). */
-function framingOf(backend: Backend): Framing {
-  checkSharedLayout(backend.name);
-  return FRAMINGS.find((f) => f.name === backend.name)!;
-}
 
 /** How the table's columns combine over MPI ranks (lib/mpi/aggregate.ts). */
 export const TABLE_AGGREGATE: AggregateSpec = {
@@ -357,7 +350,12 @@ export async function runTableCell(
       ? await fencedPhase(
         "plan",
         () =>
-          planSharedFile(framingOf(backend), sharedSink, sharedPart(sizing.frames), globalFrame),
+          planSharedFile(
+            sharedFraming(backend),
+            sharedSink,
+            sharedPart(sizing.frames),
+            globalFrame,
+          ),
       )
       : undefined;
     const write = (phase: string): Promise<number> => {
@@ -365,7 +363,14 @@ export async function runTableCell(
         if ((i & 63) === 0) p.update(i / sizing.frames, phase);
       };
       if (plan) {
-        return writeSharedFrames(framingOf(backend), path, sharedSink, plan, globalFrame, progress);
+        return writeSharedFrames(
+          sharedFraming(backend),
+          path,
+          sharedSink,
+          plan,
+          globalFrame,
+          progress,
+        );
       }
       return writeFrames(backend, path, sink, sizing.frames, (i) => frames.frame(i), progress);
     };
