@@ -173,6 +173,34 @@ function cText(buf: Uint8Array, length: number): string {
   return new TextDecoder().decode(buf.subarray(0, nul < 0 ? end : nul)).trim();
 }
 
+/** Arguments of MPI_Allreduce (MPI_Iallreduce adds the request): send, recv, count, type, op, comm. */
+type AllreduceArgs<H> = [a: Uint8Array, b: Uint8Array, n: number, t: H, o: H, c: H];
+/** Arguments of MPI_Bcast: buffer, count, type, root, comm. */
+type BcastArgs<H> = [a: Uint8Array, n: number, t: H, root: number, c: H];
+/** Arguments of MPI_Gather: send, count, type, recv, count, type, root, comm. */
+type GatherArgs<H> = [
+  a: Uint8Array,
+  n: number,
+  t: H,
+  b: Uint8Array,
+  m: number,
+  u: H,
+  root: number,
+  c: H,
+];
+/** Arguments of MPI_Gatherv: send, count, type, recv, counts, displacements, type, root, comm. */
+type GathervArgs<H> = [
+  a: Uint8Array,
+  n: number,
+  t: H,
+  b: Uint8Array,
+  counts: Uint8Array,
+  displs: Uint8Array,
+  u: H,
+  root: number,
+  c: H,
+];
+
 /**
  * Builds the calls over one ABI's symbols: `S` is the symbol table's type, `H` a handle value
  * (a pointer for Open MPI, an int for MPICH), so the code below is written once for both.
@@ -187,63 +215,15 @@ function wrap<H>(
     MPI_Comm_rank(c: H, out: Uint8Array): number;
     MPI_Comm_size(c: H, out: Uint8Array): number;
     MPI_Barrier(c: H): number;
-    MPI_Allreduce(a: Uint8Array, b: Uint8Array, n: number, t: H, o: H, c: H): number;
-    MPI_Bcast(a: Uint8Array, n: number, t: H, root: number, c: H): number;
-    MPI_Gather(
-      a: Uint8Array,
-      n: number,
-      t: H,
-      b: Uint8Array,
-      m: number,
-      u: H,
-      root: number,
-      c: H,
-    ): number;
-    MPI_Gatherv(
-      a: Uint8Array,
-      n: number,
-      t: H,
-      b: Uint8Array,
-      counts: Uint8Array,
-      displs: Uint8Array,
-      u: H,
-      root: number,
-      c: H,
-    ): number;
+    MPI_Allreduce(...args: AllreduceArgs<H>): number;
+    MPI_Bcast(...args: BcastArgs<H>): number;
+    MPI_Gather(...args: GatherArgs<H>): number;
+    MPI_Gatherv(...args: GathervArgs<H>): number;
     MPI_Ibarrier(c: H, req: Uint8Array): number;
-    MPI_Iallreduce(
-      a: Uint8Array,
-      b: Uint8Array,
-      n: number,
-      t: H,
-      o: H,
-      c: H,
-      req: Uint8Array,
-    ): number;
-    MPI_Ibcast(a: Uint8Array, n: number, t: H, root: number, c: H, req: Uint8Array): number;
-    MPI_Igather(
-      a: Uint8Array,
-      n: number,
-      t: H,
-      b: Uint8Array,
-      m: number,
-      u: H,
-      root: number,
-      c: H,
-      req: Uint8Array,
-    ): number;
-    MPI_Igatherv(
-      a: Uint8Array,
-      n: number,
-      t: H,
-      b: Uint8Array,
-      counts: Uint8Array,
-      displs: Uint8Array,
-      u: H,
-      root: number,
-      c: H,
-      req: Uint8Array,
-    ): number;
+    MPI_Iallreduce(...args: [...AllreduceArgs<H>, req: Uint8Array]): number;
+    MPI_Ibcast(...args: [...BcastArgs<H>, req: Uint8Array]): number;
+    MPI_Igather(...args: [...GatherArgs<H>, req: Uint8Array]): number;
+    MPI_Igatherv(...args: [...GathervArgs<H>, req: Uint8Array]): number;
     MPI_Test(req: Uint8Array, flag: Uint8Array, status: Uint8Array): number;
     MPI_Get_processor_name(a: Uint8Array, n: Uint8Array): number;
     MPI_Get_library_version(a: Uint8Array, n: Uint8Array): number;
