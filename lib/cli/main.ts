@@ -6,7 +6,7 @@
  */
 import { escapeControls, SciobenchError, UsageError } from "../errors.ts";
 import { didYouMean } from "../suggest.ts";
-import { RankFailure } from "../mpi/phase.ts";
+import { onUnfencedFailure, RankFailure } from "../mpi/phase.ts";
 import { initWorld, type World } from "../mpi/world.ts";
 import { VERSION } from "../version.ts";
 import { writeStdout } from "../report/output.ts";
@@ -88,12 +88,20 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     return reportError(e);
   }
   if (w.size === 1) return await runCommand(cmd, rest, null);
+  onUnfencedFailure((e) => {
+    if (typeof e === "object" && e !== null && !reported.has(e)) {
+      reported.set(e, reportError(e, `rank ${w.rank} on ${w.host}: `));
+    }
+  });
   // Every rank runs rank 0's command line, so all ranks agree on the plan.
   const args = JSON.parse(w.bcastString(JSON.stringify(rest))) as string[];
   const code = await runCommand(cmd, args, w);
   w.finalize();
   return code;
 }
+
+/** Failures a rank reported before its scratch directory went, with their exit codes. */
+const reported = new WeakMap<object, number>();
 
 /** Commands that run as one rank of many under MPI; others refuse more than one rank. */
 const RANK_AWARE = new Set(["table", "readers", "records", "scaling"]);
@@ -124,8 +132,10 @@ async function runCommand(
       if (w.rank === 0) errorLine(e.message);
       return e.exitCode;
     }
-    // this rank cannot tell the others: say which rank failed, then stop them all
-    const code = reportError(e, `rank ${w.rank} on ${w.host}: `);
+    // this rank cannot tell the others: say which rank failed (unless it said so before its
+    // scratch directory went), then stop them all
+    const code = (typeof e === "object" && e !== null ? reported.get(e) : undefined) ??
+      reportError(e, `rank ${w.rank} on ${w.host}: `);
     return w.abort(code);
   }
 }

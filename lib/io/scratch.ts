@@ -81,6 +81,12 @@ export interface ScratchShare {
    * throws on every rank when any rank has a problem, so none goes on alone.
    */
   check(problem: string): void;
+  /**
+   * Called on this rank when the work fails, before the directory is removed: a rank whose
+   * failure no collective step will tell the others reports it first, so its line is out
+   * before the other ranks find the directory gone and fail on that.
+   */
+  failing?(error: unknown): void;
 }
 
 function removeTolerant(dir: string): void {
@@ -149,6 +155,9 @@ export async function withScratchDir<T>(
   });
   try {
     return await fn(dir);
+  } catch (e) {
+    share?.failing?.(e);
+    throw e;
   } finally {
     unregister();
     try {

@@ -5,7 +5,7 @@
  * next collective. Without MPI a phase is just the function call.
  * @module
  */
-import { IoError, SciobenchError } from "../errors.ts";
+import { IoError, SciobenchError, UsageError } from "../errors.ts";
 import type { ScratchShare } from "../io/scratch.ts";
 import { world } from "./world.ts";
 
@@ -120,6 +120,16 @@ export function agreeOnFailure(phase: string, failed: boolean, error: unknown): 
   );
 }
 
+let unfencedReporter: ((error: unknown) => void) | undefined;
+
+/**
+ * Sets how a rank reports a failure that no fence will agree on (one outside every phase), which
+ * it must say itself before it stops every rank (the CLI prints its one line).
+ */
+export function onUnfencedFailure(report: (error: unknown) => void): void {
+  unfencedReporter = report;
+}
+
 /**
  * How the ranks share one scratch directory (rank 0 creates it and broadcasts its path), or
  * undefined without MPI; pass it to `withScratchDir`.
@@ -136,5 +146,12 @@ export function rankScratchShare(): ScratchShare | undefined {
         problem !== "",
         new IoError(`cannot create a scratch directory: ${problem}`),
       ),
+    // failures agreed in a fence (RankFailure) and usage errors (the same on every rank) are
+    // reported by rank 0 once; any other failure is this rank's alone
+    failing(error) {
+      if (!(error instanceof RankFailure) && !(error instanceof UsageError)) {
+        unfencedReporter?.(error);
+      }
+    },
   };
 }
