@@ -1,6 +1,7 @@
 /**
  * `records`, `scaling` and `readers` under mpirun (Open MPI) and mpiexec (MPICH) with 4 ranks:
- * one document from rank 0, bytes summed over ranks, the ranks as readers, no files left.
+ * one document from rank 0, bytes summed over ranks, the ranks as readers, per-rank rows and
+ * audit trails, --layout shared, one failing rank stopping all, no files left.
  * @module
  */
 import assert from "node:assert/strict";
@@ -159,5 +160,27 @@ mpiTest(
       assert.match(errors[0]!, why);
     }
     assert.deepEqual(leftovers(tmp.path), []);
+  },
+);
+
+mpiTest(
+  "mpi records and readers: one rank failing stops all four with one line naming it, no files left",
+  async (launcher) => {
+    using tmp = tempDir();
+    for (
+      const args of [
+        ["records", "--shape", "4x10x10", "--framing", "raw", "--reorder", "1"],
+        ["readers", "--records", "2", "--length", "100", "--mode", "separate"],
+      ]
+    ) {
+      const r = await runMpi(launcher, [...args, "--dir", tmp.path], {
+        env: { SCIOBENCH_TEST_FAIL_RANK: "1", SCIOBENCH_TEST_FAIL_PHASE: "read" },
+      });
+      assert.equal(r.code, 1, r.stderr);
+      const errors = r.stderr.split("\n").filter((l) => l.startsWith("sciobench: error:"));
+      assert.equal(errors.length, 1, r.stderr);
+      assert.match(errors[0]!, /rank 1 on \S+ failed in read: injected failure/);
+      assert.deepEqual(leftovers(tmp.path), [], `${args[0]}: no files left`);
+    }
   },
 );
