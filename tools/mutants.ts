@@ -189,6 +189,26 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/table rows of every native|records rows/",
   },
   {
+    name: "fio baseline: fio's file is the read sample, not the cell's size",
+    edits: [{
+      file: "lib/peers/fio.ts",
+      search: "`--size=${cell.fileBytes}`,",
+      replace: "`--size=${cell.readBytes}`,",
+    }],
+    tests: ["tests/baseline_test.ts"],
+    filter: "/command line has the cell's size/",
+  },
+  {
+    name: "fio baseline: fio writes without the cell's fsync policy",
+    edits: [{
+      file: "lib/peers/fio.ts",
+      search: 'if (cell.fsync !== "none") args.push("--end_fsync=1");',
+      replace: "",
+    }],
+    tests: ["tests/baseline_test.ts"],
+    filter: "/command line has the cell's size/",
+  },
+  {
     name: "engine: --fsync each syncs at the end only, not after every frame",
     edits: [{
       file: "lib/backends/engine.ts",

@@ -6,6 +6,8 @@ import { UsageError } from "../errors.ts";
 import { BACKENDS } from "../backends/registry.ts";
 import type { Backend, FsyncPolicy } from "../backends/backend.ts";
 import { fsyncRefusal } from "../backends/write.ts";
+import { fioUnavailable } from "../peers/fio.ts";
+import { warn } from "../report/progress.ts";
 import { didYouMean } from "../suggest.ts";
 import { Progress } from "../report/progress.ts";
 import { gsdTableRenderer } from "../report/rst.ts";
@@ -104,6 +106,11 @@ ${TRANSFER_HELP}
   --no-peers          leave the python-gsd peer out of the bare command
 ${MPI_HELP}
 ${PLAN_HELP}
+  --baseline fio      after each cell, fio (where installed) writes, reads and randomly reads a
+                      file of the same size in the same directory with the same block size,
+                      direct flag, fsync policy and cache state (ours, fio, ours, fio ...);
+                      adds fio_*_MiBps and efficiency_* = ours / fio. Without fio: one line on
+                      stderr and those columns empty
 ${LAYOUT_HELP}
 ${OUTPUT_HELP}
                       --format seed prints gsd's own reST table
@@ -132,6 +139,7 @@ interface TableSettings {
   readonly sampleBytes: number;
   readonly cache: "cold" | "warm";
   readonly fsync: FsyncPolicy;
+  readonly baseline: "fio" | undefined;
   readonly endian: EndianChoice;
   readonly backends: readonly Backend[];
   readonly peers: readonly string[];
@@ -183,6 +191,7 @@ function tablePlan(t: TableSettings): RunPlan {
       sample_bytes: t.sampleBytes,
       cache: t.cache,
       fsync: t.fsync,
+      baseline: t.baseline ?? "none",
     },
     backends: [
       ...t.backends.map((b) => ({ name: b.name, endian: t.endian.of(b.name) })),
@@ -207,6 +216,7 @@ export const tableCommand: Command = {
         ...WORKLOAD_OPTIONS,
         ...MPI_OPTIONS,
         ...FSYNC_OPTION,
+        baseline: { type: "string" },
         ...LAYOUT_OPTION,
         framing: { type: "string" },
         size: { type: "string" },
@@ -282,6 +292,12 @@ export const tableCommand: Command = {
     if (resolved.run.length === 0 && peers.length === 0) {
       throw new UsageError("no usable framing left to measure");
     }
+    const baseline = values.baseline === undefined
+      ? undefined
+      : parseChoice(values.baseline, ["fio"] as const, "--baseline");
+    if (baseline !== undefined && world().size > 1) {
+      throw new UsageError("--baseline fio does not run under MPI (use fio's own MPI-free jobs)");
+    }
     const layout = parseLayout(values.layout, resolved.run, fsync);
     if (sized && layout === "shared" && world().size > 1) {
       throw new UsageError("--layout shared does not take --bs or --direct; use --layout per-rank");
@@ -300,6 +316,7 @@ export const tableCommand: Command = {
       sampleBytes,
       cache: parseChoice(values.cache, ["cold", "warm"] as const, "--cache"),
       fsync,
+      baseline,
       endian,
       backends: resolved.run,
       peers: peers.map((b) => b.name),
@@ -315,6 +332,11 @@ export const tableCommand: Command = {
       "use a smaller --size or another --dir",
     );
     const transfer = parseTransfer(values, [...resolved.run, ...peers], values.dir);
+    // fio missing: one line, and the run goes on with the fio columns empty
+    const fioMissing = baseline === "fio" ? fioUnavailable() : null;
+    if (fioMissing !== null) {
+      warn(`--baseline fio: ${fioMissing}; the fio_* and efficiency_* columns stay empty`);
+    }
     const progress = new Progress();
     announcePlan(plan, notes);
     const reorder = parseReorder(values.reorder);
@@ -335,6 +357,7 @@ export const tableCommand: Command = {
         sample: sampleBytes,
         cache,
         fsync,
+        baseline: baseline ?? "none",
         endian: resolved.run.map((b) => `${b.name}=${endian.of(b.name)}`),
         warmup: settings.warmup,
         bs: transfer?.bs ?? null,
@@ -351,6 +374,7 @@ export const tableCommand: Command = {
           peers,
           cache: settings.cache,
           fsync,
+          baseline: fioMissing === null ? baseline : undefined,
           sizes,
           ns,
           dir: values.dir,

@@ -40,3 +40,49 @@ export function residency(path: string): number {
     libc.close(fd, path);
   }
 }
+
+/**
+ * File systems where posix_fadvise(DONTNEED) on this client cannot make a read cold, by statfs
+ * `f_type`, with the reason in a few words.
+ */
+export const DROP_DOES_NOT_WORK: Readonly<Record<number, string>> = {
+  0x6969: "NFS: the server's cache (and the client's attribute and data caches) outlive the drop",
+  0x0bd00bd0: "Lustre: the servers' caches and other clients' locks outlive the drop",
+  0x47504653: "GPFS: its page pool is not the page cache the drop empties",
+  0x19830326: "BeeGFS: its servers' and client's own caches outlive the drop",
+  0x00c36400: "CephFS: the OSDs' caches and the client's capabilities outlive the drop",
+  0x65735546: "FUSE: the daemon behind it keeps its own cache",
+  0x01021994: "tmpfs: the file lives in memory; there is nothing colder to read from",
+  0x858458f6: "ramfs: the file lives in memory; there is nothing colder to read from",
+};
+
+/** Fraction of a file still cached after a drop above which the drop did not work. */
+export const RESIDENT_LIMIT = 0.05;
+
+/** What one cold read phase showed, for {@link coldReadsTrusted}. */
+export interface ColdEvidence {
+  /** statfs `f_type` of the file's file system. */
+  readonly fsType: number;
+  /** Fraction of the file cached after the drop (the largest over the drops), 0..1. */
+  readonly residentAfterDrop: number;
+  /** Bytes the read phases read, and the bytes they fetched from the device (getrusage). */
+  readonly readBytes: number;
+  readonly deviceReadBytes: number;
+}
+
+/**
+ * Whether cold reads can be trusted (`cold_ok`): not on a file system where the drop does not
+ * work, nothing (more than 5%) left resident by the drop, and at least half the bytes read came
+ * from the device. Returns null when they can, else the reason in one line. Pure.
+ */
+export function coldReadsDistrusted(e: ColdEvidence): string | null {
+  const fs = DROP_DOES_NOT_WORK[e.fsType];
+  if (fs !== undefined) return `on ${fs}`;
+  if (e.residentAfterDrop > RESIDENT_LIMIT) {
+    return `the drop left ${(e.residentAfterDrop * 100).toFixed(0)}% of the file in the page cache`;
+  }
+  if (e.readBytes > 0 && e.deviceReadBytes < e.readBytes / 2) {
+    return `reading ${e.readBytes} bytes fetched only ${e.deviceReadBytes} from the device`;
+  }
+  return null;
+}

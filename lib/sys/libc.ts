@@ -370,6 +370,7 @@ const FS_TYPES: Record<number, string> = {
   0x73717368: "squashfs",
   0x01161970: "gfs2",
   0x19830326: "beegfs",
+  0x00c36400: "cephfs",
   0x61756673: "aufs",
 };
 

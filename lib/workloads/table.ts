@@ -7,7 +7,7 @@
  */
 import { UsageError, VerifyError } from "../errors.ts";
 import type { Chunk, ChunkLayout, EndianOption, Frame } from "../framings/types.ts";
-import { type CacheDrop, dropCache, residency } from "../io/cache.ts";
+import { type CacheDrop, coldReadsDistrusted, dropCache, residency } from "../io/cache.ts";
 import { FileHandle } from "../io/file.ts";
 import { signalPoint, withScratchDir } from "../io/scratch.ts";
 import { writeFrames } from "../backends/write.ts";
@@ -23,9 +23,10 @@ import { audited } from "../sys/audit.ts";
 import { formatCount, formatSize } from "../report/units.ts";
 import { startMeter } from "../sys/meter.ts";
 import { statfs } from "../sys/libc.ts";
+import { runFio } from "../peers/fio.ts";
 import { CellFailures, sharedFraming } from "./cells.ts";
 import { cacheState, TRANSFER_COLUMN_DOCS, transferColumns } from "./transfer.ts";
-import type { Transfer } from "../io/transfer.ts";
+import { DEFAULT_DIRECT_BS, type Transfer } from "../io/transfer.ts";
 import { checkTransfer } from "../backends/engine.ts";
 import { fillRandom, Rng, shuffledOrder, verifyFrame } from "./pattern.ts";
 
@@ -82,12 +83,43 @@ export const TABLE_COLUMN_DOCS: readonly ColumnDoc[] = [
     "cold (dropped) or warm page cache before each read phase; direct: O_DIRECT, no drop",
   ),
   col(
+    "cold_ok",
+    "",
+    "text",
+    "cold rows: true when cold reads can be trusted: not NFS, Lustre, GPFS, BeeGFS, CephFS, FUSE " +
+      "or tmpfs, at most 5% resident after the drop, half the bytes read or more from the device " +
+      "(read_dev_bytes + random_dev_bytes); false otherwise (stderr says why); empty when warm",
+  ),
+  col(
     "fsync",
     "",
     "text",
     "end (one fsync after the last frame), each (after every frame) or none (page-cache numbers)",
   ),
   ...TRANSFER_COLUMN_DOCS,
+  col(
+    "fio_write_MiBps",
+    "MiB/s",
+    "number",
+    "--baseline fio: fio writing a file of data_bytes in the same directory (psync, bs = " +
+      "fio_bs_bytes, same direct flag and fsync policy: end_fsync=1, or fsync=1 with each)",
+  ),
+  col(
+    "fio_read_MiBps",
+    "MiB/s",
+    "number",
+    "--baseline fio: fio reading read_bytes of it in order, after the same drop (and invalidate=1)",
+  ),
+  col("fio_random_MiBps", "MiB/s", "number", "--baseline fio: fio randread of read_bytes of it"),
+  col("efficiency_write", "ratio", "number", "write_MiBps / fio_write_MiBps (1 = fio's speed)"),
+  col("efficiency_read", "ratio", "number", "read_MiBps / fio_read_MiBps"),
+  col("efficiency_random", "ratio", "number", "random_MiBps / fio_random_MiBps"),
+  col(
+    "fio_bs_bytes",
+    "bytes",
+    "size",
+    "--baseline fio: fio's block size: bs_bytes with --bs, else one frame (28 N, our read call)",
+  ),
   ...STAT_COLUMNS,
 ];
 
@@ -198,6 +230,11 @@ export interface TableOptions {
   readonly cache?: "cold" | "warm";
   /** When the write phase fsyncs (default `end`: once, after the last frame and the trailer). */
   readonly fsync?: FsyncPolicy;
+  /**
+   * `fio`: after each cell, fio measures the same file size, transfer size, direct flag, fsync
+   * policy and cache state in the same directory (lib/peers/fio.ts), for the efficiency columns.
+   */
+  readonly baseline?: "fio";
   /** Program peers measured after the backends in each (size, N): `python-gsd`, `python-gsd-fl`. */
   readonly peers?: readonly Backend[];
   /** Debug hook: called between the write and the read phases with the file's path. */
@@ -474,6 +511,68 @@ export async function runTableCell(
   }, rankScratchShare());
 }
 
+/** The one stderr line of a run whose cold reads cannot be trusted, with what to do instead. */
+export function coldWarning(dir: string, why: string): string {
+  const instead = world().size > 1
+    ? "use --direct, or --reorder K so each rank reads a file another node wrote"
+    : "use --direct (O_DIRECT reads bypass the page cache)";
+  return `cold reads in ${dir} cannot be trusted: ${why}; cold_ok=false in these rows; ${instead}`;
+}
+
+/**
+ * Sets a row's `cold_ok` (cold rows: true or false; warm rows: empty) from its residency after
+ * the drop, its device reads and the file system (`fsType`, statfs f_type); returns why cold
+ * reads cannot be trusted, or null.
+ */
+export function judgeColdReads(row: Row, fsType: number): string | null {
+  if (row.cache !== "cold") {
+    row.cold_ok = "";
+    return null;
+  }
+  const why = coldReadsDistrusted({
+    fsType,
+    residentAfterDrop: Number(row.resident_after_drop),
+    readBytes: 2 * Number(row.read_bytes),
+    deviceReadBytes: Number(row.read_dev_bytes) + Number(row.random_dev_bytes),
+  });
+  row.cold_ok = why === null;
+  return why;
+}
+
+/**
+ * fio's baseline of a measured row (`--baseline fio`): the same file size, block size, direct
+ * flag, fsync policy and cache state, in a scratch directory of its own under `dir`; adds the
+ * fio_* and efficiency_* columns. The row keeps its audit trail (it is amended in place).
+ */
+async function addFioBaseline(row: Row, n: number, options: TableOptions): Promise<void> {
+  const cache = cacheState(options.transfer, options.cache);
+  const direct = options.transfer?.direct ?? false;
+  // our call size: --bs, else with --direct the engine's 4 MiB, else one frame (each read call)
+  const bs = options.transfer && options.transfer.bs > 0
+    ? options.transfer.bs
+    : direct
+    ? DEFAULT_DIRECT_BS
+    : BYTES_PER_PARTICLE * n;
+  const fio = await withScratchDir(options.dir, (dir) =>
+    runFio({
+      path: `${dir}/fio.${row.framing}`,
+      fileBytes: Number(row.data_bytes),
+      readBytes: Number(row.read_bytes),
+      blockBytes: bs,
+      direct,
+      fsync: (row.fsync ?? "end") as FsyncPolicy,
+      seed: options.seed + Number(row.repeat),
+      cold: cache === "cold",
+    }, (path) => prepareCache(path, cache)));
+  row.fio_write_MiBps = fio.writeMiBps;
+  row.fio_read_MiBps = fio.readMiBps;
+  row.fio_random_MiBps = fio.randomMiBps;
+  row.efficiency_write = Number(row.write_MiBps) / fio.writeMiBps;
+  row.efficiency_read = Number(row.read_MiBps) / fio.readMiBps;
+  row.efficiency_random = Number(row.random_MiBps) / fio.randomMiBps;
+  row.fio_bs_bytes = bs;
+}
+
 /**
  * Runs every cell: for each size, N, backend and repeat, in the order gsd's table lists them;
  * hands each row to `onRow` as it is measured and returns them all. A cell that fails gives a
@@ -514,6 +613,8 @@ export async function runTable(
     );
   const all = [...options.backends, ...options.peers ?? []];
   for (const b of all) checkTransfer(b, options.transfer);
+  const fsType = statfs(options.dir ?? ".").type;
+  let coldWarned = false;
   const count = options.sizes.length * options.ns.length * all.length * options.repeat;
   let index = 0;
   for (const size of options.sizes) {
@@ -556,6 +657,31 @@ export async function runTable(
                 endian: options.endianOf?.(backend.name) ?? options.endian,
               }));
           if (row.error) options.progress.clear();
+          else {
+            const why = judgeColdReads(row, fsType);
+            if (why !== null && !coldWarned && world().rank === 0) {
+              coldWarned = true;
+              options.progress.note(coldWarning(options.dir ?? ".", why));
+            }
+            if (options.baseline === "fio") {
+              // ours, then fio's, cell after cell
+              options.progress.begin(
+                `fio beside ${backend.name} ${formatSize(size)} N=${formatCount(n)}${again}`,
+                {
+                  index,
+                  count,
+                },
+              );
+              try {
+                await addFioBaseline(row, n, options);
+              } catch (e) {
+                options.progress.note(
+                  `--baseline fio: ${e instanceof Error ? e.message : String(e)}; ` +
+                    "this row's fio columns stay empty",
+                );
+              }
+            }
+          }
           for (const r of rankRows(row, TABLE_AGGREGATE, options.perRank ?? false)) emit(r);
         }
       }

@@ -1,0 +1,149 @@
+/**
+ * fio as the machine's baseline (`table --baseline fio`): for one table cell, fio writes a file
+ * of the same size in the same directory, then reads a sample of it in order and at random, with
+ * the same transfer size, direct flag, fsync policy and cache state as sciobench's own phases.
+ * Its bandwidths become the row's `fio_*` columns and ours / fio its `efficiency_*` columns. fio
+ * is handed plain byte counts (its own `kb_base` never matters) and `--output-format=json`.
+ * @module
+ */
+import { IoError } from "../errors.ts";
+import type { FsyncPolicy } from "../backends/backend.ts";
+import { onInterrupt } from "../io/interrupt.ts";
+import { removeQuietly } from "./common.ts";
+
+/** One cell for fio to measure. */
+export interface FioCell {
+  /** The file fio writes and reads (in the cell's scratch directory; removed afterwards). */
+  readonly path: string;
+  /** Bytes of the file: the cell's data bytes. */
+  readonly fileBytes: number;
+  /** Bytes each read phase reads (the cell's sample). */
+  readonly readBytes: number;
+  /** Bytes of each read and write call (fio's bs). */
+  readonly blockBytes: number;
+  /** O_DIRECT (fio's direct=1). */
+  readonly direct: boolean;
+  /** end: end_fsync=1; each: fsync=1 (after every block) and end_fsync=1; none: neither. */
+  readonly fsync: FsyncPolicy;
+  /** Seed of fio's random offsets. */
+  readonly seed: number;
+  /** Cold reads: fio's invalidate=1 (posix_fadvise DONTNEED before it reads); warm: 0. */
+  readonly cold: boolean;
+}
+
+/** fio's bandwidth in each phase, MiB/s (2^20 bytes). */
+export interface FioResult {
+  readonly writeMiBps: number;
+  readonly readMiBps: number;
+  readonly randomMiBps: number;
+}
+
+/** The phases fio runs, in order. */
+export type FioPhase = "write" | "read" | "random";
+
+/** The fio command line of `phase` for `cell` (psync: pread/pwrite, as sciobench's engine). */
+export function fioArgs(cell: FioCell, phase: FioPhase): string[] {
+  const args = [
+    `--name=sciobench-${phase}`,
+    `--filename=${cell.path}`,
+    `--rw=${phase === "write" ? "write" : phase === "read" ? "read" : "randread"}`,
+    `--bs=${cell.blockBytes}`,
+    `--size=${cell.fileBytes}`,
+    "--ioengine=psync",
+    `--direct=${cell.direct ? 1 : 0}`,
+    "--output-format=json",
+  ];
+  if (phase === "write") {
+    // sciobench does not preallocate; the fsync policy's calls are inside fio's timing too
+    args.push("--fallocate=none", "--create_on_open=1");
+    if (cell.fsync === "each") args.push("--fsync=1");
+    if (cell.fsync !== "none") args.push("--end_fsync=1");
+  } else {
+    // the caller drops the file first (fdatasync + fadvise DONTNEED, as before our reads); fio's
+    // invalidate=1 drops it again (posix_fadvise DONTNEED) before its first read. Warm: neither.
+    args.push(`--io_size=${cell.readBytes}`, `--invalidate=${cell.cold ? 1 : 0}`);
+    if (phase === "random") args.push(`--randseed=${cell.seed}`, "--norandommap");
+  }
+  return args;
+}
+
+/** Bandwidth in bytes/s of fio's JSON report for `phase`; IoError when it has none. */
+export function fioBandwidth(json: string, phase: FioPhase): number {
+  let bw: unknown;
+  try {
+    const doc = JSON.parse(json.slice(json.indexOf("{")));
+    bw = doc.jobs?.[0]?.[phase === "write" ? "write" : "read"]?.bw_bytes;
+  } catch {
+    bw = undefined;
+  }
+  if (typeof bw !== "number" || !(bw > 0)) {
+    throw new IoError(`fio ${phase}: no bandwidth in its JSON report: ${json.slice(0, 200)}`);
+  }
+  return bw;
+}
+
+/** null when `fio` is on PATH, else the one-line reason it cannot be the baseline. */
+export function fioUnavailable(): string | null {
+  const path = Deno.env.get("PATH") ?? "";
+  for (const dir of path.split(":")) {
+    if (dir === "") continue;
+    try {
+      const st = Deno.statSync(`${dir}/fio`);
+      if (st.isFile && ((st.mode ?? 0o111) & 0o111) !== 0) return null;
+    } catch {
+      // not here
+    }
+  }
+  return "fio is not installed (not on PATH)";
+}
+
+/** Runs fio once for `phase`; the file is removed and fio killed if SIGINT or SIGTERM arrives. */
+async function runPhase(cell: FioCell, phase: FioPhase): Promise<number> {
+  const child = new Deno.Command("fio", {
+    args: fioArgs(cell, phase),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const forget = onInterrupt(() => {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // already ended
+    }
+    removeQuietly(cell.path);
+  });
+  try {
+    const out = await child.output();
+    const text = new TextDecoder().decode(out.stdout);
+    if (!out.success) {
+      const why = new TextDecoder().decode(out.stderr).trim().split("\n")[0] ?? "";
+      throw new IoError(`fio ${phase} of ${cell.path} failed (exit ${out.code}): ${why}`);
+    }
+    return fioBandwidth(text, phase);
+  } finally {
+    forget();
+  }
+}
+
+/**
+ * Measures `cell` with fio: write, then (after `prepare`, which drops or warms the file as the
+ * cell's own read phases were) a sequential and a random read; the file is removed afterwards,
+ * whatever happens.
+ */
+export async function runFio(
+  cell: FioCell,
+  prepare: (path: string) => void,
+): Promise<FioResult> {
+  const mib = 2 ** 20;
+  try {
+    const write = await runPhase(cell, "write");
+    prepare(cell.path);
+    const read = await runPhase(cell, "read");
+    prepare(cell.path);
+    const random = await runPhase(cell, "random");
+    return { writeMiBps: write / mib, readMiBps: read / mib, randomMiBps: random / mib };
+  } finally {
+    removeQuietly(cell.path);
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * `table --baseline fio`: fio's command line for a cell (same size, block size, direct flag,
+ * fsync policy, cache state), the efficiency columns of a real run (and their summary rows),
+ * the one line when fio is missing, and fio's file removed on SIGINT.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { fioArgs, fioBandwidth, type FioCell } from "../lib/peers/fio.ts";
+import { commandMissing, PERMISSIONS, runCli, tempDir } from "./_helpers.ts";
+
+const CELL: FioCell = {
+  path: "/scratch/.sciobench-1/fio.raw",
+  fileBytes: 134_242_304,
+  readBytes: 67_108_864,
+  blockBytes: 458_752,
+  direct: false,
+  fsync: "end",
+  seed: 3,
+  cold: true,
+};
+
+Deno.test("fio baseline: the command line has the cell's size, block size and flags", () => {
+  const w = fioArgs(CELL, "write");
+  for (
+    const a of [
+      "--filename=/scratch/.sciobench-1/fio.raw",
+      "--rw=write",
+      "--size=134242304",
+      "--bs=458752",
+      "--ioengine=psync",
+      "--direct=0",
+      "--end_fsync=1",
+      "--fallocate=none",
+      "--output-format=json",
+    ]
+  ) assert.ok(w.includes(a), `${a} in ${w.join(" ")}`);
+  assert.ok(!w.includes("--fsync=1"), "end: no fsync per block");
+  const each = fioArgs({ ...CELL, fsync: "each", direct: true }, "write");
+  assert.ok(each.includes("--fsync=1") && each.includes("--end_fsync=1"), each.join(" "));
+  assert.ok(each.includes("--direct=1"), each.join(" "));
+  const none = fioArgs({ ...CELL, fsync: "none" }, "write");
+  assert.ok(!none.some((a) => /fsync/.test(a)), none.join(" "));
+  const r = fioArgs(CELL, "read");
+  for (const a of ["--rw=read", "--size=134242304", "--io_size=67108864", "--invalidate=1"]) {
+    assert.ok(r.includes(a), `${a} in ${r.join(" ")}`);
+  }
+  const x = fioArgs({ ...CELL, cold: false }, "random");
+  for (const a of ["--rw=randread", "--io_size=67108864", "--invalidate=0", "--randseed=3"]) {
+    assert.ok(x.includes(a), `${a} in ${x.join(" ")}`);
+  }
+  assert.equal(fioBandwidth('{"jobs":[{"read":{"bw_bytes":1048576}}]}', "random"), 1048576);
+  assert.throws(() => fioBandwidth('{"jobs":[]}', "write"), /no bandwidth/);
+});
+
+const TABLE = ["table", "--framing", "raw,gsd", "--size", "4M", "--n", "64^2", "--no-warmup"];
+const FIO_COLUMNS = ["fio_write_MiBps", "fio_read_MiBps", "fio_random_MiBps"];
+const EFFICIENCY = ["efficiency_write", "efficiency_read", "efficiency_random"];
+
+Deno.test("table --baseline fio: fio's MiB/s and ours / fio in every row and summary row", async () => {
+  const missing = commandMissing("fio");
+  if (missing !== null) {
+    if (Deno.env.get("SCIOBENCH_REQUIRE_PEERS") === "1") throw new Error(missing);
+    console.log(`skipped: ${missing}`);
+    return;
+  }
+  using d = tempDir("sciobench-fio-");
+  const r = await runCli([
+    ...TABLE,
+    "--repeat",
+    "2",
+    "--baseline",
+    "fio",
+    "--dir",
+    d.path,
+    "--format",
+    "json",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const rows = JSON.parse(r.stdout).rows as Record<string, unknown>[];
+  assert.equal(rows.length, 2 * 2 + 2 * 5, "two runs and five summary rows per framing");
+  for (const row of rows) {
+    const what = `${row.framing} ${row.stat}`;
+    for (const c of [...FIO_COLUMNS, ...EFFICIENCY]) {
+      assert.ok(typeof row[c] === "number" && (row[c] as number) > 0, `${what}: ${c} ${row[c]}`);
+    }
+    if (row.stat !== "run") continue;
+    assert.equal(row.fio_bs_bytes, 28 * 64 * 64, `${what}: fio's block is one frame`);
+    for (
+      const [ours, fio, eff] of [
+        ["write_MiBps", "fio_write_MiBps", "efficiency_write"],
+        ["read_MiBps", "fio_read_MiBps", "efficiency_read"],
+        ["random_MiBps", "fio_random_MiBps", "efficiency_random"],
+      ] as const
+    ) {
+      const expected = (row[ours] as number) / (row[fio] as number);
+      assert.ok(Math.abs((row[eff] as number) - expected) < 1e-9 * expected, `${what}: ${eff}`);
+    }
+  }
+  assert.deepEqual([...Deno.readDirSync(d.path)], [], "fio's file and scratch are removed");
+});
+
+Deno.test("table --baseline fio without fio: one line on stderr, the columns empty", async () => {
+  using d = tempDir("sciobench-fio-");
+  const r = await runCli(
+    [...TABLE, "--baseline", "fio", "--dir", d.path, "--format", "csv"],
+    { env: { PATH: "/nonexistent" } },
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stderr.split("\n").filter((l) => /fio/.test(l));
+  assert.equal(lines.length, 1, r.stderr);
+  assert.match(
+    lines[0]!,
+    /--baseline fio: fio is not installed \(not on PATH\); the fio_\* and efficiency_\* columns stay empty/,
+  );
+  const [head, ...data] = r.stdout.trim().split("\n");
+  const names = head!.split(",");
+  assert.equal(data.length, 2, "raw and gsd rows");
+  for (const line of data) {
+    const cells = line.split(",");
+    for (const c of [...FIO_COLUMNS, ...EFFICIENCY]) {
+      assert.ok(names.includes(c), `${c} is a column`);
+      assert.equal(cells[names.indexOf(c)], "", `${c} empty without fio`);
+    }
+  }
+});
+
+Deno.test("table --baseline fio: SIGINT while fio runs removes fio's file and every scratch", async () => {
+  const missing = commandMissing("fio");
+  if (missing !== null) {
+    if (Deno.env.get("SCIOBENCH_REQUIRE_PEERS") === "1") throw new Error(missing);
+    console.log(`skipped: ${missing}`);
+    return;
+  }
+  using d = tempDir("sciobench-fio-");
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      ...PERMISSIONS,
+      new URL("../main.ts", import.meta.url).pathname,
+      "table",
+      "--framing",
+      "raw",
+      "--size",
+      "256M",
+      "--n",
+      "128^2",
+      "--sample",
+      "8M",
+      "--no-warmup",
+      "--fsync",
+      "none",
+      "--baseline",
+      "fio",
+      "--dir",
+      d.path,
+      "--format",
+      "csv",
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  // wait for fio's file to appear in a scratch directory
+  const fioFile = (): string | undefined => {
+    for (const e of Deno.readDirSync(d.path)) {
+      try {
+        for (const f of Deno.readDirSync(`${d.path}/${e.name}`)) {
+          if (f.name.startsWith("fio.")) return `${d.path}/${e.name}/${f.name}`;
+        }
+      } catch {
+        // removed meanwhile
+      }
+    }
+    return undefined;
+  };
+  let seen: string | undefined;
+  for (let t = 0; t < 1200 && seen === undefined; t++) {
+    seen = fioFile();
+    if (seen === undefined) await new Promise((ok) => setTimeout(ok, 25));
+  }
+  child.kill("SIGINT");
+  const out = await child.output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.ok(seen !== undefined, `fio's file appeared: ${stderr}`);
+  assert.equal(out.code, 130, stderr);
+  await new Promise((ok) => setTimeout(ok, 500));
+  assert.deepEqual([...Deno.readDirSync(d.path)].map((e) => e.name), [], "nothing left");
+});
