@@ -52,17 +52,21 @@ Deno.test("fio baseline: the command line has the cell's size, block size and fl
   assert.throws(() => fioBandwidth('{"jobs":[]}', "write"), /no bandwidth/);
 });
 
+/** True (with a message) when fio is missing; a failure under SCIOBENCH_REQUIRE_PEERS=1. */
+function fioSkipped(): boolean {
+  const missing = commandMissing("fio");
+  if (missing === null) return false;
+  if (Deno.env.get("SCIOBENCH_REQUIRE_PEERS") === "1") throw new Error(missing);
+  console.log(`skipped: ${missing}`);
+  return true;
+}
+
 const TABLE = ["table", "--framing", "raw,gsd", "--size", "4M", "--n", "64^2", "--no-warmup"];
 const FIO_COLUMNS = ["fio_write_MiBps", "fio_read_MiBps", "fio_random_MiBps"];
 const EFFICIENCY = ["efficiency_write", "efficiency_read", "efficiency_random"];
 
 Deno.test("table --baseline fio: fio's MiB/s and ours / fio in every row and summary row", async () => {
-  const missing = commandMissing("fio");
-  if (missing !== null) {
-    if (Deno.env.get("SCIOBENCH_REQUIRE_PEERS") === "1") throw new Error(missing);
-    console.log(`skipped: ${missing}`);
-    return;
-  }
+  if (fioSkipped()) return;
   using d = tempDir("sciobench-fio-");
   const r = await runCli([
     ...TABLE,
@@ -125,12 +129,7 @@ Deno.test("table --baseline fio without fio: one line on stderr, the columns emp
 });
 
 Deno.test("table --baseline fio: SIGINT while fio runs removes fio's file and every scratch", async () => {
-  const missing = commandMissing("fio");
-  if (missing !== null) {
-    if (Deno.env.get("SCIOBENCH_REQUIRE_PEERS") === "1") throw new Error(missing);
-    console.log(`skipped: ${missing}`);
-    return;
-  }
+  if (fioSkipped()) return;
   using d = tempDir("sciobench-fio-");
   const child = new Deno.Command(Deno.execPath(), {
     args: [

@@ -102,7 +102,8 @@ function csvLine(values: readonly unknown[]): string {
   return stringify([values.map((v) => (v === null || v === undefined ? "" : v))], {
     eof: true,
     record_delimiter: "unix",
-    cast: { object: (v) => JSON.stringify(v) },
+    // booleans as the words the column docs use (csv-stringify's default is 1 and "")
+    cast: { object: (v) => JSON.stringify(v), boolean: (v) => String(v) },
   });
 }
 

@@ -36,6 +36,20 @@ export const BYTES_PER_PARTICLE = 28;
 /** The read sample gsd's benchmark targets: 0.25 GiB. */
 export const READ_SAMPLE_BYTES = 2 ** 28;
 
+const FSYNC_TEXT =
+  "end (one fsync after the last frame), each (after every frame) or none (page-cache numbers)";
+const COLD_OK_TEXT =
+  "cold rows: true when cold reads can be trusted: not NFS, Lustre, GPFS, BeeGFS, CephFS, FUSE " +
+  "or tmpfs, at most 5% resident after the drop, half the bytes read or more from the device " +
+  "(read_dev_bytes + random_dev_bytes); false otherwise (stderr says why); empty when warm";
+const FIO_WRITE_TEXT =
+  "--baseline fio: fio writing a file of data_bytes in the same directory (psync, bs = " +
+  "fio_bs_bytes, same direct flag and fsync policy: end_fsync=1, or fsync=1 with each)";
+const FIO_READ_TEXT =
+  "--baseline fio: fio reading read_bytes of it in order, after the same drop (and invalidate=1)";
+const FIO_BS_TEXT =
+  "--baseline fio: fio's block size: bs_bytes with --bs, else one frame (28 N, our read call)";
+
 /** The columns of the table with units, in CSV order; the first eight are the GSD table's. */
 export const TABLE_COLUMN_DOCS: readonly ColumnDoc[] = [
   col("framing", "", "text", "framing or peer measured"),
@@ -82,44 +96,16 @@ export const TABLE_COLUMN_DOCS: readonly ColumnDoc[] = [
     "text",
     "cold (dropped) or warm page cache before each read phase; direct: O_DIRECT, no drop",
   ),
-  col(
-    "cold_ok",
-    "",
-    "text",
-    "cold rows: true when cold reads can be trusted: not NFS, Lustre, GPFS, BeeGFS, CephFS, FUSE " +
-      "or tmpfs, at most 5% resident after the drop, half the bytes read or more from the device " +
-      "(read_dev_bytes + random_dev_bytes); false otherwise (stderr says why); empty when warm",
-  ),
-  col(
-    "fsync",
-    "",
-    "text",
-    "end (one fsync after the last frame), each (after every frame) or none (page-cache numbers)",
-  ),
+  col("fsync", "", "text", FSYNC_TEXT),
+  col("cold_ok", "", "text", COLD_OK_TEXT),
   ...TRANSFER_COLUMN_DOCS,
-  col(
-    "fio_write_MiBps",
-    "MiB/s",
-    "number",
-    "--baseline fio: fio writing a file of data_bytes in the same directory (psync, bs = " +
-      "fio_bs_bytes, same direct flag and fsync policy: end_fsync=1, or fsync=1 with each)",
-  ),
-  col(
-    "fio_read_MiBps",
-    "MiB/s",
-    "number",
-    "--baseline fio: fio reading read_bytes of it in order, after the same drop (and invalidate=1)",
-  ),
+  col("fio_write_MiBps", "MiB/s", "number", FIO_WRITE_TEXT),
+  col("fio_read_MiBps", "MiB/s", "number", FIO_READ_TEXT),
   col("fio_random_MiBps", "MiB/s", "number", "--baseline fio: fio randread of read_bytes of it"),
   col("efficiency_write", "ratio", "number", "write_MiBps / fio_write_MiBps (1 = fio's speed)"),
   col("efficiency_read", "ratio", "number", "read_MiBps / fio_read_MiBps"),
   col("efficiency_random", "ratio", "number", "random_MiBps / fio_random_MiBps"),
-  col(
-    "fio_bs_bytes",
-    "bytes",
-    "size",
-    "--baseline fio: fio's block size: bs_bytes with --bs, else one frame (28 N, our read call)",
-  ),
+  col("fio_bs_bytes", "bytes", "size", FIO_BS_TEXT),
   ...STAT_COLUMNS,
 ];
 
