@@ -17,10 +17,10 @@ import { columnHelp } from "../report/human.ts";
 import {
   runTable,
   TABLE_AGGREGATE,
-  TABLE_COLUMN_DOCS,
   TABLE_HUMAN_COLUMNS,
   TABLE_KEYS,
   TABLE_RANK_COLUMNS,
+  tableColumnDocs,
   tableSizing,
 } from "../workloads/table.ts";
 import {
@@ -119,8 +119,9 @@ ${AUDIT_HELP}
 List options accumulate when repeated (--framing gsd --framing raw runs both). Every option is
 checked, and the disk and memory the largest cell needs, before anything is written.
 
-Columns (CSV order; MiB = 2^20 bytes, as gsd prints them):
-${columnHelp(TABLE_COLUMN_DOCS)}
+Columns (CSV order; MiB = 2^20 bytes, as gsd prints them; fio_* and efficiency_* only with
+--baseline fio):
+${columnHelp(tableColumnDocs(true))}
 With --repeat K > 1, each cell's K run rows (stat=run, repeat 1..K) are followed at the end by
 five summary rows (stat=mean, median, stddev, min, max; repeat = runs summarised). A failed
 cell leaves its measured columns empty and says why in error; the exit code is then 1.
@@ -344,7 +345,11 @@ export const tableCommand: Command = {
     const results = openResults({
       command: "table",
       args,
-      columns: rankColumnDocs(TABLE_COLUMN_DOCS, TABLE_AGGREGATE, TABLE_RANK_COLUMNS),
+      columns: rankColumnDocs(
+        tableColumnDocs(baseline !== undefined),
+        TABLE_AGGREGATE,
+        TABLE_RANK_COLUMNS,
+      ),
       human: TABLE_HUMAN_COLUMNS,
       keys: TABLE_KEYS,
       seed: gsdTableRenderer(names.length > 1),

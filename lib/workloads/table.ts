@@ -48,7 +48,8 @@ const FIO_WRITE_TEXT =
 const FIO_READ_TEXT =
   "--baseline fio: fio reading read_bytes of it in order, after the same drop (and invalidate=1)";
 const FIO_BS_TEXT =
-  "--baseline fio: fio's block size: bs_bytes with --bs, else one frame (28 N, our read call)";
+  "--baseline fio: fio's block size: bs_bytes with --bs, else 4 MiB with --direct, else one " +
+  "frame (28 N bytes: each of our read calls)";
 
 /** The columns of the table with units, in CSV order; the first eight are the GSD table's. */
 export const TABLE_COLUMN_DOCS: readonly ColumnDoc[] = [
@@ -99,6 +100,11 @@ export const TABLE_COLUMN_DOCS: readonly ColumnDoc[] = [
   col("fsync", "", "text", FSYNC_TEXT),
   col("cold_ok", "", "text", COLD_OK_TEXT),
   ...TRANSFER_COLUMN_DOCS,
+  ...STAT_COLUMNS,
+];
+
+/** The columns `--baseline fio` adds (before stat and error). */
+export const TABLE_FIO_COLUMN_DOCS: readonly ColumnDoc[] = [
   col("fio_write_MiBps", "MiB/s", "number", FIO_WRITE_TEXT),
   col("fio_read_MiBps", "MiB/s", "number", FIO_READ_TEXT),
   col("fio_random_MiBps", "MiB/s", "number", "--baseline fio: fio randread of read_bytes of it"),
@@ -106,8 +112,18 @@ export const TABLE_COLUMN_DOCS: readonly ColumnDoc[] = [
   col("efficiency_read", "ratio", "number", "read_MiBps / fio_read_MiBps"),
   col("efficiency_random", "ratio", "number", "random_MiBps / fio_random_MiBps"),
   col("fio_bs_bytes", "bytes", "size", FIO_BS_TEXT),
-  ...STAT_COLUMNS,
 ];
+
+/** The table's columns, with those of `--baseline fio` when `baseline` (before stat and error). */
+export function tableColumnDocs(baseline: boolean): readonly ColumnDoc[] {
+  if (!baseline) return TABLE_COLUMN_DOCS;
+  const end = TABLE_COLUMN_DOCS.length - STAT_COLUMNS.length;
+  return [
+    ...TABLE_COLUMN_DOCS.slice(0, end),
+    ...TABLE_FIO_COLUMN_DOCS,
+    ...TABLE_COLUMN_DOCS.slice(end),
+  ];
+}
 
 /** The CSV columns of the table, in order. */
 export const TABLE_COLUMNS: readonly string[] = TABLE_COLUMN_DOCS.map((c) => c.name);
