@@ -137,3 +137,19 @@ Deno.test("every size option reads fio's units: table --size 1M --sample 64k, as
   assert.deepEqual(plan.parameters.size_bytes, [2 ** 20, 2e6]);
   assert.equal(plan.parameters.sample_bytes, 65536);
 });
+
+Deno.test("an empty argument or option value is one usage line, exit 2", async () => {
+  for (
+    const [args, re] of [
+      [["info", ""], /^sciobench: error: info: an empty argument \(''\) names no file\n$/],
+      [["read", ""], /^sciobench: error: read: an empty argument/],
+      [["table", "--quick", "--out", ""], /^sciobench: error: table: --out is empty/],
+      [["table", "--quick", "--dir="], /^sciobench: error: table: --dir is empty/],
+      [["plot", "", "-o", "x.svg"], /^sciobench: error: plot: an empty argument/],
+    ] as const
+  ) {
+    const r = await runCli([...args]);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, re, args.join(" "));
+  }
+});

@@ -67,7 +67,7 @@ Deno.test("CLI: oversized counts are one line, exit 2, and nothing is written", 
     ],
     [
       ["write", "--framing", "raw", "--seed=", "--n", "4", "--frames", "1", `${d.path}/s.raw`],
-      /bad --seed ''/,
+      /--seed is empty/,
     ],
     [["table", "--size", "0.5", "--dir", d.path], /bad --size '0.5'/],
     [

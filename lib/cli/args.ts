@@ -176,6 +176,21 @@ function mergeRepeated(args: readonly string[], config: ParseArgsConfig): string
  * with the nearest known option for a mistyped one; repeated string options accumulate.
  */
 export function parseArgs<T extends ParseArgsConfig>(command: string, args: string[], config: T) {
+  const parsed = parseStrict(command, args, config);
+  // An empty word (`--out ""`, `info ""`) names no file and no value: one usage line, not a
+  // failed system call.
+  for (const [name, value] of Object.entries(parsed.values)) {
+    if (value === "" || (Array.isArray(value) && value.includes(""))) {
+      throw new UsageError(`${command}: --${name} is empty (see 'sciobench ${command} --help')`);
+    }
+  }
+  if ((parsed.positionals as string[] | undefined)?.includes("")) {
+    throw new UsageError(`${command}: an empty argument ('') names no file`);
+  }
+  return parsed;
+}
+
+function parseStrict<T extends ParseArgsConfig>(command: string, args: string[], config: T) {
   try {
     return nodeParseArgs({ ...config, args: mergeRepeated(args, config), strict: true });
   } catch (e) {
