@@ -1,0 +1,492 @@
+/**
+ * `deno task perf`: the ratios that define sciobench's performance, measured in one run in
+ * interleaved pairs (A, B, A, B ...) so that the load of a shared machine falls on both sides of
+ * every ratio alike. It prints each ratio's spread over the pairs (min, median, max) with its goal
+ * beside it (met when the median meets it) as a table, or as JSON with `--format json`. Peers
+ * that are not installed are skipped with one line each.
+ *
+ * What it measures, with the product's own workloads:
+ * - every native framing's write, read, random read and open against raw (the table workload,
+ *   runTable), at N = 32^2, 128^2, 1024^2, page cache warm and cold; f77's and IEEEIO's open per
+ *   record;
+ * - gsd against python3-gsd (the table's python-gsd peer): the same four, and write CPU;
+ * - the native netCDF writer against libnetcdf's (`sciobench records`, netcdf vs netcdf-lib);
+ * - the Packman reader against gfortran's rd (`sciobench readers --reader`);
+ * - the raw engine against fio psync at the same block size (bench/fio_ratio.ts);
+ * - peak RSS of a table child at two file sizes (VmHWM), and its slope extrapolated to 16 GiB.
+ *
+ * Run: deno task perf [--quick] [--format table|json] [--pairs 3] [--size 64MiB] [--dir DIR]
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { parseCount, parseSize } from "../lib/cli/args.ts";
+import { backendByName } from "../lib/backends/registry.ts";
+import type { Backend } from "../lib/backends/backend.ts";
+import { pythonGsdUnavailable } from "../lib/peers/python_gsd.ts";
+import { gfortranUnavailable } from "../lib/peers/fortran/mod.ts";
+import { Progress } from "../lib/report/progress.ts";
+import type { Row } from "../lib/report/output.ts";
+import { getrusage, RUSAGE } from "../lib/sys/libc.ts";
+import { runTable } from "../lib/workloads/table.ts";
+
+/** A goal on a ratio's median: at least (`>=`) or at most (`<=`) `value`. */
+interface Goal {
+  readonly op: ">=" | "<=";
+  readonly value: number;
+}
+
+/** One measured quantity over the pairs. */
+interface PerfRow {
+  /** What is compared, e.g. `read f77/raw`. */
+  readonly metric: string;
+  /** Particles per frame, or "" where N does not apply. */
+  readonly n: string;
+  /** cold, warm or "". */
+  readonly cache: string;
+  /** Unit of the values: `x` for a ratio, else the unit. */
+  readonly unit: string;
+  /** One value per pair. */
+  readonly values: number[];
+  /** The goal, when the issue sets one. */
+  readonly goal?: Goal;
+}
+
+const { values: args } = parseArgs({
+  args: Deno.args,
+  options: {
+    quick: { type: "boolean", default: false },
+    format: { type: "string", default: "table" },
+    pairs: { type: "string" },
+    size: { type: "string" },
+    dir: { type: "string" },
+    only: { type: "string" },
+    "rss-of": { type: "string" },
+  },
+});
+if (args.format !== "table" && args.format !== "json") {
+  console.error(`perf: --format ${args.format}: give table or json`);
+  Deno.exit(2);
+}
+const quick = args.quick;
+const pairs = parseCount(args.pairs ?? "3");
+if (pairs < 1) {
+  console.error("perf: --pairs must be at least 1");
+  Deno.exit(2);
+}
+const size = parseSize(args.size ?? (quick ? "1MiB" : "64MiB"));
+const NS = quick ? [32 ** 2, 128 ** 2, 256 ** 2] : [32 ** 2, 128 ** 2, 1024 ** 2];
+const RSS_SIZES = quick ? [parseSize("8MiB"), parseSize("32MiB")] : [2 ** 28, 2 ** 31];
+const RSS_TARGET = 2 ** 34; // the 16 GiB table cell the memory goal names
+const FRAMINGS = ["f77", "ieeeio", "gsd", "netcdf"];
+const only = args.only ? new Set(args.only.split(",")) : null;
+const wants = (section: string) => only === null || only.has(section);
+const dir = args.dir;
+const started = performance.now();
+
+const rows: PerfRow[] = [];
+const skipped: string[] = [];
+const note = (line: string) => console.error(`perf: ${line}`);
+
+function row(
+  metric: string,
+  n: string,
+  cache: string,
+  unit: string,
+  goal?: Goal,
+): PerfRow {
+  const key = `${metric}|${n}|${cache}`;
+  let r = rows.find((x) => `${x.metric}|${x.n}|${x.cache}` === key);
+  if (!r) {
+    r = { metric, n, cache, unit, values: [], goal };
+    rows.push(r);
+  }
+  return r;
+}
+
+function nLabel(n: number): string {
+  const side = Math.round(Math.sqrt(n));
+  return side * side === n ? `${side}^2` : String(n);
+}
+
+function num(r: Row, column: string): number {
+  const v = r[column];
+  if (typeof v !== "number" || !Number.isFinite(v)) {
+    throw new Error(`${String(r.framing)}: column ${column} is ${JSON.stringify(v)}`);
+  }
+  return v;
+}
+
+/** The read goals of the issue: >= 0.9x raw at N >= 128^2, >= 0.8x at 32^2. */
+function readGoal(n: number): Goal {
+  return { op: ">=", value: n >= 128 ** 2 ? 0.9 : 0.8 };
+}
+
+const AT_LEAST_PEER: Goal = { op: ">=", value: 1 };
+const AT_MOST_PEER: Goal = { op: "<=", value: 1 };
+
+// ---- the table: framings against raw, gsd against python3-gsd --------------------------------
+async function tableSection(): Promise<void> {
+  const backends: Backend[] = ["raw", ...FRAMINGS].map((name) => backendByName(name));
+  const pyWhy = pythonGsdUnavailable();
+  const peers = pyWhy === null ? [backendByName("python-gsd")] : [];
+  if (pyWhy !== null) skipped.push(`python3-gsd: ${pyWhy}`);
+  const progress = new Progress({ quiet: true });
+  for (const cache of ["warm", "cold"] as const) {
+    for (const n of NS) {
+      for (let p = 0; p < pairs; p++) {
+        note(`table ${cache} N=${nLabel(n)} pair ${p + 1}/${pairs}`);
+        // raw, f77, ieeeio, gsd, netcdf, python-gsd in turn: every pair is one run of the cell
+        const got = await runTable({
+          backends,
+          peers,
+          sizes: [size],
+          ns: [n],
+          repeat: 1,
+          seed: 1,
+          warmup: false,
+          cache,
+          dir,
+          progress,
+        });
+        const by = new Map(got.map((r) => [String(r.framing), r]));
+        const raw = by.get("raw")!;
+        const label = nLabel(n);
+        for (const name of FRAMINGS) {
+          const r = by.get(name)!;
+          const g = readGoal(n);
+          row(`write ${name}/raw`, label, cache, "x").values.push(
+            num(r, "write_MiBps") / num(raw, "write_MiBps"),
+          );
+          row(`read ${name}/raw`, label, cache, "x", g).values.push(
+            num(r, "read_MiBps") / num(raw, "read_MiBps"),
+          );
+          row(`random ${name}/raw`, label, cache, "x", g).values.push(
+            num(r, "random_MiBps") / num(raw, "random_MiBps"),
+          );
+          row(`open ${name}/raw`, label, cache, "x").values.push(
+            num(r, "open_ms") / num(raw, "open_ms"),
+          );
+          if (name === "f77" || name === "ieeeio") {
+            const perRecord = row(
+              `open ${name} per record`,
+              label,
+              cache,
+              "us",
+              cache === "warm" ? { op: "<=", value: 1 } : undefined,
+            );
+            perRecord.values.push((num(r, "open_ms") * 1000) / num(r, "frames"));
+          }
+        }
+        const py = by.get("python-gsd");
+        if (py) {
+          const ours = by.get("gsd")!;
+          for (
+            const [what, column] of [["write", "write_MiBps"], ["read", "read_MiBps"], [
+              "random",
+              "random_MiBps",
+            ]] as const
+          ) {
+            row(`${what} gsd/python-gsd`, label, cache, "x", AT_LEAST_PEER).values.push(
+              num(ours, column) / num(py, column),
+            );
+          }
+          row("open gsd/python-gsd", label, cache, "x", AT_MOST_PEER).values.push(
+            num(ours, "open_ms") / num(py, "open_ms"),
+          );
+          const cpu = (r: Row) => num(r, "write_user_s") + num(r, "write_sys_s");
+          row("write CPU gsd/python-gsd", label, cache, "x", { op: "<=", value: 0.2 }).values.push(
+            cpu(ours) / cpu(py),
+          );
+        }
+      }
+    }
+  }
+}
+
+// ---- CLI children ----------------------------------------------------------------------------
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+const PERMS = [
+  "--allow-ffi",
+  "--allow-read",
+  "--allow-write",
+  "--allow-env",
+  "--allow-run",
+  "--allow-sys",
+];
+
+/** Runs `sciobench ARGS --format json` and returns its rows (throws with its stderr on failure). */
+async function cliRows(cliArgs: string[]): Promise<Row[]> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...PERMS, MAIN, ...cliArgs, "--format", "json", ...(dir ? ["--dir", dir] : [])],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    throw new Error(
+      `sciobench ${cliArgs.join(" ")} failed: ${new TextDecoder().decode(out.stderr).trim()}`,
+    );
+  }
+  const doc = JSON.parse(new TextDecoder().decode(out.stdout)) as { rows: Row[] };
+  for (const r of doc.rows) {
+    if (r.error) throw new Error(`sciobench ${cliArgs.join(" ")}: ${String(r.error)}`);
+  }
+  return doc.rows;
+}
+
+async function recordsSection(): Promise<void> {
+  const why = backendByName("netcdf-lib").unavailable();
+  if (why !== null) {
+    skipped.push(`netcdf-lib: ${why}`);
+    return;
+  }
+  const shape = quick ? "10x100x100" : "200x300x500";
+  for (let p = 0; p < pairs; p++) {
+    note(`records pair ${p + 1}/${pairs}`);
+    // alternate which runs first so neither side always follows the other
+    const order = p % 2 === 0 ? "netcdf,netcdf-lib" : "netcdf-lib,netcdf";
+    const got = await cliRows([
+      "records",
+      "--framing",
+      order,
+      "--endian",
+      "big",
+      "--shape",
+      shape,
+    ]);
+    const pick = (framing: string, phase: string) =>
+      got.find((r) => r.framing === framing && r.phase === phase)!;
+    for (const phase of ["write", "read"]) {
+      const ours = pick("netcdf", phase), lib = pick("netcdf-lib", phase);
+      row(`records ${phase} netcdf/netcdf-lib`, "", "cold", "x", AT_LEAST_PEER).values.push(
+        num(ours, "MiBps") / num(lib, "MiBps"),
+      );
+      row(`records ${phase} CPU netcdf/netcdf-lib`, "", "cold", "x", AT_MOST_PEER).values.push(
+        num(ours, "cpu_s") / num(lib, "cpu_s"),
+      );
+    }
+  }
+}
+
+async function readersSection(): Promise<void> {
+  const why = gfortranUnavailable();
+  if (why !== null) {
+    skipped.push(`gfortran: ${why}`);
+    return;
+  }
+  const common = ["readers", "--procs", "1", "--mode", "shared", "--records", "10"];
+  const length = quick ? "13000" : "1300000";
+  for (const cache of ["warm", "cold"]) {
+    for (let p = 0; p < pairs; p++) {
+      note(`readers ${cache} pair ${p + 1}/${pairs}`);
+      const run = async (reader: string) =>
+        (await cliRows([...common, "--length", length, "--cache", cache, "--reader", reader]))[0]!;
+      const first = p % 2 === 0 ? "sciobench" : "gfortran";
+      const a = await run(first);
+      const b = await run(first === "sciobench" ? "gfortran" : "sciobench");
+      const ours = first === "sciobench" ? a : b, rd = first === "sciobench" ? b : a;
+      row("readers sciobench/gfortran rd", "", cache, "x", AT_LEAST_PEER).values.push(
+        num(ours, "aggregate_MiBps") / num(rd, "aggregate_MiBps"),
+      );
+    }
+  }
+}
+
+async function fioSection(): Promise<void> {
+  try {
+    await new Deno.Command("fio", { args: ["--version"], stdout: "null", stderr: "null" })
+      .output();
+  } catch {
+    skipped.push("fio: not installed (apt-get install fio)");
+    return;
+  }
+  note(`fio ${pairs} pairs`);
+  const script = new URL("../bench/fio_ratio.ts", import.meta.url).pathname;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      ...PERMS,
+      script,
+      "--size",
+      quick ? "8MiB" : "256MiB",
+      "--n",
+      "16384",
+      "--pairs",
+      String(pairs),
+      "--verify",
+      ...(dir ? ["--dir", dir] : []),
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) throw new Error(`fio_ratio failed: ${new TextDecoder().decode(out.stderr)}`);
+  const r = row("read raw engine/fio psync", "128^2", "warm", "x", { op: ">=", value: 0.9 });
+  for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
+    const m = /^\d+,\d+,\d+,([0-9.]+)$/.exec(line);
+    if (m) r.values.push(Number(m[1]));
+  }
+}
+
+/** The table child whose peak RSS is measured: gsd and IEEEIO (index-holding) at N = 32^2. */
+function tableChildArgs(bytes: number): string[] {
+  return [
+    "run",
+    ...PERMS,
+    MAIN,
+    "table",
+    "--framing",
+    "gsd,ieeeio",
+    "--n",
+    "32^2",
+    "--size",
+    String(bytes),
+    "--no-peers",
+    "--no-warmup",
+    "--cache",
+    "warm",
+    "--format",
+    "csv",
+    ...(dir ? ["--dir", dir] : []),
+  ];
+}
+
+/**
+ * Peak RSS (bytes) of a table child writing and reading one cell of `bytes`: a fresh copy of this
+ * tool (`--rss-of BYTES`) runs the child and prints getrusage(RUSAGE_CHILDREN).ru_maxrss, which
+ * then covers that one child alone.
+ */
+async function peakRss(bytes: number): Promise<number> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...PERMS, new URL(import.meta.url).pathname, "--rss-of", String(bytes)],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout).trim();
+  if (!out.success || !/^\d+$/.test(text)) {
+    throw new Error(`peak RSS child failed: ${new TextDecoder().decode(out.stderr).trim()}`);
+  }
+  return Number(text) * 1024;
+}
+
+if (args["rss-of"] !== undefined) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: tableChildArgs(parseSize(args["rss-of"])),
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    console.error(new TextDecoder().decode(out.stderr));
+    Deno.exit(1);
+  }
+  console.log(getrusage(RUSAGE.CHILDREN).maxRssKiB);
+  Deno.exit(0);
+}
+
+async function rssSection(): Promise<void> {
+  const [small, big] = RSS_SIZES as [number, number];
+  const lo = row(`peak RSS at ${small / 2 ** 20} MiB`, "32^2", "warm", "MiB");
+  const hi = row(`peak RSS at ${big / 2 ** 20} MiB`, "32^2", "warm", "MiB");
+  const slope = row("peak RSS slope", "32^2", "warm", "MiB/GiB");
+  const at16 = row("peak RSS at 16 GiB (extrapolated)", "32^2", "warm", "MiB", {
+    op: "<=",
+    value: 256,
+  });
+  // one run per size: RSS is a count of pages, not a rate the load moves
+  {
+    note(`peak RSS at ${small / 2 ** 20} and ${big / 2 ** 20} MiB`);
+    const a = await peakRss(small);
+    const b = await peakRss(big);
+    const s = (b - a) / (big - small); // bytes of RSS per byte of file
+    lo.values.push(a / 2 ** 20);
+    hi.values.push(b / 2 ** 20);
+    slope.values.push(s * 2 ** 30 / 2 ** 20);
+    at16.values.push((b + s * (RSS_TARGET - big)) / 2 ** 20);
+  }
+}
+
+// ---- run and report --------------------------------------------------------------------------
+const sections: [string, () => Promise<void>][] = [
+  ["table", tableSection],
+  ["records", recordsSection],
+  ["readers", readersSection],
+  ["fio", fioSection],
+  ["rss", rssSection],
+];
+for (const [name, run] of sections) {
+  if (wants(name)) await run();
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+function met(r: PerfRow): boolean | null {
+  if (!r.goal || r.values.length === 0) return null;
+  const m = median(r.values);
+  return r.goal.op === ">=" ? m >= r.goal.value : m <= r.goal.value;
+}
+
+const report = rows.map((r) => ({
+  metric: r.metric,
+  N: r.n,
+  cache: r.cache,
+  unit: r.unit,
+  pairs: r.values.length,
+  min: Math.min(...r.values),
+  median: median(r.values),
+  max: Math.max(...r.values),
+  values: r.values,
+  goal: r.goal ? `${r.goal.op} ${r.goal.value}` : "",
+  met: met(r),
+}));
+const seconds = (performance.now() - started) / 1000;
+const meta = {
+  date: new Date().toISOString(),
+  quick,
+  pairs,
+  "size_bytes": size,
+  ns: NS,
+  seconds,
+  cores: navigator.hardwareConcurrency,
+  os: `${Deno.build.os}-${Deno.build.arch}`,
+  kernel: Deno.osRelease(),
+  deno: Deno.version.deno,
+};
+
+if (args.format === "json") {
+  console.log(JSON.stringify({ meta, skipped, rows: report }, null, 1));
+} else {
+  const fmt = (x: number) =>
+    !Number.isFinite(x)
+      ? "-"
+      : Math.abs(x) >= 100
+      ? x.toFixed(0)
+      : Math.abs(x) >= 10
+      ? x.toFixed(1)
+      : x.toFixed(2);
+  const header = ["metric", "N", "cache", "unit", "min", "median", "max", "goal", "met"];
+  const body = report.map((r) => [
+    r.metric,
+    r.N,
+    r.cache,
+    r.unit,
+    fmt(r.min),
+    fmt(r.median),
+    fmt(r.max),
+    r.goal,
+    r.met === null ? "" : r.met ? "met" : "NOT MET",
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => i < 4 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)).join("  ")
+      .trimEnd();
+  console.log(
+    `# sciobench perf ${meta.date}: ${pairs} interleaved pairs, ${
+      size / 2 ** 20
+    } MiB per table cell, ${meta.cores} cores, ${seconds.toFixed(0)} s`,
+  );
+  for (const s of skipped) console.log(`# skipped ${s}`);
+  console.log(line(header));
+  for (const b of body) console.log(line(b));
+}
