@@ -19,7 +19,8 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { parseCount, parseSize } from "../lib/cli/args.ts";
+import { parseCount } from "../lib/cli/args.ts";
+import { parseSize } from "../lib/sizes.ts";
 import { backendByName } from "../lib/backends/registry.ts";
 import type { Backend } from "../lib/backends/backend.ts";
 import { pythonGsdUnavailable } from "../lib/peers/python_gsd.ts";
