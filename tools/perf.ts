@@ -206,14 +206,8 @@ async function tableSection(): Promise<void> {
 
 // ---- CLI children ----------------------------------------------------------------------------
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
-const PERMS = [
-  "--allow-ffi",
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-run",
-  "--allow-sys",
-];
+/** The permissions of the `sciobench` task, for the CLI children. */
+const PERMS = ["ffi", "read", "write", "env", "run", "sys"].map((p) => `--allow-${p}`);
 
 /** Runs `sciobench ARGS --format json` and returns its rows (throws with its stderr on failure). */
 async function cliRows(cliArgs: string[]): Promise<Row[]> {

@@ -20,6 +20,7 @@ import { FormatError, ShortReadError, UsageError } from "../errors.ts";
 import { checkOptions } from "../framings/options.ts";
 import { FileHandle, WriteBatcher } from "../io/file.ts";
 import { BlockReader, BlockWriter, openForTransfer, type Transfer } from "../io/transfer.ts";
+import { MappedSource } from "../io/mapped.ts";
 import { AppendJournal } from "../io/journal.ts";
 import type {
   Backend,
@@ -200,13 +201,25 @@ class NativeSource implements FrameSource {
     } else {
       this.#file = FileHandle.open(path, "read");
     }
+    // Without --bs / --direct the open's scan reads through lib/io/mapped.ts: a mapping while the
+    // file is cold (large sequential reads, one pass), pread while it is cached; an index that
+    // reads later does so through pread. With them, whole bs-sized transfers, as asked.
+    const blocks = this.#blocks;
+    const mapped = blocks ? undefined : new MappedSource(this.#file);
+    const scan: ByteSource = mapped ?? {
+      path,
+      size: this.#file.size,
+      read: (offset: number, length: number) => blocks!.read(offset, length),
+    };
     try {
-      this.#index = framing.openIndex(this.#countingSource(), {
+      this.#index = framing.openIndex(this.#countingSource(scan), {
         ...options.backendOptions,
         endian: options.endian,
         layout: options.layout,
       });
+      mapped?.release();
     } catch (e) {
+      mapped?.release();
       this.#file.close();
       if (e instanceof ShortReadError) {
         throw new FormatError(framing.name, path, e.offset, e.problem);
@@ -219,17 +232,15 @@ class NativeSource implements FrameSource {
     this.#pastEndReadsZero = this.#index.pastEndReadsZero ?? false;
   }
 
-  /** The file as a ByteSource for the decoder, counting what it reads into `bytesRead`. */
-  #countingSource(): ByteSource {
-    const file = this.#file;
-    const blocks = this.#blocks;
+  /** `source` (the file) as a ByteSource for the decoder, counting what it reads into `bytesRead`. */
+  #countingSource(source: ByteSource): ByteSource {
     const count = (n: number) => this.bytesRead += n;
     return {
-      path: file.path,
-      size: file.size,
+      path: source.path,
+      size: source.size,
       read(offset: number, length: number): Uint8Array {
         count(length);
-        return blocks ? blocks.read(offset, length) : file.read(offset, length);
+        return source.read(offset, length);
       },
     };
   }

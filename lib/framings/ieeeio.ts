@@ -65,10 +65,13 @@ import type {
 } from "./types.ts";
 import { ALL_WORKLOADS, WRITING_WORKLOADS } from "./types.ts";
 import { cStringOf, elementCount, hexBytes } from "./kit.ts";
+import { NumberColumn } from "./columns.ts";
 
 const FORMAT = "ieeeio";
 /** Bytes read at the start of each record during the scan. */
 const PEEK_BYTES = 256;
+/** A record whose first this many bytes are in the last peek is read from it, not read again. */
+const PEEK_AGAIN_BYTES = 64;
 
 /** Size of the file header in bytes. */
 export const IEEEIO_FILE_HEADER_BYTES = 16;
@@ -594,15 +597,106 @@ function isByteSource(x: unknown): x is ByteSource {
 // ---------------------------------------------------------------------------------------------
 // Reader
 
-interface MutableDataset {
-  index: number;
-  recordOffset: number;
-  dataOffset: number;
-  bytes: number;
-  numberType: number;
-  dims: number[];
-  attributes: IeeeioAttribute[];
-  annotations: IeeeioAnnotation[];
+/** Dims (file order) and the shape (C order) they give, shared by every dataset with them. */
+interface DimsShape {
+  readonly dims: readonly number[];
+  readonly shape: readonly number[];
+}
+
+/** The data records found by the scan, a column per field, one entry per dataset. */
+interface DatasetColumns {
+  readonly recordOffset: NumberColumn;
+  readonly dataOffset: NumberColumn;
+  readonly bytes: NumberColumn;
+  readonly numberType: NumberColumn;
+  /** Id of the dims in the interner. */
+  readonly dims: NumberColumn;
+}
+
+/** Number type recorded for an annotation in {@link AttachmentColumns} (not an IEEEIO code). */
+const ANNOTATION = -1;
+
+/**
+ * The attribute and annotation records found by the scan, in file order, a column per field:
+ * an annotation has number type ANNOTATION, its text as value, its body offset and size.
+ */
+interface AttachmentColumns {
+  readonly seq: NumberColumn;
+  readonly recordOffset: NumberColumn;
+  readonly valueOffset: NumberColumn;
+  readonly bytes: NumberColumn;
+  readonly numberType: NumberColumn;
+  /** Id of the name in the interner. */
+  readonly name: NumberColumn;
+  /** Id of the value in the interner. */
+  readonly value: NumberColumn;
+}
+
+/** Largest attribute value (bytes) that is interned: equal small values share one array. */
+const INTERN_VALUE_BYTES = 16;
+
+/**
+ * One copy of each distinct string, dims and small attribute value the scan meets, so an index
+ * of a million frames holds a few of each, not a million (values handed out are shared: read
+ * them, do not modify them).
+ */
+class Interner {
+  /** Strings and values by id. */
+  readonly values: (string | TypedArray)[] = [];
+  /** Dims by id. */
+  readonly dimsShapes: DimsShape[] = [];
+  readonly #strings = new Map<string, number>();
+  readonly #dims = new Map<string, number>();
+  readonly #small = new Map<string, number>();
+
+  /** Id of string `s`. */
+  string(s: string): number {
+    let id = this.#strings.get(s);
+    if (id === undefined) {
+      id = this.values.push(s) - 1;
+      this.#strings.set(s, id);
+    }
+    return id;
+  }
+
+  /** Id of `dims` (file order) and their shape. */
+  dims(dims: number[]): number {
+    const key = dims.join(",");
+    let id = this.#dims.get(key);
+    if (id === undefined) {
+      id = this.dimsShapes.push({ dims, shape: dims.toReversed() }) - 1;
+      this.#dims.set(key, id);
+    }
+    return id;
+  }
+
+  /** Id of the elements of `raw` (number type `code`, file order `order`) decoded. */
+  elements(raw: Uint8Array, code: number, order: ByteOrder): number {
+    if (raw.length > INTERN_VALUE_BYTES) {
+      return this.values.push(decodeValues(raw, code, order)) - 1;
+    }
+    const key = `${code}:${raw.join(",")}`;
+    let id = this.#small.get(key);
+    if (id === undefined) {
+      id = this.values.push(decodeValues(raw, code, order)) - 1;
+      this.#small.set(key, id);
+    }
+    return id;
+  }
+}
+
+/** For each dataset, its attachments in file order: `order[start[i] .. start[i + 1])`. */
+function attachmentsByDataset(
+  seqs: NumberColumn,
+  datasets: number,
+): { start: Int32Array; order: Int32Array } {
+  const start = new Int32Array(datasets + 1);
+  for (let k = 0; k < seqs.length; k++) start[seqs.at(k) + 1]!++;
+  for (let i = 0; i < datasets; i++) start[i + 1]! += start[i]!;
+  const fill = start.slice(0, datasets);
+  const order = new Int32Array(seqs.length);
+  for (let k = 0; k < seqs.length; k++) order[fill[seqs.at(k)]!++] = k;
+  return { start, order };
 }
 
 /** Element values of `bytes` (file order `order`) as a native typed array of type `code` (a copy). */
@@ -637,14 +731,6 @@ function decodeValues(bytes: Uint8Array, code: number, order: ByteOrder): TypedA
   }
 }
 
-/** A dataset's attribute `name` as a string value, if any. */
-function attr(
-  d: { attributes: readonly IeeeioAttribute[] },
-  name: string,
-): IeeeioAttribute | undefined {
-  return d.attributes.find((a) => a.name === name);
-}
-
 function jsonValue(v: string | TypedArray, limit = 16): unknown {
   if (typeof v === "string") return v;
   const items: unknown[] = [];
@@ -676,6 +762,7 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
   };
   // One read per record covers its headers, dims, short names and values (fewer preads on open).
   let peek: Uint8Array = new Uint8Array(0);
+  let peekView = new DataView(peek.buffer);
   let peekAt = 0;
 
   if (size < IEEEIO_FILE_HEADER_BYTES) {
@@ -697,8 +784,26 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
   const recovering = headerCount < 0;
   const warnings: string[] = [];
 
-  const datasets: MutableDataset[] = [];
-  const orphans: { seq: number; offset: number; add: (d: MutableDataset) => void }[] = [];
+  // Compact tables (memory linear in the records with a small constant): a column per field,
+  // strings and small values interned, IeeeioDataset objects made only when asked for.
+  const ds: DatasetColumns = {
+    recordOffset: new NumberColumn("float64"),
+    dataOffset: new NumberColumn("float64"),
+    bytes: new NumberColumn("int32"),
+    numberType: new NumberColumn("int32"),
+    dims: new NumberColumn("int32"),
+  };
+  const at: AttachmentColumns = {
+    seq: new NumberColumn("int32"),
+    recordOffset: new NumberColumn("float64"),
+    valueOffset: new NumberColumn("float64"),
+    bytes: new NumberColumn("int32"),
+    numberType: new NumberColumn("int32"),
+    name: new NumberColumn("int32"),
+    value: new NumberColumn("int32"),
+  };
+  const valueOf = (id: number) => intern.values[id]!;
+  const intern = new Interner();
   let pos = IEEEIO_FILE_HEADER_BYTES;
   let end = pos;
   let dropped = "";
@@ -712,13 +817,15 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
       }
       fail(pos, `truncated record header: ${left} bytes left, a record header needs 12`);
     }
-    peekAt = pos;
-    peek = source.read(pos, Math.min(left, PEEK_BYTES));
-    const rh = peek;
-    const rv = new DataView(rh.buffer, rh.byteOffset, 12);
-    const type = rv.getInt32(0, le);
-    const recSize = rv.getInt32(4, le);
-    const seq = rv.getInt32(8, le);
+    // Small attribute and annotation records follow one another: one peek covers several.
+    if (pos < peekAt || pos + Math.min(left, PEEK_AGAIN_BYTES) > peekAt + peek.length) {
+      peekAt = pos;
+      peek = source.read(pos, Math.min(left, PEEK_BYTES));
+      peekView = new DataView(peek.buffer, peek.byteOffset, peek.byteLength);
+    }
+    const type = peekView.getInt32(pos - peekAt, le);
+    const recSize = peekView.getInt32(pos - peekAt + 4, le);
+    const seq = peekView.getInt32(pos - peekAt + 8, le);
     if (type < 1 || type > 3) {
       fail(pos, `unknown record type ${type}: expected 1 (data), 2 (annotation) or 3 (attribute)`);
     }
@@ -778,23 +885,23 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
           } need ${expect} bytes but the data size is ${dataSize}`,
         );
       }
-      if (seq !== datasets.length) {
-        fail(pos + 8, `data record has sequence id ${seq}, expected ${datasets.length}`);
+      if (seq !== ds.dims.length) {
+        fail(pos + 8, `data record has sequence id ${seq}, expected ${ds.dims.length}`);
       }
-      datasets.push({
-        index: seq,
-        recordOffset: pos,
-        dataOffset: body + 12 + 4 * rank,
-        bytes: dataSize,
-        numberType: code,
-        dims,
-        attributes: [],
-        annotations: [],
-      });
+      ds.recordOffset.push(pos);
+      ds.dataOffset.push(body + 12 + 4 * rank);
+      ds.bytes.push(dataSize);
+      ds.numberType.push(code);
+      ds.dims.push(intern.dims(dims));
     } else if (type === IEEEIO_RECORD.annotation) {
-      const text = cStringOf(read(body, recSize, "annotation"));
-      const offset = pos;
-      orphans.push({ seq, offset, add: (d) => d.annotations.push({ recordOffset: offset, text }) });
+      const text = intern.string(cStringOf(read(body, recSize, "annotation")));
+      at.seq.push(seq);
+      at.recordOffset.push(pos);
+      at.valueOffset.push(body);
+      at.bytes.push(recSize);
+      at.numberType.push(ANNOTATION);
+      at.name.push(-1);
+      at.value.push(text);
     } else {
       if (recSize < 12) {
         fail(pos + 4, `attribute record size ${recSize} is smaller than its 12-byte header`);
@@ -818,71 +925,119 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
           `attribute record size ${recSize} does not match value ${dataSize} + name ${nameSize} + 12 bytes`,
         );
       }
-      const name = cStringOf(read(body + 12, nameSize, "attribute name"));
+      const name = intern.string(cStringOf(read(body + 12, nameSize, "attribute name")));
       const valueOffset = body + 12 + nameSize;
       const raw = read(valueOffset, dataSize, "attribute value");
-      const value = code === 10 ? cStringOf(raw) : decodeValues(raw, code, order);
-      const a: IeeeioAttribute = {
-        name,
-        numberType: code,
-        type: IEEEIO_TYPE_NAMES[code as 0],
-        count: dataSize / width,
-        recordOffset: pos,
-        valueOffset,
-        bytes: dataSize,
-        value,
-      };
-      orphans.push({ seq, offset: pos, add: (d) => d.attributes.push(a) });
+      at.seq.push(seq);
+      at.recordOffset.push(pos);
+      at.valueOffset.push(valueOffset);
+      at.bytes.push(dataSize);
+      at.numberType.push(code);
+      at.name.push(name);
+      at.value.push(
+        code === 10 ? intern.string(cStringOf(raw)) : intern.elements(raw, code, order),
+      );
     }
     pos = body + recSize;
     end = pos;
   }
   // Attachments carry the sequence id of their dataset (usually the one before them).
-  for (const o of orphans) {
-    const d = datasets[o.seq];
-    if (!d) {
+  const datasetCount = ds.dims.length;
+  for (const column of [...Object.values(ds), ...Object.values(at)]) column.trim();
+  for (let k = 0; k < at.seq.length; k++) {
+    const seq = at.seq.at(k);
+    if (seq < 0 || seq >= datasetCount) {
       fail(
-        o.offset + 8,
-        `record belongs to dataset ${o.seq} but the file has ${datasets.length} datasets`,
+        at.recordOffset.at(k) + 8,
+        `record belongs to dataset ${seq} but the file has ${datasetCount} datasets`,
       );
     }
-    o.add(d!);
   }
+  const attached = attachmentsByDataset(at.seq, datasetCount);
   if (recovering) {
     warnings.push(
       `header dataset count is ${headerCount} (the writer did not close the file); ` +
-        `found ${datasets.length} datasets by scanning (the file was not changed)`,
+        `found ${datasetCount} datasets by scanning (the file was not changed)`,
     );
     if (dropped) warnings.push(`ignored ${dropped} left by the unfinished write`);
-  } else if (headerCount !== datasets.length) {
+  } else if (headerCount !== datasetCount) {
     fail(
       8,
-      `header says ${headerCount} datasets but the file holds ${datasets.length} data records`,
+      `header says ${headerCount} datasets but the file holds ${datasetCount} data records`,
     );
   }
 
-  const finished: IeeeioDataset[] = datasets.map((d) => {
-    const nameAttr = attr(d, "name");
-    const name = nameAttr && (nameAttr.numberType === 10 || nameAttr.numberType === 6)
-      ? (typeof nameAttr.value === "string"
-        ? nameAttr.value
-        : cStringOf(nameAttr.value as Uint8Array))
+  /** Attachment index of dataset i's first attribute named `name`, or -1. */
+  const attr = (i: number, name: string): number => {
+    const nameId = intern.string(name);
+    for (let j = attached.start[i]!; j < attached.start[i + 1]!; j++) {
+      const k = attached.order[j]!;
+      if (at.numberType.at(k) !== ANNOTATION && at.name.at(k) === nameId) return k;
+    }
+    return -1;
+  };
+  const names: (string | null)[] = new Array(datasetCount);
+  for (let i = 0; i < datasetCount; i++) {
+    const k = attr(i, "name");
+    const code = k < 0 ? -1 : at.numberType.at(k);
+    const v = k < 0 ? null : valueOf(at.value.at(k));
+    names[i] = code === 10 || code === 6
+      ? (typeof v === "string" ? v : valueOf(intern.string(cStringOf(v as Uint8Array))) as string)
       : null;
+  }
+  /** The attribute at attachment k as the reader reports it. */
+  const attributeAt = (k: number): IeeeioAttribute => {
+    const code = at.numberType.at(k);
     return {
-      ...d,
-      type: IEEEIO_TYPE_NAMES[d.numberType as 0],
-      dtype: TYPE_DTYPE[d.numberType]!,
-      shape: d.dims.toReversed(),
-      name,
+      name: valueOf(at.name.at(k)) as string,
+      numberType: code,
+      type: IEEEIO_TYPE_NAMES[code as 0],
+      count: at.bytes.at(k) / ieeeioTypeSize(code),
+      recordOffset: at.recordOffset.at(k),
+      valueOffset: at.valueOffset.at(k),
+      bytes: at.bytes.at(k),
+      value: valueOf(at.value.at(k)),
     };
-  });
+  };
+  /** Dataset i as the reader reports it, made when asked for. */
+  const datasetAt = (i: number): IeeeioDataset => {
+    const attributes: IeeeioAttribute[] = [];
+    const annotations: IeeeioAnnotation[] = [];
+    for (let j = attached.start[i]!; j < attached.start[i + 1]!; j++) {
+      const k = attached.order[j]!;
+      if (at.numberType.at(k) === ANNOTATION) {
+        annotations.push({
+          recordOffset: at.recordOffset.at(k),
+          text: valueOf(at.value.at(k)) as string,
+        });
+      } else {
+        attributes.push(attributeAt(k));
+      }
+    }
+    const code = ds.numberType.at(i);
+    return {
+      index: i,
+      recordOffset: ds.recordOffset.at(i),
+      dataOffset: ds.dataOffset.at(i),
+      bytes: ds.bytes.at(i),
+      numberType: code,
+      type: IEEEIO_TYPE_NAMES[code as 0],
+      dtype: TYPE_DTYPE[code]!,
+      dims: intern.dimsShapes[ds.dims.at(i)]!.dims,
+      shape: intern.dimsShapes[ds.dims.at(i)]!.shape,
+      name: names[i]!,
+      attributes,
+      annotations,
+    };
+  };
 
   // Group datasets into frames.
   const frameStart: number[] = [];
   const frameLen: number[] = [];
   // Grouping: an explicit datasetsPerFrame; else the writer's frame_datasets attributes; else,
   // for a file without them, the caller's layout (a workload reading its own k-chunk frames).
-  const marked = finished.some((d) => attr(d, "frame_datasets") !== undefined);
+  let marked = false;
+  for (let i = 0; i < datasetCount && !marked; i++) marked = attr(i, "frame_datasets") >= 0;
   const layout = options.layout;
   const perFrame = options["datasetsPerFrame"] ??
     (!marked && layout !== undefined && layout.length > 1 ? layout.length : undefined);
@@ -892,31 +1047,34 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
         `ieeeio: datasetsPerFrame must be a positive integer, not ${String(perFrame)}`,
       );
     }
-    for (let i = 0; i + perFrame <= finished.length; i += perFrame) {
+    for (let i = 0; i + perFrame <= datasetCount; i += perFrame) {
       frameStart.push(i);
       frameLen.push(perFrame);
     }
-    const rest = finished.length % perFrame;
+    const rest = datasetCount % perFrame;
     if (rest !== 0) {
       warnings.push(
         `the last ${rest} datasets do not make a whole frame of ${perFrame} and are not read`,
       );
     }
   } else {
-    for (let i = 0; i < finished.length;) {
-      const fd = attr(finished[i]!, "frame_datasets");
+    for (let i = 0; i < datasetCount;) {
+      const fd = attr(i, "frame_datasets");
       let k = 1;
-      if (fd && fd.numberType === 2 && fd.count === 1) {
-        k = (fd.value as Int32Array)[0]!;
+      if (fd >= 0 && at.numberType.at(fd) === 2 && at.bytes.at(fd) === 4) {
+        k = (valueOf(at.value.at(fd)) as Int32Array)[0]!;
         if (k < 1) {
-          fail(fd.valueOffset, `frame_datasets attribute is ${k}, expected a positive count`);
+          fail(
+            at.valueOffset.at(fd),
+            `frame_datasets attribute is ${k}, expected a positive count`,
+          );
         }
       }
-      if (i + k > finished.length) {
+      if (i + k > datasetCount) {
         if (!recovering) {
           fail(
-            fd!.valueOffset,
-            `frame of ${k} datasets starts at dataset ${i} but the file has only ${finished.length}`,
+            at.valueOffset.at(fd),
+            `frame of ${k} datasets starts at dataset ${i} but the file has only ${datasetCount}`,
           );
         }
         warnings.push(`the last frame (datasets ${i}..) is incomplete and is not read`);
@@ -928,47 +1086,52 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
     }
   }
   const steps = frameStart.map((s, f) => {
-    const st = perFrame === undefined ? attr(finished[s]!, "step") : undefined;
-    if (st && (st.numberType === 3 || st.numberType === 2) && st.count === 1) {
-      return Number((st.value as BigInt64Array | Int32Array)[0]!);
+    const st = perFrame === undefined ? attr(s, "step") : -1;
+    const code = st < 0 ? -1 : at.numberType.at(st);
+    if ((code === 3 && at.bytes.at(st) === 8) || (code === 2 && at.bytes.at(st) === 4)) {
+      return Number((valueOf(at.value.at(st)) as BigInt64Array | Int32Array)[0]!);
     }
     return f;
   });
 
-  const refs = new Map<number, ChunkRef[]>();
+  // The last frame's chunk refs only: a cache of every frame read would grow with the file.
+  let refsFrame = -1;
+  let refs: ChunkRef[] = [];
   const index: IeeeioIndex = {
     framing: FORMAT,
     order,
     headerCount,
-    datasetCount: finished.length,
+    datasetCount,
     endOffset: end,
     frameCount: frameStart.length,
     warnings,
     dataset(i: number): IeeeioDataset {
-      const d = finished[i];
-      if (!Number.isInteger(i) || !d) {
-        throw new RangeError(`dataset ${i} is outside 0..${finished.length - 1}`);
+      if (!Number.isInteger(i) || i < 0 || i >= datasetCount) {
+        throw new RangeError(`dataset ${i} is outside 0..${datasetCount - 1}`);
       }
-      return d;
+      return datasetAt(i);
     },
     chunks(frame: number): readonly ChunkRef[] {
       const start = frameStart[frame];
       if (!Number.isInteger(frame) || start === undefined) {
         throw new RangeError(`frame ${frame} is outside 0..${frameStart.length - 1}`);
       }
-      let out = refs.get(frame);
-      if (!out) {
-        out = finished.slice(start, start + frameLen[frame]!).map((d, k) => ({
-          name: d.name ?? `dataset/${k}`,
-          dtype: d.dtype,
-          shape: d.shape,
-          offset: d.dataOffset,
-          bytes: d.bytes,
-          order,
-        }));
-        refs.set(frame, out);
+      if (refsFrame !== frame) {
+        refs = [];
+        for (let k = 0; k < frameLen[frame]!; k++) {
+          const i = start + k;
+          refs.push({
+            name: names[i] ?? `dataset/${k}`,
+            dtype: TYPE_DTYPE[ds.numberType.at(i)]!,
+            shape: intern.dimsShapes[ds.dims.at(i)]!.shape,
+            offset: ds.dataOffset.at(i),
+            bytes: ds.bytes.at(i),
+            order,
+          });
+        }
+        refsFrame = frame;
       }
-      return out;
+      return refs;
     },
     step(frame: number): number | undefined {
       return steps[frame];
@@ -980,9 +1143,9 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
         byteOrder: order,
         headerCount,
         recovered: recovering,
-        datasets: finished.length,
+        datasets: datasetCount,
         frames: frameStart.length,
-        records: finished.map((d) => ({
+        records: Array.from({ length: datasetCount }, (_, i) => datasetAt(i)).map((d) => ({
           index: d.index,
           name: d.name,
           type: d.type,

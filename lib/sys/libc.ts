@@ -24,6 +24,7 @@ const SYMBOLS = {
   statx: { parameters: ["i32", "buffer", "i32", "u32", "buffer"], result: "i32" },
   mmap: { parameters: ["pointer", "usize", "i32", "i32", "i32", "i64"], result: "pointer" },
   munmap: { parameters: ["pointer", "usize"], result: "i32" },
+  madvise: { parameters: ["pointer", "usize", "i32"], result: "i32" },
   mincore: { parameters: ["pointer", "usize", "buffer"], result: "i32" },
   memcmp: { parameters: ["buffer", "buffer", "usize"], result: "i32" },
   __errno_location: { parameters: [], result: "pointer" },
@@ -154,7 +155,7 @@ export interface IoObserver {
   open(fd: number, path: string, flags: number): void;
   /** `fd` was closed. */
   close(fd: number): void;
-  /** A pread at `offset` returned `bytes`. */
+  /** A pread at `offset` returned `bytes` (or a read through a mapping, {@link noteMappedRead}). */
   read(fd: number, offset: number, bytes: number): void;
   /** A pwrite at `offset` wrote `bytes`. */
   write(fd: number, offset: number, bytes: number): void;
@@ -447,6 +448,57 @@ export function residentFraction(fd: number, length: number, path = ""): number 
   } finally {
     libc().munmap(addr, BigInt(length));
   }
+}
+
+/** A read-only view of part of a file through `mmap`; `unmap()` ends it (the view must not be used after). */
+export interface FileMapping {
+  /** The mapped bytes [offset, offset + length) of the file, without a copy. */
+  readonly bytes: Uint8Array;
+  /** Fraction (0..1) of the mapped pages in the page cache now (`mincore`; no page is read). */
+  resident(): number;
+  /** Removes the mapping; safe to call twice. */
+  unmap(): void;
+}
+
+/**
+ * Maps `length` bytes of open file `fd` from byte `offset` (a multiple of the page size) read
+ * only and shared, advised MADV_SEQUENTIAL so that pages missing from the page cache are read
+ * ahead in large sequential reads. Reads through the mapping are reported to the I/O observer by
+ * {@link noteMappedRead}. A file that shrinks under its mapping raises SIGBUS; map only files
+ * this process reads, not ones another process is cutting.
+ */
+export function mapFile(fd: number, offset: number, length: number, path = ""): FileMapping {
+  const len = BigInt(length);
+  const addr = libc().mmap(null, len, 1, 1, fd, BigInt(offset));
+  if (addr === null || Deno.UnsafePointer.value(addr) === 0xffffffffffffffffn) fail("mmap", path);
+  libc().madvise(addr, len, 2); // MADV_SEQUENTIAL: a hint; its failure changes nothing
+  let bytes: Uint8Array | undefined;
+  let mapped = true;
+  return {
+    get bytes(): Uint8Array {
+      // made when first used: V8 counts a view's bytes as external memory, which can start a GC
+      bytes ??= new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(addr!, length));
+      return bytes;
+    },
+    resident() {
+      const pages = Math.ceil(length / pageSize());
+      const vec = new Uint8Array(pages);
+      if (libc().mincore(addr, len, vec) < 0) fail("mincore", path);
+      let resident = 0;
+      for (let i = 0; i < pages; i++) resident += vec[i]! & 1;
+      return resident / pages;
+    },
+    unmap() {
+      if (!mapped) return;
+      mapped = false;
+      if (libc().munmap(addr, len) < 0) fail("munmap", path);
+    },
+  };
+}
+
+/** Reports to the I/O observer a read of `bytes` at `offset` of `fd` made through a mapping. */
+export function noteMappedRead(fd: number, offset: number, bytes: number): void {
+  if (observer !== undefined) observer.read(fd, offset, bytes);
 }
 
 /** True when the first `length` bytes of `a` and `b` are equal (`memcmp`, native speed). */

@@ -1,0 +1,45 @@
+/**
+ * Growable columns of numbers over typed arrays, for indexes that hold a few numbers per record
+ * of a file with millions of records: 8 bytes a float64 entry and 4 an int32 one, plus at most
+ * half again while growing, and no object per record.
+ * @module
+ */
+
+/** A growable column of float64 (any safe integer, such as a byte offset) or int32 values. */
+export class NumberColumn {
+  #values: Float64Array | Int32Array;
+  #length = 0;
+
+  /** An empty column of `kind` values. */
+  constructor(kind: "float64" | "int32") {
+    this.#values = kind === "float64" ? new Float64Array(64) : new Int32Array(64);
+  }
+
+  /** Entries in the column. */
+  get length(): number {
+    return this.#length;
+  }
+
+  /** Appends `value` (an int32 column keeps its low 32 bits). */
+  push(value: number): void {
+    if (this.#length === this.#values.length) {
+      const grown =
+        new (this.#values.constructor as Float64ArrayConstructor | Int32ArrayConstructor)(
+          Math.ceil(this.#values.length * 1.5),
+        );
+      grown.set(this.#values);
+      this.#values = grown;
+    }
+    this.#values[this.#length++] = value;
+  }
+
+  /** Gives back the room kept for growth (call when done appending; pushing again still works). */
+  trim(): void {
+    if (this.#values.length > this.#length) this.#values = this.#values.slice(0, this.#length);
+  }
+
+  /** Entry `i` (0 <= i < length). */
+  at(i: number): number {
+    return this.#values[i]!;
+  }
+}
