@@ -507,6 +507,8 @@ class F77Index implements FrameIndex {
     const records = t.starts.length;
     this.frameCount = Math.floor(records / plan.perFrame);
     const fallback: number[] = [];
+    // Records at one position of the caller's layout read alike: one entry each, not one a record.
+    const byLayout = plan.layout?.map((l) => ({ dtype: l.dtype, shape: l.shape, name: l.name }));
     for (let r = 0; r < this.frameCount * plan.perFrame; r++) {
       const pos = r % plan.perFrame;
       const bytes = t.sizes[r]!;
@@ -523,7 +525,7 @@ class F77Index implements FrameIndex {
             }) needs ${want}`,
           );
         }
-        this.#types.push({ dtype: lay.dtype, shape: lay.shape, name: lay.name });
+        this.#types.push(byLayout![pos]!);
         continue;
       }
       const spec = plan.types[plan.types.length === 1 ? 0 : pos]!;
