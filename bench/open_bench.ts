@@ -33,7 +33,7 @@ for (const framing of [f77, ieeeio]) {
   await writeFrames(
     nativeBackend(framing),
     path,
-    { create: "new", fsync: false },
+    { create: "new", fsync: "none" },
     FRAMES,
     (i) => data.frame(i),
   );
@@ -106,12 +106,16 @@ function synthetic(frames: number): Uint8Array {
 const sizes = [1e5, 1e6];
 const gsdFiles = sizes.map((n) => synthetic(n));
 for (const [k, bytes] of gsdFiles.entries()) {
-  // memory: what an open index keeps, per frame (printed once, beside the timings)
+  // memory: what open indexes keep, per frame (heap and typed arrays, printed beside the timings)
+  const used = () => {
+    const m = Deno.memoryUsage();
+    return m.heapUsed + m.external;
+  };
   const keep = [];
-  const before = Deno.memoryUsage().heapUsed;
-  for (let r = 0; r < 3; r++) keep.push(gsd.openIndex(memorySource(bytes)));
-  const perFrame = (Deno.memoryUsage().heapUsed - before) / 3 / sizes[k]!;
-  console.log(`gsd index of ${sizes[k]} frames: about ${perFrame.toFixed(0)} heap bytes a frame`);
+  const before = used();
+  for (let r = 0; r < 5; r++) keep.push(gsd.openIndex(memorySource(bytes)));
+  const perFrame = (used() - before) / keep.length / sizes[k]!;
+  console.log(`gsd index of ${sizes[k]} frames: about ${perFrame.toFixed(0)} bytes a frame`);
   Deno.bench(`gsd open, synthetic index of ${sizes[k]} frames`, {
     group: "gsd open, linear in frames",
     baseline: k === 0,
