@@ -199,7 +199,6 @@ Deno.test("f77: reader options dtype, names, recordsPerFrame and their errors", 
   const odd = open(bytes, { recordsPerFrame: "4", dtype: "float32" });
   assert.equal(odd.frameCount, 1);
   assert.match(odd.warnings!.join("\n"), /last 2 record\(s\) do not fill a frame of 4/);
-  assert.throws(() => odd.chunks(1), RangeError);
   assert.throws(() => open(bytes, { dtype: "float128" }), UsageError);
   assert.throws(() => open(bytes, { marker: 5 }), UsageError);
   assert.throws(() => open(bytes, { endian: "middle" as "big" }), UsageError);

@@ -102,3 +102,41 @@ Deno.test("registry: the readers workload runs the toys (framing and peer) in re
     for (const r of rows) assert.ok(Number(r.reader_bytes) >= 2 * 3 * 500 * 8, name);
   }
 });
+
+Deno.test("engine: one frame-range check before every backend's readFrame and locate", () => {
+  using tmp = tempDir();
+  const layout = [{ name: "particles/position", dtype: "float32", shape: [4, 3] }] as const;
+  const checked: string[] = [];
+  for (const backend of BACKENDS) {
+    // program peers read no files; a library missing here is covered where it is installed
+    if (backend.kind === "program" || backend.unavailable() !== null) continue;
+    const path = `${tmp.path}/range.${backend.name}`;
+    const sink = backend.openWriter(path, { create: "new", endian: backend.orders[0] });
+    for (let step = 0; step < 2; step++) {
+      sink.writeFrame({ step, chunks: [{ ...layout[0], data: new Float32Array(12).fill(step) }] });
+    }
+    sink.close();
+    const source = backend.openReader(path, { layout });
+    try {
+      assert.equal(source.frameCount, 2, backend.name);
+      assert.ok(source.readFrame(1).length >= 1, backend.name);
+      for (const bad of [2, -1, 0.5, NaN]) {
+        assert.throws(
+          () => source.readFrame(bad),
+          (e: unknown) =>
+            e instanceof RangeError && e.message === `frame ${bad} out of range [0, 2)`,
+          `${backend.name} readFrame(${bad})`,
+        );
+        if (source.locate) {
+          assert.throws(() => source.locate!(bad), RangeError, `${backend.name} locate(${bad})`);
+        }
+      }
+    } finally {
+      source.close();
+    }
+    checked.push(backend.name);
+  }
+  assert.ok(
+    ["gsd", "raw", "ieeeio", "netcdf", "f77", "toy", "toy-peer"].every((n) => checked.includes(n)),
+  );
+});

@@ -396,9 +396,57 @@ export function checkTransfer(backend: Backend, transfer: Transfer | undefined):
   );
 }
 
+/**
+ * RangeError unless `frame` is a frame of a source of `frameCount` frames (an integer in
+ * [0, frameCount)): the one frame-range check, made here before any backend reads a frame.
+ */
+function checkFrame(frame: number, frameCount: number): void {
+  if (!(Number.isInteger(frame) && frame >= 0 && frame < frameCount)) {
+    throw new RangeError(`frame ${frame} out of range [0, ${frameCount})`);
+  }
+}
+
+/**
+ * Puts the frame-range check in front of a just-opened source's `readFrame` and `locate`: the
+ * source is the caller's alone, so the two methods are replaced on it (its other members, private
+ * fields and counters stay its own).
+ */
+function rangeChecked(source: FrameSource): FrameSource {
+  const readFrame = source.readFrame.bind(source);
+  source.readFrame = (frame) => {
+    checkFrame(frame, source.frameCount);
+    return readFrame(frame);
+  };
+  const locate = source.locate?.bind(source);
+  if (locate) {
+    source.locate = (frame) => {
+      checkFrame(frame, source.frameCount);
+      return locate(frame);
+    };
+  }
+  return source;
+}
+
+const ENGINE_RUN = new WeakSet<Backend>();
+
+/**
+ * `backend` as the registry runs it: every reader it opens passes frame numbers through the
+ * engine's range check before the backend's own `readFrame` or `locate` (native framings' indexes
+ * and peers need no check of their own). Idempotent.
+ */
+export function engineBackend(backend: Backend): Backend {
+  if (ENGINE_RUN.has(backend)) return backend;
+  const run: Backend = {
+    ...backend,
+    openReader: (path, options) => rangeChecked(backend.openReader(path, options)),
+  };
+  ENGINE_RUN.add(run);
+  return run;
+}
+
 /** A {@link Backend} that stores frames with `framing`, through the FFI file layer. */
 export function nativeBackend(framing: Framing): Backend {
-  return {
+  return engineBackend({
     name: framing.name,
     description: framing.description,
     kind: "native",
@@ -416,5 +464,5 @@ export function nativeBackend(framing: Framing): Backend {
       checkOptions(framing, options.backendOptions);
       return new NativeSource(framing, path, options);
     },
-  };
+  });
 }

@@ -15,7 +15,7 @@ import { raw } from "../framings/raw.ts";
 import { type Framing, matchesMagic } from "../framings/types.ts";
 import { PEERS } from "../peers/mod.ts";
 import { didYouMean } from "../suggest.ts";
-import { nativeBackend } from "./engine.ts";
+import { engineBackend, nativeBackend } from "./engine.ts";
 import { FileHandle } from "../io/file.ts";
 import type { Backend } from "./backend.ts";
 import { hexBytes } from "../framings/kit.ts";
@@ -23,7 +23,7 @@ import { hexBytes } from "../framings/kit.ts";
 /** Every native framing, in the order `sciobench framings` lists them. */
 export const FRAMINGS: readonly Framing[] = [gsd, raw, ieeeio, netcdf, f77];
 
-const registered: Backend[] = [...FRAMINGS.map(nativeBackend), ...PEERS];
+const registered: Backend[] = [...FRAMINGS.map(nativeBackend), ...PEERS.map(engineBackend)];
 
 /** Every backend: native framings first, then peers (and any added by {@link registerBackend}). */
 export const BACKENDS: readonly Backend[] = registered;
@@ -36,7 +36,7 @@ export function registerBackend(backend: Backend): void {
   if (registered.some((b) => b.name === backend.name)) {
     throw new UsageError(`a backend named '${backend.name}' is already registered`);
   }
-  registered.push(backend);
+  registered.push(engineBackend(backend));
 }
 
 /** Removes a backend added by {@link registerBackend} (tests clean up with it). */

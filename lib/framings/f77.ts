@@ -54,7 +54,7 @@ import {
   type WriterOptions,
   WRITING_WORKLOADS,
 } from "./types.ts";
-import { bytesOf, checkChunkSize, checkFrame } from "./kit.ts";
+import { bytesOf, checkChunkSize } from "./kit.ts";
 
 /** gfortran's largest subrecord payload with 4-byte markers, in bytes: 2^31 - 9. */
 export const F77_MAX_SUBRECORD = 2147483639;
@@ -553,7 +553,6 @@ class F77Index implements FrameIndex {
   }
 
   chunks(frame: number): readonly ChunkRef[] {
-    checkFrame(frame, this.frameCount);
     const t = this.#t;
     const out: ChunkRef[] = [];
     for (let r = frame * this.#plan.perFrame, end = r + this.#plan.perFrame; r < end; r++) {

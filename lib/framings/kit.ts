@@ -40,13 +40,6 @@ export function checkChunkSize(chunk: Chunk): number {
   return bytes;
 }
 
-/** RangeError unless `frame` is an integer in [0, frameCount). */
-export function checkFrame(frame: number, frameCount: number): void {
-  if (!(Number.isInteger(frame) && frame >= 0 && frame < frameCount)) {
-    throw new RangeError(`frame ${frame} out of range [0, ${frameCount})`);
-  }
-}
-
 /** Bytes as two-digit hex separated by spaces (`43 44 46 01`). */
 export function hexBytes(bytes: Uint8Array): string {
   return Array.from(bytes, (x) => x.toString(16).padStart(2, "0")).join(" ");

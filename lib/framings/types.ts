@@ -172,7 +172,10 @@ export interface FrameIndex {
   readonly framing: string;
   /** Number of complete frames. */
   readonly frameCount: number;
-  /** Chunks of frame `frame` (0-based) in storage order; throws RangeError outside [0, frameCount). */
+  /**
+   * Chunks of frame `frame` (0-based) in storage order; `frame` is in [0, frameCount) (the engine
+   * checks the range before it asks, lib/backends/engine.ts).
+   */
   chunks(frame: number): readonly ChunkRef[];
   /** Step number of a frame when the format stores one. */
   step?(frame: number): number | undefined;

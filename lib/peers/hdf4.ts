@@ -46,7 +46,6 @@ import {
   recordLoaded,
   refuseExisting,
 } from "./common.ts";
-import { checkFrame } from "../framings/kit.ts";
 import { requireFile } from "../io/file.ts";
 import { PeerSink } from "./common.ts";
 
@@ -452,7 +451,6 @@ class Hdf4Source implements FrameSource {
 
   readFrame(frame: number): readonly ReadChunk[] {
     if (this.#closed) throw new IoError(`${NAME}: ${this.path}: read after close`);
-    checkFrame(frame, this.frameCount);
     const lib = this.#lib;
     const mf = lib.mf;
     const out: ReadChunk[] = [];

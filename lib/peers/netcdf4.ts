@@ -57,7 +57,6 @@ import {
 } from "./hdf5/mod.ts";
 import { prepareHdf5 } from "./hdf5/bindings.ts";
 import { CHUNK_NAME_ATTR, NETCDF_OPTIONS, schemaForChunks } from "../framings/netcdf/mod.ts";
-import { checkFrame } from "../framings/kit.ts";
 import { requireFile } from "../io/file.ts";
 import { PeerSink } from "./common.ts";
 
@@ -527,7 +526,6 @@ class NcSource implements FrameSource {
 
   readFrame(frame: number): readonly ReadChunk[] {
     if (this.#closed) throw new IoError(`${this.framing}: ${this.path}: read after close`);
-    checkFrame(frame, this.frameCount);
     const lib = this.#lib;
     const out: ReadChunk[] = [];
     for (const v of this.#vars) {

@@ -22,7 +22,7 @@ import {
   TYPE_BYTES,
   versionString,
 } from "./format.ts";
-import { checkFrame, cStringOf, hexBytes } from "../kit.ts";
+import { cStringOf, hexBytes } from "../kit.ts";
 
 /** Header facts of a GSD file. */
 export interface GsdHeader {
@@ -333,13 +333,8 @@ export class GsdIndex implements FrameIndex {
     return s;
   }
 
-  #check(frame: number): void {
-    checkFrame(frame, this.frameCount);
-  }
-
   /** The chunks of `frame` in storage order (ascending file offset). */
   chunks(frame: number): readonly ChunkRef[] {
-    this.#check(frame);
     const out: ChunkRef[] = [];
     for (let i = this.#lowerBound(frame); i < this.entryCount && this.#frameOf(i) === frame; i++) {
       const r = this.#ref(i);
@@ -353,7 +348,6 @@ export class GsdIndex implements FrameIndex {
 
   /** The chunk `name` of `frame`, by binary search on (frame, id); undefined when absent. */
   find(frame: number, name: string): ChunkRef | undefined {
-    this.#check(frame);
     const id = this.#ids.get(name);
     if (id === undefined) return undefined;
     const w = this.#w;

@@ -10,7 +10,6 @@ import { FORMAT, KIND_NAMES, NC_TYPE_DTYPE, STREAMING_NUMRECS } from "./model.ts
 import type { NcFile } from "./reader.ts";
 import { openNetcdf } from "./reader.ts";
 import { chunkNameOf } from "./schema.ts";
-import { checkFrame } from "../kit.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Frame index
@@ -66,7 +65,6 @@ export class NetcdfIndex implements FrameIndex {
   }
 
   chunks(frame: number): readonly ChunkRef[] {
-    checkFrame(frame, this.frameCount);
     const shift = frame * this.#stride;
     if (shift === 0) return this.#refs;
     return this.#refs.map((r) => ({ ...r, offset: r.offset + shift }));

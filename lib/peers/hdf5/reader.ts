@@ -31,7 +31,6 @@ import {
   H5T_SGN_NONE,
   NAME,
 } from "./bindings.ts";
-import { checkFrame } from "../../framings/kit.ts";
 import { requireFile } from "../../io/file.ts";
 
 // ---- reader --------------------------------------------------------------------------------
@@ -308,7 +307,6 @@ export class Hdf5Source implements FrameSource {
 
   readFrame(frame: number): readonly ReadChunk[] {
     if (this.#closed) throw new IoError(`${NAME}: ${this.path}: read after close`);
-    checkFrame(frame, this.frameCount);
     const lib = this.#lib;
     const fn = lib.fn;
     const out: ReadChunk[] = [];
