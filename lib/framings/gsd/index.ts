@@ -69,113 +69,73 @@ export class GsdIndex implements FrameIndex {
   constructor(source: ByteSource, wholeIndexBytes = GSD_WHOLE_INDEX_BYTES) {
     this.#wholeIndexBytes = wholeIndexBytes;
     this.#source = source;
-    const path = source.path;
-    const bad = (offset: number, problem: string): never => {
-      throw new FormatError(FORMAT, path, offset, problem);
-    };
-    const size = source.size;
-    if (size < HEADER_BYTES) {
-      bad(0, `not a GSD file: the header needs ${HEADER_BYTES} bytes, the file has ${size}`);
-    }
-    const head = source.read(0, Math.min(size, HEAD_BYTES));
-    const h = head.subarray(0, HEADER_BYTES);
-    for (let i = 0; i < 8; i++) {
-      if (h[i] !== GSD_MAGIC[i]) {
-        bad(
-          0,
-          `not a GSD file: magic ${hexBytes(h.subarray(0, 8))}, expected ${hexBytes(GSD_MAGIC)}`,
-        );
-      }
-    }
-    const hv = new DataView(h.buffer, h.byteOffset, HEADER_BYTES);
-    const u64 = (at: number, what: string): number => {
-      const x = hv.getUint32(at, true) + hv.getUint32(at + 4, true) * TWO32;
-      if (x > Number.MAX_SAFE_INTEGER) {
-        bad(at, `${what} ${hv.getBigUint64(at, true)} is impossibly large`);
-      }
-      return x;
-    };
-    const gsdVersion = hv.getUint32(44, true);
-    if (
-      !((gsdVersion >= packVersion(1, 0) || gsdVersion === packVersion(0, 3)) &&
-        gsdVersion < packVersion(3, 0))
-    ) {
-      bad(
-        44,
-        `unsupported GSD file version ${
-          versionString(gsdVersion)
-        }: this reader reads 0.3, 1.x and 2.x`,
-      );
-    }
-    const v2 = gsdVersion >= packVersion(2, 0);
-    const indexLocation = u64(8, "index location");
-    const indexSlots = u64(16, "index size");
-    const namelistLocation = u64(24, "name list location");
-    const namelistSegments = u64(32, "name list size");
-    const namelistBytes = namelistSegments * NAME_SEGMENT;
-    const header: GsdHeader = {
-      gsdVersion,
-      schemaVersion: hv.getUint32(40, true),
-      application: cStringAt(h, 48, 64),
-      schema: cStringAt(h, 112, 64),
-      indexLocation,
-      indexSlots,
-      namelistLocation,
-      namelistBytes,
-    };
+    const { header, head } = readHeader(source);
     this.header = header;
+    this.names = this.#readNames(header, head);
+    this.#ids = new Map(this.names.map((n, i) => [n, i]));
+    this.#w = this.#readIndex(header, head);
+    this.entryCount = this.#w.length / 8;
+    this.#sortedById = sortedById(header);
+    this.frameCount = mapFrames(this.#w, header, this.names.length, source);
+  }
 
-    // Name list.
-    if (namelistSegments === 0) bad(32, "the name list block has size 0");
-    if (namelistLocation + namelistBytes > size) {
+  /** The name list block: chunk names by id (NUL-separated in 2.x, 64-byte segments before). */
+  #readNames(header: GsdHeader, head: Uint8Array): string[] {
+    const { namelistLocation: at, namelistBytes: bytes } = header;
+    const size = this.#source.size;
+    const bad = failAt(this.#source.path);
+    if (bytes === 0) bad(32, "the name list block has size 0");
+    if (at + bytes > size) {
       bad(
         24,
-        `the name list block [${namelistLocation}, ${
-          namelistLocation + namelistBytes
-        }) ends past the end of the file (${size} bytes)`,
+        `the name list block [${at}, ${at + bytes}) ends past the end of the file (${size} bytes)`,
       );
     }
-    const nl = this.#block(namelistLocation, namelistBytes, head);
-    if (nl[namelistBytes - 1] !== 0) {
+    const nl = this.#block(at, bytes, head);
+    if (nl[bytes - 1] !== 0) {
       bad(
-        namelistLocation + namelistBytes - 1,
+        at + bytes - 1,
         `the name list block must end with a 0 byte, found 0x${
-          nl[namelistBytes - 1]!.toString(16).padStart(2, "0")
+          nl[bytes - 1]!.toString(16).padStart(2, "0")
         }`,
       );
     }
     const names: string[] = [];
-    if (v2) {
+    if (sortedById(header)) {
       let p = 0;
-      while (p < namelistBytes && nl[p] !== 0) {
+      while (p < bytes && nl[p] !== 0) {
         const end = nl.indexOf(0, p);
         names.push(dec.decode(nl.subarray(p, end)));
         p = end + 1;
       }
     } else {
-      for (let p = 0; p < namelistBytes && nl[p] !== 0; p += NAME_SEGMENT) {
+      for (let p = 0; p < bytes && nl[p] !== 0; p += NAME_SEGMENT) {
         names.push(cStringAt(nl, p, NAME_SEGMENT));
       }
     }
-    this.names = names;
-    this.#ids = new Map(names.map((n, i) => [n, i]));
+    return names;
+  }
 
-    // Index block.
-    if (indexSlots === 0) bad(16, "the index block has 0 slots");
-    if (indexLocation + indexSlots * ENTRY_BYTES > size) {
+  /** The used entries of the index block, 8 little-endian u32 words each (native words). */
+  #readIndex(header: GsdHeader, head: Uint8Array): Uint32Array {
+    const { indexLocation: at, indexSlots: slots } = header;
+    const size = this.#source.size;
+    const bad = failAt(this.#source.path);
+    if (slots === 0) bad(16, "the index block has 0 slots");
+    if (at + slots * ENTRY_BYTES > size) {
       bad(
         8,
-        `the index block [${indexLocation}, ${
-          indexLocation + indexSlots * ENTRY_BYTES
+        `the index block [${at}, ${
+          at + slots * ENTRY_BYTES
         }) ends past the end of the file (${size} bytes)`,
       );
     }
-    const used = this.#countEntries(indexLocation, indexSlots, head);
+    const used = this.#countEntries(at, slots, head);
     const w = new Uint32Array(used * 8);
     if (used > 0) {
       new Uint8Array(w.buffer).set(
         this.#wholeIndex?.subarray(0, used * ENTRY_BYTES) ??
-          this.#block(indexLocation, used * ENTRY_BYTES, head),
+          this.#block(at, used * ENTRY_BYTES, head),
       );
       this.#wholeIndex = null;
       if (NATIVE_ORDER === "big") {
@@ -183,78 +143,7 @@ export class GsdIndex implements FrameIndex {
         copySwapped(b, b, 4);
       }
     }
-    this.#w = w;
-    this.entryCount = used;
-    this.#sortedById = v2;
-
-    const badEntry = (i: number, prevFrame: number, prevId: number): never => {
-      const q = i * 8, at = indexLocation + i * ENTRY_BYTES;
-      const frame = w[q]! + w[q + 1]! * TWO32;
-      const n = w[q + 2]! + w[q + 3]! * TWO32;
-      const location = w[q + 4]! + (w[q + 5]! | 0) * TWO32;
-      const m = w[q + 6]!;
-      const tail = w[q + 7]!;
-      const id = tail & 0xffff;
-      const type = (tail >>> 16) & 0xff;
-      const flags = tail >>> 24;
-      const maxType = gsdVersion >= packVersion(2, 1) ? 11 : 10;
-      const what = `index entry ${i} (frame ${frame}, chunk id ${id})`;
-      if (type < 1 || type > maxType) {
-        bad(
-          at + 30,
-          `${what}: unknown type code ${type} (known: 1..${maxType}${
-            maxType === 10 ? "; 11 needs file layer 2.1" : ""
-          })`,
-        );
-      }
-      const bytes = n * m * TYPE_BYTES[type]!;
-      if (location < 0 || location + bytes > size) {
-        bad(
-          at + 16,
-          `${what}: data [${location}, ${location + bytes}) of ${n} x ${m} ${
-            CODE_DTYPE[type]
-          } lies outside the file (${size} bytes)`,
-        );
-      }
-      if (frame >= indexSlots) {
-        bad(at, `${what}: frame ${frame} is not below the index size ${indexSlots}`);
-      }
-      if (id >= names.length) {
-        bad(at + 28, `${what}: chunk id ${id} but the name list holds ${names.length} names`);
-      }
-      if (flags !== 0) bad(at + 31, `${what}: flags 0x${flags.toString(16)}, expected 0`);
-      return bad(
-        at,
-        `${what}: index entries are not sorted by ${v2 ? "(frame, id)" : "frame"}; entry ${
-          i - 1
-        } has frame ${prevFrame}, id ${prevId}`,
-      );
-    };
-
-    // Validate every used entry (gsd 2.7 checks the ones its binary search probes). The fast
-    // test runs per entry; the messages are only built for a bad one.
-    const maxType = gsdVersion >= packVersion(2, 1) ? 11 : 10;
-    const nameCount = names.length;
-    let prevFrame = 0, prevId = 0;
-    for (let i = 0, q = 0; i < used; i++, q += 8) {
-      const frame = w[q]! + w[q + 1]! * TWO32;
-      const n = w[q + 2]! + w[q + 3]! * TWO32;
-      const location = w[q + 4]! + (w[q + 5]! | 0) * TWO32;
-      const m = w[q + 6]!;
-      const tail = w[q + 7]!;
-      const id = tail & 0xffff;
-      const type = (tail >>> 16) & 0xff;
-      if (
-        type < 1 || type > maxType || location < 0 || location + n * m * TYPE_BYTES[type]! > size ||
-        frame >= indexSlots || id >= nameCount || tail >>> 24 !== 0 ||
-        (i > 0 && (frame < prevFrame || (v2 && frame === prevFrame && id < prevId)))
-      ) {
-        badEntry(i, prevFrame, prevId);
-      }
-      prevFrame = frame;
-      prevId = id;
-    }
-    this.frameCount = used === 0 ? 0 : prevFrame + 1;
+    return w;
   }
 
   /** `length` bytes at `offset`: from `head` (the file's first bytes) when inside it, else read. */
@@ -292,7 +181,7 @@ export class GsdIndex implements FrameIndex {
   }
 
   #frameOf(i: number): number {
-    return this.#w[i * 8]! + this.#w[i * 8 + 1]! * TWO32;
+    return entryFrame(this.#w, i * 8);
   }
 
   /** First entry of `frame` (or where it would be). */
@@ -308,7 +197,7 @@ export class GsdIndex implements FrameIndex {
 
   #ref(i: number): ChunkRef {
     const w = this.#w, q = i * 8;
-    const n = w[q + 2]! + w[q + 3]! * TWO32;
+    const n = entryN(w, q);
     const m = w[q + 6]!;
     const tail = w[q + 7]!;
     const dtype = CODE_DTYPE[(tail >>> 16) & 0xff]!;
@@ -316,7 +205,7 @@ export class GsdIndex implements FrameIndex {
       name: this.names[tail & 0xffff]!,
       dtype,
       shape: this.#shape(n, m),
-      offset: w[q + 4]! + (w[q + 5]! | 0) * TWO32,
+      offset: entryLocation(w, q),
       bytes: n * m * DTYPE_SIZE[dtype],
       order: "little",
     };
@@ -430,4 +319,177 @@ export class GsdIndex implements FrameIndex {
 
 function cStringAt(b: Uint8Array, at: number, width: number): string {
   return cStringOf(b.subarray(at, at + width));
+}
+
+/** A thrower of FormatErrors about the GSD file at `path`: (byte offset, problem). */
+function failAt(path: string): (offset: number, problem: string) => never {
+  return (offset, problem) => {
+    throw new FormatError(FORMAT, path, offset, problem);
+  };
+}
+
+/** 2.x files sort their index by (frame, id) and keep names NUL-separated. */
+function sortedById(header: GsdHeader): boolean {
+  return header.gsdVersion >= packVersion(2, 0);
+}
+
+/** The header (the first 256 bytes): magic, version, block locations; also the file's head. */
+function readHeader(source: ByteSource): { header: GsdHeader; head: Uint8Array } {
+  const size = source.size;
+  const bad = failAt(source.path);
+  if (size < HEADER_BYTES) {
+    bad(0, `not a GSD file: the header needs ${HEADER_BYTES} bytes, the file has ${size}`);
+  }
+  const head = source.read(0, Math.min(size, HEAD_BYTES));
+  const h = head.subarray(0, HEADER_BYTES);
+  for (let i = 0; i < 8; i++) {
+    if (h[i] !== GSD_MAGIC[i]) {
+      bad(
+        0,
+        `not a GSD file: magic ${hexBytes(h.subarray(0, 8))}, expected ${hexBytes(GSD_MAGIC)}`,
+      );
+    }
+  }
+  const hv = new DataView(h.buffer, h.byteOffset, HEADER_BYTES);
+  const u64 = (at: number, what: string): number => {
+    const x = hv.getUint32(at, true) + hv.getUint32(at + 4, true) * TWO32;
+    if (x > Number.MAX_SAFE_INTEGER) {
+      bad(at, `${what} ${hv.getBigUint64(at, true)} is impossibly large`);
+    }
+    return x;
+  };
+  const gsdVersion = hv.getUint32(44, true);
+  if (
+    !((gsdVersion >= packVersion(1, 0) || gsdVersion === packVersion(0, 3)) &&
+      gsdVersion < packVersion(3, 0))
+  ) {
+    bad(
+      44,
+      `unsupported GSD file version ${
+        versionString(gsdVersion)
+      }: this reader reads 0.3, 1.x and 2.x`,
+    );
+  }
+  const header: GsdHeader = {
+    gsdVersion,
+    schemaVersion: hv.getUint32(40, true),
+    application: cStringAt(h, 48, 64),
+    schema: cStringAt(h, 112, 64),
+    indexLocation: u64(8, "index location"),
+    indexSlots: u64(16, "index size"),
+    namelistLocation: u64(24, "name list location"),
+    namelistBytes: u64(32, "name list size") * NAME_SEGMENT,
+  };
+  return { header, head };
+}
+
+// Fields of the index entry at word q of the entry words w (gsd_index_entry: frame u64, N u64,
+// location i64, M u32, id u16, type u8, flags u8).
+function entryFrame(w: Uint32Array, q: number): number {
+  return w[q]! + w[q + 1]! * TWO32;
+}
+function entryN(w: Uint32Array, q: number): number {
+  return w[q + 2]! + w[q + 3]! * TWO32;
+}
+function entryLocation(w: Uint32Array, q: number): number {
+  return w[q + 4]! + (w[q + 5]! | 0) * TWO32;
+}
+
+/** Largest type code of a file layer: 11 (char) needs 2.1. */
+function maxTypeCode(header: GsdHeader): number {
+  return header.gsdVersion >= packVersion(2, 1) ? 11 : 10;
+}
+
+/**
+ * Checks every used index entry `w` as gsd 2.7 checks the ones its binary search probes (type,
+ * data inside the file, frame below the slots, id in the name list, no flags, sorted) and returns
+ * the frame count (last entry's frame + 1). The fast test runs per entry; the message is built
+ * only for a bad one ({@link badEntry}).
+ */
+function mapFrames(
+  w: Uint32Array,
+  header: GsdHeader,
+  nameCount: number,
+  source: ByteSource,
+): number {
+  const size = source.size;
+  const slots = header.indexSlots;
+  const v2 = sortedById(header);
+  const maxType = maxTypeCode(header);
+  const used = w.length / 8;
+  let prevFrame = 0, prevId = 0;
+  for (let i = 0, q = 0; i < used; i++, q += 8) {
+    const frame = entryFrame(w, q);
+    const tail = w[q + 7]!;
+    const id = tail & 0xffff;
+    const type = (tail >>> 16) & 0xff;
+    if (
+      type < 1 || type > maxType || entryLocation(w, q) < 0 ||
+      entryLocation(w, q) + entryN(w, q) * w[q + 6]! * TYPE_BYTES[type]! > size ||
+      frame >= slots || id >= nameCount || tail >>> 24 !== 0 ||
+      (i > 0 && (frame < prevFrame || (v2 && frame === prevFrame && id < prevId)))
+    ) {
+      badEntry(w, i, { header, nameCount, source, prevFrame, prevId });
+    }
+    prevFrame = frame;
+    prevId = id;
+  }
+  return used === 0 ? 0 : prevFrame + 1;
+}
+
+/** Throws the FormatError that says what is wrong with index entry `i` (see {@link mapFrames}). */
+function badEntry(
+  w: Uint32Array,
+  i: number,
+  at: {
+    header: GsdHeader;
+    nameCount: number;
+    source: ByteSource;
+    prevFrame: number;
+    prevId: number;
+  },
+): never {
+  const { header, nameCount, source, prevFrame, prevId } = at;
+  const bad = failAt(source.path);
+  const size = source.size;
+  const q = i * 8, offset = header.indexLocation + i * ENTRY_BYTES;
+  const frame = entryFrame(w, q);
+  const n = entryN(w, q);
+  const location = entryLocation(w, q);
+  const m = w[q + 6]!;
+  const id = w[q + 7]! & 0xffff;
+  const type = (w[q + 7]! >>> 16) & 0xff;
+  const flags = w[q + 7]! >>> 24;
+  const maxType = maxTypeCode(header);
+  const what = `index entry ${i} (frame ${frame}, chunk id ${id})`;
+  if (type < 1 || type > maxType) {
+    bad(
+      offset + 30,
+      `${what}: unknown type code ${type} (known: 1..${maxType}${
+        maxType === 10 ? "; 11 needs file layer 2.1" : ""
+      })`,
+    );
+  }
+  const bytes = n * m * TYPE_BYTES[type]!;
+  if (location < 0 || location + bytes > size) {
+    bad(
+      offset + 16,
+      `${what}: data [${location}, ${location + bytes}) of ${n} x ${m} ${
+        CODE_DTYPE[type]
+      } lies outside the file (${size} bytes)`,
+    );
+  }
+  if (frame >= header.indexSlots) {
+    bad(offset, `${what}: frame ${frame} is not below the index size ${header.indexSlots}`);
+  }
+  if (id >= nameCount) {
+    bad(offset + 28, `${what}: chunk id ${id} but the name list holds ${nameCount} names`);
+  }
+  if (flags !== 0) bad(offset + 31, `${what}: flags 0x${flags.toString(16)}, expected 0`);
+  return bad(
+    offset,
+    `${what}: index entries are not sorted by ${
+      sortedById(header) ? "(frame, id)" : "frame"
+    }; entry ${i - 1} has frame ${prevFrame}, id ${prevId}`,
+  );
 }
