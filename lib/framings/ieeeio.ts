@@ -105,21 +105,6 @@ export type IeeeioTypeName = typeof IEEEIO_TYPE_NAMES[number];
 
 /** Element size in bytes of each type code (0..11). */
 const TYPE_SIZE = [1, 2, 4, 8, 4, 8, 1, 2, 4, 8, 1, 2] as const;
-/** The DType each type code reads back as (Char16 has no DType of its own: uint16). */
-const TYPE_DTYPE: readonly DType[] = [
-  "int8",
-  "int16",
-  "int32",
-  "int64",
-  "float32",
-  "float64",
-  "uint8",
-  "uint16",
-  "uint32",
-  "uint64",
-  "char",
-  "uint16",
-];
 /** The type code each DType is written as. */
 const DTYPE_CODE: Readonly<Record<DType, number>> = {
   int8: 0,
@@ -134,6 +119,12 @@ const DTYPE_CODE: Readonly<Record<DType, number>> = {
   uint64: 9,
   char: 10,
 };
+
+/** The DType each type code reads back as: DTYPE_CODE inverted, and Char16 (11) as uint16. */
+const TYPE_DTYPE: readonly DType[] = [
+  ...Object.entries(DTYPE_CODE).sort((a, b) => a[1] - b[1]).map(([dtype]) => dtype as DType),
+  "uint16",
+];
 
 /** The type code of an IEEEIO type name or a DType; throws UsageError for anything else. */
 export function ieeeioTypeCode(type: IeeeioTypeName | DType): number {

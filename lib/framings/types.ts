@@ -96,6 +96,11 @@ export function typedArray(
   return new TYPED_ARRAY[dtype](buffer, offset, length);
 }
 
+/** Whether `a` is the kind of typed array that holds `dtype` (char: Uint8Array). */
+export function holdsDType(a: ArrayBufferView, dtype: DType): boolean {
+  return a instanceof TYPED_ARRAY[dtype];
+}
+
 export type { ByteOrder } from "../bytes/byteswap.ts";
 export type { ByteSource, WriteOp } from "../io/types.ts";
 

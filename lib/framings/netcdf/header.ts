@@ -6,17 +6,6 @@
 import { copySwapped } from "../../bytes/byteswap.ts";
 import { FormatError, UsageError } from "../../errors.ts";
 import type { ByteSource, TypedArray } from "../types.ts";
-import type {
-  NcAttribute,
-  NcDimension,
-  NcLayout,
-  NcSchema,
-  NcType,
-  NcValues,
-  NcVariable,
-  NcVariant,
-  NcVarLayout,
-} from "./model.ts";
 import {
   enc,
   encodeValues,
@@ -25,10 +14,19 @@ import {
   FORMAT,
   isCdf5Type,
   NC_TYPE_CODE,
+  type NcAttribute,
+  type NcDimension,
+  type NcLayout,
+  type NcSchema,
+  type NcType,
   ncTypeSize,
+  type NcValues,
+  type NcVariable,
+  type NcVariant,
+  type NcVarLayout,
   pad4,
-  product,
   recordDimId,
+  slabOf,
   STREAMING_NUMRECS,
   typedFor,
   TYPES,
@@ -192,7 +190,7 @@ export function layoutSchema(schema: NcSchema): NcLayout {
     schema.variables.forEach((v, i) => {
       if (shapes[i]!.isRec !== pass) return;
       begins[i] = cursor;
-      cursor += pad4(product(shapes[i]!.shape) * ncTypeSize(v.type));
+      cursor += slabOf(v.type, shapes[i]!.shape).paddedBytes;
     });
   }
   let recvars = 0;
@@ -201,25 +199,23 @@ export function layoutSchema(schema: NcSchema): NcLayout {
   let recordBegin = -1;
   schema.variables.forEach((v, i) => {
     const { isRec, shape } = shapes[i]!;
-    const slabBytes = product(shape) * ncTypeSize(v.type);
-    const paddedBytes = pad4(slabBytes);
+    const slab = slabOf(v.type, shape);
     const begin = begins[i]!;
-    const limit = variantLimit(schema.variant, begin, paddedBytes);
+    const limit = variantLimit(schema.variant, begin, slab.paddedBytes);
     if (limit !== null) throw new UsageError(`netcdf: ${limit} ('${v.name}')`);
     if (isRec) {
       recvars++;
-      recsize += paddedBytes;
+      recsize += slab.paddedBytes;
       if (recordBegin < 0) recordBegin = begin;
     } else {
-      fixedEnd = Math.max(fixedEnd, begin + paddedBytes);
+      fixedEnd = Math.max(fixedEnd, begin + slab.paddedBytes);
     }
     out.push({
       name: v.name,
       type: v.type,
       record: isRec,
       shape,
-      slabBytes,
-      paddedBytes,
+      ...slab,
       begin,
       fill: fillBytes(v),
     });

@@ -7,7 +7,7 @@
 import { copySwapped } from "../../bytes/byteswap.ts";
 import { UsageError } from "../../errors.ts";
 import type { DType, TypedArray } from "../types.ts";
-import { DTYPE_SIZE, typedArray } from "../types.ts";
+import { DTYPE_SIZE, holdsDType, typedArray } from "../types.ts";
 import { elementCount } from "../kit.ts";
 
 /** The framing name, used in errors. */
@@ -198,6 +198,18 @@ export function pad4(n: number): number {
   return Math.ceil(n / 4) * 4;
 }
 
+/**
+ * Bytes of one slab of `type` and `shape` (a fixed variable's data, or one record of a record
+ * variable): as stored, and padded to 4 bytes (the variable's vsize).
+ */
+export function slabOf(
+  type: NcType,
+  shape: readonly number[],
+): { slabBytes: number; paddedBytes: number } {
+  const slabBytes = product(shape) * ncTypeSize(type);
+  return { slabBytes, paddedBytes: pad4(slabBytes) };
+}
+
 /** Index of the record (unlimited) dimension, or -1. */
 export function recordDimId(dims: readonly NcDimension[]): number {
   return dims.findIndex((d) => d.length === 0);
@@ -228,7 +240,7 @@ export function encodeValues(type: NcType, values: NcValues): Uint8Array {
   const size = ncTypeSize(type);
   let typed: TypedArray;
   const wanted = NC_TYPE_DTYPE[type];
-  if (ArrayBuffer.isView(values) && sameElement(values, wanted)) {
+  if (ArrayBuffer.isView(values) && holdsDType(values, wanted)) {
     typed = values;
   } else {
     typed = typedFor(type, values.length);
@@ -242,32 +254,6 @@ export function encodeValues(type: NcType, values: NcValues): Uint8Array {
   const out = new Uint8Array(src.length);
   copySwapped(src, out, size);
   return out;
-}
-
-function sameElement(a: TypedArray | Uint8Array, dtype: DType): boolean {
-  switch (dtype) {
-    case "int8":
-      return a instanceof Int8Array;
-    case "char":
-    case "uint8":
-      return a instanceof Uint8Array;
-    case "int16":
-      return a instanceof Int16Array;
-    case "uint16":
-      return a instanceof Uint16Array;
-    case "int32":
-      return a instanceof Int32Array;
-    case "uint32":
-      return a instanceof Uint32Array;
-    case "float32":
-      return a instanceof Float32Array;
-    case "float64":
-      return a instanceof Float64Array;
-    case "int64":
-      return a instanceof BigInt64Array;
-    case "uint64":
-      return a instanceof BigUint64Array;
-  }
 }
 
 /** Big-endian bytes of a variable's fill element: its `_FillValue` attribute or the default. */

@@ -12,10 +12,8 @@ import {
   DEFAULT_FILL,
   fillBytes,
   FORMAT,
-  ncTypeSize,
-  pad4,
-  product,
   recordDimId,
+  slabOf,
   STREAMING_NUMRECS,
 } from "./model.ts";
 
@@ -57,9 +55,9 @@ export function openNetcdf(src: ByteSource): NcFile {
   const vars: NcVarLayout[] = h.variables.map((v) => {
     const isRec = v.dims.length > 0 && v.dims[0] === rec;
     const shape = (isRec ? v.dims.slice(1) : v.dims).map((id) => h.dimensions[id]!.length);
-    const slabBytes = product(shape) * ncTypeSize(v.type);
-    if (!Number.isSafeInteger(slabBytes)) fail(-1, `variable '${v.name}' is too large`);
-    const paddedBytes = pad4(slabBytes);
+    const slab = slabOf(v.type, shape);
+    if (!Number.isSafeInteger(slab.slabBytes)) fail(-1, `variable '${v.name}' is too large`);
+    const paddedBytes = slab.paddedBytes;
     const clamp = h.variant !== 5 && paddedBytes > 0xfffffffc && v.storedVsize === 0xffffffff;
     if (v.storedVsize !== paddedBytes && !clamp) {
       warnings.push(
@@ -80,8 +78,7 @@ export function openNetcdf(src: ByteSource): NcFile {
       type: v.type,
       record: isRec,
       shape,
-      slabBytes,
-      paddedBytes,
+      ...slab,
       begin: v.begin,
       fill,
     };
