@@ -47,7 +47,7 @@ peerTest(
     assert.equal(no.code, 2);
     assert.match(
       no.stderr,
-      /^sciobench: error: framing 'hdf5' cannot append to an existing file\n$/,
+      /^sciobench: error: peer 'hdf5' cannot append to an existing file\n$/,
     );
     assert.deepEqual(await Deno.readFile(h5), before);
   },

@@ -204,7 +204,7 @@ Deno.test("bad flags and values: one line, exit 2, no stack trace", async () => 
       ],
       [["table", "--sample", "1Q"], /bad --sample '1Q': expected bytes .*kB, MB, GB, TB \(decimal/],
       [["table", "--n", "0"], /bad --n '0'/],
-      [["table", "--framing", "nope"], /unknown framing 'nope'/],
+      [["table", "--framing", "nope"], /unknown backend 'nope'/],
       [["table", "--dir", "/nonexistent/dir"], /--dir \/nonexistent\/dir does not exist/],
       [
         ["table", "--size", "4096TiB"],

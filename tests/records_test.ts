@@ -104,7 +104,7 @@ Deno.test("records: bad options are one-line usage errors (exit 2)", async () =>
       [["--shape", "100"], /records x record shape/],
       [["--type", "char"], /bad --type 'char'/],
       [["--endian", "middle"], /bad --endian 'middle'/],
-      [["--framing", "nope"], /unknown framing 'nope'/],
+      [["--framing", "nope"], /unknown backend 'nope'/],
     ] as const
   ) {
     const r = await runCli(["records", ...args]);

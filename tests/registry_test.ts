@@ -29,7 +29,7 @@ Deno.test("registry: the toys are registered beside the built-in backends", () =
   assert.ok(names.includes("toy") && names.includes("toy-peer"));
   assert.equal(backendByName("toy").kind, "native");
   assert.equal(backendByName("toy-peer").kind, "peer");
-  assert.throws(() => backendByName("toyy"), /unknown framing 'toyy'; did you mean 'toy'\?/);
+  assert.throws(() => backendByName("toyy"), /unknown backend 'toyy'; did you mean 'toy'\?/);
 });
 
 Deno.test("registry: a toy framing and a toy peer in framings, write, read, info, table", async () => {

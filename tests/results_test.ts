@@ -381,7 +381,7 @@ Deno.test("did you mean: commands, options, framings, values", async () => {
   const cases: [string[], RegExp][] = [
     [["tabel"], /unknown command 'tabel'.*did you mean 'table'\?/],
     [["table", "--framng", "raw"], /Unknown option '--framng'; did you mean '--framing'\?/],
-    [["table", "--framing", "gdd"], /unknown framing 'gdd'.*did you mean 'gsd'\?/],
+    [["table", "--framing", "gdd"], /unknown backend 'gdd'.*did you mean 'gsd'\?/],
     [["table", "--cache", "cld"], /bad --cache 'cld'.*did you mean 'cold'\?/],
     [["table", "--format", "jsnl"], /bad --format 'jsnl'.*did you mean 'jsonl'\?/],
     [["records", "--endian", "bgi"], /did you mean 'big'\?/],

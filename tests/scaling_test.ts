@@ -158,7 +158,7 @@ Deno.test("scaling usage errors exit 2 with a message", async () => {
       [["--type", "complex"], /--type 'complex'/],
       [["--format", "xml"], /--format 'xml'/],
       [["--shape", "4xx4"], /--shape/],
-      [["--framing", "nope"], /unknown framing 'nope'/],
+      [["--framing", "nope"], /unknown backend 'nope'/],
       [["--dir", "/nonexistent/dir"], /does not exist/],
     ] as const
   ) {

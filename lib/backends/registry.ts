@@ -51,7 +51,7 @@ export function backendByName(name: string): Backend {
   if (!b) {
     const known = BACKENDS.map((x) => x.name);
     throw new UsageError(
-      `unknown framing '${name}'${didYouMean(name, known)}; known: ${known.join(", ")}`,
+      `unknown backend '${name}'${didYouMean(name, known)}; known: ${known.join(", ")}`,
     );
   }
   return b;
@@ -61,7 +61,7 @@ export function backendByName(name: string): Backend {
 export function usableBackend(name: string): Backend {
   const b = backendByName(name);
   const why = b.unavailable();
-  if (why !== null) throw new PeerUnavailableError(`framing '${name}' is unavailable: ${why}`);
+  if (why !== null) throw new PeerUnavailableError(`backend '${name}' is unavailable: ${why}`);
   return b;
 }
 

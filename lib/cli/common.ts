@@ -603,7 +603,7 @@ export async function measureInto(
 export function usableBackends(list: string): Backend[] {
   const { run, skipped } = resolveBackends(list);
   noteSkipped(skipped);
-  if (run.length === 0) throw new UsageError("no usable framing left to measure");
+  if (run.length === 0) throw new UsageError("no usable backend left to measure");
   return run;
 }
 

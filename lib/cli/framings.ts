@@ -22,8 +22,8 @@ const COLUMNS: readonly ColumnDoc[] = [
 /** The `framings` subcommand. */
 export const framingsCommand: Command = {
   name: "framings",
-  summary: "list the framings and peers, their options, and which are available here",
-  help: `sciobench framings: list framings and peers
+  summary: "list every backend (native framings and peers), its options, and which run here",
+  help: `sciobench framings: list every backend: the native framings and the peers
 
 Usage: sciobench framings [--format table|json|csv|jsonl]
 

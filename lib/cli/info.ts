@@ -25,8 +25,9 @@ crc32 (CRC-32 of the chunk's bytes as stored, hex). For peer formats read throug
 (HDF5, netCDF-4, HDF4) the offset is -1 and the CRC is of the data in native byte order.
 
 Options:
-  --framing F         the file's framing (default: detected from its first bytes)
-  --option KEY=VALUE  framing-specific reader setting, repeatable
+  --framing NAME      backend that reads the file: a native framing or a peer (default:
+                      detected from its first bytes; see 'sciobench framings')
+  --option KEY=VALUE  the backend's own reader setting, repeatable
   --format table|json text (default) or one JSON document (--json is the same as --format json)
   --strict            check the file against its format specification: list every departure
                       the format's library tolerates (such as non-NUL header padding) on

@@ -152,7 +152,7 @@ export function dryRun(plan: RunPlan, values: { "dry-run": boolean; format?: str
   }
   if (plan.backends.length === 0) {
     noteSkipped(plan.skipped);
-    throw new UsageError("no usable framing left to measure");
+    throw new UsageError("no usable backend left to measure");
   }
   return false;
 }
@@ -234,7 +234,7 @@ export class EndianChoice {
       throw new UsageError(
         `--endian gives ${framing} ${orders.length} byte orders (${
           orders.join(", ")
-        }); this workload measures one per framing`,
+        }); this workload measures one per backend`,
       );
     }
     return orders[0]!;
@@ -245,7 +245,7 @@ export class EndianChoice {
     for (const name of this.#per.keys()) {
       if (!names.includes(name)) {
         throw new UsageError(
-          `--endian ${name}=...: '${name}' is not among the framings measured (${
+          `--endian ${name}=...: '${name}' is not among the backends measured (${
             names.join(", ")
           })`,
         );

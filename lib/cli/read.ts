@@ -68,8 +68,9 @@ block or chunk+block) and random_units how many. The format's own checks run on 
 data must also equal what 'sciobench write' writes with the same --seed.
 
 Options:
-  --framing F         the file's framing (default: detected from its first bytes)
-  --option KEY=VALUE  framing-specific reader setting, repeatable (e.g. dtype=float32 for f77)
+  --framing NAME      backend that reads the file: a native framing or a peer (default:
+                      detected from its first bytes; see 'sciobench framings')
+  --option KEY=VALUE  the backend's own reader setting, repeatable (e.g. dtype=float32 for f77)
   --seed S            seed for the random order (and for --verify; default 1)
   --verify            check the data against the table pattern written by 'sciobench write'
   --sample SIZE       read only the first frames up to SIZE bytes in order, and as many frames

@@ -83,12 +83,12 @@ Options:
   --mode LIST         shared (all read one file), separate (one file each); default both
   --records R         records per file (default 10)
   --length L          doubles per record (default 130000, Packman's)
-  --framing F         framing or peer of the files (default f77)
+  --framing NAME      backend that writes the files: a native framing or a peer (default f77)
   --cache LIST        cold and/or warm page cache before the readers start (default cold)
   --dir DIR           where to write the scratch files (default: current directory)
   --seed S            seed of the data pattern (default 1)
   --endian E          native|little|big byte order of the files (default native)
-  --option KEY=VALUE  framing setting for writer and readers, repeatable (f77: marker=8,
+  --option KEY=VALUE  backend setting for writer and readers, repeatable (f77: marker=8,
                       subrecordLimit=65536)
   --repeat K          run every (cache, mode, procs) cell K times (default 1)
 ${TRANSFER_HELP}
@@ -370,7 +370,7 @@ export const readersCommand: Command = {
     const backendOptions = backendOptionArgs(backend, values.option, "readers");
     if (!backend.orders.includes(endian === "native" ? NATIVE_ORDER : endian)) {
       throw new UsageError(
-        `readers: framing '${backend.name}' cannot write ${endian}-endian files`,
+        `readers: backend '${backend.name}' cannot write ${endian}-endian files`,
       );
     }
     const sized = values.direct || values.bs !== undefined || values["transfer-size"] !== undefined;

@@ -80,11 +80,12 @@ Options:
   --shape SHAPE       records x record shape (default ${RECORDS_SEED.shape}, the seed's: 1.2 GB
                       per file as int32; --quick ${RECORDS_QUICK.shape})
   --type T            ${NUMBER_TYPES.join(", ")} (default ${RECORDS_SEED.type}: the
-                      seed wrote integers); a framing that cannot store it is refused
-  --framing LIST      framings and peers to compare (default ${RECORDS_SEED.framing}: the
-                      seed's HDF5, netCDF-3 through the library and netCDF-4 files, and our
-                      native classic writer; peers run where their library is installed)
-  --endian LIST       big, native (or little), one or more, for every framing or per framing
+                      seed wrote integers); a backend that cannot store it is refused
+  --framing LIST      backends to run, native framings and peers (default
+                      ${RECORDS_SEED.framing}: the seed's HDF5, netCDF-3 through the library
+                      and netCDF-4 files, and our native classic writer; peers run where
+                      their library is installed)
+  --endian LIST       big, native (or little), one or more, for every backend or per backend
                       as NAME=ORDER (default ${RECORDS_SEED.endian}: HDF5 big-endian as
                       netCDF-3, netCDF-4 native, as the seed); netcdf classic is big-endian only
   --repeat K          repeat everything K times (default 1); K > 1 adds summary rows per

@@ -58,7 +58,7 @@ import {
   type SkippedBackend,
 } from "./plan.ts";
 
-const HELP = `sciobench scaling: FlexIO's IOspeed (write 5..40 datasets of 64^3 doubles per framing)
+const HELP = `sciobench scaling: FlexIO's IOspeed (write 5..40 datasets of 64^3 doubles per backend)
 
 Usage: sciobench scaling [options]
 
@@ -75,20 +75,21 @@ With no options it is the seed's experiment: sections IEEE, HDF, F77 in that ord
 the library loads, with a note otherwise), 5..40 datasets of 64^3 float64, HDF4 big-endian
 (DFNT_FLOAT64) and the others in native order.
 
-  --framing LIST      framings to compare, in section order (default ieeeio,hdf4,f77)
+  --framing LIST      backends to run, native framings or peers, in section order (default
+                      ieeeio,hdf4,f77)
   --datasets LIST     dataset counts, e.g. 5..40:5 (default; --quick 1..8) or 1,2,4
   --shape SHAPE       shape of each dataset, slowest first (default 64x64x64)
   --type T            element type: ${NUMBER_TYPES.join(", ")} (default float64); a
-                      framing that cannot store it is refused with one line
+                      backend that cannot store it is refused with one line
   --repeat K          repeat everything K times (default 1); K > 1 adds summary rows per
                       (framing, datasets). --trials K is the same (IOspeed's name)
 ${fsyncHelp("none", ", as in the seed; a bare --fsync is end")}
-  --endian E          native|little|big for every framing, or per framing (default
+  --endian E          native|little|big for every backend, or per backend (default
                       native,hdf4=big: the seed's orders)
   --dir DIR           where to write the scratch files (default: current directory)
 ${TRANSFER_HELP}
 ${OUTPUT_HELP}
-                      --format seed prints IOspeed's text layout: a banner per framing,
+                      --format seed prints IOspeed's text layout: a banner per backend,
                       'Write  5:*****', '        Realtime=R, UserTime=U, SystemTime=S,
                       Combined=C' (R in seconds, CPU in clock ticks); with K > 1 the 'Average
                       of K trials' blocks over every count (times in seconds)
@@ -161,7 +162,7 @@ function scalingPlan(
 /** The `scaling` subcommand. */
 export const scalingCommand: Command = {
   name: "scaling",
-  summary: "FlexIO's IOspeed: time open + n dataset writes + close per framing, CPU in ticks",
+  summary: "FlexIO's IOspeed: time open + n dataset writes + close per backend, CPU in ticks",
   help: HELP,
   async run(args: string[]): Promise<void> {
     const { values } = parseArgs("scaling", bareFsyncIsEnd(args), {

@@ -68,7 +68,7 @@ import {
   WORKLOAD_OPTIONS,
 } from "./common.ts";
 
-const HELP = `sciobench table: the GSD benchmark table (gsd's benchmark-hoomd.py), over framings
+const HELP = `sciobench table: the GSD benchmark table (gsd's benchmark-hoomd.py), over backends
 
 Usage: sciobench table [options]
 
@@ -82,7 +82,8 @@ peer where it is importable, at 128 MiB and 1 GiB, N = 32^2, 128^2, 1024^2, each
 once untimed first.
 
 Options:
-  --framing LIST      framings to compare (default gsd); see 'sciobench framings'
+  --framing LIST      backends to run: native framings or peers (default gsd); see 'sciobench
+                      framings'
   --size LIST         target file sizes (default 128MiB,1GiB; --quick 16MiB); 128M, 1G, 4k
                       and 128MiB, 1GiB, 4KiB are binary (2^20, 2^30, 2^10, as in fio and
                       dd), 100MB, 1GB, 4kB decimal (10^6, 10^9, 10^3)
@@ -96,9 +97,9 @@ Options:
                       units as --size)
 ${fsyncHelp("end")}
   --cache cold|warm   page cache before each read phase: cold drops the file (default), warm
-                      reads it once first (memory-speed numbers of the framing's code)
-  --endian E          native|little|big, for framings that offer a choice (default native);
-                      per framing as hdf4=big,native
+                      reads it once first (memory-speed numbers of the backend's code)
+  --endian E          native|little|big, for backends that offer a choice (default native);
+                      per backend as hdf4=big,native
 ${TRANSFER_HELP}
   --peer LIST         also measure the real library on the same cells: python-gsd (gsd.hoomd,
                       as gsd's benchmark reads) or python-gsd-fl (gsd.fl); needs python3-gsd.
@@ -209,7 +210,7 @@ function tablePlan(t: TableSettings): RunPlan {
 /** The `table` subcommand. */
 export const tableCommand: Command = {
   name: "table",
-  summary: "the GSD table: write, open, read and random read per size, N and framing",
+  summary: "the GSD table: write, open, read and random read per size, N and backend",
   help: HELP,
   async run(args: string[]): Promise<void> {
     const { values } = parseArgs("table", args, {
@@ -291,7 +292,7 @@ export const tableCommand: Command = {
       } else skipped.push({ name, reason: `peer '${name}': ${why}` });
     }
     if (resolved.run.length === 0 && peers.length === 0) {
-      throw new UsageError("no usable framing left to measure");
+      throw new UsageError("no usable backend left to measure");
     }
     const baseline = values.baseline === undefined
       ? undefined

@@ -56,7 +56,7 @@ const COLUMNS: readonly ColumnDoc[] = [
 
 const HELP = `sciobench write: write the table's frames to FILE and keep it
 
-Usage: sciobench write --framing F --n N --frames K [options] FILE
+Usage: sciobench write --framing NAME --n N --frames K [options] FILE
 
 Writes K frames of position (N x 3 float32) and orientation (N x 4 float32), the same seeded data
 'sciobench table' uses (frame i has step 10 i and element [0][0] = i), fsyncs, and prints one
@@ -68,12 +68,13 @@ when complete. Writers lock FILE: a second writer gets one line and exit 1 (or -
 SIGINT and SIGTERM leave FILE as it was and exit 130 and 143.
 
 Options:
-  --framing F         framing to write (see 'sciobench framings'); required unless --append
+  --framing NAME      backend to write with: a native framing or a peer (see 'sciobench
+                      framings'); required unless --append
   --n N               particles per frame (1024 or 32^2); required
   --frames K          number of frames; required
   --seed S            data seed (default 1)
   --endian E          native|little|big, where the framing allows it (default native)
-  --option KEY=VALUE  framing-specific setting, repeatable (e.g. marker=8 for f77)
+  --option KEY=VALUE  the backend's own setting, repeatable (e.g. marker=8 for f77)
   --force             replace FILE if it exists (atomically: the old file stays until the new
                       one is complete and fsynced)
   --append            add the frames to an existing FILE (its framing is detected); an undo
@@ -185,7 +186,7 @@ export const writeCommand: Command = {
         backendOptions = backendOptionArgs(backend, values.option, "write");
         if (backend.kind === "peer") {
           // Before the library opens the file (HDF5 would also trip over the lock held here).
-          throw new UsageError(`framing '${backend.name}' cannot append to an existing file`);
+          throw new UsageError(`peer '${backend.name}' cannot append to an existing file`);
         }
         const existing = backend.openReader(path, { layout: frames.layout, backendOptions });
         try {

@@ -139,7 +139,7 @@ export function pathExists(path: string): boolean {
  */
 export function refuseExisting(backend: string, path: string, create: string): void {
   if (create === "append") {
-    throw new UsageError(`framing '${backend}' cannot append to an existing file`);
+    throw new UsageError(`peer '${backend}' cannot append to an existing file`);
   }
   if (create === "new" && pathExists(path)) {
     throw new IoError(
