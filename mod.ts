@@ -55,91 +55,11 @@ export {
 } from "./lib/errors.ts";
 export { VERSION } from "./lib/version.ts";
 
-// ---- the framing contract and its types ------------------------------------------------------
-export type {
-  ByteOrder,
-  ByteSource,
-  Chunk,
-  ChunkLayout,
-  ChunkRef,
-  DType,
-  EndianOption,
-  Frame,
-  FrameIndex,
-  FrameWriter,
-  Framing,
-  MagicNumber,
-  OptionSpec,
-  OptionType,
-  OptionValue,
-  ReaderOptions,
-  StoredVariable,
-  TypedArray,
-  Workload,
-  WriteOp,
-  WriterOptions,
-} from "./lib/framings/types.ts";
-export { DTYPE_SIZE, DTYPES, matchesMagic, typedArray } from "./lib/framings/types.ts";
-export { checkOptions, type OptionValues, parseOptionArgs } from "./lib/framings/options.ts";
-export { MemoryFile, memorySource } from "./lib/io/memory.ts";
-
-// ---- the native framings ---------------------------------------------------------------------
-export { raw } from "./lib/framings/raw.ts";
-export { gsd } from "./lib/framings/gsd/mod.ts";
-export { f77 } from "./lib/framings/f77.ts";
-export { ieeeio } from "./lib/framings/ieeeio.ts";
-export { netcdf } from "./lib/framings/netcdf/mod.ts";
-
-// ---- the peers -------------------------------------------------------------------------------
-export { hdf5 } from "./lib/peers/hdf5/mod.ts";
-export { netcdf4, netcdfLib } from "./lib/peers/netcdf4.ts";
-export { hdf4 } from "./lib/peers/hdf4.ts";
-export { pythonGsd, pythonGsdFl } from "./lib/peers/python_gsd.ts";
-
-// ---- backends: the contract, the engine, the registry ----------------------------------------
-export type {
-  Backend,
-  CreateMode,
-  FrameSink,
-  FrameSource,
-  ReadChunk,
-  SinkOptions,
-  SourceOptions,
-  TableCell,
-} from "./lib/backends/backend.ts";
-export { nativeBackend } from "./lib/backends/engine.ts";
-export { type FrameHook, writeFrames } from "./lib/backends/write.ts";
-export {
-  backendByName,
-  BACKENDS,
-  detectBackend,
-  detectFormat,
-  FRAMINGS,
-  registerBackend,
-  unregisterBackend,
-  usableBackend,
-} from "./lib/backends/registry.ts";
-
-// ---- workloads: typed options in, rows out ---------------------------------------------------
-export { runTable, TABLE_COLUMNS, TableFrames, type TableOptions } from "./lib/workloads/table.ts";
-export {
-  runScaling,
-  SCALING_COLUMNS,
-  type ScalingOptions,
-  scalingRow,
-  type ScalingRun,
-} from "./lib/workloads/scaling.ts";
-export {
-  RECORDS_COLUMNS,
-  type RecordsOptions,
-  recordsRow,
-  type RecordsRun,
-  recordsTargets,
-  runRecords,
-} from "./lib/workloads/records.ts";
-export { READERS_COLUMNS, type ReadersOptions, runReaders } from "./lib/workloads/readers.ts";
-export type { Row } from "./lib/report/output.ts";
-export { Progress } from "./lib/report/progress.ts";
+// ---- the subpaths: sciobench/framings, /peers, /backends, /workloads (deno.json `exports`) -----
+export * from "./lib/framings/mod.ts";
+export * from "./lib/peers/mod.ts";
+export * from "./lib/backends/mod.ts";
+export * from "./lib/workloads/mod.ts";
 
 // ---- the command line ------------------------------------------------------------------------
 export { runCli } from "./lib/cli/main.ts";

@@ -1,6 +1,14 @@
 /**
- * Peer backends: real C libraries (HDF5, netCDF-4, HDF4) through FFI, and programs (python3-gsd).
- * Each is a {@link Backend}; one that cannot load reports why through `unavailable()`.
+ * Peer backends (`sciobench/peers`): real C libraries (HDF5, netCDF-4, HDF4) through FFI, and
+ * programs (python3-gsd, the Fortran runtime). Each is a {@link Backend}; one that cannot load
+ * reports why through `unavailable()`. The registry (`sciobench/backends`, `backendByName`) runs
+ * them behind the engine's frame-range check.
+ *
+ * ```ts
+ * import { hdf5, PEERS } from "./mod.ts";
+ *
+ * console.log(hdf5.name, PEERS.length > 0); // hdf5 true
+ * ```
  * @module
  */
 import type { Backend } from "../backends/backend.ts";
@@ -20,3 +28,5 @@ export const PEERS: readonly Backend[] = [
   pythonGsdFl,
   f77Gfortran,
 ];
+
+export { f77Gfortran, hdf4, hdf5, netcdf4, netcdfLib, pythonGsd, pythonGsdFl };
