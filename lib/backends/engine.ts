@@ -430,15 +430,23 @@ function rangeChecked(source: FrameSource): FrameSource {
 const ENGINE_RUN = new WeakSet<Backend>();
 
 /**
- * `backend` as the registry runs it: every reader it opens passes frame numbers through the
- * engine's range check before the backend's own `readFrame` or `locate` (native framings' indexes
- * and peers need no check of their own). Idempotent.
+ * `backend` as the registry runs it, with the checks every backend shares made here once: its
+ * `backendOptions` against the options it declares (UsageError) before it opens a file, and every
+ * frame number its readers are asked for against the range, before the backend's own `readFrame`
+ * or `locate` (native framings and peers need neither check of their own). Idempotent.
  */
 export function engineBackend(backend: Backend): Backend {
   if (ENGINE_RUN.has(backend)) return backend;
   const run: Backend = {
     ...backend,
-    openReader: (path, options) => rangeChecked(backend.openReader(path, options)),
+    openWriter: (path, options) => {
+      checkOptions(backend, options.backendOptions);
+      return backend.openWriter(path, options);
+    },
+    openReader: (path, options) => {
+      checkOptions(backend, options?.backendOptions);
+      return rangeChecked(backend.openReader(path, options));
+    },
   };
   ENGINE_RUN.add(run);
   return run;
@@ -456,13 +464,7 @@ export function nativeBackend(framing: Framing): Backend {
     transfer: true,
     unavailable: () => null,
     detect: framing.detect?.bind(framing),
-    openWriter(path, options) {
-      checkOptions(framing, options.backendOptions);
-      return new NativeSink(framing, path, options);
-    },
-    openReader(path, options = {}) {
-      checkOptions(framing, options.backendOptions);
-      return new NativeSource(framing, path, options);
-    },
+    openWriter: (path, options) => new NativeSink(framing, path, options),
+    openReader: (path, options = {}) => new NativeSource(framing, path, options),
   });
 }

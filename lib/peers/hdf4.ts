@@ -23,7 +23,6 @@
  * @module
  */
 import { FormatError, IoError, PeerUnavailableError, UsageError } from "../errors.ts";
-import { checkOptions } from "../framings/options.ts";
 import type { DType, Frame } from "../framings/types.ts";
 import { DTYPE_SIZE } from "../framings/types.ts";
 import type {
@@ -32,7 +31,6 @@ import type {
   FrameSource,
   ReadChunk,
   SinkOptions,
-  SourceOptions,
 } from "../backends/backend.ts";
 import { cString, dlopenGlobal, dlopenPinned } from "../sys/libc.ts";
 import {
@@ -514,11 +512,9 @@ export const hdf4: Backend = {
   magic: [{ bytes: [0x0e, 0x03, 0x13, 0x01] }],
   fsyncPolicies: ["end", "none"],
   openWriter(path: string, options: SinkOptions): FrameSink {
-    checkOptions(this, options.backendOptions);
     return new Hdf4Sink(h4(), path, options);
   },
-  openReader(path: string, options?: SourceOptions): FrameSource {
-    checkOptions(this, options?.backendOptions);
+  openReader(path: string): FrameSource {
     return new Hdf4Source(h4(), path);
   },
 };

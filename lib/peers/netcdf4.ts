@@ -22,7 +22,6 @@
  * @module
  */
 import { FormatError, IoError, PeerUnavailableError, UsageError } from "../errors.ts";
-import { checkOptions } from "../framings/options.ts";
 import type { DType, Frame, OptionSpec } from "../framings/types.ts";
 import { WRITING_WORKLOADS } from "../framings/types.ts";
 import { DTYPE_SIZE } from "../framings/types.ts";
@@ -33,7 +32,6 @@ import type {
   FrameSource,
   ReadChunk,
   SinkOptions,
-  SourceOptions,
 } from "../backends/backend.ts";
 import { cString } from "../sys/libc.ts";
 import {
@@ -606,11 +604,9 @@ export const netcdf4: Backend = {
     return hdf5SuperblockVersion(head) >= 2;
   },
   openWriter(path: string, options: SinkOptions): FrameSink {
-    checkOptions(this, options.backendOptions);
     return new NcSink("netcdf4", nc("netcdf4"), "netcdf4", path, options);
   },
-  openReader(path: string, options?: SourceOptions): FrameSource {
-    checkOptions(this, options?.backendOptions);
+  openReader(path: string): FrameSource {
     return new NcSource("netcdf4", nc("netcdf4"), path);
   },
 };
@@ -639,7 +635,6 @@ export const netcdfLib: Backend = {
   fsyncPolicies: ["end", "none"],
   unavailable,
   openWriter(path: string, options: SinkOptions): FrameSink {
-    checkOptions(this, options.backendOptions);
     return new NcSink(
       "netcdf-lib",
       nc("netcdf-lib"),
@@ -648,8 +643,7 @@ export const netcdfLib: Backend = {
       options,
     );
   },
-  openReader(path: string, options?: SourceOptions): FrameSource {
-    checkOptions(this, options?.backendOptions);
+  openReader(path: string): FrameSource {
     return new NcSource("netcdf-lib", nc("netcdf-lib"), path);
   },
 };

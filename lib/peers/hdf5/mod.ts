@@ -18,15 +18,8 @@
  * handle opened is closed, also on error.
  * @module
  */
-import type {
-  Backend,
-  FrameSink,
-  FrameSource,
-  SinkOptions,
-  SourceOptions,
-} from "../../backends/backend.ts";
+import type { Backend, FrameSink, FrameSource, SinkOptions } from "../../backends/backend.ts";
 import { type MagicNumber, matchesMagic } from "../../framings/types.ts";
-import { checkOptions } from "../../framings/options.ts";
 import { h5, load, NAME } from "./bindings.ts";
 import { Hdf5Source } from "./reader.ts";
 import { netcdf4Datasets as netcdf4DatasetsOf, type NetcdfDatasets } from "./catalog.ts";
@@ -91,11 +84,9 @@ export const hdf5: Backend = {
     return v >= 0 && v < 2;
   },
   openWriter(path: string, options: SinkOptions): FrameSink {
-    checkOptions(this, options.backendOptions);
     return new Hdf5Sink(h5(), path, options);
   },
-  openReader(path: string, options?: SourceOptions): FrameSource {
-    checkOptions(this, options?.backendOptions);
+  openReader(path: string): FrameSource {
     return new Hdf5Source(h5(), path);
   },
 };
