@@ -63,7 +63,7 @@ import type {
   WriteOp,
   WriterOptions,
 } from "./types.ts";
-import { ALL_WORKLOADS, WRITING_WORKLOADS } from "./types.ts";
+import { ALL_WORKLOADS, DTYPES, holdsDType, typedArray, WRITING_WORKLOADS } from "./types.ts";
 import { cStringOf, elementCount, hexBytes } from "./kit.ts";
 import { NumberColumn } from "./columns.ts";
 
@@ -538,16 +538,7 @@ function byteWidth(dtype: DType): number {
 }
 
 function typedArrayDtype(a: TypedArray): DType {
-  if (a instanceof Float64Array) return "float64";
-  if (a instanceof Float32Array) return "float32";
-  if (a instanceof Int8Array) return "int8";
-  if (a instanceof Int16Array) return "int16";
-  if (a instanceof Int32Array) return "int32";
-  if (a instanceof BigInt64Array) return "int64";
-  if (a instanceof Uint16Array) return "uint16";
-  if (a instanceof Uint32Array) return "uint32";
-  if (a instanceof BigUint64Array) return "uint64";
-  return "uint8";
+  return DTYPES.find((d) => holdsDType(a, d)) ?? "uint8";
 }
 
 /**
@@ -695,31 +686,8 @@ function decodeValues(bytes: Uint8Array, code: number, order: ByteOrder): TypedA
   const copy = bytes.slice();
   const width = TYPE_SIZE[code as 0];
   if (order !== NATIVE_ORDER && width > 1) copySwapped(copy, copy, width);
-  const b = copy.buffer;
-  const n = copy.length / width;
-  switch (code) {
-    case 0:
-      return new Int8Array(b, 0, n);
-    case 1:
-      return new Int16Array(b, 0, n);
-    case 2:
-      return new Int32Array(b, 0, n);
-    case 3:
-      return new BigInt64Array(b, 0, n);
-    case 4:
-      return new Float32Array(b, 0, n);
-    case 5:
-      return new Float64Array(b, 0, n);
-    case 7:
-    case 11:
-      return new Uint16Array(b, 0, n);
-    case 8:
-      return new Uint32Array(b, 0, n);
-    case 9:
-      return new BigUint64Array(b, 0, n);
-    default:
-      return copy;
-  }
+  const dtype = TYPE_DTYPE[code];
+  return dtype === undefined ? copy : typedArray(dtype, copy.length / width, copy.buffer);
 }
 
 function jsonValue(v: string | TypedArray, limit = 16): unknown {
