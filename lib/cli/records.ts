@@ -69,7 +69,7 @@ const HELP =
 
 Usage: sciobench records [options]
 
-For each trial, framing and byte order: open a file, write the variable one record (the first
+For each trial, backend and byte order: open a file, write the variable one record (the first
 dimension) at a time, fsync, close (timed: the write phase); drop the file from the page cache
 (posix_fadvise, no root needed); open it, read every record in order and check it against what
 was written, close (timed: the read phase); delete the file. Wall time comes from the monotonic

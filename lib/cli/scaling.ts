@@ -62,11 +62,11 @@ const HELP = `sciobench scaling: FlexIO's IOspeed (write 5..40 datasets of 64^3 
 
 Usage: sciobench scaling [options]
 
-For each trial, framing and dataset count n: open a file, write n datasets (one frame of one
+For each trial, backend and dataset count n: open a file, write n datasets (one frame of one
 array each, the same array every time), close it; open, writes and close are all timed. Real
 time comes from the monotonic clock, user and system CPU from times() in clock ticks and from
 getrusage in seconds (whole process). A '*' goes to stderr as each dataset is written, as
-IOspeed did. Before the first timed run each framing writes one untimed dataset (warm-up), and
+IOspeed did. Before the first timed run each backend writes one untimed dataset (warm-up), and
 each run's file is deleted before its timer starts. Files go to a scratch directory that is
 always removed.
 

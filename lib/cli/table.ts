@@ -72,7 +72,7 @@ const HELP = `sciobench table: the GSD benchmark table (gsd's benchmark-hoomd.py
 
 Usage: sciobench table [options]
 
-For each size, N and framing: write ceil(size / 28N) frames of position (N x 3 float32) and
+For each size, N and backend: write ceil(size / 28N) frames of position (N x 3 float32) and
 orientation (N x 4 float32) with fsync inside the timing; drop the file from the page cache
 (posix_fadvise, no root needed) and time the open; read a 0.25 GiB sample in order; drop again;
 read it in a seeded random order. Every frame read is checked against what was written.
