@@ -243,7 +243,12 @@ Deno.test("after SIGKILL during an append, the next command rolls the file back 
     const before = await writeFile(f, framing, 3, 256);
     const a = spawnCli(["write", "--append", "--n", "256", "--frames", "20000", f]);
     assert.ok(await appears(journalPath(f)));
-    await new Promise((r) => setTimeout(r, 30));
+    // Killed once the append has changed the file (it grew), however loaded the machine is: a
+    // kill before that is the other case ("interrupted before it changed the file").
+    const end = Date.now() + 60_000;
+    while (Deno.statSync(f).size === before.length && Date.now() < end) {
+      await new Promise((r) => setTimeout(r, 2));
+    }
     a.kill("SIGKILL");
     await collect(a);
     assert.ok(Deno.statSync(journalPath(f)).isFile, `${framing}: the kill left no journal`);
