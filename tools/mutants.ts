@@ -289,8 +289,18 @@ export const MUTANTS: readonly Mutant[] = [
     name: "table: read_dev_bytes taken from the random phase",
     edits: [{
       file: TABLE,
-      search: "read_dev_bytes: r.devReadBytes + o.devReadBytes,",
-      replace: "read_dev_bytes: x.devReadBytes + o.devReadBytes,",
+      search: "read_dev_bytes: r.devReadBytes,",
+      replace: "read_dev_bytes: x.devReadBytes,",
+    }],
+    tests: [AUDIT_TEST],
+    filter: TABLE_TESTS,
+  },
+  {
+    name: "table: no drop between the open and the read (an f77 or IEEEIO open caches the file)",
+    edits: [{
+      file: TABLE,
+      search: '? await fencedPhase("drop", () => prepareCache(readPath, cache))',
+      replace: "? undefined",
     }],
     tests: [AUDIT_TEST],
     filter: TABLE_TESTS,
