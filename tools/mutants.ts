@@ -300,7 +300,7 @@ export const MUTANTS: readonly Mutant[] = [
     edits: [{
       file: TABLE,
       search: '? await fencedPhase("drop", () => prepareCache(readPath, cache))',
-      replace: "? undefined",
+      replace: "? { seconds: 0, residentAfter: 0 }",
     }],
     tests: [AUDIT_TEST],
     filter: TABLE_TESTS,
