@@ -175,83 +175,96 @@ export const writeCommand: Command = {
       );
       return meter.stop();
     };
+    // A signal between the steps below (after the file is complete, before the row is out) still
+    // gets one line and the signal's exit code, never the default action's silent death.
+    let complete = false;
+    const whole = onInterrupt(() => complete ? `${path} is complete` : undefined);
     try {
-      if (values.append) {
-        requireFile(path, false);
-        lock = await lockFile(path, values.wait);
-        reportRollBack(path, rollBack(path));
-        backend = values.framing === undefined
-          ? detectBackend(path)
-          : usableBackend(values.framing);
-        backendOptions = backendOptionArgs(backend, values.option, "write");
-        if (backend.kind === "peer") {
-          // Before the library opens the file (HDF5 would also trip over the lock held here).
-          throw new UsageError(`peer '${backend.name}' cannot append to an existing file`);
-        }
-        const existing = backend.openReader(path, { layout: frames.layout, backendOptions });
-        try {
-          first = existing.frameCount;
-          checkSameLayout(existing, frames.layout);
-        } finally {
-          existing.close();
-        }
-        const undo = onInterrupt(() => {
-          rollBack(path);
-          return `${path} was left as it was`;
-        });
-        try {
-          m = await timedWrite(path, "append");
-        } finally {
-          undo();
-        }
-      } else {
-        backend = usableBackend(values.framing!);
-        backendOptions = backendOptionArgs(backend, values.option, "write");
-        const target = checkOutputTarget(path, values.force);
-        if (target.exists) lock = await lockFile(target.path, values.wait);
-        removeStaleTemps(target.path);
-        const temp = tempPathFor(target.path);
-        const undo = onInterrupt(() => {
-          removeQuietly(temp);
-          return target.exists ? `${path} was left as it was` : `${path} was not written`;
-        });
-        try {
-          m = await timedWrite(temp, "new");
-          commitTemp(temp, target);
-        } catch (e) {
-          removeQuietly(temp);
-          throw e;
-        } finally {
-          undo();
-        }
-      }
+      await writeAndReport();
     } finally {
-      lock?.release();
+      whole();
     }
-    const dataBytes = count * BYTES_PER_PARTICLE * n;
-    const out = openResults({
-      command: "write",
-      args,
-      columns: COLUMNS,
-      human: COLUMNS.map((c) => c.name),
-      options: { framing: backend.name, n, frames: count, seed, endian, option: backendOptions },
-    }, values);
-    out.add({
-      framing: backend.name,
-      path,
-      N: n,
-      frames: count,
-      file_bytes: Deno.statSync(path).size,
-      data_bytes: dataBytes,
-      write_s: m.wallS,
-      write_MiBps: dataBytes / 2 ** 20 / m.wallS,
-      user_s: m.userS,
-      sys_s: m.sysS,
-      dev_write_bytes: m.devWriteBytes,
-      seed,
-      first_frame: first,
-    });
-    await out.finish();
+    async function writeAndReport(): Promise<void> {
+      try {
+        if (values.append) {
+          requireFile(path, false);
+          lock = await lockFile(path, values.wait);
+          reportRollBack(path, rollBack(path));
+          backend = values.framing === undefined
+            ? detectBackend(path)
+            : usableBackend(values.framing);
+          backendOptions = backendOptionArgs(backend, values.option, "write");
+          if (backend.kind === "peer") {
+            // Before the library opens the file (HDF5 would also trip over the lock held here).
+            throw new UsageError(`peer '${backend.name}' cannot append to an existing file`);
+          }
+          const existing = backend.openReader(path, { layout: frames.layout, backendOptions });
+          try {
+            first = existing.frameCount;
+            checkSameLayout(existing, frames.layout);
+          } finally {
+            existing.close();
+          }
+          const undo = onInterrupt(() => {
+            rollBack(path);
+            return `${path} was left as it was`;
+          });
+          try {
+            m = await timedWrite(path, "append");
+            complete = true;
+          } finally {
+            undo();
+          }
+        } else {
+          backend = usableBackend(values.framing!);
+          backendOptions = backendOptionArgs(backend, values.option, "write");
+          const target = checkOutputTarget(path, values.force);
+          if (target.exists) lock = await lockFile(target.path, values.wait);
+          removeStaleTemps(target.path);
+          const temp = tempPathFor(target.path);
+          const undo = onInterrupt(() => {
+            removeQuietly(temp);
+            return target.exists ? `${path} was left as it was` : `${path} was not written`;
+          });
+          try {
+            m = await timedWrite(temp, "new");
+            commitTemp(temp, target);
+            complete = true;
+          } catch (e) {
+            removeQuietly(temp);
+            throw e;
+          } finally {
+            undo();
+          }
+        }
+      } finally {
+        lock?.release();
+      }
+      const dataBytes = count * BYTES_PER_PARTICLE * n;
+      const out = openResults({
+        command: "write",
+        args,
+        columns: COLUMNS,
+        human: COLUMNS.map((c) => c.name),
+        options: { framing: backend.name, n, frames: count, seed, endian, option: backendOptions },
+      }, values);
+      out.add({
+        framing: backend.name,
+        path,
+        N: n,
+        frames: count,
+        file_bytes: Deno.statSync(path).size,
+        data_bytes: dataBytes,
+        write_s: m.wallS,
+        write_MiBps: dataBytes / 2 ** 20 / m.wallS,
+        user_s: m.userS,
+        sys_s: m.sysS,
+        dev_write_bytes: m.devWriteBytes,
+        seed,
+        first_frame: first,
+      });
+      await out.finish();
+    }
   },
 };
 
