@@ -763,6 +763,22 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
   };
   const valueOf = (id: number) => intern.values[id]!;
   const intern = new Interner();
+  /**
+   * The 12-byte header of the data or attribute record at `pos` (body at `body`): its data size,
+   * type code, third field (rank, or name size) and element width; fails on a record too small
+   * for it or an unknown type code.
+   */
+  const typedHeader = (pos: number, body: number, recSize: number, what: string) => {
+    if (recSize < 12) {
+      fail(pos + 4, `${what} record size ${recSize} is smaller than its 12-byte header`);
+    }
+    const h = read(body, 12, `${what} header`);
+    const v = new DataView(h.buffer, h.byteOffset, 12);
+    const code = v.getInt32(4, le);
+    const width = ieeeioTypeSize(code);
+    if (width === 0) fail(body + 4, `unknown number type code ${code}: expected 0..11`);
+    return { dataSize: v.getInt32(0, le), code, third: v.getInt32(8, le), width };
+  };
   let pos = IEEEIO_FILE_HEADER_BYTES;
   let end = pos;
   let dropped = "";
@@ -805,16 +821,7 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
       );
     }
     if (type === IEEEIO_RECORD.data) {
-      if (recSize < 12) {
-        fail(pos + 4, `data record size ${recSize} is smaller than its 12-byte header`);
-      }
-      const dh = read(body, 12, "data header");
-      const dv = new DataView(dh.buffer, dh.byteOffset, 12);
-      const dataSize = dv.getInt32(0, le);
-      const code = dv.getInt32(4, le);
-      const rank = dv.getInt32(8, le);
-      const width = ieeeioTypeSize(code);
-      if (width === 0) fail(body + 4, `unknown number type code ${code}: expected 0..11`);
+      const { dataSize, code, third: rank, width } = typedHeader(pos, body, recSize, "data");
       if (dataSize < 0) fail(body, `negative data size ${dataSize}`);
       if (rank < 0 || 12 + 4 * rank > recSize) {
         fail(body + 8, `rank ${rank} does not fit in a data record of ${recSize} bytes`);
@@ -862,16 +869,12 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
       at.name.push(-1);
       at.value.push(text);
     } else {
-      if (recSize < 12) {
-        fail(pos + 4, `attribute record size ${recSize} is smaller than its 12-byte header`);
-      }
-      const ah = read(body, 12, "attribute header");
-      const av = new DataView(ah.buffer, ah.byteOffset, 12);
-      const dataSize = av.getInt32(0, le);
-      const code = av.getInt32(4, le);
-      const nameSize = av.getInt32(8, le);
-      const width = ieeeioTypeSize(code);
-      if (width === 0) fail(body + 4, `unknown number type code ${code}: expected 0..11`);
+      const { dataSize, code, third: nameSize, width } = typedHeader(
+        pos,
+        body,
+        recSize,
+        "attribute",
+      );
       if (dataSize < 0 || dataSize % width !== 0) {
         fail(
           body,

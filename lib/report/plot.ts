@@ -140,6 +140,11 @@ const WALL = "wall time (s, mean ± sd)";
 const SECONDS = "time (s, mean ± sd)";
 /** Times and rates are never negative: the axis starts at 0 and error bars are clipped there. */
 const FROM_ZERO = { domainMin: 0 };
+
+/** A y axis of the mean of `field` over repeats, from zero, titled `title`. */
+function meanAxis(field: string, title: string) {
+  return { aggregate: "mean", field, type: "quantitative", title, scale: FROM_ZERO } as const;
+}
 const ERROR_BAR = { type: "errorbar", extent: "stdev", clip: true };
 
 function tableSpec(rows: readonly Row[]): Spec {
@@ -180,13 +185,7 @@ function tableSpec(rows: readonly Row[]): Spec {
       mark: { type: "line", point: true },
       encoding: {
         x,
-        y: {
-          aggregate: "mean",
-          field: "MiBps",
-          type: "quantitative",
-          title: RATE,
-          scale: FROM_ZERO,
-        },
+        y: meanAxis("MiBps", RATE),
         color: COLORS,
       },
     },
@@ -287,13 +286,7 @@ function readersSpec(rows: readonly Row[]): Spec {
         mark: { type: "line", point: true },
         encoding: {
           x,
-          y: {
-            aggregate: "mean",
-            field: "wall_s",
-            type: "quantitative",
-            title: WALL,
-            scale: FROM_ZERO,
-          },
+          y: meanAxis("wall_s", WALL),
           color,
           strokeDash: LINE_STYLE,
         },
@@ -344,13 +337,7 @@ function scalingSpec(rows: readonly Row[]): Spec {
           mark: { type: "line", point: true },
           encoding: {
             x,
-            y: {
-              aggregate: "mean",
-              field: "seconds",
-              type: "quantitative",
-              title: SECONDS,
-              scale: FROM_ZERO,
-            },
+            y: meanAxis("seconds", SECONDS),
             color: COLORS,
           },
         },
@@ -404,13 +391,7 @@ function recordsSpec(rows: readonly Row[]): Spec {
               axis: { labelAngle: 0 },
             },
             xOffset: { field: "endian", type: "nominal" },
-            y: {
-              aggregate: "mean",
-              field: "seconds",
-              type: "quantitative",
-              title: SECONDS,
-              scale: FROM_ZERO,
-            },
+            y: meanAxis("seconds", SECONDS),
             color: { field: "framing", type: "nominal", title: "backend" },
             opacity: {
               field: "endian",
