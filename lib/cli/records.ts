@@ -26,31 +26,7 @@ import {
 import { RECORDS_QUICK, RECORDS_SEED } from "../workloads/seeds.ts";
 import { parseArgs, parseChoice, parseCount, parseShape } from "./args.ts";
 import type { Command } from "./command.ts";
-import {
-  AUDIT_HELP,
-  backendOptionsHelp,
-  checkMemory,
-  checkOutputFormat,
-  checkScratchRoom,
-  FSYNC_OPTION,
-  fsyncHelp,
-  LAYOUT_HELP,
-  LAYOUT_OPTION,
-  measureInto,
-  MPI_HELP,
-  MPI_OPTIONS,
-  openResults,
-  OUTPUT_HELP,
-  parseFsync,
-  parseLayout,
-  parseReorder,
-  parseTransfer,
-  rankColumnDocs,
-  repeatOption,
-  TRANSFER_HELP,
-  TRANSFER_OPTIONS,
-  WORKLOAD_OPTIONS,
-} from "./common.ts";
+import * as common from "./common.ts";
 import { parseOptionArgs } from "../framings/options.ts";
 import {
   announcePlan,
@@ -93,17 +69,17 @@ Options:
   --seed S            data seed (default 1)
   --option KEY=VALUE  writer setting, repeatable (e.g. variant=2, fill=true, numrecs=frame for
                       netcdf)
-${fsyncHelp("end")}
+${common.fsyncHelp("end")}
   --dir DIR           where to write the scratch files (default: current directory)
-${TRANSFER_HELP}
-${OUTPUT_HELP}
+${common.TRANSFER_HELP}
+${common.OUTPUT_HELP}
                       --format seed prints the seed's 'About to write ... / avg CPU time =
                       ... secs. / avg User Time = ... secs.' lines, means over the repeats (the
                       seed's "User Time" is wall clock time)
-${MPI_HELP}
-${LAYOUT_HELP}
+${common.MPI_HELP}
+${common.LAYOUT_HELP}
 ${PLAN_HELP}
-${AUDIT_HELP}
+${common.AUDIT_HELP}
 
 Columns (CSV order):
 ${columnHelp(RECORDS_COLUMN_DOCS)}
@@ -157,12 +133,12 @@ export const recordsCommand: Command = {
   name: "records",
   summary: "netCDF-4's 2003 test: write and read a variable record by record, big-endian vs native",
   get help(): string {
-    return HELP + backendOptionsHelp("records");
+    return HELP + common.backendOptionsHelp("records");
   },
   async run(args: string[]): Promise<void> {
     const { values } = parseArgs("records", args, {
       options: {
-        ...WORKLOAD_OPTIONS,
+        ...common.WORKLOAD_OPTIONS,
         shape: { type: "string" },
         type: { type: "string", default: RECORDS_SEED.type },
         framing: { type: "string", default: RECORDS_SEED.framing },
@@ -172,10 +148,10 @@ export const recordsCommand: Command = {
         seed: { type: "string", default: "1" },
         option: { type: "string", multiple: true },
         dir: { type: "string" },
-        ...TRANSFER_OPTIONS,
-        ...MPI_OPTIONS,
-        ...FSYNC_OPTION,
-        ...LAYOUT_OPTION,
+        ...common.TRANSFER_OPTIONS,
+        ...common.MPI_OPTIONS,
+        ...common.FSYNC_OPTION,
+        ...common.LAYOUT_OPTION,
       },
     });
     const shapeText = values.shape ?? (values.quick ? RECORDS_QUICK.shape : RECORDS_SEED.shape);
@@ -186,18 +162,18 @@ export const recordsCommand: Command = {
       );
     }
     const dtype: RecordsType = parseChoice(values.type, NUMBER_TYPES, "--type");
-    const repeat = repeatOption(values.repeat, values.trials);
+    const repeat = common.repeatOption(values.repeat, values.trials);
     const seed = parseCount(values.seed, "--seed");
     const endian = new EndianChoice(values.endian);
-    checkOutputFormat(values, true);
+    common.checkOutputFormat(values, true);
     const recordBytes = shape.slice(1).reduce((a, b) => a * b, 1) * DTYPE_SIZE[dtype];
     if (!Number.isSafeInteger(recordBytes * shape[0]!) || recordBytes > 2 ** 31 - 1) {
       throw new UsageError(`--shape ${shapeText} of ${dtype}: at most 2 GiB - 1 per record`);
     }
     const resolved = resolveBackends(values.framing);
     const backendOptions = parseOptionArgs(resolved.run, values.option, "records");
-    const fsync = parseFsync(values.fsync, resolved.run);
-    const layout = parseLayout(values.layout, resolved.run, fsync);
+    const fsync = common.parseFsync(values.fsync, resolved.run);
+    const layout = common.parseLayout(values.layout, resolved.run, fsync);
     for (const b of resolved.run) checkStorable(b.name, dtype);
     const notes: string[] = [];
     const targets = recordsTargets(
@@ -211,25 +187,25 @@ export const recordsCommand: Command = {
       resolved.skipped,
     );
     if (dryRun(plan, values)) return;
-    checkScratchRoom(
+    common.checkScratchRoom(
       values.dir,
       recordBytes * shape[0]!,
       "the file of --shape",
       "use a smaller --shape or another --dir",
     );
-    checkMemory(3 * recordBytes, "a record of --shape", "use a smaller --shape");
-    const transfer = parseTransfer(values, resolved.run, values.dir);
+    common.checkMemory(3 * recordBytes, "a record of --shape", "use a smaller --shape");
+    const transfer = common.parseTransfer(values, resolved.run, values.dir);
     if (transfer && layout === "shared" && world().size > 1) {
       throw new UsageError("--layout shared does not take --bs or --direct; use --layout per-rank");
     }
     const progress = new Progress();
     announcePlan(plan, notes);
 
-    const reorder = parseReorder(values.reorder);
-    const results = openResults({
+    const reorder = common.parseReorder(values.reorder);
+    const results = common.openResults({
       command: "records",
       args,
-      columns: rankColumnDocs(RECORDS_COLUMN_DOCS, RECORDS_AGGREGATE),
+      columns: common.rankColumnDocs(RECORDS_COLUMN_DOCS, RECORDS_AGGREGATE),
       human: RECORDS_HUMAN_COLUMNS,
       keys: RECORDS_KEYS,
       seed: seedRecordsRenderer(shape),
@@ -253,7 +229,7 @@ export const recordsCommand: Command = {
     const add = (row: Row) => {
       for (const r of rankRows(row, RECORDS_AGGREGATE, values["per-rank"])) results.add(r);
     };
-    await measureInto(results, progress, () =>
+    await common.measureInto(results, progress, () =>
       runRecords(
         {
           ...{ targets, shape, dtype, repeat, seed, dir: values.dir, backendOptions, progress },

@@ -25,27 +25,7 @@ import {
 } from "../workloads/scaling.ts";
 import { formatSize, parseArgs, parseChoice, parseIntegers, parseShape } from "./args.ts";
 import type { Command } from "./command.ts";
-import {
-  AUDIT_HELP,
-  checkMemory,
-  checkOutputFormat,
-  checkScratchRoom,
-  FSYNC_OPTION,
-  fsyncHelp,
-  LAYOUT_OPTION,
-  measureInto,
-  openResults,
-  OUTPUT_HELP,
-  parseFsync,
-  parseTransfer,
-  PER_RANK_HELP,
-  PER_RANK_OPTION,
-  rankColumnDocs,
-  repeatOption,
-  TRANSFER_HELP,
-  TRANSFER_OPTIONS,
-  WORKLOAD_OPTIONS,
-} from "./common.ts";
+import * as common from "./common.ts";
 import {
   announcePlan,
   checkStorable,
@@ -83,21 +63,21 @@ the library loads, with a note otherwise), 5..40 datasets of 64^3 float64, HDF4 
                       backend that cannot store it is refused with one line
   --repeat K          repeat everything K times (default 1); K > 1 adds summary rows per
                       (framing, datasets). --trials K is the same (IOspeed's name)
-${fsyncHelp("none", ", as in the seed; a bare --fsync is end")}
+${common.fsyncHelp("none", ", as in the seed; a bare --fsync is end")}
   --endian E          native|little|big for every backend, or per backend (default
                       native,hdf4=big: the seed's orders)
   --dir DIR           where to write the scratch files (default: current directory)
-${TRANSFER_HELP}
-${OUTPUT_HELP}
+${common.TRANSFER_HELP}
+${common.OUTPUT_HELP}
                       --format seed prints IOspeed's text layout: a banner per backend,
                       'Write  5:*****', '        Realtime=R, UserTime=U, SystemTime=S,
                       Combined=C' (R in seconds, CPU in clock ticks); with K > 1 the 'Average
                       of K trials' blocks over every count (times in seconds)
-${PER_RANK_HELP}
+${common.PER_RANK_HELP}
   --layout per-rank   under MPI each rank writes its own files (the only layout: IOspeed times
                       the open, writes and close of a whole file, which ranks cannot share)
 ${PLAN_HELP}
-${AUDIT_HELP}
+${common.AUDIT_HELP}
 
 Columns (CSV order):
 ${columnHelp(SCALING_COLUMN_DOCS)}
@@ -167,19 +147,19 @@ export const scalingCommand: Command = {
   async run(args: string[]): Promise<void> {
     const { values } = parseArgs("scaling", bareFsyncIsEnd(args), {
       options: {
-        ...WORKLOAD_OPTIONS,
+        ...common.WORKLOAD_OPTIONS,
         framing: { type: "string", default: SCALING_SEED.framing },
         datasets: { type: "string" },
         shape: { type: "string", default: SCALING_SEED.shape },
         type: { type: "string", default: SCALING_SEED.type },
         repeat: { type: "string" },
         trials: { type: "string" },
-        ...FSYNC_OPTION,
+        ...common.FSYNC_OPTION,
         endian: { type: "string", default: SCALING_SEED.endian },
         dir: { type: "string" },
-        ...TRANSFER_OPTIONS,
-        ...PER_RANK_OPTION,
-        ...LAYOUT_OPTION,
+        ...common.TRANSFER_OPTIONS,
+        ...common.PER_RANK_OPTION,
+        ...common.LAYOUT_OPTION,
       },
     });
     if (parseChoice(values.layout, ["per-rank", "shared"] as const, "--layout") === "shared") {
@@ -197,9 +177,9 @@ export const scalingCommand: Command = {
     );
     const shape = parseShape(values.shape, "--shape");
     const dtype = parseChoice(values.type, NUMBER_TYPES, "--type");
-    const repeat = repeatOption(values.repeat, values.trials);
+    const repeat = common.repeatOption(values.repeat, values.trials);
     const endian = new EndianChoice(values.endian);
-    const format = checkOutputFormat(values, true);
+    const format = common.checkOutputFormat(values, true);
     const bytes = datasetBytes(shape, dtype);
     if (!Number.isSafeInteger(bytes) || bytes > 2 ** 31 - 1) {
       throw new UsageError(
@@ -211,27 +191,27 @@ export const scalingCommand: Command = {
       checkStorable(b.name, dtype);
       endian.of(b.name);
     }
-    const fsync = parseFsync(values.fsync, resolved.run, "none");
+    const fsync = common.parseFsync(values.fsync, resolved.run, "none");
     const plan = scalingPlan(
       { datasets, shape, dtype, trials: repeat, fsync, bytes, endian },
       resolved,
     );
     if (dryRun(plan, values)) return;
-    checkScratchRoom(
+    common.checkScratchRoom(
       values.dir,
       Math.max(...datasets) * bytes,
       `the largest file (${Math.max(...datasets)} datasets of ${formatSize(bytes)})`,
       "use fewer --datasets, a smaller --shape or another --dir",
     );
-    checkMemory(2 * bytes, `a dataset of --shape ${values.shape}`, "use a smaller --shape");
-    const transfer = parseTransfer(values, resolved.run, values.dir);
+    common.checkMemory(2 * bytes, `a dataset of --shape ${values.shape}`, "use a smaller --shape");
+    const transfer = common.parseTransfer(values, resolved.run, values.dir);
     announcePlan(plan);
     const backends = resolved.run;
 
-    const results = openResults({
+    const results = common.openResults({
       command: "scaling",
       args,
-      columns: rankColumnDocs(SCALING_COLUMN_DOCS, SCALING_AGGREGATE),
+      columns: common.rankColumnDocs(SCALING_COLUMN_DOCS, SCALING_AGGREGATE),
       human: SCALING_HUMAN_COLUMNS,
       keys: SCALING_KEYS,
       seed: seedRenderer(repeat),
@@ -262,7 +242,7 @@ export const scalingCommand: Command = {
     const add = (row: Row) => {
       for (const r of rankRows(row, SCALING_AGGREGATE, values["per-rank"])) results.add(r);
     };
-    await measureInto(results, progress, () =>
+    await common.measureInto(results, progress, () =>
       runScaling(
         {
           backends,

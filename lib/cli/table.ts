@@ -44,29 +44,7 @@ import {
   type SkippedBackend,
 } from "./plan.ts";
 import type { Command } from "./command.ts";
-import {
-  AUDIT_HELP,
-  checkMemory,
-  checkOutputFormat,
-  checkScratchRoom,
-  FSYNC_OPTION,
-  fsyncHelp,
-  LAYOUT_HELP,
-  LAYOUT_OPTION,
-  measureInto,
-  MPI_HELP,
-  MPI_OPTIONS,
-  openResults,
-  OUTPUT_HELP,
-  parseFsync,
-  parseLayout,
-  parseReorder,
-  parseTransfer,
-  rankColumnDocs,
-  TRANSFER_HELP,
-  TRANSFER_OPTIONS,
-  WORKLOAD_OPTIONS,
-} from "./common.ts";
+import * as common from "./common.ts";
 
 const HELP = `sciobench table: the GSD benchmark table (gsd's benchmark-hoomd.py), over backends
 
@@ -95,27 +73,27 @@ Options:
                       warm-up is on by default; --warmup is accepted and changes nothing)
   --sample SIZE       bytes to read in each read phase (default 256MiB, capped at the file;
                       units as --size)
-${fsyncHelp("end")}
+${common.fsyncHelp("end")}
   --cache cold|warm   page cache before each read phase: cold drops the file (default), warm
                       reads it once first (memory-speed numbers of the backend's code)
   --endian E          native|little|big, for backends that offer a choice (default native);
                       per backend as hdf4=big,native
-${TRANSFER_HELP}
+${common.TRANSFER_HELP}
   --peer LIST         also measure the real library on the same cells: python-gsd (gsd.hoomd,
                       as gsd's benchmark reads) or python-gsd-fl (gsd.fl); needs python3-gsd.
                       Without --framing and --peer, python-gsd is added where it is importable
   --no-peers          leave the python-gsd peer out of the bare command
-${MPI_HELP}
+${common.MPI_HELP}
 ${PLAN_HELP}
   --baseline fio      after each cell, fio (where installed) writes, reads and randomly reads a
                       file of the same size in the same directory with the same block size,
                       direct flag, fsync policy and cache state (ours, fio, ours, fio ...);
                       adds fio_*_MiBps and efficiency_* = ours / fio. Without fio: one line on
                       stderr and those columns empty
-${LAYOUT_HELP}
-${OUTPUT_HELP}
+${common.LAYOUT_HELP}
+${common.OUTPUT_HELP}
                       --format seed prints gsd's own reST table
-${AUDIT_HELP}
+${common.AUDIT_HELP}
 
 List options accumulate when repeated (--framing gsd --framing raw runs both). Every option is
 checked, and the disk and memory the largest cell needs, before anything is written.
@@ -215,11 +193,11 @@ export const tableCommand: Command = {
   async run(args: string[]): Promise<void> {
     const { values } = parseArgs("table", args, {
       options: {
-        ...WORKLOAD_OPTIONS,
-        ...MPI_OPTIONS,
-        ...FSYNC_OPTION,
+        ...common.WORKLOAD_OPTIONS,
+        ...common.MPI_OPTIONS,
+        ...common.FSYNC_OPTION,
         baseline: { type: "string" },
-        ...LAYOUT_OPTION,
+        ...common.LAYOUT_OPTION,
         framing: { type: "string" },
         size: { type: "string" },
         n: { type: "string" },
@@ -233,7 +211,7 @@ export const tableCommand: Command = {
         peer: { type: "string" },
         "no-peers": { type: "boolean", default: false },
         cache: { type: "string", default: "cold" },
-        ...TRANSFER_OPTIONS,
+        ...common.TRANSFER_OPTIONS,
       },
     });
     const quick = values.quick;
@@ -243,7 +221,7 @@ export const tableCommand: Command = {
       .map((s) => parseCount(s, "--n"));
     const repeat = parseCount(values.repeat, "--repeat");
     const seed = parseSeed(values.seed);
-    checkMemory(
+    common.checkMemory(
       4 * 28 * Math.max(...ns),
       `a frame of N = ${Math.max(...ns)} particles`,
       "use a smaller --n",
@@ -256,7 +234,7 @@ export const tableCommand: Command = {
     const resolved = resolveBackends(values.framing ?? TABLE_SEED.framing);
     const skipped = [...resolved.skipped];
     const cache = parseChoice(values.cache, ["cold", "warm"] as const, "--cache");
-    checkOutputFormat(values, true);
+    common.checkOutputFormat(values, true);
     const peers: Backend[] = [];
     const notes: string[] = [];
     // The bare command measures the seed's own library beside ours, where it is importable.
@@ -270,7 +248,7 @@ export const tableCommand: Command = {
       throw new UsageError("give --peer or --no-peers, not both");
     }
     const programs = BACKENDS.filter((b) => b.kind === "program");
-    const fsync = parseFsync(values.fsync, resolved.run);
+    const fsync = common.parseFsync(values.fsync, resolved.run);
     for (const name of peerList === undefined ? [] : parseList(peerList, "--peer")) {
       const peer = programs.find((b) => b.name === name);
       if (peer === undefined) {
@@ -300,7 +278,7 @@ export const tableCommand: Command = {
     if (baseline !== undefined && world().size > 1) {
       throw new UsageError("--baseline fio does not run under MPI (use fio's own MPI-free jobs)");
     }
-    const layout = parseLayout(values.layout, resolved.run, fsync);
+    const layout = common.parseLayout(values.layout, resolved.run, fsync);
     if (sized && layout === "shared" && world().size > 1) {
       throw new UsageError("--layout shared does not take --bs or --direct; use --layout per-rank");
     }
@@ -327,13 +305,13 @@ export const tableCommand: Command = {
     const plan = tablePlan(settings);
     if (dryRun(plan, values)) return;
     // every rank's files may share this file system
-    checkScratchRoom(
+    common.checkScratchRoom(
       values.dir,
       Math.max(...sizes) * world().size,
       "the largest --size",
       "use a smaller --size or another --dir",
     );
-    const transfer = parseTransfer(values, [...resolved.run, ...peers], values.dir);
+    const transfer = common.parseTransfer(values, [...resolved.run, ...peers], values.dir);
     // fio missing: one line, and the run goes on with the fio columns empty
     const fioMissing = baseline === "fio" ? fioUnavailable() : null;
     if (fioMissing !== null) {
@@ -341,12 +319,12 @@ export const tableCommand: Command = {
     }
     const progress = new Progress();
     announcePlan(plan, notes);
-    const reorder = parseReorder(values.reorder);
+    const reorder = common.parseReorder(values.reorder);
     const names = [...resolved.run, ...peers].map((b) => b.name);
-    const results = openResults({
+    const results = common.openResults({
       command: "table",
       args,
-      columns: rankColumnDocs(
+      columns: common.rankColumnDocs(
         tableColumnDocs(baseline !== undefined),
         TABLE_AGGREGATE,
         TABLE_RANK_COLUMNS,
@@ -373,7 +351,7 @@ export const tableCommand: Command = {
       },
       dir: values.dir,
     }, values);
-    await measureInto(results, progress, () =>
+    await common.measureInto(results, progress, () =>
       runTable(
         {
           backends: resolved.run,
