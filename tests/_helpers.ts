@@ -31,14 +31,42 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Path of main.ts. */
 /** Runs `sciobench ARGS` (deno run main.ts with the task's permissions) and collects its output. */
-export async function runCli(
+export function runCli(
   args: string[],
   options: { cwd?: string; env?: Record<string, string> } = {},
 ): Promise<CliResult> {
-  const out = await new Deno.Command(Deno.execPath(), {
+  return runScript(MAIN, args, options);
+}
+
+/** Starts `sciobench ARGS` with piped output, without waiting for it; the caller reads and waits. */
+export function spawnCli(args: string[], env: Record<string, string> = {}): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
     args: ["run", "--quiet", ...PERMISSIONS, MAIN, ...args],
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1", ...env },
+  }).spawn();
+}
+
+/**
+ * Runs the Deno program `script` with ARGS and the task's permissions (type-checked with
+ * `check`), in `cwd`, and collects its output.
+ */
+export async function runScript(
+  script: string,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; check?: boolean } = {},
+): Promise<CliResult> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      ...(options.check ? ["--check"] : []),
+      ...PERMISSIONS,
+      script,
+      ...args,
+    ],
     cwd: options.cwd,
     stdout: "piped",
     stderr: "piped",

@@ -4,7 +4,7 @@
  * the finished rows (meta line first) in `.NAME.sciobench-tmp-PID`.
  */
 import assert from "node:assert/strict";
-import { MAIN, PERMISSIONS, tempDir } from "./_helpers.ts";
+import { spawnCli, tempDir } from "./_helpers.ts";
 
 /** Starts a long table run (many small cells) and resolves once `cells` cells have started. */
 async function startLongRun(
@@ -13,19 +13,10 @@ async function startLongRun(
   format: string,
   extra: string[] = [],
 ): Promise<Deno.ChildProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      ...PERMISSIONS,
-      MAIN,
-      ...["table", "--framing", "raw", "--size", "256KiB", "--n", "64", "--repeat", "100000"],
-      ...["--dir", dir, "--format", format, "--out", out, ...extra],
-    ],
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).spawn();
+  const child = spawnCli([
+    ...["table", "--framing", "raw", "--size", "256KiB", "--n", "64", "--repeat", "100000"],
+    ...["--dir", dir, "--format", format, "--out", out, ...extra],
+  ]);
   const reader = child.stderr.getReader();
   let seen = "";
   const dec = new TextDecoder();

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import * as api from "../mod.ts";
-import { PERMISSIONS } from "./_helpers.ts";
+import { runScript } from "./_helpers.ts";
 
 const MOD = new URL("../mod.ts", import.meta.url);
 
@@ -28,16 +28,9 @@ Deno.test("mod.ts: the module-doc examples run from outside the repository", asy
     for (const [i, code] of examples.entries()) {
       const script = `${dir}/example${i}.ts`;
       Deno.writeTextFileSync(script, code);
-      const out = await new Deno.Command(Deno.execPath(), {
-        args: ["run", "--quiet", "--check", ...PERMISSIONS, script],
-        cwd: dir,
-        stdout: "piped",
-        stderr: "piped",
-        env: { NO_COLOR: "1" },
-      }).output();
-      const stderr = new TextDecoder().decode(out.stderr);
-      assert.equal(out.code, 0, stderr);
-      outputs.push(new TextDecoder().decode(out.stdout));
+      const out = await runScript(script, [], { cwd: dir, check: true });
+      assert.equal(out.code, 0, out.stderr);
+      outputs.push(out.stdout);
     }
     const table = outputs[0]!.trim().split("\n").map((l) => l.split(" "));
     assert.deepEqual(table.map((r) => r[0]), ["raw", "gsd"]);

@@ -14,7 +14,7 @@ import { READERS_COLUMN_DOCS } from "../lib/workloads/readers.ts";
 import { RECORDS_COLUMN_DOCS } from "../lib/workloads/records.ts";
 import { SCALING_COLUMN_DOCS } from "../lib/workloads/scaling.ts";
 import { TABLE_COLUMN_DOCS, TABLE_KEYS } from "../lib/workloads/table.ts";
-import { commandMissing, PERMISSIONS, runCli, tempDir } from "./_helpers.ts";
+import { commandMissing, PERMISSIONS, runCli, spawnCli, tempDir } from "./_helpers.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
@@ -136,22 +136,12 @@ Deno.test("every numeric column holds a number in every row: scaling, records, r
   }
 });
 
-/** Starts sciobench with piped output; the caller reads and waits. */
-function spawn(args: string[], env: Record<string, string> = {}): Deno.ChildProcess {
-  return new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", ...PERMISSIONS, MAIN, ...args],
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1", ...env },
-  }).spawn();
-}
-
 Deno.test("jsonl keeps finished rows after SIGTERM; json is written with interrupted: true", async () => {
   using d = tempDir();
   for (const format of ["jsonl", "json"]) {
     const out = `${d.path}/run.${format}`;
     // Many small cells: the first few finish quickly, the run goes on far longer.
-    const child = spawn([
+    const child = spawnCli([
       "table",
       "--framing",
       "raw",
@@ -348,7 +338,7 @@ Deno.test("before any output: a bad option never truncates --out; usage errors e
 });
 
 Deno.test("memory preflight: table --n 1000000000 is refused with exit 2 before allocating", async () => {
-  const child = spawn(["table", "--n", "1000000000", "--size", "1MiB"]);
+  const child = spawnCli(["table", "--n", "1000000000", "--size", "1MiB"]);
   const r = await child.output();
   const stderr = new TextDecoder().decode(r.stderr);
   assert.equal(r.code, 2, stderr);
@@ -396,7 +386,7 @@ Deno.test("did you mean: commands, options, framings, values", async () => {
 });
 
 Deno.test("a set SCIOBENCH_*_LIB that cannot load is an error naming it; a missing dependency is named", async () => {
-  const child = spawn(["records", "--framing", "hdf5", "--shape", "2x4"], {
+  const child = spawnCli(["records", "--framing", "hdf5", "--shape", "2x4"], {
     SCIOBENCH_HDF5_LIB: "/nonexistent/libhdf5.so",
   });
   const r = await child.output();

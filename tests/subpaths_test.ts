@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import * as api from "../mod.ts";
-import { PERMISSIONS } from "./_helpers.ts";
+import { runScript } from "./_helpers.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const EXPORTS = (JSON.parse(Deno.readTextFileSync(new URL("deno.json", ROOT))) as {
@@ -52,15 +52,9 @@ for (const subpath of Object.keys(EXPECTED)) {
       for (const [i, { code, expected }] of examples.entries()) {
         const script = `${dir}/example${i}.ts`;
         Deno.writeTextFileSync(script, code);
-        const out = await new Deno.Command(Deno.execPath(), {
-          args: ["run", "--quiet", "--check", ...PERMISSIONS, script],
-          cwd: dir,
-          stdout: "piped",
-          stderr: "piped",
-          env: { NO_COLOR: "1" },
-        }).output();
-        assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-        assert.equal(new TextDecoder().decode(out.stdout).trim(), expected, `${subpath} example`);
+        const out = await runScript(script, [], { cwd: dir, check: true });
+        assert.equal(out.code, 0, out.stderr);
+        assert.equal(out.stdout.trim(), expected, `${subpath} example`);
       }
     } finally {
       Deno.removeSync(dir, { recursive: true });

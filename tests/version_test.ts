@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import denoJson from "../deno.json" with { type: "json" };
-import { PERMISSIONS, runCli, tempDir } from "./_helpers.ts";
+import { runCli, runScript, tempDir } from "./_helpers.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -68,15 +68,9 @@ function copySources(dir: string): void {
 }
 
 async function versionIn(dir: string): Promise<Record<string, string>> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", ...PERMISSIONS, `${dir}/main.ts`, "version", "--format", "json"],
-    cwd: dir,
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).output();
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  return JSON.parse(new TextDecoder().decode(out.stdout));
+  const out = await runScript(`${dir}/main.ts`, ["version", "--format", "json"], { cwd: dir });
+  assert.equal(out.code, 0, out.stderr);
+  return JSON.parse(out.stdout);
 }
 
 Deno.test("version: 'unknown' commit outside a checkout; a stamped commit wins", async () => {

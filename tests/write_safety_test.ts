@@ -3,7 +3,7 @@ import { crashTrials, NATIVE_FRAMINGS } from "../tools/crash_appends.ts";
 import { hdf4 } from "../lib/peers/hdf4.ts";
 import { journalPath } from "../lib/io/journal.ts";
 import * as libc from "../lib/sys/libc.ts";
-import { MAIN, peerTest, PERMISSIONS, runCli, tempDir } from "./_helpers.ts";
+import { MAIN, peerTest, PERMISSIONS, runCli, spawnCli, tempDir } from "./_helpers.ts";
 
 /** Names in `dir`, sorted. */
 function names(dir: string): string[] {
@@ -23,16 +23,6 @@ async function writeFile(path: string, framing: string, frames = 3, n = 4): Prom
   ]);
   assert.equal(r.code, 0, r.stderr);
   return Deno.readFileSync(path);
-}
-
-/** Starts `sciobench ARGS` without waiting for it. */
-function spawnCli(args: string[], env: Record<string, string> = {}): Deno.ChildProcess {
-  return new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", ...PERMISSIONS, MAIN, ...args],
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1", ...env },
-  }).spawn();
 }
 
 async function collect(child: Deno.ChildProcess): Promise<{ code: number; stderr: string }> {
