@@ -50,6 +50,34 @@ export function spawnCli(args: string[], env: Record<string, string> = {}): Deno
 }
 
 /**
+ * Runs `sciobench ARGS` under a file-size limit of `kib` KiB (RLIMIT_FSIZE via `ulimit -f`, with
+ * SIGXFSZ ignored): writes past it fail with EFBIG, as on a full disk.
+ */
+export async function runCliLimited(
+  args: string[],
+  kib: number,
+): Promise<CliResult & { signal: Deno.Signal | null }> {
+  const out = await new Deno.Command("/bin/sh", {
+    args: [
+      "-c",
+      `trap '' XFSZ; ulimit -f ${kib * 2}; exec "$@"`,
+      "sh",
+      ...[Deno.execPath(), "run", "--quiet", ...PERMISSIONS, MAIN, ...args],
+    ],
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  const dec = new TextDecoder();
+  return {
+    code: out.code,
+    signal: out.signal,
+    stdout: dec.decode(out.stdout),
+    stderr: dec.decode(out.stderr),
+  };
+}
+
+/**
  * Runs the Deno program `script` with ARGS and the task's permissions (type-checked with
  * `check`), in `cwd`, and collects its output.
  */

@@ -8,9 +8,7 @@ import { UsageError } from "../lib/errors.ts";
 import { parseIntegers, parseSeed, parseSize } from "../lib/cli/args.ts";
 import { checkFreeSpace, checkMemory } from "../lib/cli/common.ts";
 import type { StatFs } from "../lib/sys/libc.ts";
-import { PERMISSIONS, runCli, tempDir } from "./_helpers.ts";
-
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
+import { runCli, runCliLimited, tempDir } from "./_helpers.ts";
 
 function oneErrorLine(stderr: string): string {
   const lines = stderr.trimEnd().split("\n").filter((l) => !l.startsWith("sciobench: plan:"));
@@ -95,34 +93,21 @@ Deno.test("CLI: a 300-character name and a 5000-character path are one short lin
 
 Deno.test("CLI: an error during scaling starts its own line after the progress stars", async () => {
   using d = tempDir();
-  // RLIMIT_FSIZE (ulimit -f, 512-byte blocks) lets the warm-up through and fails the run.
-  const out = await new Deno.Command("/bin/sh", {
-    args: [
-      "-c",
-      `trap '' XFSZ; ulimit -f 8000; exec "$@"`,
-      "sh",
-      Deno.execPath(),
-      "run",
-      "--quiet",
-      ...PERMISSIONS,
-      MAIN,
-      "scaling",
-      "--framing",
-      "raw",
-      "--datasets",
-      "5",
-      "--dir",
-      d.path,
-      "--format",
-      "seed",
-    ],
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).output();
-  const stderr = new TextDecoder().decode(out.stderr);
+  // RLIMIT_FSIZE at 4000 KiB lets the warm-up through and fails the run.
+  const out = await runCliLimited([
+    "scaling",
+    "--framing",
+    "raw",
+    "--datasets",
+    "5",
+    "--dir",
+    d.path,
+    "--format",
+    "seed",
+  ], 4000);
+  const stderr = out.stderr;
   assert.equal(out.code, 1, stderr);
   // IOspeed's stars (--format seed) end their line; the run's row says why it failed
   assert.match(stderr, /Write +5 datasets:\*+\nsciobench: error: 1 of 1 cells failed/);
-  assert.match(new TextDecoder().decode(out.stdout), /Write {2}5: failed: .*File too large/);
+  assert.match(out.stdout, /Write {2}5: failed: .*File too large/);
 });

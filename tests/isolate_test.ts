@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { hdf5 } from "../lib/peers/hdf5/mod.ts";
-import { peerTest, PERMISSIONS, runCli, tempDir } from "./_helpers.ts";
+import { peerTest, PERMISSIONS, runCli, runCliLimited, tempDir } from "./_helpers.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
@@ -190,31 +190,18 @@ for (const framing of ["hdf5", "netcdf4"]) {
     () => hdf5.unavailable(),
     async () => {
       using d = tempDir();
-      // RLIMIT_FSIZE (ulimit -f, 512-byte blocks; SIGXFSZ ignored) fails the writes as a full disk does.
-      const out = await new Deno.Command("/bin/sh", {
-        args: [
-          "-c",
-          `trap '' XFSZ; ulimit -f 200; exec "$@"`,
-          "sh",
-          Deno.execPath(),
-          "run",
-          "--quiet",
-          ...PERMISSIONS,
-          MAIN,
-          "write",
-          "--framing",
-          framing,
-          "--n",
-          "1024",
-          "--frames",
-          "20",
-          `${d.path}/full.${framing}`,
-        ],
-        stdout: "piped",
-        stderr: "piped",
-        env: { NO_COLOR: "1" },
-      }).output();
-      const stderr = new TextDecoder().decode(out.stderr);
+      // RLIMIT_FSIZE at 100 KiB (SIGXFSZ ignored) fails the writes as a full disk does.
+      const out = await runCliLimited([
+        "write",
+        "--framing",
+        framing,
+        "--n",
+        "1024",
+        "--frames",
+        "20",
+        `${d.path}/full.${framing}`,
+      ], 100);
+      const stderr = out.stderr;
       assert.equal(out.signal, null, stderr);
       assert.equal(out.code, 1, stderr);
       oneErrorLine(stderr);

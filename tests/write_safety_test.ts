@@ -3,7 +3,7 @@ import { crashTrials, NATIVE_FRAMINGS } from "../tools/crash_appends.ts";
 import { hdf4 } from "../lib/peers/hdf4.ts";
 import { journalPath } from "../lib/io/journal.ts";
 import * as libc from "../lib/sys/libc.ts";
-import { MAIN, peerTest, PERMISSIONS, runCli, spawnCli, tempDir } from "./_helpers.ts";
+import { peerTest, runCli, runCliLimited, spawnCli, tempDir } from "./_helpers.ts";
 
 /** Names in `dir`, sorted. */
 function names(dir: string): string[] {
@@ -149,32 +149,24 @@ Deno.test("write --force refuses a FIFO, a directory and a device node, and leav
   assert.deepEqual(names(d.path).filter((n) => n.includes("sciobench")), []);
 });
 
-/** Runs `sciobench ARGS` under a file-size limit (KiB) with SIGXFSZ ignored: writes fail with EFBIG. */
-async function runLimited(args: string[], kib: number): Promise<{ code: number; stderr: string }> {
-  const cmd = [Deno.execPath(), "run", "--quiet", ...PERMISSIONS, MAIN, ...args]
-    .map((a) => `'${a}'`).join(" ");
-  const out = await new Deno.Command("/bin/sh", {
-    args: ["-c", `trap '' XFSZ; ulimit -f ${kib * 2}; exec ${cmd}`],
-    env: { NO_COLOR: "1" },
-  }).output();
-  return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
-}
-
 Deno.test("a --force write or an append that runs out of space leaves the old file intact", async () => {
   using d = tempDir();
   for (const framing of ["raw", "gsd", "f77", "ieeeio", "netcdf"]) {
     const f = `${d.path}/old.${framing}`;
     const before = await writeFile(f, framing, 3, 64);
     const big = ["--n", "4096", "--frames", "40", f];
-    const replace = await runLimited(["write", "--force", "--framing", framing, ...big], 512);
+    const replace = await runCliLimited(["write", "--force", "--framing", framing, ...big], 512);
     assert.equal(replace.code, 1, replace.stderr);
     oneLine(replace.stderr);
     assert.deepEqual(Deno.readFileSync(f), before, `${framing}: --force`);
-    const append = await runLimited(["write", "--append", "--n", "64", "--frames", "4000", f], 512);
+    const append = await runCliLimited(
+      ["write", "--append", "--n", "64", "--frames", "4000", f],
+      512,
+    );
     assert.equal(append.code, 1, append.stderr);
     oneLine(append.stderr);
     assert.deepEqual(Deno.readFileSync(f), before, `${framing}: --append`);
-    const fresh = await runLimited(
+    const fresh = await runCliLimited(
       ["write", "--framing", framing, ...big.slice(0, 4), `${f}.new`],
       512,
     );
