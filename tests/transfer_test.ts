@@ -17,7 +17,6 @@ import {
   BlockWriter,
   directRefused,
   openForTransfer,
-  probeDirect,
   type TransferFile,
 } from "../lib/io/transfer.ts";
 import { FileHandle } from "../lib/io/file.ts";
@@ -26,7 +25,8 @@ import { TableFrames } from "../lib/workloads/table.ts";
 import { hdf5 } from "../lib/peers/hdf5/mod.ts";
 import { UsageError } from "../lib/errors.ts";
 import type { RowAudit } from "../lib/sys/audit.ts";
-import { commandMissing, MAIN, PERMISSIONS, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
+import { commandMissing, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
+import { DIRECT_REFUSED, parseStrace, straceSciobench } from "./_syscalls.ts";
 
 /** One recorded call on a file. */
 interface Call {
@@ -99,23 +99,6 @@ function readAll(b: Backend, path: string, n: number, transfer?: Transfer): Uint
 
 const NAMES = FRAMINGS.map((f) => f.name);
 
-/**
- * Why the temporary directory's file system cannot take O_DIRECT (some tmpfs), or null: the
- * direct I/O tests run where it works and are skipped, saying so, only where it cannot.
- */
-const DIRECT_REFUSED: string | null = (() => {
-  const dir = Deno.makeTempDirSync({ prefix: "sciobench-probe-" });
-  try {
-    probeDirect(dir, 65536);
-    return null;
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    console.warn(`skipping the O_DIRECT tests: ${e.message}`);
-    return e.message;
-  } finally {
-    Deno.removeSync(dir, { recursive: true });
-  }
-})();
 const direct = { ignore: DIRECT_REFUSED !== null };
 
 for (const name of NAMES) {
@@ -301,52 +284,6 @@ Deno.test("peers refuse --direct and --bs with one line", () => {
   checkTransfer(backend("raw"), { bs: 65536, direct: true });
 });
 
-/**
- * One traced call on a file: pread64 or pwrite64 (bytes asked, offset) with the flags its
- * descriptor was opened with, or openat (its flags).
- */
-interface Traced {
-  readonly call: string;
-  readonly path: string;
-  readonly flags: string;
-  readonly count: number;
-  readonly offset: number;
-}
-
-const TRACE_LINE = /^(openat|pread64|pwrite64|fadvise64)\((.*)\) = (-?\d+)/;
-
-/** The calls on files under `under`, from strace's per-thread files (each in call order). */
-function parseStrace(dir: string, under: string): Traced[] {
-  const calls: Traced[] = [];
-  for (const entry of Deno.readDirSync(dir)) {
-    const flagsOf = new Map<number, string>();
-    for (const line of Deno.readTextFileSync(`${dir}/${entry.name}`).split("\n")) {
-      const m = TRACE_LINE.exec(line);
-      if (!m) continue;
-      const [, call, args, ret] = m;
-      if (call === "openat") {
-        const p = /"([^"]*)", ([A-Z_|]+)/.exec(args!);
-        if (p && p[1]!.startsWith(under)) {
-          flagsOf.set(Number(ret), p[2]!);
-          calls.push({ call, path: p[1]!, flags: p[2]!, count: 0, offset: 0 });
-        }
-        continue;
-      }
-      const p = /^(\d+)<([^>]*)>/.exec(args!);
-      if (!p || !p[2]!.startsWith(under)) continue;
-      const rest = args!.split(", ");
-      calls.push({
-        call: call!,
-        path: p[2]!,
-        flags: flagsOf.get(Number(p[1])) ?? "",
-        count: Number(rest.at(-2)),
-        offset: Number(rest.at(-1)),
-      });
-    }
-  }
-  return calls;
-}
-
 Deno.test({
   name: "table --direct --bs 64k: strace and the audit trail see O_DIRECT and aligned 64 KiB calls",
   ignore: DIRECT_REFUSED !== null || (commandMissing("strace") !== null && !REQUIRE_PEERS),
@@ -354,22 +291,14 @@ Deno.test({
     using scratch = tempDir("sciobench-direct-");
     using trace = tempDir("sciobench-strace-");
     const framings = NAMES.join(",");
-    const out = await new Deno.Command("strace", {
-      args: [
-        ...["-f", "-ff", "-qq", "-y", "-s", "0", "-o", `${trace.path}/tr`],
-        ...["-e", "trace=openat,pread64,pwrite64,fadvise64"],
-        ...[Deno.execPath(), "run", "--quiet", ...PERMISSIONS, MAIN, "table"],
-        ...["--framing", framings, "--size", "1MiB", "--n", "1000", "--sample", "512KiB"],
-        ...["--no-warmup", "--direct", "--bs", "64k", "--dir", scratch.path],
-        ...["--format", "json", "--audit"],
-      ],
-      stdout: "piped",
-      stderr: "piped",
-      env: { NO_COLOR: "1" },
-    }).output();
-    const stderr = new TextDecoder().decode(out.stderr);
-    assert.equal(out.code, 0, stderr);
-    const rows = JSON.parse(new TextDecoder().decode(out.stdout)).rows as (
+    const [out] = await straceSciobench([[
+      "table",
+      ...["--framing", framings, "--size", "1MiB", "--n", "1000", "--sample", "512KiB"],
+      ...["--no-warmup", "--direct", "--bs", "64k", "--dir", scratch.path],
+      ...["--format", "json", "--audit"],
+    ]], trace.path);
+    assert.equal(out!.code, 0, out!.stderr);
+    const rows = JSON.parse(out!.stdout).rows as (
       & Record<
         string,
         unknown

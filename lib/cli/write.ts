@@ -19,22 +19,35 @@ import type { ChunkLayout } from "../framings/types.ts";
 import { requireFile } from "./open.ts";
 import { writeFrames } from "../backends/write.ts";
 import { IoError, UsageError } from "../errors.ts";
+import type { Transfer } from "../io/transfer.ts";
+import { FileHandle } from "../io/file.ts";
 import { statfs } from "../sys/libc.ts";
+import { attachAudit, finishAudit, type RowAudit, startAudit } from "../sys/audit.ts";
 import { type PhaseSample, startMeter } from "../sys/meter.ts";
+import { TRANSFER_COLUMN_DOCS, transferColumns } from "../workloads/transfer.ts";
 import { BYTES_PER_PARTICLE, TableFrames } from "../workloads/table.ts";
 import { parseArgs, parseCount, parseSeed } from "./args.ts";
 import type { Command } from "./command.ts";
 import {
+  AUDIT_HELP,
+  AUDIT_OPTION,
   backendOptionArgs,
   backendOptionsHelp,
   checkFreeSpace,
   checkMemory,
+  checkOutputFormat,
   checkPlotPath,
+  FSYNC_OPTION,
+  fsyncHelp,
   openResults,
   OUTPUT_OPTIONS,
   parseEndian,
-  resolveFormat,
+  parseFsync,
+  parseTransfer,
+  TRANSFER_HELP,
+  TRANSFER_OPTIONS,
 } from "./common.ts";
+import type { FsyncPolicy } from "../backends/backend.ts";
 import type { OptionValues } from "../framings/options.ts";
 import { col, type ColumnDoc, columnHelp } from "../report/human.ts";
 
@@ -52,6 +65,14 @@ const COLUMNS: readonly ColumnDoc[] = [
   col("dev_write_bytes", "bytes", "count", "bytes sent to the device"),
   col("seed", "", "count", "data seed"),
   col("first_frame", "", "count", "index of the first frame written (0 unless --append)"),
+  col(
+    "fsync",
+    "",
+    "text",
+    "fsync policy inside write_s: end, each (after every frame) or none (FILE is then " +
+      "fsynced after the timing, before it is renamed into place)",
+  ),
+  ...TRANSFER_COLUMN_DOCS,
 ];
 
 const HELP = `sciobench write: write the table's frames to FILE and keep it
@@ -80,8 +101,16 @@ Options:
   --append            add the frames to an existing FILE (its framing is detected); an undo
                       journal beside FILE rolls it back after any failure, signal or crash
   --wait              wait for another writer of FILE to finish instead of giving up
+${fsyncHelp("end")}
+                      A new FILE is fsynced before it is renamed into place in any case (with
+                      none, after the timing); --append always fsyncs (its undo journal needs
+                      it) and refuses none
+${TRANSFER_HELP}
+                      --append takes --bs but not --direct (its undo journal reads through
+                      the page cache)
   --format F          table (default on a terminal), csv (default otherwise), json or jsonl
   --out FILE          write the timing row to this file instead of stdout
+${AUDIT_HELP}
 
 Columns (CSV order):
 ${columnHelp(COLUMNS)}`;
@@ -106,6 +135,9 @@ export const writeCommand: Command = {
         option: { type: "string", multiple: true },
         append: { type: "boolean", default: false },
         wait: { type: "boolean", default: false },
+        ...AUDIT_OPTION,
+        ...FSYNC_OPTION,
+        ...TRANSFER_OPTIONS,
       },
     });
     if (values.append && values.force) {
@@ -145,7 +177,19 @@ export const writeCommand: Command = {
       throw e;
     }
     const endian = values.endian === undefined ? undefined : parseEndian(values.endian);
-    resolveFormat(values.format, values.out, false);
+    checkOutputFormat(values, false);
+    if (values.append && values.direct) {
+      throw new UsageError(
+        "write: --append cannot use --direct (its undo journal reads through the page cache); " +
+          "append without --direct, or write a new file with it",
+      );
+    }
+    if (values.append && values.fsync === "none") {
+      throw new UsageError(
+        "write: --append always fsyncs (its undo journal needs the data on disk before the " +
+          "file's index or header points to it); use --fsync end or each",
+      );
+    }
     checkPlotPath("write", values.plot, values.force);
     if (values.out !== undefined && values.out === path) {
       throw new UsageError(`write: --out ${values.out} is FILE itself`);
@@ -163,17 +207,31 @@ export const writeCommand: Command = {
     let first = 0;
     let lock: FileLock | undefined;
     let m: PhaseSample;
+    let fsync: FsyncPolicy = "end";
+    let transfer: Transfer | undefined;
+    let audit: RowAudit | undefined;
+    /** The backend's --option, --fsync, --bs and --direct, checked before FILE is touched. */
+    const settle = (): void => {
+      backendOptions = backendOptionArgs(backend, values.option, "write");
+      fsync = parseFsync(values.fsync, [backend]);
+      transfer = parseTransfer(values, [backend], dir);
+    };
     /** Writes the frames to `file` (the target or its temporary name), measured. */
     const timedWrite = async (file: string, create: "new" | "append"): Promise<PhaseSample> => {
-      const meter = startMeter();
-      await writeFrames(
-        backend,
-        file,
-        { create, endian, fsync: "end", backendOptions },
-        count,
-        (i) => frames.frame(first + i),
-      );
-      return meter.stop();
+      startAudit();
+      try {
+        const meter = startMeter("write");
+        await writeFrames(
+          backend,
+          file,
+          { create, endian, fsync, backendOptions, transfer },
+          count,
+          (i) => frames.frame(first + i),
+        );
+        return meter.stop();
+      } finally {
+        audit = finishAudit();
+      }
     };
     // A signal between the steps below (after the file is complete, before the row is out) still
     // gets one line and the signal's exit code, never the default action's silent death.
@@ -193,7 +251,7 @@ export const writeCommand: Command = {
           backend = values.framing === undefined
             ? detectBackend(path)
             : usableBackend(values.framing);
-          backendOptions = backendOptionArgs(backend, values.option, "write");
+          settle();
           if (backend.kind === "peer") {
             // Before the library opens the file (HDF5 would also trip over the lock held here).
             throw new UsageError(`peer '${backend.name}' cannot append to an existing file`);
@@ -217,7 +275,7 @@ export const writeCommand: Command = {
           }
         } else {
           backend = usableBackend(values.framing!);
-          backendOptions = backendOptionArgs(backend, values.option, "write");
+          settle();
           const target = checkOutputTarget(path, values.force);
           if (target.exists) lock = await lockFile(target.path, values.wait);
           removeStaleTemps(target.path);
@@ -228,6 +286,8 @@ export const writeCommand: Command = {
           });
           try {
             m = await timedWrite(temp, "new");
+            // --fsync none: the timing held no fsync, but FILE never appears unsynced
+            if (fsync === "none") syncFile(temp);
             commitTemp(temp, target);
             complete = true;
           } catch (e) {
@@ -246,9 +306,19 @@ export const writeCommand: Command = {
         args,
         columns: COLUMNS,
         human: COLUMNS.map((c) => c.name),
-        options: { framing: backend.name, n, frames: count, seed, endian, option: backendOptions },
+        options: {
+          framing: backend.name,
+          n,
+          frames: count,
+          seed,
+          endian,
+          option: backendOptions,
+          fsync,
+          bs: transfer?.bs ?? null,
+          direct: transfer?.direct ?? false,
+        },
       }, values);
-      out.add({
+      out.add(attachAudit({
         framing: backend.name,
         path,
         N: n,
@@ -262,11 +332,23 @@ export const writeCommand: Command = {
         dev_write_bytes: m.devWriteBytes,
         seed,
         first_frame: first,
-      });
+        fsync,
+        ...transferColumns(transfer),
+      }, audit));
       await out.finish();
     }
   },
 };
+
+/** fsyncs `path` (a complete file written with --fsync none, before it is renamed into place). */
+function syncFile(path: string): void {
+  const f = FileHandle.open(path, "read");
+  try {
+    f.sync();
+  } finally {
+    f.close();
+  }
+}
 
 /**
  * UsageError when the frames to append (`layout`) differ in a chunk's type or shape from the

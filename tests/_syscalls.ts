@@ -1,0 +1,106 @@
+/**
+ * Seeing the system calls a sciobench run makes: the strace observer (its per-thread files parsed
+ * into the calls on files under one directory), and whether this machine's temporary directory
+ * takes O_DIRECT at all (the direct I/O tests skip, saying so, only where it cannot).
+ * @module
+ */
+import { probeDirect } from "../lib/io/transfer.ts";
+import { UsageError } from "../lib/errors.ts";
+import { MAIN, PERMISSIONS } from "./_helpers.ts";
+
+/**
+ * One traced call on a file: pread64 or pwrite64 (bytes asked, offset), fsync, fdatasync or
+ * ftruncate, with the flags its descriptor was opened with, or openat (its flags).
+ */
+export interface Traced {
+  readonly call: string;
+  readonly path: string;
+  readonly flags: string;
+  readonly count: number;
+  readonly offset: number;
+}
+
+/** The calls strace is asked to trace ({@link straceSciobench}). */
+export const TRACED_CALLS = "trace=openat,pread64,pwrite64,fadvise64,fsync,fdatasync,ftruncate";
+
+const TRACE_LINE =
+  /^(openat|pread64|pwrite64|fadvise64|fsync|fdatasync|ftruncate)\((.*)\) = (-?\d+)/;
+
+/** The calls on files under `under`, from strace's per-thread files (each in call order). */
+export function parseStrace(dir: string, under: string): Traced[] {
+  const calls: Traced[] = [];
+  for (const entry of Deno.readDirSync(dir)) {
+    const flagsOf = new Map<number, string>();
+    for (const line of Deno.readTextFileSync(`${dir}/${entry.name}`).split("\n")) {
+      const m = TRACE_LINE.exec(line);
+      if (!m) continue;
+      const [, call, args, ret] = m;
+      if (call === "openat") {
+        const p = /"([^"]*)", ([A-Z_|]+)/.exec(args!);
+        if (p && p[1]!.startsWith(under)) {
+          flagsOf.set(Number(ret), p[2]!);
+          calls.push({ call, path: p[1]!, flags: p[2]!, count: 0, offset: 0 });
+        }
+        continue;
+      }
+      const p = /^(\d+)<([^>]*)>/.exec(args!);
+      if (!p || !p[2]!.startsWith(under)) continue;
+      const rest = args!.split(", ");
+      const io = call === "pread64" || call === "pwrite64";
+      calls.push({
+        call: call!,
+        path: p[2]!,
+        flags: flagsOf.get(Number(p[1])) ?? "",
+        count: io ? Number(rest.at(-2)) : 0,
+        offset: io ? Number(rest.at(-1)) : call === "ftruncate" ? Number(rest.at(-1)) : 0,
+      });
+    }
+  }
+  return calls;
+}
+
+/**
+ * Runs each of `commands` (sciobench argument lists) one after another under one strace, writing
+ * its per-thread files into `traceDir`; returns each command's exit code, stdout and stderr.
+ */
+export async function straceSciobench(
+  commands: readonly string[][],
+  traceDir: string,
+): Promise<{ code: number; stdout: string; stderr: string }[]> {
+  const results: { code: number; stdout: string; stderr: string }[] = [];
+  for (const [k, args] of commands.entries()) {
+    const out = await new Deno.Command("strace", {
+      args: [
+        ...["-f", "-ff", "-qq", "-y", "-s", "0", "-o", `${traceDir}/tr${k}`, "-e", TRACED_CALLS],
+        ...[Deno.execPath(), "run", "--quiet", ...PERMISSIONS, MAIN, ...args],
+      ],
+      stdout: "piped",
+      stderr: "piped",
+      env: { NO_COLOR: "1" },
+    }).output();
+    results.push({
+      code: out.code,
+      stdout: new TextDecoder().decode(out.stdout),
+      stderr: new TextDecoder().decode(out.stderr),
+    });
+  }
+  return results;
+}
+
+/**
+ * Why the temporary directory's file system cannot take O_DIRECT (some tmpfs), or null: the
+ * direct I/O tests run where it works and are skipped, saying so, only where it cannot.
+ */
+export const DIRECT_REFUSED: string | null = (() => {
+  const dir = Deno.makeTempDirSync({ prefix: "sciobench-probe-" });
+  try {
+    probeDirect(dir, 65536);
+    return null;
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    console.warn(`skipping the O_DIRECT tests: ${e.message}`);
+    return e.message;
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+})();
