@@ -48,6 +48,10 @@ Deno.test("fio baseline: the command line has the cell's size, block size and fl
   for (const a of ["--rw=randread", "--io_size=67108864", "--invalidate=0", "--randseed=3"]) {
     assert.ok(x.includes(a), `${a} in ${x.join(" ")}`);
   }
+  assert.ok(
+    !x.includes("--norandommap"),
+    "each block once, as our random order reads each frame once",
+  );
   assert.equal(fioBandwidth('{"jobs":[{"read":{"bw_bytes":1048576}}]}', "random"), 1048576);
   assert.throws(() => fioBandwidth('{"jobs":[]}', "write"), /no bandwidth/);
 });

@@ -361,3 +361,81 @@ peerTest(
     }
   },
 );
+
+/** One tool's phase over one file, as the kernel saw it: its first and last call. */
+interface Span {
+  readonly label: string;
+  readonly from: number;
+  readonly to: number;
+}
+
+/** The spans of `calls` (one tool's file in one repeat) for a phase: `label`, first to last. */
+function span(label: string, calls: readonly Call[]): Span {
+  assert.ok(calls.length > 0, `${label}: the kernel saw its calls`);
+  return { label, from: calls[0]!.t, to: calls.at(-1)!.t };
+}
+
+peerTest(
+  "observer: --baseline fio runs each fio phase beside ours, after it in odd repeats and before it in even ones",
+  () => commandMissing("strace") ?? commandMissing("fio"),
+  async () => {
+    const { rows, calls } = await traced([
+      "table",
+      "--framing",
+      "raw",
+      "--size",
+      "1MiB",
+      "--n",
+      "32^2",
+      "--repeat",
+      "2",
+      "--no-warmup",
+      "--baseline",
+      "fio",
+    ]);
+    const runs = rows.filter((r) => r.stat === "run");
+    assert.equal(runs.length, 2);
+    for (const row of runs) {
+      const ours = timed(row.audit, "write").files.find((f) => f.path.endsWith("/table.raw"))!.path;
+      const mine = calls.filter((c) => c.path === ours);
+      // fio's file of this repeat: the fio.raw whose writes are nearest ours in time
+      const fioPaths = [
+        ...new Set(calls.filter((c) => c.path.endsWith("/fio.raw")).map((c) => c.path)),
+      ];
+      const near = (p: string) => Math.abs(calls.find((c) => c.path === p)!.t - mine[0]!.t);
+      const fioPath = fioPaths.sort((a, b) => near(a) - near(b))[0]!;
+      const theirs = calls.filter((c) => c.path === fioPath);
+      const drops = mine.flatMap((c, i) => (isDrop(c) ? [i] : []));
+      assert.equal(drops.length, 3, "our three drops");
+      // fio's sequential and random reads are two fio processes, in that order
+      const readers = [...new Set(theirs.filter(isRead).map((c) => c.tid))];
+      assert.equal(readers.length, 2, "one fio process reads in order, one at random");
+      const spans = [
+        span("ours write", mine.filter(isWrite)),
+        span("ours read", mine.slice(drops[1]! + 1, drops[2]).filter(isRead)),
+        span("ours random", mine.slice(drops[2]! + 1).filter(isRead)),
+        span("fio write", theirs.filter(isWrite)),
+        span("fio read", theirs.filter((c) => isRead(c) && c.tid === readers[0])),
+        span("fio random", theirs.filter((c) => isRead(c) && c.tid === readers[1])),
+      ].sort((a, b) => a.from - b.from);
+      for (let k = 1; k < spans.length; k++) {
+        assert.ok(
+          spans[k - 1]!.to <= spans[k]!.from,
+          `${spans[k - 1]!.label} ends before ${spans[k]!.label}`,
+        );
+      }
+      // fio's random read, like ours, reads each block once (its random map, no repeats from cache)
+      const randomOffsets = theirs.filter((c) => isRead(c) && c.tid === readers[1]).map((c) =>
+        c.offset
+      );
+      assert.equal(new Set(randomOffsets).size, randomOffsets.length, "fio reads each block once");
+      const first = row.repeat === 1 ? "ours" : "fio";
+      const second = first === "ours" ? "fio" : "ours";
+      assert.deepEqual(
+        spans.map((s) => s.label),
+        ["write", "read", "random"].flatMap((p) => [`${first} ${p}`, `${second} ${p}`]),
+        `repeat ${row.repeat}: each phase paired, ${first} first`,
+      );
+    }
+  },
+);

@@ -199,6 +199,16 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/command line has the cell's size/",
   },
   {
+    name: "fio baseline: fio's phases always after ours (no ABBA pairing)",
+    edits: [{
+      file: "lib/workloads/table.ts",
+      search: "return repeat % 2 === 0;",
+      replace: "return false;",
+    }],
+    tests: ["tests/observer_test.ts"],
+    filter: "/baseline fio runs each fio phase/",
+  },
+  {
     name: "fio baseline: fio writes without the cell's fsync policy",
     edits: [{
       file: "lib/peers/fio.ts",

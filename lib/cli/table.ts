@@ -85,9 +85,10 @@ ${common.TRANSFER_HELP}
   --no-peers          leave the python-gsd peer out of the bare command
 ${common.MPI_HELP}
 ${PLAN_HELP}
-  --baseline fio      after each cell, fio (where installed) writes, reads and randomly reads a
-                      file of the same size in the same directory with the same block size,
-                      direct flag, fsync policy and cache state (ours, fio, ours, fio ...);
+  --baseline fio      beside each cell, fio (where installed) writes, reads and randomly reads
+                      a file of the same size in the same directory with the same block size,
+                      direct flag, fsync policy and cache state, each fio phase right after
+                      ours in odd repeats and right before it in even ones (ABBA);
                       adds fio_*_MiBps and efficiency_* = ours / fio. Without fio: one line on
                       stderr and those columns empty
 ${common.LAYOUT_HELP}

@@ -1,7 +1,8 @@
 /**
  * fio as the machine's baseline (`table --baseline fio`): for one table cell, fio writes a file
  * of the same size in the same directory, then reads a sample of it in order and at random, with
- * the same transfer size, direct flag, fsync policy and cache state as sciobench's own phases.
+ * the same transfer size, direct flag, fsync policy and cache state as sciobench's own phases,
+ * each of its phases just before or just after the matching one of ours (FioSession).
  * Its bandwidths become the row's `fio_*` columns and ours / fio its `efficiency_*` columns. fio
  * is handed plain byte counts (its own `kb_base` never matters) and `--output-format=json`.
  * @module
@@ -62,7 +63,9 @@ export function fioArgs(cell: FioCell, phase: FioPhase): string[] {
     // the caller drops the file first (fdatasync + fadvise DONTNEED, as before our reads); fio's
     // invalidate=1 drops it again (posix_fadvise DONTNEED) before its first read. Warm: neither.
     args.push(`--io_size=${cell.readBytes}`, `--invalidate=${cell.cold ? 1 : 0}`);
-    if (phase === "random") args.push(`--randseed=${cell.seed}`, "--norandommap");
+    // fio's random map (its default) reads each block once, as our random order reads each
+    // frame once: without it (norandommap) repeats come from the page cache
+    if (phase === "random") args.push(`--randseed=${cell.seed}`);
   }
   return args;
 }
@@ -127,23 +130,48 @@ async function runPhase(cell: FioCell, phase: FioPhase): Promise<number> {
 }
 
 /**
- * Measures `cell` with fio: write, then (after `prepare`, which drops or warms the file as the
- * cell's own read phases were) a sequential and a random read; the file is removed afterwards,
- * whatever happens.
+ * fio's phases of one cell, run one at a time beside sciobench's own (`table --baseline fio`):
+ * `run("write")`, then `run("read")` and `run("random")`, each read after `prepare` (which drops
+ * or warms the file as the cell's own read phases were). A failure is kept, later phases are
+ * skipped, and fio's file is removed; disposing removes it in any case.
  */
-export async function runFio(
-  cell: FioCell,
-  prepare: (path: string) => void,
-): Promise<FioResult> {
-  const mib = 2 ** 20;
-  try {
-    const write = await runPhase(cell, "write");
-    prepare(cell.path);
-    const read = await runPhase(cell, "read");
-    prepare(cell.path);
-    const random = await runPhase(cell, "random");
+export class FioSession {
+  readonly #cell: FioCell;
+  readonly #prepare: (path: string) => void;
+  readonly #bytesPerSecond: Partial<Record<FioPhase, number>> = {};
+  #failure: string | undefined;
+
+  /** A session for `cell`; nothing runs until `run`. */
+  constructor(cell: FioCell, prepare: (path: string) => void) {
+    this.#cell = cell;
+    this.#prepare = prepare;
+  }
+
+  /** Runs fio's `phase` (its write must come first); never throws, a failure is kept. */
+  async run(phase: FioPhase): Promise<void> {
+    if (this.#failure !== undefined) return;
+    try {
+      if (phase !== "write") this.#prepare(this.#cell.path);
+      this.#bytesPerSecond[phase] = await runPhase(this.#cell, phase);
+    } catch (e) {
+      this.#failure = e instanceof Error ? e.message : String(e);
+      removeQuietly(this.#cell.path);
+    }
+  }
+
+  /** fio's rate in each phase, MiB/s; or why there is none (a failed or missing phase). */
+  result(): FioResult | string {
+    if (this.#failure !== undefined) return this.#failure;
+    const { write, read, random } = this.#bytesPerSecond;
+    if (write === undefined || read === undefined || random === undefined) {
+      return "fio did not run every phase";
+    }
+    const mib = 2 ** 20;
     return { writeMiBps: write / mib, readMiBps: read / mib, randomMiBps: random / mib };
-  } finally {
-    removeQuietly(cell.path);
+  }
+
+  /** Removes fio's file. */
+  [Symbol.dispose](): void {
+    removeQuietly(this.#cell.path);
   }
 }

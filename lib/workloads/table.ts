@@ -24,7 +24,7 @@ import { audited } from "../sys/audit.ts";
 import { formatCount, formatSize } from "../report/units.ts";
 import { startMeter } from "../sys/meter.ts";
 import { statfs } from "../sys/libc.ts";
-import { runFio } from "../peers/fio.ts";
+import { type FioResult, FioSession } from "../peers/fio.ts";
 import { CellFailures, sharedFraming } from "./cells.ts";
 import { cacheState, TRANSFER_COLUMN_DOCS, transferColumns } from "./transfer.ts";
 import { DEFAULT_DIRECT_BS, type Transfer } from "../io/transfer.ts";
@@ -238,10 +238,13 @@ export interface TableOptions {
   /** When the write phase fsyncs (default `end`: once, after the last frame and the trailer). */
   readonly fsync?: FsyncPolicy;
   /**
-   * `fio`: after each cell, fio measures the same file size, transfer size, direct flag, fsync
-   * policy and cache state in the same directory (lib/peers/fio.ts), for the efficiency columns.
+   * `fio`: beside each of the cell's timed phases, fio measures the same phase with the same file
+   * size, transfer size, direct flag, fsync policy and cache state in the same directory
+   * (lib/peers/fio.ts), for the efficiency columns.
    */
   readonly baseline?: "fio";
+  /** Internal (`--baseline fio`): another tool's phases, each run beside the matching one of ours. */
+  readonly beside?: PhaseBeside;
   /** Program peers measured after the backends in each (size, N): `python-gsd`, `python-gsd-fl`. */
   readonly peers?: readonly Backend[];
   /** Debug hook: called between the write and the read phases with the file's path. */
@@ -263,6 +266,29 @@ export interface TableOptions {
    * refuse). With O_DIRECT the reads need no cache drop and the rows say cache=direct.
    */
   readonly transfer?: Transfer;
+}
+
+/** The timed phases of a cell another tool can run beside ours. */
+export type BesidePhase = "write" | "read" | "random";
+
+/** Another tool's timed phases, each run just before or just after the matching one of ours. */
+export interface PhaseBeside {
+  /** Runs the other tool's `phase` (its write comes first). */
+  run(phase: BesidePhase): Promise<void>;
+  /** True: its phase runs just before ours; false: just after. */
+  readonly first: boolean;
+}
+
+/** Runs `ours` with `beside`'s matching phase just before or just after it (none: ours alone). */
+async function pairedPhase<T>(
+  beside: PhaseBeside | undefined,
+  phase: BesidePhase,
+  ours: () => Promise<T>,
+): Promise<T> {
+  if (beside?.first) await beside.run(phase);
+  const result = await ours();
+  if (beside !== undefined && !beside.first) await beside.run(phase);
+  return result;
 }
 
 /** The seeded frames of the table workload for N particles; `frame(i)` stamps and returns frame i. */
@@ -425,13 +451,18 @@ export async function runTableCell(
         if (writer) Deno.removeSync(path);
       });
     }
-    const { w: wr, syncS, fileBytes } = await fencedPhase("write", async () => {
-      const wm = startMeter("write");
-      const syncS = await write("write");
-      const w = wm.stop();
-      // a shared file is counted once, on rank 0, so the sum over ranks is its size
-      return { w, syncS, fileBytes: writer ? Deno.statSync(path).size : 0 };
-    });
+    const { w: wr, syncS, fileBytes } = await pairedPhase(
+      options.beside,
+      "write",
+      () =>
+        fencedPhase("write", async () => {
+          const wm = startMeter("write");
+          const syncS = await write("write");
+          const w = wm.stop();
+          // a shared file is counted once, on rank 0, so the sum over ranks is its size
+          return { w, syncS, fileBytes: writer ? Deno.statSync(path).size : 0 };
+        }),
+    );
     options.afterWrite?.(path);
 
     const drop1 = await fencedPhase("drop", () => prepareCache(readPath, cache));
@@ -458,16 +489,21 @@ export async function runTableCell(
       : undefined;
     try {
       const seq = Uint32Array.from({ length: sizing.readFrames }, (_, i) => readBase + i);
-      const r = await fencedPhase("read", () => readPhase(source, seq, readFrames, p, "read"));
+      const r = await pairedPhase(
+        options.beside,
+        "read",
+        () => fencedPhase("read", () => readPhase(source, seq, readFrames, p, "read")),
+      );
       const drop2 = await fencedPhase("drop", () => prepareCache(readPath, cache));
       const order = shuffledOrder(
         sizing.frames,
         sizing.readFrames,
         new Rng(options.seed + repeat),
       ).map((i) => readBase + i);
-      const x = await fencedPhase(
+      const x = await pairedPhase(
+        options.beside,
         "random",
-        () => readPhase(source, order, readFrames, p, "random"),
+        () => fencedPhase("random", () => readPhase(source, order, readFrames, p, "random")),
       );
       p.clear();
       const mib = 2 ** 20;
@@ -552,38 +588,60 @@ export function judgeColdReads(row: Row, fsType: number): string | null {
   return why;
 }
 
-/**
- * fio's baseline of a measured row (`--baseline fio`): the same file size, block size, direct
- * flag, fsync policy and cache state, in a scratch directory of its own under `dir`; adds the
- * fio_* and efficiency_* columns. The row keeps its audit trail (it is amended in place).
- */
-async function addFioBaseline(row: Row, n: number, options: TableOptions): Promise<void> {
-  const cache = cacheState(options.transfer, options.cache);
+/** What `--baseline fio` needs of a cell before it is measured. */
+interface FioBeside {
+  readonly framing: string;
+  readonly dataBytes: number;
+  readonly readBytes: number;
+  readonly repeat: number;
+}
+
+/** fio's block size for a cell: --bs, else with --direct the engine's 4 MiB, else one frame. */
+function fioBlockBytes(n: number, options: TableOptions): number {
   const direct = options.transfer?.direct ?? false;
-  // our call size: --bs, else with --direct the engine's 4 MiB, else one frame (each read call)
-  const bs = options.transfer && options.transfer.bs > 0
+  return options.transfer && options.transfer.bs > 0
     ? options.transfer.bs
     : direct
     ? DEFAULT_DIRECT_BS
     : BYTES_PER_PARTICLE * n;
-  const fio = await withScratchDir(options.dir, (dir) =>
-    runFio({
-      path: `${dir}/fio.${row.framing}`,
-      fileBytes: Number(row.data_bytes),
-      readBytes: Number(row.read_bytes),
-      blockBytes: bs,
-      direct,
-      fsync: (row.fsync ?? "end") as FsyncPolicy,
-      seed: options.seed + Number(row.repeat),
-      cold: cache === "cold",
-    }, (path) => prepareCache(path, cache)));
+}
+
+/**
+ * fio's session beside a cell (`--baseline fio`): the same file size, block size, direct flag,
+ * fsync policy and cache state, its file in `dir` (a scratch directory of its own).
+ */
+function fioSession(dir: string, cell: FioBeside, n: number, options: TableOptions): FioSession {
+  const cache = cacheState(options.transfer, options.cache);
+  return new FioSession({
+    path: `${dir}/fio.${cell.framing}`,
+    fileBytes: cell.dataBytes,
+    readBytes: cell.readBytes,
+    blockBytes: fioBlockBytes(n, options),
+    direct: options.transfer?.direct ?? false,
+    fsync: options.fsync ?? "end",
+    seed: options.seed + cell.repeat,
+    cold: cache === "cold",
+  }, (path) => prepareCache(path, cache));
+}
+
+/** Adds the fio_* and efficiency_* columns of `fio` to a measured row (amended in place). */
+function addFioColumns(row: Row, fio: FioResult, n: number, options: TableOptions): void {
   row.fio_write_MiBps = fio.writeMiBps;
   row.fio_read_MiBps = fio.readMiBps;
   row.fio_random_MiBps = fio.randomMiBps;
   row.efficiency_write = Number(row.write_MiBps) / fio.writeMiBps;
   row.efficiency_read = Number(row.read_MiBps) / fio.readMiBps;
   row.efficiency_random = Number(row.random_MiBps) / fio.randomMiBps;
-  row.fio_bs_bytes = bs;
+  row.fio_bs_bytes = fioBlockBytes(n, options);
+}
+
+/**
+ * Whether fio's phases run just before ours in `repeat` (1-based): just after ours in odd
+ * repeats, just before in even ones (ABBA), so a storage that slows down or speeds up over a
+ * run favours neither side in the median.
+ */
+export function fioFirst(repeat: number): boolean {
+  return repeat % 2 === 0;
 }
 
 /**
@@ -637,8 +695,10 @@ export async function runTable(
         for (let rep = 1; rep <= options.repeat; rep++) {
           index++;
           const again = options.repeat > 1 ? ` repeat ${rep}/${options.repeat}` : "";
+          const measure = backend.measureTableCell;
+          const beside = options.baseline === "fio" ? " (and fio beside it)" : "";
           options.progress.begin(
-            `${backend.name} ${formatSize(size)} N=${formatCount(n)}${again}`,
+            `${backend.name} ${formatSize(size)} N=${formatCount(n)}${again}${beside}`,
             {
               index,
               count,
@@ -650,25 +710,51 @@ export async function runTable(
               },
             },
           );
-          const measure = backend.measureTableCell;
-          // A program peer measures the cell in its own process.
-          const row = await cell(backend.name, size, n, rep, () =>
-            measure
-              ? measure({
-                size,
-                n,
-                repeat: rep,
-                dir: options.dir,
-                seed: options.seed,
-                sampleBytes: options.sampleBytes,
-                warmup: options.warmup,
-                cache: options.cache,
-              })
-              // this backend's byte order (`--endian hdf4=big`)
-              : runTableCell(backend, size, n, rep, {
-                ...options,
-                endian: options.endianOf?.(backend.name) ?? options.endian,
-              }));
+          // A program peer measures the cell in its own process: fio's phases run all before or
+          // all after it; a backend's cell runs each of fio's phases beside its own.
+          const measureCell = (pairs?: PhaseBeside) =>
+            cell(backend.name, size, n, rep, () =>
+              measure
+                ? measure({
+                  size,
+                  n,
+                  repeat: rep,
+                  dir: options.dir,
+                  seed: options.seed,
+                  sampleBytes: options.sampleBytes,
+                  warmup: options.warmup,
+                  cache: options.cache,
+                })
+                // this backend's byte order (`--endian hdf4=big`)
+                : runTableCell(backend, size, n, rep, {
+                  ...options,
+                  endian: options.endianOf?.(backend.name) ?? options.endian,
+                  beside: pairs,
+                }));
+          let fio: FioResult | string | undefined;
+          let row: Row;
+          if (options.baseline === "fio") {
+            const fioCell = {
+              framing: backend.name,
+              dataBytes: sizing.dataBytes,
+              readBytes: sizing.readBytes,
+              repeat: rep,
+            };
+            [row, fio] = await withScratchDir(options.dir, async (dir) => {
+              using session = fioSession(dir, fioCell, n, options);
+              const pairs: PhaseBeside = {
+                first: fioFirst(rep),
+                run: (phase) => session.run(phase),
+              };
+              const allOf = async () => {
+                for (const phase of ["write", "read", "random"] as const) await pairs.run(phase);
+              };
+              if (measure && pairs.first) await allOf();
+              const row = await measureCell(measure ? undefined : pairs);
+              if (measure && !pairs.first) await allOf();
+              return [row, session.result()] as const;
+            });
+          } else row = await measureCell();
           if (row.error) options.progress.clear();
           else {
             const why = judgeColdReads(row, fsType);
@@ -676,24 +762,9 @@ export async function runTable(
               coldWarned = true;
               options.progress.note(coldWarning(options.dir ?? ".", why));
             }
-            if (options.baseline === "fio") {
-              // ours, then fio's, cell after cell
-              options.progress.begin(
-                `fio beside ${backend.name} ${formatSize(size)} N=${formatCount(n)}${again}`,
-                {
-                  index,
-                  count,
-                },
-              );
-              try {
-                await addFioBaseline(row, n, options);
-              } catch (e) {
-                options.progress.note(
-                  `--baseline fio: ${e instanceof Error ? e.message : String(e)}; ` +
-                    "this row's fio columns stay empty",
-                );
-              }
-            }
+            if (typeof fio === "string") {
+              options.progress.note(`--baseline fio: ${fio}; this row's fio columns stay empty`);
+            } else if (fio !== undefined) addFioColumns(row, fio, n, options);
           }
           for (const r of rankRows(row, TABLE_AGGREGATE, options.perRank ?? false)) emit(r);
         }
