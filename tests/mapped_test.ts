@@ -1,13 +1,16 @@
 /**
  * lib/io/mapped.ts: the open's scan source gives the same bytes as pread whether the file is
  * cached (pread) or not (a mapping), across its 16 MiB windows, and after release; short reads
- * fail as the file handle's do.
+ * fail as the file handle's do; windows (in place when near, a copy when far) give the same bytes;
+ * a mapped file is leased (no other process opens it for writing meanwhile) and a file open for
+ * writing is never mapped.
  */
 import assert from "node:assert/strict";
 import { ShortReadError } from "../lib/errors.ts";
 import { dropCache } from "../lib/io/cache.ts";
 import { FileHandle } from "../lib/io/file.ts";
 import { MappedSource } from "../lib/io/mapped.ts";
+import { releaseLease, takeReadLease } from "../lib/sys/libc.ts";
 import { tempDir } from "./_helpers.ts";
 
 /** `bytes` bytes whose value at i is a hash of i, so a read from the wrong offset shows. */
@@ -60,5 +63,100 @@ Deno.test("mapped source: an empty file reads nothing and refuses bytes", () => 
     src.release();
   } finally {
     file.close();
+  }
+});
+
+for (const cache of ["cold", "warm"] as const) {
+  Deno.test(`mapped source (${cache}): windows give the file's bytes, near ones in place, far ones cached`, () => {
+    using d = tempDir();
+    const path = `${d.path}/window.bin`;
+    const size = (16 << 20) + 300_000; // two windows
+    const want = pattern(size);
+    Deno.writeFileSync(path, want);
+    if (cache === "cold") dropCache(path);
+    const file = FileHandle.open(path, "read");
+    try {
+      const src = new MappedSource(file);
+      // dense records (near: in place, 64 KiB or more a view) and sparse ones (far: 8 bytes read)
+      for (const step of [12_345, 200_003]) {
+        for (let off = 0; off + 8 <= size; off += step) {
+          const view = src.window(off, 8);
+          assert.ok(view !== undefined, `window at ${off}`);
+          assert.ok(view.length >= 8, `${off}`);
+          const n = Math.min(view.length, 100_000);
+          assert.deepEqual(view.subarray(0, n), want.subarray(off, off + n), `${step} ${off}`);
+        }
+      }
+      // across the first window's end, and up to the end of the file
+      const across = src.window((16 << 20) - 5, 10)!;
+      assert.deepEqual(across.subarray(0, 10), want.subarray((16 << 20) - 5, (16 << 20) + 5));
+      const last = src.window(size - 8, 8)!;
+      assert.equal(last.length, 8);
+      assert.deepEqual(last, want.subarray(size - 8));
+      assert.equal(src.window(size - 4, 8), undefined);
+      src.release();
+      // after release: never the mapping (at most a copy of cached bytes), and read still works
+      const after = src.window(1000, 8);
+      if (after !== undefined) assert.deepEqual(after, want.subarray(1000, 1008));
+      assert.deepEqual(src.read(100, 16), want.subarray(100, 116));
+    } finally {
+      file.close();
+    }
+  });
+}
+
+/** True when another process can open `path` for writing now (O_NONBLOCK: a lease refuses at once). */
+async function writableByOthers(path: string): Promise<boolean> {
+  const code =
+    "import os,sys\ntry:\n  os.close(os.open(sys.argv[1], os.O_WRONLY | os.O_NONBLOCK))\n" +
+    "except BlockingIOError:\n  sys.exit(3)";
+  const out = await new Deno.Command("/usr/bin/python3", { args: ["-c", code, path] }).output();
+  return out.code === 0;
+}
+
+Deno.test("mapped source: while it maps the file no other process can open it for writing or cut it", async () => {
+  using d = tempDir();
+  const path = `${d.path}/leased.bin`;
+  const want = pattern(1 << 20);
+  Deno.writeFileSync(path, want);
+  dropCache(path); // cold: the window is a mapping
+  const file = FileHandle.open(path, "read");
+  try {
+    if (!takeReadLease(file.fd)) {
+      console.log("skipped: this file system or user gets no leases (reads are preads there)");
+      return;
+    }
+    releaseLease(file.fd);
+    const src = new MappedSource(file);
+    const view = src.window(4096, 8);
+    assert.deepEqual(view?.subarray(0, 8), want.subarray(4096, 4104));
+    assert.equal(await writableByOthers(path), false, "a read lease holds writers off");
+    src.release();
+    assert.equal(await writableByOthers(path), true, "released: writers go on");
+  } finally {
+    file.close();
+  }
+});
+
+Deno.test("mapped source: a file open for writing is never mapped (no lease): reads are preads", () => {
+  using d = tempDir();
+  const path = `${d.path}/written.bin`;
+  const want = pattern(1 << 20);
+  Deno.writeFileSync(path, want);
+  dropCache(path);
+  const writer = FileHandle.open(path, "update");
+  const file = FileHandle.open(path, "read");
+  try {
+    const src = new MappedSource(file);
+    // the first window (far, uncached) and a near one: no mapping, so nothing in place
+    assert.equal(src.window(0, 8), undefined);
+    assert.equal(src.window(8, 8), undefined);
+    for (let i = 0; i < 100; i++) {
+      assert.deepEqual(src.read(i * 4000, 8), want.subarray(i * 4000, i * 4000 + 8));
+    }
+    src.release();
+  } finally {
+    file.close();
+    writer.close();
   }
 });

@@ -235,6 +235,7 @@ class NativeSource implements FrameSource {
   /** `source` (the file) as a ByteSource for the decoder, counting what it reads into `bytesRead`. */
   #countingSource(source: ByteSource): ByteSource {
     const count = (n: number) => this.bytesRead += n;
+    const window = source.window?.bind(source);
     return {
       path: source.path,
       size: source.size,
@@ -242,6 +243,13 @@ class NativeSource implements FrameSource {
         count(length);
         return source.read(offset, length);
       },
+      ...(window && {
+        window(offset: number, length: number): Uint8Array | undefined {
+          const view = window(offset, length);
+          if (view !== undefined) count(length);
+          return view;
+        },
+      }),
     };
   }
 

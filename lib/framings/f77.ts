@@ -277,7 +277,11 @@ interface RecordTable {
   subrecords: number;
 }
 
-/** Reads markers through a window, so dense small records cost one read per 64 KiB. */
+/**
+ * Reads markers in place through the source's window where it has one (a mapping: no system
+ * call and no copy per record), else through reads, so dense small records cost one read per
+ * 64 KiB.
+ */
 class MarkerReader {
   #buf: Uint8Array = new Uint8Array(0);
   #view = new DataView(this.#buf.buffer);
@@ -293,8 +297,8 @@ class MarkerReader {
   get(offset: number, ahead: number): number {
     const w = this.w;
     if (offset < this.#start || offset + w > this.#start + this.#buf.length) {
-      const len = Math.min(this.src.size - offset, Math.max(w, ahead));
-      this.#buf = this.src.read(offset, len);
+      const want = Math.min(this.src.size - offset, Math.max(w, ahead));
+      this.#buf = this.src.window?.(offset, want) ?? this.src.read(offset, want);
       this.#view = new DataView(this.#buf.buffer, this.#buf.byteOffset, this.#buf.byteLength);
       this.#start = offset;
     }

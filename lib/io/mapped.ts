@@ -1,38 +1,72 @@
 /**
  * A {@link ByteSource} for a decoder's scan of a file (its open: record markers, headers, an
- * index). The first 64 reads use pread (a header and an index need no more); a scan that goes on
- * (a record per read) is a scan of the whole file. When the file is not in the page cache, it reads through a memory mapping advised
- * MADV_SEQUENTIAL, so the kernel fetches the file in large sequential reads, one pass that never
- * reads a byte twice, instead of one small synchronous read per record. When the file is cached
- * (half of the window or more), a page fault costs more than a small pread, so it reads with
- * pread. After `release()` (the open is done) reads go through pread, so an index that reads
- * lazily keeps working.
+ * index). A scanning decoder (f77, IEEEIO) asks for `window`s at its records:
+ * - a record near the last one (within 64 KiB) is read in place through a memory mapping (16 MiB
+ *   windows, advised MADV_SEQUENTIAL, in one 2 MiB-aligned region reused by every scan): no
+ *   system call and no copy per record; a page fault maps 64 KiB (or a large folio) of cached
+ *   pages at once;
+ * - a record far from the last is one small preadv2(RWF_NOWAIT) when its bytes are cached (a
+ *   page fault per record costs more than a pread there), else the mapping too;
+ * so a cold file is fetched by the kernel in large sequential reads (readahead of the mapping),
+ * one pass that never reads a byte twice, instead of one small synchronous read per record.
+ * `read` serves the first 64 reads with pread (a header and an index need no more) and a longer
+ * scan as windows do, as a copy.
+ *
+ * Truncation: a page of a mapping that the file no longer has raises SIGBUS, which would end
+ * the process. So the file is mapped only under a read lease (lib/sys/libc.ts takeReadLease):
+ * while it is held no other process can open the file for writing or truncate it. The lease is
+ * checked at every new window; once another process asks to break it, the rest of the scan uses
+ * pread, and the kernel makes that process wait until release (at most lease-break-time, 45 s,
+ * far more than a 16 MiB window takes). When the lease is refused (the file is open for writing,
+ * is another user's, or its file system has no leases) every read is a pread: slower, and safe.
+ * After `release()` (the open is done) the mapping and the lease are gone and reads use pread,
+ * so an index that reads lazily keeps working.
  * @module
  */
-import { type FileMapping, mapFile, noteMappedRead, pageSize } from "../sys/libc.ts";
+import {
+  CachedReads,
+  leaseIntact,
+  type MapRegion,
+  mapRegion,
+  noteMappedRead,
+  pageSize,
+  releaseLease,
+  takeReadLease,
+} from "../sys/libc.ts";
 import type { FileHandle } from "./file.ts";
 import type { ByteSource } from "./types.ts";
 
 /** Bytes mapped at once, a multiple of the page size: 16 MiB, whatever the file's size. */
 const WINDOW = 1 << 24;
-/** Reads made with pread before the mapping is considered: a header and an index need no more. */
+/** Reads made with pread before `read` considers the mapping: a header and an index need no more. */
 const SCAN_READS = 64;
-/** Resident fraction of a window above which the file is read with pread instead. */
-const WARM = 0.5;
 /** Bytes the window maps beyond its end, so a small read across its end needs no second map. */
 const OVERLAP = 1 << 16;
 
-/** The file's bytes through a mapping (16 MiB windows) while cold, until `release()`; else pread. */
+/** A window this close after the last (bytes) is read in place: a page fault maps 64 KiB around. */
+const NEAR = 1 << 16;
+
+/** The region a source maps its windows into, kept for the next source when released (see {@link MapRegion}). */
+let spareRegion: MapRegion | undefined;
+
+/** The file's bytes through a mapping (16 MiB windows) under a read lease, until `release()`; else pread. */
 export class MappedSource implements ByteSource {
   readonly path: string;
   readonly size: number;
   readonly #file: FileHandle;
-  #map: FileMapping | undefined;
+  /** The region holding the current window, while one is mapped. */
+  #map: MapRegion | undefined;
   #start = 0;
-  #released = false;
-  #reads = 0;
   /** Bytes of the current window. */
   #mapped = 0;
+  #reads = 0;
+  /** Offset of the last `window` asked for, and the end of the bytes it gave. */
+  #lastStart = Infinity;
+  #lastEnd = -Infinity;
+  /** Reads of cached bytes far from the last window. */
+  #cached: CachedReads | undefined;
+  /** untried: no lease asked for yet; held: mapping allowed; off: pread only (refused, broken or released). */
+  #lease: "untried" | "held" | "off" = "untried";
 
   /** A source over `file`, which stays open (and owned by the caller) while this is used. */
   constructor(file: FileHandle) {
@@ -41,41 +75,85 @@ export class MappedSource implements ByteSource {
     this.#file = file;
   }
 
+  /** True when the mapping may be used: the lease is held (taken now if it was not asked for). */
+  #leased(): boolean {
+    if (this.#lease === "untried") {
+      this.#lease = takeReadLease(this.#file.fd) ? "held" : "off";
+    }
+    return this.#lease === "held";
+  }
+
+  /**
+   * The region after mapping a window that covers [offset, offset + length) (length at most
+   * WINDOW, inside the file), or undefined when the lease is off or another process now waits to
+   * break it (then the mapping and the lease are given up and every later read is a pread).
+   */
+  #cover(offset: number, length: number): MapRegion | undefined {
+    const map = this.#map;
+    if (map && offset >= this.#start && offset + length <= this.#start + this.#mapped) return map;
+    if (!this.#leased()) return undefined;
+    if (!leaseIntact(this.#file.fd)) {
+      this.release();
+      return undefined;
+    }
+    this.#start = offset - (offset % WINDOW);
+    if (offset + length > this.#start + WINDOW + OVERLAP) {
+      // a read across the window's end: the window starts at the read's page instead
+      this.#start = offset - (offset % pageSize());
+    }
+    this.#mapped = Math.min(WINDOW + OVERLAP, this.size - this.#start);
+    const region = map ?? spareRegion ?? mapRegion(WINDOW + OVERLAP);
+    if (region === spareRegion) spareRegion = undefined;
+    this.#map = undefined; // no window while the region is remapped (a failed mmap leaves none)
+    region.map(this.#file.fd, this.#start, this.#mapped, this.path);
+    this.#map = region;
+    return region;
+  }
+
   /** Reads exactly `length` bytes at `offset` into a new array; ShortReadError past the end. */
   read(offset: number, length: number): Uint8Array {
     if (length === 0 && offset <= this.size) return new Uint8Array(0);
-    if (
-      this.#released || offset + length > this.size || length > WINDOW ||
-      ++this.#reads <= SCAN_READS
-    ) {
-      return this.#file.read(offset, length);
-    }
-    let map = this.#map;
-    if (!map || offset < this.#start || offset + length > this.#start + this.#mapped) {
-      map?.unmap();
-      this.#start = offset - (offset % WINDOW);
-      if (offset + length > this.#start + WINDOW + OVERLAP) {
-        // a read across the window's end: the window starts at the read's page instead
-        this.#start = offset - (offset % pageSize());
-      }
-      this.#mapped = Math.min(WINDOW + OVERLAP, this.size - this.#start);
-      map = mapFile(this.#file.fd, this.#start, this.#mapped, this.path);
-      this.#map = map;
-      if (map.resident() >= WARM) {
-        // Cached already: a page fault costs more than a small pread (measured, bench/open_bench.ts).
-        this.release();
-        return this.#file.read(offset, length);
-      }
-    }
-    const at = offset - this.#start;
-    noteMappedRead(this.#file.fd, offset, length);
-    return map.bytes.slice(at, at + length);
+    const view = ++this.#reads > SCAN_READS ? this.window(offset, length) : undefined;
+    return view === undefined ? this.#file.read(offset, length) : view.slice(0, length);
   }
 
-  /** Ends the mapping; later reads use pread. Safe to call twice. */
+  /**
+   * The file's bytes from `offset`, at least `length` of them (up to 64 KiB more from a mapping);
+   * undefined when this cannot give them (no lease, after `release()`, a range past the end of
+   * the file or longer than a window): then use `read`. A read far (over 64 KiB) past the end of the last
+   * of a cached file is a pread of `length` bytes (a page fault costs more); else the bytes are
+   * read in place from the mapping. Valid until the next `read`, `window` or `release` call:
+   * read it at once and keep nothing of it.
+   */
+  window(offset: number, length: number): Uint8Array | undefined {
+    if (offset < 0 || offset + length > this.size || length > WINDOW) return undefined;
+    const near = offset >= this.#lastStart && offset <= this.#lastEnd + NEAR;
+    this.#lastStart = offset;
+    if (!near && length <= CachedReads.MAX) {
+      this.#lastEnd = offset + length;
+      const cached = (this.#cached ??= new CachedReads()).read(this.#file.fd, offset, length);
+      if (cached !== undefined) return cached;
+    }
+    if (this.#lease === "off") return undefined;
+    const map = this.#cover(offset, length);
+    if (map === undefined) return undefined;
+    noteMappedRead(this.#file.fd, offset, length);
+    const at = offset - this.#start;
+    const end = Math.min(this.#mapped, at + Math.max(length, NEAR));
+    this.#lastEnd = this.#start + end;
+    return map.bytes.subarray(at, end);
+  }
+
+  /** Ends the mapping and the lease; later reads use pread. Safe to call twice. */
   release(): void {
-    this.#released = true;
-    this.#map?.unmap();
+    const region = this.#map;
     this.#map = undefined;
+    if (region !== undefined) {
+      region.clear();
+      if (spareRegion === undefined) spareRegion = region;
+      else region.free();
+    }
+    if (this.#lease === "held") releaseLease(this.#file.fd);
+    this.#lease = "off";
   }
 }

@@ -60,5 +60,9 @@ export function memorySource(bytes: Uint8Array, path = "<memory>", format = "rea
       }
       return bytes.subarray(offset, offset + length);
     },
+    window(offset: number, length: number): Uint8Array | undefined {
+      if (offset < 0 || length < 0 || offset + length > bytes.length) return undefined;
+      return bytes.subarray(offset);
+    },
   };
 }

@@ -27,4 +27,11 @@ export interface ByteSource {
   readonly size: number;
   /** Reads exactly `length` bytes at `offset`; throws a FormatError naming the offset when the file is shorter. */
   read(offset: number, length: number): Uint8Array;
+  /**
+   * Optional, for a scan of many small records: the bytes from `offset` in place, at least
+   * `length` of them (more when the source has them at hand, as a mapping does); undefined when
+   * it has not (then use `read`). Valid only until the next call on the source: read it at once
+   * and keep nothing of it.
+   */
+  window?(offset: number, length: number): Uint8Array | undefined;
 }

@@ -9,12 +9,14 @@ const SYMBOLS = {
   open: { parameters: ["buffer", "i32", "i32"], result: "i32" },
   close: { parameters: ["i32"], result: "i32" },
   pread: { parameters: ["i32", "buffer", "usize", "i64"], result: "isize" },
+  preadv2: { parameters: ["i32", "buffer", "i32", "i64", "i32"], result: "isize" },
   pwrite: { parameters: ["i32", "buffer", "usize", "i64"], result: "isize" },
   lseek: { parameters: ["i32", "i64", "i32"], result: "i64" },
   fsync: { parameters: ["i32"], result: "i32" },
   fdatasync: { parameters: ["i32"], result: "i32" },
   ftruncate: { parameters: ["i32", "i64"], result: "i32" },
   flock: { parameters: ["i32", "i32"], result: "i32" },
+  fcntl: { parameters: ["i32", "i32", "i32"], result: "i32" },
   posix_fadvise: { parameters: ["i32", "i64", "i64", "i32"], result: "i32" },
   times: { parameters: ["buffer"], result: "i64" },
   sysconf: { parameters: ["i32"], result: "i64" },
@@ -192,6 +194,41 @@ export function pread(fd: number, buf: Uint8Array, offset: number, path = ""): n
   if (n < 0) fail("pread", path);
   if (observer !== undefined) observer.read(fd, offset, n);
   return n;
+}
+
+/** preadv2 flag: fail with EAGAIN instead of waiting for the device. */
+const RWF_NOWAIT = 8;
+
+/**
+ * Small reads of what is in the page cache only (preadv2 with RWF_NOWAIT, Linux 4.14), into a
+ * buffer of its own whose address is taken once (taking a new array's address costs more than
+ * the read).
+ */
+export class CachedReads {
+  /** Largest read, bytes. */
+  static readonly MAX = 4096;
+  readonly #buf = new Uint8Array(CachedReads.MAX);
+  /** One iovec: base address, then length (low and high 32 bits each). */
+  readonly #iov = new Uint32Array(4);
+
+  constructor() {
+    const base = Deno.UnsafePointer.value(Deno.UnsafePointer.of(this.#buf));
+    this.#iov[0] = Number(BigInt(base) & 0xffffffffn);
+    this.#iov[1] = Number(BigInt(base) >> 32n);
+  }
+
+  /**
+   * The `length` bytes (at most {@link CachedReads.MAX}) at byte `offset` of `fd` when all of
+   * them are in the page cache; undefined when some are not (nothing waits for the device) or
+   * the kernel or file system cannot tell. Valid until the next call.
+   */
+  read(fd: number, offset: number, length: number): Uint8Array | undefined {
+    this.#iov[2] = length;
+    const n = Number(libc().preadv2(fd, this.#iov, 1, BigInt(offset), RWF_NOWAIT));
+    if (n !== length) return undefined;
+    if (observer !== undefined) observer.read(fd, offset, n);
+    return this.#buf.subarray(0, length);
+  }
 }
 
 /** Writes up to `buf.length` bytes at byte `offset`; returns the count written. */
@@ -450,50 +487,105 @@ export function residentFraction(fd: number, length: number, path = ""): number 
   }
 }
 
-/** A read-only view of part of a file through `mmap`; `unmap()` ends it (the view must not be used after). */
-export interface FileMapping {
-  /** The mapped bytes [offset, offset + length) of the file, without a copy. */
-  readonly bytes: Uint8Array;
-  /** Fraction (0..1) of the mapped pages in the page cache now (`mincore`; no page is read). */
-  resident(): number;
-  /** Removes the mapping; safe to call twice. */
-  unmap(): void;
-}
+/** mmap protections and flags (x86-64 and aarch64 Linux). */
+const MAP = { PROT_NONE: 0, PROT_READ: 1, SHARED: 1, PRIVATE: 2, FIXED: 0x10, ANONYMOUS: 0x20 };
+const MAP_FAILED = 0xffffffffffffffffn;
+/** Alignment of a {@link MapRegion}: 2 MiB, the size of a large folio mapped by one page table entry. */
+const ALIGN = 1 << 21;
 
 /**
- * Maps `length` bytes of open file `fd` from byte `offset` (a multiple of the page size) read
- * only and shared, advised MADV_SEQUENTIAL so that pages missing from the page cache are read
- * ahead in large sequential reads. Reads through the mapping are reported to the I/O observer by
- * {@link noteMappedRead}. A file that shrinks under its mapping raises SIGBUS; map only files
- * this process reads, not ones another process is cutting.
+ * A range of address space reserved once, into which windows of files are mapped in turn
+ * (MAP_FIXED replaces the previous window in one call), with one `bytes` view over it for its
+ * whole life: a view made per window would count its bytes as V8 external memory each time and
+ * start garbage collections. Outside a window the range is inaccessible (a read there faults).
  */
-export function mapFile(fd: number, offset: number, length: number, path = ""): FileMapping {
-  const len = BigInt(length);
-  const addr = libc().mmap(null, len, 1, 1, fd, BigInt(offset));
-  if (addr === null || Deno.UnsafePointer.value(addr) === 0xffffffffffffffffn) fail("mmap", path);
-  libc().madvise(addr, len, 2); // MADV_SEQUENTIAL: a hint; its failure changes nothing
-  let bytes: Uint8Array | undefined;
-  let mapped = true;
+export interface MapRegion {
+  /** The whole range; only [0, length) of the current window holds file bytes. */
+  readonly bytes: Uint8Array;
+  /**
+   * Maps `length` bytes (at most the region's size) of open file `fd` from byte `offset` (a
+   * multiple of the page size) read only and shared at the region's start, advised
+   * MADV_SEQUENTIAL so that pages missing from the page cache are read ahead in large
+   * sequential reads. A file that shrinks under its mapping raises SIGBUS on a read of a lost
+   * page: map only a file nobody can cut meanwhile (a read lease, {@link takeReadLease}).
+   */
+  map(fd: number, offset: number, length: number, path?: string): void;
+  /** Drops the file's window (the range is reserved again, holding no file). */
+  clear(): void;
+  /** Returns the range to the system; the region must not be used after. */
+  free(): void;
+}
+
+/** Reserves `length` bytes (a multiple of the page size) of address space as a {@link MapRegion}. */
+export function mapRegion(length: number): MapRegion {
+  const size = length;
+  // Aligned to 2 MiB, as the kernel aligns a mapping of a whole file: a window from a file
+  // offset that is a multiple of 2 MiB can then be mapped a large folio (2 MiB) per page fault.
+  const flags = MAP.PRIVATE | MAP.ANONYMOUS;
+  const base = libc().mmap(null, BigInt(size + ALIGN), MAP.PROT_NONE, flags, -1, 0n);
+  if (base === null || Deno.UnsafePointer.value(base) === MAP_FAILED) fail("mmap", "");
+  const skip = (ALIGN - Number(BigInt(Deno.UnsafePointer.value(base)) % BigInt(ALIGN))) % ALIGN;
+  if (skip > 0) libc().munmap(base, BigInt(skip));
+  libc().munmap(Deno.UnsafePointer.offset(base, skip + size), BigInt(ALIGN - skip));
+  const addr = Deno.UnsafePointer.offset(base, skip);
+  const bytes = new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(addr!, size));
+  /** Reserves [from, size) of the region again, dropping the file pages mapped there. */
+  const reserve = (from: number) => {
+    const at = Deno.UnsafePointer.offset(addr!, from);
+    const p = libc().mmap(at, BigInt(size - from), MAP.PROT_NONE, flags | MAP.FIXED, -1, 0n);
+    if (p === null || Deno.UnsafePointer.value(p) === MAP_FAILED) fail("mmap", "");
+  };
+  let held = 0; // bytes of the range that hold a file window (whole pages)
   return {
-    get bytes(): Uint8Array {
-      // made when first used: V8 counts a view's bytes as external memory, which can start a GC
-      bytes ??= new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(addr!, length));
-      return bytes;
+    bytes,
+    map(fd, offset, length, path = "") {
+      const n = BigInt(length);
+      const flags = MAP.SHARED | MAP.FIXED;
+      const p = libc().mmap(addr, n, MAP.PROT_READ, flags, fd, BigInt(offset));
+      if (p === null || Deno.UnsafePointer.value(p) === MAP_FAILED) fail("mmap", path);
+      libc().madvise(addr, n, 2); // MADV_SEQUENTIAL: a hint; its failure changes nothing
+      const page = pageSize();
+      const pages = Math.ceil(length / page) * page;
+      // a shorter window than the last: its tail must not keep the last window's pages
+      if (pages < held) reserve(pages);
+      held = pages;
     },
-    resident() {
-      const pages = Math.ceil(length / pageSize());
-      const vec = new Uint8Array(pages);
-      if (libc().mincore(addr, len, vec) < 0) fail("mincore", path);
-      let resident = 0;
-      for (let i = 0; i < pages; i++) resident += vec[i]! & 1;
-      return resident / pages;
+    clear() {
+      if (held > 0) reserve(0);
+      held = 0;
     },
-    unmap() {
-      if (!mapped) return;
-      mapped = false;
-      if (libc().munmap(addr, len) < 0) fail("munmap", path);
+    free() {
+      if (libc().munmap(addr, BigInt(size)) < 0) fail("munmap", "");
     },
   };
+}
+
+/** fcntl commands of leases, and the lease types. */
+const F = { SETSIG: 10, SETLEASE: 1024, GETLEASE: 1025, RDLCK: 0, UNLCK: 2 } as const;
+/** The signal a lease break sends (instead of SIGIO, which would end the process): SIGURG, ignored. */
+const SIGURG = 23;
+
+/**
+ * Takes a read lease on `fd` (opened read only): while it is held, another process that opens
+ * the file for writing or truncates it waits until the lease is released (or for
+ * /proc/sys/fs/lease-break-time seconds, 45 by default), so a mapping of the file keeps its
+ * pages (no SIGBUS). The break is signalled with SIGURG, which is ignored. False when the kernel
+ * refuses: the file is open for writing somewhere (this process included), the caller neither
+ * owns it nor has CAP_LEASE, or its file system has no leases.
+ */
+export function takeReadLease(fd: number): boolean {
+  if (libc().fcntl(fd, F.SETSIG, SIGURG) < 0) return false;
+  return libc().fcntl(fd, F.SETLEASE, F.RDLCK) === 0;
+}
+
+/** True while the read lease on `fd` is held and no other process is waiting to break it. */
+export function leaseIntact(fd: number): boolean {
+  return libc().fcntl(fd, F.GETLEASE, 0) === F.RDLCK;
+}
+
+/** Releases the lease on `fd` (a process waiting to open the file for writing goes on). */
+export function releaseLease(fd: number): void {
+  libc().fcntl(fd, F.SETLEASE, F.UNLCK); // fails only when there is no lease: nothing to do
 }
 
 /** Reports to the I/O observer a read of `bytes` at `offset` of `fd` made through a mapping. */
