@@ -244,10 +244,9 @@ class NativeSource implements FrameSource {
         return source.read(offset, length);
       },
       ...(window && {
-        window(offset: number, length: number): Uint8Array | undefined {
-          const view = window(offset, length);
-          if (view !== undefined) count(length);
-          return view;
+        window,
+        readInPlace(bytes: number): void {
+          count(bytes);
         },
       }),
     };

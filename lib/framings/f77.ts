@@ -286,6 +286,10 @@ class MarkerReader {
   #buf: Uint8Array = new Uint8Array(0);
   #view = new DataView(this.#buf.buffer);
   #start = 0;
+  /** True when #buf is a window of the source's (read in place). */
+  #inPlace = false;
+  /** Marker bytes read in place since the last {@link done}. */
+  #inPlaceBytes = 0;
 
   constructor(
     readonly src: ByteSource,
@@ -298,11 +302,14 @@ class MarkerReader {
     const w = this.w;
     if (offset < this.#start || offset + w > this.#start + this.#buf.length) {
       const want = Math.min(this.src.size - offset, Math.max(w, ahead));
-      this.#buf = this.src.window?.(offset, want) ?? this.src.read(offset, want);
+      const window = this.src.window?.(offset, want);
+      this.#inPlace = window !== undefined;
+      this.#buf = window ?? this.src.read(offset, want);
       this.#view = new DataView(this.#buf.buffer, this.#buf.byteOffset, this.#buf.byteLength);
       this.#start = offset;
     }
     const p = offset - this.#start;
+    if (this.#inPlace) this.#inPlaceBytes += w;
     if (w === 4) return this.#view.getInt32(p, this.little);
     const v = this.#view.getBigInt64(p, this.little);
     if (v > MAX_SAFE_BIG || v < -MAX_SAFE_BIG) {
@@ -314,6 +321,12 @@ class MarkerReader {
       );
     }
     return Number(v);
+  }
+
+  /** Tells the source the marker bytes read in place (ByteSource.readInPlace). */
+  done(): void {
+    if (this.#inPlaceBytes > 0) this.src.readInPlace?.(this.#inPlaceBytes);
+    this.#inPlaceBytes = 0;
   }
 }
 
@@ -399,6 +412,7 @@ function scanRecords(src: ByteSource, w: MarkerWidth, order: ByteOrder): RecordT
     table.sizes.push(total);
     if (list !== null) table.pieces.set(rec - 1, list);
   }
+  rd.done();
   return table;
 }
 
@@ -416,6 +430,7 @@ function firstRecordProblem(src: ByteSource, w: MarkerWidth, order: ByteOrder): 
       return `leading marker ${lead} says a subrecord follows, but there is no room`;
     }
     const trail = rd.get(w + n, w);
+    rd.done();
     if (trail !== n) return `leading marker ${lead}, trailing marker ${trail} at byte ${w + n}`;
     return null;
   } catch (e) {
@@ -428,7 +443,10 @@ function firstRecordProblem(src: ByteSource, w: MarkerWidth, order: ByteOrder): 
 function leadFits(src: ByteSource, w: MarkerWidth, order: ByteOrder): boolean {
   if (src.size < 2 * w) return false;
   try {
-    return 2 * w + Math.abs(new MarkerReader(src, w, order === "little").get(0, w)) <= src.size;
+    const rd = new MarkerReader(src, w, order === "little");
+    const lead = rd.get(0, w);
+    rd.done();
+    return 2 * w + Math.abs(lead) <= src.size;
   } catch (e) {
     if (e instanceof FormatError) return false;
     throw e;

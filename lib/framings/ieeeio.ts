@@ -710,19 +710,34 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
   const fail = (offset: number, problem: string): never => {
     throw new FormatError(FORMAT, path, offset, problem);
   };
+  /**
+   * The bytes [offset, offset + length), through the peek: one window (in place, from the
+   * source's mapping) or read covers a record's headers, dims, short names and values, and often
+   * the next records. What it returns is valid until the next call: use it at once.
+   */
   const read = (offset: number, length: number, what: string): Uint8Array => {
     if (offset + length > size) {
       fail(offset, `truncated ${what}: need ${length} bytes but the file ends at byte ${size}`);
     }
-    if (offset >= peekAt && offset + length <= peekAt + peek.length) {
-      return peek.subarray(offset - peekAt, offset - peekAt + length);
-    }
-    return source.read(offset, length);
+    if (offset < peekAt || offset + length > peekAt + peek.length) fetch(offset, length);
+    if (peekInPlace) inPlaceBytes += length;
+    return peek.subarray(offset - peekAt, offset - peekAt + length);
   };
-  // One read per record covers its headers, dims, short names and values (fewer preads on open).
+  /** Moves the peek to `offset`, at least `length` bytes (inside the file). */
+  const fetch = (offset: number, length: number): void => {
+    const want = Math.min(size - offset, Math.max(length, PEEK_BYTES));
+    const window = source.window?.(offset, want);
+    peekInPlace = window !== undefined;
+    peek = window ?? source.read(offset, want);
+    peekView = new DataView(peek.buffer, peek.byteOffset, peek.byteLength);
+    peekAt = offset;
+  };
   let peek: Uint8Array = new Uint8Array(0);
   let peekView = new DataView(peek.buffer);
   let peekAt = 0;
+  /** True when the peek is a window of the source's; bytes read from such peeks. */
+  let peekInPlace = false;
+  let inPlaceBytes = 0;
 
   if (size < IEEEIO_FILE_HEADER_BYTES) {
     fail(0, `file is ${size} bytes, shorter than the 16-byte IEEEIO header`);
@@ -794,10 +809,9 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
     }
     // Small attribute and annotation records follow one another: one peek covers several.
     if (pos < peekAt || pos + Math.min(left, PEEK_AGAIN_BYTES) > peekAt + peek.length) {
-      peekAt = pos;
-      peek = source.read(pos, Math.min(left, PEEK_BYTES));
-      peekView = new DataView(peek.buffer, peek.byteOffset, peek.byteLength);
+      fetch(pos, IEEEIO_RECORD_HEADER_BYTES);
     }
+    if (peekInPlace) inPlaceBytes += IEEEIO_RECORD_HEADER_BYTES;
     const type = peekView.getInt32(pos - peekAt, le);
     const recSize = peekView.getInt32(pos - peekAt + 4, le);
     const seq = peekView.getInt32(pos - peekAt + 8, le);
@@ -903,6 +917,7 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
     pos = body + recSize;
     end = pos;
   }
+  if (inPlaceBytes > 0) source.readInPlace?.(inPlaceBytes);
   // Attachments carry the sequence id of their dataset (usually the one before them).
   const datasetCount = ds.dims.length;
   for (const column of [...Object.values(ds), ...Object.values(at)]) column.trim();

@@ -5,8 +5,10 @@
  *   windows, advised MADV_SEQUENTIAL, in one 2 MiB-aligned region reused by every scan): no
  *   system call and no copy per record; a page fault maps 64 KiB (or a large folio) of cached
  *   pages at once;
- * - a record far from the last is one small preadv2(RWF_NOWAIT) when its bytes are cached (a
- *   page fault per record costs more than a pread there), else the mapping too;
+ * - a record far from the last is one small pread when its window is cached (a page fault
+ *   per record costs more than a pread there; mincore of the first page read tells, once a
+ *   window), else the mapping
+ *   too;
  * so a cold file is fetched by the kernel in large sequential reads (readahead of the mapping),
  * one pass that never reads a byte twice, instead of one small synchronous read per record.
  * `read` serves the first 64 reads with pread (a header and an index need no more) and a longer
@@ -24,7 +26,6 @@
  * @module
  */
 import {
-  CachedReads,
   leaseIntact,
   type MapRegion,
   mapRegion,
@@ -43,6 +44,10 @@ const SCAN_READS = 64;
 /** Bytes the window maps beyond its end, so a small read across its end needs no second map. */
 const OVERLAP = 1 << 16;
 
+/** Resident fraction from which a window's far reads are preads (the file is cached). */
+const WARM = 0.5;
+/** Reads at most this long far from the last are preads when the window is cached (bytes). */
+const FAR_READ = 4096;
 /** A window this close after the last (bytes) is read in place: a page fault maps 64 KiB around. */
 const NEAR = 1 << 16;
 
@@ -63,8 +68,8 @@ export class MappedSource implements ByteSource {
   /** Offset of the last `window` asked for, and the end of the bytes it gave. */
   #lastStart = Infinity;
   #lastEnd = -Infinity;
-  /** Reads of cached bytes far from the last window. */
-  #cached: CachedReads | undefined;
+  /** True when the page first read in the current window was in the page cache. */
+  #warm = false;
   /** untried: no lease asked for yet; held: mapping allowed; off: pread only (refused, broken or released). */
   #lease: "untried" | "held" | "off" = "untried";
 
@@ -107,37 +112,44 @@ export class MappedSource implements ByteSource {
     this.#map = undefined; // no window while the region is remapped (a failed mmap leaves none)
     region.map(this.#file.fd, this.#start, this.#mapped, this.path);
     this.#map = region;
+    // the page read now tells whether the window is cached (a page-cache lookup per page of a
+    // whole window would cost as much as the scan)
+    this.#warm = region.resident(offset - this.#start, 1) >= WARM;
     return region;
   }
 
   /** Reads exactly `length` bytes at `offset` into a new array; ShortReadError past the end. */
   read(offset: number, length: number): Uint8Array {
     if (length === 0 && offset <= this.size) return new Uint8Array(0);
-    const view = ++this.#reads > SCAN_READS ? this.window(offset, length) : undefined;
-    return view === undefined ? this.#file.read(offset, length) : view.slice(0, length);
+    const scan = ++this.#reads > SCAN_READS && this.#lease !== "off" &&
+      offset + length <= this.size && length <= WINDOW;
+    // a scan of a cold file reads the mapping (readahead); of a cached one, preads
+    const map = scan ? this.#cover(offset, length) : undefined;
+    if (map === undefined || this.#warm) return this.#file.read(offset, length);
+    noteMappedRead(this.#file.fd, offset, length);
+    const at = offset - this.#start;
+    return map.bytes.slice(at, at + length);
   }
 
   /**
    * The file's bytes from `offset`, at least `length` of them (up to 64 KiB more from a mapping);
    * undefined when this cannot give them (no lease, after `release()`, a range past the end of
-   * the file or longer than a window): then use `read`. A read far (over 64 KiB) past the end of the last
-   * of a cached file is a pread of `length` bytes (a page fault costs more); else the bytes are
-   * read in place from the mapping. Valid until the next `read`, `window` or `release` call:
-   * read it at once and keep nothing of it.
+   * the file or longer than a window): then use `read`. A read far (over 64 KiB) past the end of
+   * the last, in a cached window, is a pread of `length` bytes (a page fault costs more); else
+   * the bytes are read in place from the mapping (no system call: the caller counts them, see
+   * ByteSource.readInPlace). Valid until the next `read`, `window` or `release` call: read it at
+   * once and keep nothing of it.
    */
   window(offset: number, length: number): Uint8Array | undefined {
     if (offset < 0 || offset + length > this.size || length > WINDOW) return undefined;
     const near = offset >= this.#lastStart && offset <= this.#lastEnd + NEAR;
     this.#lastStart = offset;
-    if (!near && length <= CachedReads.MAX) {
+    const map = this.#lease === "off" ? undefined : this.#cover(offset, length);
+    if (!near && length <= FAR_READ && (map === undefined || this.#warm)) {
       this.#lastEnd = offset + length;
-      const cached = (this.#cached ??= new CachedReads()).read(this.#file.fd, offset, length);
-      if (cached !== undefined) return cached;
+      return this.#file.read(offset, length);
     }
-    if (this.#lease === "off") return undefined;
-    const map = this.#cover(offset, length);
     if (map === undefined) return undefined;
-    noteMappedRead(this.#file.fd, offset, length);
     const at = offset - this.#start;
     const end = Math.min(this.#mapped, at + Math.max(length, NEAR));
     this.#lastEnd = this.#start + end;

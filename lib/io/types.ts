@@ -31,7 +31,10 @@ export interface ByteSource {
    * Optional, for a scan of many small records: the bytes from `offset` in place, at least
    * `length` of them (more when the source has them at hand, as a mapping does); undefined when
    * it has not (then use `read`). Valid only until the next call on the source: read it at once
-   * and keep nothing of it.
+   * and keep nothing of it. Bytes read in place are no read of the source's: report them with
+   * `readInPlace`.
    */
   window?(offset: number, length: number): Uint8Array | undefined;
+  /** Optional: the caller read `bytes` bytes in place from windows (for a count of bytes read). */
+  readInPlace?(bytes: number): void;
 }

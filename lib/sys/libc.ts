@@ -9,7 +9,6 @@ const SYMBOLS = {
   open: { parameters: ["buffer", "i32", "i32"], result: "i32" },
   close: { parameters: ["i32"], result: "i32" },
   pread: { parameters: ["i32", "buffer", "usize", "i64"], result: "isize" },
-  preadv2: { parameters: ["i32", "buffer", "i32", "i64", "i32"], result: "isize" },
   pwrite: { parameters: ["i32", "buffer", "usize", "i64"], result: "isize" },
   lseek: { parameters: ["i32", "i64", "i32"], result: "i64" },
   fsync: { parameters: ["i32"], result: "i32" },
@@ -194,41 +193,6 @@ export function pread(fd: number, buf: Uint8Array, offset: number, path = ""): n
   if (n < 0) fail("pread", path);
   if (observer !== undefined) observer.read(fd, offset, n);
   return n;
-}
-
-/** preadv2 flag: fail with EAGAIN instead of waiting for the device. */
-const RWF_NOWAIT = 8;
-
-/**
- * Small reads of what is in the page cache only (preadv2 with RWF_NOWAIT, Linux 4.14), into a
- * buffer of its own whose address is taken once (taking a new array's address costs more than
- * the read).
- */
-export class CachedReads {
-  /** Largest read, bytes. */
-  static readonly MAX = 4096;
-  readonly #buf = new Uint8Array(CachedReads.MAX);
-  /** One iovec: base address, then length (low and high 32 bits each). */
-  readonly #iov = new Uint32Array(4);
-
-  constructor() {
-    const base = Deno.UnsafePointer.value(Deno.UnsafePointer.of(this.#buf));
-    this.#iov[0] = Number(BigInt(base) & 0xffffffffn);
-    this.#iov[1] = Number(BigInt(base) >> 32n);
-  }
-
-  /**
-   * The `length` bytes (at most {@link CachedReads.MAX}) at byte `offset` of `fd` when all of
-   * them are in the page cache; undefined when some are not (nothing waits for the device) or
-   * the kernel or file system cannot tell. Valid until the next call.
-   */
-  read(fd: number, offset: number, length: number): Uint8Array | undefined {
-    this.#iov[2] = length;
-    const n = Number(libc().preadv2(fd, this.#iov, 1, BigInt(offset), RWF_NOWAIT));
-    if (n !== length) return undefined;
-    if (observer !== undefined) observer.read(fd, offset, n);
-    return this.#buf.subarray(0, length);
-  }
 }
 
 /** Writes up to `buf.length` bytes at byte `offset`; returns the count written. */
@@ -510,6 +474,12 @@ export interface MapRegion {
    * page: map only a file nobody can cut meanwhile (a read lease, {@link takeReadLease}).
    */
   map(fd: number, offset: number, length: number, path?: string): void;
+  /**
+   * Fraction (0..1) of the window's pages in [from, from + length) (bytes from the window's
+   * start) that are in the page cache now (`mincore`, which costs a page-cache lookup per page;
+   * no page is read).
+   */
+  resident(from: number, length: number): number;
   /** Drops the file's window (the range is reserved again, holding no file). */
   clear(): void;
   /** Returns the range to the system; the region must not be used after. */
@@ -549,6 +519,19 @@ export function mapRegion(length: number): MapRegion {
       // a shorter window than the last: its tail must not keep the last window's pages
       if (pages < held) reserve(pages);
       held = pages;
+    },
+    resident(from, length) {
+      const page = pageSize();
+      const first = Math.floor(from / page) * page;
+      const end = Math.min(held, from + length);
+      if (end <= first) return 0;
+      const pages = Math.ceil((end - first) / page);
+      const vec = new Uint8Array(pages);
+      const at = Deno.UnsafePointer.offset(addr!, first);
+      if (libc().mincore(at, BigInt(end - first), vec) < 0) fail("mincore", "");
+      let resident = 0;
+      for (let i = 0; i < pages; i++) resident += vec[i]! & 1;
+      return resident / pages;
     },
     clear() {
       if (held > 0) reserve(0);
