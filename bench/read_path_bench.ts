@@ -5,6 +5,8 @@
  *   page (as an ordinary ArrayBuffer can be: the kernel's `rep movsb` copy runs at half speed) vs
  *   one at the file offset's page offset (the engine's read buffer since issue 17);
  * - pread + verification (memcmp against the expected frame): what verifying every byte costs;
+ * - the byte swap of a frame to native order: through the module's memory (copy in, swap, copy
+ *   out) vs in place in a SwapBuffer the frame was read into (one pass);
  * - the raw and netCDF (big-endian, byte-swapped to native) engines' readFrame + verifyFrame, the
  *   table's read phase without the file system's variance.
  *
@@ -16,6 +18,7 @@ import { netcdf } from "../lib/framings/netcdf/mod.ts";
 import { raw } from "../lib/framings/raw.ts";
 import { FileHandle } from "../lib/io/file.ts";
 import { alignedBytes } from "../lib/io/transfer.ts";
+import { SwapBuffer, swapInPlace } from "../lib/bytes/byteswap.ts";
 import { bytesEqual } from "../lib/sys/libc.ts";
 import { verifyFrame } from "../lib/workloads/pattern.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
@@ -76,6 +79,26 @@ Deno.bench({
       const at = firstOffset + i * FRAME;
       if (!bytesEqual(matched, contents.subarray(at, at + FRAME))) throw new Error("differs");
     }
+  },
+});
+
+// ---- byte swap of one frame to native order ------------------------------------------------
+const swapBuffer = SwapBuffer.create()!;
+const inModule = swapBuffer.view(0, FRAME);
+const ordinary = new Uint8Array(FRAME);
+Deno.bench({
+  name: "swapInPlace: copy into the module's memory, swap, copy out (before)",
+  group: "byte swap 448 KiB of float32",
+  baseline: true,
+  fn() {
+    swapInPlace(ordinary, 4);
+  },
+});
+Deno.bench({
+  name: "SwapBuffer.swap in place, one pass (after)",
+  group: "byte swap 448 KiB of float32",
+  fn() {
+    swapBuffer.swap(inModule, 4);
   },
 });
 

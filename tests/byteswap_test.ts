@@ -3,6 +3,7 @@ import {
   copySwapped,
   NATIVE_ORDER,
   simdAvailable,
+  SwapBuffer,
   swapDataView,
   swapInPlace,
 } from "../lib/bytes/byteswap.ts";
@@ -102,7 +103,41 @@ for (const width of [2, 4, 8]) {
       assert.deepEqual(inPlace, reference(src, width));
     }
   });
+
+  Deno.test(`byteswap: SwapBuffer width ${width} swaps in place, never past the view`, () => {
+    const sb = SwapBuffer.create();
+    assert.ok(sb, "WebAssembly SIMD is available here");
+    for (const n of LENGTHS) {
+      for (const start of [0, 8, 24, 4088]) {
+        const view = sb.view(start, n + 32);
+        view.set(pattern(n + 32, 0, n + start));
+        const data = view.subarray(16, 16 + n);
+        const orig = data.slice();
+        const around = [view.slice(0, 16), view.slice(16 + n)];
+        sb.swap(data, width);
+        assert.deepEqual(data, reference(orig, width), `width ${width} length ${n} at ${start}`);
+        assert.deepEqual([view.slice(0, 16), view.slice(16 + n)], around, "bytes around unchanged");
+      }
+    }
+  });
 }
+
+Deno.test("byteswap: SwapBuffer grows for large views; other arrays and bad widths", () => {
+  const sb = SwapBuffer.create()!;
+  const big = sb.view(100, 3 << 20); // past the module's 4 initial pages: the memory grows
+  assert.equal(big.length, 3 << 20);
+  big.set(pattern(big.length, 0, 9));
+  const orig = big.slice();
+  sb.swap(big, 8);
+  assert.deepEqual(big, reference(orig, 8));
+  // an array outside the buffer's memory is swapped through swapInPlace
+  const outside = pattern(40, 1, 2);
+  const before = outside.slice();
+  sb.swap(outside, 4);
+  assert.deepEqual(outside, reference(before, 4));
+  assert.throws(() => sb.swap(sb.view(0, 12), 8), RangeError);
+  assert.throws(() => sb.swap(sb.view(0, 12), 3), RangeError);
+});
 
 Deno.test("byteswap: big-endian float32 values read back through DataView", () => {
   const values = new Float32Array(300).map((_, i) => i * 0.25 - 7);

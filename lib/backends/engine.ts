@@ -4,7 +4,7 @@
  * frame's chunks with as few preads as possible into a reused buffer, byte-swapped to native.
  * @module
  */
-import { NATIVE_ORDER, swapInPlace } from "../bytes/byteswap.ts";
+import { NATIVE_ORDER, SwapBuffer, swapInPlace } from "../bytes/byteswap.ts";
 import type {
   ByteSource,
   ChunkRef,
@@ -46,12 +46,16 @@ const MAX_GAP = 1 << 20;
 
 /**
  * Page size the read buffer is placed against, bytes. A pread's copy out of the page cache runs
- * at about half speed on this machine's CPU (AMD EPYC, `rep movsb`) when the destination sits a
- * few bytes past the source within a page (destination - source = 16 mod 4096, measured), and
- * at full speed when both have the same offset within their pages; the engine reads file offset
- * `o` into a buffer address equal to `o` mod 4096 (bench/read_path_bench.ts).
+ * at a fraction of its speed on this machine's CPU (AMD EPYC, `rep movsb`: 1-7 GB/s instead of
+ * 15) when the destination sits 4 to 32 bytes past the source's offset within a page, and at full
+ * speed when it sits at the same offset or a few bytes before it. The engine reads file offset
+ * `o` into the buffer address `o` mod 4096 rounded down to a multiple of 8 (so typed arrays of
+ * 8-byte elements can still view the data): bench/read_path_bench.ts.
  */
 const PAGE = 4096;
+
+/** Largest read (bytes) that goes into the source's SwapBuffer when its chunks are swapped. */
+const SWAP_BUFFER_MAX = 1 << 30;
 
 class NativeSink implements FrameSink {
   readonly path: string;
@@ -205,6 +209,11 @@ class NativeSource implements FrameSource {
   readonly #index: FrameIndex;
   /** The read buffer: page-aligned, `PAGE` bytes longer than the longest read it serves. */
   #buf = alignedBytes((1 << 16) + PAGE, PAGE);
+  /**
+   * The read buffer of frames with byte-swapped chunks: WebAssembly memory, where the swap runs in
+   * place in one pass (made on the first such frame; null without WebAssembly SIMD).
+   */
+  #swapBuf: SwapBuffer | null | undefined;
 
   constructor(framing: Framing, path: string, options: SourceOptions) {
     this.path = path;
@@ -269,16 +278,21 @@ class NativeSource implements FrameSource {
   }
 
   /**
-   * `bytes` bytes of the reused read buffer, starting at an address with the page offset of file
-   * offset `fileOffset` (so the kernel's copy from the page cache runs at full speed).
+   * `bytes` bytes of the reused read buffer, starting at the page offset of file offset
+   * `fileOffset` rounded down to 8 (the kernel's copy from the page cache runs at full speed); of the
+   * SwapBuffer when the chunks read into it are `swapping` to native order.
    */
-  #buffer(bytes: number, fileOffset = 0): Uint8Array {
+  #buffer(bytes: number, fileOffset = 0, swapping = false): Uint8Array {
+    const at = fileOffset % PAGE - (fileOffset % 8);
+    if (swapping && bytes <= SWAP_BUFFER_MAX) {
+      if (this.#swapBuf === undefined) this.#swapBuf = SwapBuffer.create();
+      if (this.#swapBuf) return this.#swapBuf.view(at, bytes);
+    }
     if (this.#buf.length < bytes + PAGE) {
       let cap = this.#buf.length - PAGE;
       while (cap < bytes) cap *= 2;
       this.#buf = alignedBytes(cap + PAGE, PAGE);
     }
-    const at = fileOffset % PAGE;
     return this.#buf.subarray(at, at + bytes);
   }
 
@@ -335,7 +349,7 @@ class NativeSource implements FrameSource {
         view.length < hi - lo || refs.some(swaps) ||
         refs.some((r) => (at + r.offset) % DTYPE_SIZE[r.dtype] !== 0)
       ) {
-        const whole = this.#buffer(hi - lo, lo);
+        const whole = this.#buffer(hi - lo, lo, refs.some(swaps));
         whole.set(view);
         this.#checkRead(whole, lo, view.length);
         view = whole;
@@ -346,14 +360,14 @@ class NativeSource implements FrameSource {
       return out;
     }
     if (!pieces && hi - lo <= total + MAX_GAP) {
-      const buf = this.#buffer(hi - lo, lo);
+      const buf = this.#buffer(hi - lo, lo, refs.some(swaps));
       this.#readExactly(buf, lo);
       for (const r of refs) {
         out.push(this.#chunk(r, buf.subarray(r.offset - lo, r.offset - lo + r.bytes)));
       }
       return out;
     }
-    const buf = this.#buffer(total);
+    const buf = this.#buffer(total, 0, refs.some(swaps));
     let at = 0;
     for (const r of refs) {
       const view = buf.subarray(at, at + r.bytes);
@@ -373,7 +387,10 @@ class NativeSource implements FrameSource {
   }
 
   #chunk(r: ChunkRef, data: Uint8Array): ReadChunk {
-    if (swaps(r)) swapInPlace(data, DTYPE_SIZE[r.dtype]);
+    if (swaps(r)) {
+      if (this.#swapBuf) this.#swapBuf.swap(data, DTYPE_SIZE[r.dtype]);
+      else swapInPlace(data, DTYPE_SIZE[r.dtype]);
+    }
     return { name: r.name, dtype: r.dtype, shape: r.shape, data };
   }
 

@@ -34,25 +34,43 @@ interface SimdSwapper {
   readonly swap: Readonly<Record<2 | 4 | 8, SwapFn>>;
 }
 
-function loadSimd(): SimdSwapper | null {
+/** The compiled module (one per process; each instance has its own memory), or null. */
+let moduleState: WebAssembly.Module | null | undefined;
+
+function simdModule(): WebAssembly.Module | null {
+  if (moduleState !== undefined) return moduleState;
   try {
     const bin = atob(WASM_BASE64);
     const bytes = new Uint8Array(bin.length);
     for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    const inst = new WebAssembly.Instance(new WebAssembly.Module(bytes), {});
-    const ex = inst.exports as Record<string, unknown>;
-    const mem = ex.mem as WebAssembly.Memory;
-    const simd: SimdSwapper = {
-      mem: new Uint8Array(mem.buffer),
-      swap: { 2: ex.swap2 as SwapFn, 4: ex.swap4 as SwapFn, 8: ex.swap8 as SwapFn },
-    };
-    // Self-check once, so a broken engine falls back instead of corrupting data.
-    simd.mem.set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]);
-    simd.swap[8](0, 16);
-    return simd.mem[0] === 8 && simd.mem[8] === 16 && simd.mem[15] === 9 ? simd : null;
+    moduleState = new WebAssembly.Module(bytes);
   } catch {
-    return null; // no WebAssembly SIMD here: the DataView path is used
+    moduleState = null; // no WebAssembly SIMD here: the DataView path is used
   }
+  return moduleState;
+}
+
+/** A new instance of the module with its own memory, self-checked; null without SIMD. */
+function instantiate(): { memory: WebAssembly.Memory; swap: Record<2 | 4 | 8, SwapFn> } | null {
+  const module = simdModule();
+  if (module === null) return null;
+  try {
+    const ex = new WebAssembly.Instance(module, {}).exports as Record<string, unknown>;
+    const memory = ex.mem as WebAssembly.Memory;
+    const swap = { 2: ex.swap2 as SwapFn, 4: ex.swap4 as SwapFn, 8: ex.swap8 as SwapFn };
+    // Self-check once, so a broken engine falls back instead of corrupting data.
+    const mem = new Uint8Array(memory.buffer);
+    mem.set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]);
+    swap[8](0, 16);
+    return mem[0] === 8 && mem[8] === 16 && mem[15] === 9 ? { memory, swap } : null;
+  } catch {
+    return null;
+  }
+}
+
+function loadSimd(): SimdSwapper | null {
+  const inst = instantiate();
+  return inst && { mem: new Uint8Array(inst.memory.buffer), swap: inst.swap };
 }
 
 let simdState: SimdSwapper | null | undefined;
@@ -122,6 +140,71 @@ export function swapDataView(src: Uint8Array, dst: Uint8Array, width: 2 | 4 | 8)
       const lo = s.getUint32(i, true);
       d.setUint32(i, s.getUint32(i + 4, true), false);
       d.setUint32(i + 4, lo, false);
+    }
+  }
+}
+
+/** WebAssembly page size, bytes. */
+const WASM_PAGE = 65536;
+
+/**
+ * A reusable byte buffer inside a WebAssembly memory of its own, whose elements are byte-reversed
+ * in place in one pass over memory. `copySwapped` copies data into the module's memory and back
+ * out (three passes); a reader that reads straight into a SwapBuffer needs only the one.
+ * Measured in bench/read_path_bench.ts.
+ */
+export class SwapBuffer {
+  readonly #memory: WebAssembly.Memory;
+  readonly #swap: Readonly<Record<2 | 4 | 8, SwapFn>>;
+  #bytes: Uint8Array;
+
+  private constructor(memory: WebAssembly.Memory, swap: Record<2 | 4 | 8, SwapFn>) {
+    this.#memory = memory;
+    this.#swap = swap;
+    this.#bytes = new Uint8Array(memory.buffer);
+  }
+
+  /** A new SwapBuffer, or null where WebAssembly SIMD is missing (use `swapInPlace` then). */
+  static create(): SwapBuffer | null {
+    const inst = instantiate();
+    return inst && new SwapBuffer(inst.memory, inst.swap);
+  }
+
+  /**
+   * `length` bytes of the buffer from byte `start` (its address is 64 KiB-aligned plus `start`).
+   * The memory grows as needed, which invalidates every view handed out before.
+   */
+  view(start: number, length: number): Uint8Array {
+    const need = start + length;
+    if (need > this.#bytes.length) {
+      this.#memory.grow(Math.ceil((need - this.#bytes.length) / WASM_PAGE));
+      this.#bytes = new Uint8Array(this.#memory.buffer);
+    }
+    return this.#bytes.subarray(start, need);
+  }
+
+  /**
+   * Reverses the bytes of every `width`-byte element of `bytes` in place (1, 2, 4, 8): in the
+   * module's memory when `bytes` is a view of this buffer, else through `swapInPlace`. Throws
+   * RangeError when the length is not a multiple of `width`.
+   */
+  swap(bytes: Uint8Array, width: number): void {
+    if (bytes.buffer !== this.#memory.buffer || width === 1) {
+      swapInPlace(bytes, width);
+      return;
+    }
+    if (width !== 2 && width !== 4 && width !== 8) {
+      throw new RangeError(`cannot swap ${width}-byte elements`);
+    }
+    const n = bytes.length;
+    if (n % width !== 0) {
+      throw new RangeError(`${n} bytes is not a whole number of ${width}-byte elements`);
+    }
+    const vectors = n & ~15; // whole 16-byte vectors: the bytes past the view are not touched
+    if (vectors > 0) this.#swap[width](bytes.byteOffset, vectors);
+    if (vectors < n) {
+      const tail = bytes.subarray(vectors);
+      swapDataView(tail, tail, width);
     }
   }
 }
