@@ -12,7 +12,8 @@ const CELL: FioCell = {
   path: "/scratch/.sciobench-1/fio.raw",
   fileBytes: 134_242_304,
   readBytes: 67_108_864,
-  blockBytes: 458_752,
+  blockBytes: 4_194_304,
+  readBlockBytes: 458_752,
   direct: false,
   fsync: "end",
   seed: 3,
@@ -26,7 +27,7 @@ Deno.test("fio baseline: the command line has the cell's size, block size and fl
       "--filename=/scratch/.sciobench-1/fio.raw",
       "--rw=write",
       "--size=134242304",
-      "--bs=458752",
+      "--bs=4194304",
       "--ioengine=psync",
       "--direct=0",
       "--end_fsync=1",
@@ -41,11 +42,27 @@ Deno.test("fio baseline: the command line has the cell's size, block size and fl
   const none = fioArgs({ ...CELL, fsync: "none" }, "write");
   assert.ok(!none.some((a) => /fsync/.test(a)), none.join(" "));
   const r = fioArgs(CELL, "read");
-  for (const a of ["--rw=read", "--size=134242304", "--io_size=67108864", "--invalidate=1"]) {
+  for (
+    const a of [
+      "--rw=read",
+      "--size=134242304",
+      "--io_size=67108864",
+      "--invalidate=1",
+      "--bs=458752",
+    ]
+  ) {
     assert.ok(r.includes(a), `${a} in ${r.join(" ")}`);
   }
   const x = fioArgs({ ...CELL, cold: false }, "random");
-  for (const a of ["--rw=randread", "--io_size=67108864", "--invalidate=0", "--randseed=3"]) {
+  for (
+    const a of [
+      "--rw=randread",
+      "--io_size=67108864",
+      "--invalidate=0",
+      "--bs=458752",
+      "--randseed=3",
+    ]
+  ) {
     assert.ok(x.includes(a), `${a} in ${x.join(" ")}`);
   }
   assert.ok(
@@ -94,7 +111,8 @@ Deno.test("table --baseline fio: fio's MiB/s and ours / fio in every row and sum
       assert.ok(typeof row[c] === "number" && (row[c] as number) >= low, `${what}: ${c} ${row[c]}`);
     }
     if (row.stat !== "run") continue;
-    assert.equal(row.fio_bs_bytes, 28 * 64 * 64, `${what}: fio's block is one frame`);
+    assert.equal(row.fio_bs_bytes, 28 * 64 * 64, `${what}: fio reads one frame per call`);
+    assert.equal(row.fio_write_bs_bytes, 28 * 64 * 64, `${what}: and writes one frame per call`);
     for (
       const [ours, fio, eff] of [
         ["write_MiBps", "fio_write_MiBps", "efficiency_write"],
@@ -107,6 +125,35 @@ Deno.test("table --baseline fio: fio's MiB/s and ours / fio in every row and sum
     }
   }
   assert.deepEqual([...Deno.readDirSync(d.path)], [], "fio's file and scratch are removed");
+});
+
+Deno.test("table --direct --baseline fio: fio writes 4 MiB calls as ours and reads aligned frames as ours", async () => {
+  if (fioSkipped()) return;
+  using d = tempDir("sciobench-fio-");
+  // 100 particles: a 2800-byte frame, not a multiple of any direct-I/O alignment
+  const r = await runCli([
+    ...["table", "--framing", "raw", "--size", "8M", "--n", "100", "--no-warmup", "--direct"],
+    ...["--baseline", "fio", "--dir", d.path, "--format", "json", "--audit"],
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const [row] = JSON.parse(r.stdout).rows as Record<string, unknown>[];
+  assert.equal(row!.fio_write_bs_bytes, 4 << 20, "our staged direct writes are 4 MiB calls");
+  const read = row!.fio_bs_bytes as number;
+  assert.ok(read >= 2800 && read < 2800 + 4096 && read % 512 === 0, `fio reads ${read} per call`);
+  // ours: the aligned blocks that cover each frame (less a block already read), as fio's +- 512
+  const audit = row!.audit as {
+    phases: { name: string; timed: boolean; files: { readLog?: number[] }[] }[];
+  };
+  const phase = audit.phases.find((p) => p.timed && p.name === "read")!;
+  const log = phase.files.flatMap((f) => f.readLog ?? []);
+  const sizes = new Set(log.filter((_, k) => k % 2 === 1));
+  assert.ok(sizes.size > 0, "the trail logged our reads");
+  for (const size of sizes) {
+    assert.ok(
+      size % 512 === 0 && Math.abs(size - read) <= 512,
+      `our call ${size}, fio's ${read}`,
+    );
+  }
 });
 
 Deno.test("table --baseline fio without fio: one line on stderr, the columns empty", async () => {

@@ -20,8 +20,10 @@ export interface FioCell {
   readonly fileBytes: number;
   /** Bytes each read phase reads (the cell's sample). */
   readonly readBytes: number;
-  /** Bytes of each read and write call (fio's bs). */
+  /** Bytes of each write call (fio's bs when it writes). */
   readonly blockBytes: number;
+  /** Bytes of each read call (read and randread; fio's bs there), as ours: one frame by default. */
+  readonly readBlockBytes: number;
   /** O_DIRECT (fio's direct=1). */
   readonly direct: boolean;
   /** end: end_fsync=1; each: fsync=1 (after every block) and end_fsync=1; none: neither. */
@@ -32,11 +34,15 @@ export interface FioCell {
   readonly cold: boolean;
 }
 
-/** fio's bandwidth in each phase, MiB/s (2^20 bytes). */
+/** fio's bandwidth in each phase, MiB/s (2^20 bytes), and its block sizes. */
 export interface FioResult {
   readonly writeMiBps: number;
   readonly readMiBps: number;
   readonly randomMiBps: number;
+  /** fio's block size when it wrote, bytes. */
+  readonly writeBlockBytes: number;
+  /** fio's block size when it read (in order and at random), bytes. */
+  readonly readBlockBytes: number;
 }
 
 /** The phases fio runs, in order. */
@@ -48,7 +54,7 @@ export function fioArgs(cell: FioCell, phase: FioPhase): string[] {
     `--name=sciobench-${phase}`,
     `--filename=${cell.path}`,
     `--rw=${phase === "write" ? "write" : phase === "read" ? "read" : "randread"}`,
-    `--bs=${cell.blockBytes}`,
+    `--bs=${phase === "write" ? cell.blockBytes : cell.readBlockBytes}`,
     `--size=${cell.fileBytes}`,
     "--ioengine=psync",
     `--direct=${cell.direct ? 1 : 0}`,
@@ -136,22 +142,39 @@ async function runPhase(cell: FioCell, phase: FioPhase): Promise<number> {
  * skipped, and fio's file is removed; disposing removes it in any case.
  */
 export class FioSession {
-  readonly #cell: FioCell;
+  #cell: FioCell;
   readonly #prepare: (path: string) => void;
+  #alignReads: ((path: string) => number) | undefined;
   readonly #bytesPerSecond: Partial<Record<FioPhase, number>> = {};
   #failure: string | undefined;
 
-  /** A session for `cell`; nothing runs until `run`. */
-  constructor(cell: FioCell, prepare: (path: string) => void) {
+  /**
+   * A session for `cell`; nothing runs until `run`. `alignReads` (with O_DIRECT) gives the
+   * alignment of fio's written file, bytes: its read block is rounded up to it before it reads.
+   */
+  constructor(
+    cell: FioCell,
+    prepare: (path: string) => void,
+    alignReads?: (path: string) => number,
+  ) {
     this.#cell = cell;
     this.#prepare = prepare;
+    this.#alignReads = alignReads;
   }
 
   /** Runs fio's `phase` (its write must come first); never throws, a failure is kept. */
   async run(phase: FioPhase): Promise<void> {
     if (this.#failure !== undefined) return;
     try {
-      if (phase !== "write") this.#prepare(this.#cell.path);
+      if (phase !== "write") {
+        if (this.#alignReads !== undefined) {
+          const align = Math.max(this.#alignReads(this.#cell.path), 1);
+          const readBlockBytes = Math.ceil(this.#cell.readBlockBytes / align) * align;
+          this.#cell = { ...this.#cell, readBlockBytes };
+          this.#alignReads = undefined;
+        }
+        this.#prepare(this.#cell.path);
+      }
       this.#bytesPerSecond[phase] = await runPhase(this.#cell, phase);
     } catch (e) {
       this.#failure = e instanceof Error ? e.message : String(e);
@@ -167,7 +190,13 @@ export class FioSession {
       return "fio did not run every phase";
     }
     const mib = 2 ** 20;
-    return { writeMiBps: write / mib, readMiBps: read / mib, randomMiBps: random / mib };
+    return {
+      writeMiBps: write / mib,
+      readMiBps: read / mib,
+      randomMiBps: random / mib,
+      writeBlockBytes: this.#cell.blockBytes,
+      readBlockBytes: this.#cell.readBlockBytes,
+    };
   }
 
   /** Removes fio's file. */

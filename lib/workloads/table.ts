@@ -23,7 +23,7 @@ import type { Progress } from "../report/progress.ts";
 import { audited } from "../sys/audit.ts";
 import { formatCount, formatSize } from "../report/units.ts";
 import { startMeter } from "../sys/meter.ts";
-import { statfs } from "../sys/libc.ts";
+import { directAlignment, statfs } from "../sys/libc.ts";
 import { type FioResult, FioSession } from "../peers/fio.ts";
 import { CellFailures, sharedFraming } from "./cells.ts";
 import { cacheState, TRANSFER_COLUMN_DOCS, transferColumns } from "./transfer.ts";
@@ -48,12 +48,15 @@ const OPEN_DEV_TEXT =
   "IEEEIO); cold rows drop the file again after the open, so the read starts cold";
 const FIO_WRITE_TEXT =
   "--baseline fio: fio writing a file of data_bytes in the same directory (psync, bs = " +
-  "fio_bs_bytes, same direct flag and fsync policy: end_fsync=1, or fsync=1 with each)";
+  "fio_write_bs_bytes, same direct flag and fsync policy: end_fsync=1, or fsync=1 with each)";
 const FIO_READ_TEXT =
   "--baseline fio: fio reading read_bytes of it in order, after the same drop (and invalidate=1)";
 const FIO_BS_TEXT =
-  "--baseline fio: fio's block size: bs_bytes with --bs, else 4 MiB with --direct, else one " +
-  "frame (28 N bytes: each of our read calls)";
+  "--baseline fio: fio's block size when it reads, as each of our read calls: bs_bytes with " +
+  "--bs, else one frame (28 N bytes), with --direct rounded up to the direct-I/O alignment";
+const FIO_WRITE_BS_TEXT =
+  "--baseline fio: fio's block size when it writes: bs_bytes with --bs, else 4 MiB with --direct " +
+  "(our staged writes; at most the file), else one frame";
 
 /** The columns of the table with units, in CSV order; the first eight are the GSD table's. */
 export const TABLE_COLUMN_DOCS: readonly ColumnDoc[] = [
@@ -117,6 +120,7 @@ export const TABLE_FIO_COLUMN_DOCS: readonly ColumnDoc[] = [
   col("efficiency_read", "ratio", "number", "read_MiBps / fio_read_MiBps"),
   col("efficiency_random", "ratio", "number", "random_MiBps / fio_random_MiBps"),
   col("fio_bs_bytes", "bytes", "size", FIO_BS_TEXT),
+  col("fio_write_bs_bytes", "bytes", "size", FIO_WRITE_BS_TEXT),
 ];
 
 /** The table's columns, with those of `--baseline fio` when `baseline` (before stat and error). */
@@ -596,14 +600,26 @@ interface FioBeside {
   readonly repeat: number;
 }
 
-/** fio's block size for a cell: --bs, else with --direct the engine's 4 MiB, else one frame. */
-function fioBlockBytes(n: number, options: TableOptions): number {
-  const direct = options.transfer?.direct ?? false;
-  return options.transfer && options.transfer.bs > 0
-    ? options.transfer.bs
-    : direct
-    ? DEFAULT_DIRECT_BS
-    : BYTES_PER_PARTICLE * n;
+/**
+ * fio's block sizes for a cell, bytes: each as our own calls of that phase are. `--bs` sets both;
+ * else fio writes one frame per call (ours: a call per chunk) or, with --direct, 4 MiB (our staged
+ * writes, at most the file), and reads one frame per call (with --direct rounded up to the
+ * alignment of its file, FioSession: ours read the aligned blocks covering each frame).
+ */
+function fioBlocks(
+  n: number,
+  dataBytes: number,
+  options: TableOptions,
+): { write: number; read: number } {
+  const t = options.transfer;
+  // --bs: every call of ours is bs (reads past the frame asked); readAhead false: --direct alone
+  if (t && t.bs > 0 && (t.readAhead ?? true)) return { write: t.bs, read: t.bs };
+  const frame = BYTES_PER_PARTICLE * n;
+  if (!(t?.direct ?? false)) return { write: frame, read: frame };
+  // fio's block is at most its file (ours is then one padded call); 4096 is a multiple of any
+  // direct-I/O alignment of a file system with 4 KiB blocks
+  const write = Math.min(DEFAULT_DIRECT_BS, Math.max(4096, Math.floor(dataBytes / 4096) * 4096));
+  return { write, read: frame };
 }
 
 /**
@@ -612,27 +628,36 @@ function fioBlockBytes(n: number, options: TableOptions): number {
  */
 function fioSession(dir: string, cell: FioBeside, n: number, options: TableOptions): FioSession {
   const cache = cacheState(options.transfer, options.cache);
-  return new FioSession({
-    path: `${dir}/fio.${cell.framing}`,
-    fileBytes: cell.dataBytes,
-    readBytes: cell.readBytes,
-    blockBytes: fioBlockBytes(n, options),
-    direct: options.transfer?.direct ?? false,
-    fsync: options.fsync ?? "end",
-    seed: options.seed + cell.repeat,
-    cold: cache === "cold",
-  }, (path) => prepareCache(path, cache));
+  const blocks = fioBlocks(n, cell.dataBytes, options);
+  const direct = options.transfer?.direct ?? false;
+  const frameReads = direct && !(options.transfer?.readAhead ?? true);
+  return new FioSession(
+    {
+      path: `${dir}/fio.${cell.framing}`,
+      fileBytes: cell.dataBytes,
+      readBytes: cell.readBytes,
+      blockBytes: blocks.write,
+      readBlockBytes: blocks.read,
+      direct,
+      fsync: options.fsync ?? "end",
+      seed: options.seed + cell.repeat,
+      cold: cache === "cold",
+    },
+    (path) => prepareCache(path, cache),
+    frameReads ? (path) => directAlignment(path).offset : undefined,
+  );
 }
 
 /** Adds the fio_* and efficiency_* columns of `fio` to a measured row (amended in place). */
-function addFioColumns(row: Row, fio: FioResult, n: number, options: TableOptions): void {
+function addFioColumns(row: Row, fio: FioResult): void {
   row.fio_write_MiBps = fio.writeMiBps;
   row.fio_read_MiBps = fio.readMiBps;
   row.fio_random_MiBps = fio.randomMiBps;
   row.efficiency_write = Number(row.write_MiBps) / fio.writeMiBps;
   row.efficiency_read = Number(row.read_MiBps) / fio.readMiBps;
   row.efficiency_random = Number(row.random_MiBps) / fio.randomMiBps;
-  row.fio_bs_bytes = fioBlockBytes(n, options);
+  row.fio_bs_bytes = fio.readBlockBytes;
+  row.fio_write_bs_bytes = fio.writeBlockBytes;
 }
 
 /**
@@ -764,7 +789,7 @@ export async function runTable(
             }
             if (typeof fio === "string") {
               options.progress.note(`--baseline fio: ${fio}; this row's fio columns stay empty`);
-            } else if (fio !== undefined) addFioColumns(row, fio, n, options);
+            } else if (fio !== undefined) addFioColumns(row, fio);
           }
           for (const r of rankRows(row, TABLE_AGGREGATE, options.perRank ?? false)) emit(r);
         }
