@@ -379,20 +379,9 @@ peerTest(
   "observer: --baseline fio runs each fio phase beside ours, after it in odd repeats and before it in even ones",
   () => commandMissing("strace") ?? commandMissing("fio"),
   async () => {
-    const { rows, calls } = await traced([
-      "table",
-      "--framing",
-      "raw",
-      "--size",
-      "1MiB",
-      "--n",
-      "32^2",
-      "--repeat",
-      "2",
-      "--no-warmup",
-      "--baseline",
-      "fio",
-    ]);
+    const { rows, calls } = await traced(
+      "table --framing raw --size 1MiB --n 32^2 --repeat 2 --no-warmup --baseline fio".split(" "),
+    );
     const runs = rows.filter((r) => r.stat === "run");
     assert.equal(runs.length, 2);
     for (const row of runs) {
