@@ -26,10 +26,14 @@ export const TRACED_CALLS = "trace=openat,pread64,pwrite64,fadvise64,fsync,fdata
 const TRACE_LINE =
   /^(openat|pread64|pwrite64|fadvise64|fsync|fdatasync|ftruncate)\((.*)\) = (-?\d+)/;
 
-/** The calls on files under `under`, from strace's per-thread files (each in call order). */
-export function parseStrace(dir: string, under: string): Traced[] {
+/**
+ * The calls on files under `under`, from strace's per-thread files (each in call order); with
+ * `command` (an index into {@link straceSciobench}'s list), that command's calls only.
+ */
+export function parseStrace(dir: string, under: string, command?: number): Traced[] {
   const calls: Traced[] = [];
   for (const entry of Deno.readDirSync(dir)) {
+    if (command !== undefined && !entry.name.startsWith(`tr${command}.`)) continue;
     const flagsOf = new Map<number, string>();
     for (const line of Deno.readTextFileSync(`${dir}/${entry.name}`).split("\n")) {
       const m = TRACE_LINE.exec(line);
@@ -60,8 +64,9 @@ export function parseStrace(dir: string, under: string): Traced[] {
 }
 
 /**
- * Runs each of `commands` (sciobench argument lists) one after another under one strace, writing
- * its per-thread files into `traceDir`; returns each command's exit code, stdout and stderr.
+ * Runs each of `commands` (sciobench argument lists) one after another, each under strace, writing
+ * the per-thread files of command k into `traceDir` as `trK.PID`; returns each command's exit
+ * code, stdout and stderr.
  */
 export async function straceSciobench(
   commands: readonly string[][],

@@ -1,8 +1,9 @@
 /**
  * cold_ok: the file systems where a cache drop cannot make a read cold (by statfs magic), a drop
- * that leaves pages resident, reads that fetch nothing from the device; and real runs: this
- * machine's disk (cold_ok=true), and a file another process keeps mapped, which the drop cannot
- * evict (cold_ok=false).
+ * that leaves pages resident, reads that fetch nothing from the device; and real runs of every
+ * workload that reads cold (table, records, readers, read): this machine's disk (cold_ok=true),
+ * and a file another process keeps mapped, which the drop cannot evict (cold_ok=false, one line
+ * on stderr recommending --direct).
  * @module
  */
 import assert from "node:assert/strict";
@@ -11,8 +12,10 @@ import * as libc from "../lib/sys/libc.ts";
 import { backendByName } from "../lib/backends/registry.ts";
 import type { Row } from "../lib/report/output.ts";
 import { Progress } from "../lib/report/progress.ts";
-import { coldWarning, runTable } from "../lib/workloads/table.ts";
-import { commandMissing, runCli, tempDir } from "./_helpers.ts";
+import { runTable } from "../lib/workloads/table.ts";
+import { coldWarning } from "../lib/workloads/transfer.ts";
+import { recordsRow, recordsTargets, runRecords } from "../lib/workloads/records.ts";
+import { commandMissing, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
 
 const MIB = 2 ** 20;
 const clean = { residentAfterDrop: 0, readBytes: 4 * MIB, deviceReadBytes: 4 * MIB };
@@ -136,4 +139,133 @@ Deno.test("cold_ok: false when the drop leaves the file resident (another proces
       }
     }
   }
+});
+
+/** Runs `body` with a helper that keeps files mapped, ending every holder it started afterwards. */
+async function withHolders(body: (hold: (path: string) => void) => Promise<void>): Promise<void> {
+  if (commandMissing("python3") !== null) {
+    if (Deno.env.get("SCIOBENCH_REQUIRE_PEERS") === "1") throw new Error("python3 is missing");
+    console.log("skipped: python3 is missing");
+    return;
+  }
+  const holders: number[] = [];
+  try {
+    await body((path) => holders.push(holdMapped(path)));
+  } finally {
+    for (const pid of holders) {
+      try {
+        Deno.kill(pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
+/** The stderr lines saying cold reads cannot be trusted. */
+function coldLines(stderr: string): string[] {
+  return stderr.split("\n").filter((l) => l.includes("cannot be trusted"));
+}
+
+/**
+ * A Packman file (readers --file): `records` records of `length` float64 with 4-byte markers,
+ * element `length` of record i (1-based) equal to i.
+ */
+function packmanFile(path: string, records: number, length: number): void {
+  const rec = 8 + 8 * length;
+  const bytes = new Uint8Array(records * rec);
+  const view = new DataView(bytes.buffer);
+  for (let i = 0; i < records; i++) {
+    const at = i * rec;
+    view.setUint32(at, 8 * length, true);
+    view.setFloat64(at + 4 + 8 * (length - 1), i + 1, true);
+    view.setUint32(at + rec - 4, 8 * length, true);
+  }
+  Deno.writeFileSync(path, bytes);
+}
+
+Deno.test("cold_ok in records, readers and read rows: true on this machine's disk", async () => {
+  using d = tempDir("sciobench-cold-");
+  const fs = libc.statfs(d.path);
+  if (fs.inMemory) throw new Error(`${d.path} is on ${fs.typeName}: set TMPDIR to a disk`);
+  const records = await runCli([
+    ...["records", "--framing", "raw,netcdf", "--shape", "8x64x64", "--dir", d.path],
+    ...["--format", "json"],
+  ]);
+  assert.equal(records.code, 0, records.stderr);
+  for (const row of rowsOf(records.stdout)) {
+    assert.equal(row.cold_ok, row.phase === "read" ? true : "", JSON.stringify(row));
+  }
+  const readers = await runCli([
+    ...["readers", "--reader", "sciobench", "--procs", "1,2", "--records", "4"],
+    ...["--length", "32768", "--cache", "cold,warm", "--dir", d.path, "--format", "json"],
+  ]);
+  assert.equal(readers.code, 0, readers.stderr);
+  const rows = rowsOf(readers.stdout);
+  assert.equal(rows.length, 8);
+  for (const row of rows) {
+    assert.equal(row.cold_ok, row.cache === "cold" ? true : "", JSON.stringify(row));
+  }
+  const file = `${d.path}/t.gsd`;
+  const w = await runCli(["write", "--framing", "gsd", "--n", "1000", "--frames", "20", file]);
+  assert.equal(w.code, 0, w.stderr);
+  const read = await runCli(["read", "--format", "json", file]);
+  assert.equal(read.code, 0, read.stderr);
+  const [row] = rowsOf(read.stdout);
+  assert.equal(row!.cache, "cold");
+  assert.equal(row!.cold_ok, true, JSON.stringify(row));
+  for (const out of [records, readers, read]) assert.deepEqual(coldLines(out.stderr), []);
+  const direct = await runCli(["read", "--format", "json", "--direct", file]);
+  assert.equal(direct.code, 0, direct.stderr);
+  const [drow] = rowsOf(direct.stdout);
+  assert.equal(drow!.cache, "direct");
+  assert.equal(drow!.cold_ok, "", "O_DIRECT rows have nothing to trust");
+});
+
+Deno.test("cold_ok: false in records, readers and read when the drop is defeated (the file is mapped)", async () => {
+  using d = tempDir("sciobench-cold-");
+  await withHolders(async (hold) => {
+    // records: the file is held mapped as soon as it is written
+    const runs = await runRecords({
+      targets: recordsTargets([backendByName("raw")], ["native"]),
+      shape: [8, 64, 64],
+      dtype: "float32",
+      repeat: 1,
+      dir: d.path,
+      seed: 1,
+      progress: new Progress({ quiet: true }),
+      afterWrite: (path) => hold(path),
+    });
+    const rows = runs.map((run) => recordsRow(run, [8, 64, 64]));
+    assert.deepEqual(rows.map((r) => [r.phase, r.cold_ok]), [["write", ""], ["read", false]]);
+    // read and readers --file: a user's file, held mapped
+    const user = `${d.path}/user.raw`;
+    const w = await runCli(["write", "--framing", "raw", "--n", "1000", "--frames", "20", user]);
+    assert.equal(w.code, 0, w.stderr);
+    const packman = `${d.path}/packman.f77`;
+    packmanFile(packman, 4, 32768);
+    hold(user);
+    hold(packman);
+    const read = await runCli(["read", "--format", "json", user]);
+    assert.equal(read.code, 0, read.stderr);
+    assert.equal(rowsOf(read.stdout)[0]!.cold_ok, false);
+    const outs = [read];
+    // readers --file is read by Packman's rd, compiled with gfortran
+    if (commandMissing("gfortran") !== null && !REQUIRE_PEERS) {
+      console.log("skipped readers --file: gfortran is missing");
+    } else {
+      const readers = await runCli([
+        ...["readers", "--reader", "gfortran", "--file", packman, "--procs", "1"],
+        ...["--dir", d.path, "--format", "json"],
+      ]);
+      assert.equal(readers.code, 0, readers.stderr);
+      assert.equal(rowsOf(readers.stdout)[0]!.cold_ok, false);
+      outs.push(readers);
+    }
+    for (const out of outs) {
+      const lines = coldLines(out.stderr);
+      assert.equal(lines.length, 1, out.stderr);
+      assert.match(lines[0]!, /the drop left \d+% of the file in the page cache.*use --direct/);
+    }
+  });
 });

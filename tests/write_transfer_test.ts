@@ -1,10 +1,12 @@
 /**
- * `--direct`, `--bs` and `--fsync` on the `write` command: the strace observer sees the file
+ * `--direct`, `--bs` and `--fsync` on the `write` and `read` commands: the strace observer sees the file
  * written with O_DIRECT in aligned calls of at most `--bs` bytes (64 KiB ones among them) and
  * its padded tail cut with ftruncate; the audit trail counts the same calls; the file is byte
  * for byte the one written without them, written atomically (temporary name, then linked into
  * place). `--fsync each` fsyncs once per frame; `--fsync none` none inside the timing, but FILE
- * is still fsynced before it appears. Peers and `--append --direct` refuse in one line.
+ * is still fsynced before it appears. Peers and `--append --direct` refuse in one line. `read
+ * --direct --bs 64k` reads every frame (verified) through O_DIRECT preads of at most 64 KiB at
+ * aligned offsets, with no cache drop; `read --bs 64k` reads in 64 KiB calls from a dropped cache.
  * @module
  */
 import assert from "node:assert/strict";
@@ -240,5 +242,73 @@ Deno.test({
     assert.equal(full.stderr.trim().split("\n").length, 1, full.stderr);
     assert.deepEqual(Deno.readFileSync(f), before);
     assert.deepEqual([...Deno.readDirSync(d.path)].map((e) => e.name), ["t.raw"]);
+  },
+});
+
+Deno.test({
+  name:
+    "read --direct --bs 64k: aligned O_DIRECT preads, no drop, trail agrees; --bs 64k alone: 64 KiB preads",
+  ignore: DIRECT_REFUSED !== null || !STRACE,
+  async fn() {
+    using scratch = tempDir("sciobench-direct-");
+    using trace = tempDir("sciobench-strace-");
+    for (const name of NAMES) {
+      const r = await runCli([...WRITE, "--framing", name, `${scratch.path}/f.${name}`]);
+      assert.equal(r.code, 0, r.stderr);
+    }
+    const sized = ["raw", "f77"];
+    const cases = [
+      ...NAMES.map((name) => ({ name, args: ["--direct", "--bs", "64k"] })),
+      ...sized.map((name) => ({ name, args: ["--bs", "64k"] })),
+    ];
+    const outs = await straceSciobench(
+      // (--framing: no detection, which reads the first 4 KiB through the page cache untimed)
+      cases.map(({ name, args }) => [
+        ...["read", "--framing", name, "--verify", "--format", "json", "--audit", ...args],
+        `${scratch.path}/f.${name}`,
+      ]),
+      trace.path,
+    );
+    const align = directAlignment(`${scratch.path}/f.raw`).offset;
+    for (const [k, { name, args }] of cases.entries()) {
+      const what = `read ${args.join(" ")} ${name}`;
+      const direct = args.includes("--direct");
+      assert.equal(outs[k]!.code, 0, `${what}: ${outs[k]!.stderr}`);
+      const [row] = JSON.parse(outs[k]!.stdout).rows as AuditedRow[];
+      assert.equal(row!.cache, direct ? "direct" : "cold", what);
+      assert.equal(row!.cold_ok, direct ? "" : true, what);
+      assert.equal(row!.bs_bytes, 65536, what);
+      assert.equal(row!.direct, String(direct), what);
+      assert.equal(row!.verified, true, what);
+      const file = `${scratch.path}/f.${name}`;
+      const size = Deno.statSync(file).size;
+      const mine = parseStrace(trace.path, file, k).filter((c) => c.path === file);
+      const reads = mine.filter((c) => c.call === "pread64");
+      assert.ok(reads.length > 0, what);
+      const drops = mine.filter((c) => c.call === "fadvise64").length;
+      if (direct) assert.equal(drops, 0, `${what}: no cache drop`);
+      else assert.ok(drops >= 2, `${what}: ${drops} drops`);
+      for (const c of reads) {
+        assert.ok(c.count <= 65536, `${what}: pread of ${c.count}`);
+        if (direct) {
+          assert.match(c.flags, /O_DIRECT/, `${what}: pread without O_DIRECT`);
+          assert.equal(c.offset % align, 0, `${what}: pread at ${c.offset}`);
+          assert.equal(c.count % align, 0, `${what}: pread of ${c.count}`);
+        } else {
+          assert.doesNotMatch(c.flags, /O_DIRECT/, what);
+          assert.ok(c.count === 65536 || c.offset + c.count >= size, `${what}: ${c.count}`);
+        }
+      }
+      // the trail saw the same reads of the file, with the same open flags
+      const files = row!.audit.phases.flatMap((p) => p.files).filter((f) => f.path === file);
+      const trailReads = files.reduce((a, f) => a + f.reads, 0);
+      assert.equal(trailReads, reads.length, `${what}: reads in the trail and strace`);
+      // (an untimed stretch also opens the file to measure its residency: its flags are that open's)
+      const timed = row!.audit.phases.filter((p) => p.timed).flatMap((p) => p.files);
+      for (const f of timed.filter((f) => f.path === file && f.reads > 0)) {
+        if (direct) assert.match(f.flags, /DIRECT/, `${what}: trail flags ${f.flags}`);
+        else assert.doesNotMatch(f.flags, /DIRECT/, `${what}: trail flags ${f.flags}`);
+      }
+    }
   },
 });

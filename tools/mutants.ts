@@ -242,7 +242,7 @@ export const MUTANTS: readonly Mutant[] = [
     name: "read: the sequential phase is not preceded by the cache drop",
     edits: [{
       file: "lib/cli/read.ts",
-      search: "const drop1 = dropCache(path);",
+      search: "const drop1 = drop();",
       replace: "const drop1 = { seconds: 0, residentAfter: 0 };",
     }],
     tests: [AUDIT_TEST],

@@ -115,7 +115,7 @@ export function readWhole(
   options: readonly string[] = [],
   beat: () => void = () => {},
 ): void {
-  const source = openUserFile(path, framing, options, "info", undefined, () => {});
+  const source = openUserFile(path, framing, options, "info", {}, () => {});
   try {
     streamInfo(source, false, beat);
     if (source.locate) {

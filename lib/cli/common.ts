@@ -25,7 +25,12 @@ import {
 import { auditOf, auditSummary } from "../sys/audit.ts";
 import { type StatFs, statfs } from "../sys/libc.ts";
 import { formatSize, parseChoice, parseCount, parseSize } from "./args.ts";
-import { DEFAULT_DIRECT_BS, probeDirect, type Transfer } from "../io/transfer.ts";
+import {
+  DEFAULT_DIRECT_BS,
+  probeDirect,
+  probeDirectFile,
+  type Transfer,
+} from "../io/transfer.ts";
 import { checkTransfer } from "../backends/engine.ts";
 import { librariesMeta, runMeta } from "./meta.ts";
 import { noteSkipped, PLAN_OPTIONS, resolveBackends } from "./plan.ts";
@@ -296,12 +301,14 @@ export const TRANSFER_HELP =
 /**
  * The `--bs` / `--direct` of a run, checked before anything is written: each backend must honour
  * them (peers refuse with one line), and with --direct the file system of `dir` must take
- * O_DIRECT and the size be a multiple of its alignment. undefined when neither is given.
+ * O_DIRECT and the size be a multiple of its alignment (for a read of an existing file, `dir`
+ * is `{ file }`: that file is opened with O_DIRECT, nothing is created). undefined when neither
+ * is given.
  */
 export function parseTransfer(
   values: { bs?: string; "transfer-size"?: string; direct?: boolean },
   backends: readonly Backend[],
-  dir: string | undefined,
+  dir: string | undefined | { readonly file: string },
 ): Transfer | undefined {
   const given = values.bs ?? values["transfer-size"];
   if (values.bs !== undefined && values["transfer-size"] !== undefined) {
@@ -323,7 +330,10 @@ export function parseTransfer(
   for (const b of backends) checkTransfer(b, transfer);
   // a writer keeps two staging buffers of bs bytes, a reader one (or a frame, when larger)
   checkMemory(3 * bs, `${flag} ${given ?? "4MiB"} staging buffers`, `use a smaller ${flag}`);
-  if (transfer.direct) probeDirect(dir ?? ".", bs);
+  if (transfer.direct) {
+    if (typeof dir === "object") probeDirectFile(dir.file, bs);
+    else probeDirect(dir ?? ".", bs);
+  }
   return transfer;
 }
 

@@ -6,6 +6,7 @@
 import { detectBackend, usableBackend } from "../backends/registry.ts";
 import type { Backend, FrameSource } from "../backends/backend.ts";
 import type { ChunkLayout, Workload } from "../framings/types.ts";
+import type { Transfer } from "../io/transfer.ts";
 import { backendOptionArgs } from "./common.ts";
 import { warn } from "../report/progress.ts";
 import { requireFile as requireRegularFile } from "../io/file.ts";
@@ -31,20 +32,21 @@ export function chooseBackend(path: string, framing: string | undefined): Backen
 
 /**
  * Opens `path` with `framing` (or the detected one), its `--option` items checked against the
- * backend's declared options for `workload`, and passes the decoder's warnings to `onWarning`
- * (default: a line on stderr).
+ * backend's declared options for `workload`, the frames' `layout` and the `transfer` (`--bs`,
+ * `--direct`) when given, and passes the decoder's warnings to `onWarning` (default: a line on
+ * stderr).
  */
 export function openUserFile(
   path: string,
   framing: string | undefined,
   optionItems: readonly string[] | undefined,
   workload: Workload,
-  layout?: readonly ChunkLayout[],
+  reading: { layout?: readonly ChunkLayout[]; transfer?: Transfer } = {},
   onWarning: (text: string) => void = warn,
 ): FrameSource {
   const backend = chooseBackend(path, framing);
   const backendOptions = backendOptionArgs(backend, optionItems, workload);
-  const source = backend.openReader(path, { backendOptions, layout });
+  const source = backend.openReader(path, { backendOptions, ...reading });
   for (const w of source.warnings) onWarning(`${path}: ${w}`);
   return source;
 }

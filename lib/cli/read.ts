@@ -3,7 +3,18 @@
  * @module
  */
 import { IoError, UsageError } from "../errors.ts";
-import { dropCache } from "../io/cache.ts";
+import { type CacheDrop, type ColdEvidence, dropCache, residency } from "../io/cache.ts";
+import type { Transfer } from "../io/transfer.ts";
+import { warn } from "../report/progress.ts";
+import {
+  cacheState,
+  coldOkDoc,
+  coldWarning,
+  judgeCold,
+  TRANSFER_COLUMN_DOCS,
+  transferColumns,
+} from "../workloads/transfer.ts";
+import { directoryOf } from "../io/atomic.ts";
 import type { Row } from "../report/output.ts";
 import { Progress } from "../report/progress.ts";
 import { attachAudit, finishAudit, startAudit } from "../sys/audit.ts";
@@ -23,6 +34,9 @@ import {
   checkPlotPath,
   openResults,
   OUTPUT_OPTIONS,
+  parseTransfer,
+  TRANSFER_HELP,
+  TRANSFER_OPTIONS,
 } from "./common.ts";
 import { col, type ColumnDoc, columnHelp } from "../report/human.ts";
 import { isolates, relayToTerminal, runIsolated } from "./isolate.ts";
@@ -52,6 +66,9 @@ const COLUMNS: readonly ColumnDoc[] = [
   col("random_units", "", "count", "frames (or records) read at random"),
   col("verified", "", "text", "true when --verify checked the data"),
   col("open_dev_bytes", "bytes", "count", "bytes the open fetched (dropped again before the read)"),
+  col("cache", "", "text", "cold (dropped before each phase), or direct: O_DIRECT reads, no drop"),
+  coldOkDoc("read_dev_bytes + random_dev_bytes against read_bytes + random_bytes"),
+  ...TRANSFER_COLUMN_DOCS,
 ];
 
 const HELP = `sciobench read: time reading an existing file, cold
@@ -80,6 +97,8 @@ Options:
   --format F          table (default on a terminal), csv (default otherwise), json or jsonl
   --out FILE          write the row to FILE instead of stdout
   --force             allow --out to replace an existing file
+${TRANSFER_HELP}
+                      (read: the file itself is opened with O_DIRECT; no drops are made)
 ${AUDIT_HELP}
 
 Columns (CSV order):
@@ -179,6 +198,18 @@ export interface ReadSettings {
   readonly verify: boolean;
   /** Bytes to read in each phase (Infinity: every frame). */
   readonly sample: number;
+  /** `--bs` / `--direct` (native framings). With O_DIRECT no cache drop is made. */
+  readonly transfer?: Transfer;
+}
+
+/** What a read row shows about its cold reads, for `cold_ok` ({@link judgeCold}). */
+function coldEvidence(row: Row, fsType: number): ColdEvidence {
+  return {
+    fsType,
+    residentAfterDrop: Number(row.resident_after_drop),
+    readBytes: Number(row.read_bytes) + Number(row.random_bytes),
+    deviceReadBytes: Number(row.read_dev_bytes) + Number(row.random_dev_bytes),
+  };
 }
 
 /**
@@ -193,16 +224,20 @@ export function measureRead(
   settings: ReadSettings,
   beat: () => void = () => {},
 ): Row {
-  const { seed, sample } = settings;
+  const { seed, sample, transfer } = settings;
   const fileBytes = Deno.statSync(path).size;
+  const cache = cacheState(transfer, "cold");
+  // O_DIRECT reads bypass the page cache: no drop is made, what is cached is only measured
+  const drop = (): CacheDrop =>
+    cache === "direct" ? { seconds: 0, residentAfter: residency(path) } : dropCache(path);
   startAudit();
   try {
-    const drop1 = dropCache(path);
+    const drop1 = drop();
     // With --verify the frames are the table's: N follows from the first chunk (12 N bytes of
     // positions), so formats without types (Fortran records) are read with the table's layout.
     let pattern: TableFrames | undefined;
     if (settings.verify) {
-      const probe = openUserFile(path, framing, optionItems, "read");
+      const probe = openUserFile(path, framing, optionItems, "read", { transfer });
       try {
         const chunks = probe.frameCount > 0 ? probe.readFrame(0) : [];
         const first = chunks.find((c) => c.name.endsWith("position")) ?? chunks[0];
@@ -214,13 +249,16 @@ export function measureRead(
       } finally {
         probe.close();
       }
-      dropCache(path);
+      drop();
     }
     const om = startMeter("open");
-    const source = openUserFile(path, framing, optionItems, "read", pattern?.layout);
+    const source = openUserFile(path, framing, optionItems, "read", {
+      layout: pattern?.layout,
+      transfer,
+    });
     const o = om.stop();
     // an open that scans the file (f77, IEEEIO) cached it: the read starts from a second drop
-    dropCache(path);
+    drop();
     try {
       // One file, one row: an updating line on a terminal, nothing in logs.
       const progress = new Progress({ quiet: !Deno.stderr.isTerminal() });
@@ -233,14 +271,14 @@ export function measureRead(
       const rm = startMeter("read");
       const { bytes, pieces } = phases.sequential();
       const r = rm.stop();
-      dropCache(path);
+      drop();
       const xm = startMeter("random");
       const { bytes: randomBytes, pieces: units } = phases.random();
       const x = xm.stop();
       progress.clear();
       const frames = pieces;
       const mib = 2 ** 20;
-      return attachAudit({
+      const row: Row = {
         framing: source.framing,
         path,
         frames: source.frameCount,
@@ -264,7 +302,12 @@ export function measureRead(
         unit: phases.unit,
         random_units: units,
         open_dev_bytes: o.devReadBytes,
-      }, finishAudit());
+        cache,
+        cold_ok: "",
+        ...transferColumns(transfer),
+      };
+      judgeCold(row, cache, coldEvidence(row, statfs(path).type));
+      return attachAudit(row, finishAudit());
     } finally {
       source.close();
     }
@@ -291,6 +334,7 @@ export const readCommand: Command = {
         seed: { type: "string", default: "1" },
         verify: { type: "boolean", default: false },
         sample: { type: "string" },
+        ...TRANSFER_OPTIONS,
       },
     });
     if (positionals.length !== 1) {
@@ -301,8 +345,9 @@ export const readCommand: Command = {
     const sample = values.sample === undefined ? Infinity : parseSize(values.sample, "--sample");
     checkOutputFormat(values, false);
     checkPlotPath("read", values.plot, values.force);
-    const settings: ReadSettings = { seed, verify: values.verify, sample };
     const backend = chooseBackend(path, values.framing);
+    const transfer = parseTransfer(values, [backend], { file: path });
+    const settings: ReadSettings = { seed, verify: values.verify, sample, transfer };
     let row: Row | undefined;
     if (isolates(backend)) {
       // A library on a file sciobench did not write: measured in the library child.
@@ -312,7 +357,7 @@ export const readCommand: Command = {
           path,
           framing: backend.name,
           options: values.option,
-          settings: { ...settings },
+          settings: { seed, verify: values.verify, sample },
         },
         (m) => {
           if (m.t === "row") row = m.row as Row;
@@ -323,6 +368,11 @@ export const readCommand: Command = {
     } else {
       row = measureRead(path, backend.name, values.option, settings);
     }
+    // cold reads that cannot be trusted: one line, with what to use instead
+    const why = row.cold_ok === false
+      ? judgeCold({}, "cold", coldEvidence(row, statfs(path).type))
+      : null;
+    if (why !== null) warn(coldWarning(directoryOf(path), why));
     const out = openResults({
       command: "read",
       args,
@@ -334,6 +384,8 @@ export const readCommand: Command = {
         verify: values.verify,
         sample,
         option: values.option ?? [],
+        bs: transfer?.bs ?? null,
+        direct: transfer?.direct ?? false,
       },
     }, values);
     out.add(row);

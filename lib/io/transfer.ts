@@ -358,3 +358,14 @@ export function probeDirect(dir: string, bs: number): number {
     }
   }
 }
+
+/**
+ * Checks before a read that the existing file `path` opens with O_DIRECT and that `bs` suits its
+ * alignment, without creating anything (its directory may be read-only). Returns the offset
+ * alignment in bytes; UsageError (one line) as {@link openForTransfer}.
+ */
+export function probeDirectFile(path: string, bs: number): number {
+  const t = openForTransfer(path, "read", { bs, direct: true });
+  t.file.close();
+  return t.align;
+}

@@ -20,7 +20,13 @@ import type { ChunkLayout, EndianOption } from "../framings/types.ts";
 import { dropCache, residency } from "../io/cache.ts";
 import type { Transfer } from "../io/transfer.ts";
 import { checkTransfer } from "../backends/engine.ts";
-import { TRANSFER_COLUMN_DOCS, transferColumns } from "./transfer.ts";
+import {
+  coldOkDoc,
+  coldWarning,
+  judgeCold,
+  TRANSFER_COLUMN_DOCS,
+  transferColumns,
+} from "./transfer.ts";
 import { FileHandle } from "../io/file.ts";
 import { withScratchDir } from "../io/scratch.ts";
 import type { AggregateSpec } from "../mpi/aggregate.ts";
@@ -80,6 +86,10 @@ export const READERS_COLUMN_DOCS: readonly ColumnDoc[] = [
   col("fs_type", "", "text", "file system of --dir"),
   col("reader", "", "text", "the program that read: sciobench, or gfortran (Packman's rd)"),
   col("repeat", "", "count", "1..K in run rows; in summary rows the number of runs summarised"),
+  coldOkDoc(
+    "dev_read_bytes against the bytes of the distinct files: reader_bytes / procs when shared; " +
+      "resident_before is the residency after the drop",
+  ),
   ...TRANSFER_COLUMN_DOCS,
   ...STAT_COLUMNS,
 ];
@@ -796,8 +806,10 @@ export async function runReaders(
   }
   const w = world();
   const ranked = w.size > 1;
+  let coldWarned = false;
   await withScratchDir(o.dir, async (dir) => {
-    const fsType = statfs(dir).typeName;
+    const fs = statfs(dir);
+    const fsType = fs.typeName;
     const count = (o.repeat ?? 1) * o.caches.length * o.modes.length *
       (ranked ? 1 : o.procs.length);
     let index = 0;
@@ -823,14 +835,26 @@ export async function runReaders(
               slope_s_per_proc: slope,
               fs_type: fsType,
               repeat,
+              cold_ok: "",
               stat: "run",
               error: "",
             }, auditOf(row));
+            // a shared file is fetched from the device once, however many read it
+            const why = judgeCold(out, String(row.cache), {
+              fsType: fs.type,
+              residentAfterDrop: Number(row.resident_before),
+              readBytes: Number(row.reader_bytes) / (mode === "shared" ? Number(row.procs) : 1),
+              deviceReadBytes: Number(row.dev_read_bytes),
+            });
+            if (why !== null && !coldWarned && w.rank === 0) {
+              coldWarned = true;
+              o.progress.note(coldWarning(o.dir ?? ".", why));
+            }
             rows.push(out);
             onRow(out);
             for (const r of ran.ranks) {
               const each = attachAudit(
-                { ...r, fs_type: fsType, repeat, stat: "run", error: "" },
+                { ...r, fs_type: fsType, repeat, cold_ok: out.cold_ok, stat: "run", error: "" },
                 auditOf(r),
               );
               rows.push(each);

@@ -40,7 +40,13 @@ import { statfs } from "../sys/libc.ts";
 import { attachAudit, auditOf, finishAudit, startAudit } from "../sys/audit.ts";
 import { type PhaseSample, startMeter } from "../sys/meter.ts";
 import { cellError, EMPTY_SAMPLE, sharedFraming } from "./cells.ts";
-import { TRANSFER_COLUMN_DOCS, transferColumns } from "./transfer.ts";
+import {
+  coldOkDoc,
+  coldWarning,
+  judgeCold,
+  TRANSFER_COLUMN_DOCS,
+  transferColumns,
+} from "./transfer.ts";
 import type { Transfer } from "../io/transfer.ts";
 import { checkTransfer } from "../backends/engine.ts";
 import { fillRandom, Rng, verifyFrame } from "./pattern.ts";
@@ -68,6 +74,7 @@ export const RECORDS_COLUMN_DOCS: readonly ColumnDoc[] = [
     "fraction cached after the drop (0 for write; with --direct no drop is made: what is cached)",
   ),
   col("fsync", "", "text", "the write's fsync policy: end, each (after every record) or none"),
+  coldOkDoc("dev_read_bytes against bytes; read rows only"),
   ...TRANSFER_COLUMN_DOCS,
   ...STAT_COLUMNS,
 ];
@@ -163,6 +170,11 @@ export interface RecordsRun {
   readonly fsync: FsyncPolicy;
   /** Time and CPU. */
   readonly sample: PhaseSample;
+  /**
+   * Read phase from a dropped cache: whether its cold read can be trusted (`cold_ok`); absent
+   * for writes and O_DIRECT reads.
+   */
+  readonly coldOk?: boolean;
   /** Why the phase failed (its numbers are then empty). */
   readonly error?: string;
 }
@@ -297,6 +309,7 @@ export async function runRecords(
   const transfer = options.transfer;
   const runs: RecordsRun[] = [];
   let index = 0;
+  let coldWarned = false;
   await withScratchDir(options.dir, async (dir) => {
     const fs = statfs(dir);
     // every rank's file may be on this file system
@@ -432,7 +445,7 @@ export async function runRecords(
             }
             return rm.stop();
           });
-          const read: RecordsRun = attachAudit({
+          const measured: RecordsRun = {
             framing: t.backend.name,
             endian: t.endian,
             phase: "read",
@@ -442,6 +455,21 @@ export async function runRecords(
             residentAfterDrop: drop.residentAfter,
             fsync,
             sample: rs,
+          };
+          const judged: { cold_ok?: boolean | "" } = {};
+          const why = judgeCold(judged, transfer?.direct ? "direct" : "cold", {
+            fsType: fs.type,
+            residentAfterDrop: measured.residentAfterDrop,
+            readBytes: bytes,
+            deviceReadBytes: rs.devReadBytes,
+          });
+          if (why !== null && !coldWarned && w.rank === 0) {
+            coldWarned = true;
+            p?.note(coldWarning(options.dir ?? ".", why));
+          }
+          const read: RecordsRun = attachAudit({
+            ...measured,
+            ...(typeof judged.cold_ok === "boolean" ? { coldOk: judged.cold_ok } : {}),
           }, finishAudit());
           runs.push(read);
           onRun(read);
@@ -497,6 +525,7 @@ export function recordsRow(
       bytes,
       repeat: run.repeat,
       fsync,
+      cold_ok: "",
       ...transferColumns(transfer),
       stat: "run",
       error,
@@ -520,6 +549,7 @@ export function recordsRow(
     dev_write_bytes: s.devWriteBytes,
     resident_after_drop: run.residentAfterDrop,
     fsync: run.fsync,
+    cold_ok: run.coldOk ?? "",
     ...transferColumns(transfer),
     stat: "run",
     error: "",

@@ -8,7 +8,7 @@
  */
 import { UsageError, VerifyError } from "../errors.ts";
 import type { Chunk, ChunkLayout, EndianOption, Frame } from "../framings/types.ts";
-import { type CacheDrop, coldReadsDistrusted, dropCache, residency } from "../io/cache.ts";
+import { type CacheDrop, dropCache, residency } from "../io/cache.ts";
 import { FileHandle } from "../io/file.ts";
 import { signalPoint, withScratchDir } from "../io/scratch.ts";
 import { writeFrames } from "../backends/write.ts";
@@ -26,7 +26,14 @@ import { startMeter } from "../sys/meter.ts";
 import { directAlignment, statfs } from "../sys/libc.ts";
 import { type FioResult, FioSession } from "../peers/fio.ts";
 import { CellFailures, sharedFraming } from "./cells.ts";
-import { cacheState, TRANSFER_COLUMN_DOCS, transferColumns } from "./transfer.ts";
+import {
+  cacheState,
+  coldOkDoc,
+  coldWarning,
+  judgeCold,
+  TRANSFER_COLUMN_DOCS,
+  transferColumns,
+} from "./transfer.ts";
 import { DEFAULT_DIRECT_BS, type Transfer } from "../io/transfer.ts";
 import { checkTransfer } from "../backends/engine.ts";
 import { fillRandom, Rng, shuffledOrder, verifyFrame } from "./pattern.ts";
@@ -39,10 +46,6 @@ export const READ_SAMPLE_BYTES = 2 ** 28;
 
 const FSYNC_TEXT =
   "end (one fsync after the last frame), each (after every frame) or none (page-cache numbers)";
-const COLD_OK_TEXT =
-  "cold rows: true when cold reads can be trusted: not NFS, Lustre, GPFS, BeeGFS, CephFS, FUSE " +
-  "or tmpfs, at most 5% resident after the drop, half the bytes read or more from the device " +
-  "(read_dev_bytes + random_dev_bytes); false otherwise (stderr says why); empty when warm";
 const OPEN_DEV_TEXT =
   "bytes the open fetched from the device (an index, or every record marker for f77 and " +
   "IEEEIO); cold rows drop the file again after the open, so the read starts cold";
@@ -105,7 +108,7 @@ export const TABLE_COLUMN_DOCS: readonly ColumnDoc[] = [
     "cold (dropped) or warm page cache before each read phase; direct: O_DIRECT, no drop",
   ),
   col("fsync", "", "text", FSYNC_TEXT),
-  col("cold_ok", "", "text", COLD_OK_TEXT),
+  coldOkDoc("read_dev_bytes + random_dev_bytes"),
   ...TRANSFER_COLUMN_DOCS,
   col("open_dev_bytes", "bytes", "count", OPEN_DEV_TEXT),
   ...STAT_COLUMNS,
@@ -564,32 +567,18 @@ export async function runTableCell(
   }, rankScratchShare());
 }
 
-/** The one stderr line of a run whose cold reads cannot be trusted, with what to do instead. */
-export function coldWarning(dir: string, why: string): string {
-  const instead = world().size > 1
-    ? "use --direct, or --reorder K so each rank reads a file another node wrote"
-    : "use --direct (O_DIRECT reads bypass the page cache)";
-  return `cold reads in ${dir} cannot be trusted: ${why}; cold_ok=false in these rows; ${instead}`;
-}
-
 /**
  * Sets a row's `cold_ok` (cold rows: true or false; warm rows: empty) from its residency after
  * the drop, its device reads and the file system (`fsType`, statfs f_type); returns why cold
  * reads cannot be trusted, or null.
  */
 export function judgeColdReads(row: Row, fsType: number): string | null {
-  if (row.cache !== "cold") {
-    row.cold_ok = "";
-    return null;
-  }
-  const why = coldReadsDistrusted({
+  return judgeCold(row, String(row.cache), {
     fsType,
     residentAfterDrop: Number(row.resident_after_drop),
     readBytes: 2 * Number(row.read_bytes),
     deviceReadBytes: Number(row.read_dev_bytes) + Number(row.random_dev_bytes),
   });
-  row.cold_ok = why === null;
-  return why;
 }
 
 /** What `--baseline fio` needs of a cell before it is measured. */

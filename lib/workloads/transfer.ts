@@ -1,10 +1,14 @@
 /**
- * The columns every workload row carries about its system calls (`--bs`, `--direct`), and the
- * page-cache preparation that `--direct` makes unnecessary.
+ * The columns every workload row carries about its system calls (`--bs`, `--direct`), the
+ * page-cache preparation that `--direct` makes unnecessary, and whether a cold read can be
+ * trusted (`cold_ok`, with the one stderr line that says why not and what to use instead).
  * @module
  */
+import { type ColdEvidence, coldReadsDistrusted } from "../io/cache.ts";
 import type { Transfer } from "../io/transfer.ts";
+import { world } from "../mpi/world.ts";
 import { col, type ColumnDoc } from "../report/human.ts";
+import type { Row } from "../report/output.ts";
 
 /** `bs_bytes` and `direct`, with units. */
 export const TRANSFER_COLUMN_DOCS: readonly ColumnDoc[] = [
@@ -35,4 +39,45 @@ export function cacheState(
   cache: "cold" | "warm" | undefined,
 ): "cold" | "warm" | "direct" {
   return transfer?.direct ? "direct" : cache ?? "cold";
+}
+
+/**
+ * `cold_ok`, with what counts as read in `readBytes` and `deviceReadBytes` (`what`: e.g.
+ * "read_dev_bytes + random_dev_bytes").
+ */
+export function coldOkDoc(what: string): ColumnDoc {
+  return col(
+    "cold_ok",
+    "",
+    "text",
+    "cold rows: true when cold reads can be trusted: not NFS, Lustre, GPFS, BeeGFS, CephFS, " +
+      "FUSE or tmpfs, at most 5% resident after the drop, half the bytes read or more from the " +
+      `device (${what}); false otherwise (stderr says why); empty when warm or direct`,
+  );
+}
+
+/**
+ * Sets `row.cold_ok` for a read measured with page cache state `cache`: true or false from the
+ * evidence when it was cold, empty otherwise (warm, or O_DIRECT: nothing to trust). Returns why
+ * cold reads cannot be trusted, or null.
+ */
+export function judgeCold(row: Row, cache: string, evidence: ColdEvidence): string | null {
+  if (cache !== "cold") {
+    row.cold_ok = "";
+    return null;
+  }
+  const why = coldReadsDistrusted(evidence);
+  row.cold_ok = why === null;
+  return why;
+}
+
+/**
+ * The one stderr line of a run whose cold reads cannot be trusted (files in `dir`), with what to
+ * do instead: --direct, or under MPI --reorder so each rank reads a file another node wrote.
+ */
+export function coldWarning(dir: string, why: string): string {
+  const instead = world().size > 1
+    ? "use --direct, or --reorder K so each rank reads a file another node wrote"
+    : "use --direct (O_DIRECT reads bypass the page cache)";
+  return `cold reads in ${dir} cannot be trusted: ${why}; cold_ok=false in these rows; ${instead}`;
 }
