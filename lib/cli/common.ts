@@ -25,12 +25,7 @@ import {
 import { auditOf, auditSummary } from "../sys/audit.ts";
 import { type StatFs, statfs } from "../sys/libc.ts";
 import { formatSize, parseChoice, parseCount, parseSize } from "./args.ts";
-import {
-  DEFAULT_DIRECT_BS,
-  probeDirect,
-  probeDirectFile,
-  type Transfer,
-} from "../io/transfer.ts";
+import { DEFAULT_DIRECT_BS, probeDirect, probeDirectFile, type Transfer } from "../io/transfer.ts";
 import { checkTransfer } from "../backends/engine.ts";
 import { librariesMeta, runMeta } from "./meta.ts";
 import { noteSkipped, PLAN_OPTIONS, resolveBackends } from "./plan.ts";
