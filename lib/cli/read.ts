@@ -278,7 +278,7 @@ export function measureRead(
       progress.clear();
       const frames = pieces;
       const mib = 2 ** 20;
-      const row: Row = {
+      const row: Row = attachAudit({
         framing: source.framing,
         path,
         frames: source.frameCount,
@@ -305,9 +305,9 @@ export function measureRead(
         cache,
         cold_ok: "",
         ...transferColumns(transfer),
-      };
+      }, finishAudit());
       judgeCold(row, cache, coldEvidence(row, statfs(path).type));
-      return attachAudit(row, finishAudit());
+      return row;
     } finally {
       source.close();
     }
