@@ -9,7 +9,7 @@ import { warn } from "../report/progress.ts";
 import {
   cacheState,
   coldOkDoc,
-  coldWarning,
+  ColdReads,
   judgeCold,
   TRANSFER_COLUMN_DOCS,
   transferColumns,
@@ -368,11 +368,15 @@ export const readCommand: Command = {
     } else {
       row = measureRead(path, backend.name, values.option, settings);
     }
-    // cold reads that cannot be trusted: one line, with what to use instead
-    const why = row.cold_ok === false
-      ? judgeCold({}, "cold", coldEvidence(row, statfs(path).type))
-      : null;
-    if (why !== null) warn(coldWarning(directoryOf(path), why));
+    // cold reads that cannot be trusted: one line, with what to use instead (the row may come
+    // from the library child: its evidence is judged again here)
+    if (row.cold_ok === false) {
+      new ColdReads(directoryOf(path), warn).judge(
+        {},
+        "cold",
+        coldEvidence(row, statfs(path).type),
+      );
+    }
     const out = openResults({
       command: "read",
       args,

@@ -20,13 +20,7 @@ import type { ChunkLayout, EndianOption } from "../framings/types.ts";
 import { dropCache, residency } from "../io/cache.ts";
 import type { Transfer } from "../io/transfer.ts";
 import { checkTransfer } from "../backends/engine.ts";
-import {
-  coldOkDoc,
-  coldWarning,
-  judgeCold,
-  TRANSFER_COLUMN_DOCS,
-  transferColumns,
-} from "./transfer.ts";
+import { coldOkDoc, ColdReads, TRANSFER_COLUMN_DOCS, transferColumns } from "./transfer.ts";
 import { FileHandle } from "../io/file.ts";
 import { withScratchDir } from "../io/scratch.ts";
 import type { AggregateSpec } from "../mpi/aggregate.ts";
@@ -806,7 +800,7 @@ export async function runReaders(
   }
   const w = world();
   const ranked = w.size > 1;
-  let coldWarned = false;
+  const cold = new ColdReads(o.dir ?? ".", (text) => o.progress.note(text));
   await withScratchDir(o.dir, async (dir) => {
     const fs = statfs(dir);
     const fsType = fs.typeName;
@@ -840,16 +834,12 @@ export async function runReaders(
               error: "",
             }, auditOf(row));
             // a shared file is fetched from the device once, however many read it
-            const why = judgeCold(out, String(row.cache), {
+            cold.judge(out, String(row.cache), {
               fsType: fs.type,
               residentAfterDrop: Number(row.resident_before),
               readBytes: Number(row.reader_bytes) / (mode === "shared" ? Number(row.procs) : 1),
               deviceReadBytes: Number(row.dev_read_bytes),
             });
-            if (why !== null && !coldWarned && w.rank === 0) {
-              coldWarned = true;
-              o.progress.note(coldWarning(o.dir ?? ".", why));
-            }
             rows.push(out);
             onRow(out);
             for (const r of ran.ranks) {

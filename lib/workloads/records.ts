@@ -40,13 +40,7 @@ import { statfs } from "../sys/libc.ts";
 import { attachAudit, auditOf, finishAudit, startAudit } from "../sys/audit.ts";
 import { type PhaseSample, startMeter } from "../sys/meter.ts";
 import { cellError, EMPTY_SAMPLE, sharedFraming } from "./cells.ts";
-import {
-  coldOkDoc,
-  coldWarning,
-  judgeCold,
-  TRANSFER_COLUMN_DOCS,
-  transferColumns,
-} from "./transfer.ts";
+import { coldOkDoc, ColdReads, TRANSFER_COLUMN_DOCS, transferColumns } from "./transfer.ts";
 import type { Transfer } from "../io/transfer.ts";
 import { checkTransfer } from "../backends/engine.ts";
 import { fillRandom, Rng, verifyFrame } from "./pattern.ts";
@@ -309,7 +303,7 @@ export async function runRecords(
   const transfer = options.transfer;
   const runs: RecordsRun[] = [];
   let index = 0;
-  let coldWarned = false;
+  const cold = new ColdReads(options.dir ?? ".", (text) => p?.note(text));
   await withScratchDir(options.dir, async (dir) => {
     const fs = statfs(dir);
     // every rank's file may be on this file system
@@ -457,16 +451,12 @@ export async function runRecords(
             sample: rs,
           };
           const judged: { cold_ok?: boolean | "" } = {};
-          const why = judgeCold(judged, transfer?.direct ? "direct" : "cold", {
+          cold.judge(judged, transfer?.direct ? "direct" : "cold", {
             fsType: fs.type,
             residentAfterDrop: measured.residentAfterDrop,
             readBytes: bytes,
             deviceReadBytes: rs.devReadBytes,
           });
-          if (why !== null && !coldWarned && w.rank === 0) {
-            coldWarned = true;
-            p?.note(coldWarning(options.dir ?? ".", why));
-          }
           const read: RecordsRun = attachAudit({
             ...measured,
             ...(typeof judged.cold_ok === "boolean" ? { coldOk: judged.cold_ok } : {}),

@@ -8,7 +8,7 @@
  */
 import { UsageError, VerifyError } from "../errors.ts";
 import type { Chunk, ChunkLayout, EndianOption, Frame } from "../framings/types.ts";
-import { type CacheDrop, dropCache, residency } from "../io/cache.ts";
+import { type CacheDrop, type ColdEvidence, dropCache, residency } from "../io/cache.ts";
 import { FileHandle } from "../io/file.ts";
 import { signalPoint, withScratchDir } from "../io/scratch.ts";
 import { writeFrames } from "../backends/write.ts";
@@ -29,8 +29,7 @@ import { CellFailures, sharedFraming } from "./cells.ts";
 import {
   cacheState,
   coldOkDoc,
-  coldWarning,
-  judgeCold,
+  ColdReads,
   TRANSFER_COLUMN_DOCS,
   transferColumns,
 } from "./transfer.ts";
@@ -568,17 +567,17 @@ export async function runTableCell(
 }
 
 /**
- * Sets a row's `cold_ok` (cold rows: true or false; warm rows: empty) from its residency after
- * the drop, its device reads and the file system (`fsType`, statfs f_type); returns why cold
- * reads cannot be trusted, or null.
+ * What a table row shows about its cold reads (`cold_ok`): its residency after the drop, the
+ * bytes both read phases read and fetched from the device, and the file system (`fsType`, statfs
+ * f_type).
  */
-export function judgeColdReads(row: Row, fsType: number): string | null {
-  return judgeCold(row, String(row.cache), {
+export function tableColdEvidence(row: Row, fsType: number): ColdEvidence {
+  return {
     fsType,
     residentAfterDrop: Number(row.resident_after_drop),
     readBytes: 2 * Number(row.read_bytes),
     deviceReadBytes: Number(row.read_dev_bytes) + Number(row.random_dev_bytes),
-  });
+  };
 }
 
 /** What `--baseline fio` needs of a cell before it is measured. */
@@ -699,7 +698,7 @@ export async function runTable(
   const all = [...options.backends, ...options.peers ?? []];
   for (const b of all) checkTransfer(b, options.transfer);
   const fsType = statfs(options.dir ?? ".").type;
-  let coldWarned = false;
+  const cold = new ColdReads(options.dir ?? ".", (text) => options.progress.note(text));
   const count = options.sizes.length * options.ns.length * all.length * options.repeat;
   let index = 0;
   for (const size of options.sizes) {
@@ -771,11 +770,7 @@ export async function runTable(
           } else row = await measureCell();
           if (row.error) options.progress.clear();
           else {
-            const why = judgeColdReads(row, fsType);
-            if (why !== null && !coldWarned && world().rank === 0) {
-              coldWarned = true;
-              options.progress.note(coldWarning(options.dir ?? ".", why));
-            }
+            cold.judge(row, String(row.cache), tableColdEvidence(row, fsType));
             if (typeof fio === "string") {
               options.progress.note(`--baseline fio: ${fio}; this row's fio columns stay empty`);
             } else if (fio !== undefined) addFioColumns(row, fio);

@@ -81,3 +81,26 @@ export function coldWarning(dir: string, why: string): string {
     : "use --direct (O_DIRECT reads bypass the page cache)";
   return `cold reads in ${dir} cannot be trusted: ${why}; cold_ok=false in these rows; ${instead}`;
 }
+
+/**
+ * Judges the cold reads of a run row by row ({@link judgeCold}) and says once, on rank 0, why
+ * they cannot be trusted ({@link coldWarning}, files in `dir`) through `note`.
+ */
+export class ColdReads {
+  readonly #dir: string;
+  readonly #note: (text: string) => void;
+  #warned = false;
+
+  constructor(dir: string, note: (text: string) => void) {
+    this.#dir = dir;
+    this.#note = note;
+  }
+
+  /** Sets `row.cold_ok` from `evidence` (read with page cache state `cache`). */
+  judge(row: Row, cache: string, evidence: ColdEvidence): void {
+    const why = judgeCold(row, cache, evidence);
+    if (why === null || this.#warned || world().rank !== 0) return;
+    this.#warned = true;
+    this.#note(coldWarning(this.#dir, why));
+  }
+}
