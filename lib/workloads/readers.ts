@@ -310,10 +310,11 @@ export function prepareReader(path: string, s: ReaderSettings): PreparedReader {
         }
         for (let f = 0; f < s.records; f++) {
           const chunks = source.readFrame(f);
-          const chunk = chunks[0];
+          // the record's array; gsd frames also hold its schema's configuration/step
+          const chunk = chunks.find((c) => c.name === CHUNK) ??
+            (chunks.length === 1 ? chunks[0] : undefined);
           if (
-            chunks.length !== 1 || chunk === undefined || chunk.dtype !== "float64" ||
-            chunk.data.length !== recordBytes
+            chunk === undefined || chunk.dtype !== "float64" || chunk.data.length !== recordBytes
           ) {
             throw new VerifyError(
               `${path}: record ${
