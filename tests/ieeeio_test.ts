@@ -564,3 +564,36 @@ Deno.test("ieeeio through the CLI: write, read and info; a malformed file exits 
   assert.equal(m.code, 2);
   assert.match(m.stderr, /at byte 0: wrong magic number/);
 });
+
+Deno.test("ieeeio reader: one-element attributes of every number type read back as written (kept as numbers), in both orders", () => {
+  const values: [IeeeioTypeName, TypedArray][] = [
+    ["Int8", new Int8Array([-7])],
+    ["Int16", new Int16Array([-300])],
+    ["Int32", new Int32Array([-70000])],
+    ["Int64", new BigInt64Array([-(2n ** 40n)])],
+    ["Int64", new BigInt64Array([2n ** 62n + 1n])], // past 2^53: kept as an array
+    ["Float32", new Float32Array([1.5])],
+    ["Float64", new Float64Array([-2.25e-300])],
+    ["Float64", new Float64Array([NaN])],
+    ["uInt8", new Uint8Array([200])],
+    ["uInt16", new Uint16Array([65000])],
+    ["uInt32", new Uint32Array([4000000000])],
+    ["uInt64", new BigUint64Array([2n ** 52n + 3n])],
+  ];
+  for (const order of ORDERS) {
+    const w = createIeeeioWriter({ endian: order });
+    const f = new MemoryFile();
+    f.apply(w.begin());
+    f.apply(w.writeDataset("Float64", [2], new Float64Array([1, 2])));
+    values.forEach(([type, value], k) => f.apply(w.writeAttribute({ name: `a${k}`, type, value })));
+    f.apply(w.finish());
+    const d = openIeeeio(memorySource(f.bytes(), "one.ieeeio", "ieeeio")).dataset(0);
+    assert.equal(d.attributes.length, values.length);
+    values.forEach(([type, value], k) => {
+      const a = d.attributes[k]!;
+      assert.equal(a.type, type, `${order} a${k}`);
+      assert.equal(a.count, 1);
+      assert.deepEqual(a.value, value, `${order} a${k} ${type}`);
+    });
+  }
+});

@@ -22,15 +22,16 @@ export class NumberColumn {
 
   /** Appends `value` (an int32 column keeps its low 32 bits). */
   push(value: number): void {
-    if (this.#length === this.#values.length) {
-      const grown =
-        new (this.#values.constructor as Float64ArrayConstructor | Int32ArrayConstructor)(
-          Math.ceil(this.#values.length * 1.5),
-        );
-      grown.set(this.#values);
-      this.#values = grown;
-    }
+    if (this.#length === this.#values.length) this.#grow();
     this.#values[this.#length++] = value;
+  }
+
+  #grow(): void {
+    const grown = new (this.#values.constructor as Float64ArrayConstructor | Int32ArrayConstructor)(
+      Math.ceil(this.#values.length * 1.5),
+    );
+    grown.set(this.#values);
+    this.#values = grown;
   }
 
   /** Gives back the room kept for growth (call when done appending; pushing again still works). */

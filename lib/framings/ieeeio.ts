@@ -610,8 +610,54 @@ interface AttachmentColumns {
   readonly numberType: NumberColumn;
   /** Id of the name in the interner. */
   readonly name: NumberColumn;
-  /** Id of the value in the interner. */
+  /** Id of the value in the interner, or -1 for a one-element number kept in `scalar`. */
   readonly value: NumberColumn;
+  /** The value of a one-element numeric attribute (no typed array per attribute); else NaN. */
+  readonly scalar: NumberColumn;
+}
+
+/** Distinct dims and short strings the interner compares directly before making a key. */
+const RECENT = 8;
+/** Strings up to this many bytes (attribute names, FlexIO's limit) are compared as bytes. */
+const SHORT_STRING_BYTES = IEEEIO_MAX_NAME_BYTES;
+
+/** True when `a` and `b` hold the same bytes (short arrays: names). */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Type codes whose one-element values are kept as a number (not a typed array): ints and floats but uInt8 and the chars. */
+const SCALAR_CODES: ReadonlySet<number> = new Set([0, 1, 2, 3, 4, 5, 7, 8, 9]);
+
+/** The one element of type `code` at byte `at` of `view` as a number; NaN when it is not one (a NaN, or a 64-bit integer past 2^53). */
+function scalarAt(view: DataView, at: number, code: number, le: boolean): number {
+  let v: number;
+  switch (code) {
+    case 0:
+      return view.getInt8(at);
+    case 1:
+      return view.getInt16(at, le);
+    case 2:
+      return view.getInt32(at, le);
+    case 3:
+      v = Number(view.getBigInt64(at, le));
+      return Number.isSafeInteger(v) ? v : NaN;
+    case 4:
+      return view.getFloat32(at, le);
+    case 5:
+      return view.getFloat64(at, le);
+    case 7:
+      return view.getUint16(at, le);
+    case 8:
+      return view.getUint32(at, le);
+    case 9:
+      v = Number(view.getBigUint64(at, le));
+      return Number.isSafeInteger(v) ? v : NaN;
+    default:
+      return NaN;
+  }
 }
 
 /** Largest attribute value (bytes) that is interned: equal small values share one array. */
@@ -630,6 +676,7 @@ class Interner {
   readonly #strings = new Map<string, number>();
   readonly #dims = new Map<string, number>();
   readonly #small = new Map<string, number>();
+  readonly #recentStrings: { bytes: Uint8Array; id: number }[] = [];
 
   /** Id of string `s`. */
   string(s: string): number {
@@ -641,13 +688,34 @@ class Interner {
     return id;
   }
 
-  /** Id of `dims` (file order) and their shape. */
-  dims(dims: number[]): number {
+  /** Id of `dims` (file order) and their shape; `dims` may be reused by the caller afterwards. */
+  dims(dims: readonly number[]): number {
+    // a file has a few distinct dims: they are compared before a key is made
+    for (let id = 0; id < Math.min(this.dimsShapes.length, RECENT); id++) {
+      const known = this.dimsShapes[id]!.dims;
+      if (known.length === dims.length && known.every((d, i) => d === dims[i])) return id;
+    }
     const key = dims.join(",");
     let id = this.#dims.get(key);
     if (id === undefined) {
-      id = this.dimsShapes.push({ dims, shape: dims.toReversed() }) - 1;
+      const copy = dims.slice();
+      id = this.dimsShapes.push({ dims: copy, shape: copy.toReversed() }) - 1;
       this.#dims.set(key, id);
+    }
+    return id;
+  }
+
+  /** Id of the NUL-terminated UTF-8 string in `raw`: the first few distinct short ones are compared as bytes, not decoded again. */
+  cString(raw: Uint8Array): number {
+    const short = raw.length <= SHORT_STRING_BYTES;
+    if (short) {
+      for (const known of this.#recentStrings) {
+        if (sameBytes(known.bytes, raw)) return known.id;
+      }
+    }
+    const id = this.string(cStringOf(raw));
+    if (short && this.#recentStrings.length < RECENT) {
+      this.#recentStrings.push({ bytes: raw.slice(), id });
     }
     return id;
   }
@@ -716,12 +784,17 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
    * the next records. What it returns is valid until the next call: use it at once.
    */
   const read = (offset: number, length: number, what: string): Uint8Array => {
+    const at = cover(offset, length, what);
+    return peek.subarray(at, at + length);
+  };
+  /** Puts [offset, offset + length) in the peek (or fails naming `what`); its index in the peek. */
+  const cover = (offset: number, length: number, what: string): number => {
     if (offset + length > size) {
       fail(offset, `truncated ${what}: need ${length} bytes but the file ends at byte ${size}`);
     }
     if (offset < peekAt || offset + length > peekAt + peek.length) fetch(offset, length);
     if (peekInPlace) inPlaceBytes += length;
-    return peek.subarray(offset - peekAt, offset - peekAt + length);
+    return offset - peekAt;
   };
   /** Moves the peek to `offset`, at least `length` bytes (inside the file). */
   const fetch = (offset: number, length: number): void => {
@@ -775,9 +848,12 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
     numberType: new NumberColumn("int32"),
     name: new NumberColumn("int32"),
     value: new NumberColumn("int32"),
+    scalar: new NumberColumn("float64"),
   };
   const valueOf = (id: number) => intern.values[id]!;
   const intern = new Interner();
+  /** The dims of the data record being read (copied by the interner when new). */
+  const dimsScratch: number[] = [];
   /**
    * The 12-byte header of the data or attribute record at `pos` (body at `body`): its data size,
    * type code, third field (rank, or name size) and element width; fails on a record too small
@@ -787,12 +863,16 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
     if (recSize < 12) {
       fail(pos + 4, `${what} record size ${recSize} is smaller than its 12-byte header`);
     }
-    const h = read(body, 12, `${what} header`);
-    const v = new DataView(h.buffer, h.byteOffset, 12);
-    const code = v.getInt32(4, le);
+    const at = cover(body, 12, `${what} header`);
+    const code = peekView.getInt32(at + 4, le);
     const width = ieeeioTypeSize(code);
     if (width === 0) fail(body + 4, `unknown number type code ${code}: expected 0..11`);
-    return { dataSize: v.getInt32(0, le), code, third: v.getInt32(8, le), width };
+    return {
+      dataSize: peekView.getInt32(at, le),
+      code,
+      third: peekView.getInt32(at + 8, le),
+      width,
+    };
   };
   let pos = IEEEIO_FILE_HEADER_BYTES;
   let end = pos;
@@ -848,13 +928,13 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
           }`,
         );
       }
-      const db = read(body + 12, 4 * rank, "dims");
-      const dimv = new DataView(db.buffer, db.byteOffset, db.byteLength);
-      const dims: number[] = [];
-      for (let i = 0; i < rank; i++) {
-        const d = dimv.getInt32(4 * i, le);
+      const dimsAt = cover(body + 12, 4 * rank, "dims");
+      const dims = dimsScratch;
+      dims.length = rank;
+      for (let i = 0, at = dimsAt; i < rank; i++) {
+        const d = peekView.getInt32(at + 4 * i, le);
         if (d < 0) fail(body + 12 + 4 * i, `negative dimension ${d}`);
-        dims.push(d);
+        dims[i] = d;
       }
       const expect = elementCount(dims) * width;
       if (expect !== dataSize) {
@@ -882,6 +962,7 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
       at.numberType.push(ANNOTATION);
       at.name.push(-1);
       at.value.push(text);
+      at.scalar.push(NaN);
     } else {
       const { dataSize, code, third: nameSize, width } = typedHeader(
         pos,
@@ -901,18 +982,24 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
           `attribute record size ${recSize} does not match value ${dataSize} + name ${nameSize} + 12 bytes`,
         );
       }
-      const name = intern.string(cStringOf(read(body + 12, nameSize, "attribute name")));
+      const name = intern.cString(read(body + 12, nameSize, "attribute name"));
       const valueOffset = body + 12 + nameSize;
-      const raw = read(valueOffset, dataSize, "attribute value");
+      const valueAt = cover(valueOffset, dataSize, "attribute value");
       at.seq.push(seq);
       at.recordOffset.push(pos);
       at.valueOffset.push(valueOffset);
       at.bytes.push(dataSize);
       at.numberType.push(code);
       at.name.push(name);
-      at.value.push(
-        code === 10 ? intern.string(cStringOf(raw)) : intern.elements(raw, code, order),
-      );
+      const scalar = dataSize === width && SCALAR_CODES.has(code)
+        ? scalarAt(peekView, valueAt, code, le)
+        : NaN;
+      at.scalar.push(scalar);
+      if (!Number.isNaN(scalar)) at.value.push(-1);
+      else {
+        const raw = peek.subarray(valueAt, valueAt + dataSize);
+        at.value.push(code === 10 ? intern.cString(raw) : intern.elements(raw, code, order));
+      }
     }
     pos = body + recSize;
     end = pos;
@@ -953,11 +1040,27 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
     }
     return -1;
   };
+  /** The value of attribute k (a one-element number made a typed array again). */
+  const attributeValue = (k: number): string | TypedArray => {
+    const id = at.value.at(k);
+    if (id >= 0) return valueOf(id);
+    const code = at.numberType.at(k);
+    const out = typedArray(TYPE_DTYPE[code]!, 1);
+    if (out instanceof BigInt64Array || out instanceof BigUint64Array) {
+      out[0] = BigInt(at.scalar.at(k));
+    } else out[0] = at.scalar.at(k);
+    return out;
+  };
+  /** The first element of numeric attribute k, as a number. */
+  const numberAt = (k: number): number => {
+    const id = at.value.at(k);
+    return id < 0 ? at.scalar.at(k) : Number((valueOf(id) as TypedArray)[0]!);
+  };
   const names: (string | null)[] = new Array(datasetCount);
   for (let i = 0; i < datasetCount; i++) {
     const k = attr(i, "name");
     const code = k < 0 ? -1 : at.numberType.at(k);
-    const v = k < 0 ? null : valueOf(at.value.at(k));
+    const v = k < 0 ? null : attributeValue(k);
     names[i] = code === 10 || code === 6
       ? (typeof v === "string" ? v : valueOf(intern.string(cStringOf(v as Uint8Array))) as string)
       : null;
@@ -973,7 +1076,7 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
       recordOffset: at.recordOffset.at(k),
       valueOffset: at.valueOffset.at(k),
       bytes: at.bytes.at(k),
-      value: valueOf(at.value.at(k)),
+      value: attributeValue(k),
     };
   };
   /** Dataset i as the reader reports it, made when asked for. */
@@ -1039,7 +1142,7 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
       const fd = attr(i, "frame_datasets");
       let k = 1;
       if (fd >= 0 && at.numberType.at(fd) === 2 && at.bytes.at(fd) === 4) {
-        k = (valueOf(at.value.at(fd)) as Int32Array)[0]!;
+        k = numberAt(fd);
         if (k < 1) {
           fail(
             at.valueOffset.at(fd),
@@ -1066,7 +1169,7 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
     const st = perFrame === undefined ? attr(s, "step") : -1;
     const code = st < 0 ? -1 : at.numberType.at(st);
     if ((code === 3 && at.bytes.at(st) === 8) || (code === 2 && at.bytes.at(st) === 4)) {
-      return Number((valueOf(at.value.at(st)) as BigInt64Array | Int32Array)[0]!);
+      return numberAt(st);
     }
     return f;
   });
