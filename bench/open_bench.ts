@@ -1,12 +1,15 @@
 /**
  * Opening a file (issue 17): f77's and IEEEIO's open of a table file at N = 32^2 (2 records, or
- * 2 data and 4 attribute records, per frame) warm and cold, through the engine as the table
- * opens it (after: lib/io/mapped.ts, a mapping while cold, pread while cached) and through a
- * pread per read (before: the file handle itself as the decoder's source). And the open time and
- * memory of a synthetic gsd index of 10^5 and 10^6 frames: linear in the frames.
+ * 2 datasets and 4 attribute records, per frame: records of 12 and 16 KiB) warm and cold, and at
+ * N = 128^2 (records of 192 and 256 KiB) warm, through the engine as the table opens it (after:
+ * lib/io/mapped.ts windows: near records in place from a mapping, far cached ones one pread, cold
+ * ones through the mapping's readahead) and through a pread per read (before: the file handle
+ * itself as the decoder's source, no windows, as every open read before). And the open time and
+ * memory of synthetic gsd and IEEEIO indexes of 10^5 and 10^6 records: linear in the records.
  *
- * Run: deno bench --allow-all bench/open_bench.ts (writes 2 x 32 MiB in a temporary directory;
- * SCIOBENCH_BENCH_FRAMES changes the frames of the table files, default 1170 = 32 MiB)
+ * Run: deno bench --allow-all --v8-flags=--expose-gc bench/open_bench.ts (writes 4 x 32 MiB in a
+ * temporary directory; SCIOBENCH_BENCH_FRAMES changes the frames of the 32^2 files, default 1170 =
+ * 32 MiB; without --expose-gc the memory figures include garbage not yet collected)
  * @module
  */
 import { nativeBackend } from "../lib/backends/engine.ts";
@@ -14,34 +17,40 @@ import { writeFrames } from "../lib/backends/write.ts";
 import { f77 } from "../lib/framings/f77.ts";
 import { gsd } from "../lib/framings/gsd/mod.ts";
 import { ieeeio } from "../lib/framings/ieeeio.ts";
-import type { Frame, Framing } from "../lib/framings/types.ts";
+import type { ChunkLayout, Frame, Framing } from "../lib/framings/types.ts";
 import { dropCache } from "../lib/io/cache.ts";
 import { FileHandle } from "../lib/io/file.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
 
-const N = 32 ** 2;
 const FRAMES = Number(Deno.env.get("SCIOBENCH_BENCH_FRAMES") ?? 1170);
 const dir = Deno.makeTempDirSync({ prefix: "sciobench-open-bench-" });
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
-const data = new TableFrames(N, 1);
-const layout = data.layout;
+/** The table files: N, frames (32 MiB each), and the caches they are opened with. */
+const CELLS = [
+  { side: 32, frames: FRAMES, caches: ["warm", "cold"] as const },
+  { side: 128, frames: 73, caches: ["warm"] as const },
+];
+const layouts = new Map(CELLS.map((c) => [c.side, new TableFrames(c.side ** 2, 1).layout]));
 
 const files = new Map<string, string>();
-for (const framing of [f77, ieeeio]) {
-  const path = `${dir}/open.${framing.name}`;
-  await writeFrames(
-    nativeBackend(framing),
-    path,
-    { create: "new", fsync: "none" },
-    FRAMES,
-    (i) => data.frame(i),
-  );
-  files.set(framing.name, path);
+for (const { side, frames } of CELLS) {
+  const data = new TableFrames(side ** 2, 1);
+  for (const framing of [f77, ieeeio]) {
+    const path = `${dir}/open${side}.${framing.name}`;
+    await writeFrames(
+      nativeBackend(framing),
+      path,
+      { create: "new", fsync: "none" },
+      frames,
+      (i) => data.frame(i),
+    );
+    files.set(`${framing.name} ${side}`, path);
+  }
 }
 
 /** Before: every read the decoder makes is a pread of its own (the file handle as its source). */
-function openWithPreads(framing: Framing, path: string): number {
+function openWithPreads(framing: Framing, path: string, layout: readonly ChunkLayout[]): number {
   const file = FileHandle.open(path, "read");
   try {
     return framing.openIndex(file, { layout }).frameCount;
@@ -51,35 +60,38 @@ function openWithPreads(framing: Framing, path: string): number {
 }
 
 /** After: the engine's open, as the table and `read` open a file. */
-function openWithEngine(framing: Framing, path: string): number {
+function openWithEngine(framing: Framing, path: string, layout: readonly ChunkLayout[]): number {
   const source = nativeBackend(framing).openReader(path, { layout });
   const frames = source.frameCount;
   source.close();
   return frames;
 }
 
-for (const framing of [f77, ieeeio]) {
-  const path = files.get(framing.name)!;
-  for (const cache of ["warm", "cold"] as const) {
-    const group = `${framing.name} open ${FRAMES} frames ${cache}`;
-    const prepare = () => {
-      if (cache === "cold") dropCache(path);
-    };
-    const cases = [
-      ["before, a pread per read", openWithPreads],
-      ["after, the engine's open", openWithEngine],
-    ] as const;
-    for (const [what, open] of cases) {
-      Deno.bench(`${framing.name} ${cache}: ${what}`, {
-        group,
-        baseline: open === openWithPreads,
-        n: cache === "cold" ? 5 : undefined,
-      }, (b) => {
-        prepare();
-        b.start();
-        open(framing, path);
-        b.end();
-      });
+for (const { side, frames, caches } of CELLS) {
+  for (const framing of [f77, ieeeio]) {
+    const path = files.get(`${framing.name} ${side}`)!;
+    const layout = layouts.get(side)!;
+    for (const cache of caches) {
+      const group = `${framing.name} open ${side}^2 ${frames} frames ${cache}`;
+      const prepare = () => {
+        if (cache === "cold") dropCache(path);
+      };
+      const cases = [
+        ["before, a pread per read", openWithPreads],
+        ["after, the engine's open", openWithEngine],
+      ] as const;
+      for (const [what, open] of cases) {
+        Deno.bench(`${framing.name} ${side}^2 ${cache}: ${what}`, {
+          group,
+          baseline: open === openWithPreads,
+          n: cache === "cold" ? 5 : undefined,
+        }, (b) => {
+          prepare();
+          b.start();
+          open(framing, path, layout);
+          b.end();
+        });
+      }
     }
   }
 }
@@ -103,6 +115,8 @@ function synthetic(frames: number): Uint8Array {
   return file.bytes().slice();
 }
 
+/** V8's collector when the bench runs with --v8-flags=--expose-gc (exact memory figures), else none. */
+const gc = (globalThis as { gc?: () => void }).gc;
 const sizes = [1e5, 1e6];
 const gsdFiles = sizes.map((n) => synthetic(n));
 for (const [k, bytes] of gsdFiles.entries()) {
@@ -112,8 +126,10 @@ for (const [k, bytes] of gsdFiles.entries()) {
     return m.heapUsed + m.external;
   };
   const keep = [];
+  gc?.();
   const before = used();
   for (let r = 0; r < 5; r++) keep.push(gsd.openIndex(memorySource(bytes)));
+  gc?.();
   const perFrame = (used() - before) / keep.length / sizes[k]!;
   console.log(`gsd index of ${sizes[k]} frames: about ${perFrame.toFixed(0)} bytes a frame`);
   Deno.bench(`gsd open, synthetic index of ${sizes[k]} frames`, {
@@ -121,5 +137,56 @@ for (const [k, bytes] of gsdFiles.entries()) {
     baseline: k === 0,
   }, () => {
     gsd.openIndex(memorySource(bytes));
+  });
+}
+
+// ---- a synthetic IEEEIO index of 10^5 and 10^6 datasets: open time and memory per record ------
+/**
+ * An IEEEIO file in memory of `frames` table-like frames: 2 one-element datasets named position
+ * and orientation, with frame_datasets and step attributes (6 records, 2 datasets, a frame).
+ */
+function syntheticIeeeio(frames: number): Uint8Array {
+  const w = ieeeio.createWriter({});
+  const file = new MemoryFile();
+  file.apply(w.begin());
+  const x = new Float32Array(1);
+  const frame: Frame = {
+    step: 0,
+    chunks: [
+      { name: "position", dtype: "float32", shape: [1], data: x },
+      { name: "orientation", dtype: "float32", shape: [1], data: x },
+    ],
+  };
+  for (let i = 0; i < frames; i++) {
+    x[0] = i;
+    file.apply(w.writeFrame({ ...frame, step: 10 * i }));
+  }
+  file.apply(w.finish());
+  return file.bytes().slice();
+}
+
+const datasets = [1e5, 1e6];
+const ieeeioFiles = datasets.map((n) => syntheticIeeeio(n / 2));
+for (const [k, bytes] of ieeeioFiles.entries()) {
+  const used = () => {
+    const m = Deno.memoryUsage();
+    return m.heapUsed + m.external;
+  };
+  const keep = [];
+  gc?.();
+  const before = used();
+  for (let r = 0; r < 3; r++) keep.push(ieeeio.openIndex(memorySource(bytes)));
+  gc?.();
+  const perDataset = (used() - before) / keep.length / datasets[k]!;
+  console.log(
+    `ieeeio index of ${datasets[k]} datasets (${datasets[k]! * 3} records): about ${
+      perDataset.toFixed(0)
+    } bytes a dataset`,
+  );
+  Deno.bench(`ieeeio open, synthetic index of ${datasets[k]} datasets`, {
+    group: "ieeeio open, linear in records",
+    baseline: k === 0,
+  }, () => {
+    ieeeio.openIndex(memorySource(bytes));
   });
 }
