@@ -95,7 +95,7 @@ Deno.test("perf --quick --format json: every ratio and goal row, with its spread
     ["python3-gsd", ["open gsd/python-gsd", "write CPU gsd/python-gsd", "read gsd/python-gsd"]],
     ["netcdf-lib", ["records write netcdf/netcdf-lib", "records read netcdf/netcdf-lib"]],
     ["gfortran", ["readers sciobench/gfortran rd"]],
-    ["fio", ["read raw engine/fio psync"]],
+    ["fio", ["read raw engine/fio psync", "read raw engine unverified/fio psync"]],
   ];
   for (const [peer, metrics] of peerRows) {
     if (skippedFor(peer)) {

@@ -13,7 +13,8 @@
  * - gsd against python3-gsd (the table's python-gsd peer): the same four, and write CPU;
  * - the native netCDF writer against libnetcdf's (`sciobench records`, netcdf vs netcdf-lib);
  * - the Packman reader against gfortran's rd (`sciobench readers --reader`);
- * - the raw engine against fio psync at the same block size (bench/fio_ratio.ts);
+ * - the raw engine against fio psync at the same block size (bench/fio_ratio.ts), with every
+ *   byte verified as the table reads, and without (the read alone, as fio's);
  * - peak RSS of a table child at two file sizes (VmHWM), and its slope extrapolated to 16 GiB.
  *
  * Run: deno task perf [--quick] [--format table|json] [--pairs 3] [--size 64MiB] [--dir DIR]
@@ -304,28 +305,33 @@ async function fioSection(): Promise<void> {
   }
   note(`fio ${pairs} pairs`);
   const script = new URL("../bench/fio_ratio.ts", import.meta.url).pathname;
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      ...PERMS,
-      script,
-      "--size",
-      quick ? "8MiB" : "256MiB",
-      "--n",
-      "16384",
-      "--pairs",
-      String(pairs),
-      "--verify",
-      ...(dir ? ["--dir", dir] : []),
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (!out.success) throw new Error(`fio_ratio failed: ${new TextDecoder().decode(out.stderr)}`);
-  const r = row("read raw engine/fio psync", "128^2", "warm", "x", { op: ">=", value: 0.9 });
-  for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
-    const m = /^\d+,\d+,\d+,([0-9.]+)$/.exec(line);
-    if (m) r.values.push(Number(m[1]));
+  // verified (every byte compared, as the table reads) and not (the read alone, as fio's): the gap
+  // between the two is what verification costs (bench/read_cpu_ratio.ts)
+  for (const verify of [true, false]) {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        ...PERMS,
+        script,
+        "--size",
+        quick ? "8MiB" : "256MiB",
+        "--n",
+        "16384",
+        "--pairs",
+        String(pairs),
+        ...(verify ? ["--verify"] : []),
+        ...(dir ? ["--dir", dir] : []),
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    if (!out.success) throw new Error(`fio_ratio failed: ${new TextDecoder().decode(out.stderr)}`);
+    const metric = verify ? "read raw engine/fio psync" : "read raw engine unverified/fio psync";
+    const r = row(metric, "128^2", "warm", "x", { op: ">=", value: 0.9 });
+    for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
+      const m = /^\d+,\d+,\d+,([0-9.]+)$/.exec(line);
+      if (m) r.values.push(Number(m[1]));
+    }
   }
 }
 
