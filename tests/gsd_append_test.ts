@@ -44,7 +44,15 @@ function appended(base: Uint8Array, frames: readonly Frame[], options: WriterOpt
   file.apply([{ kind: "write", offset: 0, data: base }]);
   const trace: string[] = [];
   const apply = (ops: WriteOp[]) => {
-    for (const o of ops) trace.push(o.kind === "sync" ? "fsync" : `${o.data.length}@${o.offset}`);
+    for (const o of ops) {
+      trace.push(
+        o.kind === "sync"
+          ? "fsync"
+          : o.kind === "copy"
+          ? `copy ${o.length}@${o.offset}`
+          : `${o.data.length}@${o.offset}`,
+      );
+    }
     file.apply(ops);
   };
   apply(w.begin());

@@ -26,6 +26,9 @@ import type {
 } from "../lib/framings/types.ts";
 import { DTYPE_SIZE, matchesMagic } from "../lib/framings/types.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";
+import type { Transfer } from "../lib/io/transfer.ts";
+import { nativeBackend } from "../lib/backends/engine.ts";
+import { writeFrames } from "../lib/backends/write.ts";
 import { pythonGsdUnavailable, runPythonGsdCell } from "../lib/peers/python_gsd.ts";
 import { GSD_PEER_PY } from "../lib/peers/gsd_peer_py.ts";
 import * as libc from "../lib/sys/libc.ts";
@@ -320,7 +323,13 @@ Deno.test("gsd writer: fsyncs and writes where gsd 2.7 does (strace of python3-g
   // gsd 2.7 copies a frame's small chunks into its buffer and writes it with one pwrite; we emit
   // one op per chunk, back to back (the I/O layer merges them): 4 + 16 = gsd's 20@5376,
   // 8 + 12 + 16 = gsd's 36-byte pwrites. Everything else is pwrite for pwrite what strace shows.
-  const trace = ops.map((o) => o.kind === "sync" ? "fsync" : `${o.data.length}@${o.offset}`);
+  const trace = ops.map((o) =>
+    o.kind === "sync"
+      ? "fsync"
+      : o.kind === "copy"
+      ? `copy ${o.length}@${o.offset}`
+      : `${o.data.length}@${o.offset}`
+  );
   // gsd 2.7 writes the fresh file in three pwrites; we write the same 5376 bytes in one.
   assert.deepEqual(trace.slice(0, 7), [
     "5376@0",
@@ -357,6 +366,61 @@ Deno.test("gsd writer: fsyncs and writes where gsd 2.7 does (strace of python3-g
   assert.equal(syncs, 5);
 });
 
+Deno.test("gsd writer: with fileCopies the index moves by copy ops, to the same bytes", () => {
+  // 3000 frames of one chunk: the index grows from 128 to 4096 slots, moving 5 times.
+  const frames = Array.from({ length: 3000 }, (_, i): Frame => ({
+    step: i,
+    chunks: [{ name: "x", dtype: "uint32", shape: [1], data: new Uint32Array([i]) }],
+  }));
+  const inMemory = encode(frames, { hoomd: false });
+  const copied = encode(frames, { hoomd: false, fileCopies: true });
+  assertSameBytes(copied.bytes, inMemory.bytes, "fileCopies against the in-memory index");
+  assert.equal(copied.syncs, inMemory.syncs);
+  const copies = copied.ops.filter((o) => o.kind === "copy");
+  assert.deepEqual(copies.map((o) => o.kind === "copy" && o.length), [
+    128 * 32,
+    256 * 32,
+    512 * 32,
+    1024 * 32,
+    2048 * 32,
+  ]);
+  assert.equal(inMemory.ops.filter((o) => o.kind === "copy").length, 0);
+  // what the writer keeps: no op holds more than a frame's entries or a shared zero block
+  const largest = Math.max(...copied.ops.map((o) => o.kind === "write" ? o.data.length : 0));
+  assert.ok(largest <= 1 << 20, `largest write ${largest}`);
+  const index = openGsdIndex(memorySource(copied.bytes));
+  assert.equal(index.frameCount, 3000);
+  assert.equal(index.scalar(2999, "x"), 2999);
+});
+
+Deno.test("gsd engine: copy ops in the file give gsd's bytes, plain, with --bs and --direct", async () => {
+  // 100 frames of N = 4: about 300 entries, so the index moves twice (copied in the file)
+  using d = tempDir();
+  const data = new TableFrames(4, 3); // frame(i) refills the same arrays: one frame at a time
+  const memory = new MemoryFile();
+  const writer = gsd.createWriter({});
+  memory.apply(writer.begin());
+  for (let i = 0; i < 100; i++) memory.apply(writer.writeFrame(data.frame(i)));
+  const want = memory.bytes();
+  assert.equal(openGsdIndex(memorySource(want)).header.indexSlots, 512);
+  const transfers: (Transfer | undefined)[] = [
+    undefined,
+    { bs: 4096, direct: false },
+    { bs: 4096, direct: true },
+  ];
+  for (const [k, transfer] of transfers.entries()) {
+    const path = `${d.path}/copy${k}.gsd`;
+    await writeFrames(
+      nativeBackend(gsd),
+      path,
+      { create: "new", fsync: "end", transfer },
+      100,
+      (i) => data.frame(i),
+    );
+    assertSameBytes(Deno.readFileSync(path), want, `transfer ${JSON.stringify(transfer)}`);
+  }
+});
+
 Deno.test("gsd writer: chunks of 8 MiB and more bypass the buffer, which flushes when full", () => {
   const m = entry("fl_big_chunks.gsd.gz.gz");
   const bytes = golden(m.file);
@@ -373,7 +437,9 @@ Deno.test("gsd writer: chunks of 8 MiB and more bypass the buffer, which flushes
   // Frame 2: c1 + c2 + d fill the 16 MiB buffer exactly; 'e' (1 byte) does not fit, so c1, c2, d
   // go out in the middle of the frame, before the new names (the 1024-byte block holds 20 bytes
   // of names: its tail is rewritten in place); e and a after them, then the 5 index entries.
-  const f2 = w.writeFrame(frames[2]!).map((o) => o.kind === "sync" ? "fsync" : o.data.length);
+  const f2 = w.writeFrame(frames[2]!).map((o) =>
+    o.kind === "sync" ? "fsync" : o.kind === "copy" ? -o.length : o.data.length
+  );
   const mib = 2 ** 20;
   assert.deepEqual(f2, [8 * mib - 1, 8 * mib - 1, 2, 1024 - 20, "fsync", 1, 3, 5 * 32]);
 });
@@ -685,13 +751,81 @@ for (const c of CORRUPTIONS) {
 }
 
 Deno.test("gsd reader: the sorted-index check is not fooled by the gsd binary search", () => {
-  // gsd 2.7 only validates the entries its search probes; we check every entry. Entry 3 of
-  // hoomd_n4 (frame 1, id 1) moved to frame 2 is never probed by gsd, but breaks the order.
+  // gsd 2.7 only validates the entries its search probes, at open; so do we, and every entry
+  // before the first lookup. Entry 3 of hoomd_n4 (frame 1, id 1) moved to frame 2 is never
+  // probed by gsd, but breaks the order: the open succeeds (as gsd_open does), every lookup fails.
   const b = mutated("hoomd_n4.gsd", (v) => v.setUint32(256 + 3 * 32, 2, true));
-  assert.throws(
-    () => openGsdIndex(memorySource(b)),
-    (e) => e instanceof FormatError && e.offset === 256 + 4 * 32,
+  const isBad = (e: unknown) => e instanceof FormatError && e.offset === 256 + 4 * 32;
+  for (const wholeIndexBytes of [GSD_WHOLE_INDEX_BYTES, 0]) {
+    const index = openGsdIndex(memorySource(b), { wholeIndexBytes });
+    assert.equal(index.frameCount, 3);
+    assert.throws(() => index.chunks(0), isBad);
+    assert.throws(() => index.find(2, "particles/position"), isBad);
+    assert.throws(() => index.step(1), isBad);
+  }
+});
+
+Deno.test("gsd reader: open probes; the first lookup reads the entries once, in blocks", () => {
+  // hoomd_index_growth: 299 entries in 512 slots at 16660, past the head
+  const bytes = golden("hoomd_index_growth.gsd");
+  const reads: [string, number, number][] = [];
+  const source = memorySource(bytes);
+  const counted = {
+    ...source,
+    read(offset: number, length: number) {
+      reads.push(["read", offset, length]);
+      return source.read(offset, length);
+    },
+    readInto(buf: Uint8Array, offset: number) {
+      reads.push(["readInto", offset, buf.length]);
+      buf.set(source.read(offset, buf.length));
+      return buf.length;
+    },
+  };
+  const index = openGsdIndex(counted, { wholeIndexBytes: 1024 });
+  // the head (5376 bytes), then one 32-byte read per slot gsd's search probes: log2(512)
+  assert.deepEqual(reads[0], ["read", 0, 5376]);
+  assert.ok(reads.slice(1).every(([kind, , n]) => kind === "read" && n === 32));
+  assert.equal(reads.length - 1, 9 + 1, "slot 0 and 9 probes");
+  reads.length = 0;
+  const whole = openGsdIndex(memorySource(bytes));
+  for (let f = 0; f < index.frameCount; f++) assert.deepEqual(index.chunks(f), whole.chunks(f));
+  // the used entries, 32 to a 1024-byte block, into one buffer; no more reads afterwards
+  const used = index.entryCount;
+  assert.equal(used, 300);
+  assert.deepEqual(
+    reads.map(([kind, offset, n]) => [kind, (offset - 16660) / 32, n]),
+    Array.from({ length: 10 }, (_, k) => ["readInto", 32 * k, k < 9 ? 1024 : (used - 288) * 32]),
   );
+  assert.equal(
+    index.find(42, "particles/position")?.offset,
+    whole.find(42, "particles/position")?.offset,
+  );
+  assert.equal(reads.length, 10);
+});
+
+Deno.test("gsd reader: entries whose kinds do not repeat are kept whole, and found the same", () => {
+  // 5000 frames, each one 1-byte chunk of its own name: 5000 kinds, over the columns' 4096
+  const frames = Array.from({ length: 5000 }, (_, i): Frame => ({
+    step: i,
+    chunks: [{
+      name: `c${i}`,
+      dtype: "uint8",
+      shape: [1 + (i % 3)],
+      data: new Uint8Array(1 + (i % 3)).fill(i & 0xff),
+    }],
+  }));
+  const { bytes } = encode(frames, { hoomd: false });
+  const index = openGsdIndex(memorySource(bytes));
+  assert.equal(index.frameCount, 5000);
+  for (const i of [0, 1, 2, 4095, 4096, 4999]) {
+    const [r] = index.chunks(i);
+    assert.equal(r!.name, `c${i}`);
+    assert.deepEqual(r!.shape, [1 + (i % 3), 1]);
+    assert.equal(bytes[r!.offset], i & 0xff);
+    assert.equal(index.find(i, `c${i}`)?.offset, r!.offset);
+    assert.equal(index.find(i, `c${i + 1}`), undefined);
+  }
 });
 
 // ------------------------------------------------------------------------------------------------

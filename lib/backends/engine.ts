@@ -16,7 +16,7 @@ import type {
   WriteOp,
 } from "../framings/types.ts";
 import { DTYPE_SIZE } from "../framings/types.ts";
-import { FormatError, ShortReadError, UsageError } from "../errors.ts";
+import { FormatError, IoError, ShortReadError, UsageError } from "../errors.ts";
 import { checkOptions } from "../framings/options.ts";
 import { FileHandle, WriteBatcher } from "../io/file.ts";
 import {
@@ -40,6 +40,9 @@ import type {
 
 /** Block size in which `readStored` hands stored bytes to its visitor, bytes. */
 const STORED_BLOCK = 1 << 22;
+
+/** Bytes a `copy` op reads back and writes at a time. */
+const COPY_BLOCK = 1 << 22;
 
 /** Largest gap (bytes) between a frame's chunks that is still read in the same pread. */
 const MAX_GAP = 1 << 20;
@@ -66,6 +69,8 @@ class NativeSink implements FrameSink {
   readonly #fsync: FsyncPolicy;
   /** Appending: the undo journal on disk beside the file (lib/io/journal.ts). */
   readonly #journal: AppendJournal | undefined;
+  /** File offset and memory alignment reads need (O_DIRECT), for `copy` ops; 1 otherwise. */
+  readonly #align: { readonly align: number; readonly memoryAlign: number };
   #open = true;
   /** Bytes were written since the last fsync. */
   #unsynced = false;
@@ -91,6 +96,7 @@ class NativeSink implements FrameSink {
         this.#writer = framing.appendWriter(this.#file, {
           ...options.backendOptions,
           endian: options.endian,
+          fileCopies: true,
         });
         this.#journal = AppendJournal.begin(path, this.#file.size);
       } catch (e) {
@@ -103,6 +109,7 @@ class NativeSink implements FrameSink {
       this.#writer = framing.createWriter({
         ...options.backendOptions,
         endian: options.endian ?? "native",
+        fileCopies: true,
       });
       const mode = options.create === "new" ? "new" : "truncate";
       if (transfer) {
@@ -113,6 +120,7 @@ class NativeSink implements FrameSink {
         this.#file = FileHandle.open(path, mode);
       }
     }
+    this.#align = align;
     this.#batch = transfer
       ? new BlockWriter({ file: this.#file, ...align }, transfer.bs)
       : new WriteBatcher(this.#file);
@@ -133,10 +141,38 @@ class NativeSink implements FrameSink {
         }
         this.#batch.write(op.data, op.offset);
         this.#unsynced = true;
+      } else if (op.kind === "copy") {
+        if (journal && op.offset < journal.size) journal.save(this.#file, op.offset, op.length);
+        this.#copy(op.from, op.offset, op.length);
+        this.#unsynced = true;
       } else if (this.#fsync !== "none" || journal) {
         // the framing's own syncs (gsd's at creation); --fsync none means none at all
         this.#sync();
       }
+    }
+  }
+
+  /**
+   * A `copy` op: what is queued is written out, then the bytes are read back (in aligned pieces
+   * under O_DIRECT) and queued again at `to`, COPY_BLOCK bytes at a time.
+   */
+  #copy(from: number, to: number, length: number): void {
+    this.#batch.flush();
+    const { align, memoryAlign } = this.#align;
+    for (let done = 0; done < length;) {
+      const n = Math.min(COPY_BLOCK, length - done);
+      const lo = from + done - ((from + done) % align);
+      const hi = Math.ceil((from + done + n) / align) * align;
+      const buf = alignedBytes(hi - lo, memoryAlign);
+      const got = this.#file.readInto(buf, lo);
+      if (got < from + done + n - lo) {
+        throw new IoError(
+          `${this.path}: reading back bytes [${from + done}, ${from + done + n}) to copy, ` +
+            `the file ended at byte ${lo + got}`,
+        );
+      }
+      this.#batch.write(buf.subarray(from + done - lo, from + done - lo + n), to + done);
+      done += n;
     }
   }
 
@@ -237,7 +273,7 @@ class NativeSource implements FrameSource {
       read: (offset: number, length: number) => blocks!.read(offset, length),
     };
     try {
-      this.#index = framing.openIndex(this.#countingSource(scan), {
+      this.#index = framing.openIndex(this.#countingSource(scan, mapped !== undefined), {
         ...options.backendOptions,
         endian: options.endian,
         layout: options.layout,
@@ -257,10 +293,14 @@ class NativeSource implements FrameSource {
     this.#pastEndReadsZero = this.#index.pastEndReadsZero ?? false;
   }
 
-  /** `source` (the file) as a ByteSource for the decoder, counting what it reads into `bytesRead`. */
-  #countingSource(source: ByteSource): ByteSource {
+  /**
+   * `source` (the file) as a ByteSource for the decoder, counting what it reads into `bytesRead`;
+   * without --bs / --direct (`plain`) it can also read into the decoder's buffer (plain preads).
+   */
+  #countingSource(source: ByteSource, plain: boolean): ByteSource {
     const count = (n: number) => this.bytesRead += n;
     const window = source.window?.bind(source);
+    const file = this.#file;
     return {
       path: source.path,
       size: source.size,
@@ -274,6 +314,13 @@ class NativeSource implements FrameSource {
           count(bytes);
         },
       }),
+      readInto: plain
+        ? (buf, offset) => {
+          const n = file.readInto(buf, offset);
+          count(n);
+          return n;
+        }
+        : undefined,
     };
   }
 

@@ -209,6 +209,11 @@ export interface FrameIndex {
 export interface WriterOptions {
   /** Byte order of the data on disk (framings that allow a choice). */
   readonly endian?: EndianOption;
+  /**
+   * The consumer applies `copy` write ops (the engine and MemoryFile do; a shared MPI file does
+   * not), so the writer may leave in the file what it would otherwise keep in memory.
+   */
+  readonly fileCopies?: boolean;
   /** Framing-specific settings (marker width, variant, subrecord limit ...). */
   readonly [key: string]: unknown;
 }

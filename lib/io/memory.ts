@@ -6,7 +6,7 @@
 import { ShortReadError } from "../errors.ts";
 import type { ByteSource, WriteOp } from "./types.ts";
 
-/** A growable in-memory file that write ops are applied to. */
+/** A growable in-memory file that write ops (`copy` ops too) are applied to. */
 export class MemoryFile {
   #buf = new Uint8Array(1 << 16);
   #size = 0;
@@ -25,7 +25,8 @@ export class MemoryFile {
         this.syncs++;
         continue;
       }
-      const end = op.offset + op.data.length;
+      const length = op.kind === "copy" ? op.length : op.data.length;
+      const end = op.offset + length;
       if (end > this.#buf.length) {
         let cap = this.#buf.length;
         while (cap < end) cap *= 2;
@@ -33,7 +34,8 @@ export class MemoryFile {
         next.set(this.#buf.subarray(0, this.#size));
         this.#buf = next;
       }
-      this.#buf.set(op.data, op.offset);
+      if (op.kind === "copy") this.#buf.copyWithin(op.offset, op.from, op.from + length);
+      else this.#buf.set(op.data, op.offset);
       if (end > this.#size) this.#size = end;
     }
   }

@@ -15,6 +15,21 @@ export type WriteOp =
     readonly data: Uint8Array;
   }
   | {
+    /**
+     * Copy `length` bytes of the file from byte `from` to byte `offset` (ranges that do not
+     * overlap; the bytes at `from` are what earlier ops wrote). Only a writer created with the
+     * writer option `fileCopies` emits it (gsd: its index block, which it then need not keep in
+     * memory).
+     */
+    readonly kind: "copy";
+    /** Absolute byte offset of the bytes copied. */
+    readonly from: number;
+    /** Absolute byte offset they are copied to. */
+    readonly offset: number;
+    /** Bytes copied. */
+    readonly length: number;
+  }
+  | {
     /** The format's own library would fsync here (e.g. gsd 2.7 after relocating its index). */
     readonly kind: "sync";
   };
@@ -37,4 +52,9 @@ export interface ByteSource {
   window?(offset: number, length: number): Uint8Array | undefined;
   /** Optional: the caller read `bytes` bytes in place from windows (for a count of bytes read). */
   readInPlace?(bytes: number): void;
+  /**
+   * Reads into `buf` from byte `offset` until it is full or the file ends; returns the byte
+   * count. Optional: lets a decoder that streams a large block reuse one buffer.
+   */
+  readInto?(buf: Uint8Array, offset: number): number;
 }

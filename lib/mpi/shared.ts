@@ -177,6 +177,10 @@ function apply(
       }
       continue;
     }
+    if (op.kind === "copy") {
+      // writers here are made without fileCopies (a copy would read other ranks' bytes)
+      throw new Error("a shared file cannot apply copy ops");
+    }
     if (op.data.length === 0) continue;
     if (mine) {
       const pieces = plan.pieces.get(seq);

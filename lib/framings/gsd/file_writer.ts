@@ -72,8 +72,13 @@ export class GsdFileWriter {
   #frame = 0;
   #indexLocation = HEADER_BYTES;
   #indexSlots = FRESH_INDEX_SLOTS;
-  #index = new Uint8Array(FRESH_INDEX_SLOTS * ENTRY_BYTES);
-  #indexView = new DataView(this.#index.buffer);
+  /**
+   * The index block as in the file, kept in memory as gsd 2.7 keeps it; null when the consumer
+   * applies `copy` ops, and the block is copied in the file when it moves (no per-frame memory).
+   */
+  #index: Uint8Array | null;
+  /** The entries of the frame being ended when the index is not in memory (reused). */
+  #entryBytes = new Uint8Array(16 * ENTRY_BYTES);
   #used = 0;
   #namelistLocation = HEADER_BYTES + FRESH_INDEX_SLOTS * ENTRY_BYTES;
   #names = new Uint8Array(FRESH_NAMELIST_BYTES);
@@ -90,27 +95,29 @@ export class GsdFileWriter {
   #buffered: PendingEntry[] = [];
   #frameEntries: PendingEntry[] = [];
 
-  constructor(application: string, schema: string, schemaVersion: number) {
+  /** `fileCopies`: the consumer applies `copy` ops, so the index block stays in the file only. */
+  constructor(application: string, schema: string, schemaVersion: number, fileCopies = false) {
     this.#application = application;
     this.#schema = schema;
     this.#schemaVersion = schemaVersion;
+    this.#index = fileCopies ? null : new Uint8Array(FRESH_INDEX_SLOTS * ENTRY_BYTES);
   }
 
   /**
    * A writer that continues the file `index` describes, in the state gsd 2.7 has after opening
    * it for appending (`GSD_OPEN_APPEND`, which writes nothing): end of file, next frame =
-   * nframes, the whole index block and name list block in memory as read, the names' ids.
+   * nframes, the name list block in memory as read, the names' ids, and the whole index block
+   * in memory as read unless `fileCopies` (the consumer applies `copy` ops).
    */
-  static continuing(index: GsdIndex, source: ByteSource): GsdFileWriter {
+  static continuing(index: GsdIndex, source: ByteSource, fileCopies = false): GsdFileWriter {
     const h = index.header;
-    const w = new GsdFileWriter("", "", 0);
+    const w = new GsdFileWriter("", "", 0, fileCopies);
     w.#base = source.read(0, HEADER_BYTES).slice();
     w.#fileSize = source.size;
     w.#frame = index.frameCount;
     w.#indexLocation = h.indexLocation;
     w.#indexSlots = h.indexSlots;
-    w.#index = source.read(h.indexLocation, h.indexSlots * ENTRY_BYTES).slice();
-    w.#indexView = new DataView(w.#index.buffer);
+    if (!fileCopies) w.#index = source.read(h.indexLocation, h.indexSlots * ENTRY_BYTES).slice();
     w.#used = index.entryCount;
     w.#namelistLocation = h.namelistLocation;
     const nl = source.read(h.namelistLocation, h.namelistBytes).slice();
@@ -276,19 +283,25 @@ export class GsdFileWriter {
       let slots = this.#indexSlots * 2;
       while (slots <= need) slots *= 2;
       // gsd 2.7 copies the whole old block to the end of the file, then zero slots up to the
-      // new size. The old in-memory block is not changed again, so it is written as it is.
+      // new size. The old in-memory block is not changed again, so it is written as it is;
+      // without one, the block is copied in the file.
+      const oldBytes = this.#indexSlots * ENTRY_BYTES;
       const old = this.#index;
-      const next = new Uint8Array(slots * ENTRY_BYTES);
-      next.set(old);
-      ops.push({ kind: "write", offset: this.#fileSize, data: old });
-      ops.push({
-        kind: "write",
-        offset: this.#fileSize + old.length,
-        data: new Uint8Array(next.length - old.length),
-      });
+      if (old !== null) {
+        const next = new Uint8Array(slots * ENTRY_BYTES);
+        next.set(old);
+        ops.push({ kind: "write", offset: this.#fileSize, data: old });
+        this.#index = next;
+      } else {
+        ops.push({
+          kind: "copy",
+          from: this.#indexLocation,
+          offset: this.#fileSize,
+          length: oldBytes,
+        });
+      }
+      pushZeros(ops, this.#fileSize + oldBytes, (slots * ENTRY_BYTES) - oldBytes);
       ops.push({ kind: "sync" });
-      this.#index = next;
-      this.#indexView = new DataView(next.buffer);
       this.#indexLocation = this.#fileSize;
       this.#indexSlots = slots;
       this.#fileSize += slots * ENTRY_BYTES;
@@ -297,8 +310,17 @@ export class GsdFileWriter {
     }
     const entries = this.#frameEntries;
     if (count > 1) entries.sort((a, b) => a.frame - b.frame || a.id - b.id);
-    const v = this.#indexView;
-    let at = this.#used * ENTRY_BYTES;
+    let out: Uint8Array;
+    if (this.#index !== null) {
+      out = this.#index.subarray(this.#used * ENTRY_BYTES, need * ENTRY_BYTES);
+    } else {
+      if (this.#entryBytes.length < count * ENTRY_BYTES) {
+        this.#entryBytes = new Uint8Array(count * 2 * ENTRY_BYTES);
+      }
+      out = this.#entryBytes.subarray(0, count * ENTRY_BYTES);
+    }
+    const v = new DataView(out.buffer, out.byteOffset, out.length);
+    let at = 0;
     for (const e of entries) {
       setU64(v, at, e.frame);
       setU64(v, at + 8, e.n);
@@ -309,13 +331,20 @@ export class GsdFileWriter {
       v.setUint8(at + 31, 0);
       at += ENTRY_BYTES;
     }
-    ops.push({
-      kind: "write",
-      offset: this.#indexLocation + this.#used * ENTRY_BYTES,
-      data: this.#index.subarray(this.#used * ENTRY_BYTES, at),
-    });
+    ops.push({ kind: "write", offset: this.#indexLocation + this.#used * ENTRY_BYTES, data: out });
     this.#used = need;
     this.#frameEntries = [];
+  }
+}
+
+/** Zero bytes the zero-fill ops share (never written to). */
+const ZEROS = new Uint8Array(1 << 20);
+
+/** Ops writing `length` zero bytes at `offset`, a shared zero block at a time (no allocation). */
+function pushZeros(ops: WriteOp[], offset: number, length: number): void {
+  for (let done = 0; done < length; done += ZEROS.length) {
+    const n = Math.min(ZEROS.length, length - done);
+    ops.push({ kind: "write", offset: offset + done, data: ZEROS.subarray(0, n) });
   }
 }
 

@@ -42,8 +42,8 @@ export const DIRECT_BYTES = GSD_WRITE_BUFFER_BYTES / 2;
 export const MAX_NAMES = 65535;
 /** 2^32, for u64 fields split in two u32 halves. */
 export const TWO32 = 4294967296;
-/** Index blocks up to this size are read whole on open; larger ones are probed. */
-export const GSD_WHOLE_INDEX_BYTES = 64 * 1024 * 1024;
+/** Used index entries up to this size are read into memory; more are mapped where possible. */
+export const GSD_WHOLE_INDEX_BYTES = 1024 * 1024;
 /** Bytes read first on open: a fresh file's header, first index block and name list. */
 export const HEAD_BYTES = HEADER_BYTES + FRESH_INDEX_SLOTS * ENTRY_BYTES + FRESH_NAMELIST_BYTES;
 
@@ -80,5 +80,3 @@ export const CODE_DTYPE: readonly (DType | undefined)[] = [undefined, ...DTYPES]
 
 /** UTF-8 encoder for names. */
 export const enc: TextEncoder = new TextEncoder();
-/** UTF-8 decoder for names. */
-export const dec: TextDecoder = new TextDecoder("utf-8");

@@ -6,10 +6,10 @@
 import { copySwapped, NATIVE_ORDER } from "../../bytes/byteswap.ts";
 import { FormatError } from "../../errors.ts";
 import type { ByteSource, ChunkRef, FrameIndex } from "../types.ts";
+import { EntryColumns } from "./entries.ts";
 import { DTYPE_SIZE } from "../types.ts";
 import {
   CODE_DTYPE,
-  dec,
   ENTRY_BYTES,
   FORMAT,
   GSD_MAGIC,
@@ -22,7 +22,7 @@ import {
   TYPE_BYTES,
   versionString,
 } from "./format.ts";
-import { cStringOf, hexBytes } from "../kit.ts";
+import { cStringOf, hexBytes, utf8Of } from "../kit.ts";
 
 /** Header facts of a GSD file. */
 export interface GsdHeader {
@@ -44,7 +44,16 @@ export interface GsdHeader {
   readonly namelistBytes: number;
 }
 
-/** The decoded layout of a GSD file: chunk lookup by frame, or by (frame, name). */
+/**
+ * The decoded layout of a GSD file: chunk lookup by frame, or by (frame, name). Opening does what
+ * gsd 2.7's `gsd_open` does and no more: it reads the header and the name list and counts the
+ * used entries by a binary search for the first empty slot that checks the entries it probes
+ * (about log2(slots) 32-byte reads); it keeps nothing per frame. The first lookup reads the used
+ * entries once, `wholeIndexBytes` at a time into one buffer, checks every one of them (type,
+ * data inside the file, frame, id, flags, order) and keeps them as columns
+ * ({@link EntryColumns}: about 10 bytes an entry and 4 a frame). So a bad entry that gsd's search
+ * does not probe, which gsd 2.7 never reports, is reported at the first lookup, not at open.
+ */
 export class GsdIndex implements FrameIndex {
   /** Always `gsd`. */
   readonly framing = FORMAT;
@@ -58,25 +67,25 @@ export class GsdIndex implements FrameIndex {
   readonly entryCount: number;
   readonly #source: ByteSource;
   readonly #ids: Map<string, number>;
-  /** The used entries, 8 little-endian u32 words each. */
-  readonly #w: Uint32Array;
-  readonly #sortedById: boolean;
+  /** The used entries as columns, from the first lookup on. */
+  #columns: EntryColumns | null = null;
   readonly #shapes = new Map<number, readonly number[]>();
-  #wholeIndex: Uint8Array | null = null;
-  readonly #wholeIndexBytes: number;
+  readonly #blockBytes: number;
 
-  /** Decodes `source`; `wholeIndexBytes` (default 64 MiB) limits the index read whole at once. */
+  /**
+   * Decodes `source`; `wholeIndexBytes` (default 1 MiB) is the most index bytes read at once when
+   * the entries are loaded.
+   */
   constructor(source: ByteSource, wholeIndexBytes = GSD_WHOLE_INDEX_BYTES) {
-    this.#wholeIndexBytes = wholeIndexBytes;
+    this.#blockBytes = Math.max(ENTRY_BYTES, wholeIndexBytes - (wholeIndexBytes % ENTRY_BYTES));
     this.#source = source;
     const { header, head } = readHeader(source);
     this.header = header;
     this.names = this.#readNames(header, head);
     this.#ids = new Map(this.names.map((n, i) => [n, i]));
-    this.#w = this.#readIndex(header, head);
-    this.entryCount = this.#w.length / 8;
-    this.#sortedById = sortedById(header);
-    this.frameCount = mapFrames(this.#w, header, this.names.length, source);
+    const { used, lastFrame } = this.#countEntries(header, head);
+    this.entryCount = used;
+    this.frameCount = used === 0 ? 0 : lastFrame + 1;
   }
 
   /** The name list block: chunk names by id (NUL-separated in 2.x, 64-byte segments before). */
@@ -105,7 +114,7 @@ export class GsdIndex implements FrameIndex {
       let p = 0;
       while (p < bytes && nl[p] !== 0) {
         const end = nl.indexOf(0, p);
-        names.push(dec.decode(nl.subarray(p, end)));
+        names.push(utf8Of(nl.subarray(p, end)));
         p = end + 1;
       }
     } else {
@@ -116,34 +125,95 @@ export class GsdIndex implements FrameIndex {
     return names;
   }
 
-  /** The used entries of the index block, 8 little-endian u32 words each (native words). */
-  #readIndex(header: GsdHeader, head: Uint8Array): Uint32Array {
+  /**
+   * gsd 2.7's count of the used entries: none when slot 0 is empty, else a binary search for the
+   * first slot with location 0 that checks each used slot it probes (and slot 0): valid, and a
+   * frame not below the frame of the search's left bound. The slots come from the file's head
+   * when the block lies in it (a fresh file's), else one 32-byte read each. Returns the count and
+   * the last used entry's frame. A bad probe throws the FormatError of the first bad entry.
+   */
+  #countEntries(header: GsdHeader, head: Uint8Array): { used: number; lastFrame: number } {
     const { indexLocation: at, indexSlots: slots } = header;
-    const size = this.#source.size;
-    const bad = failAt(this.#source.path);
+    const source = this.#source;
+    const size = source.size;
+    const bad = failAt(source.path);
     if (slots === 0) bad(16, "the index block has 0 slots");
-    if (at + slots * ENTRY_BYTES > size) {
+    const bytes = slots * ENTRY_BYTES;
+    if (at + bytes > size) {
       bad(
         8,
-        `the index block [${at}, ${
-          at + slots * ENTRY_BYTES
-        }) ends past the end of the file (${size} bytes)`,
+        `the index block [${at}, ${at + bytes}) ends past the end of the file (${size} bytes)`,
       );
     }
-    const used = this.#countEntries(at, slots, head);
-    const w = new Uint32Array(used * 8);
-    if (used > 0) {
-      new Uint8Array(w.buffer).set(
-        this.#wholeIndex?.subarray(0, used * ENTRY_BYTES) ??
-          this.#block(at, used * ENTRY_BYTES, head),
-      );
-      this.#wholeIndex = null;
-      if (NATIVE_ORDER === "big") {
-        const b = new Uint8Array(w.buffer);
-        copySwapped(b, b, 4);
+    const inHead = at + bytes <= head.length ? nativeWords(head.subarray(at, at + bytes)) : null;
+    const slot = (i: number) =>
+      inHead
+        ? inHead.subarray(i * 8, i * 8 + 8)
+        : nativeWords(source.read(at + i * ENTRY_BYTES, ENTRY_BYTES));
+    const check = { header, nameCount: this.names.length, size };
+    const first = slot(0);
+    if (entryLocation(first, 0) === 0) return { used: 0, lastFrame: 0 };
+    let fault = !validEntry(first, 0, check);
+    let lo = 0, hi = slots;
+    let loFrame = entryFrame(first, 0);
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      const e = slot(mid);
+      if (entryLocation(e, 0) === 0) {
+        hi = mid;
+        continue;
       }
+      const frame = entryFrame(e, 0);
+      if (!validEntry(e, 0, check) || frame < loFrame) fault = true;
+      lo = mid;
+      loFrame = frame;
     }
-    return w;
+    if (fault) {
+      // A probed entry is bad: the first bad entry of all, named as the full check names it.
+      this.#scan(hi, null);
+      bad(at, "a used index entry is not valid (gsd_open's search finds a bad entry)");
+    }
+    return { used: hi, lastFrame: loFrame };
+  }
+
+  /**
+   * Reads the first `used` entries in order, `#blockBytes` at a time (into one reused buffer
+   * where the source reads into one), checks every one ({@link checkEntryRun}: the first bad
+   * one throws) and adds them to `columns`; when their kinds stop repeating, keeps them whole.
+   */
+  #scan(used: number, columns: EntryColumns | null): void {
+    const source = this.#source;
+    const at = this.header.indexLocation;
+    const per = this.#blockBytes / ENTRY_BYTES;
+    const run: RunCheck = {
+      header: this.header,
+      nameCount: this.names.length,
+      source,
+      prevFrame: 0,
+      prevId: 0,
+    };
+    const reuse = source.readInto !== undefined && NATIVE_ORDER === "little";
+    const buf = reuse ? new Uint32Array(Math.min(per, used) * 8) : null;
+    let whole = columns === null;
+    for (let base = 0; base < used; base += per) {
+      const n = Math.min(per, used - base);
+      const offset = at + base * ENTRY_BYTES;
+      let words: Uint32Array;
+      if (buf !== null) {
+        const bytes = new Uint8Array(buf.buffer, 0, n * ENTRY_BYTES);
+        // short only if the file was cut since the open: read again for the ShortReadError
+        if (source.readInto!(bytes, offset) < bytes.length) source.read(offset, bytes.length);
+        words = buf.subarray(0, n * 8);
+      } else {
+        words = nativeWords(source.read(offset, n * ENTRY_BYTES));
+      }
+      checkEntryRun(words, base, run);
+      if (!whole && !columns!.add(words)) whole = true;
+    }
+    if (columns !== null) {
+      if (whole) columns.keepWhole(nativeWords(source.read(at, used * ENTRY_BYTES)).slice());
+      columns.finish();
+    }
   }
 
   /** `length` bytes at `offset`: from `head` (the file's first bytes) when inside it, else read. */
@@ -152,60 +222,29 @@ export class GsdIndex implements FrameIndex {
     return this.#source.read(offset, length);
   }
 
-  /**
-   * Used entries: the first slot with location 0, by gsd's binary search over the slots. Index
-   * blocks up to 64 MiB are read whole in one read (cheaper cold than log2(slots) scattered
-   * probes, and the used part is read next anyway); larger ones are probed 8 bytes at a time.
-   */
-  #countEntries(indexLocation: number, slots: number, head: Uint8Array): number {
-    const src = this.#source;
-    const whole = slots * ENTRY_BYTES <= this.#wholeIndexBytes
-      ? this.#block(indexLocation, slots * ENTRY_BYTES, head)
-      : null;
-    const locationZero = (slot: number): boolean => {
-      const b = whole
-        ? whole.subarray(slot * ENTRY_BYTES + 16, slot * ENTRY_BYTES + 24)
-        : src.read(indexLocation + slot * ENTRY_BYTES + 16, 8);
-      for (let k = 0; k < 8; k++) if (b[k] !== 0) return false;
-      return true;
-    };
-    if (locationZero(0)) return 0;
-    let lo = 0, hi = slots;
-    while (hi - lo > 1) {
-      const mid = Math.floor((lo + hi) / 2);
-      if (locationZero(mid)) hi = mid;
-      else lo = mid;
-    }
-    if (whole) this.#wholeIndex = whole;
-    return hi;
+  /** The entry columns, read and checked at the first call (a bad entry throws its FormatError). */
+  #load(): EntryColumns {
+    const columns = new EntryColumns(this.entryCount, this.frameCount, this.names.length);
+    this.#scan(this.entryCount, columns);
+    this.#columns = columns;
+    return columns;
   }
 
-  #frameOf(i: number): number {
-    return entryFrame(this.#w, i * 8);
+  /** Loads and checks every used entry now (the first lookup does it); FormatError if one is bad. */
+  verify(): void {
+    if (this.#columns === null) this.#load();
   }
 
-  /** First entry of `frame` (or where it would be). */
-  #lowerBound(frame: number): number {
-    let lo = 0, hi = this.entryCount;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.#frameOf(mid) < frame) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  #ref(i: number): ChunkRef {
-    const w = this.#w, q = i * 8;
-    const n = entryN(w, q);
-    const m = w[q + 6]!;
-    const tail = w[q + 7]!;
+  #ref(c: EntryColumns, e: number): ChunkRef {
+    const n = c.n(e);
+    const m = c.m(e);
+    const tail = c.tail(e);
     const dtype = CODE_DTYPE[(tail >>> 16) & 0xff]!;
     return {
       name: this.names[tail & 0xffff]!,
       dtype,
       shape: this.#shape(n, m),
-      offset: entryLocation(w, q),
+      offset: c.location[e]!,
       bytes: n * m * DTYPE_SIZE[dtype],
       order: "little",
     };
@@ -222,11 +261,14 @@ export class GsdIndex implements FrameIndex {
     return s;
   }
 
-  /** The chunks of `frame` in storage order (ascending file offset). */
+  /** The chunks of `frame` in storage order (ascending file offset); none outside [0, frames). */
   chunks(frame: number): readonly ChunkRef[] {
+    const c = this.#columns ?? this.#load();
     const out: ChunkRef[] = [];
-    for (let i = this.#lowerBound(frame); i < this.entryCount && this.#frameOf(i) === frame; i++) {
-      const r = this.#ref(i);
+    if (!(frame >= 0 && frame < this.frameCount)) return out;
+    const end = c.frameStart[frame + 1]!;
+    for (let e = c.frameStart[frame]!; e < end; e++) {
+      const r = this.#ref(c, e);
       let k = out.length;
       while (k > 0 && out[k - 1]!.offset > r.offset) k--;
       if (k === out.length) out.push(r);
@@ -235,26 +277,14 @@ export class GsdIndex implements FrameIndex {
     return out;
   }
 
-  /** The chunk `name` of `frame`, by binary search on (frame, id); undefined when absent. */
+  /** The chunk `name` of `frame` (among that frame's entries); undefined when absent. */
   find(frame: number, name: string): ChunkRef | undefined {
+    const c = this.#columns ?? this.#load();
     const id = this.#ids.get(name);
-    if (id === undefined) return undefined;
-    const w = this.#w;
-    if (this.#sortedById) {
-      let lo = 0, hi = this.entryCount;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        const f = this.#frameOf(mid);
-        if (f < frame || (f === frame && (w[mid * 8 + 7]! & 0xffff) < id)) lo = mid + 1;
-        else hi = mid;
-      }
-      if (lo < this.entryCount && this.#frameOf(lo) === frame && (w[lo * 8 + 7]! & 0xffff) === id) {
-        return this.#ref(lo);
-      }
-      return undefined;
-    }
-    for (let i = this.#lowerBound(frame); i < this.entryCount && this.#frameOf(i) === frame; i++) {
-      if ((w[i * 8 + 7]! & 0xffff) === id) return this.#ref(i);
+    if (id === undefined || !(frame >= 0 && frame < this.frameCount)) return undefined;
+    const end = c.frameStart[frame + 1]!;
+    for (let e = c.frameStart[frame]!; e < end; e++) {
+      if ((c.tail(e) & 0xffff) === id) return this.#ref(c, e);
     }
     return undefined;
   }
@@ -401,43 +431,77 @@ function maxTypeCode(header: GsdHeader): number {
 }
 
 /**
- * Checks every used index entry `w` as gsd 2.7 checks the ones its binary search probes (type,
- * data inside the file, frame below the slots, id in the name list, no flags, sorted) and returns
- * the frame count (last entry's frame + 1). The fast test runs per entry; the message is built
- * only for a bad one ({@link badEntry}).
+ * The entries of `bytes` (32 each) as native u32 words: a view when the bytes are 4-byte aligned
+ * on a little-endian machine, else a copy (swapped to native words on a big-endian one).
  */
-function mapFrames(
-  w: Uint32Array,
-  header: GsdHeader,
-  nameCount: number,
-  source: ByteSource,
-): number {
-  const size = source.size;
-  const slots = header.indexSlots;
-  const v2 = sortedById(header);
-  const maxType = maxTypeCode(header);
+function nativeWords(bytes: Uint8Array): Uint32Array {
+  if (NATIVE_ORDER === "little" && bytes.byteOffset % 4 === 0) {
+    return new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
+  }
+  const w = new Uint32Array(bytes.length / 4);
+  const b = new Uint8Array(w.buffer);
+  b.set(bytes);
+  if (NATIVE_ORDER === "big") copySwapped(b, b, 4);
+  return w;
+}
+
+/** What an index entry is checked against: the header, the name count, the file size. */
+interface EntryCheck {
+  readonly header: GsdHeader;
+  readonly nameCount: number;
+  readonly size: number;
+}
+
+/**
+ * gsd 2.7's check of one index entry (at word q of `w`): a known type, data inside the file, a
+ * frame below the index size, an id in the name list, no flags.
+ */
+function validEntry(w: Uint32Array, q: number, c: EntryCheck): boolean {
+  const tail = w[q + 7]!;
+  const type = (tail >>> 16) & 0xff;
+  const location = entryLocation(w, q);
+  return type >= 1 && type <= maxTypeCode(c.header) && location >= 0 &&
+    location + entryN(w, q) * w[q + 6]! * TYPE_BYTES[type]! <= c.size &&
+    entryFrame(w, q) < c.header.indexSlots && (tail & 0xffff) < c.nameCount && tail >>> 24 === 0;
+}
+
+/** What {@link checkEntryRun} checks against, and the entry before its run. */
+interface RunCheck {
+  readonly header: GsdHeader;
+  readonly nameCount: number;
+  readonly source: ByteSource;
+  prevFrame: number;
+  prevId: number;
+}
+
+/**
+ * Checks the run of used index entries `w` that starts at entry `base` (after the entry in `at`,
+ * when base > 0) as gsd 2.7 checks the ones its binary search probes ({@link validEntry}), and
+ * that they are sorted (by (frame, id) in 2.x, by frame before); leaves the run's last entry in
+ * `at`. The fast test runs per entry, the message is built only for a bad one ({@link badEntry}).
+ */
+function checkEntryRun(w: Uint32Array, base: number, at: RunCheck): void {
+  const check: EntryCheck = { header: at.header, nameCount: at.nameCount, size: at.source.size };
+  const v2 = sortedById(at.header);
   const used = w.length / 8;
-  let prevFrame = 0, prevId = 0;
+  let prevFrame = at.prevFrame, prevId = at.prevId;
   for (let i = 0, q = 0; i < used; i++, q += 8) {
     const frame = entryFrame(w, q);
-    const tail = w[q + 7]!;
-    const id = tail & 0xffff;
-    const type = (tail >>> 16) & 0xff;
+    const id = w[q + 7]! & 0xffff;
     if (
-      type < 1 || type > maxType || entryLocation(w, q) < 0 ||
-      entryLocation(w, q) + entryN(w, q) * w[q + 6]! * TYPE_BYTES[type]! > size ||
-      frame >= slots || id >= nameCount || tail >>> 24 !== 0 ||
-      (i > 0 && (frame < prevFrame || (v2 && frame === prevFrame && id < prevId)))
+      !validEntry(w, q, check) ||
+      (base + i > 0 && (frame < prevFrame || (v2 && frame === prevFrame && id < prevId)))
     ) {
-      badEntry(w, i, { header, nameCount, source, prevFrame, prevId });
+      badEntry(w, i, { ...at, base, prevFrame, prevId });
     }
     prevFrame = frame;
     prevId = id;
   }
-  return used === 0 ? 0 : prevFrame + 1;
+  at.prevFrame = prevFrame;
+  at.prevId = prevId;
 }
 
-/** Throws the FormatError that says what is wrong with index entry `i` (see {@link mapFrames}). */
+/** Throws the FormatError that says what is wrong with index entry `i` (see {@link checkEntryRun}). */
 function badEntry(
   w: Uint32Array,
   i: number,
@@ -447,12 +511,16 @@ function badEntry(
     source: ByteSource;
     prevFrame: number;
     prevId: number;
+    /** Entry number of w's first entry (default 0). */
+    base?: number;
   },
 ): never {
   const { header, nameCount, source, prevFrame, prevId } = at;
   const bad = failAt(source.path);
   const size = source.size;
-  const q = i * 8, offset = header.indexLocation + i * ENTRY_BYTES;
+  const q = i * 8;
+  i += at.base ?? 0;
+  const offset = header.indexLocation + i * ENTRY_BYTES;
   const frame = entryFrame(w, q);
   const n = entryN(w, q);
   const location = entryLocation(w, q);

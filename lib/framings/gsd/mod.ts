@@ -63,7 +63,8 @@ export { GsdIndex } from "./index.ts";
  * Creates a GSD writer. Options: `application` (default `sciobench <version>`), `schema`
  * (default `hoomd`), `schemaVersion` (`"1.4"` or `[1, 4]`, the default), `hoomd` (default true:
  * choose chunks as gsd.hoomd 2.7 does; false writes every chunk of every frame as given),
- * `endian` (`little` or `native`; GSD files are little-endian).
+ * `endian` (`little` or `native`; GSD files are little-endian). With `fileCopies` (the consumer
+ * applies `copy` ops) the index block is not kept in memory: it is copied in the file when it moves.
  */
 export function createGsdWriter(options: WriterOptions = {}): FrameWriter {
   if (options.endian === "big") {
@@ -75,6 +76,7 @@ export function createGsdWriter(options: WriterOptions = {}): FrameWriter {
     stringOption(options, "application", GSD_DEFAULT_APPLICATION),
     stringOption(options, "schema", "hoomd"),
     parseSchemaVersion(options.schemaVersion),
+    options.fileCopies === true,
   );
   return new HoomdWriter(file, hoomd);
 }
@@ -129,7 +131,9 @@ export function appendGsdWriter(source: ByteSource, options: WriterOptions = {})
       }, not hoomd 1.x, so gsd.hoomd would not append to it; use option hoomd=false`,
     );
   }
-  const file = GsdFileWriter.continuing(index, source);
+  // every used entry checked before anything is appended (an open checks only the probed ones)
+  index.verify();
+  const file = GsdFileWriter.continuing(index, source, options.fileCopies === true);
   return new HoomdWriter(
     file,
     hoomd,
@@ -139,7 +143,8 @@ export function appendGsdWriter(source: ByteSource, options: WriterOptions = {})
 
 /**
  * Opens a GSD file's layout; throws FormatError (with the byte offset) on a malformed file.
- * Option `wholeIndexBytes`: largest index block read in one piece (default 64 MiB, bytes).
+ * Option `wholeIndexBytes`: most index bytes read into memory at the first lookup; more are
+ * mapped where the source can (default 1 MiB, bytes).
  */
 export function openGsdIndex(source: ByteSource, options: ReaderOptions = {}): GsdIndex {
   const raw = options.wholeIndexBytes ?? GSD_WHOLE_INDEX_BYTES;
@@ -185,7 +190,7 @@ export const GSD_OPTIONS: readonly OptionSpec[] = [
     type: "integer",
     default: GSD_WHOLE_INDEX_BYTES,
     min: 0,
-    help: "largest index block read in one piece, bytes",
+    help: "most index bytes read into memory at the first lookup (more are mapped), bytes",
     workloads: ALL_WORKLOADS,
   },
 ];

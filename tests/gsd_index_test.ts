@@ -1,0 +1,92 @@
+/**
+ * The gsd reader at 10^6 frames: the open does gsd_open's work and no more (a few small reads,
+ * no per-frame memory), the first lookup maps the index and checks every entry by reads, and
+ * what stays resident per frame is a few bytes, not an index copy.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { nativeBackend } from "../lib/backends/engine.ts";
+import { FormatError } from "../lib/errors.ts";
+import { gsd } from "../lib/framings/gsd/mod.ts";
+import { tempDir } from "./_helpers.ts";
+
+const FRAMES = 1_000_000;
+const SLOTS = 1 << 20;
+const NAMES_AT = 256;
+const INDEX_AT = NAMES_AT + 64;
+const DATA_AT = INDEX_AT + SLOTS * 32;
+
+/** A gsd 2.0 file of FRAMES frames, each one uint32 chunk `x` holding its frame number. */
+function bigFile(): Uint8Array {
+  const b = new Uint8Array(DATA_AT + 4 * FRAMES);
+  const v = new DataView(b.buffer);
+  b.set([0xdf, 0x65, 0xdf, 0x65, 0xdf, 0x65, 0xdf, 0x65]);
+  v.setUint32(8, INDEX_AT, true);
+  v.setUint32(16, SLOTS, true);
+  v.setUint32(24, NAMES_AT, true);
+  v.setUint32(32, 1, true); // one 64-byte name segment
+  v.setUint32(40, 0x10004, true);
+  v.setUint32(44, 0x20000, true);
+  b[NAMES_AT] = 0x78; // "x\0"
+  const w = new Uint32Array(b.buffer, INDEX_AT, FRAMES * 8);
+  const data = new Uint32Array(b.buffer, DATA_AT, FRAMES);
+  for (let f = 0, q = 0; f < FRAMES; f++, q += 8) {
+    w[q] = f; // frame
+    w[q + 2] = 1; // N
+    w[q + 4] = DATA_AT + 4 * f; // location
+    w[q + 6] = 1; // M
+    w[q + 7] = 3 << 16; // id 0, type uint32
+    data[f] = f;
+  }
+  return b;
+}
+
+/** Memory this process's JavaScript holds: the heap and the typed arrays' buffers, bytes. */
+function held(): number {
+  const m = Deno.memoryUsage();
+  return m.heapUsed + m.external;
+}
+
+Deno.test("gsd index of 10^6 frames: a few reads at open, no per-frame memory, every entry checked", () => {
+  using d = tempDir();
+  const path = `${d.path}/big.gsd`;
+  const bytes = bigFile();
+  Deno.writeFileSync(path, bytes);
+  const backend = nativeBackend(gsd);
+  const before = held();
+  const source = backend.openReader(path);
+  try {
+    // gsd_open's work: the header and name list (the first 5376 bytes) and ~log2(2^20) probes
+    assert.equal(source.frameCount, FRAMES);
+    const opened = source.bytesRead ?? Infinity;
+    assert.ok(opened < 5376 + 32 * 64, `open read ${opened} bytes`);
+    assert.ok(held() - before < 1 << 20, `open: memory grew ${held() - before} bytes`);
+    // lookups: the index is mapped, checked by reads; frames read back anywhere
+    for (const f of [0, 1, 499_999, 999_998, 999_999, 123_457]) {
+      const [chunk] = source.readFrame(f);
+      assert.equal(new Uint32Array(chunk!.data.slice().buffer)[0], f);
+    }
+    const grew = held() - before;
+    // the columns: 4 bytes a frame, 10 an entry (14 MB); a copy of the index would be 32 an
+    // entry, and the whole index block read at open besides, 32 a slot (64 MB)
+    assert.ok(grew < 20 * FRAMES, `memory grew ${grew} bytes for ${FRAMES} frames`);
+  } finally {
+    source.close();
+  }
+  // an entry gsd_open never probes, deep in the index, fails the first lookup, not the open
+  const bad = 700_001;
+  bytes[INDEX_AT + bad * 32 + 31] = 1;
+  Deno.writeFileSync(path, bytes);
+  const broken = backend.openReader(path);
+  try {
+    assert.equal(broken.frameCount, FRAMES);
+    assert.throws(
+      () => broken.readFrame(0),
+      (e) =>
+        e instanceof FormatError && e.offset === INDEX_AT + bad * 32 + 31 &&
+        /index entry 700001 \(frame 700001, chunk id 0\): flags 0x1/.test(e.message),
+    );
+  } finally {
+    broken.close();
+  }
+});
