@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { ShortReadError } from "../lib/errors.ts";
-import { dropCache } from "../lib/io/cache.ts";
+import { dropCache, residency } from "../lib/io/cache.ts";
 import { FileHandle } from "../lib/io/file.ts";
 import { MappedSource } from "../lib/io/mapped.ts";
 import { releaseLease, takeReadLease } from "../lib/sys/libc.ts";
@@ -158,5 +158,28 @@ Deno.test("mapped source: a file open for writing is never mapped (no lease): re
   } finally {
     file.close();
     writer.close();
+  }
+});
+
+Deno.test("mapped source: a cold scan of records over 1 MiB apart preads them, never faults the file in", () => {
+  using d = tempDir();
+  const path = `${d.path}/sparse.bin`;
+  const size = 48 << 20;
+  const want = pattern(size);
+  Deno.writeFileSync(path, want);
+  dropCache(path);
+  const file = FileHandle.open(path, "read");
+  try {
+    const src = new MappedSource(file);
+    // a Fortran file of 12 MiB records: the markers are all a scan reads
+    for (const off of [0, 12 << 20, 24 << 20, 36 << 20, size - 8]) {
+      assert.deepEqual(src.window(off, 8)?.subarray(0, 8), want.subarray(off, off + 8), `${off}`);
+    }
+    src.release();
+    // through the mapping every window's readahead would fetch most of the file
+    const resident = residency(path);
+    assert.ok(resident < 0.5, `${(resident * 100).toFixed(0)}% of the file read by the scan`);
+  } finally {
+    file.close();
   }
 });

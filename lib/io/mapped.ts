@@ -9,6 +9,9 @@
  *   per record costs more than a pread there; mincore of the first page read tells, once a
  *   window), else the mapping
  *   too;
+ * - a record over 1 MiB past the end of the last (a Fortran file of large records) is one small
+ *   pread, cold or not: a page fault there would read a whole window ahead (readahead), so the
+ *   open would fetch the file that the reads after it fetch again (bench/open_bench.ts; readers);
  * so a cold file is fetched by the kernel in large sequential reads (readahead of the mapping),
  * one pass that never reads a byte twice, instead of one small synchronous read per record.
  * `read` serves the first 64 reads with pread (a header and an index need no more) and a longer
@@ -50,6 +53,8 @@ const WARM = 0.5;
 const FAR_READ = 4096;
 /** A window this close after the last (bytes) is read in place: a page fault maps 64 KiB around. */
 const NEAR = 1 << 16;
+/** A window this far after the end of the last (bytes) is sparse: a pread, never the mapping. */
+const SPARSE = 1 << 20;
 
 /** The region a source maps its windows into, kept for the next source when released (see {@link MapRegion}). */
 let spareRegion: MapRegion | undefined;
@@ -135,7 +140,8 @@ export class MappedSource implements ByteSource {
    * The file's bytes from `offset`, at least `length` of them (up to 64 KiB more from a mapping);
    * undefined when this cannot give them (no lease, after `release()`, a range past the end of
    * the file or longer than a window): then use `read`. A read far (over 64 KiB) past the end of
-   * the last, in a cached window, is a pread of `length` bytes (a page fault costs more); else
+   * the last, in a cached window, or over 1 MiB past it, cached or not, is a pread of `length`
+   * bytes (a page fault costs more, or reads a window ahead); else
    * the bytes are read in place from the mapping (no system call: the caller counts them, see
    * ByteSource.readInPlace). Valid until the next `read`, `window` or `release` call: read it at
    * once and keep nothing of it.
@@ -143,7 +149,12 @@ export class MappedSource implements ByteSource {
   window(offset: number, length: number): Uint8Array | undefined {
     if (offset < 0 || offset + length > this.size || length > WINDOW) return undefined;
     const near = offset >= this.#lastStart && offset <= this.#lastEnd + NEAR;
+    const sparse = Number.isFinite(this.#lastEnd) && offset > this.#lastEnd + SPARSE;
     this.#lastStart = offset;
+    if (sparse && length <= FAR_READ) {
+      this.#lastEnd = offset + length;
+      return this.#file.read(offset, length);
+    }
     const map = this.#lease === "off" ? undefined : this.#cover(offset, length);
     if (!near && length <= FAR_READ && (map === undefined || this.#warm)) {
       this.#lastEnd = offset + length;
