@@ -243,8 +243,11 @@ class NativeSource implements FrameSource {
   /** With --bs / --direct: every read is whole bs-sized preads through this. */
   readonly #blocks: BlockReader | undefined;
   readonly #index: FrameIndex;
-  /** The read buffer: page-aligned, `PAGE` bytes longer than the longest read it serves. */
-  #buf = alignedBytes((1 << 16) + PAGE, PAGE);
+  /**
+   * The read buffer: page-aligned, `PAGE` bytes longer than the longest read it serves; made at
+   * the first read (an open makes none).
+   */
+  #buf: Uint8Array | null = null;
   /**
    * The read buffer of frames with byte-swapped chunks: WebAssembly memory, where the swap runs in
    * place in one pass (made on the first such frame; null without WebAssembly SIMD).
@@ -335,8 +338,8 @@ class NativeSource implements FrameSource {
       if (this.#swapBuf === undefined) this.#swapBuf = SwapBuffer.create();
       if (this.#swapBuf) return this.#swapBuf.view(at, bytes);
     }
-    if (this.#buf.length < bytes + PAGE) {
-      let cap = this.#buf.length - PAGE;
+    if (this.#buf === null || this.#buf.length < bytes + PAGE) {
+      let cap = this.#buf === null ? 1 << 16 : this.#buf.length - PAGE;
       while (cap < bytes) cap *= 2;
       this.#buf = alignedBytes(cap + PAGE, PAGE);
     }

@@ -150,7 +150,7 @@ export class GsdIndex implements FrameIndex {
       inHead
         ? inHead.subarray(i * 8, i * 8 + 8)
         : nativeWords(source.read(at + i * ENTRY_BYTES, ENTRY_BYTES));
-    const check = { header, nameCount: this.names.length, size };
+    const check = limitsOf({ header, nameCount: this.names.length, size });
     const first = slot(0);
     if (entryLocation(first, 0) === 0) return { used: 0, lastFrame: 0 };
     let fault = !validEntry(first, 0, check);
@@ -456,13 +456,34 @@ interface EntryCheck {
  * gsd 2.7's check of one index entry (at word q of `w`): a known type, data inside the file, a
  * frame below the index size, an id in the name list, no flags.
  */
-function validEntry(w: Uint32Array, q: number, c: EntryCheck): boolean {
+function validEntry(w: Uint32Array, q: number, c: EntryLimits): boolean {
   const tail = w[q + 7]!;
   const type = (tail >>> 16) & 0xff;
   const location = entryLocation(w, q);
-  return type >= 1 && type <= maxTypeCode(c.header) && location >= 0 &&
+  return type >= 1 && type <= c.maxType && location >= 0 &&
     location + entryN(w, q) * w[q + 6]! * TYPE_BYTES[type]! <= c.size &&
-    entryFrame(w, q) < c.header.indexSlots && (tail & 0xffff) < c.nameCount && tail >>> 24 === 0;
+    entryFrame(w, q) < c.slots && (tail & 0xffff) < c.nameCount && tail >>> 24 === 0;
+}
+
+/** The limits {@link validEntry} checks an entry against, from an {@link EntryCheck}. */
+interface EntryLimits {
+  /** Largest type code. */
+  readonly maxType: number;
+  /** File size, bytes. */
+  readonly size: number;
+  /** Index slots (frames are below it). */
+  readonly slots: number;
+  /** Names in the name list (ids are below it). */
+  readonly nameCount: number;
+}
+
+function limitsOf(c: EntryCheck): EntryLimits {
+  return {
+    maxType: maxTypeCode(c.header),
+    size: c.size,
+    slots: c.header.indexSlots,
+    nameCount: c.nameCount,
+  };
 }
 
 /** What {@link checkEntryRun} checks against, and the entry before its run. */
@@ -481,7 +502,7 @@ interface RunCheck {
  * `at`. The fast test runs per entry, the message is built only for a bad one ({@link badEntry}).
  */
 function checkEntryRun(w: Uint32Array, base: number, at: RunCheck): void {
-  const check: EntryCheck = { header: at.header, nameCount: at.nameCount, size: at.source.size };
+  const check = limitsOf({ header: at.header, nameCount: at.nameCount, size: at.source.size });
   const v2 = sortedById(at.header);
   const used = w.length / 8;
   let prevFrame = at.prevFrame, prevId = at.prevId;
