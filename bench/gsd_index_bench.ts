@@ -1,0 +1,114 @@
+/**
+ * The gsd index (issue 17): open time and memory against the frames, and the writer's memory.
+ * - open of a table file (N = 32^2, 64 MiB, 2340 frames) through the engine, page cache warm:
+ *   the open alone, and the open with the first lookup (which reads and checks every entry);
+ * - open of a synthetic index of 10^5 and 10^6 frames (one chunk each) in memory;
+ * - bytes held per frame after the open and after the first lookup, and by a writer of 10^5
+ *   frames (printed beside the timings).
+ *
+ * Run in this tree and in one before the change for before/after:
+ *     deno bench --allow-all bench/gsd_index_bench.ts
+ * @module
+ */
+import { nativeBackend } from "../lib/backends/engine.ts";
+import { writeFrames } from "../lib/backends/write.ts";
+import { gsd } from "../lib/framings/gsd/mod.ts";
+import type { Frame } from "../lib/framings/types.ts";
+import { MemoryFile, memorySource } from "../lib/io/memory.ts";
+import { TableFrames } from "../lib/workloads/table.ts";
+
+const dir = Deno.makeTempDirSync({ prefix: "sciobench-gsd-index-bench-" });
+globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+
+/** Bytes the JavaScript of this process holds: heap and typed arrays. */
+function held(): number {
+  const m = Deno.memoryUsage();
+  return m.heapUsed + m.external;
+}
+
+// ---- a table file through the engine --------------------------------------------------------
+const table = new TableFrames(32 ** 2, 1);
+const path = `${dir}/table.gsd`;
+const backend = nativeBackend(gsd);
+await writeFrames(backend, path, { create: "new", fsync: "none" }, 2340, (i) => table.frame(i));
+
+Deno.bench("gsd open, table file of 2340 frames (N = 32^2, 64 MiB)", {
+  group: "gsd open, table file",
+  baseline: true,
+}, () => {
+  backend.openReader(path, { layout: table.layout }).close();
+});
+Deno.bench("gsd open and first lookup, table file of 2340 frames", {
+  group: "gsd open, table file",
+}, () => {
+  const s = backend.openReader(path, { layout: table.layout });
+  s.locate!(1234);
+  s.close();
+});
+
+// ---- synthetic indexes: linear in frames ----------------------------------------------------
+/** A gsd file in memory with `frames` frames of one 1-element chunk (one index entry each). */
+function synthetic(frames: number, options: Record<string, unknown> = {}): Uint8Array {
+  const w = gsd.createWriter({ hoomd: false, ...options });
+  const file = new MemoryFile();
+  file.apply(w.begin());
+  const x = new Float32Array(1);
+  const frame: Frame = {
+    step: 0,
+    chunks: [{ name: "particles/position", dtype: "float32", shape: [1, 1], data: x }],
+  };
+  for (let i = 0; i < frames; i++) {
+    x[0] = i;
+    file.apply(w.writeFrame(frame));
+  }
+  file.apply(w.finish());
+  return file.bytes().slice();
+}
+
+const sizes = [1e5, 1e6];
+for (const [k, frames] of sizes.entries()) {
+  const bytes = synthetic(frames);
+  const keep = [];
+  const before = held();
+  for (let r = 0; r < 3; r++) keep.push(gsd.openIndex(memorySource(bytes)));
+  const opened = held();
+  for (const index of keep) index.chunks(frames - 1);
+  const looked = held();
+  console.log(
+    `gsd index of ${frames} frames: ${((opened - before) / 3 / frames).toFixed(1)} bytes a ` +
+      `frame after the open, ${((looked - before) / 3 / frames).toFixed(1)} after the first lookup`,
+  );
+  Deno.bench(`gsd open, synthetic index of ${frames} frames`, {
+    group: "gsd open, linear in frames",
+    baseline: k === 0,
+  }, () => {
+    gsd.openIndex(memorySource(bytes));
+  });
+  Deno.bench(`gsd open and first lookup, synthetic index of ${frames} frames`, {
+    group: "gsd open and first lookup, linear in frames",
+    baseline: k === 0,
+  }, () => {
+    gsd.openIndex(memorySource(bytes)).chunks(frames >> 1);
+  });
+}
+
+// ---- the writer's memory --------------------------------------------------------------------
+for (const fileCopies of [false, true]) {
+  const w = gsd.createWriter({ hoomd: false, fileCopies });
+  w.begin();
+  const x = new Float32Array(1);
+  const frame: Frame = {
+    step: 0,
+    chunks: [{ name: "particles/position", dtype: "float32", shape: [1, 1], data: x }],
+  };
+  const before = held();
+  for (let i = 0; i < 1e5; i++) {
+    x[0] = i;
+    w.writeFrame(frame);
+  }
+  console.log(
+    `gsd writer${fileCopies ? " with fileCopies" : ""}: ${
+      ((held() - before) / 1e5).toFixed(1)
+    } bytes a frame held after 10^5 frames`,
+  );
+}
