@@ -1,6 +1,6 @@
 /**
  * lib/io/mapped.ts: the open's scan source gives the same bytes as pread whether the file is
- * cached (pread) or not (a mapping), across its 16 MiB windows, and after release; short reads
+ * cached (pread) or not (a mapping), across its 4 MiB windows, and after release; short reads
  * fail as the file handle's do; windows (in place when near, a copy when far) give the same bytes;
  * a mapped file is leased (no other process opens it for writing meanwhile) and a file open for
  * writing is never mapped.
@@ -24,7 +24,7 @@ for (const cache of ["cold", "warm"] as const) {
   Deno.test(`mapped source (${cache}): a scan of small reads gives the file's bytes`, () => {
     using d = tempDir();
     const path = `${d.path}/scan.bin`;
-    const size = (16 << 20) + 200_000; // two windows
+    const size = (16 << 20) + 200_000; // five windows
     const want = pattern(size);
     Deno.writeFileSync(path, want);
     if (cache === "cold") dropCache(path);
@@ -70,7 +70,7 @@ for (const cache of ["cold", "warm"] as const) {
   Deno.test(`mapped source (${cache}): windows give the file's bytes, near ones in place, far ones cached`, () => {
     using d = tempDir();
     const path = `${d.path}/window.bin`;
-    const size = (16 << 20) + 300_000; // two windows
+    const size = (16 << 20) + 300_000; // five windows
     const want = pattern(size);
     Deno.writeFileSync(path, want);
     if (cache === "cold") dropCache(path);

@@ -1,14 +1,13 @@
 /**
  * A {@link ByteSource} for a decoder's scan of a file (its open: record markers, headers, an
  * index). A scanning decoder (f77, IEEEIO) asks for `window`s at its records:
- * - a record near the last one (within 64 KiB) is read in place through a memory mapping (16 MiB
+ * - a record near the last one (within 64 KiB) is read in place through a memory mapping (4 MiB
  *   windows, advised MADV_SEQUENTIAL, in one 2 MiB-aligned region reused by every scan): no
  *   system call and no copy per record; a page fault maps 64 KiB (or a large folio) of cached
  *   pages at once;
- * - a record far from the last is one small pread when its window is cached (a page fault
- *   per record costs more than a pread there; mincore of the first page read tells, once a
- *   window), else the mapping
- *   too;
+ * - a record far from the last is one small pread when its window is cached (a page fault per
+ *   record costs more than a pread there; cachestat of the page read tells, once a window, or,
+ *   on kernels before 6.5, mincore of the mapping), else the mapping too;
  * - a record over 1 MiB past the end of the last (a Fortran file of large records) is one small
  *   pread, cold or not: a page fault there would read a whole window ahead (readahead), so the
  *   open would fetch the file that the reads after it fetch again (bench/open_bench.ts; readers);
@@ -22,13 +21,14 @@
  * while it is held no other process can open the file for writing or truncate it. The lease is
  * checked at every new window; once another process asks to break it, the rest of the scan uses
  * pread, and the kernel makes that process wait until release (at most lease-break-time, 45 s,
- * far more than a 16 MiB window takes). When the lease is refused (the file is open for writing,
+ * far more than a 4 MiB window takes). When the lease is refused (the file is open for writing,
  * is another user's, or its file system has no leases) every read is a pread: slower, and safe.
  * After `release()` (the open is done) the mapping and the lease are gone and reads use pread,
  * so an index that reads lazily keeps working.
  * @module
  */
 import {
+  cachedPages,
   leaseIntact,
   type MapRegion,
   mapRegion,
@@ -40,8 +40,11 @@ import {
 import type { FileHandle } from "./file.ts";
 import type { ByteSource } from "./types.ts";
 
-/** Bytes mapped at once, a multiple of the page size: 16 MiB, whatever the file's size. */
-const WINDOW = 1 << 24;
+/**
+ * Bytes mapped at once, a multiple of 2 MiB: 4 MiB, whatever the file's size (the pages a scan
+ * touches count in the process's RSS until the window moves on).
+ */
+const WINDOW = 1 << 22;
 /** Reads made with pread before `read` considers the mapping: a header and an index need no more. */
 const SCAN_READS = 64;
 /** Bytes the window maps beyond its end, so a small read across its end needs no second map. */
@@ -59,7 +62,7 @@ const SPARSE = 1 << 20;
 /** The region a source maps its windows into, kept for the next source when released (see {@link MapRegion}). */
 let spareRegion: MapRegion | undefined;
 
-/** The file's bytes through a mapping (16 MiB windows) under a read lease, until `release()`; else pread. */
+/** The file's bytes through a mapping (4 MiB windows) under a read lease, until `release()`; else pread. */
 export class MappedSource implements ByteSource {
   readonly path: string;
   readonly size: number;
@@ -75,6 +78,8 @@ export class MappedSource implements ByteSource {
   #lastEnd = -Infinity;
   /** True when the page first read in the current window was in the page cache. */
   #warm = false;
+  /** Index (offset / WINDOW) of the window #warm was measured for by cachestat; -1: none. */
+  #warmWindow = -1;
   /** untried: no lease asked for yet; held: mapping allowed; off: pread only (refused, broken or released). */
   #lease: "untried" | "held" | "off" = "untried";
 
@@ -151,12 +156,13 @@ export class MappedSource implements ByteSource {
     const near = offset >= this.#lastStart && offset <= this.#lastEnd + NEAR;
     const sparse = Number.isFinite(this.#lastEnd) && offset > this.#lastEnd + SPARSE;
     this.#lastStart = offset;
-    if (sparse && length <= FAR_READ) {
+    const far = !near && length <= FAR_READ;
+    if (far && (sparse || this.#lease === "off" || this.#cached(offset))) {
       this.#lastEnd = offset + length;
       return this.#file.read(offset, length);
     }
     const map = this.#lease === "off" ? undefined : this.#cover(offset, length);
-    if (!near && length <= FAR_READ && (map === undefined || this.#warm)) {
+    if (far && (map === undefined || this.#warm)) {
       this.#lastEnd = offset + length;
       return this.#file.read(offset, length);
     }
@@ -165,6 +171,20 @@ export class MappedSource implements ByteSource {
     const end = Math.min(this.#mapped, at + Math.max(length, NEAR));
     this.#lastEnd = this.#start + end;
     return map.bytes.subarray(at, end);
+  }
+
+  /**
+   * True when the page at `offset` is cached, asked once a window of cachestat (no mapping is
+   * made for far reads of a cached file); false when it is not or the kernel cannot tell (then
+   * the mapping's mincore decides).
+   */
+  #cached(offset: number): boolean {
+    const index = Math.floor(offset / WINDOW);
+    if (index !== this.#warmWindow) {
+      this.#warmWindow = index;
+      this.#warm = (cachedPages(this.#file.fd, offset, 1) ?? 0) > 0;
+    }
+    return this.#warm;
   }
 
   /** Ends the mapping and the lease; later reads use pread. Safe to call twice. */

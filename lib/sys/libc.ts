@@ -16,6 +16,7 @@ const SYMBOLS = {
   ftruncate: { parameters: ["i32", "i64"], result: "i32" },
   flock: { parameters: ["i32", "i32"], result: "i32" },
   fcntl: { parameters: ["i32", "i32", "i32"], result: "i32" },
+  syscall: { parameters: ["i64", "i64", "buffer", "buffer", "i64"], result: "i64" },
   posix_fadvise: { parameters: ["i32", "i64", "i64", "i32"], result: "i32" },
   times: { parameters: ["buffer"], result: "i64" },
   sysconf: { parameters: ["i32"], result: "i64" },
@@ -541,6 +542,23 @@ export function mapRegion(length: number): MapRegion {
       if (libc().munmap(addr, BigInt(size)) < 0) fail("munmap", "");
     },
   };
+}
+
+/** cachestat's system call number (x86-64 and aarch64 Linux, 6.5 and later). */
+const SYS_CACHESTAT = 451n;
+/** struct cachestat_range (offset, length) and struct cachestat (nr_cache first). */
+const cachestatRange = new BigUint64Array(2);
+const cachestatOut = new BigUint64Array(5);
+
+/**
+ * Pages of bytes [offset, offset + length) of open file `fd` that are in the page cache
+ * (cachestat: no mapping, no read); undefined when the kernel has no cachestat (before 6.5).
+ */
+export function cachedPages(fd: number, offset: number, length: number): number | undefined {
+  cachestatRange[0] = BigInt(offset);
+  cachestatRange[1] = BigInt(length);
+  const rc = libc().syscall(SYS_CACHESTAT, BigInt(fd), cachestatRange, cachestatOut, 0n);
+  return rc < 0 ? undefined : Number(cachestatOut[0]);
 }
 
 /** fcntl commands of leases, and the lease types. */
