@@ -1056,15 +1056,17 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
     const id = at.value.at(k);
     return id < 0 ? at.scalar.at(k) : Number((valueOf(id) as TypedArray)[0]!);
   };
-  const names: (string | null)[] = new Array(datasetCount);
+  // Per dataset, the interner's id of its name (-1: none): 4 bytes a dataset, no array of strings.
+  const nameIds = new Int32Array(datasetCount).fill(-1);
   for (let i = 0; i < datasetCount; i++) {
     const k = attr(i, "name");
     const code = k < 0 ? -1 : at.numberType.at(k);
-    const v = k < 0 ? null : attributeValue(k);
-    names[i] = code === 10 || code === 6
-      ? (typeof v === "string" ? v : valueOf(intern.string(cStringOf(v as Uint8Array))) as string)
-      : null;
+    if (code === 10) nameIds[i] = at.value.at(k);
+    else if (code === 6) nameIds[i] = intern.string(cStringOf(attributeValue(k) as Uint8Array));
   }
+  /** Dataset i's stored name, or null. */
+  const nameOf = (i: number): string | null =>
+    nameIds[i]! < 0 ? null : valueOf(nameIds[i]!) as string;
   /** The attribute at attachment k as the reader reports it. */
   const attributeAt = (k: number): IeeeioAttribute => {
     const code = at.numberType.at(k);
@@ -1105,15 +1107,15 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
       dtype: TYPE_DTYPE[code]!,
       dims: intern.dimsShapes[ds.dims.at(i)]!.dims,
       shape: intern.dimsShapes[ds.dims.at(i)]!.shape,
-      name: names[i]!,
+      name: nameOf(i),
       attributes,
       annotations,
     };
   };
 
   // Group datasets into frames.
-  const frameStart: number[] = [];
-  const frameLen: number[] = [];
+  const frameStart = new NumberColumn("int32");
+  const frameLen = new NumberColumn("int32");
   // Grouping: an explicit datasetsPerFrame; else the writer's frame_datasets attributes; else,
   // for a file without them, the caller's layout (a workload reading its own k-chunk frames).
   let marked = false;
@@ -1165,14 +1167,16 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
       i += k;
     }
   }
-  const steps = frameStart.map((s, f) => {
-    const st = perFrame === undefined ? attr(s, "step") : -1;
+  frameStart.trim();
+  frameLen.trim();
+  const frameCount = frameStart.length;
+  const steps = new Float64Array(frameCount);
+  for (let f = 0; f < frameCount; f++) {
+    const st = perFrame === undefined ? attr(frameStart.at(f), "step") : -1;
     const code = st < 0 ? -1 : at.numberType.at(st);
-    if ((code === 3 && at.bytes.at(st) === 8) || (code === 2 && at.bytes.at(st) === 4)) {
-      return numberAt(st);
-    }
-    return f;
-  });
+    const stored = (code === 3 && at.bytes.at(st) === 8) || (code === 2 && at.bytes.at(st) === 4);
+    steps[f] = stored ? numberAt(st) : f;
+  }
 
   // The last frame's chunk refs only: a cache of every frame read would grow with the file.
   let refsFrame = -1;
@@ -1183,7 +1187,7 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
     headerCount,
     datasetCount,
     endOffset: end,
-    frameCount: frameStart.length,
+    frameCount,
     warnings,
     dataset(i: number): IeeeioDataset {
       if (!Number.isInteger(i) || i < 0 || i >= datasetCount) {
@@ -1192,16 +1196,16 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
       return datasetAt(i);
     },
     chunks(frame: number): readonly ChunkRef[] {
-      const start = frameStart[frame];
-      if (!Number.isInteger(frame) || start === undefined) {
-        throw new RangeError(`frame ${frame} is outside 0..${frameStart.length - 1}`);
+      if (!Number.isInteger(frame) || frame < 0 || frame >= frameCount) {
+        throw new RangeError(`frame ${frame} is outside 0..${frameCount - 1}`);
       }
       if (refsFrame !== frame) {
         refs = [];
-        for (let k = 0; k < frameLen[frame]!; k++) {
+        const start = frameStart.at(frame);
+        for (let k = 0; k < frameLen.at(frame); k++) {
           const i = start + k;
           refs.push({
-            name: names[i] ?? `dataset/${k}`,
+            name: nameOf(i) ?? `dataset/${k}`,
             dtype: TYPE_DTYPE[ds.numberType.at(i)]!,
             shape: intern.dimsShapes[ds.dims.at(i)]!.shape,
             offset: ds.dataOffset.at(i),
@@ -1214,7 +1218,7 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
       return refs;
     },
     step(frame: number): number | undefined {
-      return steps[frame];
+      return Number.isInteger(frame) && frame >= 0 && frame < frameCount ? steps[frame] : undefined;
     },
     describe(): Record<string, unknown> {
       return {
@@ -1224,7 +1228,7 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
         headerCount,
         recovered: recovering,
         datasets: datasetCount,
-        frames: frameStart.length,
+        frames: frameCount,
         records: Array.from({ length: datasetCount }, (_, i) => datasetAt(i)).map((d) => ({
           index: d.index,
           name: d.name,
