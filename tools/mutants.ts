@@ -39,11 +39,65 @@ const TABLE_TESTS = "/table rows of every native|phase they describe/";
 const TABLE_SINK = "      fsync,\n      transfer: options.transfer,";
 
 const TRANSFER = "lib/io/transfer.ts";
+const WRITE_CLI = "lib/cli/write.ts";
+const CLI_TRANSFER_TEST = "tests/write_transfer_test.ts";
+const COLD_TEST = "tests/cold_test.ts";
 const TRANSFER_TEST = "tests/transfer_test.ts";
 const DIRECT_TESTS = "/--direct opens with O_DIRECT|strace and the audit trail see O_DIRECT/";
 
 /** The claims of issue 10, each as the product change that breaks it. */
 export const MUTANTS: readonly Mutant[] = [
+  {
+    name: "write: --direct and --bs not passed to the backend",
+    edits: [{
+      file: WRITE_CLI,
+      search: "{ create, endian, fsync, backendOptions, transfer },",
+      replace: "{ create, endian, fsync, backendOptions },",
+    }],
+    tests: [CLI_TRANSFER_TEST],
+    filter: "/write --direct --bs 64k/",
+  },
+  {
+    name: "write --fsync none: the file is renamed into place without its fsync",
+    edits: [{
+      file: WRITE_CLI,
+      search: 'if (fsync === "none") syncFile(temp);',
+      replace: 'if (fsync === "none") Deno.statSync(temp);',
+    }],
+    tests: [CLI_TRANSFER_TEST],
+    filter: "/write --fsync each fsyncs once per frame/",
+  },
+  {
+    name: "read --direct: the cache is dropped anyway",
+    edits: [{
+      file: "lib/cli/read.ts",
+      search:
+        'cache === "direct" ? { seconds: 0, residentAfter: residency(path) } : dropCache(path);',
+      replace: "dropCache(path);",
+    }],
+    tests: [CLI_TRANSFER_TEST],
+    filter: "/read --direct --bs 64k/",
+  },
+  {
+    name: "readers cold_ok: a shared file counted once per reader",
+    edits: [{
+      file: READERS,
+      search: 'readBytes: Number(row.reader_bytes) / (mode === "shared" ? Number(row.procs) : 1),',
+      replace: "readBytes: Number(row.reader_bytes),",
+    }],
+    tests: [COLD_TEST],
+    filter: "/cold_ok in records, readers and read rows/",
+  },
+  {
+    name: "records cold_ok: the read rows not judged",
+    edits: [{
+      file: RECORDS,
+      search: 'cold.judge(judged, transfer?.direct ? "direct" : "cold", {',
+      replace: 'cold.judge(judged, transfer?.direct ? "direct" : "warm", {',
+    }],
+    tests: [COLD_TEST],
+    filter: "/drop is defeated/",
+  },
   {
     name: "direct: the open without O_DIRECT",
     edits: [{
