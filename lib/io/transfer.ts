@@ -365,7 +365,18 @@ export function probeDirect(dir: string, bs: number): number {
  * alignment in bytes; UsageError (one line) as {@link openForTransfer}.
  */
 export function probeDirectFile(path: string, bs: number): number {
-  const t = openForTransfer(path, "read", { bs, direct: true });
+  let t: TransferFile;
+  try {
+    t = openForTransfer(path, "read", { bs, direct: true });
+  } catch (e) {
+    if (e instanceof UsageError && e.message === directRefused(path)) {
+      // (the workloads' advice, another --dir, means nothing for a file that is where it is)
+      throw new UsageError(
+        `--direct: the file system of ${path} refuses O_DIRECT (EINVAL); read it without --direct`,
+      );
+    }
+    throw e;
+  }
   t.file.close();
   return t.align;
 }
