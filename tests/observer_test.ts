@@ -418,6 +418,16 @@ peerTest(
         c.offset
       );
       assert.equal(new Set(randomOffsets).size, randomOffsets.length, "fio reads each block once");
+      // fio gives no access hint (fadvise_hint=0), as ours gives none: its only advice is the drop
+      assert.deepEqual(
+        [
+          ...new Set(
+            [...mine, ...theirs].filter((c) => c.call === "fadvise64").map((c) => c.advice),
+          ),
+        ],
+        ["POSIX_FADV_DONTNEED"],
+        "no POSIX_FADV_SEQUENTIAL or RANDOM on either side",
+      );
       const first = row.repeat === 1 ? "ours" : "fio";
       const second = first === "ours" ? "fio" : "ours";
       assert.deepEqual(

@@ -263,6 +263,16 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/baseline fio runs each fio phase/",
   },
   {
+    name: "fio baseline: fio advises SEQUENTIAL/RANDOM access that ours does not",
+    edits: [{
+      file: "lib/peers/fio.ts",
+      search: '"--fadvise_hint=0",',
+      replace: "",
+    }],
+    tests: ["tests/observer_test.ts"],
+    filter: "/baseline fio runs each fio phase/",
+  },
+  {
     name: "fio baseline: fio writes without the cell's fsync policy",
     edits: [{
       file: "lib/peers/fio.ts",

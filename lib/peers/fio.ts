@@ -59,6 +59,9 @@ export function fioArgs(cell: FioCell, phase: FioPhase): string[] {
     "--ioengine=psync",
     `--direct=${cell.direct ? 1 : 0}`,
     "--output-format=json",
+    // fio advises POSIX_FADV_SEQUENTIAL/RANDOM before it reads (fadvise_hint=1, its default);
+    // sciobench's reads give no access hint, so fio gives none either: the same calls on both sides
+    "--fadvise_hint=0",
   ];
   if (phase === "write") {
     // sciobench does not preallocate; the fsync policy's calls are inside fio's timing too
