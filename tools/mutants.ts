@@ -405,11 +405,31 @@ export const MUTANTS: readonly Mutant[] = [
     name: "table: verification turned off",
     edits: [{
       file: TABLE,
-      search: "verifyFrame(source.path, i, frames.frame(i).chunks, got);",
-      replace: "void got;",
+      search: "readVerified(source, i, frames);",
+      replace: "source.readFrame(i);",
     }],
     tests: ["tests/cli_test.ts"],
     filter: "/verify-on-read/",
+  },
+  {
+    name: "table frames: the big-endian expected bytes keep a stale per-frame stamp",
+    edits: [{
+      file: TABLE,
+      search: 'new DataView(bytes.buffer).setFloat32(0, i, order === "little");',
+      replace: "void i;",
+    }],
+    tests: ["tests/verify_test.ts"],
+    filter: "/bytesIn|names the file offset/",
+  },
+  {
+    name: "verify: a stored big-endian chunk compared with the native expected bytes",
+    edits: [{
+      file: "lib/workloads/pattern.ts",
+      search: "if (g.order === NATIVE_ORDER) return chunkBytes(chunks[k]!);",
+      replace: "return chunkBytes(chunks[k]!);",
+    }],
+    tests: ["tests/verify_test.ts"],
+    filter: "/readFrameStored: the file's big-endian/",
   },
 ];
 

@@ -82,6 +82,28 @@ export interface ReadChunk {
 }
 
 /**
+ * One chunk of a frame as stored in the file: its bytes in the file's byte order (`order`), not
+ * swapped to native, and where they are. What a verified read compares with the expected bytes in
+ * the same order, so a big-endian file is checked without a byte swap.
+ */
+export interface StoredChunk {
+  /** Chunk name. */
+  readonly name: string;
+  /** Element type. */
+  readonly dtype: DType;
+  /** Shape, slowest dimension first. */
+  readonly shape: readonly number[];
+  /** Byte order of the elements in `data` (the file's). */
+  readonly order: ByteOrder;
+  /** Absolute file offset of the chunk's first byte, bytes. */
+  readonly offset: number;
+  /** Set when the chunk is stored in pieces: [file offset, length] in order, bytes. */
+  readonly pieces?: readonly (readonly [number, number])[];
+  /** The stored bytes; a view valid until the next `readFrame`, `readFrameStored` or `readStored`. */
+  readonly data: Uint8Array;
+}
+
+/**
  * One stored array of a file, whatever its layout: what `info` lists for every file and what
  * `read` reads when the file holds no frames.
  */
@@ -118,6 +140,11 @@ export interface FrameSource {
   readonly frameCount: number;
   /** Reads frame `frame` (0-based): all its chunks, converted to native byte order. */
   readFrame(frame: number): readonly ReadChunk[];
+  /**
+   * Reads frame `frame` (0-based) as stored: the chunks' bytes in the file's byte order, without
+   * the swap to native `readFrame` makes (for verifying). Native framings offer it.
+   */
+  readFrameStored?(frame: number): readonly StoredChunk[];
   /** Where the chunks of a frame are stored, when the backend knows (native framings). */
   locate?(frame: number): readonly ChunkRef[];
   /**

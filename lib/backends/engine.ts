@@ -36,6 +36,7 @@ import type {
   ReadChunk,
   SinkOptions,
   SourceOptions,
+  StoredChunk,
 } from "./backend.ts";
 
 /** Block size in which `readStored` hands stored bytes to its visitor, bytes. */
@@ -230,6 +231,12 @@ function swaps(r: ChunkRef): boolean {
   return r.order !== NATIVE_ORDER && DTYPE_SIZE[r.dtype] > 1;
 }
 
+/** The chunk `r` read as stored: `data` in the file's byte order. */
+function storedChunk(r: ChunkRef, data: Uint8Array): StoredChunk {
+  const { name, dtype, shape, order, offset, pieces } = r;
+  return { name, dtype, shape, order, offset, pieces, data };
+}
+
 class NativeSource implements FrameSource {
   readonly path: string;
   readonly framing: string;
@@ -378,6 +385,19 @@ class NativeSource implements FrameSource {
   }
 
   readFrame(frame: number): readonly ReadChunk[] {
+    return this.#readChunks(frame, true, (r, data) => this.#chunk(r, data));
+  }
+
+  readFrameStored(frame: number): readonly StoredChunk[] {
+    return this.#readChunks(frame, false, storedChunk);
+  }
+
+  /**
+   * Reads the chunks of `frame` with as few preads as the layout allows and hands each to `make`
+   * with its bytes: placed for the swap to native when `native` (SwapBuffer memory, and typed-array
+   * aligned), else as stored (with --bs / --direct a view of the block reader's buffer, no copy).
+   */
+  #readChunks<T>(frame: number, native: boolean, make: (r: ChunkRef, data: Uint8Array) => T): T[] {
     const refs = this.#index.chunks(frame);
     let lo = Infinity, hi = 0, total = 0, pieces = false;
     for (const r of refs) {
@@ -386,8 +406,9 @@ class NativeSource implements FrameSource {
       if (r.offset + r.bytes > hi) hi = r.offset + r.bytes;
       total += r.bytes;
     }
-    const out: ReadChunk[] = [];
+    const out: T[] = [];
     if (refs.length === 0) return out;
+    const swapping = native && refs.some(swaps);
     if (!pieces && hi - lo <= total + MAX_GAP && this.#blocks) {
       // --bs / --direct: a view of the block reader's aligned buffer, no copy
       let view = this.#blocks.view(lo, hi - lo);
@@ -396,28 +417,28 @@ class NativeSource implements FrameSource {
       // or when a chunk would not start on a multiple of its element size (typed-array views)
       const at = view.byteOffset - lo;
       if (
-        view.length < hi - lo || refs.some(swaps) ||
-        refs.some((r) => (at + r.offset) % DTYPE_SIZE[r.dtype] !== 0)
+        view.length < hi - lo || swapping ||
+        (native && refs.some((r) => (at + r.offset) % DTYPE_SIZE[r.dtype] !== 0))
       ) {
-        const whole = this.#buffer(hi - lo, lo, refs.some(swaps));
+        const whole = this.#buffer(hi - lo, lo, swapping);
         whole.set(view);
         this.#checkRead(whole, lo, view.length);
         view = whole;
       }
       for (const r of refs) {
-        out.push(this.#chunk(r, view.subarray(r.offset - lo, r.offset - lo + r.bytes)));
+        out.push(make(r, view.subarray(r.offset - lo, r.offset - lo + r.bytes)));
       }
       return out;
     }
     if (!pieces && hi - lo <= total + MAX_GAP) {
-      const buf = this.#buffer(hi - lo, lo, refs.some(swaps));
+      const buf = this.#buffer(hi - lo, lo, swapping);
       this.#readExactly(buf, lo);
       for (const r of refs) {
-        out.push(this.#chunk(r, buf.subarray(r.offset - lo, r.offset - lo + r.bytes)));
+        out.push(make(r, buf.subarray(r.offset - lo, r.offset - lo + r.bytes)));
       }
       return out;
     }
-    const buf = this.#buffer(total, 0, refs.some(swaps));
+    const buf = this.#buffer(total, 0, swapping);
     let at = 0;
     for (const r of refs) {
       const view = buf.subarray(at, at + r.bytes);
@@ -430,7 +451,7 @@ class NativeSource implements FrameSource {
       } else {
         this.#readExactly(view, r.offset);
       }
-      out.push(this.#chunk(r, view));
+      out.push(make(r, view));
       at += r.bytes;
     }
     return out;
@@ -502,9 +523,9 @@ function checkFrame(frame: number, frameCount: number): void {
 }
 
 /**
- * Puts the frame-range check in front of a just-opened source's `readFrame` and `locate`: the
- * source is the caller's alone, so the two methods are replaced on it (its other members, private
- * fields and counters stay its own).
+ * Puts the frame-range check in front of a just-opened source's `readFrame`, `readFrameStored`
+ * and `locate`: the source is the caller's alone, so the methods are replaced on it (its other
+ * members, private fields and counters stay its own).
  */
 function rangeChecked(source: FrameSource): FrameSource {
   const readFrame = source.readFrame.bind(source);
@@ -512,6 +533,13 @@ function rangeChecked(source: FrameSource): FrameSource {
     checkFrame(frame, source.frameCount);
     return readFrame(frame);
   };
+  const readFrameStored = source.readFrameStored?.bind(source);
+  if (readFrameStored) {
+    source.readFrameStored = (frame) => {
+      checkFrame(frame, source.frameCount);
+      return readFrameStored(frame);
+    };
+  }
   const locate = source.locate?.bind(source);
   if (locate) {
     source.locate = (frame) => {

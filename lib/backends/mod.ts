@@ -19,6 +19,7 @@ export type {
   ReadChunk,
   SinkOptions,
   SourceOptions,
+  StoredChunk,
   TableCell,
 } from "./backend.ts";
 export { engineBackend, nativeBackend } from "./engine.ts";

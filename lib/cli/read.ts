@@ -20,7 +20,7 @@ import { Progress } from "../report/progress.ts";
 import { attachAudit, finishAudit, startAudit } from "../sys/audit.ts";
 import { startMeter } from "../sys/meter.ts";
 import { statfs } from "../sys/libc.ts";
-import { Rng, shuffledOrder, verifyFrame } from "../workloads/pattern.ts";
+import { readVerified, Rng, shuffledOrder } from "../workloads/pattern.ts";
 import { TableFrames } from "../workloads/table.ts";
 import { parseArgs, parseSeed, parseSize } from "./args.ts";
 import { type Block, planBlocks, readBlocks, referenceCrcs } from "../workloads/blocks.ts";
@@ -121,18 +121,16 @@ function framePhases(
   pattern: TableFrames | undefined,
   beat: () => void,
 ): Phases {
-  const check = (i: number, chunks: ReturnType<typeof source.readFrame>) => {
-    if (pattern) verifyFrame(source.path, i, pattern.frame(i).chunks, chunks);
-  };
+  // with --verify each frame is read and compared as stored (no swap to native), else decoded
+  const read = (i: number): readonly { readonly data: Uint8Array }[] =>
+    pattern ? readVerified(source, i, pattern) : source.readFrame(i);
   let frames = 0;
   return {
     unit: "frame",
     sequential() {
       let bytes = 0;
       while (frames < source.frameCount && bytes < sample) {
-        const chunks = source.readFrame(frames);
-        for (const c of chunks) bytes += c.data.length;
-        check(frames, chunks);
+        for (const c of read(frames)) bytes += c.data.length;
         frames++;
         if ((frames & 63) === 0) {
           progress.update(bytes / Math.min(sample, fileBytes), "read");
@@ -146,9 +144,7 @@ function framePhases(
       let bytes = 0;
       for (let k = 0; k < order.length; k++) {
         const i = order[k]!;
-        const chunks = source.readFrame(i);
-        for (const c of chunks) bytes += c.data.length;
-        check(i, chunks);
+        for (const c of read(i)) bytes += c.data.length;
         if ((k & 63) === 0) {
           progress.update(k / order.length, "random");
           beat();

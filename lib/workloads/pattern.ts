@@ -4,8 +4,9 @@
  * @module
  */
 import { VerifyError } from "../errors.ts";
-import type { Chunk } from "../framings/types.ts";
-import type { ReadChunk } from "../backends/backend.ts";
+import type { ByteOrder, Chunk, Frame } from "../framings/types.ts";
+import type { FrameSource, ReadChunk, StoredChunk } from "../backends/backend.ts";
+import { NATIVE_ORDER } from "../bytes/byteswap.ts";
 import { bytesEqual } from "../sys/libc.ts";
 import { chunkBytes } from "../framings/kit.ts";
 
@@ -56,6 +57,42 @@ export function shuffledOrder(n: number, take: number, rng: Rng): Uint32Array {
 }
 
 /**
+ * Frames a verified read expects: frame `i` as written (native order), and the bytes of its chunks
+ * with the elements in a stored byte order, so that data read as stored (big-endian netCDF) is
+ * compared with what was written without a byte swap.
+ */
+export interface ExpectedFrames {
+  /** Frame `i` as written. */
+  frame(i: number): Frame;
+  /**
+   * The bytes of frame `i`'s chunks, in `frame(i).chunks` order, with every element in `order`;
+   * views valid until the next call.
+   */
+  bytesIn(i: number, order: ByteOrder): readonly Uint8Array[];
+}
+
+/**
+ * Reads frame `i` of `source` and checks it against `expected` (VerifyError naming the file,
+ * frame, chunk and byte). Sources that read frames as stored are compared in the file's byte order
+ * (one memcmp a chunk, no swap); others through `readFrame` and {@link verifyFrame}. Returns the
+ * chunks read (bytes as stored, or native).
+ */
+export function readVerified(
+  source: FrameSource,
+  i: number,
+  expected: ExpectedFrames,
+): readonly { readonly data: Uint8Array }[] {
+  if (source.readFrameStored) {
+    const got = source.readFrameStored(i);
+    verifyStoredFrame(source.path, i, expected, got);
+    return got;
+  }
+  const got = source.readFrame(i);
+  verifyFrame(source.path, i, expected.frame(i).chunks, got);
+  return got;
+}
+
+/**
  * Checks that the chunks read for `frame` hold exactly the expected chunks' bytes. A read chunk
  * is matched by name, or else by order among chunks of the same byte length (formats without
  * names). Throws VerifyError naming the file, frame, chunk and first differing byte.
@@ -66,35 +103,89 @@ export function verifyFrame(
   expected: readonly Chunk[],
   got: readonly ReadChunk[],
 ): void {
+  verifyChunks(path, frame, expected, got, (k) => chunkBytes(expected[k]!), () => "");
+}
+
+/**
+ * {@link verifyFrame} for chunks read as stored: each is compared with the expected bytes in its
+ * own byte order; the VerifyError also names the file offset of the first differing byte.
+ */
+export function verifyStoredFrame(
+  path: string,
+  frame: number,
+  expected: ExpectedFrames,
+  got: readonly StoredChunk[],
+): void {
+  const chunks = expected.frame(frame).chunks;
+  let swapped: readonly Uint8Array[] | undefined;
+  let swappedOrder: ByteOrder | undefined;
+  const wantOf = (k: number, g: StoredChunk): Uint8Array => {
+    if (g.order === NATIVE_ORDER) return chunkBytes(chunks[k]!);
+    if (swappedOrder !== g.order) {
+      swapped = expected.bytesIn(frame, g.order);
+      swappedOrder = g.order;
+    }
+    return swapped![k]!;
+  };
+  const where = (g: StoredChunk, at: number) =>
+    `file byte ${fileByte(g, at)}${g.order === NATIVE_ORDER ? "" : `, stored ${g.order}-endian`}: `;
+  verifyChunks(path, frame, chunks, got, wantOf, where);
+}
+
+/** The file offset of byte `at` of a stored chunk (through its pieces when it has them). */
+function fileByte(g: StoredChunk, at: number): number {
+  if (!g.pieces) return g.offset + at;
+  let left = at;
+  for (const [offset, length] of g.pieces) {
+    if (left < length) return offset + left;
+    left -= length;
+  }
+  return g.offset + at;
+}
+
+/**
+ * The matching and comparison of {@link verifyFrame}: `wantOf(k, g)` gives the bytes read chunk
+ * `g` must hold for expected chunk `k`, and `where(g, at)` what the message says before the bytes.
+ */
+function verifyChunks<G extends { readonly name: string; readonly data: Uint8Array }>(
+  path: string,
+  frame: number,
+  expected: readonly Chunk[],
+  got: readonly G[],
+  wantOf: (k: number, g: G) => Uint8Array,
+  where: (g: G, at: number) => string,
+): void {
   const used = new Set<number>();
-  for (const e of expected) {
-    const want = chunkBytes(e);
-    let k = got.findIndex((g) => g.name === e.name);
-    if (k < 0) {
-      k = got.findIndex((g, i) =>
-        !used.has(i) && g.data.length === want.length && g.name !== e.name
+  for (let k = 0; k < expected.length; k++) {
+    const e = expected[k]!;
+    const wantLength = e.data.byteLength;
+    let j = got.findIndex((g) => g.name === e.name);
+    if (j < 0) {
+      j = got.findIndex((g, i) =>
+        !used.has(i) && g.data.length === wantLength && g.name !== e.name
       );
     }
-    if (k < 0) {
+    if (j < 0) {
       throw new VerifyError(
-        `${path}: frame ${frame}: no chunk '${e.name}' of ${want.length} bytes was read (got ${
+        `${path}: frame ${frame}: no chunk '${e.name}' of ${wantLength} bytes was read (got ${
           got.map((g) => `${g.name}:${g.data.length}`).join(", ") || "nothing"
         })`,
       );
     }
-    used.add(k);
-    const g = got[k]!;
-    if (g.data.length !== want.length) {
+    used.add(j);
+    const g = got[j]!;
+    if (g.data.length !== wantLength) {
       throw new VerifyError(
-        `${path}: frame ${frame}: chunk '${g.name}' has ${g.data.length} bytes, expected ${want.length}`,
+        `${path}: frame ${frame}: chunk '${g.name}' has ${g.data.length} bytes, expected ${wantLength}`,
       );
     }
+    const want = wantOf(k, g);
     if (!bytesEqual(g.data, want)) {
       let at = 0;
       while (at < want.length && g.data[at] === want[at]) at++;
       throw new VerifyError(
         `${path}: frame ${frame}: chunk '${g.name}' differs from what was written at byte ${at} of the chunk ` +
-          `(read 0x${g.data[at]!.toString(16).padStart(2, "0")}, wrote 0x${
+          `(${where(g, at)}read 0x${g.data[at]!.toString(16).padStart(2, "0")}, wrote 0x${
             want[at]!.toString(16).padStart(2, "0")
           })`,
       );

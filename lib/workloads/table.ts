@@ -7,7 +7,14 @@
  * @module
  */
 import { UsageError, VerifyError } from "../errors.ts";
-import type { Chunk, ChunkLayout, EndianOption, Frame } from "../framings/types.ts";
+import {
+  type ByteOrder,
+  type Chunk,
+  type ChunkLayout,
+  DTYPE_SIZE,
+  type EndianOption,
+  type Frame,
+} from "../framings/types.ts";
 import { type CacheDrop, type ColdEvidence, dropCache, residency } from "../io/cache.ts";
 import { FileHandle } from "../io/file.ts";
 import { signalPoint, withScratchDir } from "../io/scratch.ts";
@@ -35,7 +42,9 @@ import {
 } from "./transfer.ts";
 import { DEFAULT_DIRECT_BS, type Transfer } from "../io/transfer.ts";
 import { checkTransfer } from "../backends/engine.ts";
-import { fillRandom, Rng, shuffledOrder, verifyFrame } from "./pattern.ts";
+import { type ExpectedFrames, fillRandom, readVerified, Rng, shuffledOrder } from "./pattern.ts";
+import { copySwapped, NATIVE_ORDER } from "../bytes/byteswap.ts";
+import { chunkBytes } from "../framings/kit.ts";
 
 /** Bytes of one frame per particle: position (3 x float32) + orientation (4 x float32). */
 export const BYTES_PER_PARTICLE = 28;
@@ -298,12 +307,14 @@ async function pairedPhase<T>(
 }
 
 /** The seeded frames of the table workload for N particles; `frame(i)` stamps and returns frame i. */
-export class TableFrames {
+export class TableFrames implements ExpectedFrames {
   /** Particles per frame. */
   readonly n: number;
   readonly #position: Float32Array;
   readonly #orientation: Float32Array;
   readonly #chunks: readonly Chunk[];
+  /** The chunks' bytes in the other byte order (made at the first `bytesIn` asking for it). */
+  #swapped: readonly Uint8Array[] | undefined;
 
   /** `rank` (an MPI rank, default 0) makes each rank's data differ; rank 0's is the serial data. */
   constructor(n: number, seed: number, rank = 0) {
@@ -327,6 +338,25 @@ export class TableFrames {
     this.#position[0] = i;
     this.#orientation[0] = i;
     return { step: 10 * i, chunks: this.#chunks };
+  }
+
+  /**
+   * Frame i's chunk bytes with the elements in `order`: the native arrays, or copies swapped once
+   * (at the first call) whose stamp, element [0][0], is rewritten in that order for each frame.
+   */
+  bytesIn(i: number, order: ByteOrder): readonly Uint8Array[] {
+    if (order === NATIVE_ORDER) return this.frame(i).chunks.map(chunkBytes);
+    if (this.#swapped === undefined) {
+      this.#swapped = this.#chunks.map((c) => {
+        const bytes = new Uint8Array(c.data.byteLength);
+        copySwapped(chunkBytes(c), bytes, DTYPE_SIZE[c.dtype]);
+        return bytes;
+      });
+    }
+    for (const bytes of this.#swapped) {
+      new DataView(bytes.buffer).setFloat32(0, i, order === "little");
+    }
+    return this.#swapped;
   }
 }
 
@@ -359,8 +389,7 @@ async function readPhase(
   const n = order.length;
   for (let k = 0; k < n; k++) {
     const i = order[k]!;
-    const got = source.readFrame(i);
-    verifyFrame(source.path, i, frames.frame(i).chunks, got);
+    readVerified(source, i, frames);
     if ((k & 63) === 0) {
       progress.update(k / n, phase);
       const y = signalPoint();

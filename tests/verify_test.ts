@@ -1,0 +1,192 @@
+import assert from "node:assert/strict";
+import { copySwapped } from "../lib/bytes/byteswap.ts";
+import { VerifyError } from "../lib/errors.ts";
+import { backendByName } from "../lib/backends/registry.ts";
+import type { FrameSource, SourceOptions } from "../lib/backends/backend.ts";
+import { chunkBytes } from "../lib/framings/kit.ts";
+import { DTYPE_SIZE } from "../lib/framings/types.ts";
+import { Progress } from "../lib/report/progress.ts";
+import { readVerified, verifyFrame } from "../lib/workloads/pattern.ts";
+import { runTableCell, TableFrames } from "../lib/workloads/table.ts";
+import { runCli, tempDir } from "./_helpers.ts";
+
+/** Writes the first `frames` frames of `data` with `backend` to `path`. */
+function writeTable(backend: string, path: string, frames: number, data: TableFrames) {
+  const sink = backendByName(backend).openWriter(path, { create: "truncate" });
+  for (let i = 0; i < frames; i++) sink.writeFrame(data.frame(i));
+  sink.close();
+}
+
+/** Flips the bits of byte `offset` of `path` in place (again: back as it was). */
+function flip(path: string, offset: number): void {
+  const f = Deno.openSync(path, { read: true, write: true });
+  try {
+    const b = new Uint8Array(1);
+    f.seekSync(offset, Deno.SeekMode.Start);
+    f.readSync(b);
+    b[0]! ^= 0xff;
+    f.seekSync(offset, Deno.SeekMode.Start);
+    f.writeSync(b);
+  } finally {
+    f.close();
+  }
+}
+
+Deno.test("TableFrames.bytesIn: big-endian bytes are the native frame swapped, stamp included", () => {
+  const data = new TableFrames(5, 7);
+  for (const i of [0, 3, 1, 250, 3]) {
+    const big = data.bytesIn(i, "big");
+    const chunks = data.frame(i).chunks;
+    assert.equal(big.length, chunks.length);
+    chunks.forEach((c, k) => {
+      const want = new Uint8Array(c.data.byteLength);
+      copySwapped(chunkBytes(c), want, DTYPE_SIZE[c.dtype]);
+      assert.deepEqual(big[k], want, `frame ${i} chunk ${c.name}`);
+    });
+    assert.deepEqual(data.bytesIn(i, "little"), chunks.map(chunkBytes));
+  }
+});
+
+Deno.test("netcdf readFrameStored: the file's big-endian bytes; readFrame still decodes to native", () => {
+  using d = tempDir();
+  const path = `${d.path}/t.nc`;
+  const data = new TableFrames(16, 3);
+  writeTable("netcdf", path, 4, data);
+  const file = Deno.readFileSync(path);
+  for (const options of [{}, { transfer: { bs: 4096, direct: false } }] as SourceOptions[]) {
+    const source = backendByName("netcdf").openReader(path, options);
+    try {
+      for (const i of [2, 0, 3]) {
+        const stored = source.readFrameStored!(i);
+        const refs = source.locate!(i);
+        stored.forEach((s, k) => {
+          assert.equal(s.order, "big");
+          assert.equal(s.offset, refs[k]!.offset);
+          assert.deepEqual(s.data, file.subarray(s.offset, s.offset + s.data.length));
+        });
+        const decoded = source.readFrame(i);
+        const want = data.frame(i).chunks;
+        decoded.forEach((c, k) => assert.deepEqual(c.data, chunkBytes(want[k]!)));
+        verifyFrame(path, i, want, decoded);
+        readVerified(source, i, data);
+      }
+      assert.throws(() => source.readFrameStored!(4), RangeError);
+    } finally {
+      source.close();
+    }
+  }
+});
+
+Deno.test("readVerified: every flipped byte of a big-endian netcdf frame fails with its file offset", () => {
+  using d = tempDir();
+  const path = `${d.path}/t.nc`;
+  const data = new TableFrames(4, 11);
+  writeTable("netcdf", path, 3, data);
+  const source = backendByName("netcdf").openReader(path);
+  try {
+    const frame = 1;
+    for (const ref of source.locate!(frame)) {
+      for (let at = 0; at < ref.bytes; at++) {
+        flip(path, ref.offset + at);
+        assert.throws(
+          () => readVerified(source, frame, data),
+          (e: unknown) => {
+            assert.ok(e instanceof VerifyError, String(e));
+            assert.ok(
+              e.message.includes(
+                `frame 1: chunk '${ref.name}' differs from what was written at byte ${at} of the ` +
+                  `chunk (file byte ${ref.offset + at}, stored big-endian: read `,
+              ),
+              e.message,
+            );
+            return true;
+          },
+        );
+        flip(path, ref.offset + at);
+      }
+    }
+    for (let i = 0; i < 3; i++) readVerified(source, i, data);
+  } finally {
+    source.close();
+  }
+});
+
+Deno.test("readVerified: a source without readFrameStored is verified through readFrame", () => {
+  using d = tempDir();
+  const path = `${d.path}/t.raw`;
+  const data = new TableFrames(8, 2);
+  writeTable("raw", path, 2, data);
+  const inner = backendByName("raw").openReader(path);
+  const decodedOnly: FrameSource = {
+    path,
+    framing: "raw",
+    frameCount: inner.frameCount,
+    warnings: [],
+    readFrame: (i) => inner.readFrame(i),
+    close: () => inner.close(),
+  };
+  try {
+    readVerified(decodedOnly, 1, data);
+    flip(path, 16 + 28 * 8 + 9);
+    assert.throws(
+      () => readVerified(decodedOnly, 1, data),
+      /frame 1: chunk 'particles\/position' differs from what was written at byte 9 of the chunk \(read/,
+    );
+  } finally {
+    decodedOnly.close();
+  }
+});
+
+Deno.test("table --framing netcdf: a byte flipped in the file fails the read with its file offset", async () => {
+  using d = tempDir();
+  let offset = -1;
+  await assert.rejects(
+    () =>
+      runTableCell(backendByName("netcdf"), 64 * 1024, 64, 0, {
+        backends: [],
+        sizes: [],
+        ns: [],
+        dir: d.path,
+        repeat: 1,
+        seed: 1,
+        warmup: false,
+        progress: new Progress({ quiet: true }),
+        afterWrite(path) {
+          const source = backendByName("netcdf").openReader(path);
+          offset = source.locate!(3)[1]!.offset + 6;
+          source.close();
+          flip(path, offset);
+        },
+      }),
+    (e: unknown) => {
+      assert.ok(e instanceof VerifyError, String(e));
+      assert.match(
+        e.message,
+        new RegExp(
+          `frame 3: chunk 'particles/orientation' differs .* at byte 6 of the chunk ` +
+            `\\(file byte ${offset}, stored big-endian: read 0x`,
+        ),
+      );
+      return true;
+    },
+  );
+});
+
+Deno.test("read --verify of a netcdf file names the file offset of a flipped byte", async () => {
+  using d = tempDir();
+  const path = `${d.path}/t.nc`;
+  const w = ["write", "--framing", "netcdf", "--n", "16", "--frames", "4", "--seed", "3", path];
+  assert.equal((await runCli(w)).code, 0);
+  const ok = await runCli(["read", "--verify", "--seed", "3", path]);
+  assert.equal(ok.code, 0, ok.stderr);
+  const source = backendByName("netcdf").openReader(path);
+  const offset = source.locate!(2)[0]!.offset + 100;
+  source.close();
+  flip(path, offset);
+  const bad = await runCli(["read", "--verify", "--seed", "3", path]);
+  assert.equal(bad.code, 1);
+  assert.match(
+    bad.stderr,
+    new RegExp(`frame 2: chunk 'particles/position' differs .* at byte 100 .*file byte ${offset}`),
+  );
+});
