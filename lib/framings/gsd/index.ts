@@ -24,9 +24,12 @@ import {
 } from "./format.ts";
 import { cStringOf, hexBytes, utf8Of } from "../kit.ts";
 
-/** Index blocks up to this size are read whole to count their entries, bytes. */
-const WHOLE_SLOTS_BYTES = 1 << 16;
-/** Slots read at a time to count the entries of a larger block (4 KiB). */
+/**
+ * Slots read in one pread to count the entries (64 KiB): a whole index block up to this size; in a
+ * larger one, the search's range once it is this narrow (its last levels, in memory).
+ */
+const LAST_SLOTS = 2048;
+/** Slots read around each probe before the range is that narrow (4 KiB). */
 const PROBE_SLOTS = 128;
 
 /** Header facts of a GSD file. */
@@ -135,9 +138,11 @@ export class GsdIndex implements FrameIndex {
    * first slot with location 0 that checks each used slot it probes (and slot 0): valid, and a
    * frame not below the frame of the search's left bound. The slots come from the file's head
    * when the block lies in it (a fresh file's), else from one read of a block up to 64 KiB, else
-   * from reads of 128 slots (4 KiB) around the probes: about log2(slots) - 6 reads. Returns the
-   * count and the last used entry's frame. A bad probe throws the FormatError of the first bad
-   * entry.
+   * from reads of 128 slots (4 KiB) around the probes until the search's range is 2048 slots
+   * (64 KiB) or narrower, then one read of that range: log2(slots) - 9 reads (3 for the table's
+   * 8192 slots at N = 32^2, whose first probes each cost a pread, ~5 µs from JavaScript that is
+   * not yet optimised, more than the bytes). Returns the count and the last used entry's frame.
+   * A bad probe throws the FormatError of the first bad entry.
    */
   #countEntries(header: GsdHeader, head: Uint8Array): { used: number; lastFrame: number } {
     const { indexLocation: at, indexSlots: slots } = header;
@@ -152,20 +157,24 @@ export class GsdIndex implements FrameIndex {
         `the index block [${at}, ${at + bytes}) ends past the end of the file (${size} bytes)`,
       );
     }
-    // Slots are read a window at a time (the search's last levels fall in one window), or the
+    // Slots are read a window at a time (the search's last levels in one window), or the
     // whole block in one read when it is small; a fresh file's block is in the head already.
     let window: Uint32Array | null = at + bytes <= head.length
       ? nativeWords(head.subarray(at, at + bytes))
       : null;
     let from = 0, span = window === null ? 0 : slots;
-    const per = bytes <= WHOLE_SLOTS_BYTES ? slots : PROBE_SLOTS;
+    /** Reads slots [first, first + count) as the window. */
+    const load = (first: number, count: number): void => {
+      from = first;
+      span = count;
+      window = nativeWords(source.read(at + first * ENTRY_BYTES, count * ENTRY_BYTES));
+    };
     const slot = (i: number): Uint32Array => {
       if (window === null || i < from || i >= from + span) {
-        from = i - (i % per);
-        span = Math.min(per, slots - from);
-        window = nativeWords(source.read(at + from * ENTRY_BYTES, span * ENTRY_BYTES));
+        const per = slots <= LAST_SLOTS ? slots : PROBE_SLOTS;
+        load(i - (i % per), Math.min(per, slots - i + (i % per)));
       }
-      return window.subarray((i - from) * 8, (i - from) * 8 + 8);
+      return window!.subarray((i - from) * 8, (i - from) * 8 + 8);
     };
     const check = limitsOf({ header, nameCount: this.names.length, size });
     const first = slot(0);
@@ -174,6 +183,10 @@ export class GsdIndex implements FrameIndex {
     let lo = 0, hi = slots;
     let loFrame = entryFrame(first, 0);
     while (hi - lo > 1) {
+      // the last levels: the range in one read, unless the window holds it already
+      if (hi - lo <= LAST_SLOTS && !(lo + 1 >= from && hi <= from + span)) {
+        load(lo + 1, hi - lo - 1);
+      }
       const mid = Math.floor((lo + hi) / 2);
       const e = slot(mid);
       if (entryLocation(e, 0) === 0) {
