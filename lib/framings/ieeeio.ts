@@ -43,7 +43,10 @@
  * or number type, a record past end of file, a rank or dims that disagree with the data size
  * each throw {@link FormatError} with the offset). A header count of -1 (a writer that died) is
  * recovered by the scan without touching the file, and reported in `warnings`; a partial last
- * record is then dropped (with a warning) instead of being an error.
+ * record is then dropped (with a warning) instead of being an error. The index keeps 16 bytes a
+ * dataset (data offset, shape id, name id) and 12 a frame; of the attributes the scan keeps only
+ * those it acts on (`name`, `frame_datasets`, `step`): a dataset's attributes and annotations are
+ * read from the file when `dataset(i)` (or `describe()`) asks for them.
  * @module
  */
 import { FormatError, UsageError } from "../errors.ts";
@@ -579,174 +582,399 @@ function isByteSource(x: unknown): x is ByteSource {
 // ---------------------------------------------------------------------------------------------
 // Reader
 
-/** Dims (file order) and the shape (C order) they give, shared by every dataset with them. */
-interface DimsShape {
+/** A distinct number type and dims of data records, shared by every dataset that has them. */
+interface RecordShape {
+  /** Number type code (0..11). */
+  readonly code: number;
+  /** Dims as stored (Fortran order, fastest first). */
   readonly dims: readonly number[];
+  /** Shape in C order (slowest first): `dims` reversed. */
   readonly shape: readonly number[];
+  /** Data bytes of a record of this shape. */
+  readonly bytes: number;
 }
 
-/** The data records found by the scan, a column per field, one entry per dataset. */
-interface DatasetColumns {
-  readonly recordOffset: NumberColumn;
-  readonly dataOffset: NumberColumn;
-  readonly bytes: NumberColumn;
-  readonly numberType: NumberColumn;
-  /** Id of the dims in the interner. */
-  readonly dims: NumberColumn;
-}
-
-/** Number type recorded for an annotation in {@link AttachmentColumns} (not an IEEEIO code). */
-const ANNOTATION = -1;
-
-/**
- * The attribute and annotation records found by the scan, in file order, a column per field:
- * an annotation has number type ANNOTATION, its text as value, its body offset and size.
- */
-interface AttachmentColumns {
-  readonly seq: NumberColumn;
-  readonly recordOffset: NumberColumn;
-  readonly valueOffset: NumberColumn;
-  readonly bytes: NumberColumn;
-  readonly numberType: NumberColumn;
-  /** Id of the name in the interner. */
-  readonly name: NumberColumn;
-  /** Id of the value in the interner, or -1 for a one-element number kept in `scalar`. */
-  readonly value: NumberColumn;
-  /** The value of a one-element numeric attribute (no typed array per attribute); else NaN. */
-  readonly scalar: NumberColumn;
-}
-
-/** Distinct dims and short strings the interner compares directly before making a key. */
+/** Distinct shapes and names the scan compares directly before making a key. */
 const RECENT = 8;
-/** Strings up to this many bytes (attribute names, FlexIO's limit) are compared as bytes. */
-const SHORT_STRING_BYTES = IEEEIO_MAX_NAME_BYTES;
-
-/** True when `a` and `b` hold the same bytes (short arrays: names). */
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/** Type codes whose one-element values are kept as a number (not a typed array): ints and floats but uInt8 and the chars. */
-const SCALAR_CODES: ReadonlySet<number> = new Set([0, 1, 2, 3, 4, 5, 7, 8, 9]);
-
-/** The one element of type `code` at byte `at` of `view` as a number; NaN when it is not one (a NaN, or a 64-bit integer past 2^53). */
-function scalarAt(view: DataView, at: number, code: number, le: boolean): number {
-  let v: number;
-  switch (code) {
-    case 0:
-      return view.getInt8(at);
-    case 1:
-      return view.getInt16(at, le);
-    case 2:
-      return view.getInt32(at, le);
-    case 3:
-      v = Number(view.getBigInt64(at, le));
-      return Number.isSafeInteger(v) ? v : NaN;
-    case 4:
-      return view.getFloat32(at, le);
-    case 5:
-      return view.getFloat64(at, le);
-    case 7:
-      return view.getUint16(at, le);
-    case 8:
-      return view.getUint32(at, le);
-    case 9:
-      v = Number(view.getBigUint64(at, le));
-      return Number.isSafeInteger(v) ? v : NaN;
-    default:
-      return NaN;
-  }
-}
-
-/** Largest attribute value (bytes) that is interned: equal small values share one array. */
-const INTERN_VALUE_BYTES = 16;
 
 /**
- * One copy of each distinct string, dims and small attribute value the scan meets, so an index
- * of a million frames holds a few of each, not a million (values handed out are shared: read
- * them, do not modify them).
+ * One copy of each distinct (number type, dims) of the data records, by id: a file of a million
+ * frames has a few. A record is compared with the first few as it lies in the file (no key made).
  */
-class Interner {
-  /** Strings and values by id. */
-  readonly values: (string | TypedArray)[] = [];
-  /** Dims by id. */
-  readonly dimsShapes: DimsShape[] = [];
-  readonly #strings = new Map<string, number>();
-  readonly #dims = new Map<string, number>();
-  readonly #small = new Map<string, number>();
-  readonly #recentStrings: { bytes: Uint8Array; id: number }[] = [];
+class ShapeTable {
+  /** Shapes by id. */
+  readonly shapes: RecordShape[] = [];
+  readonly #ids = new Map<string, number>();
 
-  /** Id of string `s`. */
-  string(s: string): number {
-    let id = this.#strings.get(s);
+  /**
+   * Id of the known shape with type `code` and the `rank` dims at byte `at` of `view` (order
+   * `le`), when it is one of the first few known; else -1.
+   */
+  find(view: DataView, at: number, le: boolean, code: number, rank: number): number {
+    const shapes = this.shapes;
+    const known = shapes.length < RECENT ? shapes.length : RECENT;
+    for (let id = 0; id < known; id++) {
+      const s = shapes[id]!;
+      if (s.code !== code || s.dims.length !== rank) continue;
+      let d = 0;
+      while (d < rank && view.getInt32(at + 4 * d, le) === s.dims[d]) d++;
+      if (d === rank) return id;
+    }
+    return -1;
+  }
+
+  /** Id of type `code` with `dims` (checked: their element count times `width` is `bytes`). */
+  id(code: number, dims: readonly number[], bytes: number): number {
+    const key = `${code}:${dims.join(",")}`;
+    let id = this.#ids.get(key);
     if (id === undefined) {
-      id = this.values.push(s) - 1;
-      this.#strings.set(s, id);
+      id = this.shapes.push({ code, dims, shape: dims.toReversed(), bytes }) - 1;
+      this.#ids.set(key, id);
     }
     return id;
   }
+}
 
-  /** Id of `dims` (file order) and their shape; `dims` may be reused by the caller afterwards. */
-  dims(dims: readonly number[]): number {
-    // a file has a few distinct dims: they are compared before a key is made
-    for (let id = 0; id < Math.min(this.dimsShapes.length, RECENT); id++) {
-      const known = this.dimsShapes[id]!.dims;
-      if (known.length === dims.length && known.every((d, i) => d === dims[i])) return id;
+/**
+ * One copy of each distinct chunk name (the value of a `name` attribute), by id. A name is
+ * compared as bytes with the first few known (no string made) before it is decoded.
+ */
+class NameTable {
+  /** Names by id. */
+  readonly names: string[] = [];
+  readonly #ids = new Map<string, number>();
+  /** The stored bytes of the first few names met, and their ids. */
+  readonly #recentBytes: Uint8Array[] = [];
+  readonly #recentIds: number[] = [];
+
+  /** Id of the name stored in `bytes[at, at + length)` (UTF-8, up to its first NUL). */
+  id(bytes: Uint8Array, at: number, length: number): number {
+    const recent = this.#recentBytes;
+    for (let k = 0; k < recent.length; k++) {
+      const known = recent[k]!;
+      if (known.length !== length) continue;
+      let i = 0;
+      while (i < length && known[i] === bytes[at + i]) i++;
+      if (i === length) return this.#recentIds[k]!;
     }
-    const key = dims.join(",");
-    let id = this.#dims.get(key);
+    const raw = bytes.subarray(at, at + length);
+    const name = cStringOf(raw);
+    let id = this.#ids.get(name);
     if (id === undefined) {
-      const copy = dims.slice();
-      id = this.dimsShapes.push({ dims: copy, shape: copy.toReversed() }) - 1;
-      this.#dims.set(key, id);
+      id = this.names.push(name) - 1;
+      this.#ids.set(name, id);
+    }
+    if (recent.length < RECENT) {
+      recent.push(raw.slice());
+      this.#recentIds.push(id);
     }
     return id;
   }
+}
 
-  /** Id of the NUL-terminated UTF-8 string in `raw`: the first few distinct short ones are compared as bytes, not decoded again. */
-  cString(raw: Uint8Array): number {
-    const short = raw.length <= SHORT_STRING_BYTES;
-    if (short) {
-      for (const known of this.#recentStrings) {
-        if (sameBytes(known.bytes, raw)) return known.id;
+/**
+ * The attributes of one name that the reader acts on (`name`, `frame_datasets`, `step`), in file
+ * order, a column per field: the dataset each belongs to, its value as a number (a name's id;
+ * NaN when it is not of the type acted on) and the offset of its value.
+ */
+class NamedAttributes {
+  readonly seq = new NumberColumn("int32");
+  readonly value = new NumberColumn("float64");
+  readonly valueOffset = new NumberColumn("float64");
+
+  /** Appends the attribute of dataset `seq` with `value`, its value at byte `valueOffset`. */
+  push(seq: number, value: number, valueOffset: number): void {
+    this.seq.push(seq);
+    this.value.push(value);
+    this.valueOffset.push(valueOffset);
+  }
+
+  /** Per dataset (of `datasets`, every seq below it), the index of its first attribute here, or -1. */
+  firstByDataset(datasets: number): Int32Array {
+    const first = new Int32Array(datasets).fill(-1);
+    for (let k = 0; k < this.seq.length; k++) {
+      const seq = this.seq.at(k);
+      if (first[seq] === -1) first[seq] = k;
+    }
+    return first;
+  }
+}
+
+/** Attribute names the reader acts on, as stored (without the NUL). */
+const NAME_ATTRIBUTE = encoder.encode("name");
+const FRAME_DATASETS_ATTRIBUTE = encoder.encode("frame_datasets");
+const STEP_ATTRIBUTE = encoder.encode("step");
+/** First bytes of those names: `n`, `f`, `s`. */
+const N = 0x6e;
+const F = 0x66;
+const S = 0x73;
+
+/** True when the `size`-byte name field at `bytes[at]` holds `known` (the bytes before a NUL). */
+function nameIs(bytes: Uint8Array, at: number, size: number, known: Uint8Array): boolean {
+  const n = known.length;
+  if (size < n || (size > n && bytes[at + n] !== 0)) return false;
+  let i = 0;
+  while (i < n && bytes[at + i] === known[i]) i++;
+  return i === n;
+}
+
+/** What one pass over the records finds (see {@link scanRecords}). */
+interface RecordScan {
+  /** Per dataset: the byte offset of its data. */
+  readonly dataOffset: NumberColumn;
+  /** Per dataset: its shape's id in `shapes`. */
+  readonly shapeId: NumberColumn;
+  readonly shapes: readonly RecordShape[];
+  /** The `name` attributes (value: the name's id in `names`, -1 for one not of a 1-byte type). */
+  readonly nameAttributes: NamedAttributes;
+  readonly names: readonly string[];
+  /** The `frame_datasets` attributes (value: the count, NaN when not one Int32). */
+  readonly frameDatasets: NamedAttributes;
+  /** The `step` attributes (value: the step, NaN when not one Int32 or Int64). */
+  readonly steps: NamedAttributes;
+  /** Attributes and annotations that do not belong to the data record before them: dataset. */
+  readonly displacedSeq: NumberColumn;
+  /** ... and byte offset of each (file order). */
+  readonly displacedOffset: NumberColumn;
+  /** Byte offset just after the last complete record. */
+  readonly end: number;
+  /** What a recovering scan ignored at the end of the file ("" when nothing). */
+  readonly dropped: string;
+}
+
+/**
+ * One pass over the records from byte 16, checking every header field (a FormatError with the
+ * offset for each broken rule; with `recovering`, a partial last record ends the scan instead).
+ * It keeps per dataset its data offset and shape, and only the attributes the reader acts on;
+ * the other attributes and the annotations are read when a dataset is asked for. Records are
+ * read through a peek of at least 256 bytes: a window of the source's mapping (in place) or a
+ * read, which covers a record's headers, dims and short names and often the next records.
+ */
+function scanRecords(
+  source: ByteSource,
+  le: boolean,
+  recovering: boolean,
+  fail: (offset: number, problem: string) => never,
+): RecordScan {
+  const size = source.size;
+  let peek: Uint8Array = new Uint8Array(0);
+  let view = new DataView(peek.buffer);
+  let peekAt = 0;
+  let peekEnd = 0;
+  /** True when the peek is a window of the source's; bytes read from such peeks. */
+  let inPlace = false;
+  let inPlaceBytes = 0;
+  /** Moves the peek to `offset`, at least `length` bytes (inside the file). */
+  const fetch = (offset: number, length: number): void => {
+    const want = Math.min(size - offset, Math.max(length, PEEK_BYTES));
+    const window = source.window?.(offset, want);
+    inPlace = window !== undefined;
+    peek = window ?? source.read(offset, want);
+    view = new DataView(peek.buffer, peek.byteOffset, peek.byteLength);
+    peekAt = offset;
+    peekEnd = offset + peek.length;
+  };
+  const dataOffset = new NumberColumn("float64");
+  const shapeId = new NumberColumn("int32");
+  const shapes = new ShapeTable();
+  const names = new NameTable();
+  const nameAttributes = new NamedAttributes();
+  const frameDatasets = new NamedAttributes();
+  const steps = new NamedAttributes();
+  const displacedSeq = new NumberColumn("int32");
+  const displacedOffset = new NumberColumn("float64");
+  let datasets = 0;
+  let pos = IEEEIO_FILE_HEADER_BYTES;
+  let end = pos;
+  let dropped = "";
+  while (pos < size) {
+    // A partial last record is an error in a closed file, and the crash's leftovers when recovering.
+    const left = size - pos;
+    if (left < IEEEIO_RECORD_HEADER_BYTES) {
+      if (recovering) {
+        dropped = `a partial record header (${left} bytes) at byte ${pos}`;
+        break;
+      }
+      fail(pos, `truncated record header: ${left} bytes left, a record header needs 12`);
+    }
+    // Small attribute and annotation records follow one another: one peek covers several.
+    if (pos < peekAt || pos + Math.min(left, PEEK_AGAIN_BYTES) > peekEnd) {
+      fetch(pos, IEEEIO_RECORD_HEADER_BYTES);
+    }
+    let read = IEEEIO_RECORD_HEADER_BYTES;
+    const type = view.getInt32(pos - peekAt, le);
+    const recSize = view.getInt32(pos - peekAt + 4, le);
+    const seq = view.getInt32(pos - peekAt + 8, le);
+    if (type < 1 || type > 3) {
+      fail(pos, `unknown record type ${type}: expected 1 (data), 2 (annotation) or 3 (attribute)`);
+    }
+    if (recSize < 0) fail(pos + 4, `negative record size ${recSize}`);
+    const body = pos + IEEEIO_RECORD_HEADER_BYTES;
+    if (body + recSize > size) {
+      if (recovering) {
+        dropped = `a partial record (${recSize} bytes declared, ${
+          size - body
+        } present) at byte ${pos}`;
+        break;
+      }
+      fail(
+        pos + 4,
+        `record size ${recSize} runs past the end of the file: the record would end at byte ${
+          body + recSize
+        }, the file ends at byte ${size}`,
+      );
+    }
+    if (type !== IEEEIO_RECORD.annotation) {
+      // Data and attribute records: a 12-byte header of data size, type code and rank or name size.
+      const what = type === IEEEIO_RECORD.data ? "data" : "attribute";
+      if (recSize < 12) {
+        fail(pos + 4, `${what} record size ${recSize} is smaller than its 12-byte header`);
+      }
+      if (body + 12 > peekEnd) fetch(body, 12);
+      read += 12;
+      const dataSize = view.getInt32(body - peekAt, le);
+      const code = view.getInt32(body - peekAt + 4, le);
+      const third = view.getInt32(body - peekAt + 8, le);
+      const width = code >= 0 && code < TYPE_SIZE.length ? TYPE_SIZE[code as 0] : 0;
+      if (width === 0) fail(body + 4, `unknown number type code ${code}: expected 0..11`);
+      const after = body + 12; // the dims, or the attribute's name
+      if (type === IEEEIO_RECORD.data) {
+        const rank = third;
+        if (dataSize < 0) fail(body, `negative data size ${dataSize}`);
+        if (rank < 0 || 12 + 4 * rank > recSize) {
+          fail(body + 8, `rank ${rank} does not fit in a data record of ${recSize} bytes`);
+        }
+        if (recSize !== dataSize + 12 + 4 * rank) {
+          fail(
+            pos + 4,
+            `record size ${recSize} does not match data size ${dataSize} + 12 + 4 x rank ${rank} = ${
+              dataSize + 12 + 4 * rank
+            }`,
+          );
+        }
+        if (after + 4 * rank > peekEnd) fetch(after, 4 * rank);
+        read += 4 * rank;
+        let id = shapes.find(view, after - peekAt, le, code, rank);
+        if (id < 0 || shapes.shapes[id]!.bytes !== dataSize) {
+          id = newShape(view, after, peekAt, le, code, rank, width, dataSize, shapes, fail);
+        }
+        if (seq !== datasets) {
+          fail(pos + 8, `data record has sequence id ${seq}, expected ${datasets}`);
+        }
+        dataOffset.push(after + 4 * rank);
+        shapeId.push(id);
+        datasets++;
+      } else {
+        const nameSize = third;
+        if (dataSize < 0 || dataSize % width !== 0) {
+          fail(
+            body,
+            `attribute data size ${dataSize} is not a whole number of ${width}-byte elements`,
+          );
+        }
+        if (nameSize < 1 || recSize !== dataSize + nameSize + 12) {
+          fail(
+            pos + 4,
+            `attribute record size ${recSize} does not match value ${dataSize} + name ${nameSize} + 12 bytes`,
+          );
+        }
+        if (after + nameSize > peekEnd) fetch(after, nameSize);
+        read += nameSize;
+        const first = peek[after - peekAt];
+        const valueOffset = after + nameSize;
+        if (first === N && nameIs(peek, after - peekAt, nameSize, NAME_ATTRIBUTE)) {
+          let id = -1;
+          if (code === 10 || code === 6) {
+            if (valueOffset + dataSize > peekEnd) fetch(valueOffset, dataSize);
+            read += dataSize;
+            id = names.id(peek, valueOffset - peekAt, dataSize);
+          }
+          nameAttributes.push(seq, id, valueOffset);
+        } else if (
+          first === F && nameIs(peek, after - peekAt, nameSize, FRAME_DATASETS_ATTRIBUTE)
+        ) {
+          let count = NaN;
+          if (code === 2 && dataSize === 4) {
+            if (valueOffset + 4 > peekEnd) fetch(valueOffset, 4);
+            read += 4;
+            count = view.getInt32(valueOffset - peekAt, le);
+          }
+          frameDatasets.push(seq, count, valueOffset);
+        } else if (first === S && nameIs(peek, after - peekAt, nameSize, STEP_ATTRIBUTE)) {
+          let step = NaN;
+          if ((code === 2 && dataSize === 4) || (code === 3 && dataSize === 8)) {
+            if (valueOffset + dataSize > peekEnd) fetch(valueOffset, dataSize);
+            read += dataSize;
+            const at = valueOffset - peekAt;
+            step = code === 2
+              ? view.getInt32(at, le)
+              // an Int64 as its two halves: the nearest double, as Number(BigInt) gives, no BigInt
+              : view.getInt32(at + (le ? 4 : 0), le) * 2 ** 32 +
+                view.getUint32(at + (le ? 0 : 4), le);
+          }
+          steps.push(seq, step, valueOffset);
+        }
       }
     }
-    const id = this.string(cStringOf(raw));
-    if (short && this.#recentStrings.length < RECENT) {
-      this.#recentStrings.push({ bytes: raw.slice(), id });
+    // An attachment carries the sequence id of its dataset, usually the data record's before it.
+    if (type !== IEEEIO_RECORD.data && seq !== datasets - 1) {
+      displacedSeq.push(seq);
+      displacedOffset.push(pos);
     }
-    return id;
+    if (inPlace) inPlaceBytes += read;
+    pos = body + recSize;
+    end = pos;
   }
-
-  /** Id of the elements of `raw` (number type `code`, file order `order`) decoded. */
-  elements(raw: Uint8Array, code: number, order: ByteOrder): number {
-    if (raw.length > INTERN_VALUE_BYTES) {
-      return this.values.push(decodeValues(raw, code, order)) - 1;
-    }
-    const key = `${code}:${raw.join(",")}`;
-    let id = this.#small.get(key);
-    if (id === undefined) {
-      id = this.values.push(decodeValues(raw, code, order)) - 1;
-      this.#small.set(key, id);
-    }
-    return id;
-  }
+  if (inPlaceBytes > 0) source.readInPlace?.(inPlaceBytes);
+  for (const column of [dataOffset, shapeId, displacedSeq, displacedOffset]) column.trim();
+  return {
+    dataOffset,
+    shapeId,
+    shapes: shapes.shapes,
+    nameAttributes,
+    names: names.names,
+    frameDatasets,
+    steps,
+    displacedSeq,
+    displacedOffset,
+    end,
+    dropped,
+  };
 }
 
-/** For each dataset, its attachments in file order: `order[start[i] .. start[i + 1])`. */
-function attachmentsByDataset(
-  seqs: NumberColumn,
-  datasets: number,
-): { start: Int32Array; order: Int32Array } {
-  const start = new Int32Array(datasets + 1);
-  for (let k = 0; k < seqs.length; k++) start[seqs.at(k) + 1]!++;
-  for (let i = 0; i < datasets; i++) start[i + 1]! += start[i]!;
-  const fill = start.slice(0, datasets);
-  const order = new Int32Array(seqs.length);
-  for (let k = 0; k < seqs.length; k++) order[fill[seqs.at(k)]!++] = k;
-  return { start, order };
+/**
+ * The id of the shape of the data record whose `rank` dims are at byte `at` of the file (in
+ * `view`, which starts at byte `viewAt`), after checking them: none negative, and as many
+ * elements of `width` bytes as its data size says.
+ */
+function newShape(
+  view: DataView,
+  at: number,
+  viewAt: number,
+  le: boolean,
+  code: number,
+  rank: number,
+  width: number,
+  dataSize: number,
+  shapes: ShapeTable,
+  fail: (offset: number, problem: string) => never,
+): number {
+  const dims: number[] = [];
+  for (let i = 0; i < rank; i++) {
+    const d = view.getInt32(at - viewAt + 4 * i, le);
+    if (d < 0) fail(at + 4 * i, `negative dimension ${d}`);
+    dims.push(d);
+  }
+  const expect = elementCount(dims) * width;
+  if (expect !== dataSize) {
+    fail(
+      at,
+      `dims [${dims.join(", ")}] of ${
+        IEEEIO_TYPE_NAMES[code as 0]
+      } need ${expect} bytes but the data size is ${dataSize}`,
+    );
+  }
+  return shapes.id(code, dims, dataSize);
 }
 
 /** Element values of `bytes` (file order `order`) as a native typed array of type `code` (a copy). */
@@ -756,6 +984,42 @@ function decodeValues(bytes: Uint8Array, code: number, order: ByteOrder): TypedA
   if (order !== NATIVE_ORDER && width > 1) copySwapped(copy, copy, width);
   const dtype = TYPE_DTYPE[code];
   return dtype === undefined ? copy : typedArray(dtype, copy.length / width, copy.buffer);
+}
+
+/**
+ * The attribute or annotation record at byte `offset` of `source` (checked by the scan), read
+ * and decoded; in `into` (attributes or annotations).
+ */
+function readAttachment(
+  source: ByteSource,
+  offset: number,
+  order: ByteOrder,
+  into: { attributes: IeeeioAttribute[]; annotations: IeeeioAnnotation[] },
+): void {
+  const le = order === "little";
+  const head = source.read(offset, IEEEIO_RECORD_HEADER_BYTES);
+  const hv = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  const type = hv.getInt32(0, le);
+  const body = source.read(offset + IEEEIO_RECORD_HEADER_BYTES, hv.getInt32(4, le));
+  if (type === IEEEIO_RECORD.annotation) {
+    into.annotations.push({ recordOffset: offset, text: cStringOf(body) });
+    return;
+  }
+  const bv = new DataView(body.buffer, body.byteOffset, body.byteLength);
+  const bytes = bv.getInt32(0, le);
+  const code = bv.getInt32(4, le);
+  const nameSize = bv.getInt32(8, le);
+  const raw = body.subarray(12 + nameSize, 12 + nameSize + bytes);
+  into.attributes.push({
+    name: cStringOf(body.subarray(12, 12 + nameSize)),
+    numberType: code,
+    type: IEEEIO_TYPE_NAMES[code as 0],
+    count: bytes / ieeeioTypeSize(code),
+    recordOffset: offset,
+    valueOffset: offset + 24 + nameSize,
+    bytes,
+    value: code === 10 ? cStringOf(raw) : decodeValues(raw, code, order),
+  });
 }
 
 function jsonValue(v: string | TypedArray, limit = 16): unknown {
@@ -778,40 +1042,6 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
   const fail = (offset: number, problem: string): never => {
     throw new FormatError(FORMAT, path, offset, problem);
   };
-  /**
-   * The bytes [offset, offset + length), through the peek: one window (in place, from the
-   * source's mapping) or read covers a record's headers, dims, short names and values, and often
-   * the next records. What it returns is valid until the next call: use it at once.
-   */
-  const read = (offset: number, length: number, what: string): Uint8Array => {
-    const at = cover(offset, length, what);
-    return peek.subarray(at, at + length);
-  };
-  /** Puts [offset, offset + length) in the peek (or fails naming `what`); its index in the peek. */
-  const cover = (offset: number, length: number, what: string): number => {
-    if (offset + length > size) {
-      fail(offset, `truncated ${what}: need ${length} bytes but the file ends at byte ${size}`);
-    }
-    if (offset < peekAt || offset + length > peekAt + peek.length) fetch(offset, length);
-    if (peekInPlace) inPlaceBytes += length;
-    return offset - peekAt;
-  };
-  /** Moves the peek to `offset`, at least `length` bytes (inside the file). */
-  const fetch = (offset: number, length: number): void => {
-    const want = Math.min(size - offset, Math.max(length, PEEK_BYTES));
-    const window = source.window?.(offset, want);
-    peekInPlace = window !== undefined;
-    peek = window ?? source.read(offset, want);
-    peekView = new DataView(peek.buffer, peek.byteOffset, peek.byteLength);
-    peekAt = offset;
-  };
-  let peek: Uint8Array = new Uint8Array(0);
-  let peekView = new DataView(peek.buffer);
-  let peekAt = 0;
-  /** True when the peek is a window of the source's; bytes read from such peeks. */
-  let peekInPlace = false;
-  let inPlaceBytes = 0;
-
   if (size < IEEEIO_FILE_HEADER_BYTES) {
     fail(0, `file is ${size} bytes, shorter than the 16-byte IEEEIO header`);
   }
@@ -831,199 +1061,27 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
   const recovering = headerCount < 0;
   const warnings: string[] = [];
 
-  // Compact tables (memory linear in the records with a small constant): a column per field,
-  // strings and small values interned, IeeeioDataset objects made only when asked for.
-  const ds: DatasetColumns = {
-    recordOffset: new NumberColumn("float64"),
-    dataOffset: new NumberColumn("float64"),
-    bytes: new NumberColumn("int32"),
-    numberType: new NumberColumn("int32"),
-    dims: new NumberColumn("int32"),
-  };
-  const at: AttachmentColumns = {
-    seq: new NumberColumn("int32"),
-    recordOffset: new NumberColumn("float64"),
-    valueOffset: new NumberColumn("float64"),
-    bytes: new NumberColumn("int32"),
-    numberType: new NumberColumn("int32"),
-    name: new NumberColumn("int32"),
-    value: new NumberColumn("int32"),
-    scalar: new NumberColumn("float64"),
-  };
-  const valueOf = (id: number) => intern.values[id]!;
-  const intern = new Interner();
-  /** The dims of the data record being read (copied by the interner when new). */
-  const dimsScratch: number[] = [];
-  /**
-   * The 12-byte header of the data or attribute record at `pos` (body at `body`): its data size,
-   * type code, third field (rank, or name size) and element width; fails on a record too small
-   * for it or an unknown type code.
-   */
-  const typedHeader = (pos: number, body: number, recSize: number, what: string) => {
-    if (recSize < 12) {
-      fail(pos + 4, `${what} record size ${recSize} is smaller than its 12-byte header`);
-    }
-    const at = cover(body, 12, `${what} header`);
-    const code = peekView.getInt32(at + 4, le);
-    const width = ieeeioTypeSize(code);
-    if (width === 0) fail(body + 4, `unknown number type code ${code}: expected 0..11`);
-    return {
-      dataSize: peekView.getInt32(at, le),
-      code,
-      third: peekView.getInt32(at + 8, le),
-      width,
-    };
-  };
-  let pos = IEEEIO_FILE_HEADER_BYTES;
-  let end = pos;
-  let dropped = "";
-  scan: while (pos < size) {
-    // A partial last record is an error in a closed file, and the crash's leftovers when recovering.
-    const left = size - pos;
-    if (left < IEEEIO_RECORD_HEADER_BYTES) {
-      if (recovering) {
-        dropped = `a partial record header (${left} bytes) at byte ${pos}`;
-        break;
-      }
-      fail(pos, `truncated record header: ${left} bytes left, a record header needs 12`);
-    }
-    // Small attribute and annotation records follow one another: one peek covers several.
-    if (pos < peekAt || pos + Math.min(left, PEEK_AGAIN_BYTES) > peekAt + peek.length) {
-      fetch(pos, IEEEIO_RECORD_HEADER_BYTES);
-    }
-    if (peekInPlace) inPlaceBytes += IEEEIO_RECORD_HEADER_BYTES;
-    const type = peekView.getInt32(pos - peekAt, le);
-    const recSize = peekView.getInt32(pos - peekAt + 4, le);
-    const seq = peekView.getInt32(pos - peekAt + 8, le);
-    if (type < 1 || type > 3) {
-      fail(pos, `unknown record type ${type}: expected 1 (data), 2 (annotation) or 3 (attribute)`);
-    }
-    if (recSize < 0) fail(pos + 4, `negative record size ${recSize}`);
-    const body = pos + IEEEIO_RECORD_HEADER_BYTES;
-    if (body + recSize > size) {
-      if (recovering) {
-        dropped = `a partial record (${recSize} bytes declared, ${
-          size - body
-        } present) at byte ${pos}`;
-        break scan;
-      }
-      fail(
-        pos + 4,
-        `record size ${recSize} runs past the end of the file: the record would end at byte ${
-          body + recSize
-        }, the file ends at byte ${size}`,
-      );
-    }
-    if (type === IEEEIO_RECORD.data) {
-      const { dataSize, code, third: rank, width } = typedHeader(pos, body, recSize, "data");
-      if (dataSize < 0) fail(body, `negative data size ${dataSize}`);
-      if (rank < 0 || 12 + 4 * rank > recSize) {
-        fail(body + 8, `rank ${rank} does not fit in a data record of ${recSize} bytes`);
-      }
-      if (recSize !== dataSize + 12 + 4 * rank) {
-        fail(
-          pos + 4,
-          `record size ${recSize} does not match data size ${dataSize} + 12 + 4 x rank ${rank} = ${
-            dataSize + 12 + 4 * rank
-          }`,
-        );
-      }
-      const dimsAt = cover(body + 12, 4 * rank, "dims");
-      const dims = dimsScratch;
-      dims.length = rank;
-      for (let i = 0, at = dimsAt; i < rank; i++) {
-        const d = peekView.getInt32(at + 4 * i, le);
-        if (d < 0) fail(body + 12 + 4 * i, `negative dimension ${d}`);
-        dims[i] = d;
-      }
-      const expect = elementCount(dims) * width;
-      if (expect !== dataSize) {
-        fail(
-          body + 12,
-          `dims [${dims.join(", ")}] of ${
-            IEEEIO_TYPE_NAMES[code as 0]
-          } need ${expect} bytes but the data size is ${dataSize}`,
-        );
-      }
-      if (seq !== ds.dims.length) {
-        fail(pos + 8, `data record has sequence id ${seq}, expected ${ds.dims.length}`);
-      }
-      ds.recordOffset.push(pos);
-      ds.dataOffset.push(body + 12 + 4 * rank);
-      ds.bytes.push(dataSize);
-      ds.numberType.push(code);
-      ds.dims.push(intern.dims(dims));
-    } else if (type === IEEEIO_RECORD.annotation) {
-      const text = intern.string(cStringOf(read(body, recSize, "annotation")));
-      at.seq.push(seq);
-      at.recordOffset.push(pos);
-      at.valueOffset.push(body);
-      at.bytes.push(recSize);
-      at.numberType.push(ANNOTATION);
-      at.name.push(-1);
-      at.value.push(text);
-      at.scalar.push(NaN);
-    } else {
-      const { dataSize, code, third: nameSize, width } = typedHeader(
-        pos,
-        body,
-        recSize,
-        "attribute",
-      );
-      if (dataSize < 0 || dataSize % width !== 0) {
-        fail(
-          body,
-          `attribute data size ${dataSize} is not a whole number of ${width}-byte elements`,
-        );
-      }
-      if (nameSize < 1 || recSize !== dataSize + nameSize + 12) {
-        fail(
-          pos + 4,
-          `attribute record size ${recSize} does not match value ${dataSize} + name ${nameSize} + 12 bytes`,
-        );
-      }
-      const name = intern.cString(read(body + 12, nameSize, "attribute name"));
-      const valueOffset = body + 12 + nameSize;
-      const valueAt = cover(valueOffset, dataSize, "attribute value");
-      at.seq.push(seq);
-      at.recordOffset.push(pos);
-      at.valueOffset.push(valueOffset);
-      at.bytes.push(dataSize);
-      at.numberType.push(code);
-      at.name.push(name);
-      const scalar = dataSize === width && SCALAR_CODES.has(code)
-        ? scalarAt(peekView, valueAt, code, le)
-        : NaN;
-      at.scalar.push(scalar);
-      if (!Number.isNaN(scalar)) at.value.push(-1);
-      else {
-        const raw = peek.subarray(valueAt, valueAt + dataSize);
-        at.value.push(code === 10 ? intern.cString(raw) : intern.elements(raw, code, order));
-      }
-    }
-    pos = body + recSize;
-    end = pos;
-  }
-  if (inPlaceBytes > 0) source.readInPlace?.(inPlaceBytes);
-  // Attachments carry the sequence id of their dataset (usually the one before them).
-  const datasetCount = ds.dims.length;
-  for (const column of [...Object.values(ds), ...Object.values(at)]) column.trim();
-  for (let k = 0; k < at.seq.length; k++) {
-    const seq = at.seq.at(k);
+  // Compact tables (memory linear in the datasets with a small constant): a column per field,
+  // shapes and names interned, attributes and annotations read when a dataset is asked for.
+  const scan = scanRecords(source, le, recovering, fail);
+  const { dataOffset, shapeId, shapes, names, end } = scan;
+  const datasetCount = dataOffset.length;
+  // Attachments carry the sequence id of their dataset (checked here: the file's count is known).
+  for (let k = 0; k < scan.displacedSeq.length; k++) {
+    const seq = scan.displacedSeq.at(k);
     if (seq < 0 || seq >= datasetCount) {
       fail(
-        at.recordOffset.at(k) + 8,
+        scan.displacedOffset.at(k) + 8,
         `record belongs to dataset ${seq} but the file has ${datasetCount} datasets`,
       );
     }
   }
-  const attached = attachmentsByDataset(at.seq, datasetCount);
   if (recovering) {
     warnings.push(
       `header dataset count is ${headerCount} (the writer did not close the file); ` +
         `found ${datasetCount} datasets by scanning (the file was not changed)`,
     );
-    if (dropped) warnings.push(`ignored ${dropped} left by the unfinished write`);
+    if (scan.dropped) warnings.push(`ignored ${scan.dropped} left by the unfinished write`);
   } else if (headerCount !== datasetCount) {
     fail(
       8,
@@ -1031,108 +1089,69 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
     );
   }
 
-  /** Attachment index of dataset i's first attribute named `name`, or -1. */
-  const attr = (i: number, name: string): number => {
-    const nameId = intern.string(name);
-    for (let j = attached.start[i]!; j < attached.start[i + 1]!; j++) {
-      const k = attached.order[j]!;
-      if (at.numberType.at(k) !== ANNOTATION && at.name.at(k) === nameId) return k;
+  // Per dataset, the id of its name (negative: none), from its first `name` attribute.
+  const nameIds = new Int32Array(datasetCount);
+  {
+    const first = scan.nameAttributes.firstByDataset(datasetCount);
+    for (let i = 0; i < datasetCount; i++) {
+      nameIds[i] = first[i]! < 0 ? -1 : scan.nameAttributes.value.at(first[i]!);
     }
-    return -1;
-  };
-  /** The value of attribute k (a one-element number made a typed array again). */
-  const attributeValue = (k: number): string | TypedArray => {
-    const id = at.value.at(k);
-    if (id >= 0) return valueOf(id);
-    const code = at.numberType.at(k);
-    const out = typedArray(TYPE_DTYPE[code]!, 1);
-    if (out instanceof BigInt64Array || out instanceof BigUint64Array) {
-      out[0] = BigInt(at.scalar.at(k));
-    } else out[0] = at.scalar.at(k);
-    return out;
-  };
-  /** The first element of numeric attribute k, as a number. */
-  const numberAt = (k: number): number => {
-    const id = at.value.at(k);
-    return id < 0 ? at.scalar.at(k) : Number((valueOf(id) as TypedArray)[0]!);
-  };
-  // Per dataset, the interner's id of its name (-1: none): 4 bytes a dataset, no array of strings.
-  const nameIds = new Int32Array(datasetCount).fill(-1);
-  for (let i = 0; i < datasetCount; i++) {
-    const k = attr(i, "name");
-    const code = k < 0 ? -1 : at.numberType.at(k);
-    if (code === 10) nameIds[i] = at.value.at(k);
-    else if (code === 6) nameIds[i] = intern.string(cStringOf(attributeValue(k) as Uint8Array));
   }
   /** Dataset i's stored name, or null. */
-  const nameOf = (i: number): string | null =>
-    nameIds[i]! < 0 ? null : valueOf(nameIds[i]!) as string;
-  /** The attribute at attachment k as the reader reports it. */
-  const attributeAt = (k: number): IeeeioAttribute => {
-    const code = at.numberType.at(k);
-    return {
-      name: valueOf(at.name.at(k)) as string,
-      numberType: code,
-      type: IEEEIO_TYPE_NAMES[code as 0],
-      count: at.bytes.at(k) / ieeeioTypeSize(code),
-      recordOffset: at.recordOffset.at(k),
-      valueOffset: at.valueOffset.at(k),
-      bytes: at.bytes.at(k),
-      value: attributeValue(k),
-    };
-  };
-  /** Dataset i as the reader reports it, made when asked for. */
+  const nameOf = (i: number): string | null => nameIds[i]! < 0 ? null : names[nameIds[i]!]!;
+  const shapeOf = (i: number): RecordShape => shapes[shapeId.at(i)]!;
+  /** Byte offset of dataset i's record header. */
+  const recordOffsetOf = (i: number): number => dataOffset.at(i) - 24 - 4 * shapeOf(i).dims.length;
+  /** Dataset i as the reader reports it, made (its attachments read) when asked for. */
   const datasetAt = (i: number): IeeeioDataset => {
-    const attributes: IeeeioAttribute[] = [];
-    const annotations: IeeeioAnnotation[] = [];
-    for (let j = attached.start[i]!; j < attached.start[i + 1]!; j++) {
-      const k = attached.order[j]!;
-      if (at.numberType.at(k) === ANNOTATION) {
-        annotations.push({
-          recordOffset: at.recordOffset.at(k),
-          text: valueOf(at.value.at(k)) as string,
-        });
-      } else {
-        attributes.push(attributeAt(k));
-      }
+    const shape = shapeOf(i);
+    // its attachments: the records after it that carry its sequence id, and the displaced ones
+    const offsets: number[] = [];
+    const stop = i + 1 < datasetCount ? recordOffsetOf(i + 1) : end;
+    for (let at = dataOffset.at(i) + shape.bytes; at < stop;) {
+      const h = source.read(at, IEEEIO_RECORD_HEADER_BYTES);
+      const v = new DataView(h.buffer, h.byteOffset, h.byteLength);
+      if (v.getInt32(8, le) === i) offsets.push(at);
+      at += IEEEIO_RECORD_HEADER_BYTES + v.getInt32(4, le);
     }
-    const code = ds.numberType.at(i);
+    for (let k = 0; k < scan.displacedSeq.length; k++) {
+      if (scan.displacedSeq.at(k) === i) offsets.push(scan.displacedOffset.at(k));
+    }
+    offsets.sort((a, b) => a - b);
+    const found = { attributes: [] as IeeeioAttribute[], annotations: [] as IeeeioAnnotation[] };
+    for (const at of offsets) readAttachment(source, at, order, found);
     return {
       index: i,
-      recordOffset: ds.recordOffset.at(i),
-      dataOffset: ds.dataOffset.at(i),
-      bytes: ds.bytes.at(i),
-      numberType: code,
-      type: IEEEIO_TYPE_NAMES[code as 0],
-      dtype: TYPE_DTYPE[code]!,
-      dims: intern.dimsShapes[ds.dims.at(i)]!.dims,
-      shape: intern.dimsShapes[ds.dims.at(i)]!.shape,
+      recordOffset: recordOffsetOf(i),
+      dataOffset: dataOffset.at(i),
+      bytes: shape.bytes,
+      numberType: shape.code,
+      type: IEEEIO_TYPE_NAMES[shape.code as 0],
+      dtype: TYPE_DTYPE[shape.code]!,
+      dims: shape.dims,
+      shape: shape.shape,
       name: nameOf(i),
-      attributes,
-      annotations,
+      ...found,
     };
   };
 
-  // Group datasets into frames.
-  const frameStart = new NumberColumn("int32");
-  const frameLen = new NumberColumn("int32");
+  // Group datasets into frames: frame f is datasets frameStart[f] .. frameStart[f + 1] - 1.
+  const starts = new NumberColumn("int32");
   // Grouping: an explicit datasetsPerFrame; else the writer's frame_datasets attributes; else,
   // for a file without them, the caller's layout (a workload reading its own k-chunk frames).
-  let marked = false;
-  for (let i = 0; i < datasetCount && !marked; i++) marked = attr(i, "frame_datasets") >= 0;
+  const fd = scan.frameDatasets;
+  const marked = fd.seq.length > 0;
   const layout = options.layout;
   const perFrame = options["datasetsPerFrame"] ??
     (!marked && layout !== undefined && layout.length > 1 ? layout.length : undefined);
+  let grouped = 0;
   if (perFrame !== undefined) {
     if (typeof perFrame !== "number" || !Number.isSafeInteger(perFrame) || perFrame < 1) {
       throw new UsageError(
         `ieeeio: datasetsPerFrame must be a positive integer, not ${String(perFrame)}`,
       );
     }
-    for (let i = 0; i + perFrame <= datasetCount; i += perFrame) {
-      frameStart.push(i);
-      frameLen.push(perFrame);
-    }
+    for (; grouped + perFrame <= datasetCount; grouped += perFrame) starts.push(grouped);
     const rest = datasetCount % perFrame;
     if (rest !== 0) {
       warnings.push(
@@ -1140,42 +1159,41 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
       );
     }
   } else {
-    for (let i = 0; i < datasetCount;) {
-      const fd = attr(i, "frame_datasets");
-      let k = 1;
-      if (fd >= 0 && at.numberType.at(fd) === 2 && at.bytes.at(fd) === 4) {
-        k = numberAt(fd);
-        if (k < 1) {
-          fail(
-            at.valueOffset.at(fd),
-            `frame_datasets attribute is ${k}, expected a positive count`,
-          );
-        }
+    const first = fd.firstByDataset(datasetCount);
+    while (grouped < datasetCount) {
+      const k = first[grouped]!;
+      const count = k < 0 || Number.isNaN(fd.value.at(k)) ? 1 : fd.value.at(k);
+      if (count < 1) {
+        fail(
+          fd.valueOffset.at(k),
+          `frame_datasets attribute is ${count}, expected a positive count`,
+        );
       }
-      if (i + k > datasetCount) {
+      if (grouped + count > datasetCount) {
         if (!recovering) {
           fail(
-            at.valueOffset.at(fd),
-            `frame of ${k} datasets starts at dataset ${i} but the file has only ${datasetCount}`,
+            fd.valueOffset.at(k),
+            `frame of ${count} datasets starts at dataset ${grouped} but the file has only ${datasetCount}`,
           );
         }
-        warnings.push(`the last frame (datasets ${i}..) is incomplete and is not read`);
+        warnings.push(`the last frame (datasets ${grouped}..) is incomplete and is not read`);
         break;
       }
-      frameStart.push(i);
-      frameLen.push(k);
-      i += k;
+      starts.push(grouped);
+      grouped += count;
     }
   }
-  frameStart.trim();
-  frameLen.trim();
-  const frameCount = frameStart.length;
+  starts.push(grouped);
+  starts.trim();
+  const frameCount = starts.length - 1;
   const steps = new Float64Array(frameCount);
-  for (let f = 0; f < frameCount; f++) {
-    const st = perFrame === undefined ? attr(frameStart.at(f), "step") : -1;
-    const code = st < 0 ? -1 : at.numberType.at(st);
-    const stored = (code === 3 && at.bytes.at(st) === 8) || (code === 2 && at.bytes.at(st) === 4);
-    steps[f] = stored ? numberAt(st) : f;
+  {
+    const first = perFrame === undefined ? scan.steps.firstByDataset(datasetCount) : undefined;
+    for (let f = 0; f < frameCount; f++) {
+      const k = first === undefined ? -1 : first[starts.at(f)]!;
+      const stored = k < 0 ? NaN : scan.steps.value.at(k);
+      steps[f] = Number.isNaN(stored) ? f : stored;
+    }
   }
 
   // The last frame's chunk refs only: a cache of every frame read would grow with the file.
@@ -1201,15 +1219,15 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
       }
       if (refsFrame !== frame) {
         refs = [];
-        const start = frameStart.at(frame);
-        for (let k = 0; k < frameLen.at(frame); k++) {
-          const i = start + k;
+        const start = starts.at(frame);
+        for (let i = start; i < starts.at(frame + 1); i++) {
+          const shape = shapeOf(i);
           refs.push({
-            name: nameOf(i) ?? `dataset/${k}`,
-            dtype: TYPE_DTYPE[ds.numberType.at(i)]!,
-            shape: intern.dimsShapes[ds.dims.at(i)]!.shape,
-            offset: ds.dataOffset.at(i),
-            bytes: ds.bytes.at(i),
+            name: nameOf(i) ?? `dataset/${i - start}`,
+            dtype: TYPE_DTYPE[shape.code]!,
+            shape: shape.shape,
+            offset: dataOffset.at(i),
+            bytes: shape.bytes,
             order,
           });
         }
