@@ -597,3 +597,45 @@ Deno.test("ieeeio reader: one-element attributes of every number type read back 
     });
   }
 });
+
+Deno.test("ieeeio reader: attributes away from their dataset (sequence id of another) are found, the first name in the file names it", () => {
+  for (const order of ORDERS) {
+    const le = order === "little";
+    const w = createIeeeioWriter({ endian: order });
+    const f = new MemoryFile();
+    f.apply(w.begin());
+    f.apply(w.writeDataset("Int32", [1], new Int32Array([0])));
+    f.apply(w.writeAttribute({ name: "name", value: "first" }));
+    const forwardAt = f.bytes().length;
+    f.apply(w.writeAttribute({ name: "name", value: "early" })); // made dataset 1's below
+    f.apply(w.writeDataset("Int32", [1], new Int32Array([1])));
+    f.apply(w.writeAttribute({ name: "name", value: "own" }));
+    const lateAt = f.bytes().length;
+    f.apply(w.writeAttribute({ name: "name", value: "late" })); // made dataset 0's below
+    const noteAt = f.bytes().length;
+    f.apply(w.writeAnnotation("note")); // made dataset 0's below
+    f.apply(w.writeDataset("Int32", [1], new Int32Array([2])));
+    const lonelyAt = f.bytes().length;
+    f.apply(w.writeAttribute({ name: "name", value: "lonely" })); // made dataset 1's below
+    f.apply(w.finish());
+    const bytes = f.bytes().slice();
+    const seq = (at: number, to: number) => new DataView(bytes.buffer).setInt32(at + 8, to, le);
+    seq(forwardAt, 1);
+    seq(lateAt, 0);
+    seq(noteAt, 0);
+    seq(lonelyAt, 1);
+    const idx = open(bytes);
+    assert.deepEqual(idx.chunks(0).map((r) => r.name), ["first"]);
+    assert.deepEqual(idx.chunks(1).map((r) => r.name), ["early"]);
+    assert.deepEqual(idx.chunks(2).map((r) => r.name), ["dataset/0"]);
+    const values = (i: number) => idx.dataset(i).attributes.map((a) => a.value);
+    assert.deepEqual(values(0), ["first", "late"]);
+    assert.deepEqual(values(1), ["early", "own", "lonely"]);
+    assert.deepEqual(values(2), []);
+    assert.deepEqual(idx.dataset(0).annotations.map((a) => a.text), ["note"]);
+    assert.deepEqual(idx.dataset(0).attributes.map((a) => a.recordOffset), [
+      idx.dataset(0).dataOffset + 4,
+      lateAt,
+    ]);
+  }
+});

@@ -27,11 +27,7 @@ export class NumberColumn {
   }
 
   #grow(): void {
-    const grown = new (this.#values.constructor as Float64ArrayConstructor | Int32ArrayConstructor)(
-      Math.ceil(this.#values.length * 1.5),
-    );
-    grown.set(this.#values);
-    this.#values = grown;
+    this.#values = grown(this.#values);
   }
 
   /** Gives back the room kept for growth (call when done appending; pushing again still works). */
@@ -43,4 +39,12 @@ export class NumberColumn {
   at(i: number): number {
     return this.#values[i]!;
   }
+}
+
+/** A copy of `values` half again as long (at least one entry more), for a column that is full. */
+export function grown<T extends Float64Array | Int32Array>(values: T): T {
+  const room = Math.ceil(values.length * 1.5) + 1;
+  const out = new (values.constructor as new (length: number) => T)(room);
+  out.set(values);
+  return out;
 }

@@ -68,7 +68,7 @@ import type {
 } from "./types.ts";
 import { ALL_WORKLOADS, DTYPES, holdsDType, typedArray, WRITING_WORKLOADS } from "./types.ts";
 import { cStringOf, elementCount, hexBytes } from "./kit.ts";
-import { NumberColumn } from "./columns.ts";
+import { grown, NumberColumn } from "./columns.ts";
 
 const FORMAT = "ieeeio";
 /** Bytes read at the start of each record during the scan. */
@@ -644,18 +644,18 @@ class NameTable {
   readonly names: string[] = [];
   readonly #ids = new Map<string, number>();
   /** The stored bytes of the first few names met, and their ids. */
-  readonly #recentBytes: Uint8Array[] = [];
+  readonly #recentBytes: DataView[] = [];
   readonly #recentIds: number[] = [];
 
-  /** Id of the name stored in `bytes[at, at + length)` (UTF-8, up to its first NUL). */
-  id(bytes: Uint8Array, at: number, length: number): number {
+  /**
+   * Id of the name stored in `bytes[at, at + length)` (UTF-8, up to its first NUL); `view` is a
+   * DataView of `bytes` (compared 4 bytes at a time).
+   */
+  id(bytes: Uint8Array, view: DataView, at: number, length: number): number {
     const recent = this.#recentBytes;
     for (let k = 0; k < recent.length; k++) {
       const known = recent[k]!;
-      if (known.length !== length) continue;
-      let i = 0;
-      while (i < length && known[i] === bytes[at + i]) i++;
-      if (i === length) return this.#recentIds[k]!;
+      if (known.byteLength === length && sameBytesAt(view, at, known)) return this.#recentIds[k]!;
     }
     const raw = bytes.subarray(at, at + length);
     const name = cStringOf(raw);
@@ -665,7 +665,7 @@ class NameTable {
       this.#ids.set(name, id);
     }
     if (recent.length < RECENT) {
-      recent.push(raw.slice());
+      recent.push(new DataView(raw.slice().buffer));
       this.#recentIds.push(id);
     }
     return id;
@@ -673,60 +673,84 @@ class NameTable {
 }
 
 /**
- * The attributes of one name that the reader acts on (`name`, `frame_datasets`, `step`), in file
- * order, a column per field: the dataset each belongs to, its value as a number (a name's id;
- * NaN when it is not of the type acted on) and the offset of its value.
+ * The attributes of one name that the reader acts on (`frame_datasets`, `step`; `name` where it
+ * is not after its dataset), in file order: the dataset each belongs to, its value as a number (a
+ * name's id; NaN when it is not of the type acted on) and the offset of its value (of its record
+ * for a name), three numbers an attribute in one array.
  */
 class NamedAttributes {
-  readonly seq = new NumberColumn("int32");
-  readonly value = new NumberColumn("float64");
-  readonly valueOffset = new NumberColumn("float64");
+  #fields = new Float64Array(48);
+  #length = 0;
+
+  /** Attributes held. */
+  get length(): number {
+    return this.#length;
+  }
 
   /** Appends the attribute of dataset `seq` with `value`, its value at byte `valueOffset`. */
   push(seq: number, value: number, valueOffset: number): void {
-    this.seq.push(seq);
-    this.value.push(value);
-    this.valueOffset.push(valueOffset);
+    const at = 3 * this.#length++;
+    if (at === this.#fields.length) this.#fields = grown(this.#fields);
+    this.#fields[at] = seq;
+    this.#fields[at + 1] = value;
+    this.#fields[at + 2] = valueOffset;
+  }
+
+  /** The dataset attribute k belongs to. */
+  seq(k: number): number {
+    return this.#fields[3 * k]!;
+  }
+
+  /** The value of attribute k. */
+  value(k: number): number {
+    return this.#fields[3 * k + 1]!;
+  }
+
+  /** The value offset of attribute k. */
+  valueOffset(k: number): number {
+    return this.#fields[3 * k + 2]!;
   }
 
   /** Per dataset (of `datasets`, every seq below it), the index of its first attribute here, or -1. */
   firstByDataset(datasets: number): Int32Array {
     const first = new Int32Array(datasets).fill(-1);
-    for (let k = 0; k < this.seq.length; k++) {
-      const seq = this.seq.at(k);
+    for (let k = 0; k < this.#length; k++) {
+      const seq = this.seq(k);
       if (first[seq] === -1) first[seq] = k;
     }
     return first;
   }
 }
 
-/** Attribute names the reader acts on, as stored (without the NUL). */
-const NAME_ATTRIBUTE = encoder.encode("name");
-const FRAME_DATASETS_ATTRIBUTE = encoder.encode("frame_datasets");
-const STEP_ATTRIBUTE = encoder.encode("step");
-/** First bytes of those names: `n`, `f`, `s`. */
-const N = 0x6e;
-const F = 0x66;
-const S = 0x73;
+/** `name` and `step` as the little-endian int32 of their four bytes (attribute names). */
+const NAME_WORD = 0x656d616e;
+const STEP_WORD = 0x70657473;
+/** `frame_datasets` as stored (without the NUL), and its first four bytes as a little-endian int32. */
+const FRAME_DATASETS_ATTRIBUTE = new DataView(encoder.encode("frame_datasets").buffer);
+const FRAME_DATASETS_WORD = 0x6d617266;
+/** Name id of a dataset whose `name` attribute the scan has not met yet. */
+const UNSEEN = -2;
 
-/** True when the `size`-byte name field at `bytes[at]` holds `known` (the bytes before a NUL). */
-function nameIs(bytes: Uint8Array, at: number, size: number, known: Uint8Array): boolean {
-  const n = known.length;
-  if (size < n || (size > n && bytes[at + n] !== 0)) return false;
+/** True when `view` holds the bytes of `known` at byte `at` (4 bytes at a time). */
+function sameBytesAt(view: DataView, at: number, known: DataView): boolean {
+  const length = known.byteLength;
   let i = 0;
-  while (i < n && bytes[at + i] === known[i]) i++;
-  return i === n;
+  while (i + 4 <= length && known.getInt32(i) === view.getInt32(at + i)) i += 4;
+  while (i < length && known.getUint8(i) === view.getUint8(at + i)) i++;
+  return i === length;
 }
 
 /** What one pass over the records finds (see {@link scanRecords}). */
 interface RecordScan {
+  /** Datasets found. */
+  readonly datasets: number;
   /** Per dataset: the byte offset of its data. */
-  readonly dataOffset: NumberColumn;
+  readonly dataOffset: Float64Array;
   /** Per dataset: its shape's id in `shapes`. */
-  readonly shapeId: NumberColumn;
+  readonly shapeId: Int32Array;
   readonly shapes: readonly RecordShape[];
-  /** The `name` attributes (value: the name's id in `names`, -1 for one not of a 1-byte type). */
-  readonly nameAttributes: NamedAttributes;
+  /** Per dataset: its name's id in `names` (negative: none), from its first `name` attribute. */
+  readonly nameId: Int32Array;
   readonly names: readonly string[];
   /** The `frame_datasets` attributes (value: the count, NaN when not one Int32). */
   readonly frameDatasets: NamedAttributes;
@@ -745,10 +769,12 @@ interface RecordScan {
 /**
  * One pass over the records from byte 16, checking every header field (a FormatError with the
  * offset for each broken rule; with `recovering`, a partial last record ends the scan instead).
- * It keeps per dataset its data offset and shape, and only the attributes the reader acts on;
- * the other attributes and the annotations are read when a dataset is asked for. Records are
- * read through a peek of at least 256 bytes: a window of the source's mapping (in place) or a
- * read, which covers a record's headers, dims and short names and often the next records.
+ * It keeps per dataset its data offset, shape and name, and only the attributes the reader acts
+ * on; the other attributes and the annotations are read when a dataset is asked for. Records
+ * are read through a peek of at least 256 bytes: a window of the source's mapping (in place) or
+ * a read, which covers a record's headers, dims and short names and often the next records.
+ * Written for the first open of a process, which runs before the JIT has compiled it: few calls
+ * and no allocation per record.
  */
 function scanRecords(
   source: ByteSource,
@@ -774,15 +800,25 @@ function scanRecords(
     peekAt = offset;
     peekEnd = offset + peek.length;
   };
-  const dataOffset = new NumberColumn("float64");
-  const shapeId = new NumberColumn("int32");
+  // per dataset, grown by half when full
+  let dataOffset = new Float64Array(1024);
+  let shapeId = new Int32Array(1024);
+  let nameId = new Int32Array(1024);
+  const grow = (): void => {
+    dataOffset = grown(dataOffset);
+    shapeId = grown(shapeId);
+    nameId = grown(nameId);
+  };
   const shapes = new ShapeTable();
   const names = new NameTable();
-  const nameAttributes = new NamedAttributes();
+  /** `name` attributes not after their dataset (value: the name id): set after the scan. */
+  const displacedNames = new NamedAttributes();
   const frameDatasets = new NamedAttributes();
   const steps = new NamedAttributes();
   const displacedSeq = new NumberColumn("int32");
   const displacedOffset = new NumberColumn("float64");
+  const DATA = IEEEIO_RECORD.data;
+  const ANNOTATION = IEEEIO_RECORD.annotation;
   let datasets = 0;
   let pos = IEEEIO_FILE_HEADER_BYTES;
   let end = pos;
@@ -798,7 +834,7 @@ function scanRecords(
       fail(pos, `truncated record header: ${left} bytes left, a record header needs 12`);
     }
     // Small attribute and annotation records follow one another: one peek covers several.
-    if (pos < peekAt || pos + Math.min(left, PEEK_AGAIN_BYTES) > peekEnd) {
+    if (pos < peekAt || pos + (left < PEEK_AGAIN_BYTES ? left : PEEK_AGAIN_BYTES) > peekEnd) {
       fetch(pos, IEEEIO_RECORD_HEADER_BYTES);
     }
     let read = IEEEIO_RECORD_HEADER_BYTES;
@@ -824,21 +860,25 @@ function scanRecords(
         }, the file ends at byte ${size}`,
       );
     }
-    if (type !== IEEEIO_RECORD.annotation) {
+    if (type !== ANNOTATION) {
       // Data and attribute records: a 12-byte header of data size, type code and rank or name size.
-      const what = type === IEEEIO_RECORD.data ? "data" : "attribute";
       if (recSize < 12) {
-        fail(pos + 4, `${what} record size ${recSize} is smaller than its 12-byte header`);
+        fail(
+          pos + 4,
+          `${
+            type === DATA ? "data" : "attribute"
+          } record size ${recSize} is smaller than its 12-byte header`,
+        );
       }
       if (body + 12 > peekEnd) fetch(body, 12);
       read += 12;
       const dataSize = view.getInt32(body - peekAt, le);
       const code = view.getInt32(body - peekAt + 4, le);
       const third = view.getInt32(body - peekAt + 8, le);
-      const width = code >= 0 && code < TYPE_SIZE.length ? TYPE_SIZE[code as 0] : 0;
+      const width = code >= 0 && code < 12 ? TYPE_SIZE[code as 0] : 0;
       if (width === 0) fail(body + 4, `unknown number type code ${code}: expected 0..11`);
       const after = body + 12; // the dims, or the attribute's name
-      if (type === IEEEIO_RECORD.data) {
+      if (type === DATA) {
         const rank = third;
         if (dataSize < 0) fail(body, `negative data size ${dataSize}`);
         if (rank < 0 || 12 + 4 * rank > recSize) {
@@ -861,8 +901,10 @@ function scanRecords(
         if (seq !== datasets) {
           fail(pos + 8, `data record has sequence id ${seq}, expected ${datasets}`);
         }
-        dataOffset.push(after + 4 * rank);
-        shapeId.push(id);
+        if (datasets === dataOffset.length) grow();
+        dataOffset[datasets] = after + 4 * rank;
+        shapeId[datasets] = id;
+        nameId[datasets] = UNSEEN;
         datasets++;
       } else {
         const nameSize = third;
@@ -880,27 +922,20 @@ function scanRecords(
         }
         if (after + nameSize > peekEnd) fetch(after, nameSize);
         read += nameSize;
-        const first = peek[after - peekAt];
+        // the names acted on, told apart by their first four bytes
+        const word = nameSize < 4 ? 0 : view.getInt32(after - peekAt, true);
+        const short = nameSize === 4 || (nameSize > 4 && peek[after - peekAt + 4] === 0);
         const valueOffset = after + nameSize;
-        if (first === N && nameIs(peek, after - peekAt, nameSize, NAME_ATTRIBUTE)) {
+        if (word === NAME_WORD && short) {
           let id = -1;
           if (code === 10 || code === 6) {
             if (valueOffset + dataSize > peekEnd) fetch(valueOffset, dataSize);
             read += dataSize;
-            id = names.id(peek, valueOffset - peekAt, dataSize);
+            id = names.id(peek, view, valueOffset - peekAt, dataSize);
           }
-          nameAttributes.push(seq, id, valueOffset);
-        } else if (
-          first === F && nameIs(peek, after - peekAt, nameSize, FRAME_DATASETS_ATTRIBUTE)
-        ) {
-          let count = NaN;
-          if (code === 2 && dataSize === 4) {
-            if (valueOffset + 4 > peekEnd) fetch(valueOffset, 4);
-            read += 4;
-            count = view.getInt32(valueOffset - peekAt, le);
-          }
-          frameDatasets.push(seq, count, valueOffset);
-        } else if (first === S && nameIs(peek, after - peekAt, nameSize, STEP_ATTRIBUTE)) {
+          if (seq !== datasets - 1) displacedNames.push(seq, id, pos);
+          else if (nameId[seq] === UNSEEN) nameId[seq] = id;
+        } else if (word === STEP_WORD && short) {
           let step = NaN;
           if ((code === 2 && dataSize === 4) || (code === 3 && dataSize === 8)) {
             if (valueOffset + dataSize > peekEnd) fetch(valueOffset, dataSize);
@@ -913,11 +948,24 @@ function scanRecords(
                 view.getUint32(at + (le ? 0 : 4), le);
           }
           steps.push(seq, step, valueOffset);
+        } else if (
+          word === FRAME_DATASETS_WORD && nameSize >= FRAME_DATASETS_ATTRIBUTE.byteLength &&
+          (nameSize === FRAME_DATASETS_ATTRIBUTE.byteLength ||
+            peek[after - peekAt + FRAME_DATASETS_ATTRIBUTE.byteLength] === 0) &&
+          sameBytesAt(view, after - peekAt, FRAME_DATASETS_ATTRIBUTE)
+        ) {
+          let count = NaN;
+          if (code === 2 && dataSize === 4) {
+            if (valueOffset + 4 > peekEnd) fetch(valueOffset, 4);
+            read += 4;
+            count = view.getInt32(valueOffset - peekAt, le);
+          }
+          frameDatasets.push(seq, count, valueOffset);
         }
       }
     }
     // An attachment carries the sequence id of its dataset, usually the data record's before it.
-    if (type !== IEEEIO_RECORD.data && seq !== datasets - 1) {
+    if (type !== DATA && seq !== datasets - 1) {
       displacedSeq.push(seq);
       displacedOffset.push(pos);
     }
@@ -926,12 +974,29 @@ function scanRecords(
     end = pos;
   }
   if (inPlaceBytes > 0) source.readInPlace?.(inPlaceBytes);
-  for (const column of [dataOffset, shapeId, displacedSeq, displacedOffset]) column.trim();
+  displacedSeq.trim();
+  displacedOffset.trim();
+  // A `name` attribute before its dataset (first in the file) names it; one after a later
+  // dataset only when none came before it.
+  const named = displacedNames;
+  for (let k = named.length - 1; k >= 0; k--) {
+    const seq = named.seq(k);
+    if (seq >= 0 && seq < datasets && named.valueOffset(k) < dataOffset[seq]!) {
+      nameId[seq] = named.value(k);
+    }
+  }
+  for (let k = 0; k < named.length; k++) {
+    const seq = named.seq(k);
+    if (seq >= 0 && seq < datasets && named.valueOffset(k) > dataOffset[seq]!) {
+      if (nameId[seq] === UNSEEN) nameId[seq] = named.value(k);
+    }
+  }
   return {
-    dataOffset,
-    shapeId,
+    datasets,
+    dataOffset: dataOffset.slice(0, datasets),
+    shapeId: shapeId.slice(0, datasets),
     shapes: shapes.shapes,
-    nameAttributes,
+    nameId: nameId.slice(0, datasets),
     names: names.names,
     frameDatasets,
     steps,
@@ -1089,26 +1154,19 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
     );
   }
 
-  // Per dataset, the id of its name (negative: none), from its first `name` attribute.
-  const nameIds = new Int32Array(datasetCount);
-  {
-    const first = scan.nameAttributes.firstByDataset(datasetCount);
-    for (let i = 0; i < datasetCount; i++) {
-      nameIds[i] = first[i]! < 0 ? -1 : scan.nameAttributes.value.at(first[i]!);
-    }
-  }
+  const nameIds = scan.nameId;
   /** Dataset i's stored name, or null. */
   const nameOf = (i: number): string | null => nameIds[i]! < 0 ? null : names[nameIds[i]!]!;
-  const shapeOf = (i: number): RecordShape => shapes[shapeId.at(i)]!;
+  const shapeOf = (i: number): RecordShape => shapes[shapeId[i]!]!;
   /** Byte offset of dataset i's record header. */
-  const recordOffsetOf = (i: number): number => dataOffset.at(i) - 24 - 4 * shapeOf(i).dims.length;
+  const recordOffsetOf = (i: number): number => dataOffset[i]! - 24 - 4 * shapeOf(i).dims.length;
   /** Dataset i as the reader reports it, made (its attachments read) when asked for. */
   const datasetAt = (i: number): IeeeioDataset => {
     const shape = shapeOf(i);
     // its attachments: the records after it that carry its sequence id, and the displaced ones
     const offsets: number[] = [];
     const stop = i + 1 < datasetCount ? recordOffsetOf(i + 1) : end;
-    for (let at = dataOffset.at(i) + shape.bytes; at < stop;) {
+    for (let at = dataOffset[i]! + shape.bytes; at < stop;) {
       const h = source.read(at, IEEEIO_RECORD_HEADER_BYTES);
       const v = new DataView(h.buffer, h.byteOffset, h.byteLength);
       if (v.getInt32(8, le) === i) offsets.push(at);
@@ -1123,7 +1181,7 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
     return {
       index: i,
       recordOffset: recordOffsetOf(i),
-      dataOffset: dataOffset.at(i),
+      dataOffset: dataOffset[i]!,
       bytes: shape.bytes,
       numberType: shape.code,
       type: IEEEIO_TYPE_NAMES[shape.code as 0],
@@ -1140,7 +1198,7 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
   // Grouping: an explicit datasetsPerFrame; else the writer's frame_datasets attributes; else,
   // for a file without them, the caller's layout (a workload reading its own k-chunk frames).
   const fd = scan.frameDatasets;
-  const marked = fd.seq.length > 0;
+  const marked = fd.length > 0;
   const layout = options.layout;
   const perFrame = options["datasetsPerFrame"] ??
     (!marked && layout !== undefined && layout.length > 1 ? layout.length : undefined);
@@ -1162,17 +1220,17 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
     const first = fd.firstByDataset(datasetCount);
     while (grouped < datasetCount) {
       const k = first[grouped]!;
-      const count = k < 0 || Number.isNaN(fd.value.at(k)) ? 1 : fd.value.at(k);
+      const count = k < 0 || Number.isNaN(fd.value(k)) ? 1 : fd.value(k);
       if (count < 1) {
         fail(
-          fd.valueOffset.at(k),
+          fd.valueOffset(k),
           `frame_datasets attribute is ${count}, expected a positive count`,
         );
       }
       if (grouped + count > datasetCount) {
         if (!recovering) {
           fail(
-            fd.valueOffset.at(k),
+            fd.valueOffset(k),
             `frame of ${count} datasets starts at dataset ${grouped} but the file has only ${datasetCount}`,
           );
         }
@@ -1191,7 +1249,7 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
     const first = perFrame === undefined ? scan.steps.firstByDataset(datasetCount) : undefined;
     for (let f = 0; f < frameCount; f++) {
       const k = first === undefined ? -1 : first[starts.at(f)]!;
-      const stored = k < 0 ? NaN : scan.steps.value.at(k);
+      const stored = k < 0 ? NaN : scan.steps.value(k);
       steps[f] = Number.isNaN(stored) ? f : stored;
     }
   }
@@ -1226,7 +1284,7 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
             name: nameOf(i) ?? `dataset/${i - start}`,
             dtype: TYPE_DTYPE[shape.code]!,
             shape: shape.shape,
-            offset: dataOffset.at(i),
+            offset: dataOffset[i]!,
             bytes: shape.bytes,
             order,
           });
