@@ -639,3 +639,21 @@ Deno.test("ieeeio reader: attributes away from their dataset (sequence id of ano
     ]);
   }
 });
+
+Deno.test("ieeeio reader: a file of 1000 frames of two chunks keeps every frame's step and names", () => {
+  const frames: Frame[] = Array.from({ length: 1000 }, (_, i) => ({
+    step: 7 * i + 3,
+    chunks: [
+      { name: "a", dtype: "int16", shape: [1], data: new Int16Array([i]) },
+      { name: "bb", dtype: "float32", shape: [2, 1], data: new Float32Array([i, -i]) },
+    ],
+  }));
+  for (const order of ORDERS) {
+    const idx = open(writeFile(frames, order));
+    assert.equal(idx.frameCount, 1000);
+    for (const i of [0, 16, 17, 500, 999]) {
+      assert.equal(idx.step!(i), 7 * i + 3);
+      assert.deepEqual(idx.chunks(i).map((r) => r.name), ["a", "bb"]);
+    }
+  }
+});

@@ -690,7 +690,7 @@ class NamedAttributes {
   /** Appends the attribute of dataset `seq` with `value`, its value at byte `valueOffset`. */
   push(seq: number, value: number, valueOffset: number): void {
     const at = 3 * this.#length++;
-    if (at === this.#fields.length) this.#fields = grown(this.#fields);
+    if (at + 3 > this.#fields.length) this.#fields = grown(this.#fields);
     this.#fields[at] = seq;
     this.#fields[at + 1] = value;
     this.#fields[at + 2] = valueOffset;
