@@ -1,43 +1,123 @@
 /**
  * Read ratios in CPU time, which a loaded machine disturbs far less than wall time: the calling
- * thread's user + system time (getrusage RUSAGE_THREAD) of reading a 64 MiB file from the page
- * cache frame by frame, in interleaved pairs, at N = 32^2, 128^2, 1024^2:
- * - netcdf/raw: a verified read as the table's (readVerified: the frame read as stored, compared
+ * thread's CPU time (CLOCK_THREAD_CPUTIME_ID) of reading a 64 MiB file from the page cache frame by
+ * frame, in interleaved pairs, at N = 32^2, 128^2, 1024^2:
+ * - FRAMING/raw: a verified read as the table's (readVerified: the frame read as stored, compared
  *   in the file's byte order, so big-endian netCDF is not swapped), sequential and random order
- *   (issue 17's read goal);
+ *   (issue 17's read goal), for every native framing;
  * - netcdf/raw decoded: readFrame (netCDF swapped to native) + verifyFrame, the verified read
  *   before readVerified, sequential;
  * - raw verified/raw alone: what verifying every byte costs the raw engine (the bound of its
  *   ratio to fio psync, which does not verify).
  * A ratio is the throughput of the first over the second (above 1: the first is faster).
+ * `deno task perf` prints the FRAMING/raw rows (`read CPU FRAMING/raw`) from {@link readCpuRatios}.
  *
- *     deno run -A bench/read_cpu_ratio.ts [--pairs 15]
+ *     deno run -A bench/read_cpu_ratio.ts [--pairs 15] [--framings f77,ieeeio,gsd,netcdf]
  * @module
  */
 import { parseArgs } from "node:util";
-import { nativeBackend } from "../lib/backends/engine.ts";
+import { backendByName } from "../lib/backends/registry.ts";
 import type { FrameSource } from "../lib/backends/backend.ts";
-import { netcdf } from "../lib/framings/netcdf/mod.ts";
-import { raw } from "../lib/framings/raw.ts";
-import type { Framing } from "../lib/framings/types.ts";
 import { CLOCK, clockGettime } from "../lib/sys/libc.ts";
 import { readVerified, Rng, shuffledOrder, verifyFrame } from "../lib/workloads/pattern.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
 
-const { values } = parseArgs({
-  args: Deno.args,
-  options: { pairs: { type: "string", default: "15" } },
-});
-const pairs = Number(values.pairs);
-const dir = Deno.makeTempDirSync({ dir: ".", prefix: ".sciobench-bench-" });
-globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+/** One cell's ratios over the pairs: raw's CPU time over the framing's (above 1: faster). */
+export interface ReadCpuRatios {
+  /** Per framing: verified sequential and random reads, and the decoded sequential read. */
+  readonly framings: Map<
+    string,
+    { readonly sequential: number[]; readonly random: number[]; readonly decoded: number[] }
+  >;
+  /** raw's unverified read over its verified one (what verification costs it). */
+  readonly rawVerify: number[];
+}
 
-/** CPU time of the calling thread (exact, unlike getrusage's ticks). */
-const THREAD_CPU = CLOCK.THREAD_CPUTIME;
-
-/** CPU microseconds of this thread so far. */
+/** CPU microseconds of this thread so far (exact, unlike getrusage's ticks). */
 function cpuUs(): number {
-  return clockGettime(THREAD_CPU) / 1000;
+  return clockGettime(CLOCK.THREAD_CPUTIME) / 1000;
+}
+
+/** verified: as the table reads; decoded: readFrame + verifyFrame; alone: readFrame only. */
+type Mode = "verified" | "decoded" | "alone";
+
+/**
+ * Writes a file of about `bytes` of table frames (at least 4) at N = `n` for raw and each of
+ * `framings` in `dir`, reads each from the page cache in `pairs` interleaved pairs against raw
+ * (which side goes first alternates), and returns the thread-CPU ratios; the files are removed.
+ */
+export function readCpuRatios(
+  options: {
+    readonly framings: readonly string[];
+    readonly n: number;
+    readonly pairs: number;
+    readonly bytes: number;
+    readonly dir: string;
+  },
+): ReadCpuRatios {
+  const { n, pairs, dir } = options;
+  const data = new TableFrames(n, 1);
+  // at least 4 frames, so a pass at N = 1024^2 is more than one or two long copies
+  const frames = Math.max(4, Math.floor(options.bytes / (28 * n)));
+  const open = (name: string): FrameSource => {
+    const backend = backendByName(name);
+    const path = `${dir}/read_cpu.${name}`;
+    const sink = backend.openWriter(path, { create: "truncate" });
+    for (let i = 0; i < frames; i++) sink.writeFrame(data.frame(i));
+    sink.close();
+    Deno.readFileSync(path); // warm
+    const source = backend.openReader(path, { layout: data.layout });
+    Deno.removeSync(path); // the open file stays readable
+    return source;
+  };
+  const sequential = Array.from({ length: frames }, (_, i) => i);
+  const random = Array.from(shuffledOrder(frames, frames, new Rng(3)));
+  const timed = (source: FrameSource, order: readonly number[], mode: Mode) => {
+    const t0 = cpuUs();
+    for (const i of order) {
+      if (mode === "verified") {
+        readVerified(source, i, data);
+        continue;
+      }
+      const got = source.readFrame(i);
+      if (mode === "decoded") verifyFrame(source.path, i, data.frame(i).chunks, got);
+    }
+    return cpuUs() - t0;
+  };
+  const raw = open("raw");
+  const out: ReadCpuRatios = { framings: new Map(), rawVerify: [] };
+  try {
+    for (const name of options.framings) {
+      const source = open(name);
+      const r = { sequential: [] as number[], random: [] as number[], decoded: [] as number[] };
+      try {
+        for (let p = 0; p < pairs; p++) {
+          // raw's time over the framing's, with the side that goes first alternating
+          const ratio = (order: readonly number[], mode: Mode) => {
+            if (p % 2 === 0) {
+              const a = timed(raw, order, mode);
+              return a / timed(source, order, mode);
+            }
+            const b = timed(source, order, mode);
+            return timed(raw, order, mode) / b;
+          };
+          r.sequential.push(ratio(sequential, "verified"));
+          r.random.push(ratio(random, "verified"));
+          r.decoded.push(ratio(sequential, "decoded"));
+        }
+      } finally {
+        source.close();
+      }
+      out.framings.set(name, r);
+    }
+    for (let p = 0; p < pairs; p++) {
+      const alone = timed(raw, sequential, "alone");
+      out.rawVerify.push(alone / timed(raw, sequential, "verified"));
+    }
+  } finally {
+    raw.close();
+  }
+  return out;
 }
 
 function quantiles(xs: number[]): string {
@@ -46,76 +126,32 @@ function quantiles(xs: number[]): string {
   return `median ${f(s[s.length >> 1]!)} (min ${f(s[0]!)}, max ${f(s[s.length - 1]!)})`;
 }
 
-console.log(
-  `# ${pairs} interleaved pairs, CPU time of the reading thread; ${Deno.loadavg()[0]} load`,
-);
-for (const n of [32 ** 2, 128 ** 2, 1024 ** 2]) {
-  const data = new TableFrames(n, 1);
-  const frames = Math.max(2, Math.floor((64 << 20) / (28 * n)));
-  const open = (name: string, framing: Framing): { path: string; source: FrameSource } => {
-    const backend = nativeBackend(framing);
-    const path = `${dir}/bench.${name}`;
-    const sink = backend.openWriter(path, { create: "truncate" });
-    for (let i = 0; i < frames; i++) sink.writeFrame(data.frame(i));
-    sink.close();
-    Deno.readFileSync(path); // warm
-    return { path, source: backend.openReader(path, { layout: data.layout }) };
-  };
-  const rawFile = open("raw", raw);
-  const ncFile = open("nc", netcdf);
-  const sequential = Array.from({ length: frames }, (_, i) => i);
-  const random = Array.from(shuffledOrder(frames, frames, new Rng(3)));
-  /** verified: as the table reads; decoded: readFrame + verifyFrame; alone: readFrame only. */
-  type Mode = "verified" | "decoded" | "alone";
-  const timed = (f: { path: string; source: FrameSource }, order: number[], mode: Mode) => {
-    const t0 = cpuUs();
-    for (const i of order) {
-      if (mode === "verified") {
-        readVerified(f.source, i, data);
-        continue;
+if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      pairs: { type: "string", default: "15" },
+      framings: { type: "string", default: "netcdf" },
+    },
+  });
+  const pairs = Number(values.pairs);
+  const framings = values.framings.split(",");
+  const dir = Deno.makeTempDirSync({ dir: ".", prefix: ".sciobench-bench-" });
+  try {
+    console.log(
+      `# ${pairs} interleaved pairs, CPU time of the reading thread; ${Deno.loadavg()[0]} load`,
+    );
+    for (const n of [32 ** 2, 128 ** 2, 1024 ** 2]) {
+      const got = readCpuRatios({ framings, n, pairs, bytes: 64 << 20, dir });
+      const side = Math.sqrt(n);
+      for (const [name, r] of got.framings) {
+        console.log(`N=${side}^2 read ${name}/raw ${quantiles(r.sequential)}`);
+        console.log(`N=${side}^2 random ${name}/raw ${quantiles(r.random)}`);
+        console.log(`N=${side}^2 read ${name}/raw decoded ${quantiles(r.decoded)}`);
       }
-      const got = f.source.readFrame(i);
-      if (mode === "decoded") verifyFrame(f.path, i, data.frame(i).chunks, got);
+      console.log(`N=${side}^2 raw verified/raw alone ${quantiles(got.rawVerify)}`);
     }
-    return cpuUs() - t0;
-  };
-  const ratios: Record<string, number[]> = { seq: [], random: [], decoded: [], verify: [] };
-  for (let p = 0; p < pairs; p++) {
-    // alternate which side goes first
-    const ab = (a: () => number, b: () => number) => {
-      if (p % 2 === 0) {
-        const x = a();
-        return [x, b()];
-      }
-      const y = b();
-      return [a(), y];
-    };
-    const [rs, ns] = ab(
-      () => timed(rawFile, sequential, "verified"),
-      () => timed(ncFile, sequential, "verified"),
-    );
-    ratios.seq!.push(rs! / ns!);
-    const [rr, nr] = ab(
-      () => timed(rawFile, random, "verified"),
-      () => timed(ncFile, random, "verified"),
-    );
-    ratios.random!.push(rr! / nr!);
-    const [rd, nd] = ab(
-      () => timed(rawFile, sequential, "decoded"),
-      () => timed(ncFile, sequential, "decoded"),
-    );
-    ratios.decoded!.push(rd! / nd!);
-    const [alone, verified] = ab(
-      () => timed(rawFile, sequential, "alone"),
-      () => timed(rawFile, sequential, "verified"),
-    );
-    ratios.verify!.push(alone! / verified!);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
   }
-  const side = Math.sqrt(n);
-  console.log(`N=${side}^2 read netcdf/raw ${quantiles(ratios.seq!)}`);
-  console.log(`N=${side}^2 random netcdf/raw ${quantiles(ratios.random!)}`);
-  console.log(`N=${side}^2 read netcdf/raw decoded ${quantiles(ratios.decoded!)}`);
-  console.log(`N=${side}^2 raw verified/raw alone ${quantiles(ratios.verify!)}`);
-  rawFile.source.close();
-  ncFile.source.close();
 }

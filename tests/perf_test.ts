@@ -88,6 +88,14 @@ Deno.test("perf --quick --format json: every ratio and goal row, with its spread
       }
     }
   }
+  for (const n of doc.meta.ns) {
+    const readGoal = n >= 128 ** 2 ? ">= 0.9" : ">= 0.8";
+    for (const f of ["f77", "ieeeio", "gsd", "netcdf"]) {
+      // thread CPU, page cache warm: the read goals with less of the machine's load in them
+      need(`read CPU ${f}/raw`, label(n), "warm", readGoal);
+      need(`random CPU ${f}/raw`, label(n), "warm", readGoal);
+    }
+  }
   need("peak RSS at 16 GiB (extrapolated)", "32^2", "warm", "<= 256");
   need("peak RSS slope", "32^2", "warm");
   const skippedFor = (word: string) => doc.skipped.some((s) => s.includes(word));

@@ -10,6 +10,9 @@
  *   runTable), at N = 32^2, 128^2, 1024^2, page cache warm and cold; f77's and IEEEIO's open per
  *   record (a chunk's record: 2 a frame), and per record beyond raw's open (the goal's, as the
  *   file-system's open and fstat, a fixed cost, would dominate a file of a few records);
+ * - every native framing's verified read, sequential and random, against raw's in the reading
+ *   thread's CPU time, page cache warm (bench/read_cpu_ratio.ts), which the load moves far less
+ *   than the table's wall-time ratios;
  * - gsd against python3-gsd (the table's python-gsd peer): the same four, and write CPU;
  * - the native netCDF writer against libnetcdf's (`sciobench records`, netcdf vs netcdf-lib);
  * - the Packman reader against gfortran's rd (`sciobench readers --reader`);
@@ -18,6 +21,7 @@
  * - peak RSS of a table child at two file sizes (VmHWM), and its slope extrapolated to 16 GiB.
  *
  * Run: deno task perf [--quick] [--format table|json] [--pairs 3] [--size 64MiB] [--dir DIR]
+ *      [--only table,readcpu,records,readers,fio,rss]
  * @module
  */
 import { parseArgs } from "node:util";
@@ -31,6 +35,7 @@ import { Progress } from "../lib/report/progress.ts";
 import type { Row } from "../lib/report/output.ts";
 import { getrusage, RUSAGE } from "../lib/sys/libc.ts";
 import { runTable, TableFrames } from "../lib/workloads/table.ts";
+import { readCpuRatios } from "../bench/read_cpu_ratio.ts";
 
 /** A goal on a ratio's median: at least (`>=`) or at most (`<=`) `value`. */
 interface Goal {
@@ -210,6 +215,29 @@ async function tableSection(): Promise<void> {
         }
       }
     }
+  }
+}
+
+// ---- read CPU: every framing's verified read against raw's, in thread CPU time ---------------
+/**
+ * The read goals in the calling thread's CPU time (bench/read_cpu_ratio.ts): page cache warm, each
+ * framing's verified read (as the table's) against raw's, sequential and random. Wall-time ratios of
+ * a read that takes milliseconds move with the load of a shared machine; CPU time much less.
+ */
+function readCpuSection(): void {
+  const scratch = Deno.makeTempDirSync({ dir: dir ?? ".", prefix: ".sciobench-perf-" });
+  try {
+    for (const n of NS) {
+      note(`read CPU N=${nLabel(n)}, ${pairs} pairs`);
+      const got = readCpuRatios({ framings: FRAMINGS, n, pairs, bytes: size, dir: scratch });
+      const label = nLabel(n);
+      for (const [name, r] of got.framings) {
+        row(`read CPU ${name}/raw`, label, "warm", "x", readGoal(n)).values.push(...r.sequential);
+        row(`random CPU ${name}/raw`, label, "warm", "x", readGoal(n)).values.push(...r.random);
+      }
+    }
+  } finally {
+    Deno.removeSync(scratch, { recursive: true });
   }
 }
 
@@ -413,8 +441,9 @@ async function rssSection(): Promise<void> {
 }
 
 // ---- run and report --------------------------------------------------------------------------
-const sections: [string, () => Promise<void>][] = [
+const sections: [string, () => Promise<void> | void][] = [
   ["table", tableSection],
+  ["readcpu", readCpuSection],
   ["records", recordsSection],
   ["readers", readersSection],
   ["fio", fioSection],
