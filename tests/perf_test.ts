@@ -115,5 +115,10 @@ Deno.test("perf --quick --format json: every ratio and goal row, with its spread
       assert(doc.rows.some((r) => r.metric === m && r.goal !== ""), `${m} missing or no goal`);
     }
   }
+  if (!skippedFor("python3-gsd")) {
+    // the first open of each process (code not yet compiled) beside the goal's, without a goal
+    const first = doc.rows.find((r) => r.metric === "first open gsd/python-gsd");
+    assert(first && first.goal === "" && first.values.every((v) => v > 0), "first open row");
+  }
   for (const s of doc.skipped) assert(!s.includes("\n"), "one line per skipped peer");
 });
