@@ -32,6 +32,29 @@ const LAST_SLOTS = 2048;
 /** Slots read around each probe before the range is that narrow (4 KiB). */
 const PROBE_SLOTS = 128;
 
+/**
+ * The buffers an open reads the head and the index slots into (made at the first open and kept
+ * for the process, so an open allocates no buffer where its source reads into one): nothing of
+ * them outlives the open (names and header fields are decoded into strings and numbers).
+ */
+const scratch: { head?: Uint8Array; slots?: Uint8Array } = {};
+
+/**
+ * `length` bytes at `offset` into the start of `buf` where `source` reads into a buffer (a short
+ * read, a file cut since, reads again for the ShortReadError); else a new array from `read`.
+ */
+function readReusing(
+  source: ByteSource,
+  offset: number,
+  length: number,
+  buf: Uint8Array,
+): Uint8Array {
+  if (source.readInto === undefined) return source.read(offset, length);
+  const into = buf.subarray(0, length);
+  if (source.readInto(into, offset) < length) return source.read(offset, length);
+  return into;
+}
+
 /** Header facts of a GSD file. */
 export interface GsdHeader {
   /** File layer version, packed (major << 16 | minor). */
@@ -74,7 +97,8 @@ export class GsdIndex implements FrameIndex {
   /** Used index entries. */
   readonly entryCount: number;
   readonly #source: ByteSource;
-  readonly #ids: Map<string, number>;
+  /** Chunk ids by name, from the first `find` on. */
+  #ids: Map<string, number> | null = null;
   /** The used entries as columns, from the first lookup on. */
   #columns: EntryColumns | null = null;
   readonly #shapes = new Map<number, readonly number[]>();
@@ -90,7 +114,6 @@ export class GsdIndex implements FrameIndex {
     const { header, head } = readHeader(source);
     this.header = header;
     this.names = this.#readNames(header, head);
-    this.#ids = new Map(this.names.map((n, i) => [n, i]));
     const { used, lastFrame } = this.#countEntries(header, head);
     this.entryCount = used;
     this.frameCount = used === 0 ? 0 : lastFrame + 1;
@@ -167,7 +190,10 @@ export class GsdIndex implements FrameIndex {
     const load = (first: number, count: number): void => {
       from = first;
       span = count;
-      window = nativeWords(source.read(at + first * ENTRY_BYTES, count * ENTRY_BYTES));
+      scratch.slots ??= new Uint8Array(LAST_SLOTS * ENTRY_BYTES);
+      window = nativeWords(
+        readReusing(source, at + first * ENTRY_BYTES, count * ENTRY_BYTES, scratch.slots),
+      );
     };
     const slot = (i: number): Uint32Array => {
       if (window === null || i < from || i >= from + span) {
@@ -310,6 +336,7 @@ export class GsdIndex implements FrameIndex {
   /** The chunk `name` of `frame` (among that frame's entries); undefined when absent. */
   find(frame: number, name: string): ChunkRef | undefined {
     const c = this.#columns ?? this.#load();
+    this.#ids ??= new Map(this.names.map((n, i) => [n, i]));
     const id = this.#ids.get(name);
     if (id === undefined || !(frame >= 0 && frame < this.frameCount)) return undefined;
     const end = c.frameStart[frame + 1]!;
@@ -400,7 +427,8 @@ function readHeader(source: ByteSource): { header: GsdHeader; head: Uint8Array }
   if (size < HEADER_BYTES) {
     bad(0, `not a GSD file: the header needs ${HEADER_BYTES} bytes, the file has ${size}`);
   }
-  const head = source.read(0, Math.min(size, HEAD_BYTES));
+  scratch.head ??= new Uint8Array(HEAD_BYTES);
+  const head = readReusing(source, 0, Math.min(size, HEAD_BYTES), scratch.head);
   const h = head.subarray(0, HEADER_BYTES);
   for (let i = 0; i < 8; i++) {
     if (h[i] !== GSD_MAGIC[i]) {
