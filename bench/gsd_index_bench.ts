@@ -4,7 +4,10 @@
  *   the open alone, and the open with the first lookup (which reads and checks every entry);
  * - open of a synthetic index of 10^5 and 10^6 frames (one chunk each) in memory;
  * - bytes held per frame after the open and after the first lookup, and by a writer of 10^5
- *   frames (printed beside the timings).
+ *   frames (printed beside the timings);
+ * - the 1st, 2nd and 3rd open of that file in fresh processes, after a write as in the table
+ *   (printed: V8 compiles the reader at its first call and tiers it up over the next few; the
+ *   table's open_ms is the 2nd).
  *
  * Run in this tree and in one before the change for before/after:
  *     deno bench --allow-all bench/gsd_index_bench.ts
@@ -45,6 +48,50 @@ Deno.bench("gsd open and first lookup, table file of 2340 frames", {
   s.locate!(1234);
   s.close();
 });
+
+// ---- the first opens of a process: V8 compiles and tiers up the reader's code at its first calls -
+/**
+ * Opens the table file in fresh processes, as the table does (after a write through the engine):
+ * the 1st, 2nd and 3rd open's time each (the table times the 2nd), medians over `runs` processes.
+ */
+async function firstOpens(runs: number): Promise<number[][]> {
+  const lib = new URL("../lib/", import.meta.url).href;
+  const code = `
+    import { nativeBackend } from "${lib}backends/engine.ts";
+    import { writeFrames } from "${lib}backends/write.ts";
+    import { gsd } from "${lib}framings/gsd/mod.ts";
+    import { TableFrames } from "${lib}workloads/table.ts";
+    const backend = nativeBackend(gsd);
+    const table = new TableFrames(32 ** 2, 1);
+    await writeFrames(backend, "${dir}/warm.gsd", { create: "truncate", fsync: "none" }, 4,
+      (i) => table.frame(i));
+    const us = [];
+    for (let k = 0; k < 3; k++) {
+      const t0 = performance.now();
+      const s = backend.openReader("${path}", { layout: table.layout });
+      us.push((performance.now() - t0) * 1000);
+      s.close();
+    }
+    console.log(JSON.stringify(us));`;
+  const all: number[][] = [[], [], []];
+  for (let r = 0; r < runs; r++) {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["eval", "--ext=ts", code],
+      stdout: "piped",
+    }).output();
+    const us = JSON.parse(new TextDecoder().decode(out.stdout)) as number[];
+    us.forEach((u, k) => all[k]!.push(u));
+  }
+  return all.map((xs) => xs.sort((a, b) => a - b));
+}
+{
+  const opens = await firstOpens(7);
+  const med = (xs: number[]) => xs[xs.length >> 1]!.toFixed(0);
+  console.log(
+    `gsd open of the table file in a fresh process (median of 7): 1st ${med(opens[0]!)} us, ` +
+      `2nd ${med(opens[1]!)} us (the table's open_ms), 3rd ${med(opens[2]!)} us`,
+  );
+}
 
 // ---- synthetic indexes: linear in frames ----------------------------------------------------
 /** A gsd file in memory with `frames` frames of one 1-element chunk (one index entry each). */
