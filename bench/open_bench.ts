@@ -6,6 +6,10 @@
  * ones through the mapping's readahead) and through a pread per read (before: the file handle
  * itself as the decoder's source, no windows, as every open read before). And the open time and
  * memory of synthetic gsd and IEEEIO indexes of 10^5 and 10^6 records: linear in the records.
+ * First of all, the process's first open of each framing at N = 32^2, warm (raw's first, which
+ * loads the libraries), printed: what the table's one open a cell costs before the JIT has
+ * compiled the decoder (and per record, a record being a chunk's); run it a few times for the
+ * spread.
  *
  * Run: deno bench --allow-all --v8-flags=--expose-gc bench/open_bench.ts (writes 4 x 32 MiB in a
  * temporary directory; SCIOBENCH_BENCH_FRAMES changes the frames of the 32^2 files, default 1170 =
@@ -17,11 +21,13 @@ import { writeFrames } from "../lib/backends/write.ts";
 import { f77 } from "../lib/framings/f77.ts";
 import { gsd } from "../lib/framings/gsd/mod.ts";
 import { ieeeio } from "../lib/framings/ieeeio.ts";
+import { raw } from "../lib/framings/raw.ts";
 import type { ChunkLayout, Frame, Framing } from "../lib/framings/types.ts";
 import { dropCache } from "../lib/io/cache.ts";
 import { FileHandle } from "../lib/io/file.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
+import { CLOCK, clockGettime } from "../lib/sys/libc.ts";
 
 const FRAMES = Number(Deno.env.get("SCIOBENCH_BENCH_FRAMES") ?? 1170);
 const dir = Deno.makeTempDirSync({ prefix: "sciobench-open-bench-" });
@@ -36,7 +42,7 @@ const layouts = new Map(CELLS.map((c) => [c.side, new TableFrames(c.side ** 2, 1
 const files = new Map<string, string>();
 for (const { side, frames } of CELLS) {
   const data = new TableFrames(side ** 2, 1);
-  for (const framing of [f77, ieeeio]) {
+  for (const framing of side === 32 ? [raw, f77, ieeeio] : [f77, ieeeio]) {
     const path = `${dir}/open${side}.${framing.name}`;
     await writeFrames(
       nativeBackend(framing),
@@ -65,6 +71,35 @@ function openWithEngine(framing: Framing, path: string, layout: readonly ChunkLa
   const frames = source.frameCount;
   source.close();
   return frames;
+}
+
+// The process's first open of each framing (no open has run before: the writes above do not
+// read), timed once and printed, wall and this thread's CPU time (which a loaded machine's waits
+// for a core do not inflate): the bench's iterations below time the compiled code.
+{
+  const first = new Map<string, { wall: number; cpu: number }>();
+  for (const framing of [raw, f77, ieeeio]) {
+    const c0 = clockGettime(CLOCK.THREAD_CPUTIME);
+    const t0 = performance.now();
+    openWithEngine(framing, files.get(`${framing.name} 32`)!, layouts.get(32)!);
+    const wall = performance.now() - t0;
+    first.set(framing.name, { wall, cpu: (clockGettime(CLOCK.THREAD_CPUTIME) - c0) / 1e6 });
+  }
+  const records = FRAMES * layouts.get(32)!.length;
+  const raw0 = first.get("raw")!;
+  for (const [name, { wall, cpu }] of first) {
+    const over = (ms: number, rawMs: number) => ((ms - rawMs) * 1000 / records).toFixed(2);
+    console.log(
+      `${name} 32^2 warm, the process's first open: ${wall.toFixed(2)} ms wall, ${
+        cpu.toFixed(2)
+      } ms CPU` +
+        (name === "raw"
+          ? ""
+          : `; over raw's, a record: ${over(wall, raw0.wall)} us wall, ${
+            over(cpu, raw0.cpu)
+          } us CPU`),
+    );
+  }
 }
 
 for (const { side, frames, caches } of CELLS) {
