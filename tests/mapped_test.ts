@@ -87,6 +87,12 @@ for (const cache of ["cold", "warm"] as const) {
           assert.deepEqual(view.subarray(0, n), want.subarray(off, off + n), `${step} ${off}`);
         }
       }
+      // ahead: a near window gives the rest of the mapping's 4 MiB window, and the file's bytes
+      src.window(3 << 20, 8, true);
+      const ahead = src.window((3 << 20) + 40_000, 8, true)!;
+      const aheadAt = (3 << 20) + 40_000;
+      assert.equal(ahead.length, (4 << 20) + 65536 - aheadAt);
+      assert.ok(ahead.every((b, i) => b === want[aheadAt + i]), "the window ahead's bytes");
       // across the first window's end, and up to the end of the file
       const across = src.window((16 << 20) - 5, 10)!;
       assert.deepEqual(across.subarray(0, 10), want.subarray((16 << 20) - 5, (16 << 20) + 5));

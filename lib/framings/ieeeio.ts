@@ -793,7 +793,7 @@ function scanRecords(
   /** Moves the peek to `offset`, at least `length` bytes (inside the file). */
   const fetch = (offset: number, length: number): void => {
     const want = Math.min(size - offset, Math.max(length, PEEK_BYTES));
-    const window = source.window?.(offset, want);
+    const window = source.window?.(offset, want, true);
     inPlace = window !== undefined;
     peek = window ?? source.read(offset, want);
     view = new DataView(peek.buffer, peek.byteOffset, peek.byteLength);

@@ -148,10 +148,11 @@ export class MappedSource implements ByteSource {
    * the last, in a cached window, or over 1 MiB past it, cached or not, is a pread of `length`
    * bytes (a page fault costs more, or reads a window ahead); else
    * the bytes are read in place from the mapping (no system call: the caller counts them, see
-   * ByteSource.readInPlace). Valid until the next `read`, `window` or `release` call: read it at
-   * once and keep nothing of it.
+   * ByteSource.readInPlace); with `ahead`, a near window gives the mapped bytes up to the end of
+   * the mapping's window (up to 4 MiB: one call for a run of small records, not one per 64 KiB).
+   * Valid until the next `read`, `window` or `release` call: read it at once and keep nothing of it.
    */
-  window(offset: number, length: number): Uint8Array | undefined {
+  window(offset: number, length: number, ahead = false): Uint8Array | undefined {
     if (offset < 0 || offset + length > this.size || length > WINDOW) return undefined;
     const near = offset >= this.#lastStart && offset <= this.#lastEnd + NEAR;
     const sparse = Number.isFinite(this.#lastEnd) && offset > this.#lastEnd + SPARSE;
@@ -168,7 +169,7 @@ export class MappedSource implements ByteSource {
     }
     if (map === undefined) return undefined;
     const at = offset - this.#start;
-    const end = Math.min(this.#mapped, at + Math.max(length, NEAR));
+    const end = ahead && near ? this.#mapped : Math.min(this.#mapped, at + Math.max(length, NEAR));
     this.#lastEnd = this.#start + end;
     return map.bytes.subarray(at, end);
   }

@@ -47,9 +47,10 @@ export interface ByteSource {
    * `length` of them (more when the source has them at hand, as a mapping does); undefined when
    * it has not (then use `read`). Valid only until the next call on the source: read it at once
    * and keep nothing of it. Bytes read in place are no read of the source's: report them with
-   * `readInPlace`.
+   * `readInPlace`. `ahead`: the caller reads records close together from here on (a scan of
+   * small records), so a window near the last may give all the bytes the source has at hand.
    */
-  window?(offset: number, length: number): Uint8Array | undefined;
+  window?(offset: number, length: number, ahead?: boolean): Uint8Array | undefined;
   /** Optional: the caller read `bytes` bytes in place from windows (for a count of bytes read). */
   readInPlace?(bytes: number): void;
   /**
