@@ -402,11 +402,38 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/records rows/",
   },
   {
+    name: "overlap: frame k + 1 read only after frame k is visited (serial reads)",
+    edits: [{
+      file: "lib/backends/overlap.ts",
+      search: "      next = k + 1 < n ? readAsync(order[k + 1]!) : undefined;\n" +
+        "      const seen = visit(order[k]!, chunks, k);\n      if (seen) await seen;",
+      replace: "      const seen = visit(order[k]!, chunks, k);\n      if (seen) await seen;\n" +
+        "      next = k + 1 < n ? readAsync(order[k + 1]!) : undefined;",
+    }],
+    tests: ["tests/overlap_test.ts"],
+    filter: "/is in flight while/",
+  },
+  {
+    name: "table: the read phases without overlapped reads",
+    edits: [{
+      file: TABLE,
+      search: "    return signalPoint();\n  });\n  return meter.stop();",
+      replace: "    return signalPoint();\n  }, false);\n  return meter.stop();",
+    }],
+    tests: ["tests/overlap_test.ts"],
+    filter: "/on another thread/",
+  },
+  {
     name: "table: verification turned off",
     edits: [{
       file: TABLE,
-      search: "readVerified(source, i, frames);",
-      replace: "source.readFrame(i);",
+      search: "await readVerifiedFrames(source, order, frames, (k) => {",
+      replace: "await readFramesOverlapped(order, nativeReads(source), (_i, _got, k) => {",
+    }, {
+      file: TABLE,
+      search: 'import { checkTransfer } from "../backends/engine.ts";',
+      replace: 'import { checkTransfer } from "../backends/engine.ts";\n' +
+        'import { nativeReads, readFramesOverlapped } from "../backends/overlap.ts";',
     }],
     tests: ["tests/cli_test.ts"],
     filter: "/verify-on-read/",

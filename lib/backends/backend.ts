@@ -145,6 +145,15 @@ export interface FrameSource {
    * the swap to native `readFrame` makes (for verifying). Native framings offer it.
    */
   readFrameStored?(frame: number): readonly StoredChunk[];
+  /**
+   * Reads frame `frame` as `readFrame` does (the same system calls, in the same order), with the
+   * large reads in flight on another thread until the promise settles, so the caller can work on
+   * the frame before meanwhile (native framings; lib/backends/overlap.ts). The chunks stay valid
+   * until the second frame read after this one is started; one call at a time.
+   */
+  readFrameAsync?(frame: number): Promise<readonly ReadChunk[]>;
+  /** `readFrameStored` as `readFrameAsync` reads: large reads on another thread. */
+  readFrameStoredAsync?(frame: number): Promise<readonly StoredChunk[]>;
   /** Where the chunks of a frame are stored, when the backend knows (native framings). */
   locate?(frame: number): readonly ChunkRef[];
   /**

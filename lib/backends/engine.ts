@@ -237,6 +237,16 @@ function storedChunk(r: ChunkRef, data: Uint8Array): StoredChunk {
   return { name, dtype, shape, order, offset, pieces, data };
 }
 
+/**
+ * One read a frame needs: bytes [offset, offset + length) into `into`, or without `into` a view
+ * of the block reader's buffer (--bs / --direct).
+ */
+interface FrameStep {
+  readonly offset: number;
+  readonly length: number;
+  readonly into?: Uint8Array;
+}
+
 class NativeSource implements FrameSource {
   readonly path: string;
   readonly framing: string;
@@ -251,15 +261,21 @@ class NativeSource implements FrameSource {
   readonly #blocks: BlockReader | undefined;
   readonly #index: FrameIndex;
   /**
-   * The read buffer: page-aligned, `PAGE` bytes longer than the longest read it serves; made at
-   * the first read (an open makes none).
+   * The read buffers, one per slot: page-aligned, `PAGE` bytes longer than the longest read each
+   * serves; made at the first read (an open makes none). `readFrame` reads into the current slot;
+   * `readFrameAsync` alternates the slots, so the frame before stays intact while it reads.
    */
-  #buf: Uint8Array | null = null;
+  readonly #bufs: (Uint8Array | null)[] = [null, null];
   /**
-   * The read buffer of frames with byte-swapped chunks: WebAssembly memory, where the swap runs in
-   * place in one pass (made on the first such frame; null without WebAssembly SIMD).
+   * The read buffers of frames with byte-swapped chunks, one per slot: WebAssembly memory, where
+   * the swap runs in place in one pass (made on the first such frame; null without WebAssembly
+   * SIMD).
    */
-  #swapBuf: SwapBuffer | null | undefined;
+  readonly #swapBufs: (SwapBuffer | null | undefined)[] = [undefined, undefined];
+  /** The slot (0 or 1) reads go into. */
+  #slot = 0;
+  /** A readFrameAsync is in flight. */
+  #busy = false;
 
   constructor(framing: Framing, path: string, options: SourceOptions) {
     this.path = path;
@@ -341,27 +357,32 @@ class NativeSource implements FrameSource {
    */
   #buffer(bytes: number, fileOffset = 0, swapping = false): Uint8Array {
     const at = fileOffset % PAGE - (fileOffset % 8);
+    const slot = this.#slot;
     if (swapping && bytes <= SWAP_BUFFER_MAX) {
-      if (this.#swapBuf === undefined) this.#swapBuf = SwapBuffer.create();
-      if (this.#swapBuf) return this.#swapBuf.view(at, bytes);
+      if (this.#swapBufs[slot] === undefined) this.#swapBufs[slot] = SwapBuffer.create();
+      const swapBuf = this.#swapBufs[slot];
+      if (swapBuf) return swapBuf.view(at, bytes);
     }
-    if (this.#buf === null || this.#buf.length < bytes + PAGE) {
-      let cap = this.#buf === null ? 1 << 16 : this.#buf.length - PAGE;
+    let buf = this.#bufs[slot]!;
+    if (buf === null || buf.length < bytes + PAGE) {
+      let cap = buf === null ? 1 << 16 : buf.length - PAGE;
       while (cap < bytes) cap *= 2;
-      this.#buf = alignedBytes(cap + PAGE, PAGE);
+      buf = alignedBytes(cap + PAGE, PAGE);
+      this.#bufs[slot] = buf;
     }
-    return this.#buf.subarray(at, at + bytes);
+    return buf.subarray(at, at + bytes);
+  }
+
+  /** Reads `into` from byte `offset` (through the block reader with --bs / --direct); the count. */
+  #readInto(into: Uint8Array, offset: number): number {
+    if (!this.#blocks) return this.#file.readInto(into, offset);
+    const got = this.#blocks.view(offset, into.length);
+    into.set(got);
+    return got.length;
   }
 
   #readExactly(into: Uint8Array, offset: number): void {
-    let n: number;
-    if (this.#blocks) {
-      const got = this.#blocks.view(offset, into.length);
-      into.set(got);
-      n = got.length;
-    } else {
-      n = this.#file.readInto(into, offset);
-    }
+    const n = this.#readInto(into, offset);
     this.bytesRead += n;
     this.#checkRead(into, offset, n);
   }
@@ -385,19 +406,76 @@ class NativeSource implements FrameSource {
   }
 
   readFrame(frame: number): readonly ReadChunk[] {
-    return this.#readChunks(frame, true, (r, data) => this.#chunk(r, data));
+    return this.#read(this.#frameSteps(frame, true, (r, data) => this.#chunk(r, data)));
   }
 
   readFrameStored(frame: number): readonly StoredChunk[] {
-    return this.#readChunks(frame, false, storedChunk);
+    return this.#read(this.#frameSteps(frame, false, storedChunk));
+  }
+
+  readFrameAsync(frame: number): Promise<readonly ReadChunk[]> {
+    return this.#readAsync(this.#frameSteps(frame, true, (r, data) => this.#chunk(r, data)));
+  }
+
+  readFrameStoredAsync(frame: number): Promise<readonly StoredChunk[]> {
+    return this.#readAsync(this.#frameSteps(frame, false, storedChunk));
+  }
+
+  /** Makes a frame's reads at once, on this thread, into the current slot. */
+  #read<T>(steps: Generator<FrameStep, T[], Uint8Array>): T[] {
+    if (this.#busy) throw new Error(`${this.path}: a frame read is still in flight`);
+    let step = steps.next();
+    while (!step.done) step = steps.next(this.#step(step.value));
+    return step.value;
   }
 
   /**
-   * Reads the chunks of `frame` with as few preads as the layout allows and hands each to `make`
-   * with its bytes: placed for the swap to native when `native` (SwapBuffer memory, and typed-array
-   * aligned), else as stored (with --bs / --direct a view of the block reader's buffer, no copy).
+   * Makes a frame's reads as {@link #read} does, the same preads in the same order, each of at
+   * least OVERLAP_MIN_BYTES on another thread (lib/io/file.ts), so the caller's thread is free
+   * (to verify the frame before) while they are in flight. They go into the other slot than the
+   * last call's: a frame's chunks stay valid until the second call after it. One at a time.
    */
-  #readChunks<T>(frame: number, native: boolean, make: (r: ChunkRef, data: Uint8Array) => T): T[] {
+  async #readAsync<T>(steps: Generator<FrameStep, T[], Uint8Array>): Promise<T[]> {
+    if (this.#busy) throw new Error(`${this.path}: a frame read is still in flight`);
+    this.#busy = true;
+    this.#slot ^= 1; // (the generator's body runs from the first next(): after this)
+    try {
+      let step = steps.next();
+      while (!step.done) step = steps.next(await this.#stepAsync(step.value));
+      return step.value;
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  /** One read of a frame, on this thread: the bytes it asked for (short at the end of the file). */
+  #step(s: FrameStep): Uint8Array {
+    if (s.into === undefined) return this.#blocks!.view(s.offset, s.length);
+    return s.into.subarray(0, this.#readInto(s.into, s.offset));
+  }
+
+  /** {@link #step} with its preads on another thread (block reader: into its other buffer). */
+  async #stepAsync(s: FrameStep): Promise<Uint8Array> {
+    const blocks = this.#blocks;
+    if (s.into === undefined) return await blocks!.viewAsync(s.offset, s.length);
+    if (!blocks) return s.into.subarray(0, await this.#file.readIntoAsync(s.into, s.offset));
+    const got = await blocks.viewAsync(s.offset, s.into.length);
+    s.into.set(got);
+    return s.into.subarray(0, got.length);
+  }
+
+  /**
+   * The reads of the chunks of `frame`, as few preads as the layout allows, as steps a driver
+   * makes ({@link #read}, {@link #readAsync}) and gives back the bytes of; hands each chunk to
+   * `make` with its bytes: placed for the swap to native when `native` (SwapBuffer memory, and
+   * typed-array aligned), else as stored (with --bs / --direct a view of the block reader's
+   * buffer, no copy).
+   */
+  *#frameSteps<T>(
+    frame: number,
+    native: boolean,
+    make: (r: ChunkRef, data: Uint8Array) => T,
+  ): Generator<FrameStep, T[], Uint8Array> {
     const refs = this.#index.chunks(frame);
     let lo = Infinity, hi = 0, total = 0, pieces = false;
     for (const r of refs) {
@@ -411,7 +489,7 @@ class NativeSource implements FrameSource {
     const swapping = native && refs.some(swaps);
     if (!pieces && hi - lo <= total + MAX_GAP && this.#blocks) {
       // --bs / --direct: a view of the block reader's aligned buffer, no copy
-      let view = this.#blocks.view(lo, hi - lo);
+      let view = yield { offset: lo, length: hi - lo };
       this.bytesRead += view.length;
       // a copy when short (past the end), swapped in place (the buffered bytes stay the file's),
       // or when a chunk would not start on a multiple of its element size (typed-array views)
@@ -432,7 +510,7 @@ class NativeSource implements FrameSource {
     }
     if (!pieces && hi - lo <= total + MAX_GAP) {
       const buf = this.#buffer(hi - lo, lo, swapping);
-      this.#readExactly(buf, lo);
+      yield* this.#exactly(buf, lo);
       for (const r of refs) {
         out.push(make(r, buf.subarray(r.offset - lo, r.offset - lo + r.bytes)));
       }
@@ -445,11 +523,11 @@ class NativeSource implements FrameSource {
       if (r.pieces) {
         let p = 0;
         for (const [off, len] of r.pieces) {
-          this.#readExactly(view.subarray(p, p + len), off);
+          yield* this.#exactly(view.subarray(p, p + len), off);
           p += len;
         }
       } else {
-        this.#readExactly(view, r.offset);
+        yield* this.#exactly(view, r.offset);
       }
       out.push(make(r, view));
       at += r.bytes;
@@ -457,9 +535,17 @@ class NativeSource implements FrameSource {
     return out;
   }
 
+  /** The step that reads all of `into` from byte `offset` (zeros or FormatError when short). */
+  *#exactly(into: Uint8Array, offset: number): Generator<FrameStep, void, Uint8Array> {
+    const got = yield { into, offset, length: into.length };
+    this.bytesRead += got.length;
+    this.#checkRead(into, offset, got.length);
+  }
+
   #chunk(r: ChunkRef, data: Uint8Array): ReadChunk {
     if (swaps(r)) {
-      if (this.#swapBuf) this.#swapBuf.swap(data, DTYPE_SIZE[r.dtype]);
+      const swapBuf = this.#swapBufs[this.#slot];
+      if (swapBuf) swapBuf.swap(data, DTYPE_SIZE[r.dtype]);
       else swapInPlace(data, DTYPE_SIZE[r.dtype]);
     }
     return { name: r.name, dtype: r.dtype, shape: r.shape, data };
@@ -523,30 +609,22 @@ function checkFrame(frame: number, frameCount: number): void {
 }
 
 /**
- * Puts the frame-range check in front of a just-opened source's `readFrame`, `readFrameStored`
- * and `locate`: the source is the caller's alone, so the methods are replaced on it (its other
- * members, private fields and counters stay its own).
+ * Puts the frame-range check in front of a just-opened source's frame reads (`readFrame`,
+ * `readFrameStored`, their async forms) and `locate`: the source is the caller's alone, so the
+ * methods are replaced on it (its other members, private fields and counters stay its own).
  */
 function rangeChecked(source: FrameSource): FrameSource {
-  const readFrame = source.readFrame.bind(source);
-  source.readFrame = (frame) => {
+  const checked = <T>(read: (frame: number) => T) => (frame: number): T => {
     checkFrame(frame, source.frameCount);
-    return readFrame(frame);
+    return read.call(source, frame);
   };
-  const readFrameStored = source.readFrameStored?.bind(source);
-  if (readFrameStored) {
-    source.readFrameStored = (frame) => {
-      checkFrame(frame, source.frameCount);
-      return readFrameStored(frame);
-    };
+  source.readFrame = checked(source.readFrame);
+  if (source.readFrameStored) source.readFrameStored = checked(source.readFrameStored);
+  if (source.readFrameAsync) source.readFrameAsync = checked(source.readFrameAsync);
+  if (source.readFrameStoredAsync) {
+    source.readFrameStoredAsync = checked(source.readFrameStoredAsync);
   }
-  const locate = source.locate?.bind(source);
-  if (locate) {
-    source.locate = (frame) => {
-      checkFrame(frame, source.frameCount);
-      return locate(frame);
-    };
-  }
+  if (source.locate) source.locate = checked(source.locate);
   return source;
 }
 

@@ -260,7 +260,13 @@ export class BlockReader {
   readonly #memoryAlign: number;
   readonly #size: number;
   readonly #readAhead: boolean;
+  /** The buffer the held range is in: one of `#bufs`. */
   #buf: Uint8Array;
+  /** The two buffers {@link viewAsync} alternates between (the second made at its first use). */
+  readonly #bufs: (Uint8Array | undefined)[];
+  #cur = 0;
+  /** A viewAsync is in flight. */
+  #busy = false;
   /** File range [#lo, #hi) held at buf[0 .. #hi - #lo). */
   #lo = 0;
   #hi = 0;
@@ -273,6 +279,7 @@ export class BlockReader {
     this.#size = t.file.size;
     this.#readAhead = readAhead;
     this.#buf = alignedBytes(bs, t.memoryAlign);
+    this.#bufs = [this.#buf, undefined];
   }
 
   /** Bytes in the file, as at open. */
@@ -285,32 +292,95 @@ export class BlockReader {
    * file ends first.
    */
   view(offset: number, length: number): Uint8Array {
+    this.#idle();
     const want = offset + length;
+    const limit = this.#begin(offset, want, false);
+    for (let into = this.#next(want, limit); into; into = this.#next(want, limit)) {
+      const got = this.#file.preadOnce(into, this.#hi);
+      this.#hi += got;
+      if (got < into.length) break;
+    }
+    return this.#held(offset, want);
+  }
+
+  /**
+   * {@link view} with the same preads (offsets, lengths, order) made on another thread
+   * (FileHandle.preadOnceAsync) into the other of two buffers, so the view the last call returned
+   * stays intact while this one reads: a view is valid until the second call after it. One call
+   * at a time (a call made before the last one settled throws).
+   */
+  async viewAsync(offset: number, length: number): Promise<Uint8Array> {
+    this.#idle();
+    this.#busy = true;
+    try {
+      const want = offset + length;
+      const limit = this.#begin(offset, want, true);
+      for (let into = this.#next(want, limit); into; into = this.#next(want, limit)) {
+        const got = await this.#file.preadOnceAsync(into, this.#hi);
+        this.#hi += got;
+        if (got < into.length) break;
+      }
+      return this.#held(offset, want);
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  #idle(): void {
+    if (this.#busy) throw new Error(`${this.#file.path}: a block read is still in flight`);
+  }
+
+  /**
+   * Places the held range for a read of [offset, want): the bytes held from the block holding
+   * `offset` on are kept (moved to the front of the buffer, or with `alternate` copied to the
+   * front of the other buffer, which then takes the reads), else the range starts afresh at the
+   * aligned offset below `offset`. Returns the offset the reads may go up to (0: none needed).
+   */
+  #begin(offset: number, want: number, alternate: boolean): number {
     if (offset < this.#lo || offset > this.#hi) {
+      if (alternate && want > offset) this.#switch(0, 0);
       this.#lo = this.#hi = alignDown(offset, this.#align);
     } else if (want > this.#hi) {
       // keep the buffered bytes from the block holding `offset` on, and read on after them
       const from = alignDown(offset, this.#align) - this.#lo;
-      if (from > 0) this.#buf.copyWithin(0, from, this.#hi - this.#lo);
+      if (alternate) this.#switch(from, this.#hi - this.#lo);
+      else if (from > 0) this.#buf.copyWithin(0, from, this.#hi - this.#lo);
       this.#lo += from;
     }
-    if (want > this.#hi) {
-      const limit = this.#readAhead
-        ? alignUp(this.#size, this.#align)
-        : Math.min(alignUp(want, this.#align), alignUp(this.#size, this.#align));
-      const end = this.#readAhead
-        ? this.#hi + Math.ceil((want - this.#hi) / this.#bs) * this.#bs
-        : limit;
-      this.#reserve(end - this.#lo);
-      while (this.#hi < want && this.#hi < this.#size) {
-        const n = Math.min(this.#bs, limit - this.#hi);
-        const into = this.#buf.subarray(this.#hi - this.#lo, this.#hi - this.#lo + n);
-        const got = this.#file.preadOnce(into, this.#hi);
-        this.#hi += got;
-        if (got < n) break;
-      }
-    }
+    if (want <= this.#hi) return 0;
+    const limit = this.#readAhead
+      ? alignUp(this.#size, this.#align)
+      : Math.min(alignUp(want, this.#align), alignUp(this.#size, this.#align));
+    const end = this.#readAhead
+      ? this.#hi + Math.ceil((want - this.#hi) / this.#bs) * this.#bs
+      : limit;
+    this.#reserve(end - this.#lo);
+    return limit;
+  }
+
+  /** The buffer slice the next pread of a read up to `want` fills, or undefined when done. */
+  #next(want: number, limit: number): Uint8Array | undefined {
+    if (!(this.#hi < want && this.#hi < this.#size)) return undefined;
+    const n = Math.min(this.#bs, limit - this.#hi);
+    return this.#buf.subarray(this.#hi - this.#lo, this.#hi - this.#lo + n);
+  }
+
+  /** The held bytes of [offset, want). */
+  #held(offset: number, want: number): Uint8Array {
     return this.#buf.subarray(offset - this.#lo, Math.min(want, this.#hi) - this.#lo);
+  }
+
+  /** Makes the other buffer current, with bytes [from, to) of this one copied to its front. */
+  #switch(from: number, to: number): void {
+    const old = this.#buf;
+    this.#cur ^= 1;
+    let next = this.#bufs[this.#cur];
+    if (next === undefined || next.length < old.length) {
+      next = alignedBytes(old.length, this.#memoryAlign);
+      this.#bufs[this.#cur] = next;
+    }
+    if (to > from) next.set(old.subarray(from, to));
+    this.#buf = next;
   }
 
   /** Grows the buffer to hold `bytes`, keeping what it holds. */
@@ -321,6 +391,7 @@ export class BlockReader {
     const next = alignedBytes(cap, this.#memoryAlign);
     next.set(this.#buf.subarray(0, this.#hi - this.#lo));
     this.#buf = next;
+    this.#bufs[this.#cur] = next;
   }
 
   /** Exactly `length` bytes at `offset` in a new array; ShortReadError when the file is shorter. */

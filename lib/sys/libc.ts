@@ -1,6 +1,7 @@
 /**
  * The only module that opens libc through Deno FFI. Typed, synchronous wrappers that throw
- * {@link SysError} (errno, its name, the path) on failure. glibc on x86-64/aarch64 Linux only.
+ * {@link SysError} (errno, its name, the path) on failure, and one asynchronous pread
+ * ({@link preadAsync}) that runs on another thread. glibc on x86-64/aarch64 Linux only.
  * @module
  */
 import { SciobenchError, SysError } from "../errors.ts";
@@ -9,6 +10,13 @@ const SYMBOLS = {
   open: { parameters: ["buffer", "i32", "i32"], result: "i32" },
   close: { parameters: ["i32"], result: "i32" },
   pread: { parameters: ["i32", "buffer", "usize", "i64"], result: "isize" },
+  /** pread on a thread of Deno's blocking pool: the call returns a Promise at once. */
+  pread_nonblocking: {
+    name: "pread",
+    parameters: ["i32", "buffer", "usize", "i64"],
+    result: "isize",
+    nonblocking: true,
+  },
   pwrite: { parameters: ["i32", "buffer", "usize", "i64"], result: "isize" },
   lseek: { parameters: ["i32", "i64", "i32"], result: "i64" },
   fsync: { parameters: ["i32"], result: "i32" },
@@ -192,6 +200,25 @@ export function close(fd: number, path = ""): void {
 export function pread(fd: number, buf: Uint8Array, offset: number, path = ""): number {
   const n = Number(libc().pread(fd, buf, BigInt(buf.length), BigInt(offset)));
   if (n < 0) fail("pread", path);
+  if (observer !== undefined) observer.read(fd, offset, n);
+  return n;
+}
+
+/**
+ * {@link pread} on another thread (Deno FFI `nonblocking`): the read is in flight when this
+ * returns, and the promise gives the count once it completes; the observer sees the read then, in
+ * the order reads were issued when the caller has one read in flight at a time. `buf` must not be
+ * touched until the promise settles. errno is the other thread's, so a failed read is made once
+ * more here to learn it (its SysError names the call's errno, or its result when it then succeeds).
+ */
+export async function preadAsync(
+  fd: number,
+  buf: Uint8Array,
+  offset: number,
+  path = "",
+): Promise<number> {
+  const n = Number(await libc().pread_nonblocking(fd, buf, BigInt(buf.length), BigInt(offset)));
+  if (n < 0) return pread(fd, buf, offset, path);
   if (observer !== undefined) observer.read(fd, offset, n);
   return n;
 }

@@ -9,6 +9,7 @@ import type { FrameSource, ReadChunk, StoredChunk } from "../backends/backend.ts
 import { NATIVE_ORDER } from "../bytes/byteswap.ts";
 import { bytesEqual } from "../sys/libc.ts";
 import { chunkBytes } from "../framings/kit.ts";
+import { nativeReads, readFramesOverlapped, storedReads } from "../backends/overlap.ts";
 
 /** A seeded pseudo-random generator (SplitMix32-style); `next()` gives floats in [0, 1). */
 export class Rng {
@@ -90,6 +91,33 @@ export function readVerified(
   const got = source.readFrame(i);
   verifyFrame(source.path, i, expected.frame(i).chunks, got);
   return got;
+}
+
+/**
+ * {@link readVerified} for every frame `order` lists, in order, with the read of frame k + 1 in
+ * flight while frame k is verified where the source reads asynchronously (lib/backends/overlap.ts;
+ * `overlap` false: one after the other). `after(k)` runs once frame k is verified (progress) and
+ * may return a promise, which is awaited.
+ */
+export async function readVerifiedFrames(
+  source: FrameSource,
+  order: ArrayLike<number>,
+  expected: ExpectedFrames,
+  after: (k: number) => Promise<void> | undefined = () => undefined,
+  overlap = true,
+): Promise<void> {
+  const stored = storedReads(source);
+  if (stored) {
+    await readFramesOverlapped(order, stored, (i, got, k) => {
+      verifyStoredFrame(source.path, i, expected, got);
+      return after(k);
+    }, overlap);
+    return;
+  }
+  await readFramesOverlapped(order, nativeReads(source), (i, got, k) => {
+    verifyFrame(source.path, i, expected.frame(i).chunks, got);
+    return after(k);
+  }, overlap);
 }
 
 /**

@@ -42,7 +42,13 @@ import {
 } from "./transfer.ts";
 import { DEFAULT_DIRECT_BS, type Transfer } from "../io/transfer.ts";
 import { checkTransfer } from "../backends/engine.ts";
-import { type ExpectedFrames, fillRandom, readVerified, Rng, shuffledOrder } from "./pattern.ts";
+import {
+  type ExpectedFrames,
+  fillRandom,
+  readVerifiedFrames,
+  Rng,
+  shuffledOrder,
+} from "./pattern.ts";
 import { copySwapped, NATIVE_ORDER } from "../bytes/byteswap.ts";
 import { chunkBytes } from "../framings/kit.ts";
 
@@ -393,15 +399,12 @@ async function readPhase(
 ) {
   const meter = startMeter(phase);
   const n = order.length;
-  for (let k = 0; k < n; k++) {
-    const i = order[k]!;
-    readVerified(source, i, frames);
-    if ((k & 63) === 0) {
-      progress.update(k / n, phase);
-      const y = signalPoint();
-      if (y) await y;
-    }
-  }
+  // the read of frame k + 1 is in flight while frame k is verified (native framings)
+  await readVerifiedFrames(source, order, frames, (k) => {
+    if ((k & 63) !== 0) return undefined;
+    progress.update(k / n, phase);
+    return signalPoint();
+  });
   return meter.stop();
 }
 

@@ -1,0 +1,206 @@
+/**
+ * Overlapped reads (issue 14): the read of frame k + 1 is in flight on another thread while frame
+ * k is verified, with the same system calls (offsets, lengths, order) as a plain loop, and every
+ * frame's bytes intact although two buffers alternate.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { FRAMINGS } from "../lib/backends/registry.ts";
+import { nativeBackend } from "../lib/backends/engine.ts";
+import { nativeReads, readFramesOverlapped, storedReads } from "../lib/backends/overlap.ts";
+import { writeFrames } from "../lib/backends/write.ts";
+import type { Backend } from "../lib/backends/backend.ts";
+import type { Transfer } from "../lib/io/transfer.ts";
+import { OVERLAP_MIN_BYTES } from "../lib/io/file.ts";
+import { type IoObserver, observeIo } from "../lib/sys/libc.ts";
+import { TableFrames } from "../lib/workloads/table.ts";
+import { Rng, shuffledOrder, verifyFrame, verifyStoredFrame } from "../lib/workloads/pattern.ts";
+import { commandMissing, REQUIRE_PEERS, tempDir } from "./_helpers.ts";
+import { DIRECT_REFUSED, parseStrace, straceSciobench } from "./_syscalls.ts";
+
+/** 448 KiB frames (N = 128^2): each frame's read is large enough to go to another thread. */
+const N = 128 * 128;
+const FRAMES = 10;
+
+function backend(name: string): Backend {
+  return nativeBackend(FRAMINGS.find((f) => f.name === name)!);
+}
+
+/** Records the reads (offset, bytes) made through lib/sys/libc.ts into `log` while `run` runs. */
+async function recordReads(log: number[][], run: () => Promise<void>): Promise<void> {
+  const observer: IoObserver = {
+    open() {},
+    close() {},
+    read(_fd, offset, bytes) {
+      log.push([offset, bytes]);
+    },
+    write() {},
+    sync() {},
+    resident() {},
+  };
+  observeIo(observer);
+  try {
+    await run();
+  } finally {
+    observeIo(undefined);
+  }
+}
+
+const TRANSFERS: readonly [string, Transfer | undefined][] = [
+  ["buffered", undefined],
+  ["--bs 64k", { bs: 64 << 10, direct: false }],
+  ...(DIRECT_REFUSED === null
+    ? [
+      ["--direct", { bs: 4 << 20, direct: true, readAhead: false }],
+      ["--direct --bs 64k", { bs: 64 << 10, direct: true }],
+    ] as [string, Transfer][]
+    : []),
+];
+
+Deno.test("overlapped reads: the same preads as a plain loop, every frame intact", async () => {
+  assert.ok(28 * N >= OVERLAP_MIN_BYTES, "the frames are large enough to overlap");
+  using d = tempDir();
+  const frames = new TableFrames(N, 5);
+  // forwards, a seeded random order, and re-reads of the last frames read
+  const order = [
+    ...Array.from({ length: FRAMES }, (_, i) => i),
+    ...shuffledOrder(FRAMES, FRAMES, new Rng(3)),
+    FRAMES - 1,
+    FRAMES - 1,
+    0,
+  ];
+  const cases: [string, string, "native" | "big"][] = [
+    ["raw", "raw", "native"],
+    ["gsd", "gsd", "native"],
+    ["netcdf big-endian (byte-swapped reads)", "netcdf", "big"],
+  ];
+  for (const [what, name, endian] of cases) {
+    const b = backend(name);
+    for (const [how, transfer] of TRANSFERS) {
+      const label = `${what} ${how}`;
+      const path = `${d.path}/f.${name}`;
+      await writeFrames(
+        b,
+        path,
+        { create: "truncate", fsync: "none", endian, transfer },
+        FRAMES,
+        (i) => frames.frame(i),
+      );
+      const logs: number[][][] = [];
+      for (const overlap of [false, true]) {
+        const log: number[][] = [];
+        const source = b.openReader(path, { layout: frames.layout, transfer });
+        try {
+          // each frame is verified while the next one is read into the other buffer
+          await recordReads(log, async () => {
+            await readFramesOverlapped(order, nativeReads(source), (i, chunks) => {
+              verifyFrame(path, i, frames.frame(i).chunks, chunks);
+            }, overlap);
+            // as stored (the table's reads): the same bytes for native-order files
+            await readFramesOverlapped(order, storedReads(source)!, (i, chunks) => {
+              if (endian === "native") verifyFrame(path, i, frames.frame(i).chunks, chunks);
+              else verifyStoredFrame(path, i, frames, chunks);
+            }, overlap);
+          });
+        } finally {
+          source.close();
+        }
+        logs.push(log);
+      }
+      assert.ok(logs[0]!.length >= order.length / 2, `${label}: reads recorded`);
+      assert.deepEqual(
+        logs[1],
+        logs[0],
+        `${label}: the overlapped loop's preads are the plain loop's`,
+      );
+    }
+  }
+});
+
+/** Waits up to `ms` for `seen()`; true when it came. */
+async function within(ms: number, seen: () => boolean): Promise<boolean> {
+  const end = performance.now() + ms;
+  while (!seen()) {
+    if (performance.now() > end) return false;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return true;
+}
+
+Deno.test("overlapped reads: frame k + 1's pread is in flight while frame k is visited", async () => {
+  using d = tempDir();
+  const frames = new TableFrames(N, 5);
+  const b = backend("raw");
+  const path = `${d.path}/f.raw`;
+  await writeFrames(b, path, { create: "truncate", fsync: "none" }, 6, (i) => frames.frame(i));
+  const order = [0, 4, 1, 5, 2, 3];
+  for (const overlap of [true, false]) {
+    const source = b.openReader(path, { layout: frames.layout });
+    const starts = order.map((i) => source.locate!(i)[0]!.offset);
+    const log: number[][] = [];
+    const during: boolean[] = [];
+    try {
+      await recordReads(
+        log,
+        () =>
+          readFramesOverlapped(order, nativeReads(source), async (i, chunks, k) => {
+            // a slow verification: the next frame's read completes meanwhile when it is in flight
+            const next = starts[k + 1];
+            if (next !== undefined) {
+              const wait = overlap ? 5000 : 100;
+              during.push(await within(wait, () => log.some(([offset]) => offset === next)));
+            }
+            verifyFrame(path, i, frames.frame(i).chunks, chunks);
+          }, overlap),
+      );
+    } finally {
+      source.close();
+    }
+    assert.deepEqual(log.map(([o]) => o), starts, "one pread per frame, in the order asked");
+    assert.deepEqual(
+      during,
+      order.slice(1).map(() => overlap),
+      overlap
+        ? "the next frame's pread completed while the frame before was verified"
+        : "the plain loop reads a frame only after the one before is verified",
+    );
+  }
+});
+
+Deno.test({
+  name: "table N=128^2: the read phases' preads run on another thread, same offsets (strace)",
+  ignore: commandMissing("strace") !== null && !REQUIRE_PEERS,
+  async fn() {
+    using scratch = tempDir("sciobench-overlap-");
+    using trace = tempDir("sciobench-strace-");
+    const direct = DIRECT_REFUSED === null ? [["--direct"]] : [];
+    const runs = [[], ...direct];
+    const out = await straceSciobench(
+      runs.map((extra) => [
+        ...["table", "--framing", "raw", "--size", "8MiB", "--n", "128^2", "--sample", "4MiB"],
+        ...["--no-warmup", "--dir", scratch.path, "--format", "json", ...extra],
+      ]),
+      trace.path,
+    );
+    for (const [k, extra] of runs.entries()) {
+      const what = `table ${extra.join(" ") || "buffered"}`;
+      assert.equal(out[k]!.code, 0, out[k]!.stderr);
+      const calls = parseStrace(trace.path, scratch.path, k).filter((c) =>
+        c.path.endsWith("/table.raw")
+      );
+      // sciobench opens (and drops) its files on its main thread
+      const main = calls.find((c) => c.call === "openat")!.tid;
+      // 2 phases x 9 frames of 448 KiB (4 MiB sample), each a pread of one frame
+      const reads = calls.filter((c) => c.call === "pread64" && c.count >= 28 * N);
+      assert.ok(reads.length >= 18, `${what}: ${reads.length} reads`);
+      const away = reads.filter((c) => c.tid !== main);
+      assert.ok(
+        away.length >= 16,
+        `${what}: ${away.length} of ${reads.length} frame reads on another thread than the main one`,
+      );
+      for (const c of reads) {
+        if (extra.includes("--direct")) assert.match(c.flags, /O_DIRECT/, `${what}: pread flags`);
+      }
+    }
+  },
+});
