@@ -168,7 +168,7 @@ Deno.test("overlapped reads: frame k + 1's pread is in flight while frame k is v
 });
 
 Deno.test({
-  name: "table N=128^2: the read phases' preads run on another thread, same offsets (strace)",
+  name: "table --overlap N=128^2: the read phases' preads run on another thread (strace)",
   ignore: commandMissing("strace") !== null && !REQUIRE_PEERS,
   async fn() {
     using scratch = tempDir("sciobench-overlap-");
@@ -178,7 +178,7 @@ Deno.test({
     const out = await straceSciobench(
       runs.map((extra) => [
         ...["table", "--framing", "raw", "--size", "8MiB", "--n", "128^2", "--sample", "4MiB"],
-        ...["--no-warmup", "--dir", scratch.path, "--format", "json", ...extra],
+        ...["--no-warmup", "--overlap", "--dir", scratch.path, "--format", "json", ...extra],
       ]),
       trace.path,
     );

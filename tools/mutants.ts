@@ -182,8 +182,8 @@ export const MUTANTS: readonly Mutant[] = [
     name: "table: the random phase reads the frames in order",
     edits: [{
       file: TABLE,
-      search: 'readPhase(source, order, readFrames, p, "random")',
-      replace: 'readPhase(source, seq, readFrames, p, "random")',
+      search: 'readPhase(source, order, readFrames, p, "random", overlap)',
+      replace: 'readPhase(source, seq, readFrames, p, "random", overlap)',
     }],
     tests: [AUDIT_TEST],
     filter: TABLE_TESTS,
@@ -192,8 +192,8 @@ export const MUTANTS: readonly Mutant[] = [
     name: "table: the sequential phase reads the frames out of order",
     edits: [{
       file: TABLE,
-      search: 'readPhase(source, seq, readFrames, p, "read")',
-      replace: 'readPhase(source, seq.slice().reverse(), readFrames, p, "read")',
+      search: 'readPhase(source, seq, readFrames, p, "read", overlap)',
+      replace: 'readPhase(source, seq.slice().reverse(), readFrames, p, "read", overlap)',
     }],
     tests: [AUDIT_TEST],
     filter: TABLE_TESTS,
@@ -414,11 +414,21 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/is in flight while/",
   },
   {
-    name: "table: the read phases without overlapped reads",
+    name: "table --overlap: the read phases without overlapped reads",
     edits: [{
       file: TABLE,
-      search: "    return signalPoint();\n  });\n  return meter.stop();",
+      search: "    return signalPoint();\n  }, overlap);\n  return meter.stop();",
       replace: "    return signalPoint();\n  }, false);\n  return meter.stop();",
+    }],
+    tests: ["tests/overlap_test.ts"],
+    filter: "/on another thread/",
+  },
+  {
+    name: "table: --overlap not passed from the command line",
+    edits: [{
+      file: "lib/cli/table.ts",
+      search: "          overlap: values.overlap,\n",
+      replace: "",
     }],
     tests: ["tests/overlap_test.ts"],
     filter: "/on another thread/",

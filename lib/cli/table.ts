@@ -79,6 +79,9 @@ ${common.fsyncHelp("end")}
   --endian E          native|little|big, for backends that offer a choice (default native);
                       per backend as hdf4=big,native
 ${common.TRANSFER_HELP}
+  --overlap           native framings: verify frame k while the read of frame k + 1 is in flight
+                      on another thread (same calls, one in flight at a time; reads under
+                      256 KiB stay serial); default off: read, verify, read the next
   --peer LIST         also measure the real library on the same cells: python-gsd (gsd.hoomd,
                       as gsd's benchmark reads) or python-gsd-fl (gsd.fl); needs python3-gsd.
                       Without --framing and --peer, python-gsd is added where it is importable
@@ -212,6 +215,7 @@ export const tableCommand: Command = {
         peer: { type: "string" },
         "no-peers": { type: "boolean", default: false },
         cache: { type: "string", default: "cold" },
+        overlap: { type: "boolean", default: false },
         ...common.TRANSFER_OPTIONS,
       },
     });
@@ -373,6 +377,7 @@ export const tableCommand: Command = {
           perRank: values["per-rank"],
           layout,
           transfer,
+          overlap: values.overlap,
         },
         (row) => results.add(row),
       ));

@@ -293,6 +293,11 @@ export interface TableOptions {
    * refuse). With O_DIRECT the reads need no cache drop and the rows say cache=direct.
    */
   readonly transfer?: Transfer;
+  /**
+   * `--overlap`: in the read phases of native framings, frame k + 1's read is in flight on another
+   * thread while frame k is verified (lib/backends/overlap.ts); default false, one after the other.
+   */
+  readonly overlap?: boolean;
 }
 
 /** The timed phases of a cell another tool can run beside ours. */
@@ -396,15 +401,16 @@ async function readPhase(
   frames: TableFrames,
   progress: Progress,
   phase: string,
+  overlap: boolean,
 ) {
   const meter = startMeter(phase);
   const n = order.length;
-  // the read of frame k + 1 is in flight while frame k is verified (native framings)
+  // --overlap: the read of frame k + 1 is in flight while frame k is verified (native framings)
   await readVerifiedFrames(source, order, frames, (k) => {
     if ((k & 63) !== 0) return undefined;
     progress.update(k / n, phase);
     return signalPoint();
-  });
+  }, overlap);
   return meter.stop();
 }
 
@@ -543,10 +549,11 @@ export async function runTableCell(
       : undefined;
     try {
       const seq = Uint32Array.from({ length: sizing.readFrames }, (_, i) => readBase + i);
+      const overlap = options.overlap ?? false;
       const r = await pairedPhase(
         options.beside,
         "read",
-        () => fencedPhase("read", () => readPhase(source, seq, readFrames, p, "read")),
+        () => fencedPhase("read", () => readPhase(source, seq, readFrames, p, "read", overlap)),
       );
       const drop2 = await fencedPhase("drop", () => prepareCache(readPath, cache));
       const order = shuffledOrder(
@@ -557,7 +564,8 @@ export async function runTableCell(
       const x = await pairedPhase(
         options.beside,
         "random",
-        () => fencedPhase("random", () => readPhase(source, order, readFrames, p, "random")),
+        () =>
+          fencedPhase("random", () => readPhase(source, order, readFrames, p, "random", overlap)),
       );
       p.clear();
       const mib = 2 ** 20;

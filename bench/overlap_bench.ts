@@ -1,0 +1,72 @@
+/**
+ * Overlapped reads (issue 14): the table's read phase, serial (before: read frame k, verify it,
+ * read frame k + 1) vs overlapped (after: frame k + 1's pread in flight on another thread while
+ * frame k is verified), on a 64 MiB raw file in 448 KiB frames (N = 128^2) and in 28 KiB frames
+ * (N = 32^2, under OVERLAP_MIN_BYTES: read on the main thread either way), with O_DIRECT (device
+ * reads at queue depth 1, where the overlap can hide the verification) and from the page cache
+ * (where the pread is a CPU copy). The same preads in the same order in both cases.
+ * One bare nonblocking FFI call's round trip is measured beside them: what an overlap costs.
+ *
+ *     deno bench -A bench/overlap_bench.ts
+ * @module
+ */
+import { nativeBackend } from "../lib/backends/engine.ts";
+import { raw } from "../lib/framings/raw.ts";
+import type { Transfer } from "../lib/io/transfer.ts";
+import { FileHandle } from "../lib/io/file.ts";
+import { preadAsync } from "../lib/sys/libc.ts";
+import { readVerifiedFrames } from "../lib/workloads/pattern.ts";
+import { TableFrames } from "../lib/workloads/table.ts";
+
+const dir = Deno.makeTempDirSync({ dir: ".", prefix: ".sciobench-bench-" });
+globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+const FILE_BYTES = 64 << 20;
+const backend = nativeBackend(raw);
+const DIRECT: Transfer = { bs: 4 << 20, direct: true, readAhead: false };
+
+function written(n: number): { path: string; data: TableFrames; order: Uint32Array } {
+  const data = new TableFrames(n, 1);
+  const frames = Math.floor(FILE_BYTES / (28 * n));
+  const path = `${dir}/bench.${n}.raw`;
+  const sink = backend.openWriter(path, { create: "truncate" });
+  for (let i = 0; i < frames; i++) sink.writeFrame(data.frame(i));
+  sink.close();
+  Deno.readFileSync(path); // warm for the page-cache cases (O_DIRECT bypasses it)
+  return { path, data, order: Uint32Array.from({ length: frames }, (_, i) => i) };
+}
+
+for (const n of [128 * 128, 32 * 32]) {
+  const { path, data, order } = written(n);
+  for (const [cache, transfer] of [["O_DIRECT", DIRECT], ["page cache", undefined]] as const) {
+    const source = backend.openReader(path, { layout: data.layout, transfer });
+    const group = `read 64 MiB verified, N=${n}, ${cache}`;
+    for (const overlap of [false, true]) {
+      Deno.bench({
+        name: overlap ? "overlapped (after)" : "serial (before)",
+        group,
+        baseline: !overlap,
+        async fn() {
+          await readVerifiedFrames(source, order, data, undefined, overlap);
+        },
+      });
+    }
+  }
+}
+
+const probe = FileHandle.open(written(128).path, "read");
+const small = new Uint8Array(4096);
+Deno.bench({
+  name: "pread 4 KiB cached, on this thread",
+  group: "one call's cost",
+  baseline: true,
+  fn() {
+    probe.preadOnce(small, 0);
+  },
+});
+Deno.bench({
+  name: "pread 4 KiB cached, nonblocking FFI (another thread and back)",
+  group: "one call's cost",
+  async fn() {
+    await preadAsync(probe.fd, small, 0);
+  },
+});
