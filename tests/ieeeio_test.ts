@@ -640,8 +640,8 @@ Deno.test("ieeeio reader: attributes away from their dataset (sequence id of ano
   }
 });
 
-Deno.test("ieeeio reader: a file of 1000 frames of two chunks keeps every frame's step and names", () => {
-  const frames: Frame[] = Array.from({ length: 1000 }, (_, i) => ({
+Deno.test("ieeeio reader: a file of 4500 frames of two chunks keeps every frame's step and names (past a column's 4096-entry block)", () => {
+  const frames: Frame[] = Array.from({ length: 4500 }, (_, i) => ({
     step: 7 * i + 3,
     chunks: [
       { name: "a", dtype: "int16", shape: [1], data: new Int16Array([i]) },
@@ -650,10 +650,27 @@ Deno.test("ieeeio reader: a file of 1000 frames of two chunks keeps every frame'
   }));
   for (const order of ORDERS) {
     const idx = open(writeFile(frames, order));
-    assert.equal(idx.frameCount, 1000);
-    for (const i of [0, 16, 17, 500, 999]) {
+    assert.equal(idx.frameCount, 4500);
+    for (const i of [0, 16, 17, 2047, 2048, 4095, 4096, 4097, 4499]) {
       assert.equal(idx.step!(i), 7 * i + 3);
       assert.deepEqual(idx.chunks(i).map((r) => r.name), ["a", "bb"]);
     }
+  }
+});
+
+Deno.test("ieeeio reader: chunk names of one length that differ in one byte stay apart", () => {
+  const names = ["pos_a", "pos_b", "abcdXfghi", "abcdYfghi", "abcdefgh", "abcdefgi", "x"];
+  const frames: Frame[] = [0, 1, 2].map((i) => ({
+    step: i,
+    chunks: names.map((name) => ({
+      name,
+      dtype: "uint8" as const,
+      shape: [1],
+      data: new Uint8Array([i]),
+    })),
+  }));
+  for (const order of ORDERS) {
+    const idx = open(writeFile(frames, order));
+    for (let i = 0; i < 3; i++) assert.deepEqual(idx.chunks(i).map((r) => r.name), names);
   }
 });

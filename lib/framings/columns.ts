@@ -1,18 +1,44 @@
 /**
  * Growable columns of numbers over typed arrays, for indexes that hold a few numbers per record
- * of a file with millions of records: 8 bytes a float64 entry and 4 an int32 one, plus at most
- * half again while growing, and no object per record.
+ * of a file with millions of records: 8 bytes a float64 entry and 4 an int32 one, and no object
+ * per record. A column grows a block of 4096 entries at a time and never copies what it holds,
+ * so its memory while it grows is what it holds plus one block (an array grown by copying would
+ * need two and a half times that, and leave the old arrays to the collector).
  * @module
  */
 
+/** Entries in a block of a column: 2^12. */
+const BLOCK_SHIFT = 12;
+const BLOCK = 1 << BLOCK_SHIFT;
+/** Entries in a block of a column ({@link NumberColumn.ofBlocks}). */
+export const COLUMN_BLOCK = BLOCK;
+const BLOCK_MASK = BLOCK - 1;
+
 /** A growable column of float64 (any safe integer, such as a byte offset) or int32 values. */
 export class NumberColumn {
-  #values: Float64Array | Int32Array;
+  readonly #kind: "float64" | "int32";
+  readonly #blocks: (Float64Array | Int32Array)[] = [];
   #length = 0;
 
   /** An empty column of `kind` values. */
   constructor(kind: "float64" | "int32") {
-    this.#values = kind === "float64" ? new Float64Array(64) : new Int32Array(64);
+    this.#kind = kind;
+  }
+
+  /**
+   * A column of the first `length` entries of `blocks` (each of {@link COLUMN_BLOCK} entries of
+   * `kind`, filled in order by a caller that appends faster without a call per entry).
+   */
+  static ofBlocks(
+    kind: "float64" | "int32",
+    blocks: readonly (Float64Array | Int32Array)[],
+    length: number,
+  ): NumberColumn {
+    const column = new NumberColumn(kind);
+    column.#blocks.push(...blocks.slice(0, Math.ceil(length / BLOCK)));
+    column.#length = length;
+    column.trim();
+    return column;
   }
 
   /** Entries in the column. */
@@ -22,29 +48,37 @@ export class NumberColumn {
 
   /** Appends `value` (an int32 column keeps its low 32 bits). */
   push(value: number): void {
-    if (this.#length === this.#values.length) this.#grow();
-    this.#values[this.#length++] = value;
+    const i = this.#length++;
+    const block = this.#blocks[i >> BLOCK_SHIFT];
+    if (block !== undefined && (i & BLOCK_MASK) < block.length) block[i & BLOCK_MASK] = value;
+    else this.#newBlock(i)[i & BLOCK_MASK] = value;
   }
 
-  #grow(): void {
-    this.#values = grown(this.#values);
+  /** The block that holds entry `i`, made (or made whole again after `trim`). */
+  #newBlock(i: number): Float64Array | Int32Array {
+    const block = this.#kind === "float64" ? new Float64Array(BLOCK) : new Int32Array(BLOCK);
+    const old = this.#blocks[i >> BLOCK_SHIFT];
+    if (old !== undefined) block.set(old);
+    this.#blocks[i >> BLOCK_SHIFT] = block;
+    return block;
   }
 
   /** Gives back the room kept for growth (call when done appending; pushing again still works). */
   trim(): void {
-    if (this.#values.length > this.#length) this.#values = this.#values.slice(0, this.#length);
+    const last = this.#blocks.length - 1;
+    const used = this.#length - (last << BLOCK_SHIFT);
+    if (last >= 0 && used < this.#blocks[last]!.length) {
+      this.#blocks[last] = this.#blocks[last]!.slice(0, used);
+    }
   }
 
   /** Entry `i` (0 <= i < length). */
   at(i: number): number {
-    return this.#values[i]!;
+    return this.#blocks[i >> BLOCK_SHIFT]![i & BLOCK_MASK]!;
   }
-}
 
-/** A copy of `values` half again as long (at least one entry more), for a column that is full. */
-export function grown<T extends Float64Array | Int32Array>(values: T): T {
-  const room = Math.ceil(values.length * 1.5) + 1;
-  const out = new (values.constructor as new (length: number) => T)(room);
-  out.set(values);
-  return out;
+  /** Sets entry `i` (0 <= i < length) to `value`. */
+  set(i: number, value: number): void {
+    this.#blocks[i >> BLOCK_SHIFT]![i & BLOCK_MASK] = value;
+  }
 }

@@ -68,7 +68,7 @@ import type {
 } from "./types.ts";
 import { ALL_WORKLOADS, DTYPES, holdsDType, typedArray, WRITING_WORKLOADS } from "./types.ts";
 import { cStringOf, elementCount, hexBytes } from "./kit.ts";
-import { grown, NumberColumn } from "./columns.ts";
+import { COLUMN_BLOCK, NumberColumn } from "./columns.ts";
 
 const FORMAT = "ieeeio";
 /** Bytes read at the start of each record during the scan. */
@@ -644,18 +644,20 @@ class NameTable {
   readonly names: string[] = [];
   readonly #ids = new Map<string, number>();
   /** The stored bytes of the first few names met, and their ids. */
-  readonly #recentBytes: DataView[] = [];
+  readonly #recentBytes: KnownBytes[] = [];
   readonly #recentIds: number[] = [];
 
   /**
    * Id of the name stored in `bytes[at, at + length)` (UTF-8, up to its first NUL); `view` is a
-   * DataView of `bytes` (compared 4 bytes at a time).
+   * DataView of `bytes`.
    */
   id(bytes: Uint8Array, view: DataView, at: number, length: number): number {
     const recent = this.#recentBytes;
     for (let k = 0; k < recent.length; k++) {
       const known = recent[k]!;
-      if (known.byteLength === length && sameBytesAt(view, at, known)) return this.#recentIds[k]!;
+      if (known.bytes.length === length && sameBytesAt(bytes, view, at, known)) {
+        return this.#recentIds[k]!;
+      }
     }
     const raw = bytes.subarray(at, at + length);
     const name = cStringOf(raw);
@@ -665,7 +667,7 @@ class NameTable {
       this.#ids.set(name, id);
     }
     if (recent.length < RECENT) {
-      recent.push(new DataView(raw.slice().buffer));
+      recent.push(knownBytes(raw.slice()));
       this.#recentIds.push(id);
     }
     return id;
@@ -679,7 +681,8 @@ class NameTable {
  * for a name), three numbers an attribute in one array.
  */
 class NamedAttributes {
-  #fields = new Float64Array(48);
+  /** Blocks of COLUMN_BLOCK attributes (three numbers each), the last being filled. */
+  readonly #blocks: Float64Array[] = [];
   #length = 0;
 
   /** Attributes held. */
@@ -689,34 +692,39 @@ class NamedAttributes {
 
   /** Appends the attribute of dataset `seq` with `value`, its value at byte `valueOffset`. */
   push(seq: number, value: number, valueOffset: number): void {
-    const at = 3 * this.#length++;
-    if (at + 3 > this.#fields.length) this.#fields = grown(this.#fields);
-    this.#fields[at] = seq;
-    this.#fields[at + 1] = value;
-    this.#fields[at + 2] = valueOffset;
+    const k = this.#length++ % COLUMN_BLOCK;
+    if (k === 0) this.#blocks.push(new Float64Array(3 * COLUMN_BLOCK));
+    const block = this.#blocks[this.#blocks.length - 1]!;
+    block[3 * k] = seq;
+    block[3 * k + 1] = value;
+    block[3 * k + 2] = valueOffset;
   }
 
   /** The dataset attribute k belongs to. */
   seq(k: number): number {
-    return this.#fields[3 * k]!;
+    return this.#blocks[(k / COLUMN_BLOCK) | 0]![3 * (k % COLUMN_BLOCK)]!;
   }
 
   /** The value of attribute k. */
   value(k: number): number {
-    return this.#fields[3 * k + 1]!;
+    return this.#blocks[(k / COLUMN_BLOCK) | 0]![3 * (k % COLUMN_BLOCK) + 1]!;
   }
 
   /** The value offset of attribute k. */
   valueOffset(k: number): number {
-    return this.#fields[3 * k + 2]!;
+    return this.#blocks[(k / COLUMN_BLOCK) | 0]![3 * (k % COLUMN_BLOCK) + 2]!;
   }
 
   /** Per dataset (of `datasets`, every seq below it), the index of its first attribute here, or -1. */
   firstByDataset(datasets: number): Int32Array {
     const first = new Int32Array(datasets).fill(-1);
-    for (let k = 0; k < this.#length; k++) {
-      const seq = this.seq(k);
-      if (first[seq] === -1) first[seq] = k;
+    for (let b = 0; b < this.#blocks.length; b++) {
+      const block = this.#blocks[b]!;
+      const n = Math.min(COLUMN_BLOCK, this.#length - b * COLUMN_BLOCK);
+      for (let j = 0; j < n; j++) {
+        const seq = block[3 * j]!;
+        if (first[seq] === -1) first[seq] = b * COLUMN_BLOCK + j;
+      }
     }
     return first;
   }
@@ -725,19 +733,39 @@ class NamedAttributes {
 /** `name` and `step` as the little-endian int32 of their four bytes (attribute names). */
 const NAME_WORD = 0x656d616e;
 const STEP_WORD = 0x70657473;
+/** Bytes the scan compares records with, and their whole 4-byte words (big-endian int32s). */
+interface KnownBytes {
+  readonly bytes: Uint8Array;
+  readonly words: Int32Array;
+}
+
+/** `bytes` as {@link KnownBytes}. */
+function knownBytes(bytes: Uint8Array): KnownBytes {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const words = new Int32Array(bytes.length >> 2);
+  for (let w = 0; w < words.length; w++) words[w] = view.getInt32(4 * w);
+  return { bytes, words };
+}
+
 /** `frame_datasets` as stored (without the NUL), and its first four bytes as a little-endian int32. */
-const FRAME_DATASETS_ATTRIBUTE = new DataView(encoder.encode("frame_datasets").buffer);
+const FRAME_DATASETS_ATTRIBUTE = knownBytes(encoder.encode("frame_datasets"));
 const FRAME_DATASETS_WORD = 0x6d617266;
 /** Name id of a dataset whose `name` attribute the scan has not met yet. */
 const UNSEEN = -2;
 
-/** True when `view` holds the bytes of `known` at byte `at` (4 bytes at a time). */
-function sameBytesAt(view: DataView, at: number, known: DataView): boolean {
-  const length = known.byteLength;
-  let i = 0;
-  while (i + 4 <= length && known.getInt32(i) === view.getInt32(at + i)) i += 4;
-  while (i < length && known.getUint8(i) === view.getUint8(at + i)) i++;
-  return i === length;
+/**
+ * True when `bytes` (and `view`, a DataView of it) hold the bytes of `known` at byte `at`,
+ * compared a word (one DataView call) at a time.
+ */
+function sameBytesAt(bytes: Uint8Array, view: DataView, at: number, known: KnownBytes): boolean {
+  const words = known.words;
+  let w = 0;
+  while (w < words.length && words[w] === view.getInt32(at + 4 * w)) w++;
+  if (w < words.length) return false;
+  const tail = known.bytes;
+  let i = 4 * w;
+  while (i < tail.length && tail[i] === bytes[at + i]) i++;
+  return i === tail.length;
 }
 
 /** What one pass over the records finds (see {@link scanRecords}). */
@@ -745,12 +773,12 @@ interface RecordScan {
   /** Datasets found. */
   readonly datasets: number;
   /** Per dataset: the byte offset of its data. */
-  readonly dataOffset: Float64Array;
+  readonly dataOffset: NumberColumn;
   /** Per dataset: its shape's id in `shapes`. */
-  readonly shapeId: Int32Array;
+  readonly shapeId: NumberColumn;
   readonly shapes: readonly RecordShape[];
   /** Per dataset: its name's id in `names` (negative: none), from its first `name` attribute. */
-  readonly nameId: Int32Array;
+  readonly nameId: NumberColumn;
   readonly names: readonly string[];
   /** The `frame_datasets` attributes (value: the count, NaN when not one Int32). */
   readonly frameDatasets: NamedAttributes;
@@ -800,15 +828,15 @@ function scanRecords(
     peekAt = offset;
     peekEnd = offset + peek.length;
   };
-  // per dataset, grown by half when full
-  let dataOffset = new Float64Array(1024);
-  let shapeId = new Int32Array(1024);
-  let nameId = new Int32Array(1024);
-  const grow = (): void => {
-    dataOffset = grown(dataOffset);
-    shapeId = grown(shapeId);
-    nameId = grown(nameId);
-  };
+  // per dataset: blocks of COLUMN_BLOCK entries, filled here (no call per entry)
+  const offsetBlocks: Float64Array[] = [];
+  const shapeBlocks: Int32Array[] = [];
+  const nameBlocks: Int32Array[] = [];
+  let offsets = new Float64Array(0);
+  let shapeIds = new Int32Array(0);
+  let nameIds = new Int32Array(0);
+  /** Entries of the last blocks filled. */
+  let filled = 0;
   const shapes = new ShapeTable();
   const names = new NameTable();
   /** `name` attributes not after their dataset (value: the name id): set after the scan. */
@@ -901,10 +929,16 @@ function scanRecords(
         if (seq !== datasets) {
           fail(pos + 8, `data record has sequence id ${seq}, expected ${datasets}`);
         }
-        if (datasets === dataOffset.length) grow();
-        dataOffset[datasets] = after + 4 * rank;
-        shapeId[datasets] = id;
-        nameId[datasets] = UNSEEN;
+        if (filled === offsets.length) {
+          offsetBlocks.push(offsets = new Float64Array(COLUMN_BLOCK));
+          shapeBlocks.push(shapeIds = new Int32Array(COLUMN_BLOCK));
+          nameBlocks.push(nameIds = new Int32Array(COLUMN_BLOCK));
+          filled = 0;
+        }
+        offsets[filled] = after + 4 * rank;
+        shapeIds[filled] = id;
+        nameIds[filled] = UNSEEN;
+        filled++;
         datasets++;
       } else {
         const nameSize = third;
@@ -934,7 +968,7 @@ function scanRecords(
             id = names.id(peek, view, valueOffset - peekAt, dataSize);
           }
           if (seq !== datasets - 1) displacedNames.push(seq, id, pos);
-          else if (nameId[seq] === UNSEEN) nameId[seq] = id;
+          else if (nameIds[filled - 1] === UNSEEN) nameIds[filled - 1] = id;
         } else if (word === STEP_WORD && short) {
           let step = NaN;
           if ((code === 2 && dataSize === 4) || (code === 3 && dataSize === 8)) {
@@ -949,10 +983,10 @@ function scanRecords(
           }
           steps.push(seq, step, valueOffset);
         } else if (
-          word === FRAME_DATASETS_WORD && nameSize >= FRAME_DATASETS_ATTRIBUTE.byteLength &&
-          (nameSize === FRAME_DATASETS_ATTRIBUTE.byteLength ||
-            peek[after - peekAt + FRAME_DATASETS_ATTRIBUTE.byteLength] === 0) &&
-          sameBytesAt(view, after - peekAt, FRAME_DATASETS_ATTRIBUTE)
+          word === FRAME_DATASETS_WORD && nameSize >= FRAME_DATASETS_ATTRIBUTE.bytes.length &&
+          (nameSize === FRAME_DATASETS_ATTRIBUTE.bytes.length ||
+            peek[after - peekAt + FRAME_DATASETS_ATTRIBUTE.bytes.length] === 0) &&
+          sameBytesAt(peek, view, after - peekAt, FRAME_DATASETS_ATTRIBUTE)
         ) {
           let count = NaN;
           if (code === 2 && dataSize === 4) {
@@ -976,27 +1010,30 @@ function scanRecords(
   if (inPlaceBytes > 0) source.readInPlace?.(inPlaceBytes);
   displacedSeq.trim();
   displacedOffset.trim();
+  const dataOffset = NumberColumn.ofBlocks("float64", offsetBlocks, datasets);
+  const shapeId = NumberColumn.ofBlocks("int32", shapeBlocks, datasets);
+  const nameId = NumberColumn.ofBlocks("int32", nameBlocks, datasets);
   // A `name` attribute before its dataset (first in the file) names it; one after a later
   // dataset only when none came before it.
   const named = displacedNames;
   for (let k = named.length - 1; k >= 0; k--) {
     const seq = named.seq(k);
-    if (seq >= 0 && seq < datasets && named.valueOffset(k) < dataOffset[seq]!) {
-      nameId[seq] = named.value(k);
+    if (seq >= 0 && seq < datasets && named.valueOffset(k) < dataOffset.at(seq)) {
+      nameId.set(seq, named.value(k));
     }
   }
   for (let k = 0; k < named.length; k++) {
     const seq = named.seq(k);
-    if (seq >= 0 && seq < datasets && named.valueOffset(k) > dataOffset[seq]!) {
-      if (nameId[seq] === UNSEEN) nameId[seq] = named.value(k);
+    if (seq >= 0 && seq < datasets && named.valueOffset(k) > dataOffset.at(seq)) {
+      if (nameId.at(seq) === UNSEEN) nameId.set(seq, named.value(k));
     }
   }
   return {
     datasets,
-    dataOffset: dataOffset.slice(0, datasets),
-    shapeId: shapeId.slice(0, datasets),
+    dataOffset,
+    shapeId,
     shapes: shapes.shapes,
-    nameId: nameId.slice(0, datasets),
+    nameId,
     names: names.names,
     frameDatasets,
     steps,
@@ -1156,17 +1193,17 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
 
   const nameIds = scan.nameId;
   /** Dataset i's stored name, or null. */
-  const nameOf = (i: number): string | null => nameIds[i]! < 0 ? null : names[nameIds[i]!]!;
-  const shapeOf = (i: number): RecordShape => shapes[shapeId[i]!]!;
+  const nameOf = (i: number): string | null => nameIds.at(i) < 0 ? null : names[nameIds.at(i)]!;
+  const shapeOf = (i: number): RecordShape => shapes[shapeId.at(i)]!;
   /** Byte offset of dataset i's record header. */
-  const recordOffsetOf = (i: number): number => dataOffset[i]! - 24 - 4 * shapeOf(i).dims.length;
+  const recordOffsetOf = (i: number): number => dataOffset.at(i) - 24 - 4 * shapeOf(i).dims.length;
   /** Dataset i as the reader reports it, made (its attachments read) when asked for. */
   const datasetAt = (i: number): IeeeioDataset => {
     const shape = shapeOf(i);
     // its attachments: the records after it that carry its sequence id, and the displaced ones
     const offsets: number[] = [];
     const stop = i + 1 < datasetCount ? recordOffsetOf(i + 1) : end;
-    for (let at = dataOffset[i]! + shape.bytes; at < stop;) {
+    for (let at = dataOffset.at(i) + shape.bytes; at < stop;) {
       const h = source.read(at, IEEEIO_RECORD_HEADER_BYTES);
       const v = new DataView(h.buffer, h.byteOffset, h.byteLength);
       if (v.getInt32(8, le) === i) offsets.push(at);
@@ -1181,7 +1218,7 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
     return {
       index: i,
       recordOffset: recordOffsetOf(i),
-      dataOffset: dataOffset[i]!,
+      dataOffset: dataOffset.at(i),
       bytes: shape.bytes,
       numberType: shape.code,
       type: IEEEIO_TYPE_NAMES[shape.code as 0],
@@ -1193,8 +1230,11 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
     };
   };
 
-  // Group datasets into frames: frame f is datasets frameStart[f] .. frameStart[f + 1] - 1.
+  // Group datasets into frames: frame f is datasets starts[f] .. starts[f + 1] - 1, its step
+  // the value of its first dataset's first `step` attribute (without one, or with a fixed
+  // grouping, f).
   const starts = new NumberColumn("int32");
+  const stepOf = new NumberColumn("float64");
   // Grouping: an explicit datasetsPerFrame; else the writer's frame_datasets attributes; else,
   // for a file without them, the caller's layout (a workload reading its own k-chunk frames).
   const fd = scan.frameDatasets;
@@ -1209,7 +1249,10 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
         `ieeeio: datasetsPerFrame must be a positive integer, not ${String(perFrame)}`,
       );
     }
-    for (; grouped + perFrame <= datasetCount; grouped += perFrame) starts.push(grouped);
+    for (; grouped + perFrame <= datasetCount; grouped += perFrame) {
+      stepOf.push(starts.length);
+      starts.push(grouped);
+    }
     const rest = datasetCount % perFrame;
     if (rest !== 0) {
       warnings.push(
@@ -1218,9 +1261,11 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
     }
   } else {
     const first = fd.firstByDataset(datasetCount);
+    const firstStep = scan.steps.firstByDataset(datasetCount);
     while (grouped < datasetCount) {
       const k = first[grouped]!;
-      const count = k < 0 || Number.isNaN(fd.value(k)) ? 1 : fd.value(k);
+      const stored = k < 0 ? NaN : fd.value(k);
+      const count = Number.isNaN(stored) ? 1 : stored;
       if (count < 1) {
         fail(
           fd.valueOffset(k),
@@ -1237,22 +1282,17 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
         warnings.push(`the last frame (datasets ${grouped}..) is incomplete and is not read`);
         break;
       }
+      const s = firstStep[grouped]!;
+      const step = s < 0 ? NaN : scan.steps.value(s);
+      stepOf.push(Number.isNaN(step) ? starts.length : step);
       starts.push(grouped);
       grouped += count;
     }
   }
   starts.push(grouped);
   starts.trim();
+  stepOf.trim();
   const frameCount = starts.length - 1;
-  const steps = new Float64Array(frameCount);
-  {
-    const first = perFrame === undefined ? scan.steps.firstByDataset(datasetCount) : undefined;
-    for (let f = 0; f < frameCount; f++) {
-      const k = first === undefined ? -1 : first[starts.at(f)]!;
-      const stored = k < 0 ? NaN : scan.steps.value(k);
-      steps[f] = Number.isNaN(stored) ? f : stored;
-    }
-  }
 
   // The last frame's chunk refs only: a cache of every frame read would grow with the file.
   let refsFrame = -1;
@@ -1284,7 +1324,7 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
             name: nameOf(i) ?? `dataset/${i - start}`,
             dtype: TYPE_DTYPE[shape.code]!,
             shape: shape.shape,
-            offset: dataOffset[i]!,
+            offset: dataOffset.at(i),
             bytes: shape.bytes,
             order,
           });
@@ -1294,7 +1334,9 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
       return refs;
     },
     step(frame: number): number | undefined {
-      return Number.isInteger(frame) && frame >= 0 && frame < frameCount ? steps[frame] : undefined;
+      return Number.isInteger(frame) && frame >= 0 && frame < frameCount
+        ? stepOf.at(frame)
+        : undefined;
     },
     describe(): Record<string, unknown> {
       return {
