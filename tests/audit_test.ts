@@ -573,7 +573,7 @@ Deno.test("audit: table --format json rows carry a summary; --audit the trail; -
   for (const row of (JSON.parse(plain.stdout) as { rows: Row[] }).rows) {
     assert.match(
       String(row.audit),
-      /^write: \d+ writes .*fsync \+[\d.]+s\/-[\d.]+s.*; first open: [^;]*; untimed: 1 file, fdatasync, fadvise DONTNEED; open: .*; read: \d+ reads .* 0 back, 1 file; untimed: .*fadvise DONTNEED.*; random: \d+ reads .* [1-9]\d* back/,
+      /^write: \d+ writes .*fsync \+[\d.]+s\/-[\d.]+s.*; first open: [^;]*; open warm-up: [1-9]\d* reads .*, 1 file; untimed: 1 file, fdatasync, fadvise DONTNEED; open: .*; read: \d+ reads .* 0 back, 1 file; untimed: .*fadvise DONTNEED.*; random: \d+ reads .* [1-9]\d* back/,
     );
   }
   const full = await runCli([...base, "--format", "json", "--audit"]);

@@ -323,8 +323,8 @@ Deno.test({
       }
       const mine = calls.filter((c) => c.path === file);
       const opens = mine.filter((c) => c.call === "openat" && c.flags.includes("O_DIRECT"));
-      // the write's, the table's first open's (untimed code warm-up) and the timed open's
-      assert.equal(opens.length, 3, `${what}: write and two read opens with O_DIRECT`);
+      // the write's, the table's first open's, its untimed warm-up opens' and the timed open's
+      assert.ok(opens.length >= 3, `${what}: write and read opens with O_DIRECT`);
       assert.ok(!mine.some((c) => c.call === "fadvise64"), `${what}: no cache drop`);
       const io = mine.filter((c) => c.call === "pread64" || c.call === "pwrite64");
       for (const c of io) {

@@ -14,7 +14,7 @@
  *   thread's CPU time, page cache warm (bench/read_cpu_ratio.ts), which the load moves far less
  *   than the table's wall-time ratios;
  * - gsd against python3-gsd (the table's python-gsd peer): the same four, and write CPU; the
- *   open is each side's second of the file (the table's open_ms), and the first (open_first_ms,
+ *   open is each side's open after its untimed warm-up opens (the table's open_ms), and the first (open_first_ms,
  *   code not yet compiled) is shown beside it without a goal;
  * - the native netCDF writer against libnetcdf's (`sciobench records`, netcdf vs netcdf-lib);
  * - the Packman reader against gfortran's rd (`sciobench readers --reader`);
