@@ -768,6 +768,36 @@ function sameBytesAt(bytes: Uint8Array, view: DataView, at: number, known: Known
   return i === tail.length;
 }
 
+/** Bytes of a source a scan reads records from: a window of its mapping (in place) or a read. */
+class Peek {
+  readonly #source: ByteSource;
+  /** The bytes, from file offset `at` to `end`. */
+  bytes: Uint8Array = new Uint8Array(0);
+  /** A DataView of `bytes`. */
+  view: DataView = new DataView(this.bytes.buffer);
+  at = 0;
+  end = 0;
+  /** True when `bytes` is a window of the source's (read in place). */
+  inPlace = false;
+
+  constructor(source: ByteSource) {
+    this.#source = source;
+  }
+
+  /** Moves to `offset`, at least `length` bytes (inside the file); returns this. */
+  fetch(offset: number, length: number): this {
+    const source = this.#source;
+    const want = Math.min(source.size - offset, Math.max(length, PEEK_BYTES));
+    const window = source.window?.(offset, want, true);
+    this.inPlace = window !== undefined;
+    this.bytes = window ?? source.read(offset, want);
+    this.view = new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
+    this.at = offset;
+    this.end = offset + this.bytes.length;
+    return this;
+  }
+}
+
 /** What one pass over the records finds (see {@link scanRecords}). */
 interface RecordScan {
   /** Datasets found. */
@@ -811,23 +841,14 @@ function scanRecords(
   fail: (offset: number, problem: string) => never,
 ): RecordScan {
   const size = source.size;
-  let peek: Uint8Array = new Uint8Array(0);
-  let view = new DataView(peek.buffer);
+  // The peek, in locals the loop reads; `fetch` (one function for every scan, so that compiled
+  // code made in one open stays valid in the next) moves `p` and the locals are read back.
+  const p = new Peek(source);
+  let peek = p.bytes;
+  let view = p.view;
   let peekAt = 0;
   let peekEnd = 0;
-  /** True when the peek is a window of the source's; bytes read from such peeks. */
-  let inPlace = false;
   let inPlaceBytes = 0;
-  /** Moves the peek to `offset`, at least `length` bytes (inside the file). */
-  const fetch = (offset: number, length: number): void => {
-    const want = Math.min(size - offset, Math.max(length, PEEK_BYTES));
-    const window = source.window?.(offset, want, true);
-    inPlace = window !== undefined;
-    peek = window ?? source.read(offset, want);
-    view = new DataView(peek.buffer, peek.byteOffset, peek.byteLength);
-    peekAt = offset;
-    peekEnd = offset + peek.length;
-  };
   // per dataset: blocks of COLUMN_BLOCK entries, filled here (no call per entry)
   const offsetBlocks: Float64Array[] = [];
   const shapeBlocks: Int32Array[] = [];
@@ -863,7 +884,7 @@ function scanRecords(
     }
     // Small attribute and annotation records follow one another: one peek covers several.
     if (pos < peekAt || pos + (left < PEEK_AGAIN_BYTES ? left : PEEK_AGAIN_BYTES) > peekEnd) {
-      fetch(pos, IEEEIO_RECORD_HEADER_BYTES);
+      ({ bytes: peek, view, at: peekAt, end: peekEnd } = p.fetch(pos, IEEEIO_RECORD_HEADER_BYTES));
     }
     let read = IEEEIO_RECORD_HEADER_BYTES;
     const type = view.getInt32(pos - peekAt, le);
@@ -898,7 +919,9 @@ function scanRecords(
           } record size ${recSize} is smaller than its 12-byte header`,
         );
       }
-      if (body + 12 > peekEnd) fetch(body, 12);
+      if (body + 12 > peekEnd) {
+        ({ bytes: peek, view, at: peekAt, end: peekEnd } = p.fetch(body, 12));
+      }
       read += 12;
       const dataSize = view.getInt32(body - peekAt, le);
       const code = view.getInt32(body - peekAt + 4, le);
@@ -920,7 +943,9 @@ function scanRecords(
             }`,
           );
         }
-        if (after + 4 * rank > peekEnd) fetch(after, 4 * rank);
+        if (after + 4 * rank > peekEnd) {
+          ({ bytes: peek, view, at: peekAt, end: peekEnd } = p.fetch(after, 4 * rank));
+        }
         read += 4 * rank;
         let id = shapes.find(view, after - peekAt, le, code, rank);
         if (id < 0 || shapes.shapes[id]!.bytes !== dataSize) {
@@ -954,7 +979,9 @@ function scanRecords(
             `attribute record size ${recSize} does not match value ${dataSize} + name ${nameSize} + 12 bytes`,
           );
         }
-        if (after + nameSize > peekEnd) fetch(after, nameSize);
+        if (after + nameSize > peekEnd) {
+          ({ bytes: peek, view, at: peekAt, end: peekEnd } = p.fetch(after, nameSize));
+        }
         read += nameSize;
         // the names acted on, told apart by their first four bytes
         const word = nameSize < 4 ? 0 : view.getInt32(after - peekAt, true);
@@ -963,7 +990,9 @@ function scanRecords(
         if (word === NAME_WORD && short) {
           let id = -1;
           if (code === 10 || code === 6) {
-            if (valueOffset + dataSize > peekEnd) fetch(valueOffset, dataSize);
+            if (valueOffset + dataSize > peekEnd) {
+              ({ bytes: peek, view, at: peekAt, end: peekEnd } = p.fetch(valueOffset, dataSize));
+            }
             read += dataSize;
             id = names.id(peek, view, valueOffset - peekAt, dataSize);
           }
@@ -972,7 +1001,9 @@ function scanRecords(
         } else if (word === STEP_WORD && short) {
           let step = NaN;
           if ((code === 2 && dataSize === 4) || (code === 3 && dataSize === 8)) {
-            if (valueOffset + dataSize > peekEnd) fetch(valueOffset, dataSize);
+            if (valueOffset + dataSize > peekEnd) {
+              ({ bytes: peek, view, at: peekAt, end: peekEnd } = p.fetch(valueOffset, dataSize));
+            }
             read += dataSize;
             const at = valueOffset - peekAt;
             step = code === 2
@@ -990,7 +1021,9 @@ function scanRecords(
         ) {
           let count = NaN;
           if (code === 2 && dataSize === 4) {
-            if (valueOffset + 4 > peekEnd) fetch(valueOffset, 4);
+            if (valueOffset + 4 > peekEnd) {
+              ({ bytes: peek, view, at: peekAt, end: peekEnd } = p.fetch(valueOffset, 4));
+            }
             read += 4;
             count = view.getInt32(valueOffset - peekAt, le);
           }
@@ -1003,7 +1036,7 @@ function scanRecords(
       displacedSeq.push(seq);
       displacedOffset.push(pos);
     }
-    if (inPlace) inPlaceBytes += read;
+    if (p.inPlace) inPlaceBytes += read;
     pos = body + recSize;
     end = pos;
   }
