@@ -68,8 +68,10 @@ Deno.test("perf --quick --format json: every ratio and goal row, with its spread
   const need = (metric: string, n: string, cache: string, goal?: string) => {
     const r = find(metric, n, cache);
     assert.ok(r, `row ${metric} N=${n} ${cache} missing`);
-    // a ratio has one value per pair; the peak RSS, a page count, is measured once per size
-    if (r.unit === "x") assert.equal(r.pairs, doc.meta.pairs, `${metric}: one value per pair`);
+    // a ratio has one value per pair, and so has the peak RSS (a run per size in each pair)
+    if (r.unit === "x" || r.metric.startsWith("peak RSS")) {
+      assert.equal(r.pairs, doc.meta.pairs, `${metric}: one value per pair`);
+    }
     if (goal !== undefined) assert.equal(r.goal, goal, metric);
   };
   const label = (n: number) => `${Math.round(Math.sqrt(n))}^2`;

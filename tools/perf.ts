@@ -20,7 +20,8 @@
  * - the Packman reader against gfortran's rd (`sciobench readers --reader`);
  * - the raw engine against fio psync at the same block size (bench/fio_ratio.ts), with every
  *   byte verified as the table reads, and without (the read alone, as fio's);
- * - peak RSS of a table child at two file sizes (VmHWM), and its slope extrapolated to 16 GiB.
+ * - peak RSS of a table child at two file sizes (VmHWM), and its slope extrapolated to 16 GiB,
+ *   in each pair.
  *
  * Run: deno task perf [--quick] [--format table|json] [--pairs 3] [--size 64MiB] [--dir DIR]
  *      [--only table,readcpu,records,readers,fio,rss]
@@ -434,9 +435,11 @@ async function rssSection(): Promise<void> {
     op: "<=",
     value: 256,
   });
-  // one run per size: RSS is a count of pages, not a rate the load moves
-  {
-    note(`peak RSS at ${small / 2 ** 20} and ${big / 2 ** 20} MiB`);
+  // a run per size in each pair: the peak a child reaches moves by +-15 MiB from run to run (the
+  // V8 heap grows with the collector's timing; raw's own peak does at one size), more than the
+  // index adds, so one run per size gives a slope of noise
+  for (let p = 0; p < pairs; p++) {
+    note(`peak RSS at ${small / 2 ** 20} and ${big / 2 ** 20} MiB, pair ${p + 1}/${pairs}`);
     const a = await peakRss(small);
     const b = await peakRss(big);
     const s = (b - a) / (big - small); // bytes of RSS per byte of file
