@@ -60,7 +60,12 @@ const TRANSFERS: readonly [string, Transfer | undefined][] = [
 Deno.test("overlapped reads: the same preads as a plain loop, every frame intact", async () => {
   assert.ok(28 * N >= OVERLAP_MIN_BYTES, "the frames are large enough to overlap");
   using d = tempDir();
-  const frames = new TableFrames(N, 5);
+  // 448 KiB frames (their reads on another thread) and 28 kB frames (read at once)
+  for (const n of [N, 1000]) await sameReads(d.path, n);
+});
+
+async function sameReads(dir: string, n: number): Promise<void> {
+  const frames = new TableFrames(n, 5);
   // forwards, a seeded random order, and re-reads of the last frames read
   const order = [
     ...Array.from({ length: FRAMES }, (_, i) => i),
@@ -71,14 +76,15 @@ Deno.test("overlapped reads: the same preads as a plain loop, every frame intact
   ];
   const cases: [string, string, "native" | "big"][] = [
     ["raw", "raw", "native"],
+    ["f77", "f77", "native"],
     ["gsd", "gsd", "native"],
     ["netcdf big-endian (byte-swapped reads)", "netcdf", "big"],
   ];
   for (const [what, name, endian] of cases) {
     const b = backend(name);
     for (const [how, transfer] of TRANSFERS) {
-      const label = `${what} ${how}`;
-      const path = `${d.path}/f.${name}`;
+      const label = `${what} N=${n} ${how}`;
+      const path = `${dir}/f.${name}`;
       await writeFrames(
         b,
         path,
@@ -115,7 +121,7 @@ Deno.test("overlapped reads: the same preads as a plain loop, every frame intact
       );
     }
   }
-});
+}
 
 /** Waits up to `ms` for `seen()`; true when it came. */
 async function within(ms: number, seen: () => boolean): Promise<boolean> {

@@ -18,7 +18,7 @@ import type {
 import { DTYPE_SIZE } from "../framings/types.ts";
 import { FormatError, IoError, ShortReadError, UsageError } from "../errors.ts";
 import { checkOptions } from "../framings/options.ts";
-import { FileHandle, WriteBatcher } from "../io/file.ts";
+import { FileHandle, OVERLAP_MIN_BYTES, WriteBatcher } from "../io/file.ts";
 import {
   alignedBytes,
   BlockReader,
@@ -433,14 +433,33 @@ class NativeSource implements FrameSource {
    * Makes a frame's reads as {@link #read} does, the same preads in the same order, each of at
    * least OVERLAP_MIN_BYTES on another thread (lib/io/file.ts), so the caller's thread is free
    * (to verify the frame before) while they are in flight. They go into the other slot than the
-   * last call's: a frame's chunks stay valid until the second call after it. One at a time.
+   * last call's: a frame's chunks stay valid until the second call after it. One at a time. A
+   * frame whose steps are all smaller is read at once, here, with no promise chain (a resolved
+   * promise).
    */
-  async #readAsync<T>(steps: Generator<FrameStep, T[], Uint8Array>): Promise<T[]> {
-    if (this.#busy) throw new Error(`${this.path}: a frame read is still in flight`);
-    this.#busy = true;
-    this.#slot ^= 1; // (the generator's body runs from the first next(): after this)
+  #readAsync<T>(steps: Generator<FrameStep, T[], Uint8Array>): Promise<T[]> {
     try {
+      if (this.#busy) throw new Error(`${this.path}: a frame read is still in flight`);
+      this.#slot ^= 1; // (the generator's body runs from the first next(): after this)
       let step = steps.next();
+      while (!step.done && step.value.length < OVERLAP_MIN_BYTES) {
+        step = steps.next(this.#step(step.value, true));
+      }
+      if (step.done) return Promise.resolve(step.value);
+      return this.#finishAsync(steps, step.value);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** The rest of {@link #readAsync} from its first large step, `first`. */
+  async #finishAsync<T>(
+    steps: Generator<FrameStep, T[], Uint8Array>,
+    first: FrameStep,
+  ): Promise<T[]> {
+    this.#busy = true;
+    try {
+      let step = steps.next(await this.#stepAsync(first));
       while (!step.done) step = steps.next(await this.#stepAsync(step.value));
       return step.value;
     } finally {
@@ -448,9 +467,12 @@ class NativeSource implements FrameSource {
     }
   }
 
-  /** One read of a frame, on this thread: the bytes it asked for (short at the end of the file). */
-  #step(s: FrameStep): Uint8Array {
-    if (s.into === undefined) return this.#blocks!.view(s.offset, s.length);
+  /**
+   * One read of a frame, on this thread: the bytes it asked for (short at the end of the file);
+   * `alternate`: a view of the block reader from its other buffer (the frame before stays intact).
+   */
+  #step(s: FrameStep, alternate = false): Uint8Array {
+    if (s.into === undefined) return this.#blocks!.view(s.offset, s.length, alternate);
     return s.into.subarray(0, this.#readInto(s.into, s.offset));
   }
 

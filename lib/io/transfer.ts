@@ -289,12 +289,13 @@ export class BlockReader {
 
   /**
    * The bytes [offset, offset + length) as a view valid until the next call; shorter when the
-   * file ends first.
+   * file ends first. With `alternate` the reads go into the other of two buffers, as
+   * {@link viewAsync}'s: the view is then valid until the second call after it.
    */
-  view(offset: number, length: number): Uint8Array {
+  view(offset: number, length: number, alternate = false): Uint8Array {
     this.#idle();
     const want = offset + length;
-    const limit = this.#begin(offset, want, false);
+    const limit = this.#begin(offset, want, alternate);
     for (let into = this.#next(want, limit); into; into = this.#next(want, limit)) {
       const got = this.#file.preadOnce(into, this.#hi);
       this.#hi += got;
