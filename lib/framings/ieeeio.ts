@@ -1225,6 +1225,8 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
   }
 
   const nameIds = scan.nameId;
+  // what the index's functions keep of the scan (not `scan`: its attribute lists go after the open)
+  const { displacedSeq, displacedOffset } = scan;
   /** Dataset i's stored name, or null. */
   const nameOf = (i: number): string | null => nameIds.at(i) < 0 ? null : names[nameIds.at(i)]!;
   const shapeOf = (i: number): RecordShape => shapes[shapeId.at(i)]!;
@@ -1242,8 +1244,8 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
       if (v.getInt32(8, le) === i) offsets.push(at);
       at += IEEEIO_RECORD_HEADER_BYTES + v.getInt32(4, le);
     }
-    for (let k = 0; k < scan.displacedSeq.length; k++) {
-      if (scan.displacedSeq.at(k) === i) offsets.push(scan.displacedOffset.at(k));
+    for (let k = 0; k < displacedSeq.length; k++) {
+      if (displacedSeq.at(k) === i) offsets.push(displacedOffset.at(k));
     }
     offsets.sort((a, b) => a - b);
     const found = { attributes: [] as IeeeioAttribute[], annotations: [] as IeeeioAnnotation[] };
