@@ -5,6 +5,12 @@
  * @module
  */
 
+import { backendByName } from "../lib/backends/registry.ts";
+import type { Row } from "../lib/report/output.ts";
+import { Progress } from "../lib/report/progress.ts";
+import { type IoObserver, observeIo } from "../lib/sys/libc.ts";
+import { runTableCell } from "../lib/workloads/table.ts";
+
 /** The permission flags of the `sciobench` task; tests run the CLI with exactly these. */
 export const PERMISSIONS = [
   "--allow-ffi",
@@ -170,4 +176,66 @@ export function peerUsable(name: string, why: string | null): boolean {
   }
   console.error(`skip: ${name}: ${why} (set SCIOBENCH_REQUIRE_PEERS=1 to fail instead)`);
   return false;
+}
+
+/** Flips every bit of the byte at `offset` (bytes from the start) of the file at `path`. */
+export function flipByte(path: string, offset: number): void {
+  const f = Deno.openSync(path, { read: true, write: true });
+  try {
+    const b = new Uint8Array(1);
+    f.seekSync(offset, Deno.SeekMode.Start);
+    f.readSync(b);
+    b[0]! ^= 0xff;
+    f.seekSync(offset, Deno.SeekMode.Start);
+    f.writeSync(b);
+  } finally {
+    f.close();
+  }
+}
+
+/**
+ * Runs one quiet table cell of `backend` (64 KiB of N = 64 frames, seed 1, no warm-up) in `dir`;
+ * `afterWrite` sees the written file before it is read back.
+ */
+export function runSmallCell(
+  backend: string,
+  dir: string,
+  afterWrite: (path: string) => void,
+): Promise<Row> {
+  return runTableCell(backendByName(backend), 64 * 1024, 64, 0, {
+    backends: [],
+    sizes: [],
+    ns: [],
+    dir,
+    repeat: 1,
+    seed: 1,
+    warmup: false,
+    progress: new Progress({ quiet: true }),
+    afterWrite,
+  });
+}
+
+/**
+ * Runs `run` with `observer` (the calls it leaves out do nothing) seeing every I/O call made
+ * through lib/sys/libc.ts, and removes it afterwards.
+ */
+export async function observeDuring(
+  observer: Partial<IoObserver>,
+  run: () => Promise<void> | void,
+): Promise<void> {
+  const none = () => {};
+  observeIo({
+    open: none,
+    close: none,
+    read: none,
+    write: none,
+    sync: none,
+    resident: none,
+    ...observer,
+  });
+  try {
+    await run();
+  } finally {
+    observeIo(undefined);
+  }
 }

@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
 import { crc32 } from "node:zlib";
 import { VerifyError } from "../lib/errors.ts";
-import { backendByName } from "../lib/backends/registry.ts";
-import { Progress } from "../lib/report/progress.ts";
-import { runTableCell, TABLE_COLUMNS } from "../lib/workloads/table.ts";
-import { MAIN, PERMISSIONS, runCli, tempDir } from "./_helpers.ts";
+import { TABLE_COLUMNS } from "../lib/workloads/table.ts";
+import { flipByte, MAIN, PERMISSIONS, runCli, runSmallCell, tempDir } from "./_helpers.ts";
 
 function assertOneLineError(stderr: string, pattern: RegExp): void {
   const lines = stderr.trim().split("\n");
@@ -326,27 +324,7 @@ Deno.test("malformed and unknown files: one line, exit 2", async () => {
 Deno.test("verify-on-read: a byte flipped between write and read fails the cell, and scratch is cleaned", async () => {
   using d = tempDir();
   await assert.rejects(
-    () =>
-      runTableCell(backendByName("raw"), 64 * 1024, 64, 0, {
-        backends: [],
-        sizes: [],
-        ns: [],
-        dir: d.path,
-        repeat: 1,
-        seed: 1,
-        warmup: false,
-        progress: new Progress({ quiet: true }),
-        afterWrite(path) {
-          const f = Deno.openSync(path, { read: true, write: true });
-          f.seekSync(16 + 28 * 64 * 3 + 5, Deno.SeekMode.Start);
-          const b = new Uint8Array(1);
-          f.readSync(b);
-          b[0]! ^= 1;
-          f.seekSync(-1, Deno.SeekMode.Current);
-          f.writeSync(b);
-          f.close();
-        },
-      }),
+    () => runSmallCell("raw", d.path, (path) => flipByte(path, 16 + 28 * 64 * 3 + 5)),
     (e: unknown) => {
       assert.ok(e instanceof VerifyError, String(e));
       assert.match(e.message, /frame 3: chunk 'particles\/position' differs .* at byte 5 /);

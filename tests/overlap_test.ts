@@ -12,10 +12,9 @@ import { writeFrames } from "../lib/backends/write.ts";
 import type { Backend } from "../lib/backends/backend.ts";
 import type { Transfer } from "../lib/io/transfer.ts";
 import { OVERLAP_MIN_BYTES } from "../lib/io/file.ts";
-import { type IoObserver, observeIo } from "../lib/sys/libc.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
 import { Rng, shuffledOrder, verifyFrame, verifyStoredFrame } from "../lib/workloads/pattern.ts";
-import { commandMissing, REQUIRE_PEERS, tempDir } from "./_helpers.ts";
+import { commandMissing, observeDuring, REQUIRE_PEERS, tempDir } from "./_helpers.ts";
 import { DIRECT_REFUSED, parseStrace, straceSciobench } from "./_syscalls.ts";
 
 /** 448 KiB frames (N = 128^2): each frame's read is large enough to go to another thread. */
@@ -27,23 +26,8 @@ function backend(name: string): Backend {
 }
 
 /** Records the reads (offset, bytes) made through lib/sys/libc.ts into `log` while `run` runs. */
-async function recordReads(log: number[][], run: () => Promise<void>): Promise<void> {
-  const observer: IoObserver = {
-    open() {},
-    close() {},
-    read(_fd, offset, bytes) {
-      log.push([offset, bytes]);
-    },
-    write() {},
-    sync() {},
-    resident() {},
-  };
-  observeIo(observer);
-  try {
-    await run();
-  } finally {
-    observeIo(undefined);
-  }
+function recordReads(log: number[][], run: () => Promise<void>): Promise<void> {
+  return observeDuring({ read: (_fd, offset, bytes) => log.push([offset, bytes]) }, run);
 }
 
 const TRANSFERS: readonly [string, Transfer | undefined][] = [

@@ -20,12 +20,12 @@ import {
   type TransferFile,
 } from "../lib/io/transfer.ts";
 import { FileHandle } from "../lib/io/file.ts";
-import { directAlignment, type IoObserver, O, observeIo } from "../lib/sys/libc.ts";
+import { directAlignment, O } from "../lib/sys/libc.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
 import { hdf5 } from "../lib/peers/hdf5/mod.ts";
 import { UsageError } from "../lib/errors.ts";
 import type { RowAudit } from "../lib/sys/audit.ts";
-import { commandMissing, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
+import { commandMissing, observeDuring, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
 import { DIRECT_REFUSED, parseStrace, straceSciobench } from "./_syscalls.ts";
 
 /** One recorded call on a file. */
@@ -41,27 +41,18 @@ interface Call {
 async function recordCalls(run: () => Promise<void> | void): Promise<Call[]> {
   const calls: Call[] = [];
   const paths = new Map<number, string>();
-  const observer: IoObserver = {
+  await observeDuring({
     open(fd, path, flags) {
       paths.set(fd, path);
       calls.push({ call: "open", path, flags, offset: 0, bytes: 0 });
     },
-    close() {},
     read(fd, offset, bytes) {
       calls.push({ call: "read", path: paths.get(fd)!, flags: 0, offset, bytes });
     },
     write(fd, offset, bytes) {
       calls.push({ call: "write", path: paths.get(fd)!, flags: 0, offset, bytes });
     },
-    sync() {},
-    resident() {},
-  };
-  observeIo(observer);
-  try {
-    await run();
-  } finally {
-    observeIo(undefined);
-  }
+  }, run);
   return calls;
 }
 

@@ -5,10 +5,9 @@ import { backendByName } from "../lib/backends/registry.ts";
 import type { FrameSource, SourceOptions } from "../lib/backends/backend.ts";
 import { chunkBytes } from "../lib/framings/kit.ts";
 import { DTYPE_SIZE } from "../lib/framings/types.ts";
-import { Progress } from "../lib/report/progress.ts";
 import { readVerified, verifyFrame } from "../lib/workloads/pattern.ts";
-import { runTableCell, TableFrames } from "../lib/workloads/table.ts";
-import { runCli, tempDir } from "./_helpers.ts";
+import { TableFrames } from "../lib/workloads/table.ts";
+import { flipByte, runCli, runSmallCell, tempDir } from "./_helpers.ts";
 
 /** Writes the first `frames` frames of `data` with `backend` to `path`. */
 function writeTable(backend: string, path: string, frames: number, data: TableFrames) {
@@ -18,19 +17,6 @@ function writeTable(backend: string, path: string, frames: number, data: TableFr
 }
 
 /** Flips the bits of byte `offset` of `path` in place (again: back as it was). */
-function flip(path: string, offset: number): void {
-  const f = Deno.openSync(path, { read: true, write: true });
-  try {
-    const b = new Uint8Array(1);
-    f.seekSync(offset, Deno.SeekMode.Start);
-    f.readSync(b);
-    b[0]! ^= 0xff;
-    f.seekSync(offset, Deno.SeekMode.Start);
-    f.writeSync(b);
-  } finally {
-    f.close();
-  }
-}
 
 Deno.test("TableFrames.bytesIn: big-endian bytes are the native frame swapped, stamp included", () => {
   const data = new TableFrames(5, 7);
@@ -87,7 +73,7 @@ Deno.test("readVerified: every flipped byte of a big-endian netcdf frame fails w
     const frame = 1;
     for (const ref of source.locate!(frame)) {
       for (let at = 0; at < ref.bytes; at++) {
-        flip(path, ref.offset + at);
+        flipByte(path, ref.offset + at);
         assert.throws(
           () => readVerified(source, frame, data),
           (e: unknown) => {
@@ -102,7 +88,7 @@ Deno.test("readVerified: every flipped byte of a big-endian netcdf frame fails w
             return true;
           },
         );
-        flip(path, ref.offset + at);
+        flipByte(path, ref.offset + at);
       }
     }
     for (let i = 0; i < 3; i++) readVerified(source, i, data);
@@ -127,7 +113,7 @@ Deno.test("readVerified: a source without readFrameStored is verified through re
   };
   try {
     readVerified(decodedOnly, 1, data);
-    flip(path, 16 + 28 * 8 + 9);
+    flipByte(path, 16 + 28 * 8 + 9);
     assert.throws(
       () => readVerified(decodedOnly, 1, data),
       /frame 1: chunk 'particles\/position' differs from what was written at byte 9 of the chunk \(read/,
@@ -142,21 +128,11 @@ Deno.test("table --framing netcdf: a byte flipped in the file fails the read wit
   let offset = -1;
   await assert.rejects(
     () =>
-      runTableCell(backendByName("netcdf"), 64 * 1024, 64, 0, {
-        backends: [],
-        sizes: [],
-        ns: [],
-        dir: d.path,
-        repeat: 1,
-        seed: 1,
-        warmup: false,
-        progress: new Progress({ quiet: true }),
-        afterWrite(path) {
-          const source = backendByName("netcdf").openReader(path);
-          offset = source.locate!(3)[1]!.offset + 6;
-          source.close();
-          flip(path, offset);
-        },
+      runSmallCell("netcdf", d.path, (path) => {
+        const source = backendByName("netcdf").openReader(path);
+        offset = source.locate!(3)[1]!.offset + 6;
+        source.close();
+        flipByte(path, offset);
       }),
     (e: unknown) => {
       assert.ok(e instanceof VerifyError, String(e));
@@ -182,7 +158,7 @@ Deno.test("read --verify of a netcdf file names the file offset of a flipped byt
   const source = backendByName("netcdf").openReader(path);
   const offset = source.locate!(2)[0]!.offset + 100;
   source.close();
-  flip(path, offset);
+  flipByte(path, offset);
   const bad = await runCli(["read", "--verify", "--seed", "3", path]);
   assert.equal(bad.code, 1);
   assert.match(
