@@ -5,7 +5,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { FRAMINGS } from "../lib/backends/registry.ts";
+import { backendByName, FRAMINGS } from "../lib/backends/registry.ts";
 import { nativeBackend } from "../lib/backends/engine.ts";
 import { nativeReads, readFramesOverlapped, storedReads } from "../lib/backends/overlap.ts";
 import { writeFrames } from "../lib/backends/write.ts";
@@ -14,7 +14,14 @@ import type { Transfer } from "../lib/io/transfer.ts";
 import { OVERLAP_MIN_BYTES } from "../lib/io/file.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
 import { Rng, shuffledOrder, verifyFrame, verifyStoredFrame } from "../lib/workloads/pattern.ts";
-import { commandMissing, observeDuring, REQUIRE_PEERS, tempDir } from "./_helpers.ts";
+import {
+  commandMissing,
+  observeDuring,
+  peerTest,
+  REQUIRE_PEERS,
+  runCli,
+  tempDir,
+} from "./_helpers.ts";
 import { DIRECT_REFUSED, parseStrace, straceSciobench } from "./_syscalls.ts";
 
 /** 448 KiB frames (N = 128^2): each frame's read is large enough to go to another thread. */
@@ -194,3 +201,16 @@ Deno.test({
     }
   },
 });
+
+peerTest(
+  "table --overlap with a peer: one line says the peer reads one frame after the other",
+  () => backendByName("hdf5").unavailable(),
+  async () => {
+    const r = await runCli(["table", "--framing", "raw,hdf5", "--overlap", "--dry-run"]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stderr.split("\n").filter((l) => l.includes("--overlap"));
+    assert.deepEqual(lines, [
+      "sciobench: --overlap: not for hdf5 (peers read one frame after the other)",
+    ]);
+  },
+);

@@ -124,3 +124,17 @@ Deno.test("perf --quick --format json: every ratio and goal row, with its spread
   }
   for (const s of doc.skipped) assert(!s.includes("\n"), "one line per skipped peer");
 });
+
+Deno.test("perf --only with a section it does not have: one line, exit 2, nothing measured", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", ...PERMISSIONS, PERF, "--only", "table,tabel"],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 2);
+  assert.equal(out.stdout.length, 0);
+  assert.equal(
+    new TextDecoder().decode(out.stderr),
+    "perf: --only tabel: give some of table,readcpu,records,readers,fio,rss\n",
+  );
+});

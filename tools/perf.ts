@@ -94,7 +94,22 @@ const RSS_TARGET = 2 ** 34; // the 16 GiB table cell the memory goal names
 /** Chunks (f77 records, IEEEIO datasets) in a frame of the table workload. */
 const TABLE_CHUNKS = new TableFrames(1, 1).layout.length;
 const FRAMINGS = ["f77", "ieeeio", "gsd", "netcdf"];
+/** The sections in the order they run; `--only` names some of them. */
+const sections: [string, () => Promise<void> | void][] = [
+  ["table", tableSection],
+  ["readcpu", readCpuSection],
+  ["records", recordsSection],
+  ["readers", readersSection],
+  ["fio", fioSection],
+  ["rss", rssSection],
+];
 const only = args.only ? new Set(args.only.split(",")) : null;
+const unknown = [...(only ?? [])].filter((s) => !sections.some(([name]) => name === s));
+if (unknown.length > 0) {
+  const names = sections.map(([name]) => name).join(",");
+  console.error(`perf: --only ${unknown.join(",")}: give some of ${names}`);
+  Deno.exit(2);
+}
 const wants = (section: string) => only === null || only.has(section);
 const dir = args.dir;
 const started = performance.now();
@@ -457,14 +472,6 @@ async function rssSection(): Promise<void> {
 }
 
 // ---- run and report --------------------------------------------------------------------------
-const sections: [string, () => Promise<void> | void][] = [
-  ["table", tableSection],
-  ["readcpu", readCpuSection],
-  ["records", recordsSection],
-  ["readers", readersSection],
-  ["fio", fioSection],
-  ["rss", rssSection],
-];
 for (const [name, run] of sections) {
   if (wants(name)) await run();
 }

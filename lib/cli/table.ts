@@ -307,6 +307,12 @@ export const tableCommand: Command = {
       peers: peers.map((b) => b.name),
       skipped,
     };
+    // --overlap changes how native framings read; library and program peers read one frame at a time
+    const serial = [...resolved.run, ...peers].filter((b) => b.kind !== "native");
+    if (values.overlap && serial.length > 0) {
+      const names = serial.map((b) => b.name).join(", ");
+      warn(`--overlap: not for ${names} (peers read one frame after the other)`);
+    }
     const plan = tablePlan(settings);
     if (dryRun(plan, values)) return;
     // every rank's files may share this file system
