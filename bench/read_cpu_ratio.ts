@@ -9,7 +9,8 @@
  *   before readVerified, sequential;
  * - raw verified/raw alone: what verifying every byte costs the raw engine (the bound of its
  *   ratio to fio psync, which does not verify).
- * A ratio is the throughput of the first over the second (above 1: the first is faster).
+ * A ratio is the throughput of the first over the second (above 1: the first is faster); each of a
+ * pair's ratios times both sides twice, in the order A B B A.
  * `deno task perf` prints the FRAMING/raw rows (`read CPU FRAMING/raw`) from {@link readCpuRatios}.
  *
  *     deno run -A bench/read_cpu_ratio.ts [--pairs 15] [--framings f77,ieeeio,gsd,netcdf]
@@ -57,8 +58,8 @@ export function readCpuRatios(
 ): ReadCpuRatios {
   const { n, pairs, dir } = options;
   const data = new TableFrames(n, 1);
-  // at least 4 frames, so a pass at N = 1024^2 is more than one or two long copies
-  const frames = Math.max(4, Math.floor(options.bytes / (28 * n)));
+  // at least 8 frames, so a pass at N = 1024^2 (224 MiB) is more than a few long copies
+  const frames = Math.max(8, Math.floor(options.bytes / (28 * n)));
   const open = (name: string): FrameSource => {
     const backend = backendByName(name);
     const path = `${dir}/read_cpu.${name}`;
@@ -92,14 +93,18 @@ export function readCpuRatios(
       const r = { sequential: [] as number[], random: [] as number[], decoded: [] as number[] };
       try {
         for (let p = 0; p < pairs; p++) {
-          // raw's time over the framing's, with the side that goes first alternating
+          // raw's time over the framing's, each side timed twice in the order A B B A (which side
+          // is A alternates): an effect of going first or second, and a drift of the machine's
+          // load that is linear over the four passes, fall on both sides alike
           const ratio = (order: readonly number[], mode: Mode) => {
-            if (p % 2 === 0) {
-              const a = timed(raw, order, mode);
-              return a / timed(source, order, mode);
+            const rawFirst = p % 2 === 0;
+            let rawUs = 0;
+            let sourceUs = 0;
+            for (const side of rawFirst ? [0, 1, 1, 0] : [1, 0, 0, 1]) {
+              if (side === 0) rawUs += timed(raw, order, mode);
+              else sourceUs += timed(source, order, mode);
             }
-            const b = timed(source, order, mode);
-            return timed(raw, order, mode) / b;
+            return rawUs / sourceUs;
           };
           r.sequential.push(ratio(sequential, "verified"));
           r.random.push(ratio(random, "verified"));

@@ -23,7 +23,7 @@
  * - peak RSS of a table child at two file sizes (VmHWM), and its slope extrapolated to 16 GiB,
  *   in each pair.
  *
- * Run: deno task perf [--quick] [--format table|json] [--pairs 3] [--size 64MiB] [--dir DIR]
+ * Run: deno task perf [--quick] [--format table|json] [--pairs 4] [--size 64MiB] [--dir DIR]
  *      [--only table,readcpu,records,readers,fio,rss]
  * @module
  */
@@ -79,7 +79,7 @@ if (args.format !== "table" && args.format !== "json") {
   Deno.exit(2);
 }
 const quick = args.quick;
-const pairs = parseCount(args.pairs ?? "3");
+const pairs = parseCount(args.pairs ?? "4");
 if (pairs < 1) {
   console.error("perf: --pairs must be at least 1");
   Deno.exit(2);
@@ -166,9 +166,12 @@ async function tableSection(): Promise<void> {
     for (const n of NS) {
       for (let p = 0; p < pairs; p++) {
         note(`table ${cache} N=${nLabel(n)} pair ${p + 1}/${pairs}`);
-        // raw, f77, ieeeio, gsd, netcdf, python-gsd in turn: every pair is one run of the cell
+        // every pair is one run of the cell, the backends in turn: raw, f77, ieeeio, gsd, netcdf
+        // in even pairs, netcdf ... raw in odd ones (a framing that runs before raw in one pair
+        // runs after it in the next: going first or a drift of the load favours neither side);
+        // python-gsd after them
         const got = await runTable({
-          backends,
+          backends: p % 2 === 0 ? backends : [...backends].reverse(),
           peers,
           sizes: [size],
           ns: [n],
