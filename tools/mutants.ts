@@ -478,6 +478,26 @@ export const MUTANTS: readonly Mutant[] = [
     tests: ["tests/verify_test.ts"],
     filter: "/readFrameStored: the file's big-endian/",
   },
+  {
+    name: "cold scan: a large record's far marker read leaves its page cached",
+    edits: [{
+      file: "lib/io/mapped.ts",
+      search: "      return this.#sparseRead(offset, length);",
+      replace: "      return this.#file.read(offset, length);",
+    }],
+    tests: ["tests/mapped_test.ts"],
+    filter: "/cold scan of records over 1 MiB apart/",
+  },
+  {
+    name: "uncached read: preadv2 without RWF_DONTCACHE",
+    edits: [{
+      file: "lib/sys/libc.ts",
+      search: "const n = Number(uncachedLib.preadv2(fd, iovec, 1, BigInt(offset), RWF_DONTCACHE));",
+      replace: "const n = Number(uncachedLib.preadv2(fd, iovec, 1, BigInt(offset), 0));",
+    }],
+    tests: ["tests/mapped_test.ts"],
+    filter: "/cold scan of records over 1 MiB apart/",
+  },
 ];
 
 const PERMISSIONS = [

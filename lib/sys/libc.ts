@@ -683,3 +683,49 @@ export function sleepNs(ns: number): void {
   sleepBuf[1] = BigInt(Math.floor(ns % 1e9));
   libc().nanosleep(sleepBuf, null);
 }
+
+// ---- Reads that leave no pages behind: preadv2 with RWF_DONTCACHE (Linux 6.14) ---------------
+// A block of its own, with its own handle on libc, so the shared symbol table above is unchanged.
+
+const UNCACHED_SYMBOLS = {
+  preadv2: { parameters: ["i32", "buffer", "i32", "i64", "i32"], result: "isize" },
+} as const;
+
+let uncachedLib: Deno.DynamicLibrary<typeof UNCACHED_SYMBOLS>["symbols"] | undefined;
+
+/** preadv2's flag: drop the pages this read brings into the page cache once copied out. */
+const RWF_DONTCACHE = 0x80;
+/** errno of a flag the kernel or the file's file system does not support. */
+const EOPNOTSUPP = 95;
+const EINVAL = 22;
+/** One struct iovec (base address, length), reused. */
+const iovec = new BigUint64Array(2);
+
+/**
+ * Reads up to `buf.length` bytes at byte `offset` of `fd` as {@link pread} does, except that the
+ * pages this read brings into the page cache are dropped once copied (pages that were cached
+ * stay): preadv2 with RWF_DONTCACHE. So a small read far into a cold file leaves no cached page
+ * in the way of a later sequential read's readahead. Returns the count (0 at end of file), or
+ * undefined, having read nothing, when the kernel (before 6.14) or the file's file system cannot
+ * read so.
+ */
+export function preadUncached(
+  fd: number,
+  buf: Uint8Array,
+  offset: number,
+  path = "",
+): number | undefined {
+  libc(); // the Linux and glibc checks, and errno's
+  uncachedLib ??= Deno.dlopen("libc.so.6", UNCACHED_SYMBOLS).symbols;
+  if (buf.length === 0) return 0;
+  iovec[0] = BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(buf)));
+  iovec[1] = BigInt(buf.length);
+  const n = Number(uncachedLib.preadv2(fd, iovec, 1, BigInt(offset), RWF_DONTCACHE));
+  if (n < 0) {
+    const code = errno();
+    if (code === EOPNOTSUPP || code === EINVAL) return undefined;
+    fail("preadv2", path, code);
+  }
+  if (observer !== undefined) observer.read(fd, offset, n);
+  return n;
+}
