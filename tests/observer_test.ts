@@ -16,6 +16,7 @@
  */
 import assert from "node:assert/strict";
 import type { AuditPhase, RowAudit } from "../lib/sys/audit.ts";
+import { gfortranUnavailable } from "../lib/peers/fortran/mod.ts";
 import { hdf5 } from "../lib/peers/hdf5/mod.ts";
 import { commandMissing, peerTest, PERMISSIONS, tempDir } from "./_helpers.ts";
 
@@ -37,7 +38,9 @@ interface Call {
 }
 
 const LINE =
-  /^(\d+\.\d+) (openat|pread64|pwrite64|write|fsync|fdatasync|fadvise64)\((.*)\) = (-?\d+)/;
+  /^(\d+\.\d+) (openat|pread64|preadv2|read|lseek|pwrite64|write|fsync|fdatasync|fadvise64)\((.*)\) = (-?\d+)/;
+/** The calls traced unless a test asks for more. */
+const CALLS = "openat,pread64,pwrite64,write,fsync,fdatasync,fadvise64";
 
 /** Parses strace's per-thread files `prefix.TID`, keeping calls on paths under `under`. */
 function parseTrace(traceDir: string, under: string): Call[] {
@@ -63,13 +66,16 @@ function parseTrace(traceDir: string, under: string): Call[] {
       }
       if (!path.startsWith(under)) continue;
       const rw = call === "pread64" || call === "pwrite64";
+      // preadv2(fd, [...], 1, OFFSET, FLAGS) (its count is the one vector's: the result's);
+      // lseek(fd, OFFSET, WHENCE) = the new position
+      const v2 = call === "preadv2" ? /\], 1, (\d+), /.exec(argText!) : null;
       calls.push({
         tid,
         t: Number(t),
         call: call!,
         path,
-        count: rw ? Number(rest.at(-2)) : 0,
-        offset: rw ? Number(rest.at(-1)) : 0,
+        count: rw ? Number(rest.at(-2)) : v2 ? Number(ret) : 0,
+        offset: rw ? Number(rest.at(-1)) : v2 ? Number(v2[1]) : call === "lseek" ? Number(ret) : 0,
         ret: Number(ret),
         advice: call === "fadvise64" ? rest.at(-1)! : "",
       });
@@ -84,7 +90,7 @@ interface Traced {
 }
 
 /** Runs `sciobench ARGS --dir D --format json --audit` under strace; its rows and calls on D. */
-async function traced(args: string[]): Promise<Traced> {
+async function traced(args: string[], more: readonly string[] = []): Promise<Traced> {
   using scratch = tempDir("sciobench-observed-");
   using trace = tempDir("sciobench-strace-");
   const out = await new Deno.Command("strace", {
@@ -97,7 +103,7 @@ async function traced(args: string[]): Promise<Traced> {
       "-s",
       "0",
       "-e",
-      "trace=openat,pread64,pwrite64,write,fsync,fdatasync,fadvise64",
+      `trace=${[CALLS, ...more].join(",")}`,
       "-o",
       `${trace.path}/tr`,
       Deno.execPath(),
@@ -259,6 +265,91 @@ peerTest(
           assert.ok(offs.every((o, k) => k === 0 || o > offs[k - 1]!), `${what}: in order`);
         }
       }
+    }
+  },
+);
+
+/**
+ * The byte ranges [start, end) each thread read of `path`, in time order: pread64 and preadv2 at
+ * their offsets, read at the descriptor's position (0 at the open, set by lseek, moved by reads).
+ */
+function readRanges(calls: readonly Call[], path: string): Map<number, [number, number][]> {
+  const pos = new Map<number, number>();
+  const out = new Map<number, [number, number][]>();
+  for (const c of calls) {
+    if (c.path !== path) continue;
+    let at: number;
+    if (c.call === "openat" || c.call === "lseek") {
+      pos.set(c.tid, c.offset);
+      continue;
+    } else if (c.call === "read") {
+      at = pos.get(c.tid) ?? 0;
+      pos.set(c.tid, at + c.ret);
+    } else if (c.call === "pread64" || c.call === "preadv2") at = c.offset;
+    else continue;
+    if (c.ret > 0) out.set(c.tid, [...out.get(c.tid) ?? [], [at, at + c.ret]]);
+  }
+  return out;
+}
+
+peerTest(
+  "observer: strace sees sciobench's reader and gfortran's rd measured alike on a cold cell",
+  () => commandMissing("strace") ?? gfortranUnavailable(),
+  async () => {
+    const records = 3, length = 200_000; // records over 1 MiB: the open's scan reads far markers
+    const seen: Record<string, unknown>[] = [];
+    for (const reader of ["gfortran", "sciobench"]) {
+      const what = `readers --reader ${reader}`;
+      const { rows, calls } = await traced([
+        "readers",
+        "--reader",
+        reader,
+        "--procs",
+        "1",
+        "--mode",
+        "shared",
+        "--cache",
+        "cold",
+        "--records",
+        String(records),
+        "--length",
+        String(length),
+      ], ["read", "lseek", "preadv2"]);
+      assert.equal(rows.length, 1, what);
+      const row = rows[0]!;
+      assert.equal(row.reader, reader, what);
+      seen.push(row);
+      const mine = calls.filter((c) => /\/shared-0\.f77$/.test(c.path));
+      const path = mine[0]!.path;
+      const size = Number(row.file_bytes);
+      const byReader = readRanges(mine, path);
+      assert.equal(byReader.size, 1, `${what}: one process reads the file`);
+      const [[tid, ranges]] = [...byReader] as [[number, [number, number][]]];
+      // cold: the file synced and dropped before the reader's first read of it
+      const drops = assertSyncedBeforeDrop(mine, what);
+      const first = mine.findIndex((c) => c.tid === tid && /read/.test(c.call));
+      assert.ok(drops.length > 0 && drops.at(-1)! < first, `${what}: dropped before it is read`);
+      // every record's payload read, no byte twice, the records in order
+      const byOffset = [...ranges].sort((a, b) => a[0] - b[0]);
+      byOffset.forEach(([start], k) => {
+        if (k > 0) assert.ok(start >= byOffset[k - 1]![1], `${what}: byte ${start} read twice`);
+      });
+      const covered = (a: number, b: number) =>
+        byOffset.filter(([s, e]) => e > a && s < b).reduce(
+          (n, [s, e]) => n + Math.min(e, b) - Math.max(s, a),
+          0,
+        );
+      for (let k = 0; k < records; k++) {
+        const at = k * (length * 8 + 8) + 4;
+        assert.equal(covered(at, at + length * 8), length * 8, `${what}: record ${k + 1} read`);
+      }
+      assert.ok(covered(0, size) <= size, what);
+      const big = ranges.filter(([s, e]) => e - s >= 1 << 16).map(([s]) => s);
+      assert.ok(big.every((o, k) => k === 0 || o > big[k - 1]!), `${what}: in order ${big}`);
+    }
+    // the rows say so alike: the same bytes, the same residency before, the same cold verdict
+    for (const column of ["file_bytes", "reader_bytes", "resident_before", "cache", "cold_ok"]) {
+      assert.equal(seen[0]![column], seen[1]![column], `${column} of gfortran's and ours`);
     }
   },
 );

@@ -479,6 +479,32 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/readFrameStored: the file's big-endian/",
   },
   {
+    name: "readers: gfortran's rd reads a cached file where sciobench's reader reads a dropped one",
+    edits: [{
+      file: READERS,
+      search:
+        'else if (cache === "cold") resident = Math.max(resident, dropCache(path).residentAfter);',
+      replace: 'else if (cache === "cold" && o.reader !== "gfortran") {\n' +
+        "      resident = Math.max(resident, dropCache(path).residentAfter);\n    }",
+    }],
+    tests: ["tests/observer_test.ts"],
+    filter: "/measured alike on a cold cell/",
+  },
+  {
+    name: "readers: sciobench's reader reads the file twice",
+    edits: [{
+      file: READERS,
+      search:
+        "      const source = backend.openReader(path, {\n        layout: packmanLayout(s.length),",
+      replace:
+        "      const twice = backend.openReader(path, { layout: packmanLayout(s.length), endian: s.endian, backendOptions: s.backendOptions });\n" +
+        "      for (let f = 0; f < twice.frameCount; f++) twice.readFrame(f);\n      twice.close();\n" +
+        "      const source = backend.openReader(path, {\n        layout: packmanLayout(s.length),",
+    }],
+    tests: ["tests/observer_test.ts"],
+    filter: "/measured alike on a cold cell/",
+  },
+  {
     name: "cold scan: a large record's far marker read leaves its page cached",
     edits: [{
       file: "lib/io/mapped.ts",

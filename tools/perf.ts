@@ -17,7 +17,8 @@
  *   open is each side's open after its untimed warm-up opens (the table's open_ms), and the first (open_first_ms,
  *   code not yet compiled) is shown beside it without a goal;
  * - the native netCDF writer against libnetcdf's (`sciobench records`, netcdf vs netcdf-lib);
- * - the Packman reader against gfortran's rd (`sciobench readers --reader`);
+ * - the Packman reader against gfortran's rd (`sciobench readers --reader`), each side's median of
+ *   3 runs in every pair;
  * - the raw engine against fio psync at the same block size (bench/fio_ratio.ts), with every
  *   byte verified as the table reads, and without (the read alone, as fio's);
  * - peak RSS of a table child at two file sizes (VmHWM), and its slope extrapolated to 16 GiB,
@@ -334,13 +335,26 @@ async function readersSection(): Promise<void> {
     skipped.push(`gfortran: ${why}`);
     return;
   }
-  const common = ["readers", "--procs", "1", "--mode", "shared", "--records", "10"];
+  // each side's median of 3 runs in a pair: one read of 100 MB takes 20-150 ms here, so a
+  // single run's ratio moved from 0.5 to 2.4 under a load of 2-3
+  const common = [
+    "readers",
+    "--procs",
+    "1",
+    "--mode",
+    "shared",
+    "--records",
+    "10",
+    "--repeat",
+    "3",
+  ];
   const length = quick ? "13000" : "1300000";
   for (const cache of ["warm", "cold"]) {
     for (let p = 0; p < pairs; p++) {
       note(`readers ${cache} pair ${p + 1}/${pairs}`);
       const run = async (reader: string) =>
-        (await cliRows([...common, "--length", length, "--cache", cache, "--reader", reader]))[0]!;
+        (await cliRows([...common, "--length", length, "--cache", cache, "--reader", reader]))
+          .find((r) => r.stat === "median")!;
       const first = p % 2 === 0 ? "sciobench" : "gfortran";
       const a = await run(first);
       const b = await run(first === "sciobench" ? "gfortran" : "sciobench");
