@@ -1,10 +1,11 @@
 /**
  * Overlapped reads (issue 14): the table's read phase, serial (before: read frame k, verify it,
- * read frame k + 1) vs overlapped (after: frame k + 1's pread in flight on another thread while
- * frame k is verified), on a 64 MiB raw file in 448 KiB frames (N = 128^2) and in 28 KiB frames
- * (N = 32^2, under OVERLAP_MIN_BYTES: read on the main thread either way), with O_DIRECT (device
- * reads at queue depth 1, where the overlap can hide the verification) and from the page cache
- * (where the pread is a CPU copy). The same preads in the same order in both cases.
+ * read frame k + 1) vs overlapped (after: frame k + 1's pread in flight while frame k is verified:
+ * submitted through Linux native AIO with O_DIRECT, on another thread from the page cache), on a
+ * 64 MiB raw file in 448 KiB frames (N = 128^2) and in 28 KiB frames (N = 32^2, under
+ * OVERLAP_MIN_BYTES: read at once either way), with O_DIRECT (device reads at queue depth 1, where
+ * the overlap can hide the verification) and from the page cache (where the pread is a CPU copy).
+ * The same preads in the same order in both cases.
  * One bare nonblocking FFI call's round trip is measured beside them: what an overlap costs.
  *
  *     deno bench -A bench/overlap_bench.ts

@@ -5,7 +5,9 @@
  * alternating blocks of `--block` frames (16) read serially and overlapped (which goes first alternates),
  * each block at the next place in the file. Prints each way's MiB/s and overlapped / serial.
  *
- *     deno run -A bench/overlap_pairs.ts [--mib 256] [--rounds 40] [--cached | --cold] [--n 16384] [--block 16]
+ * With `--bs BYTES` the O_DIRECT reads are BYTES each (--direct --bs), a frame in several.
+ *
+ *     deno run -A bench/overlap_pairs.ts [--mib 256] [--rounds 40] [--cached | --cold] [--n 16384] [--block 16] [--bs 65536]
  * @module
  */
 import { parseArgs } from "node:util";
@@ -23,6 +25,7 @@ const { values } = parseArgs({
     cached: { type: "boolean", default: false },
     cold: { type: "boolean", default: false },
     block: { type: "string", default: "16" },
+    bs: { type: "string" },
   },
 });
 const n = Number(values.n);
@@ -39,6 +42,8 @@ try {
   if (values.cached) Deno.readFileSync(path);
   const transfer = values.cached || values.cold
     ? undefined
+    : values.bs
+    ? { bs: Number(values.bs), direct: true }
     : { bs: 4 << 20, direct: true, readAhead: false } as const;
   const source = backend.openReader(path, { layout: data.layout, transfer });
   const seconds = [0, 0];
@@ -59,9 +64,9 @@ try {
   const mib = (rounds * BLOCK * 28 * n) / 2 ** 20;
   const [serial, overlapped] = seconds.map((s) => mib / s) as [number, number];
   console.log(
-    `N=${n} ${values.cached ? "page cache" : values.cold ? "cold, buffered" : "O_DIRECT"}: serial ${
-      serial.toFixed(0)
-    } MiB/s, ` +
+    `N=${n} ${
+      values.cached ? "page cache" : values.cold ? "cold, buffered" : `O_DIRECT bs ${transfer!.bs}`
+    }: serial ${serial.toFixed(0)} MiB/s, ` +
       `overlapped ${overlapped.toFixed(0)} MiB/s, overlapped/serial ${
         (overlapped / serial).toFixed(3)
       }`,

@@ -11,7 +11,9 @@ import { MAIN, PERMISSIONS } from "./_helpers.ts";
 /**
  * One traced call on a file: pread64 or pwrite64 (bytes asked, offset), fsync, fdatasync or
  * ftruncate, with the flags its descriptor was opened with, or openat (its flags), and the
- * thread that made it (`tid`, from strace's per-thread file name).
+ * thread that made it (`tid`, from strace's per-thread file name). A read through Linux native
+ * AIO is two: `io_submit` (one per iocb: bytes asked, offset; `queued` the iocbs of the call) and
+ * `io_getevents` (one per completion: `count` its result, `offset` and path those of its read).
  */
 export interface Traced {
   readonly call: string;
@@ -20,13 +22,28 @@ export interface Traced {
   readonly count: number;
   readonly offset: number;
   readonly tid: number;
+  /** io_submit: the iocbs the call submitted. */
+  readonly queued?: number;
+  /** io_submit, io_getevents: the read's aio_data (which completion is whose). */
+  readonly id?: string;
+}
+
+/** True for a read system call: pread64, or an AIO read's submission (io_submit). */
+export function isRead(c: Traced): boolean {
+  return c.call === "pread64" || c.call === "io_submit";
 }
 
 /** The calls strace is asked to trace ({@link straceSciobench}). */
-export const TRACED_CALLS = "trace=openat,pread64,pwrite64,fadvise64,fsync,fdatasync,ftruncate";
+export const TRACED_CALLS =
+  "trace=openat,pread64,pwrite64,fadvise64,fsync,fdatasync,ftruncate,io_submit,io_getevents";
 
 const TRACE_LINE =
-  /^(\d+\.\d+) (openat|pread64|pwrite64|fadvise64|fsync|fdatasync|ftruncate)\((.*)\) = (-?\d+)/;
+  /^(\d+\.\d+) (openat|pread64|pwrite64|fadvise64|fsync|fdatasync|ftruncate|io_submit|io_getevents)\((.*)\) = (-?\d+)/;
+/** An iocb as strace prints it (`-e abbrev=none`), its descriptor decorated with its path (-y). */
+const IOCB =
+  /\{aio_data=(\w+), aio_lio_opcode=(\w+), aio_fildes=(\d+)<([^>]*)>, aio_buf=\w+, aio_nbytes=(\d+), aio_offset=(\d+)/g;
+/** An io_event as strace prints it. */
+const EVENT = /\{data=(\w+), obj=\w+, res=(-?\d+), res2=-?\d+\}/g;
 
 /**
  * The calls on files under `under`, from strace's per-thread files merged in time order (a
@@ -47,7 +64,38 @@ export function parseStrace(dir: string, under: string, command?: number): Trace
   // descriptors are the process's: keyed by number and path (fio's processes have their own)
   const flagsOf = new Map<string, string>();
   const calls: Traced[] = [];
+  /** The AIO reads submitted, by aio_data, for their completions. */
+  const submitted = new Map<string, Traced>();
   for (const { tid, call, args, ret } of lines) {
+    if (call === "io_submit") {
+      const queued = Number(args.split(", ")[1]);
+      for (const m of args.matchAll(IOCB)) {
+        const [, id, op, fd, path, nbytes, offset] = m;
+        if (!path!.startsWith(under)) continue;
+        const c: Traced = {
+          call: op === "IOCB_CMD_PREAD" ? call : `${call} ${op}`,
+          path: path!,
+          flags: flagsOf.get(`${Number(fd)}<${path!}>`) ?? "",
+          count: Number(nbytes),
+          offset: Number(offset),
+          tid,
+          queued,
+          id,
+        };
+        submitted.set(id!, c);
+        calls.push(c);
+      }
+      continue;
+    }
+    if (call === "io_getevents") {
+      for (const [, id, res] of args.matchAll(EVENT)) {
+        const read = submitted.get(id!);
+        if (read === undefined) continue;
+        submitted.delete(id!);
+        calls.push({ ...read, call, count: Number(res), tid, queued: undefined });
+      }
+      continue;
+    }
     if (call === "openat") {
       const p = /"([^"]*)", ([A-Z_|]+)/.exec(args);
       if (p && p[1]!.startsWith(under)) {
@@ -74,24 +122,26 @@ export function parseStrace(dir: string, under: string, command?: number): Trace
 
 /**
  * Runs each of `commands` (sciobench argument lists) one after another, each under strace, writing
- * the per-thread files of command k into `traceDir` as `trK.TID` (each line time-stamped); returns each command's exit
- * code, stdout and stderr.
+ * the per-thread files of command k into `traceDir` as `trK.TID` (each line time-stamped); returns
+ * each command's exit code, stdout and stderr. `env` is added to every command's environment.
  */
 export async function straceSciobench(
   commands: readonly string[][],
   traceDir: string,
+  env: Record<string, string> = {},
 ): Promise<{ code: number; stdout: string; stderr: string }[]> {
   const results: { code: number; stdout: string; stderr: string }[] = [];
   for (const [k, args] of commands.entries()) {
     const out = await new Deno.Command("strace", {
       args: [
         ...["-f", "-ff", "-ttt", "-qq", "-y", "-s", "0", "-o", `${traceDir}/tr${k}`],
-        ...["-e", TRACED_CALLS],
+        // abbrev=none: io_submit's iocbs and io_getevents' events in full
+        ...["-e", TRACED_CALLS, "-e", "abbrev=none"],
         ...[Deno.execPath(), "run", "--quiet", ...PERMISSIONS, MAIN, ...args],
       ],
       stdout: "piped",
       stderr: "piped",
-      env: { NO_COLOR: "1" },
+      env: { NO_COLOR: "1", ...env },
     }).output();
     results.push({
       code: out.code,

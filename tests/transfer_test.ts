@@ -26,7 +26,7 @@ import { hdf5 } from "../lib/peers/hdf5/mod.ts";
 import { UsageError } from "../lib/errors.ts";
 import type { RowAudit } from "../lib/sys/audit.ts";
 import { commandMissing, observeDuring, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
-import { DIRECT_REFUSED, parseStrace, straceSciobench } from "./_syscalls.ts";
+import { DIRECT_REFUSED, isRead, parseStrace, straceSciobench } from "./_syscalls.ts";
 
 /** One recorded call on a file. */
 interface Call {
@@ -317,7 +317,7 @@ Deno.test({
       // the write's, the table's first open's, its untimed warm-up opens' and the timed open's
       assert.ok(opens.length >= 3, `${what}: write and read opens with O_DIRECT`);
       assert.ok(!mine.some((c) => c.call === "fadvise64"), `${what}: no cache drop`);
-      const io = mine.filter((c) => c.call === "pread64" || c.call === "pwrite64");
+      const io = mine.filter((c) => isRead(c) || c.call === "pwrite64");
       for (const c of io) {
         assert.match(c.flags, /O_DIRECT/, `${what}: ${c.call} on a descriptor without O_DIRECT`);
         assert.equal(c.offset % 512, 0, `${what}: ${c.call} at ${c.offset}`);
@@ -325,7 +325,7 @@ Deno.test({
         assert.ok(c.count <= 65536, `${what}: ${c.call} of ${c.count}`);
       }
       const writes = io.filter((c) => c.call === "pwrite64");
-      const reads = io.filter((c) => c.call === "pread64");
+      const reads = io.filter(isRead);
       assert.ok(writes.filter((c) => c.count === 65536).length >= 15, `${what}: 64 KiB writes`);
       // the trail counted the same calls the kernel saw
       const sum = (k: "writes" | "reads") => files.reduce((a, f) => a + f[k], 0);

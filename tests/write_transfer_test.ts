@@ -21,7 +21,7 @@ import {
   spawnCli,
   tempDir,
 } from "./_helpers.ts";
-import { DIRECT_REFUSED, parseStrace, straceSciobench, type Traced } from "./_syscalls.ts";
+import { DIRECT_REFUSED, isRead, parseStrace, straceSciobench, type Traced } from "./_syscalls.ts";
 
 const NAMES = FRAMINGS.map((f) => f.name);
 const STRACE = commandMissing("strace") === null || REQUIRE_PEERS;
@@ -73,7 +73,7 @@ Deno.test({
       assert.equal(opens.length, 1, `${what}: one open of the temporary file`);
       assert.match(opens[0]!.flags, /O_DIRECT/, what);
       assert.match(opens[0]!.flags, /O_EXCL/, `${what}: the temporary file is created new`);
-      const io = mine.filter((c) => c.call === "pread64" || c.call === "pwrite64");
+      const io = mine.filter((c) => isRead(c) || c.call === "pwrite64");
       for (const c of io) {
         assert.match(c.flags, /O_DIRECT/, `${what}: ${c.call} without O_DIRECT`);
         assert.equal(c.offset % align, 0, `${what}: ${c.call} at ${c.offset}`);
@@ -283,7 +283,7 @@ Deno.test({
       const file = `${scratch.path}/f.${name}`;
       const size = Deno.statSync(file).size;
       const mine = parseStrace(trace.path, file, k).filter((c) => c.path === file);
-      const reads = mine.filter((c) => c.call === "pread64");
+      const reads = mine.filter(isRead);
       assert.ok(reads.length > 0, what);
       const drops = mine.filter((c) => c.call === "fadvise64").length;
       if (direct) assert.equal(drops, 0, `${what}: no cache drop`);

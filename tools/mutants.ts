@@ -43,6 +43,8 @@ const WRITE_CLI = "lib/cli/write.ts";
 const CLI_TRANSFER_TEST = "tests/write_transfer_test.ts";
 const COLD_TEST = "tests/cold_test.ts";
 const TRANSFER_TEST = "tests/transfer_test.ts";
+const LIBC = "lib/sys/libc.ts";
+const AIO_TEST = "tests/aio_test.ts";
 const DIRECT_TESTS = "/--direct opens with O_DIRECT|strace and the audit trail see O_DIRECT/";
 
 /** The claims of issue 10, each as the product change that breaks it. */
@@ -437,11 +439,96 @@ export const MUTANTS: readonly Mutant[] = [
     name: "table: --overlap not passed from the command line",
     edits: [{
       file: "lib/cli/table.ts",
-      search: "          overlap: values.overlap,\n",
+      search: '          overlap: overlap.mode !== "none",\n',
       replace: "",
     }],
     tests: ["tests/overlap_test.ts"],
     filter: "/on another thread/",
+  },
+  {
+    name: "aio: the read in flight not waited for before the next is submitted",
+    edits: [{
+      file: LIBC,
+      search: "  inFlight?.wait();\n  const id = ++lastReadId;",
+      replace: "  const id = ++lastReadId;",
+    }],
+    tests: [AIO_TEST],
+    filter: "/queue depth 1/",
+  },
+  {
+    name: "aio: a frame's --bs reads submitted all at once (queue depth 2 and more)",
+    edits: [{
+      file: LIBC,
+      search: "  inFlight?.wait();\n  const id = ++lastReadId;",
+      replace: "  const id = ++lastReadId;",
+    }, {
+      file: TRANSFER,
+      search: "        const got = await this.#file.preadOnceAsync(first, this.#hi);\n" +
+        "        this.#hi += got;\n" +
+        "        if (got === first.length) this.#readOn(want, limit);",
+      replace: "        const reads: PromiseLike<number>[] = [];\n" +
+        "        for (let into = this.#next(want, limit); into; into = this.#next(want, limit)) {\n" +
+        "          reads.push(this.#file.preadOnceAsync(into, this.#hi));\n" +
+        "          this.#hi += into.length;\n" +
+        "        }\n" +
+        "        for (const read of reads) await read;",
+    }],
+    tests: [AIO_TEST],
+    filter: "/one read in flight/",
+  },
+  {
+    name: "aio: a read's result given without waiting for it (io_getevents skipped)",
+    edits: [{
+      file: LIBC,
+      search: "    if (this.#buf !== undefined) this.#reap();",
+      replace: "    if (this.#buf !== undefined) {\n" +
+        "      inFlight = undefined;\n" +
+        "      this.#buf = undefined;\n" +
+        "      this.#count = Number(iocb.getBigUint64(32, true));\n" +
+        "    }",
+    }],
+    tests: [AIO_TEST],
+    filter: "/one read in flight|waited for when asked/",
+  },
+  {
+    name: "aio: the wait made at once, at the submission (no overlap)",
+    edits: [{
+      file: LIBC,
+      search: "  inFlight = read;\n  return read;",
+      replace: "  inFlight = read;\n  read.wait();\n  return read;",
+    }],
+    tests: [AIO_TEST],
+    filter: "/while frame k is visited/",
+  },
+  {
+    name: "table --direct: the reads serial by default (no native AIO)",
+    edits: [{
+      file: "lib/workloads/transfer.ts",
+      search: '  if (why === undefined) return { mode: "aio" };',
+      replace: '  if (why === undefined) return { mode: "none" };',
+    }],
+    tests: [AIO_TEST],
+    filter: "/one read in flight/",
+  },
+  {
+    name: "aio: a failed io_setup taken for a working context (no line says so)",
+    edits: [{
+      file: LIBC,
+      search: "    if (Number(rc) === 0) aioContext = { id: aioCtxId[0]! };",
+      replace: "    if (Number(rc) <= 0) aioContext = { id: aioCtxId[0]! };",
+    }],
+    tests: [AIO_TEST],
+    filter: "/io_setup fails/",
+  },
+  {
+    name: "records --direct: the records read one after the other (no native AIO)",
+    edits: [{
+      file: RECORDS,
+      search: "                return signalPoint();\n              }, overlap);",
+      replace: "                return signalPoint();\n              }, false);",
+    }],
+    tests: [AIO_TEST],
+    filter: "/records --direct/",
   },
   {
     name: "table: verification turned off",

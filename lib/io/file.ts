@@ -30,13 +30,16 @@ export class FileHandle implements ByteSource {
   readonly path: string;
   /** The file descriptor. */
   readonly fd: number;
+  /** Opened with O_DIRECT: {@link preadOnceAsync} goes through Linux native AIO. */
+  readonly direct: boolean;
   #size: number;
   #closed = false;
 
-  private constructor(path: string, fd: number, size: number) {
+  private constructor(path: string, fd: number, size: number, direct: boolean) {
     this.path = path;
     this.fd = fd;
     this.#size = size;
+    this.direct = direct;
   }
 
   /**
@@ -57,7 +60,7 @@ export class FileHandle implements ByteSource {
       throw e;
     }
     const size = mode === "new" || mode === "truncate" ? 0 : libc.fileSize(fd, path);
-    return new FileHandle(path, fd, size);
+    return new FileHandle(path, fd, size, options.direct ?? false);
   }
 
   /** Size in bytes: the size at open plus what was written through this handle. */
@@ -106,10 +109,22 @@ export class FileHandle implements ByteSource {
     return done;
   }
 
-  /** {@link preadOnce} on another thread (libc.preadAsync) unless under OVERLAP_MIN_BYTES. */
-  async preadOnceAsync(buf: Uint8Array, offset: number): Promise<number> {
-    if (buf.length < OVERLAP_MIN_BYTES) return this.preadOnce(buf, offset);
-    return await libc.preadAsync(this.fd, buf, offset, this.path);
+  /**
+   * {@link preadOnce} made so that the caller's thread goes on while it is in flight: on a file
+   * opened with O_DIRECT through Linux native AIO (libc.preadSubmit: submitted now, waited for
+   * when the result is awaited; any size), else on another thread (libc.preadAsync) unless under
+   * OVERLAP_MIN_BYTES. The same pread (offset, length) either way; where AIO is unavailable
+   * (libc.aioUnavailable) an O_DIRECT read is made at once. `buf` must not be touched until the
+   * result is in.
+   */
+  preadOnceAsync(buf: Uint8Array, offset: number): PromiseLike<number> {
+    try {
+      if (this.direct) return libc.preadSubmit(this.fd, buf, offset, this.path);
+      if (buf.length < OVERLAP_MIN_BYTES) return Promise.resolve(this.preadOnce(buf, offset));
+      return libc.preadAsync(this.fd, buf, offset, this.path);
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   /** Reads exactly `length` bytes at `offset` into a new array (ByteSource); ShortReadError if the file is shorter. */

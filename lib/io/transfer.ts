@@ -295,20 +295,18 @@ export class BlockReader {
   view(offset: number, length: number, alternate = false): Uint8Array {
     this.#idle();
     const want = offset + length;
-    const limit = this.#begin(offset, want, alternate);
-    for (let into = this.#next(want, limit); into; into = this.#next(want, limit)) {
-      const got = this.#file.preadOnce(into, this.#hi);
-      this.#hi += got;
-      if (got < into.length) break;
-    }
+    this.#readOn(want, this.#begin(offset, want, alternate));
     return this.#held(offset, want);
   }
 
   /**
-   * {@link view} with the same preads (offsets, lengths, order) made on another thread
-   * (FileHandle.preadOnceAsync) into the other of two buffers, so the view the last call returned
-   * stays intact while this one reads: a view is valid until the second call after it. One call
-   * at a time (a call made before the last one settled throws).
+   * {@link view} with the same preads (offsets, lengths, order) into the other of two buffers, so
+   * the view the last call returned stays intact while this one reads: a view is valid until the
+   * second call after it. The first pread is in flight when this returns
+   * (FileHandle.preadOnceAsync: native AIO under O_DIRECT, else another thread), so the caller
+   * works meanwhile; the range's other preads, which nothing could overlap, are made at once once
+   * it is in (a pread of a few blocks costs less than a round trip through a promise). One call at
+   * a time (a call made before the last one settled throws).
    */
   async viewAsync(offset: number, length: number): Promise<Uint8Array> {
     this.#idle();
@@ -316,14 +314,24 @@ export class BlockReader {
     try {
       const want = offset + length;
       const limit = this.#begin(offset, want, true);
-      for (let into = this.#next(want, limit); into; into = this.#next(want, limit)) {
-        const got = await this.#file.preadOnceAsync(into, this.#hi);
+      const first = this.#next(want, limit);
+      if (first) {
+        const got = await this.#file.preadOnceAsync(first, this.#hi);
         this.#hi += got;
-        if (got < into.length) break;
+        if (got === first.length) this.#readOn(want, limit);
       }
       return this.#held(offset, want);
     } finally {
       this.#busy = false;
+    }
+  }
+
+  /** Makes the preads that fill the held range up to `want` (or to the end of the file). */
+  #readOn(want: number, limit: number): void {
+    for (let into = this.#next(want, limit); into; into = this.#next(want, limit)) {
+      const got = this.#file.preadOnce(into, this.#hi);
+      this.#hi += got;
+      if (got < into.length) break;
     }
   }
 

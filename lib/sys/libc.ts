@@ -1,7 +1,8 @@
 /**
  * The only module that opens libc through Deno FFI. Typed, synchronous wrappers that throw
- * {@link SysError} (errno, its name, the path) on failure, and one asynchronous pread
- * ({@link preadAsync}) that runs on another thread. glibc on x86-64/aarch64 Linux only.
+ * {@link SysError} (errno, its name, the path) on failure, and two asynchronous preads: one on
+ * another thread ({@link preadAsync}), one through Linux native AIO for O_DIRECT files
+ * ({@link preadSubmit}). glibc on x86-64/aarch64 Linux only.
  * @module
  */
 import { SciobenchError, SysError } from "../errors.ts";
@@ -25,6 +26,12 @@ const SYMBOLS = {
   flock: { parameters: ["i32", "i32"], result: "i32" },
   fcntl: { parameters: ["i32", "i32", "i32"], result: "i32" },
   syscall: { parameters: ["i64", "i64", "buffer", "buffer", "i64"], result: "i64" },
+  /** `syscall` with integer arguments only (addresses as numbers): Linux native AIO. */
+  syscall_ints: {
+    name: "syscall",
+    parameters: ["i64", "i64", "i64", "i64", "i64", "i64"],
+    result: "i64",
+  },
   posix_fadvise: { parameters: ["i32", "i64", "i64", "i32"], result: "i32" },
   times: { parameters: ["buffer"], result: "i64" },
   sysconf: { parameters: ["i32"], result: "i64" },
@@ -134,11 +141,16 @@ function errno(): number {
   return p === null ? 0 : new Deno.UnsafePointerView(p).getInt32();
 }
 
-function fail(call: string, path: string, code = errno()): never {
+/** The SysError of `call` on `path` failing with errno `code` (its name and strerror text). */
+function sysError(call: string, path: string, code: number): SysError {
   let text = "";
   const p = libc().strerror(code);
   if (p !== null) text = Deno.UnsafePointerView.getCString(p);
-  throw new SysError(call, code, errnoName(code), path, text);
+  return new SysError(call, code, errnoName(code), path, text);
+}
+
+function fail(call: string, path: string, code = errno()): never {
+  throw sysError(call, path, code);
 }
 
 const encoder = new TextEncoder();
@@ -192,6 +204,14 @@ export function open(path: string, flags: number, mode = 0o644): number {
 
 /** Closes a file descriptor. */
 export function close(fd: number, path = ""): void {
+  // a read still in flight on fd completes first (the number may name another file next)
+  if (inFlight !== undefined && inFlight.fd === fd) {
+    try {
+      inFlight.wait();
+    } catch {
+      // its reader learns of the error when it asks
+    }
+  }
   if (observer !== undefined) observer.close(fd);
   if (libc().close(fd) < 0) fail("close", path);
 }
@@ -221,6 +241,213 @@ export async function preadAsync(
   if (n < 0) return pread(fd, buf, offset, path);
   if (observer !== undefined) observer.read(fd, offset, n);
   return n;
+}
+
+/** System call numbers of Linux native AIO: io_setup, io_submit, io_getevents. */
+const SYS_IO = Deno.build.arch === "aarch64"
+  ? { setup: 0n, submit: 2n, getevents: 4n }
+  : { setup: 206n, submit: 209n, getevents: 208n };
+/** IOCB_CMD_PREAD, the iocb's opcode of a positioned read. */
+const IOCB_CMD_PREAD = 0;
+
+/**
+ * The memory the AIO calls share with the kernel, in one ArrayBuffer (its bytes live off the V8
+ * heap and never move): the context id at 0, one iocb (64 bytes) at 64, the array of one iocb
+ * pointer at 128, one io_event (32 bytes: data, obj, res, res2) at 160.
+ */
+const aioMem = new ArrayBuffer(256);
+const aioBase = BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(aioMem)));
+const aioCtxId = new BigUint64Array(aioMem, 0, 1);
+const iocb = new DataView(aioMem, 64, 64);
+const iocbList = new BigUint64Array(aioMem, 128, 1);
+const aioEvent = new BigInt64Array(aioMem, 160, 4);
+
+/** The process's AIO context (made at the first use, never destroyed), or why there is none. */
+let aioContext: { readonly id: bigint } | { readonly why: string } | undefined;
+/** The one read submitted and not yet waited for. */
+let inFlight: AioRead | undefined;
+let lastReadId = 0n;
+
+/** Makes the AIO context on first use; its id, or undefined when the kernel refused it. */
+function aioId(): bigint | undefined {
+  if (aioContext === undefined) {
+    // SCIOBENCH_AIO=off asks the kernel for a context of 0 events, which io_setup refuses
+    // (EINVAL): the fallback's path, taken on purpose
+    const off = Deno.env.get("SCIOBENCH_AIO") === "off";
+    aioCtxId[0] = 0n;
+    const rc = libc().syscall_ints(SYS_IO.setup, off ? 0n : 4n, aioBase, 0n, 0n, 0n);
+    if (Number(rc) === 0) aioContext = { id: aioCtxId[0]! };
+    else {
+      const why = sysError("io_setup", "", errno()).message;
+      aioContext = { why: off ? `${why} (as SCIOBENCH_AIO=off asks)` : why };
+    }
+  }
+  return "id" in aioContext ? aioContext.id : undefined;
+}
+
+/**
+ * Why Linux native AIO cannot be used in this process (io_setup refused: ENOSYS in a kernel
+ * without it, EPERM under a seccomp filter, EAGAIN past /proc/sys/fs/aio-max-nr, or
+ * SCIOBENCH_AIO=off), or undefined when it can; the first call makes the process's one context.
+ */
+export function aioUnavailable(): string | undefined {
+  aioId();
+  return aioContext !== undefined && "why" in aioContext ? aioContext.why : undefined;
+}
+
+/**
+ * A positioned read submitted through Linux native AIO (io_submit), waited for (io_getevents,
+ * blocking this thread) only when its result is asked: {@link wait}, or `then` (so an `await`
+ * waits when the awaiting function resumes, after the caller's synchronous work). The count it
+ * gives is pread's: bytes read, short only at the end of the file.
+ */
+export interface SubmittedRead extends PromiseLike<number> {
+  /** Waits for the read if it is still in flight; its byte count, or its SysError thrown. */
+  wait(): number;
+}
+
+/** A read already made (the AIO fallback: a pread, which threw if it failed): its count. */
+class MadeRead implements SubmittedRead {
+  readonly #count: number;
+  constructor(count: number) {
+    this.#count = count;
+  }
+  wait(): number {
+    return this.#count;
+  }
+  then<A = number, B = never>(
+    onfulfilled?: ((value: number) => A | PromiseLike<A>) | null,
+    onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): PromiseLike<A | B> {
+    return Promise.resolve(this.#count).then(onfulfilled, onrejected);
+  }
+}
+
+/** A read in the kernel's hands until {@link wait} reaps its completion. */
+class AioRead implements SubmittedRead {
+  readonly #id: bigint;
+  readonly #fd: number;
+  /** The buffer the kernel writes into: held here until the read completes. */
+  #buf: Uint8Array | undefined;
+  readonly #offset: number;
+  readonly #path: string;
+  #count = -1;
+  #error: SysError | undefined;
+
+  constructor(id: bigint, fd: number, buf: Uint8Array, offset: number, path: string) {
+    this.#id = id;
+    this.#fd = fd;
+    this.#buf = buf;
+    this.#offset = offset;
+    this.#path = path;
+  }
+
+  /** The descriptor read. */
+  get fd(): number {
+    return this.#fd;
+  }
+
+  /** Where it reads: descriptor, file offset and bytes asked. */
+  get range(): { readonly fd: number; readonly offset: number; readonly bytes: number } {
+    return { fd: this.#fd, offset: this.#offset, bytes: this.#buf?.length ?? 0 };
+  }
+
+  wait(): number {
+    if (this.#buf !== undefined) this.#reap();
+    if (this.#error !== undefined) throw this.#error;
+    return this.#count;
+  }
+
+  /** Waits for this read's completion event (the only one in flight). */
+  #reap(): void {
+    const ctx = (aioContext as { id: bigint }).id;
+    const events = aioBase + 160n;
+    for (;;) {
+      const n = Number(libc().syscall_ints(SYS_IO.getevents, ctx, 1n, 1n, events, 0n));
+      if (n === 1) break;
+      const code = n < 0 ? errno() : 0;
+      if (n === 0 || code === 4) continue; // EINTR (a signal): wait on
+      throw sysError("io_getevents", this.#path, code);
+    }
+    if (aioEvent[0] !== this.#id) {
+      throw new SciobenchError(
+        `${this.#path}: io_getevents gave the completion of read ${aioEvent[0]}, ` +
+          `not of read ${this.#id} (the one in flight)`,
+        1,
+      );
+    }
+    inFlight = undefined;
+    this.#buf = undefined;
+    const res = Number(aioEvent[2]);
+    if (res < 0) {
+      this.#error = sysError("pread", this.#path, -res);
+      return;
+    }
+    this.#count = res;
+    if (observer !== undefined) observer.read(this.#fd, this.#offset, res);
+  }
+
+  then<A = number, B = never>(
+    onfulfilled?: ((value: number) => A | PromiseLike<A>) | null,
+    onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): PromiseLike<A | B> {
+    let count: number;
+    try {
+      count = this.wait();
+    } catch (e) {
+      return Promise.reject(e).then(onfulfilled, onrejected);
+    }
+    return Promise.resolve(count).then(onfulfilled, onrejected);
+  }
+}
+
+/**
+ * The read submitted through native AIO and not yet waited for ({@link preadSubmit}): its
+ * descriptor, file offset and length in bytes; undefined when none is in flight.
+ */
+export function readInFlight():
+  | { readonly fd: number; readonly offset: number; readonly bytes: number }
+  | undefined {
+  return inFlight?.range;
+}
+
+/**
+ * {@link pread} of a file opened with O_DIRECT through Linux native AIO: the read is submitted
+ * here (io_submit, on this thread, no thread hop) and waited for only when its result is asked
+ * ({@link SubmittedRead}), so the caller works meanwhile while the device reads. One read is in
+ * flight at a time in the process: a read still in flight is waited for before the next is
+ * submitted (the device sees queue depth 1). The observer sees each read when it completes.
+ * Where AIO is unavailable ({@link aioUnavailable}) or io_submit refuses the read, it is made at
+ * once with pread. `buf` must not be touched until the read completes.
+ */
+export function preadSubmit(
+  fd: number,
+  buf: Uint8Array,
+  offset: number,
+  path = "",
+): SubmittedRead {
+  const ctx = aioId();
+  if (ctx === undefined) return new MadeRead(pread(fd, buf, offset, path));
+  inFlight?.wait();
+  const id = ++lastReadId;
+  iocb.setBigUint64(0, id, true); // aio_data
+  iocb.setUint32(8, 0, true); // aio_key
+  iocb.setUint32(12, 0, true); // aio_rw_flags
+  iocb.setUint16(16, IOCB_CMD_PREAD, true);
+  iocb.setInt16(18, 0, true); // aio_reqprio
+  iocb.setUint32(20, fd, true);
+  iocb.setBigUint64(24, BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(buf))), true);
+  iocb.setBigUint64(32, BigInt(buf.length), true);
+  iocb.setBigInt64(40, BigInt(offset), true);
+  iocb.setBigUint64(48, 0n, true); // aio_reserved2
+  iocb.setUint32(56, 0, true); // aio_flags
+  iocb.setUint32(60, 0, true); // aio_resfd
+  iocbList[0] = aioBase + 64n;
+  const rc = Number(libc().syscall_ints(SYS_IO.submit, ctx, 1n, aioBase + 128n, 0n, 0n));
+  if (rc !== 1) return new MadeRead(pread(fd, buf, offset, path));
+  const read = new AioRead(id, fd, buf, offset, path);
+  inFlight = read;
+  return read;
 }
 
 /** Writes up to `buf.length` bytes at byte `offset`; returns the count written. */

@@ -37,6 +37,7 @@ import {
   cacheState,
   coldOkDoc,
   ColdReads,
+  readOverlap,
   TRANSFER_COLUMN_DOCS,
   transferColumns,
 } from "./transfer.ts";
@@ -294,8 +295,10 @@ export interface TableOptions {
    */
   readonly transfer?: Transfer;
   /**
-   * `--overlap`: in the read phases of native framings, frame k + 1's read is in flight on another
-   * thread while frame k is verified (lib/backends/overlap.ts); default false, one after the other.
+   * `--overlap` (true) / `--no-overlap` (false): in the read phases of native framings, frame
+   * k + 1's read is in flight while frame k is verified (lib/backends/overlap.ts): through Linux
+   * native AIO with O_DIRECT, else on another thread. Default: on with O_DIRECT where AIO works
+   * (a line on the progress notes says when it does not), off without (see readOverlap).
    */
   readonly overlap?: boolean;
 }
@@ -554,7 +557,7 @@ export async function runTableCell(
       : undefined;
     try {
       const seq = Uint32Array.from({ length: sizing.readFrames }, (_, i) => readBase + i);
-      const overlap = options.overlap ?? false;
+      const overlap = readOverlap(options.transfer, options.overlap).mode !== "none";
       const r = await pairedPhase(
         options.beside,
         "read",
@@ -761,6 +764,10 @@ export async function runTable(
   for (const b of all) checkTransfer(b, options.transfer);
   const fsType = statfs(options.dir ?? ".").type;
   const cold = new ColdReads(options.dir ?? ".", (text) => options.progress.note(text));
+  if (options.overlap === undefined && all.some((b) => b.kind === "native")) {
+    const note = readOverlap(options.transfer, undefined).note;
+    if (note !== undefined) options.progress.note(note);
+  }
   const count = options.sizes.length * options.ns.length * all.length * options.repeat;
   let index = 0;
   for (const size of options.sizes) {

@@ -6,6 +6,7 @@
  */
 import { type ColdEvidence, coldReadsDistrusted } from "../io/cache.ts";
 import type { Transfer } from "../io/transfer.ts";
+import { aioUnavailable } from "../sys/libc.ts";
 import { world } from "../mpi/world.ts";
 import { col, type ColumnDoc } from "../report/human.ts";
 import type { Row } from "../report/output.ts";
@@ -21,6 +22,34 @@ export const TRANSFER_COLUMN_DOCS: readonly ColumnDoc[] = [
   ),
   col("direct", "", "text", "true when the files were opened with O_DIRECT (--direct)"),
 ];
+
+/**
+ * How a read phase's frame reads go beside the verification of the frame before: `aio` (O_DIRECT
+ * files: frame k + 1's pread submitted through Linux native AIO while frame k is verified), `thread`
+ * (buffered files with --overlap: that pread on another thread), `none` (read, verify, read on).
+ */
+export type ReadOverlap = "aio" | "thread" | "none";
+
+/**
+ * The {@link ReadOverlap} of native framings' verified reads with `transfer`, given `--overlap`
+ * (true), `--no-overlap` (false) or neither (undefined): with O_DIRECT overlapped through native
+ * AIO unless `--no-overlap`, else only with `--overlap` (another thread). Where AIO is unavailable
+ * (io_setup refused) O_DIRECT reads are serial, and `note` is the one line that says so.
+ */
+export function readOverlap(
+  transfer: Transfer | undefined,
+  overlap: boolean | undefined,
+): { readonly mode: ReadOverlap; readonly note?: string } {
+  if (overlap === false) return { mode: "none" };
+  if (!transfer?.direct) return { mode: overlap ? "thread" : "none" };
+  const why = aioUnavailable();
+  if (why === undefined) return { mode: "aio" };
+  return {
+    mode: "none",
+    note: `--direct: Linux native AIO is unavailable here (${why}); each frame is read, then ` +
+      `verified, then the next read (no overlap)`,
+  };
+}
 
 /** The values of {@link TRANSFER_COLUMN_DOCS} for a run with `transfer`. */
 export function transferColumns(
