@@ -4,7 +4,9 @@
  * N = 128^2 (records of 192 and 256 KiB) warm, through the engine as the table opens it (after:
  * lib/io/mapped.ts windows: near records in place from a mapping, far cached ones one pread, cold
  * ones through the mapping's readahead) and through a pread per read (before: the file handle
- * itself as the decoder's source, no windows, as every open read before). And the open time and
+ * itself as the decoder's source, no windows, as every open read before). At 128^2, the floor
+ * beside them: an 8-byte pread at each record boundary and nothing else, with the opens hot and
+ * after a read-through of the file (the table's open follows one). And the open time and
  * memory of synthetic gsd and IEEEIO indexes of 10^5 and 10^6 records: linear in the records.
  * First of all, the process's first open of each framing at N = 32^2, warm (raw's first, which
  * loads the libraries), printed: what the table's one open a cell costs before the JIT has
@@ -99,6 +101,75 @@ function openWithEngine(framing: Framing, path: string, layout: readonly ChunkLa
             over(cpu, raw0.cpu)
           } us CPU`),
     );
+  }
+}
+
+/**
+ * The record boundaries of an f77 file (the offset of each trailing marker): where its open's
+ * scan reads, one 8-byte pread each (the trailing marker and the next leading one).
+ */
+function boundaries(path: string): number[] {
+  const file = FileHandle.open(path, "read");
+  const at: number[] = [];
+  try {
+    for (let o = 0; o < file.size;) {
+      const n = new DataView(file.read(o, 4).buffer).getInt32(0, true);
+      at.push(o + 4 + n);
+      o += n + 8;
+    }
+  } finally {
+    file.close();
+  }
+  return at;
+}
+
+/** Reads the file through a 4 MiB buffer, as the table's warm cache preparation does. */
+function readThrough(path: string): void {
+  const file = FileHandle.open(path, "read");
+  try {
+    const buf = new Uint8Array(4 << 20);
+    for (let at = 0; at < file.size; at += buf.length) file.readInto(buf, at);
+  } finally {
+    file.close();
+  }
+}
+
+// The floor at N = 128^2: one 8-byte pread at every record boundary of the f77 file, nothing
+// else (what an open that checks every marker cannot go under), beside the opens, hot (opens one
+// after the other) and after a read-through of the file (the table's open comes after one: the
+// kernel's page lookups and the code start from caches another 64 MiB went through).
+{
+  const path = files.get("f77 128")!;
+  const at = boundaries(path);
+  const buf = new Uint8Array(8);
+  const floor = () => {
+    const file = FileHandle.open(path, "read");
+    try {
+      for (const offset of at) file.readInto(buf, offset);
+    } finally {
+      file.close();
+    }
+  };
+  const layout = layouts.get(128)!;
+  for (const after of [false, true]) {
+    const group = `open 128^2 warm${after ? ", after a read-through" : ""}: ${at.length} records`;
+    const cases: [string, () => void, string][] = [
+      ["floor: an 8-byte pread a record boundary", floor, path],
+      ["f77, the engine's open", () => openWithEngine(f77, path, layout), path],
+      [
+        "ieeeio, the engine's open",
+        () => openWithEngine(ieeeio, files.get("ieeeio 128")!, layout),
+        files.get("ieeeio 128")!,
+      ],
+    ];
+    for (const [what, fn, file] of cases) {
+      Deno.bench(`${group}: ${what}`, { group, baseline: fn === floor }, (b) => {
+        if (after) readThrough(file);
+        b.start();
+        fn();
+        b.end();
+      });
+    }
   }
 }
 

@@ -640,7 +640,7 @@ Deno.test("ieeeio reader: attributes away from their dataset (sequence id of ano
   }
 });
 
-Deno.test("ieeeio reader: a file of 4500 frames of two chunks keeps every frame's step and names (past a column's 4096-entry block)", () => {
+Deno.test("ieeeio reader: a file of 4500 frames of two chunks keeps every frame's step, names and data (a column's first block doubling from 256 entries, then 4096-entry blocks)", () => {
   const frames: Frame[] = Array.from({ length: 4500 }, (_, i) => ({
     step: 7 * i + 3,
     chunks: [
@@ -654,6 +654,16 @@ Deno.test("ieeeio reader: a file of 4500 frames of two chunks keeps every frame'
     for (const i of [0, 16, 17, 2047, 2048, 4095, 4096, 4097, 4499]) {
       assert.equal(idx.step!(i), 7 * i + 3);
       assert.deepEqual(idx.chunks(i).map((r) => r.name), ["a", "bb"]);
+    }
+    // every frame: each dataset's offset (datasets 2i and 2i + 1) gives its own data
+    const bytes = writeFile(frames, order);
+    for (let i = 0; i < 4500; i++) {
+      const [a, bb] = idx.chunks(i);
+      const got = new Int16Array(chunkBytes(bytes, a!, 2).buffer)[0];
+      const got2 = new Float32Array(chunkBytes(bytes, bb!, 4).buffer)[1];
+      if (got !== i || got2 !== -i || idx.step!(i) !== 7 * i + 3) {
+        assert.fail(`frame ${i}: ${got}, ${got2}, step ${idx.step!(i)}`);
+      }
     }
   }
 });

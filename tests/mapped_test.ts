@@ -224,3 +224,39 @@ Deno.test("mapped source: a scan of records over 1 MiB apart leaves a cached fil
     file.close();
   }
 });
+
+Deno.test("mapped source: a cached file's far windows are preads into one reused buffer; near ones too until a run of 5 maps it", () => {
+  using d = tempDir();
+  const path = `${d.path}/cached.bin`;
+  const size = 8 << 20;
+  const want = pattern(size);
+  Deno.writeFileSync(path, want); // cached: just written
+  const file = FileHandle.open(path, "read");
+  try {
+    const src = new MappedSource(file);
+    // far (records over 64 KiB apart): each a pread of just the bytes asked for, into the same
+    // array (no array made a record), valid until the next call
+    const first = src.window(0, 8)!;
+    assert.deepEqual(first, want.subarray(0, 8));
+    for (let off = 200_000; off + 8 <= 4 << 20; off += 200_000) {
+      const view = src.window(off, 8)!;
+      assert.equal(view, first, `the window at ${off} is the first's array`);
+      assert.deepEqual(view, want.subarray(off, off + 8), `${off}`);
+    }
+    const longer = src.window(4_400_000, 12)!;
+    assert.equal(longer.buffer, first.buffer, "a longer far read: the same buffer");
+    assert.deepEqual(longer, want.subarray(4_400_000, 4_400_012));
+    // near (a marker detection, a header): preads too, for up to 4 in a row; the 5th maps the
+    // file's window and reads in place (64 KiB or more)
+    for (let k = 1; k <= 5; k++) {
+      const off = 4_400_000 + 1000 * k;
+      const view = src.window(off, 8)!;
+      assert.deepEqual(view.subarray(0, 8), want.subarray(off, off + 8), `near ${k}`);
+      if (k <= 4) assert.equal(view.length, 8, `near window ${k}: a pread`);
+      else assert.ok(view.length >= 65536, `near window ${k}: in place (${view.length} bytes)`);
+    }
+    src.release();
+  } finally {
+    file.close();
+  }
+});

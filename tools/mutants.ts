@@ -595,8 +595,8 @@ export const MUTANTS: readonly Mutant[] = [
     name: "cold scan: a large record's far marker read leaves its page cached",
     edits: [{
       file: "lib/io/mapped.ts",
-      search: "      return this.#sparseRead(offset, length);",
-      replace: "      return this.#file.read(offset, length);",
+      search: "if (far && sparse) return this.#sparseRead(offset, length);",
+      replace: "if (far && sparse) return this.#farRead(offset, length);",
     }],
     tests: ["tests/mapped_test.ts"],
     filter: "/cold scan of records over 1 MiB apart/",
@@ -610,6 +610,52 @@ export const MUTANTS: readonly Mutant[] = [
     }],
     tests: ["tests/mapped_test.ts"],
     filter: "/cold scan of records over 1 MiB apart/",
+  },
+  {
+    name: "open scan: a cached file mapped at its first near window (a detection's lease and mmap)",
+    edits: [{
+      file: "lib/io/mapped.ts",
+      search: "const NEAR_PREADS = 4;",
+      replace: "const NEAR_PREADS = 0;",
+    }],
+    tests: ["tests/open_scan_test.ts", "tests/mapped_test.ts"],
+    filter: "/detection by preads|reused buffer/",
+  },
+  {
+    name: "open scan: a new array for every far read of a cached file",
+    edits: [{
+      file: "lib/io/mapped.ts",
+      search: "    if (buf === undefined || buf.length !== length) {",
+      replace: "    if (buf === undefined || buf.length !== length || length > 0) {",
+    }],
+    tests: ["tests/mapped_test.ts"],
+    filter: "/reused buffer/",
+  },
+  {
+    name: "ieeeio index: a doubled first block of dataset offsets loses what it held",
+    edits: [{
+      file: "lib/framings/ieeeio.ts",
+      search: "            o.set(offsets);\n",
+      replace: "",
+    }],
+    tests: ["tests/ieeeio_test.ts"],
+    filter: "/4500 frames/",
+  },
+  {
+    name: "ieeeio index: a doubled first block of frame_datasets attributes loses what it held",
+    edits: [{ file: "lib/framings/ieeeio.ts", search: "        next.set(block!);\n", replace: "" }],
+    tests: ["tests/ieeeio_test.ts"],
+    filter: "/4500 frames/",
+  },
+  {
+    name: "columns: a doubled first block loses what it held",
+    edits: [{
+      file: "lib/framings/columns.ts",
+      search: "    if (old !== undefined) block.set(old);\n",
+      replace: "",
+    }],
+    tests: ["tests/columns_test.ts"],
+    filter: "/number columns/",
   },
 ];
 

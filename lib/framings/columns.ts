@@ -1,9 +1,11 @@
 /**
  * Growable columns of numbers over typed arrays, for indexes that hold a few numbers per record
  * of a file with millions of records: 8 bytes a float64 entry and 4 an int32 one, and no object
- * per record. A column grows a block of 4096 entries at a time and never copies what it holds,
+ * per record. A column grows a block of 4096 entries at a time and never copies a whole block,
  * so its memory while it grows is what it holds plus one block (an array grown by copying would
- * need two and a half times that, and leave the old arrays to the collector).
+ * need two and a half times that, and leave the old arrays to the collector). Its first block
+ * starts at 256 entries and doubles (a copy) until it is whole: an index of a few hundred records
+ * allocates and zeroes a few KiB, not a whole block per column (an open of a small file).
  * @module
  */
 
@@ -13,6 +15,24 @@ const BLOCK = 1 << BLOCK_SHIFT;
 /** Entries in a block of a column ({@link NumberColumn.ofBlocks}). */
 export const COLUMN_BLOCK = BLOCK;
 const BLOCK_MASK = BLOCK - 1;
+/** Entries of a column's first block when it is made; it doubles until it has COLUMN_BLOCK. */
+export const FIRST_BLOCK = 256;
+
+/**
+ * The block after `block` (the last of a column, full) is filled: `block` doubled (its entries
+ * copied) while it is a first block under {@link COLUMN_BLOCK} entries, else a new whole block
+ * (`grown` false: append it). `make` makes an array of n entries of the column's type.
+ */
+export function nextBlock<T extends Float64Array | Int32Array>(
+  block: T | undefined,
+  make: (n: number) => T,
+): { block: T; grown: boolean } {
+  if (block === undefined) return { block: make(FIRST_BLOCK), grown: false };
+  if (block.length >= BLOCK) return { block: make(BLOCK), grown: false };
+  const bigger = make(Math.min(BLOCK, 2 * block.length));
+  bigger.set(block);
+  return { block: bigger, grown: true };
+}
 
 /** A growable column of float64 (any safe integer, such as a byte offset) or int32 values. */
 export class NumberColumn {
@@ -54,10 +74,14 @@ export class NumberColumn {
     else this.#newBlock(i)[i & BLOCK_MASK] = value;
   }
 
-  /** The block that holds entry `i`, made (or made whole again after `trim`). */
+  /**
+   * The block that holds entry `i`, made (or made larger after `trim`, or while the first block
+   * doubles: FIRST_BLOCK entries, then twice as many until COLUMN_BLOCK).
+   */
   #newBlock(i: number): Float64Array | Int32Array {
-    const block = this.#kind === "float64" ? new Float64Array(BLOCK) : new Int32Array(BLOCK);
     const old = this.#blocks[i >> BLOCK_SHIFT];
+    const n = i < BLOCK ? Math.min(BLOCK, Math.max(FIRST_BLOCK, 2 * (old?.length ?? 0))) : BLOCK;
+    const block = this.#kind === "float64" ? new Float64Array(n) : new Int32Array(n);
     if (old !== undefined) block.set(old);
     this.#blocks[i >> BLOCK_SHIFT] = block;
     return block;

@@ -284,7 +284,10 @@ interface RecordTable {
  */
 class MarkerReader {
   #buf: Uint8Array = new Uint8Array(0);
+  /** A view of #buf's whole ArrayBuffer (kept while windows come from the same buffer). */
   #view = new DataView(this.#buf.buffer);
+  /** Offset of #buf in #view. */
+  #base = 0;
   #start = 0;
   /** True when #buf is a window of the source's (read in place). */
   #inPlace = false;
@@ -304,11 +307,13 @@ class MarkerReader {
       const want = Math.min(this.src.size - offset, Math.max(w, ahead));
       const window = this.src.window?.(offset, want);
       this.#inPlace = window !== undefined;
-      this.#buf = window ?? this.src.read(offset, want);
-      this.#view = new DataView(this.#buf.buffer, this.#buf.byteOffset, this.#buf.byteLength);
+      const buf = this.#buf = window ?? this.src.read(offset, want);
+      // a source's windows share one buffer (its mapping, or its far reads' buffer): one view
+      if (buf.buffer !== this.#view.buffer) this.#view = new DataView(buf.buffer);
+      this.#base = buf.byteOffset;
       this.#start = offset;
     }
-    const p = offset - this.#start;
+    const p = offset - this.#start + this.#base;
     if (this.#inPlace) this.#inPlaceBytes += w;
     if (w === 4) return this.#view.getInt32(p, this.little);
     const v = this.#view.getBigInt64(p, this.little);
@@ -343,6 +348,9 @@ function scanRecords(src: ByteSource, w: MarkerWidth, order: ByteOrder): RecordT
   const bad = (offset: number, problem: string): never => {
     throw new FormatError(FORMAT, path, offset, `${problem} (reading ${comboName(w, order)})`);
   };
+  /** The record or subrecord an error is about (made only for an error: no string per record). */
+  const which = (rec: number, piece: number) =>
+    piece === 1 ? `record ${rec}` : `record ${rec}, subrecord ${piece},`;
   let off = 0;
   let small = false;
   while (off < size) {
@@ -351,11 +359,12 @@ function scanRecords(src: ByteSource, w: MarkerWidth, order: ByteOrder): RecordT
     let list: [number, number][] | null = null;
     for (;;) {
       piece++;
-      const which = piece === 1 ? `record ${rec}` : `record ${rec}, subrecord ${piece},`;
       if (off + w > size) {
         bad(
           off,
-          `${which} starting at byte ${off}: the file ends at byte ${size} inside its ${w}-byte leading marker`,
+          `${
+            which(rec, piece)
+          } starting at byte ${off}: the file ends at byte ${size} inside its ${w}-byte leading marker`,
         );
       }
       const lead = rd.get(off, small ? WINDOW : w);
@@ -365,7 +374,9 @@ function scanRecords(src: ByteSource, w: MarkerWidth, order: ByteOrder): RecordT
       if (trailAt + w > size) {
         bad(
           off,
-          `${which} is cut short: its leading marker ${lead} announces ${n} bytes, so it needs bytes up to ${
+          `${
+            which(rec, piece)
+          } is cut short: its leading marker ${lead} announces ${n} bytes, so it needs bytes up to ${
             trailAt + w
           }, but the file ends at byte ${size}`,
         );
@@ -375,19 +386,23 @@ function scanRecords(src: ByteSource, w: MarkerWidth, order: ByteOrder): RecordT
       if (Math.abs(trail) !== n) {
         bad(
           trailAt,
-          `${which}: trailing marker ${trail} disagrees with leading marker ${lead} at byte ${off}`,
+          `${
+            which(rec, piece)
+          }: trailing marker ${trail} disagrees with leading marker ${lead} at byte ${off}`,
         );
       }
       if (n > 0 && piece === 1 && trail < 0) {
         bad(
           trailAt,
-          `${which}: trailing marker ${trail} is negative, which means a subrecord precedes it, but it is the record's first`,
+          `${
+            which(rec, piece)
+          }: trailing marker ${trail} is negative, which means a subrecord precedes it, but it is the record's first`,
         );
       }
       if (n > 0 && piece > 1 && trail > 0) {
         bad(
           trailAt,
-          `${which}: trailing marker ${trail} should be negative (subrecord ${
+          `${which(rec, piece)}: trailing marker ${trail} should be negative (subrecord ${
             piece - 1
           } precedes it)`,
         );
@@ -405,7 +420,9 @@ function scanRecords(src: ByteSource, w: MarkerWidth, order: ByteOrder): RecordT
       if (off >= size) {
         bad(
           off,
-          `${which}: leading marker ${lead} is negative, so another subrecord should follow, but the file ends at byte ${size}`,
+          `${
+            which(rec, piece)
+          }: leading marker ${lead} is negative, so another subrecord should follow, but the file ends at byte ${size}`,
         );
       }
     }
@@ -531,12 +548,14 @@ class F77Index implements FrameIndex {
     const fallback: number[] = [];
     // Records at one position of the caller's layout read alike: one entry each, not one a record.
     const byLayout = plan.layout?.map((l) => ({ dtype: l.dtype, shape: l.shape, name: l.name }));
+    // the bytes each position's records must hold, computed once, not once a record
+    const wants = plan.layout?.map((l) => l.shape.reduce((a, b) => a * b, 1) * DTYPE_SIZE[l.dtype]);
     for (let r = 0; r < this.frameCount * plan.perFrame; r++) {
       const pos = r % plan.perFrame;
       const bytes = t.sizes[r]!;
       const lay = plan.layout?.[pos];
       if (lay !== undefined) {
-        const want = lay.shape.reduce((a, b) => a * b, 1) * DTYPE_SIZE[lay.dtype];
+        const want = wants![pos]!;
         if (bytes !== want) {
           throw new FormatError(
             FORMAT,

@@ -68,7 +68,7 @@ import type {
 } from "./types.ts";
 import { ALL_WORKLOADS, DTYPES, holdsDType, typedArray, WRITING_WORKLOADS } from "./types.ts";
 import { cStringOf, elementCount, hexBytes } from "./kit.ts";
-import { COLUMN_BLOCK, NumberColumn } from "./columns.ts";
+import { COLUMN_BLOCK, FIRST_BLOCK, NumberColumn } from "./columns.ts";
 
 const FORMAT = "ieeeio";
 /** Bytes read at the start of each record during the scan. */
@@ -693,8 +693,20 @@ class NamedAttributes {
   /** Appends the attribute of dataset `seq` with `value`, its value at byte `valueOffset`. */
   push(seq: number, value: number, valueOffset: number): void {
     const k = this.#length++ % COLUMN_BLOCK;
-    if (k === 0) this.#blocks.push(new Float64Array(3 * COLUMN_BLOCK));
-    const block = this.#blocks[this.#blocks.length - 1]!;
+    const blocks = this.#blocks;
+    let block = blocks[blocks.length - 1];
+    if (block === undefined || k === 0 || 3 * k >= block.length) {
+      // the first block doubles from FIRST_BLOCK attributes (a small file's few), then whole ones
+      const first = block !== undefined && blocks.length === 1 && k > 0;
+      const next = new Float64Array(
+        3 * (first ? 2 * k : blocks.length ? COLUMN_BLOCK : FIRST_BLOCK),
+      );
+      if (first) {
+        next.set(block!);
+        blocks.pop();
+      }
+      blocks.push(block = next);
+    }
     block[3 * k] = seq;
     block[3 * k + 1] = value;
     block[3 * k + 2] = valueOffset;
@@ -768,16 +780,23 @@ function sameBytesAt(bytes: Uint8Array, view: DataView, at: number, known: Known
   return i === tail.length;
 }
 
-/** Bytes of a source a scan reads records from: a window of its mapping (in place) or a read. */
+/**
+ * Bytes of a source a scan reads records from: a window of its mapping (in place) or a read. The
+ * scan reads them through `bytes` and `view`, which span the whole buffer the window is in (kept
+ * while the windows come from one buffer, as a source's mapping and its far reads do: no view
+ * made per record), at index (file offset - `at`).
+ */
 class Peek {
   readonly #source: ByteSource;
-  /** The bytes, from file offset `at` to `end`. */
+  /** The window's whole buffer, bytes `start` to `end` of the file at indexes from start - at. */
   bytes: Uint8Array = new Uint8Array(0);
   /** A DataView of `bytes`. */
   view: DataView = new DataView(this.bytes.buffer);
+  /** File offset of index 0 of `bytes` (bytes before `start` are not the window's). */
   at = 0;
+  start = 0;
   end = 0;
-  /** True when `bytes` is a window of the source's (read in place). */
+  /** True when the window is the source's (read in place). */
   inPlace = false;
 
   constructor(source: ByteSource) {
@@ -790,10 +809,14 @@ class Peek {
     const want = Math.min(source.size - offset, Math.max(length, PEEK_BYTES));
     const window = source.window?.(offset, want, true);
     this.inPlace = window !== undefined;
-    this.bytes = window ?? source.read(offset, want);
-    this.view = new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
-    this.at = offset;
-    this.end = offset + this.bytes.length;
+    const bytes = window ?? source.read(offset, want);
+    if (bytes.buffer !== this.view.buffer) {
+      this.view = new DataView(bytes.buffer);
+      this.bytes = new Uint8Array(bytes.buffer);
+    }
+    this.at = offset - bytes.byteOffset;
+    this.start = offset;
+    this.end = offset + bytes.length;
     return this;
   }
 }
@@ -847,6 +870,7 @@ function scanRecords(
   let peek = p.bytes;
   let view = p.view;
   let peekAt = 0;
+  let peekStart = 0;
   let peekEnd = 0;
   let inPlaceBytes = 0;
   // per dataset: blocks of COLUMN_BLOCK entries, filled here (no call per entry)
@@ -883,8 +907,11 @@ function scanRecords(
       fail(pos, `truncated record header: ${left} bytes left, a record header needs 12`);
     }
     // Small attribute and annotation records follow one another: one peek covers several.
-    if (pos < peekAt || pos + (left < PEEK_AGAIN_BYTES ? left : PEEK_AGAIN_BYTES) > peekEnd) {
-      ({ bytes: peek, view, at: peekAt, end: peekEnd } = p.fetch(pos, IEEEIO_RECORD_HEADER_BYTES));
+    if (pos < peekStart || pos + (left < PEEK_AGAIN_BYTES ? left : PEEK_AGAIN_BYTES) > peekEnd) {
+      ({ bytes: peek, view, at: peekAt, start: peekStart, end: peekEnd } = p.fetch(
+        pos,
+        IEEEIO_RECORD_HEADER_BYTES,
+      ));
     }
     let read = IEEEIO_RECORD_HEADER_BYTES;
     const type = view.getInt32(pos - peekAt, le);
@@ -920,7 +947,7 @@ function scanRecords(
         );
       }
       if (body + 12 > peekEnd) {
-        ({ bytes: peek, view, at: peekAt, end: peekEnd } = p.fetch(body, 12));
+        ({ bytes: peek, view, at: peekAt, start: peekStart, end: peekEnd } = p.fetch(body, 12));
       }
       read += 12;
       const dataSize = view.getInt32(body - peekAt, le);
@@ -944,7 +971,10 @@ function scanRecords(
           );
         }
         if (after + 4 * rank > peekEnd) {
-          ({ bytes: peek, view, at: peekAt, end: peekEnd } = p.fetch(after, 4 * rank));
+          ({ bytes: peek, view, at: peekAt, start: peekStart, end: peekEnd } = p.fetch(
+            after,
+            4 * rank,
+          ));
         }
         read += 4 * rank;
         let id = shapes.find(view, after - peekAt, le, code, rank);
@@ -955,10 +985,25 @@ function scanRecords(
           fail(pos + 8, `data record has sequence id ${seq}, expected ${datasets}`);
         }
         if (filled === offsets.length) {
-          offsetBlocks.push(offsets = new Float64Array(COLUMN_BLOCK));
-          shapeBlocks.push(shapeIds = new Int32Array(COLUMN_BLOCK));
-          nameBlocks.push(nameIds = new Int32Array(COLUMN_BLOCK));
-          filled = 0;
+          // the first blocks double from FIRST_BLOCK entries, then whole blocks follow
+          const grown = offsetBlocks.length > 0 && offsets.length < COLUMN_BLOCK;
+          const next = grown
+            ? 2 * offsets.length
+            : offsetBlocks.length > 0
+            ? COLUMN_BLOCK
+            : FIRST_BLOCK;
+          const o = new Float64Array(next), sh = new Int32Array(next), nm = new Int32Array(next);
+          if (grown) {
+            o.set(offsets);
+            sh.set(shapeIds);
+            nm.set(nameIds);
+            offsetBlocks.pop();
+            shapeBlocks.pop();
+            nameBlocks.pop();
+          } else filled = 0;
+          offsetBlocks.push(offsets = o);
+          shapeBlocks.push(shapeIds = sh);
+          nameBlocks.push(nameIds = nm);
         }
         offsets[filled] = after + 4 * rank;
         shapeIds[filled] = id;
@@ -980,7 +1025,10 @@ function scanRecords(
           );
         }
         if (after + nameSize > peekEnd) {
-          ({ bytes: peek, view, at: peekAt, end: peekEnd } = p.fetch(after, nameSize));
+          ({ bytes: peek, view, at: peekAt, start: peekStart, end: peekEnd } = p.fetch(
+            after,
+            nameSize,
+          ));
         }
         read += nameSize;
         // the names acted on, told apart by their first four bytes
@@ -991,7 +1039,10 @@ function scanRecords(
           let id = -1;
           if (code === 10 || code === 6) {
             if (valueOffset + dataSize > peekEnd) {
-              ({ bytes: peek, view, at: peekAt, end: peekEnd } = p.fetch(valueOffset, dataSize));
+              ({ bytes: peek, view, at: peekAt, start: peekStart, end: peekEnd } = p.fetch(
+                valueOffset,
+                dataSize,
+              ));
             }
             read += dataSize;
             id = names.id(peek, view, valueOffset - peekAt, dataSize);
@@ -1002,7 +1053,10 @@ function scanRecords(
           let step = NaN;
           if ((code === 2 && dataSize === 4) || (code === 3 && dataSize === 8)) {
             if (valueOffset + dataSize > peekEnd) {
-              ({ bytes: peek, view, at: peekAt, end: peekEnd } = p.fetch(valueOffset, dataSize));
+              ({ bytes: peek, view, at: peekAt, start: peekStart, end: peekEnd } = p.fetch(
+                valueOffset,
+                dataSize,
+              ));
             }
             read += dataSize;
             const at = valueOffset - peekAt;
@@ -1022,7 +1076,10 @@ function scanRecords(
           let count = NaN;
           if (code === 2 && dataSize === 4) {
             if (valueOffset + 4 > peekEnd) {
-              ({ bytes: peek, view, at: peekAt, end: peekEnd } = p.fetch(valueOffset, 4));
+              ({ bytes: peek, view, at: peekAt, start: peekStart, end: peekEnd } = p.fetch(
+                valueOffset,
+                4,
+              ));
             }
             read += 4;
             count = view.getInt32(valueOffset - peekAt, le);

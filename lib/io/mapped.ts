@@ -7,7 +7,12 @@
  *   pages at once;
  * - a record far from the last is one small pread when its window is cached (a page fault per
  *   record costs more than a pread there; cachestat of the page read tells, once a window, or,
- *   on kernels before 6.5, mincore of the mapping), else the mapping too;
+ *   on kernels before 6.5, mincore of the mapping), else the mapping too; the pread goes into
+ *   one buffer the source reuses (a new array a record cost more than the pread: 128^2 table
+ *   files, bench/open_bench.ts);
+ * - so are the first 4 records in a row near one another in a cached file not mapped yet: the
+ *   mapping's setup (lease, mmap, a page fault, munmap) pays for a run of near records, not for
+ *   the two or three reads of a marker detection or a header;
  * - a record over 1 MiB past the end of the last (a Fortran file of large records) is one small
  *   pread, cold or not: a page fault there would read a whole window ahead (readahead), so the
  *   open would fetch the file that the reads after it fetch again (bench/open_bench.ts; readers);
@@ -40,6 +45,7 @@ import {
   releaseLease,
   takeReadLease,
 } from "../sys/libc.ts";
+import { ShortReadError } from "../errors.ts";
 import type { FileHandle } from "./file.ts";
 import type { ByteSource } from "./types.ts";
 
@@ -61,6 +67,12 @@ const FAR_READ = 4096;
 const NEAR = 1 << 16;
 /** A window this far after the end of the last (bytes) is sparse: a pread, never the mapping. */
 const SPARSE = 1 << 20;
+/**
+ * Near windows of a cached file read by pread before the file is mapped: the mapping's setup
+ * (lease, mmap, first page fault, and at release munmap: ~40 µs measured) pays for a run of near
+ * records, not for the two or three a marker detection or a header reads (bench/open_bench.ts).
+ */
+const NEAR_PREADS = 4;
 
 /** The region a source maps its windows into, kept for the next source when released (see {@link MapRegion}). */
 let spareRegion: MapRegion | undefined;
@@ -85,6 +97,12 @@ export class MappedSource implements ByteSource {
   #warmWindow = -1;
   /** False once the kernel or the file system refused a read that leaves no pages cached. */
   #uncached = true;
+  /** Near windows in a row (reset by a far one). */
+  #nearRun = 0;
+  /** The far reads' buffer, reused by every far read (a window is valid until the next call). */
+  #far: Uint8Array | undefined;
+  /** The last far read's bytes (the start of #far), given again to a read of the same length. */
+  #farView: Uint8Array | undefined;
   /** untried: no lease asked for yet; held: mapping allowed; off: pread only (refused, broken or released). */
   #lease: "untried" | "held" | "off" = "untried";
 
@@ -151,7 +169,9 @@ export class MappedSource implements ByteSource {
    * undefined when this cannot give them (no lease, after `release()`, a range past the end of
    * the file or longer than a window): then use `read`. A read far (over 64 KiB) past the end of
    * the last, in a cached window, or over 1 MiB past it, cached or not, is a pread of `length`
-   * bytes (a page fault costs more, or reads a window ahead); else
+   * bytes (a page fault costs more, or reads a window ahead), and so is a near read of a cached
+   * file not mapped yet, up to NEAR_PREADS in a row; a pread's bytes are in one buffer that the
+   * next call reuses; else
    * the bytes are read in place from the mapping (no system call: the caller counts them, see
    * ByteSource.readInPlace); with `ahead`, a near window gives the mapped bytes up to the end of
    * the mapping's window (up to 4 MiB: one call for a run of small records, not one per 64 KiB).
@@ -162,19 +182,20 @@ export class MappedSource implements ByteSource {
     const near = offset >= this.#lastStart && offset <= this.#lastEnd + NEAR;
     const sparse = Number.isFinite(this.#lastEnd) && offset > this.#lastEnd + SPARSE;
     this.#lastStart = offset;
+    this.#nearRun = near ? this.#nearRun + 1 : 0;
     const far = !near && length <= FAR_READ;
-    if (far && sparse) {
-      this.#lastEnd = offset + length;
-      return this.#sparseRead(offset, length);
-    }
-    if (far && (this.#lease === "off" || this.#cached(offset))) {
-      this.#lastEnd = offset + length;
-      return this.#file.read(offset, length);
+    if (far && sparse) return this.#sparseRead(offset, length);
+    // near, before a run of near records makes a mapping of a cached file worth its setup
+    const early = near && length <= FAR_READ && this.#map === undefined &&
+      this.#nearRun <= NEAR_PREADS && this.#lease !== "off";
+    if (
+      (far && (this.#lease === "off" || this.#cached(offset))) || (early && this.#cached(offset))
+    ) {
+      return this.#farRead(offset, length);
     }
     const map = this.#lease === "off" ? undefined : this.#cover(offset, length);
-    if (far && (map === undefined || this.#warm)) {
-      this.#lastEnd = offset + length;
-      return this.#file.read(offset, length);
+    if ((far && (map === undefined || this.#warm)) || (early && map !== undefined && this.#warm)) {
+      return this.#farRead(offset, length);
     }
     if (map === undefined) return undefined;
     const at = offset - this.#start;
@@ -189,17 +210,48 @@ export class MappedSource implements ByteSource {
    * left cached in the middle of a cold file splits the readahead of the sequential read that
    * comes later into many smaller device reads (Packman's 10 MB records, cold: 84 device reads
    * of 1.2 MiB instead of 35 of 2.9 MiB, and 1.25x the time); where the kernel cannot read so
-   * (before Linux 6.14), a plain pread.
+   * (before Linux 6.14), a plain pread. Into the far reads' buffer, as the plain far reads.
    */
   #sparseRead(offset: number, length: number): Uint8Array {
     if (this.#uncached) {
-      const buf = new Uint8Array(length);
+      const buf = this.#farBuffer(length);
       const n = preadUncached(this.#file.fd, buf, offset, this.path);
-      if (n === length) return buf;
+      if (n === length) {
+        this.#lastEnd = offset + length;
+        return buf;
+      }
       if (n === undefined) this.#uncached = false;
     }
     // (a short read, the file cut meanwhile, fails there with the file handle's error)
-    return this.#file.read(offset, length);
+    return this.#farRead(offset, length);
+  }
+
+  /** The first `length` bytes (at most FAR_READ) of the far reads' buffer, one array reused. */
+  #farBuffer(length: number): Uint8Array {
+    let buf = this.#farView;
+    if (buf === undefined || buf.length !== length) {
+      buf = this.#farView = (this.#far ??= new Uint8Array(FAR_READ)).subarray(0, length);
+    }
+    return buf;
+  }
+
+  /**
+   * One pread of `length` bytes (at most FAR_READ) at `offset` into the far reads' buffer, which
+   * the next call reuses: no allocation per record (a new array a read cost more than the pread).
+   */
+  #farRead(offset: number, length: number): Uint8Array {
+    this.#lastEnd = offset + length;
+    const buf = this.#farBuffer(length);
+    const n = this.#file.readInto(buf, offset);
+    if (n < length) {
+      throw new ShortReadError(
+        "file",
+        this.path,
+        offset + n,
+        `need ${length} bytes at byte ${offset} but the file ends at byte ${offset + n}`,
+      );
+    }
+    return buf;
   }
 
   /**
