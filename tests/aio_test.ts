@@ -337,3 +337,45 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "read --verify --direct: frame k verified while frame k + 1 is read (strace), as serial",
+  ignore: NO_STRACE,
+  async fn() {
+    using scratch = tempDir("sciobench-aio-");
+    using trace = tempDir("sciobench-strace-");
+    const file = `${scratch.path}/f.gsd`;
+    await writeFrames(
+      backend("gsd"),
+      file,
+      { create: "truncate", fsync: "none" },
+      12,
+      (i) => new TableFrames(128 * 128, 1).frame(i),
+    );
+    const args = ["read", "--verify", "--direct", "--sample", "2300000", "--format", "json", file];
+    using serialTrace = tempDir("sciobench-strace-");
+    const [aio] = await straceSciobench([args], trace.path);
+    const [serial] = await straceSciobench([args], serialTrace.path, { SCIOBENCH_AIO: "off" });
+    assert.equal(aio!.code, 0, aio!.stderr);
+    assert.equal(serial!.code, 0, serial!.stderr);
+    const row = (out: string) => (JSON.parse(out) as TableOut).rows[0]!;
+    for (const key of ["read_frames", "read_bytes", "random_bytes", "verified"]) {
+      assert.deepEqual(row(aio!.stdout)[key], row(serial!.stdout)[key], key);
+    }
+    assert.equal(row(aio!.stdout).read_frames, 6, "the frames the sample asks for, not one more");
+    const calls = parseStrace(trace.path, scratch.path).filter((c) => c.path === file);
+    const serialCalls = parseStrace(serialTrace.path, scratch.path).filter((c) => c.path === file);
+    assert.deepEqual(
+      calls.filter(isRead).map((c) => [c.offset, c.count]),
+      serialCalls.filter(isRead).map((c) => [c.offset, c.count]),
+      "the serial run's reads",
+    );
+    assert.ok(!serialCalls.some((c) => c.call.startsWith("io_")), "no AIO where io_setup failed");
+    const aioCalls = calls.filter((c) => c.call.startsWith("io_"));
+    for (const [j, c] of aioCalls.entries()) {
+      assert.equal(c.call, j % 2 === 0 ? "io_submit" : "io_getevents", `AIO call ${j}`);
+    }
+    // 6 frames in order, 6 in a random order, each one read submitted through AIO
+    assert.equal(aioCalls.filter((c) => c.call === "io_submit").length, 12);
+  },
+});

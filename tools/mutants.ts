@@ -531,6 +531,17 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/records --direct/",
   },
   {
+    name: "read --verify --direct: the frames read one after the other (no native AIO)",
+    edits: [{
+      file: "lib/cli/read.ts",
+      search:
+        'const overlap = settings.verify && readOverlap(transfer, undefined).mode !== "none";',
+      replace: "const overlap = settings.verify && transfer === undefined;",
+    }],
+    tests: [AIO_TEST],
+    filter: "/read --verify --direct/",
+  },
+  {
     name: "table: verification turned off",
     edits: [{
       file: TABLE,

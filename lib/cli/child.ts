@@ -77,7 +77,11 @@ function beater(limits: ChildLimits): () => void {
 }
 
 /** Runs one request in-process. */
-function serve(request: ChildRequest, limits: ChildLimits, fault: string | undefined): void {
+async function serve(
+  request: ChildRequest,
+  limits: ChildLimits,
+  fault: string | undefined,
+): Promise<void> {
   allowCpu(limits.cpuSeconds);
   if (fault) injectFault(fault);
   const beat = beater(limits);
@@ -85,7 +89,7 @@ function serve(request: ChildRequest, limits: ChildLimits, fault: string | undef
   const options = request.options ?? [];
   const settings = request.settings ?? {};
   if (request.op === "read") {
-    const row = measureRead(path, framing, options, {
+    const row = await measureRead(path, framing, options, {
       seed: Number(settings.seed ?? 1),
       verify: settings.verify === true,
       sample: typeof settings.sample === "number" ? settings.sample : Infinity,
@@ -155,7 +159,7 @@ export async function runLibraryChild(): Promise<number> {
     if (line.trim() === "") continue;
     const request = JSON.parse(line) as ChildRequest;
     try {
-      serve(request, limits, fault);
+      await serve(request, limits, fault);
       send({ t: "end" });
     } catch (e) {
       if (e instanceof SciobenchError) {

@@ -11,6 +11,7 @@ import {
   coldOkDoc,
   ColdReads,
   judgeCold,
+  readOverlap,
   TRANSFER_COLUMN_DOCS,
   transferColumns,
 } from "../workloads/transfer.ts";
@@ -20,7 +21,7 @@ import { Progress } from "../report/progress.ts";
 import { attachAudit, finishAudit, startAudit } from "../sys/audit.ts";
 import { startMeter } from "../sys/meter.ts";
 import { statfs } from "../sys/libc.ts";
-import { readVerified, Rng, shuffledOrder } from "../workloads/pattern.ts";
+import { readVerified, readVerifiedFrames, Rng, shuffledOrder } from "../workloads/pattern.ts";
 import { TableFrames } from "../workloads/table.ts";
 import { parseArgs, parseSeed, parseSize } from "./args.ts";
 import { type Block, planBlocks, readBlocks, referenceCrcs } from "../workloads/blocks.ts";
@@ -98,7 +99,9 @@ Options:
   --out FILE          write the row to FILE instead of stdout
   --force             allow --out to replace an existing file
 ${TRANSFER_HELP}
-                      (read: the file itself is opened with O_DIRECT; no drops are made)
+                      (read: the file itself is opened with O_DIRECT; no drops are made;
+                      with --verify frame k is checked while frame k + 1's read is in flight
+                      through Linux native AIO, one read at a time)
 ${AUDIT_HELP}
 
 Columns (CSV order):
@@ -108,8 +111,8 @@ ${columnHelp(COLUMNS)}`;
 interface Phases {
   /** `frame`, or for files without frames `chunk`, `block` or `chunk+block`. */
   readonly unit: string;
-  sequential(): { bytes: number; pieces: number };
-  random(): { bytes: number; pieces: number };
+  sequential(): Promise<{ bytes: number; pieces: number }>;
+  random(): Promise<{ bytes: number; pieces: number }>;
 }
 
 function framePhases(
@@ -120,14 +123,38 @@ function framePhases(
   progress: Progress,
   pattern: TableFrames | undefined,
   beat: () => void,
+  overlap: boolean,
 ): Phases {
   // with --verify each frame is read and compared as stored (no swap to native), else decoded
   const read = (i: number): readonly { readonly data: Uint8Array }[] =>
     pattern ? readVerified(source, i, pattern) : source.readFrame(i);
   let frames = 0;
+  /**
+   * With --verify --direct: frame k verified while frame k + 1's read is in flight (native AIO,
+   * lib/backends/overlap.ts); `order` is known in advance, so no frame is read past it.
+   */
+  const verified = async (order: ArrayLike<number>, phase: string) => {
+    let bytes = 0;
+    await readVerifiedFrames(source, order, pattern!, (k, chunks) => {
+      for (const c of chunks) bytes += c.data.length;
+      if ((k & 63) !== 0) return undefined;
+      progress.update(k / order.length, phase);
+      beat();
+    }, overlap);
+    return { bytes, pieces: order.length };
+  };
+  const locate = source.locate?.bind(source);
+  const overlapped = pattern !== undefined && overlap && locate !== undefined;
   return {
     unit: "frame",
-    sequential() {
+    async sequential() {
+      if (overlapped) {
+        // the frames the loop below would read, from the index (its reads stop at them)
+        for (let bytes = 0; frames < source.frameCount && bytes < sample; frames++) {
+          for (const r of locate(frames)) bytes += r.bytes;
+        }
+        return await verified(Uint32Array.from({ length: frames }, (_, i) => i), "read");
+      }
       let bytes = 0;
       while (frames < source.frameCount && bytes < sample) {
         for (const c of read(frames)) bytes += c.data.length;
@@ -139,8 +166,9 @@ function framePhases(
       }
       return { bytes, pieces: frames };
     },
-    random() {
+    async random() {
       const order = shuffledOrder(source.frameCount, frames, new Rng(seed + 1));
+      if (overlapped) return await verified(order, "random");
       let bytes = 0;
       for (let k = 0; k < order.length; k++) {
         const i = order[k]!;
@@ -181,8 +209,8 @@ function blockPhases(
   });
   return {
     unit: plan.unit,
-    sequential: () => run(plan.sequential, "read"),
-    random: () => run(plan.random, "random"),
+    sequential: () => Promise.resolve(run(plan.sequential, "read")),
+    random: () => Promise.resolve(run(plan.random, "random")),
   };
 }
 
@@ -213,14 +241,16 @@ function coldEvidence(row: Row, fsType: number): ColdEvidence {
  * sequential, random; cold) and returns the row with its audit trail; `beat` is called every 64
  * frames (progress for a watching parent process).
  */
-export function measureRead(
+export async function measureRead(
   path: string,
   framing: string,
   optionItems: readonly string[] | undefined,
   settings: ReadSettings,
   beat: () => void = () => {},
-): Row {
+): Promise<Row> {
   const { seed, sample, transfer } = settings;
+  // --verify --direct: frame k verified while frame k + 1's read is in flight (native AIO)
+  const overlap = settings.verify && readOverlap(transfer, undefined).mode !== "none";
   const fileBytes = Deno.statSync(path).size;
   const cache = cacheState(transfer, "cold");
   // O_DIRECT reads bypass the page cache: no drop is made, what is cached is only measured
@@ -263,13 +293,13 @@ export function measureRead(
       // by dataset and block instead (lib/workloads/blocks.ts).
       const phases = source.frameCount === 0 && source.datasets && source.readRegion
         ? blockPhases(source, seed, sample, progress, beat)
-        : framePhases(source, seed, sample, fileBytes, progress, pattern, beat);
+        : framePhases(source, seed, sample, fileBytes, progress, pattern, beat, overlap);
       const rm = startMeter("read");
-      const { bytes, pieces } = phases.sequential();
+      const { bytes, pieces } = await phases.sequential();
       const r = rm.stop();
       drop();
       const xm = startMeter("random");
-      const { bytes: randomBytes, pieces: units } = phases.random();
+      const { bytes: randomBytes, pieces: units } = await phases.random();
       const x = xm.stop();
       progress.clear();
       const frames = pieces;
@@ -343,6 +373,8 @@ export const readCommand: Command = {
     checkPlotPath("read", values.plot, values.force);
     const backend = chooseBackend(path, values.framing);
     const transfer = parseTransfer(values, [backend], { file: path });
+    const overlapNote = readOverlap(transfer, undefined).note;
+    if (values.verify && overlapNote !== undefined) warn(overlapNote);
     const settings: ReadSettings = { seed, verify: values.verify, sample, transfer };
     let row: Row | undefined;
     if (isolates(backend)) {
@@ -362,7 +394,7 @@ export const readCommand: Command = {
       );
       if (row === undefined) throw new IoError(`read: the library child returned no result`);
     } else {
-      row = measureRead(path, backend.name, values.option, settings);
+      row = await measureRead(path, backend.name, values.option, settings);
     }
     // cold reads that cannot be trusted: one line, with what to use instead (the row may come
     // from the library child: its evidence is judged again here)

@@ -96,27 +96,31 @@ export function readVerified(
 /**
  * {@link readVerified} for every frame `order` lists, in order, with the read of frame k + 1 in
  * flight while frame k is verified where the source reads asynchronously (lib/backends/overlap.ts;
- * `overlap` false: one after the other). `after(k)` runs once frame k is verified (progress) and
- * may return a promise, which is awaited.
+ * `overlap` false: one after the other). `after(k, chunks)` runs once frame k is verified, with
+ * its chunks (valid during the call; progress, byte counts) and may return a promise, which is
+ * awaited.
  */
 export async function readVerifiedFrames(
   source: FrameSource,
   order: ArrayLike<number>,
   expected: ExpectedFrames,
-  after: (k: number) => Promise<void> | undefined = () => undefined,
+  after: (
+    k: number,
+    chunks: readonly { readonly data: Uint8Array }[],
+  ) => Promise<void> | undefined = () => undefined,
   overlap = true,
 ): Promise<void> {
   const stored = storedReads(source);
   if (stored) {
     await readFramesOverlapped(order, stored, (i, got, k) => {
       verifyStoredFrame(source.path, i, expected, got);
-      return after(k);
+      return after(k, got);
     }, overlap);
     return;
   }
   await readFramesOverlapped(order, nativeReads(source), (i, got, k) => {
     verifyFrame(source.path, i, expected.frame(i).chunks, got);
-    return after(k);
+    return after(k, got);
   }, overlap);
 }
 
