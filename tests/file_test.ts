@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { FormatError, IoError } from "../lib/errors.ts";
-import { FileHandle, WriteBatcher } from "../lib/io/file.ts";
+import { FileHandle, RAMP_BYTES, WriteBatcher } from "../lib/io/file.ts";
+import { observeIo } from "../lib/sys/libc.ts";
 import { withScratchDir } from "../lib/io/scratch.ts";
 import { tempDir } from "./_helpers.ts";
 
@@ -90,4 +91,40 @@ Deno.test("WriteBatcher keeps two interleaved streams (data and index) in buffer
   b.flush();
   f.close();
   assert.deepEqual(Deno.readFileSync(path), expect.subarray(0, 1040));
+});
+
+Deno.test("FileHandle: its first read of 1 MiB or more is a 128 KiB pread then the rest, later ones whole", async () => {
+  using d = tempDir();
+  const path = `${d.path}/ramp`;
+  const want = new Uint8Array(5 << 20).map((_, i) => (i * 7) & 0xff);
+  Deno.writeFileSync(path, want);
+  for (const async of [false, true]) {
+    const reads: [number, number][] = [];
+    observeIo({
+      open() {},
+      close() {},
+      read: (_fd, offset, bytes) => void reads.push([offset, bytes]),
+      write() {},
+      sync() {},
+      resident() {},
+    });
+    const f = FileHandle.open(path, "read");
+    try {
+      const buf = new Uint8Array(2 << 20);
+      const read = (at: number) => async ? f.readIntoAsync(buf, at) : f.readInto(buf, at);
+      f.read(0, 8); // small reads (a scan's) do not count
+      assert.equal(await read(4), 2 << 20);
+      assert.deepEqual(buf, want.subarray(4, 4 + (2 << 20)), "the bytes of the split read");
+      assert.equal(await read(3 << 20), 2 << 20);
+    } finally {
+      f.close();
+      observeIo(undefined);
+    }
+    assert.deepEqual(reads, [
+      [0, 8],
+      [4, RAMP_BYTES],
+      [4 + RAMP_BYTES, (2 << 20) - RAMP_BYTES],
+      [3 << 20, 2 << 20],
+    ], async ? "readIntoAsync" : "readInto");
+  }
 });

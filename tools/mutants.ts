@@ -603,6 +603,27 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/measured alike on a cold cell/",
   },
   {
+    name: "file handle: the first large read made whole (no 128 KiB start for the readahead)",
+    edits: [{
+      file: "lib/io/file.ts",
+      search: "    if (this.#ramped || buf.length < RAMP_MIN_BYTES) return buf;",
+      replace: "    if (this.#ramped || buf.length < RAMP_MIN_BYTES || buf.length > 0) return buf;",
+    }],
+    tests: ["tests/file_test.ts"],
+    filter: "/its first read of 1 MiB or more/",
+  },
+  {
+    name: "cold scan: the first read through the mapping (a fault reads a readahead window)",
+    edits: [{
+      file: "lib/io/mapped.ts",
+      search: '      (far && (first || this.#lease === "off" || this.#cached(offset))) ||',
+      replace:
+        '      (far && (this.#lease === "off" || this.#cached(offset))) || (first && false) ||',
+    }],
+    tests: ["tests/mapped_test.ts"],
+    filter: "/cold scan of records over 1 MiB apart/",
+  },
+  {
     name: "cold scan: a large record's far marker read leaves its page cached",
     edits: [{
       file: "lib/io/mapped.ts",

@@ -14,6 +14,19 @@ import type { ByteSource } from "./types.ts";
  */
 export const OVERLAP_MIN_BYTES = 256 << 10;
 
+/**
+ * The first read over {@link RAMP_MIN_BYTES} of a handle is made as a read of this many bytes,
+ * then the rest: from a small first read the kernel's readahead ramps its window up ahead of the
+ * reads, while one huge first read of a cold file goes to the device in smaller requests (Packman's
+ * file of 10 records of 10.4 MB read cold one record a pread, on ext4 and Linux 6.18 with 8 MiB
+ * readahead: 38 device requests of 2.6 MiB and 0.054 s with a whole first read, 27 of 3.7 MiB and
+ * 0.045 s with 128 KiB first, medians of 20 interleaved runs; 16 KiB first did as well, 1 MiB
+ * and 4 MiB less). An O_DIRECT handle never splits.
+ */
+export const RAMP_BYTES = 128 << 10;
+/** Reads this long or longer, bytes, are split as {@link RAMP_BYTES} says, the first time. */
+export const RAMP_MIN_BYTES = 1 << 20;
+
 /** How to open a file: read only, create (fail if it exists), create or truncate, or update in place. */
 export type OpenMode = "read" | "new" | "truncate" | "update";
 
@@ -34,6 +47,8 @@ export class FileHandle implements ByteSource {
   readonly direct: boolean;
   #size: number;
   #closed = false;
+  /** True once a read of RAMP_MIN_BYTES or more was made (or the handle is O_DIRECT). */
+  #ramped = false;
 
   private constructor(path: string, fd: number, size: number, direct: boolean) {
     this.path = path;
@@ -60,7 +75,9 @@ export class FileHandle implements ByteSource {
       throw e;
     }
     const size = mode === "new" || mode === "truncate" ? 0 : libc.fileSize(fd, path);
-    return new FileHandle(path, fd, size, options.direct ?? false);
+    const handle = new FileHandle(path, fd, size, options.direct ?? false);
+    handle.#ramped = handle.direct; // aligned transfers as asked, never split
+    return handle;
   }
 
   /** Size in bytes: the size at open plus what was written through this handle. */
@@ -68,9 +85,24 @@ export class FileHandle implements ByteSource {
     return this.#size;
   }
 
+  /**
+   * The first pread of a read of `buf`: all of it, except for the handle's first read of
+   * RAMP_MIN_BYTES or more, whose first RAMP_BYTES are read alone (see {@link RAMP_BYTES}).
+   */
+  #firstPiece(buf: Uint8Array): Uint8Array {
+    if (this.#ramped || buf.length < RAMP_MIN_BYTES) return buf;
+    this.#ramped = true;
+    return buf.subarray(0, RAMP_BYTES);
+  }
+
   /** Reads into `buf` from byte `offset` until it is full or the file ends; returns the byte count. */
   readInto(buf: Uint8Array, offset: number): number {
     let done = 0;
+    const first = this.#firstPiece(buf);
+    if (first !== buf) {
+      done = libc.pread(this.fd, first, offset, this.path);
+      if (done < first.length) return done;
+    }
     while (done < buf.length) {
       const n = libc.pread(
         this.fd,
@@ -100,6 +132,11 @@ export class FileHandle implements ByteSource {
   async readIntoAsync(buf: Uint8Array, offset: number): Promise<number> {
     if (buf.length < OVERLAP_MIN_BYTES) return this.readInto(buf, offset);
     let done = 0;
+    const first = this.#firstPiece(buf);
+    if (first !== buf) {
+      done = libc.pread(this.fd, first, offset, this.path);
+      if (done < first.length) return done;
+    }
     while (done < buf.length) {
       const into = done === 0 ? buf : buf.subarray(done);
       const n = await libc.preadAsync(this.fd, into, offset + done, this.path);

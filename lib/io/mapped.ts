@@ -185,11 +185,16 @@ export class MappedSource implements ByteSource {
     this.#nearRun = near ? this.#nearRun + 1 : 0;
     const far = !near && length <= FAR_READ;
     if (far && sparse) return this.#sparseRead(offset, length);
+    // the scan's first read is a pread too: a page fault there would start the file's readahead
+    // with one large synchronous read, which the kernel sends to the device in smaller requests
+    // than the window it ramps up from a small read (RAMP_BYTES in lib/io/file.ts)
+    const first = !Number.isFinite(this.#lastEnd);
     // near, before a run of near records makes a mapping of a cached file worth its setup
     const early = near && length <= FAR_READ && this.#map === undefined &&
       this.#nearRun <= NEAR_PREADS && this.#lease !== "off";
     if (
-      (far && (this.#lease === "off" || this.#cached(offset))) || (early && this.#cached(offset))
+      (far && (first || this.#lease === "off" || this.#cached(offset))) ||
+      (early && this.#cached(offset))
     ) {
       return this.#farRead(offset, length);
     }
