@@ -680,6 +680,47 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/4500 frames/",
   },
   {
+    name: "open scan: an f77 detection reads the leading markers again past its head",
+    edits: [{
+      file: "lib/framings/f77.ts",
+      search: "    if (offset + w <= this.head.length) {",
+      replace: "    if (offset + w <= this.head.length && offset > 0) {",
+    }],
+    tests: ["tests/open_scan_test.ts"],
+    filter: "/detection by preads/",
+  },
+  {
+    name: "open scan: an f77 detection's trailing markers one pread each",
+    edits: [{
+      file: "lib/framings/f77.ts",
+      search: "const DETECT_AHEAD = 16;",
+      replace: "const DETECT_AHEAD = 8;",
+    }],
+    tests: ["tests/open_scan_test.ts"],
+    filter: "/detection by preads/",
+  },
+  {
+    name: "open scan: the f77 scan reads again what the detection read",
+    edits: [{
+      file: "lib/framings/f77.ts",
+      search: "  if (reads !== undefined) rd.seed(reads.head, reads.far);",
+      replace: "",
+    }],
+    tests: ["tests/open_scan_test.ts"],
+    filter: "/detection by preads/",
+  },
+  {
+    name: "open scan: IEEEIO's file header and first peek two reads",
+    edits: [{
+      file: "lib/framings/ieeeio.ts",
+      search:
+        "  const head = source.read(0, Math.min(size, IEEEIO_FILE_HEADER_BYTES + PEEK_BYTES));",
+      replace: "  const head = source.read(0, IEEEIO_FILE_HEADER_BYTES);",
+    }],
+    tests: ["tests/open_scan_test.ts"],
+    filter: "/one 256-byte pread a dataset/",
+  },
+  {
     name: "columns: a doubled first block loses what it held",
     edits: [{
       file: "lib/framings/columns.ts",

@@ -293,6 +293,8 @@ class MarkerReader {
   #inPlace = false;
   /** Marker bytes read in place since the last {@link done}. */
   #inPlaceBytes = 0;
+  /** Bytes a detection read past the head, looked at by the first read past the seed only. */
+  #spares: readonly { start: number; bytes: Uint8Array }[] | undefined;
 
   constructor(
     readonly src: ByteSource,
@@ -304,14 +306,15 @@ class MarkerReader {
   get(offset: number, ahead: number): number {
     const w = this.w;
     if (offset < this.#start || offset + w > this.#start + this.#buf.length) {
+      const spare = this.#spares === undefined ? undefined : this.#spare(offset);
       const want = Math.min(this.src.size - offset, Math.max(w, ahead));
-      const window = this.src.window?.(offset, want);
+      const window = spare === undefined ? this.src.window?.(offset, want) : undefined;
       this.#inPlace = window !== undefined;
-      const buf = this.#buf = window ?? this.src.read(offset, want);
+      const buf = this.#buf = spare?.bytes ?? window ?? this.src.read(offset, want);
       // a source's windows share one buffer (its mapping, or its far reads' buffer): one view
       if (buf.buffer !== this.#view.buffer) this.#view = new DataView(buf.buffer);
       this.#base = buf.byteOffset;
-      this.#start = offset;
+      this.#start = spare?.start ?? offset;
     }
     const p = offset - this.#start + this.#base;
     if (this.#inPlace) this.#inPlaceBytes += w;
@@ -333,17 +336,46 @@ class MarkerReader {
     if (this.#inPlaceBytes > 0) this.src.readInPlace?.(this.#inPlaceBytes);
     this.#inPlaceBytes = 0;
   }
+
+  /**
+   * Reads the markers in `head` (the file's first bytes, read already: a copy) from it, and the
+   * first marker past it from one of `spares` (other bytes read already) when one holds it.
+   */
+  seed(head: Uint8Array, spares: readonly { start: number; bytes: Uint8Array }[]): void {
+    this.#buf = head;
+    this.#view = new DataView(head.buffer);
+    this.#base = head.byteOffset;
+    this.#start = 0;
+    this.#inPlace = false;
+    this.#spares = spares;
+  }
+
+  /** The spare holding the marker at `offset`, if any; the spares are looked at once. */
+  #spare(offset: number): { start: number; bytes: Uint8Array } | undefined {
+    const spares = this.#spares!;
+    this.#spares = undefined;
+    return spares.find((s) => s.start <= offset && offset + this.w <= s.start + s.bytes.length);
+  }
 }
 
 function comboName(w: MarkerWidth, order: ByteOrder): string {
   return `${w}-byte ${order}-endian markers`;
 }
 
-/** Scans every record of the file with markers of width `w` in `order`; FormatError on the first inconsistency. */
-function scanRecords(src: ByteSource, w: MarkerWidth, order: ByteOrder): RecordTable {
+/**
+ * Scans every record of the file with markers of width `w` in `order`; FormatError on the first
+ * inconsistency. `reads`: what a marker detection read already (its bytes are not read again).
+ */
+function scanRecords(
+  src: ByteSource,
+  w: MarkerWidth,
+  order: ByteOrder,
+  reads?: DetectionReads,
+): RecordTable {
   const size = src.size;
   const path = src.path;
   const rd = new MarkerReader(src, w, order === "little");
+  if (reads !== undefined) rd.seed(reads.head, reads.far);
   const table: RecordTable = { w, order, starts: [], sizes: [], pieces: new Map(), subrecords: 0 };
   const bad = (offset: number, problem: string): never => {
     throw new FormatError(FORMAT, path, offset, `${problem} (reading ${comboName(w, order)})`);
@@ -433,41 +465,104 @@ function scanRecords(src: ByteSource, w: MarkerWidth, order: ByteOrder): RecordT
   return table;
 }
 
-/** null when the first record is consistent with `w` and `order`, else why not. */
-function firstRecordProblem(src: ByteSource, w: MarkerWidth, order: ByteOrder): string | null {
-  const size = src.size;
-  if (size < 2 * w) return `the file (${size} bytes) is shorter than two markers`;
-  const little = order === "little";
-  const rd = new MarkerReader(src, w, little);
-  try {
-    const lead = rd.get(0, 2 * w);
-    const n = Math.abs(lead);
-    if (2 * w + n > size) return `leading marker ${lead} runs past the end of the file`;
-    if (lead < 0 && 4 * w + n > size) {
-      return `leading marker ${lead} says a subrecord follows, but there is no room`;
+/** Bytes of the file's start a marker detection reads once (every combination's leading marker). */
+const HEAD_BYTES = 64;
+/** Bytes a detection reads at a trailing marker past the head: the other widths' fall in them too. */
+const DETECT_AHEAD = 16;
+
+/**
+ * The reads of a marker detection: the file's first bytes, read once for every marker width and
+ * byte order tried (not once each), and the last read past them, which a trailing marker of
+ * another width at the same record boundary usually falls in too.
+ */
+class DetectionReads {
+  /** Bytes [0, head.length) of the file (a copy: kept while the other reads go on). */
+  readonly head: Uint8Array;
+  readonly #headView: DataView;
+  /** True when the head came from a window of the source's (read in place). */
+  readonly #headInPlace: boolean;
+  #buf: Uint8Array = new Uint8Array(0);
+  #view = new DataView(this.#buf.buffer);
+  #start = 0;
+  #inPlace = false;
+  /** The reads past the head (copies, a few bytes each): the scan starts from them. */
+  readonly far: { start: number; bytes: Uint8Array }[] = [];
+  /** Marker bytes read in place, told to the source by {@link done}. */
+  #inPlaceBytes = 0;
+
+  constructor(readonly src: ByteSource) {
+    const length = Math.min(src.size, HEAD_BYTES);
+    const window = src.window?.(0, length);
+    this.#headInPlace = window !== undefined;
+    // a window is the source's until its next call: the head is copied out of it
+    this.head = window !== undefined ? window.slice(0, length) : src.read(0, length);
+    this.#headView = new DataView(this.head.buffer, this.head.byteOffset, this.head.byteLength);
+  }
+
+  /**
+   * The signed `w`-byte marker at `offset` (which with the marker lies in the file), or undefined
+   * for an 8-byte marker larger than any file.
+   */
+  marker(offset: number, w: MarkerWidth, little: boolean): number | undefined {
+    let view: DataView, p: number;
+    if (offset + w <= this.head.length) {
+      view = this.#headView;
+      p = offset;
+      if (this.#headInPlace) this.#inPlaceBytes += w;
+    } else {
+      if (offset < this.#start || offset + w > this.#start + this.#buf.length) {
+        const want = Math.min(this.src.size - offset, Math.max(w, DETECT_AHEAD));
+        const window = this.src.window?.(offset, want);
+        this.#inPlace = window !== undefined;
+        // a window is the source's until its next call: copied, for the scan after
+        this.#buf = window !== undefined ? window.slice(0, want) : this.src.read(offset, want);
+        this.#view = new DataView(this.#buf.buffer, this.#buf.byteOffset, this.#buf.byteLength);
+        this.#start = offset;
+        this.far.push({ start: offset, bytes: this.#buf });
+      }
+      view = this.#view;
+      p = offset - this.#start;
+      if (this.#inPlace) this.#inPlaceBytes += w;
     }
-    const trail = rd.get(w + n, w);
-    rd.done();
-    if (trail !== n) return `leading marker ${lead}, trailing marker ${trail} at byte ${w + n}`;
-    return null;
-  } catch (e) {
-    if (e instanceof FormatError) return "a marker is larger than any file";
-    throw e;
+    if (w === 4) return view.getInt32(p, little);
+    const v = view.getBigInt64(p, little);
+    return v > MAX_SAFE_BIG || v < -MAX_SAFE_BIG ? undefined : Number(v);
+  }
+
+  /** Tells the source the marker bytes read in place (ByteSource.readInPlace). */
+  done(): void {
+    if (this.#inPlaceBytes > 0) this.src.readInPlace?.(this.#inPlaceBytes);
+    this.#inPlaceBytes = 0;
   }
 }
 
-/** True when the leading marker at byte 0, read with `w` and `order`, announces a record that fits the file. */
-function leadFits(src: ByteSource, w: MarkerWidth, order: ByteOrder): boolean {
-  if (src.size < 2 * w) return false;
-  try {
-    const rd = new MarkerReader(src, w, order === "little");
-    const lead = rd.get(0, w);
-    rd.done();
-    return 2 * w + Math.abs(lead) <= src.size;
-  } catch (e) {
-    if (e instanceof FormatError) return false;
-    throw e;
+/** null when the first record is consistent with `w` and `order`, else why not. */
+function firstRecordProblem(
+  reads: DetectionReads,
+  w: MarkerWidth,
+  order: ByteOrder,
+): string | null {
+  const size = reads.src.size;
+  if (size < 2 * w) return `the file (${size} bytes) is shorter than two markers`;
+  const little = order === "little";
+  const lead = reads.marker(0, w, little);
+  if (lead === undefined) return "a marker is larger than any file";
+  const n = Math.abs(lead);
+  if (2 * w + n > size) return `leading marker ${lead} runs past the end of the file`;
+  if (lead < 0 && 4 * w + n > size) {
+    return `leading marker ${lead} says a subrecord follows, but there is no room`;
   }
+  const trail = reads.marker(w + n, w, little);
+  if (trail === undefined) return "a marker is larger than any file";
+  if (trail !== n) return `leading marker ${lead}, trailing marker ${trail} at byte ${w + n}`;
+  return null;
+}
+
+/** True when the leading marker at byte 0, read with `w` and `order`, announces a record that fits the file. */
+function leadFits(reads: DetectionReads, w: MarkerWidth, order: ByteOrder): boolean {
+  if (reads.src.size < 2 * w) return false;
+  const lead = reads.marker(0, w, order === "little");
+  return lead !== undefined && 2 * w + Math.abs(lead) <= reads.src.size;
 }
 
 /** A parsed entry of the `dtype` option: type and trailing dimensions. */
@@ -656,16 +751,18 @@ function readTable(
       detected,
     };
   }
+  const reads = new DetectionReads(src);
   const reasons: string[] = [];
   const fits = combos.filter(([w, o]) => {
-    const why = firstRecordProblem(src, w, o);
+    const why = firstRecordProblem(reads, w, o);
     if (why !== null) reasons.push(`${comboName(w, o)}: ${why}`);
     return why === null;
   });
   if (fits.length === 0) {
     // Report the precise problem of the first combination whose leading marker fits the file.
-    const plausible = combos.find(([w, o]) => leadFits(src, w, o));
-    if (plausible !== undefined) scanRecords(src, ...plausible);
+    const plausible = combos.find(([w, o]) => leadFits(reads, w, o));
+    reads.done();
+    if (plausible !== undefined) scanRecords(src, ...plausible, reads);
     throw new FormatError(
       FORMAT,
       src.path,
@@ -675,12 +772,13 @@ function readTable(
       })`,
     );
   }
-  if (fits.length === 1) return { t: scanRecords(src, ...fits[0]!), detected };
+  reads.done();
+  if (fits.length === 1) return { t: scanRecords(src, ...fits[0]!, reads), detected };
   const ok: RecordTable[] = [];
   let furthest: FormatError | undefined;
   for (const [w, o] of fits) {
     try {
-      ok.push(scanRecords(src, w, o));
+      ok.push(scanRecords(src, w, o, reads));
     } catch (e) {
       if (!(e instanceof FormatError)) throw e;
       if (furthest === undefined || e.offset > furthest.offset) furthest = e;

@@ -819,6 +819,17 @@ class Peek {
     this.end = offset + bytes.length;
     return this;
   }
+
+  /** Starts at `head`, the file's first bytes (read already, not read again); returns this. */
+  seed(head: Uint8Array): this {
+    this.inPlace = false;
+    this.view = new DataView(head.buffer);
+    this.bytes = new Uint8Array(head.buffer);
+    this.at = -head.byteOffset;
+    this.start = 0;
+    this.end = head.length;
+    return this;
+  }
 }
 
 /** What one pass over the records finds (see {@link scanRecords}). */
@@ -855,23 +866,25 @@ interface RecordScan {
  * are read through a peek of at least 256 bytes: a window of the source's mapping (in place) or
  * a read, which covers a record's headers, dims and short names and often the next records.
  * Written for the first open of a process, which runs before the JIT has compiled it: few calls
- * and no allocation per record.
+ * and no allocation per record. `head`: the file's first bytes, read with its header (the first
+ * records' peek: not read again).
  */
 function scanRecords(
   source: ByteSource,
   le: boolean,
   recovering: boolean,
   fail: (offset: number, problem: string) => never,
+  head: Uint8Array,
 ): RecordScan {
   const size = source.size;
   // The peek, in locals the loop reads; `fetch` (one function for every scan, so that compiled
   // code made in one open stays valid in the next) moves `p` and the locals are read back.
-  const p = new Peek(source);
+  const p = new Peek(source).seed(head);
   let peek = p.bytes;
   let view = p.view;
-  let peekAt = 0;
-  let peekStart = 0;
-  let peekEnd = 0;
+  let peekAt = p.at;
+  let peekStart = p.start;
+  let peekEnd = p.end;
   let inPlaceBytes = 0;
   // per dataset: blocks of COLUMN_BLOCK entries, filled here (no call per entry)
   const offsetBlocks: Float64Array[] = [];
@@ -1237,7 +1250,8 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
   if (size < IEEEIO_FILE_HEADER_BYTES) {
     fail(0, `file is ${size} bytes, shorter than the 16-byte IEEEIO header`);
   }
-  const head = source.read(0, IEEEIO_FILE_HEADER_BYTES);
+  // the header and the first records' peek in one read
+  const head = source.read(0, Math.min(size, IEEEIO_FILE_HEADER_BYTES + PEEK_BYTES));
   if (head[0] !== 1 || head[1] !== 2 || head[2] !== 3 || head[3] !== 4) {
     fail(0, `wrong magic number ${hexBytes(head.subarray(0, 4))}: expected 01 02 03 04`);
   }
@@ -1255,7 +1269,7 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
 
   // Compact tables (memory linear in the datasets with a small constant): a column per field,
   // shapes and names interned, attributes and annotations read when a dataset is asked for.
-  const scan = scanRecords(source, le, recovering, fail);
+  const scan = scanRecords(source, le, recovering, fail, head);
   const { dataOffset, shapeId, shapes, names, end } = scan;
   const datasetCount = dataOffset.length;
   // Attachments carry the sequence id of their dataset (checked here: the file's count is known).
