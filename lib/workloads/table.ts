@@ -75,7 +75,8 @@ const FIO_READ_TEXT =
   "--baseline fio: fio reading read_bytes of it in order, after the same drop (and invalidate=1)";
 const FIO_BS_TEXT =
   "--baseline fio: fio's block size when it reads, as each of our read calls: bs_bytes with " +
-  "--bs, else one frame (28 N bytes), with --direct rounded up to the direct-I/O alignment";
+  "--bs, else one frame (28 N bytes; a file's first read of 1 MiB or more is 128 KiB then the " +
+  "rest), with --direct rounded up to the direct-I/O alignment";
 const FIO_WRITE_BS_TEXT =
   "--baseline fio: fio's block size when it writes: bs_bytes with --bs, else 4 MiB with --direct " +
   "(our staged writes; at most the file), else one frame";
