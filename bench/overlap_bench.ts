@@ -6,7 +6,8 @@
  * OVERLAP_MIN_BYTES: read at once either way), with O_DIRECT (device reads at queue depth 1, where
  * the overlap can hide the verification) and from the page cache (where the pread is a CPU copy).
  * The same preads in the same order in both cases.
- * One bare nonblocking FFI call's round trip is measured beside them: what an overlap costs.
+ * One bare nonblocking FFI call's round trip, and one O_DIRECT pread made through native AIO, are
+ * measured beside them: what an overlap costs.
  *
  *     deno bench -A bench/overlap_bench.ts
  * @module
@@ -15,7 +16,8 @@ import { nativeBackend } from "../lib/backends/engine.ts";
 import { raw } from "../lib/framings/raw.ts";
 import type { Transfer } from "../lib/io/transfer.ts";
 import { FileHandle } from "../lib/io/file.ts";
-import { preadAsync } from "../lib/sys/libc.ts";
+import { preadAsync, preadSubmit } from "../lib/sys/libc.ts";
+import { alignedBytes } from "../lib/io/transfer.ts";
 import { readVerifiedFrames } from "../lib/workloads/pattern.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
 
@@ -69,5 +71,31 @@ Deno.bench({
   group: "one call's cost",
   async fn() {
     await preadAsync(probe.fd, small, 0);
+  },
+});
+
+// O_DIRECT: the device (or the host's cache behind it) answers each call
+const directProbe = FileHandle.open(written(128).path, "read", { direct: true });
+const block = alignedBytes(4096, 4096);
+Deno.bench({
+  name: "pread 4 KiB O_DIRECT, on this thread",
+  group: "one O_DIRECT call's cost",
+  baseline: true,
+  fn() {
+    directProbe.preadOnce(block, 0);
+  },
+});
+Deno.bench({
+  name: "pread 4 KiB O_DIRECT, native AIO (io_submit, then io_getevents)",
+  group: "one O_DIRECT call's cost",
+  fn() {
+    preadSubmit(directProbe.fd, block, 0).wait();
+  },
+});
+Deno.bench({
+  name: "pread 4 KiB O_DIRECT, native AIO awaited (as the frame reads are)",
+  group: "one O_DIRECT call's cost",
+  async fn() {
+    await preadSubmit(directProbe.fd, block, 0);
   },
 });
