@@ -640,7 +640,7 @@ Deno.test("ieeeio reader: attributes away from their dataset (sequence id of ano
   }
 });
 
-Deno.test("ieeeio reader: a file of 4500 frames of two chunks keeps every frame's step, names and data (a column's first block doubling from 256 entries, then 4096-entry blocks)", () => {
+Deno.test("ieeeio reader: a file of 4500 frames of two chunks keeps every frame's step, names and data (a column's first block sized by the header's count, or, recovering a count of -1, doubling from 256 entries; then 4096-entry blocks)", () => {
   const frames: Frame[] = Array.from({ length: 4500 }, (_, i) => ({
     step: 7 * i + 3,
     chunks: [
@@ -649,21 +649,39 @@ Deno.test("ieeeio reader: a file of 4500 frames of two chunks keeps every frame'
     ],
   }));
   for (const order of ORDERS) {
-    const idx = open(writeFile(frames, order));
-    assert.equal(idx.frameCount, 4500);
-    for (const i of [0, 16, 17, 2047, 2048, 4095, 4096, 4097, 4499]) {
-      assert.equal(idx.step!(i), 7 * i + 3);
-      assert.deepEqual(idx.chunks(i).map((r) => r.name), ["a", "bb"]);
-    }
-    // every frame: each dataset's offset (datasets 2i and 2i + 1) gives its own data
     const bytes = writeFile(frames, order);
-    for (let i = 0; i < 4500; i++) {
-      const [a, bb] = idx.chunks(i);
-      const got = new Int16Array(chunkBytes(bytes, a!, 2).buffer)[0];
-      const got2 = new Float32Array(chunkBytes(bytes, bb!, 4).buffer)[1];
-      if (got !== i || got2 !== -i || idx.step!(i) !== 7 * i + 3) {
-        assert.fail(`frame ${i}: ${got}, ${got2}, step ${idx.step!(i)}`);
+    const le = order === "little";
+    // the same file with the count of a writer that died (-1): the scan does not know the count
+    const unclosed = bytes.slice();
+    new DataView(unclosed.buffer).setInt32(8, -1, le);
+    for (const [what, file] of [["closed", bytes], ["count -1", unclosed]] as const) {
+      const idx = open(file);
+      assert.equal(idx.frameCount, 4500, what);
+      for (const i of [0, 16, 17, 2047, 2048, 4095, 4096, 4097, 4499]) {
+        assert.equal(idx.step!(i), 7 * i + 3, `${what}: frame ${i}`);
+        assert.deepEqual(idx.chunks(i).map((r) => r.name), ["a", "bb"], `${what}: frame ${i}`);
       }
+      // every frame: each dataset's offset (datasets 2i and 2i + 1) gives its own data
+      for (let i = 0; i < 4500; i++) {
+        const [a, bb] = idx.chunks(i);
+        const got = new Int16Array(chunkBytes(bytes, a!, 2).buffer)[0];
+        const got2 = new Float32Array(chunkBytes(bytes, bb!, 4).buffer)[1];
+        if (got !== i || got2 !== -i || idx.step!(i) !== 7 * i + 3) {
+          assert.fail(`${what}: frame ${i}: ${got}, ${got2}, step ${idx.step!(i)}`);
+        }
+      }
+    }
+    // a count the file does not hold sizes the columns wrongly: still the count's error
+    for (const count of [1, 3000, 20000]) {
+      const wrong = bytes.slice();
+      new DataView(wrong.buffer).setInt32(8, count, le);
+      assert.throws(
+        () => open(wrong),
+        (e: unknown) =>
+          e instanceof FormatError &&
+          e.message.includes(`header says ${count} datasets but the file holds 9000 data records`),
+        `count ${count}`,
+      );
     }
   }
 });

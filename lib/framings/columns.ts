@@ -40,9 +40,16 @@ export class NumberColumn {
   readonly #blocks: (Float64Array | Int32Array)[] = [];
   #length = 0;
 
-  /** An empty column of `kind` values. */
-  constructor(kind: "float64" | "int32") {
+  /** Entries of the first block (it doubles from there up to COLUMN_BLOCK). */
+  readonly #first: number;
+
+  /**
+   * An empty column of `kind` values; `first`: entries its first block holds (the count
+   * expected, when known: a small file's column then needs no larger array nor a copy).
+   */
+  constructor(kind: "float64" | "int32", first = FIRST_BLOCK) {
     this.#kind = kind;
+    this.#first = Math.max(1, Math.min(BLOCK, first));
   }
 
   /**
@@ -80,7 +87,7 @@ export class NumberColumn {
    */
   #newBlock(i: number): Float64Array | Int32Array {
     const old = this.#blocks[i >> BLOCK_SHIFT];
-    const n = i < BLOCK ? Math.min(BLOCK, Math.max(FIRST_BLOCK, 2 * (old?.length ?? 0))) : BLOCK;
+    const n = i < BLOCK ? Math.min(BLOCK, Math.max(this.#first, 2 * (old?.length ?? 0))) : BLOCK;
     const block = this.#kind === "float64" ? new Float64Array(n) : new Int32Array(n);
     if (old !== undefined) block.set(old);
     this.#blocks[i >> BLOCK_SHIFT] = block;

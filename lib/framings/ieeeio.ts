@@ -684,6 +684,13 @@ class NamedAttributes {
   /** Blocks of COLUMN_BLOCK attributes (three numbers each), the last being filled. */
   readonly #blocks: Float64Array[] = [];
   #length = 0;
+  /** Attributes the first block holds (it doubles from there up to COLUMN_BLOCK). */
+  readonly #first: number;
+
+  /** `first`: attributes the first block holds (at most the datasets expected are enough). */
+  constructor(first = FIRST_BLOCK) {
+    this.#first = Math.max(1, Math.min(COLUMN_BLOCK, first));
+  }
 
   /** Attributes held. */
   get length(): number {
@@ -696,10 +703,10 @@ class NamedAttributes {
     const blocks = this.#blocks;
     let block = blocks[blocks.length - 1];
     if (block === undefined || k === 0 || 3 * k >= block.length) {
-      // the first block doubles from FIRST_BLOCK attributes (a small file's few), then whole ones
+      // the first block doubles from #first attributes (a small file's few), then whole ones
       const first = block !== undefined && blocks.length === 1 && k > 0;
       const next = new Float64Array(
-        3 * (first ? 2 * k : blocks.length ? COLUMN_BLOCK : FIRST_BLOCK),
+        3 * (first ? Math.min(COLUMN_BLOCK, 2 * k) : blocks.length ? COLUMN_BLOCK : this.#first),
       );
       if (first) {
         next.set(block!);
@@ -867,7 +874,8 @@ interface RecordScan {
  * a read, which covers a record's headers, dims and short names and often the next records.
  * Written for the first open of a process, which runs before the JIT has compiled it: few calls
  * and no allocation per record. `head`: the file's first bytes, read with its header (the first
- * records' peek: not read again).
+ * records' peek: not read again). `first`: entries of the first block of each column (the
+ * datasets the header counts, when it does: a small file's columns are made once, to size).
  */
 function scanRecords(
   source: ByteSource,
@@ -875,6 +883,7 @@ function scanRecords(
   recovering: boolean,
   fail: (offset: number, problem: string) => never,
   head: Uint8Array,
+  first: number,
 ): RecordScan {
   const size = source.size;
   // The peek, in locals the loop reads; `fetch` (one function for every scan, so that compiled
@@ -898,9 +907,9 @@ function scanRecords(
   const shapes = new ShapeTable();
   const names = new NameTable();
   /** `name` attributes not after their dataset (value: the name id): set after the scan. */
-  const displacedNames = new NamedAttributes();
-  const frameDatasets = new NamedAttributes();
-  const steps = new NamedAttributes();
+  const displacedNames = new NamedAttributes(first);
+  const frameDatasets = new NamedAttributes(first);
+  const steps = new NamedAttributes(first);
   const displacedSeq = new NumberColumn("int32");
   const displacedOffset = new NumberColumn("float64");
   const DATA = IEEEIO_RECORD.data;
@@ -998,13 +1007,13 @@ function scanRecords(
           fail(pos + 8, `data record has sequence id ${seq}, expected ${datasets}`);
         }
         if (filled === offsets.length) {
-          // the first blocks double from FIRST_BLOCK entries, then whole blocks follow
+          // the first blocks double from `first` entries (up to COLUMN_BLOCK), then whole blocks
           const grown = offsetBlocks.length > 0 && offsets.length < COLUMN_BLOCK;
           const next = grown
-            ? 2 * offsets.length
+            ? Math.min(COLUMN_BLOCK, 2 * offsets.length)
             : offsetBlocks.length > 0
             ? COLUMN_BLOCK
-            : FIRST_BLOCK;
+            : first;
           const o = new Float64Array(next), sh = new Int32Array(next), nm = new Int32Array(next);
           if (grown) {
             o.set(offsets);
@@ -1269,7 +1278,9 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
 
   // Compact tables (memory linear in the datasets with a small constant): a column per field,
   // shapes and names interned, attributes and annotations read when a dataset is asked for.
-  const scan = scanRecords(source, le, recovering, fail, head);
+  // columns sized by the header's count (a wrong count only costs their doubling or room)
+  const first = recovering ? FIRST_BLOCK : Math.max(1, Math.min(COLUMN_BLOCK, headerCount));
+  const scan = scanRecords(source, le, recovering, fail, head, first);
   const { dataOffset, shapeId, shapes, names, end } = scan;
   const datasetCount = dataOffset.length;
   // Attachments carry the sequence id of their dataset (checked here: the file's count is known).
@@ -1339,8 +1350,8 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
   // Group datasets into frames: frame f is datasets starts[f] .. starts[f + 1] - 1, its step
   // the value of its first dataset's first `step` attribute (without one, or with a fixed
   // grouping, f).
-  const starts = new NumberColumn("int32");
-  const stepOf = new NumberColumn("float64");
+  const starts = new NumberColumn("int32", first + 1);
+  const stepOf = new NumberColumn("float64", first);
   // Grouping: an explicit datasetsPerFrame; else the writer's frame_datasets attributes; else,
   // for a file without them, the caller's layout (a workload reading its own k-chunk frames).
   const fd = scan.frameDatasets;
