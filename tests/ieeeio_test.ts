@@ -686,6 +686,29 @@ Deno.test("ieeeio reader: a file of 4500 frames of two chunks keeps every frame'
   }
 });
 
+Deno.test("ieeeio reader: names an earlier open met (kept for the process's later opens) are told apart by every byte, and past the first 16", () => {
+  const file = (names: string[]) =>
+    writeFile(
+      [0, 1].map((i) => ({
+        step: i,
+        chunks: names.map((name) => ({
+          name,
+          dtype: "uint8" as const,
+          shape: [1],
+          data: new Uint8Array([i]),
+        })),
+      })),
+      "little",
+    );
+  const a = ["pos_a", "abcdXfghi", "x", "orientation"];
+  const b = ["pos_b", "abcdYfghi", "y", "orientatioN"];
+  const many = Array.from({ length: 20 }, (_, k) => `name_${String(k).padStart(2, "0")}`);
+  for (const names of [a, b, a, many, b, many]) {
+    const idx = open(file(names));
+    for (const f of [0, 1]) assert.deepEqual(idx.chunks(f).map((r) => r.name), names);
+  }
+});
+
 Deno.test("ieeeio reader: chunk names of one length that differ in one byte stay apart", () => {
   const names = ["pos_a", "pos_b", "abcdXfghi", "abcdYfghi", "abcdefgh", "abcdefgi", "x"];
   const frames: Frame[] = [0, 1, 2].map((i) => ({

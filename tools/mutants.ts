@@ -721,6 +721,16 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/one 256-byte pread a dataset/",
   },
   {
+    name: "ieeeio names: a name an earlier open met taken for another of its length",
+    edits: [{
+      file: "lib/framings/ieeeio.ts",
+      search: "      if (p.bytes.length === length && sameBytesAt(bytes, view, at, p)) {",
+      replace: "      if (p.bytes.length === length) {",
+    }],
+    tests: ["tests/ieeeio_test.ts"],
+    filter: "/an earlier open met/",
+  },
+  {
     name: "columns: a doubled first block loses what it held",
     edits: [{
       file: "lib/framings/columns.ts",

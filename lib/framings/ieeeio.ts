@@ -635,9 +635,19 @@ class ShapeTable {
   }
 }
 
+/** Names the process's opens met (at most PROCESS_NAMES): an open meeting one again decodes none. */
+const PROCESS_NAMES = 16;
+/** Longest name (stored bytes) kept for the process's later opens. */
+const PROCESS_NAME_BYTES = 256;
+/** The stored bytes of the names in {@link processNames}, in the same order. */
+const processNameBytes: KnownBytes[] = [];
+/** Decoded names (strings are immutable: every index can share them). */
+const processNames: string[] = [];
+
 /**
  * One copy of each distinct chunk name (the value of a `name` attribute), by id. A name is
- * compared as bytes with the first few known (no string made) before it is decoded.
+ * compared as bytes with the first few known (no string made) before it is decoded, and then
+ * with the names earlier opens decoded (a table's files repeat theirs: no decode, no copy).
  */
 class NameTable {
   /** Names by id. */
@@ -659,15 +669,32 @@ class NameTable {
         return this.#recentIds[k]!;
       }
     }
-    const raw = bytes.subarray(at, at + length);
-    const name = cStringOf(raw);
+    let known: KnownBytes | undefined;
+    let name: string | undefined;
+    for (let k = 0; k < processNameBytes.length; k++) {
+      const p = processNameBytes[k]!;
+      if (p.bytes.length === length && sameBytesAt(bytes, view, at, p)) {
+        known = p;
+        name = processNames[k]!;
+        break;
+      }
+    }
+    if (known === undefined || name === undefined) {
+      const raw = bytes.subarray(at, at + length);
+      name = cStringOf(raw);
+      known = knownBytes(raw.slice());
+      if (processNameBytes.length < PROCESS_NAMES && length <= PROCESS_NAME_BYTES) {
+        processNameBytes.push(known);
+        processNames.push(name);
+      }
+    }
     let id = this.#ids.get(name);
     if (id === undefined) {
       id = this.names.push(name) - 1;
       this.#ids.set(name, id);
     }
     if (recent.length < RECENT) {
-      recent.push(knownBytes(raw.slice()));
+      recent.push(known);
       this.#recentIds.push(id);
     }
     return id;
