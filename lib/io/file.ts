@@ -166,14 +166,18 @@ export class FileHandle implements ByteSource {
 
   /** Reads exactly `length` bytes at `offset` into a new array (ByteSource); ShortReadError if the file is shorter. */
   read(offset: number, length: number): Uint8Array {
-    const buf = new Uint8Array(length);
+    return this.readExactly(new Uint8Array(length), offset);
+  }
+
+  /** Fills `buf` from byte `offset` and returns it; ShortReadError if the file ends first. */
+  readExactly(buf: Uint8Array, offset: number): Uint8Array {
     const n = this.readInto(buf, offset);
-    if (n < length) {
+    if (n < buf.length) {
       throw new ShortReadError(
         "file",
         this.path,
         offset + n,
-        `need ${length} bytes at byte ${offset} but the file ends at byte ${offset + n}`,
+        `need ${buf.length} bytes at byte ${offset} but the file ends at byte ${offset + n}`,
       );
     }
     return buf;

@@ -45,7 +45,6 @@ import {
   releaseLease,
   takeReadLease,
 } from "../sys/libc.ts";
-import { ShortReadError } from "../errors.ts";
 import type { FileHandle } from "./file.ts";
 import type { ByteSource } from "./types.ts";
 
@@ -246,17 +245,7 @@ export class MappedSource implements ByteSource {
    */
   #farRead(offset: number, length: number): Uint8Array {
     this.#lastEnd = offset + length;
-    const buf = this.#farBuffer(length);
-    const n = this.#file.readInto(buf, offset);
-    if (n < length) {
-      throw new ShortReadError(
-        "file",
-        this.path,
-        offset + n,
-        `need ${length} bytes at byte ${offset} but the file ends at byte ${offset + n}`,
-      );
-    }
-    return buf;
+    return this.#file.readExactly(this.#farBuffer(length), offset);
   }
 
   /**
