@@ -1291,11 +1291,17 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
   if (head[0] !== 1 || head[1] !== 2 || head[2] !== 3 || head[3] !== 4) {
     fail(0, `wrong magic number ${hexBytes(head.subarray(0, 4))}: expected 01 02 03 04`);
   }
-  const mark = hexBytes(head.subarray(4, 8));
-  if (mark !== "04 03 02 01" && mark !== "01 02 03 04") {
-    fail(4, `byte-order mark ${mark} is neither 04 03 02 01 (little) nor 01 02 03 04 (big)`);
+  // the byte-order mark 0x01020304 as the file stores it (compared as bytes: no string made)
+  const little = head[4] === 4 && head[5] === 3 && head[6] === 2 && head[7] === 1;
+  if (!little && !(head[4] === 1 && head[5] === 2 && head[6] === 3 && head[7] === 4)) {
+    fail(
+      4,
+      `byte-order mark ${
+        hexBytes(head.subarray(4, 8))
+      } is neither 04 03 02 01 (little) nor 01 02 03 04 (big)`,
+    );
   }
-  const order: ByteOrder = mark === "04 03 02 01" ? "little" : "big";
+  const order: ByteOrder = little ? "little" : "big";
   const le = order === "little";
   const hv = new DataView(head.buffer, head.byteOffset, head.byteLength);
   const headerCount = hv.getInt32(8, le);
