@@ -305,16 +305,18 @@ class MarkerReader {
   /** The signed marker at `offset` (which with the marker must lie in the file); `ahead`: bytes worth fetching. */
   get(offset: number, ahead: number): number {
     const w = this.w;
-    if (offset < this.#start || offset + w > this.#start + this.#buf.length) {
-      const spare = this.#spares === undefined ? undefined : this.#spare(offset);
+    if (
+      (offset < this.#start || offset + w > this.#start + this.#buf.length) &&
+      (this.#spares === undefined || !this.#fromSpare(offset))
+    ) {
       const want = Math.min(this.src.size - offset, Math.max(w, ahead));
-      const window = spare === undefined ? this.src.window?.(offset, want) : undefined;
+      const window = this.src.window?.(offset, want);
       this.#inPlace = window !== undefined;
-      const buf = this.#buf = spare?.bytes ?? window ?? this.src.read(offset, want);
+      const buf = this.#buf = window ?? this.src.read(offset, want);
       // a source's windows share one buffer (its mapping, or its far reads' buffer): one view
       if (buf.buffer !== this.#view.buffer) this.#view = new DataView(buf.buffer);
       this.#base = buf.byteOffset;
-      this.#start = spare?.start ?? offset;
+      this.#start = offset;
     }
     const p = offset - this.#start + this.#base;
     if (this.#inPlace) this.#inPlaceBytes += w;
@@ -350,11 +352,20 @@ class MarkerReader {
     this.#spares = spares;
   }
 
-  /** The spare holding the marker at `offset`, if any; the spares are looked at once. */
-  #spare(offset: number): { start: number; bytes: Uint8Array } | undefined {
+  /** Reads from the spare holding the marker at `offset`, if one does; the spares are looked at once. */
+  #fromSpare(offset: number): boolean {
     const spares = this.#spares!;
     this.#spares = undefined;
-    return spares.find((s) => s.start <= offset && offset + this.w <= s.start + s.bytes.length);
+    const spare = spares.find((s) =>
+      s.start <= offset && offset + this.w <= s.start + s.bytes.length
+    );
+    if (spare === undefined) return false;
+    const buf = this.#buf = spare.bytes;
+    this.#view = new DataView(buf.buffer);
+    this.#base = buf.byteOffset;
+    this.#start = spare.start;
+    this.#inPlace = false;
+    return true;
   }
 }
 
