@@ -690,20 +690,21 @@ Deno.test("ieeeio reader: a file of 4500 frames of two chunks keeps every frame'
   }
 });
 
+/** `count` frames (step i) of one-byte uint8 chunks named `names`, each holding i. */
+function namedByteFrames(names: readonly string[], count: number): Frame[] {
+  return Array.from({ length: count }, (_, i) => ({
+    step: i,
+    chunks: names.map((name) => ({
+      name,
+      dtype: "uint8" as const,
+      shape: [1],
+      data: new Uint8Array([i]),
+    })),
+  }));
+}
+
 Deno.test("ieeeio reader: names an earlier open met (kept for the process's later opens) are told apart by every byte, and past the first 16", () => {
-  const file = (names: string[]) =>
-    writeFile(
-      [0, 1].map((i) => ({
-        step: i,
-        chunks: names.map((name) => ({
-          name,
-          dtype: "uint8" as const,
-          shape: [1],
-          data: new Uint8Array([i]),
-        })),
-      })),
-      "little",
-    );
+  const file = (names: string[]) => writeFile(namedByteFrames(names, 2), "little");
   const a = ["pos_a", "abcdXfghi", "x", "orientation"];
   const b = ["pos_b", "abcdYfghi", "y", "orientatioN"];
   const many = Array.from({ length: 20 }, (_, k) => `name_${String(k).padStart(2, "0")}`);
@@ -715,15 +716,7 @@ Deno.test("ieeeio reader: names an earlier open met (kept for the process's late
 
 Deno.test("ieeeio reader: chunk names of one length that differ in one byte stay apart", () => {
   const names = ["pos_a", "pos_b", "abcdXfghi", "abcdYfghi", "abcdefgh", "abcdefgi", "x"];
-  const frames: Frame[] = [0, 1, 2].map((i) => ({
-    step: i,
-    chunks: names.map((name) => ({
-      name,
-      dtype: "uint8" as const,
-      shape: [1],
-      data: new Uint8Array([i]),
-    })),
-  }));
+  const frames = namedByteFrames(names, 3);
   for (const order of ORDERS) {
     const idx = open(writeFile(frames, order));
     for (let i = 0; i < 3; i++) assert.deepEqual(idx.chunks(i).map((r) => r.name), names);
