@@ -39,16 +39,28 @@ function patterned(dir: string, bytes: number): { path: string; data: Uint8Array
   return { path, data };
 }
 
+/** Runs `use` on an O_DIRECT descriptor of a {@link patterned} file of `bytes` bytes; closes it. */
+async function withDirectFile(
+  bytes: number,
+  use: (fd: number, path: string, data: Uint8Array) => Promise<void>,
+): Promise<void> {
+  using d = tempDir();
+  const { path, data } = patterned(d.path, bytes);
+  const fd = libc.open(path, libc.O.RDONLY | libc.O.DIRECT);
+  try {
+    await use(fd, path, data);
+  } finally {
+    libc.close(fd, path);
+  }
+}
+
 Deno.test({
   name: "aio: a submitted read is waited for when asked, and gives pread's count and bytes",
   ignore: NO_DIRECT,
   async fn() {
     assert.equal(libc.aioUnavailable(), undefined, "io_setup works on this machine");
-    using d = tempDir();
-    const { path, data } = patterned(d.path, (1 << 20) - 100);
-    const fd = libc.open(path, libc.O.RDONLY | libc.O.DIRECT);
     const log: number[][] = [];
-    try {
+    await withDirectFile((1 << 20) - 100, async (fd, path, data) => {
       const buf = alignedBytes(64 << 10, 4096);
       await observeDuring({ read: (_fd, offset, bytes) => log.push([offset, bytes]) }, async () => {
         const read = libc.preadSubmit(fd, buf, 64 << 10, path);
@@ -67,9 +79,7 @@ Deno.test({
         (e: unknown) =>
           e instanceof SysError && e.code === "EINVAL" && e.call === "pread" && e.path === path,
       );
-    } finally {
-      libc.close(fd, path);
-    }
+    });
   },
 });
 
@@ -77,11 +87,8 @@ Deno.test({
   name: "aio: a read submitted while another is in flight waits for it first (queue depth 1)",
   ignore: NO_DIRECT,
   async fn() {
-    using d = tempDir();
-    const { path, data } = patterned(d.path, 1 << 20);
-    const fd = libc.open(path, libc.O.RDONLY | libc.O.DIRECT);
     const log: number[] = [];
-    try {
+    await withDirectFile(1 << 20, async (fd, path, data) => {
       const a = alignedBytes(256 << 10, 4096);
       const b = alignedBytes(256 << 10, 4096);
       await observeDuring({ read: (_fd, offset) => log.push(offset) }, async () => {
@@ -95,9 +102,7 @@ Deno.test({
       assert.ok(a.every((v, i) => v === data[i]), "first buffer");
       assert.ok(b.every((v, i) => v === data[(256 << 10) + i]), "second buffer");
       assert.deepEqual(log, [0, 256 << 10]);
-    } finally {
-      libc.close(fd, path);
-    }
+    });
   },
 });
 
