@@ -95,14 +95,19 @@ export class FileHandle implements ByteSource {
     return buf.subarray(0, RAMP_BYTES);
   }
 
+  /**
+   * The first piece's pread of a read of `buf` at `offset` when {@link #firstPiece} splits it: its
+   * byte count (under RAMP_BYTES: the file ended there); 0 when the read is not split.
+   */
+  #readFirstPiece(buf: Uint8Array, offset: number): number {
+    const first = this.#firstPiece(buf);
+    return first === buf ? 0 : libc.pread(this.fd, first, offset, this.path);
+  }
+
   /** Reads into `buf` from byte `offset` until it is full or the file ends; returns the byte count. */
   readInto(buf: Uint8Array, offset: number): number {
-    let done = 0;
-    const first = this.#firstPiece(buf);
-    if (first !== buf) {
-      done = libc.pread(this.fd, first, offset, this.path);
-      if (done < first.length) return done;
-    }
+    let done = this.#readFirstPiece(buf, offset);
+    if (done > 0 && done < RAMP_BYTES) return done;
     while (done < buf.length) {
       const n = libc.pread(
         this.fd,
@@ -131,12 +136,8 @@ export class FileHandle implements ByteSource {
    */
   async readIntoAsync(buf: Uint8Array, offset: number): Promise<number> {
     if (buf.length < OVERLAP_MIN_BYTES) return this.readInto(buf, offset);
-    let done = 0;
-    const first = this.#firstPiece(buf);
-    if (first !== buf) {
-      done = libc.pread(this.fd, first, offset, this.path);
-      if (done < first.length) return done;
-    }
+    let done = this.#readFirstPiece(buf, offset);
+    if (done > 0 && done < RAMP_BYTES) return done;
     while (done < buf.length) {
       const into = done === 0 ? buf : buf.subarray(done);
       const n = await libc.preadAsync(this.fd, into, offset + done, this.path);
