@@ -26,6 +26,7 @@ const SYMBOLS = {
   flock: { parameters: ["i32", "i32"], result: "i32" },
   fcntl: { parameters: ["i32", "i32", "i32"], result: "i32" },
   syscall: { parameters: ["i64", "i64", "buffer", "buffer", "i64"], result: "i64" },
+  preadv2: { parameters: ["i32", "buffer", "i32", "i64", "i32"], result: "isize" },
   /** `syscall` with integer arguments only (addresses as numbers): Linux native AIO. */
   syscall_ints: {
     name: "syscall",
@@ -912,13 +913,6 @@ export function sleepNs(ns: number): void {
 }
 
 // ---- Reads that leave no pages behind: preadv2 with RWF_DONTCACHE (Linux 6.14) ---------------
-// A block of its own, with its own handle on libc, so the shared symbol table above is unchanged.
-
-const UNCACHED_SYMBOLS = {
-  preadv2: { parameters: ["i32", "buffer", "i32", "i64", "i32"], result: "isize" },
-} as const;
-
-let uncachedLib: Deno.DynamicLibrary<typeof UNCACHED_SYMBOLS>["symbols"] | undefined;
 
 /** preadv2's flag: drop the pages this read brings into the page cache once copied out. */
 const RWF_DONTCACHE = 0x80;
@@ -942,12 +936,10 @@ export function preadUncached(
   offset: number,
   path = "",
 ): number | undefined {
-  libc(); // the Linux and glibc checks, and errno's
-  uncachedLib ??= Deno.dlopen("libc.so.6", UNCACHED_SYMBOLS).symbols;
   if (buf.length === 0) return 0;
   iovec[0] = BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(buf)));
   iovec[1] = BigInt(buf.length);
-  const n = Number(uncachedLib.preadv2(fd, iovec, 1, BigInt(offset), RWF_DONTCACHE));
+  const n = Number(libc().preadv2(fd, iovec, 1, BigInt(offset), RWF_DONTCACHE));
   if (n < 0) {
     const code = errno();
     if (code === EOPNOTSUPP || code === EINVAL) return undefined;
