@@ -84,6 +84,10 @@ Deno.test("perf --quick --format json: every ratio and goal row, with its spread
         need(`random ${f}/raw`, label(n), cache, readGoal);
         need(`open ${f}/raw`, label(n), cache);
       }
+      // raw against itself in the same pair: the noise of a wall-time ratio, no goal
+      for (const what of ["write", "read", "random", "open"]) {
+        need(`${what} raw/raw (A/A)`, label(n), cache, "");
+      }
       for (const f of ["f77", "ieeeio"]) {
         need(`open ${f} per record`, label(n), cache, "");
         need(`open ${f} per record over raw`, label(n), cache, cache === "warm" ? "<= 1" : "");

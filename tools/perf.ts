@@ -7,7 +7,10 @@
  *
  * What it measures, with the product's own workloads:
  * - every native framing's write, read, random read and open against raw (the table workload,
- *   runTable), at N = 32^2, 128^2, 1024^2, page cache warm and cold; f77's and IEEEIO's open per
+ *   runTable), at N = 32^2, 128^2, 1024^2, page cache warm and cold, each against the mean of a
+ *   run of raw just before and one just after it; raw against itself (the A/A rows: the later run
+ *   over the earlier) shows how far a wall-time ratio moves on the machine with nothing changed;
+ *   f77's and IEEEIO's open per
  *   record (a chunk's record: 2 a frame), and per record beyond raw's open (the goal's, as the
  *   file-system's open and fstat, a fixed cost, would dominate a file of a few records);
  * - every native framing's verified read, sequential and random, against raw's in the reading
@@ -158,21 +161,37 @@ const AT_MOST_PEER: Goal = { op: "<=", value: 1 };
 
 // ---- the table: framings against raw, gsd against python3-gsd --------------------------------
 async function tableSection(): Promise<void> {
-  const backends: Backend[] = ["raw", ...FRAMINGS].map((name) => backendByName(name));
+  const framings: Backend[] = FRAMINGS.map((name) => backendByName(name));
+  const raws: Backend[] = [backendByName("raw"), backendByName("raw")];
   const pyWhy = pythonGsdUnavailable();
   const peers = pyWhy === null ? [backendByName("python-gsd")] : [];
   if (pyWhy !== null) skipped.push(`python3-gsd: ${pyWhy}`);
   const progress = new Progress({ quiet: true });
+  // one cell of raw, not counted: the first cell of the process would run code not compiled yet
+  note("table warm-up (raw, not counted)");
+  await runTable({
+    backends: [raws[0]!],
+    sizes: [size],
+    ns: [NS[0]!],
+    repeat: 1,
+    seed: 1,
+    warmup: false,
+    cache: "warm",
+    dir,
+    progress,
+  });
   for (const cache of ["warm", "cold"] as const) {
     for (const n of NS) {
       for (let p = 0; p < pairs; p++) {
         note(`table ${cache} N=${nLabel(n)} pair ${p + 1}/${pairs}`);
-        // every pair is one run of the cell, the backends in turn: raw, f77, ieeeio, gsd, netcdf
-        // in even pairs, netcdf ... raw in odd ones (a framing that runs before raw in one pair
-        // runs after it in the next: going first or a drift of the load favours neither side);
-        // python-gsd after them
+        // every pair is one run of the cell, the backends in turn between two runs of raw: raw,
+        // f77, ieeeio, gsd, netcdf, raw in even pairs, raw, netcdf ... f77, raw in odd ones. Each
+        // framing is compared with the mean of the raw before it and the raw after it, so neither
+        // going first nor a drift of the load favours either side, and raw against itself (the
+        // A/A rows: the later raw over the earlier) shows how far a wall-time ratio moves here
+        // with nothing changed; python-gsd after them
         const got = await runTable({
-          backends: p % 2 === 0 ? backends : [...backends].reverse(),
+          backends: [raws[0]!, ...(p % 2 === 0 ? framings : [...framings].reverse()), raws[1]!],
           peers,
           sizes: [size],
           ns: [n],
@@ -183,24 +202,33 @@ async function tableSection(): Promise<void> {
           dir,
           progress,
         });
+        const [before, after] = got.filter((r) => r.framing === "raw") as [Row, Row];
         const by = new Map(got.map((r) => [String(r.framing), r]));
-        const raw = by.get("raw")!;
         const label = nLabel(n);
+        /** Raw's rate in `column`: the geometric mean of its two runs, MiB/s. */
+        const rawRate = (column: string) => Math.sqrt(num(before, column) * num(after, column));
+        const rawOpenMs = (num(before, "open_ms") + num(after, "open_ms")) / 2;
+        for (const what of ["write", "read", "random"] as const) {
+          row(`${what} raw/raw (A/A)`, label, cache, "x").values.push(
+            num(after, `${what}_MiBps`) / num(before, `${what}_MiBps`),
+          );
+        }
+        row("open raw/raw (A/A)", label, cache, "x").values.push(
+          num(after, "open_ms") / num(before, "open_ms"),
+        );
         for (const name of FRAMINGS) {
           const r = by.get(name)!;
           const g = readGoal(n);
           row(`write ${name}/raw`, label, cache, "x").values.push(
-            num(r, "write_MiBps") / num(raw, "write_MiBps"),
+            num(r, "write_MiBps") / rawRate("write_MiBps"),
           );
           row(`read ${name}/raw`, label, cache, "x", g).values.push(
-            num(r, "read_MiBps") / num(raw, "read_MiBps"),
+            num(r, "read_MiBps") / rawRate("read_MiBps"),
           );
           row(`random ${name}/raw`, label, cache, "x", g).values.push(
-            num(r, "random_MiBps") / num(raw, "random_MiBps"),
+            num(r, "random_MiBps") / rawRate("random_MiBps"),
           );
-          row(`open ${name}/raw`, label, cache, "x").values.push(
-            num(r, "open_ms") / num(raw, "open_ms"),
-          );
+          row(`open ${name}/raw`, label, cache, "x").values.push(num(r, "open_ms") / rawOpenMs);
           if (name === "f77" || name === "ieeeio") {
             // a record is a chunk's: one Fortran record, one IEEEIO dataset with its attributes
             const records = num(r, "frames") * TABLE_CHUNKS;
@@ -214,7 +242,7 @@ async function tableSection(): Promise<void> {
               cache,
               "us",
               cache === "warm" ? { op: "<=", value: 1 } : undefined,
-            ).values.push(((num(r, "open_ms") - num(raw, "open_ms")) * 1000) / records);
+            ).values.push(((num(r, "open_ms") - rawOpenMs) * 1000) / records);
           }
         }
         const py = by.get("python-gsd");
