@@ -5,6 +5,8 @@ import { nativeBackend } from "../lib/backends/engine.ts";
 import { writeFrames } from "../lib/backends/write.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
 import { hdf5 } from "../lib/peers/hdf5/mod.ts";
+import { AppendJournal, journalPath, undoInterruptedAppend } from "../lib/io/journal.ts";
+import { FileHandle } from "../lib/io/file.ts";
 import { peerTest, runCli, tempDir } from "./_helpers.ts";
 
 const CASES: readonly (readonly [string, string])[] = [
@@ -110,4 +112,33 @@ Deno.test("a failed append puts the file back byte for byte (truncated, header r
     );
     assert.deepEqual(await Deno.readFile(path), before, `${framing.name} restored`);
   }
+});
+
+Deno.test("a signal during an append: rolled back while the journal exists, complete once it is committed", async () => {
+  using d = tempDir();
+  const backend = nativeBackend(raw);
+  const path = `${d.path}/t.raw`;
+  const frames = new TableFrames(8, 1);
+  await writeFrames(backend, path, { create: "new" }, 3, (i) => frames.frame(i));
+  const before = await Deno.readFile(path);
+  // before the append changed anything (no journal, the same size): as it was
+  assert.equal(undoInterruptedAppend(path, before.length), "as-it-was");
+  assert.deepEqual(await Deno.readFile(path), before);
+  // while the journal exists (the file grown, a byte of its old part changed): rolled back
+  const journal = AppendJournal.begin(path, before.length);
+  const f = FileHandle.open(path, "update");
+  journal.save(f, 0, 1);
+  f.writeAt(new Uint8Array([0xff]), 0);
+  f.writeAt(new Uint8Array(100), before.length);
+  f.close();
+  assert.equal(undoInterruptedAppend(path, before.length), "as-it-was");
+  assert.deepEqual(await Deno.readFile(path), before);
+  assert.throws(() => Deno.statSync(journalPath(path)), Deno.errors.NotFound);
+  // after the append is committed (its journal removed), as a signal handled after the write's
+  // last step finds it: complete, and left so (it was rolled back to the old size before)
+  await writeFrames(backend, path, { create: "append" }, 2, (i) => frames.frame(3 + i));
+  const after = await Deno.readFile(path);
+  assert.ok(after.length > before.length);
+  assert.equal(undoInterruptedAppend(path, before.length), "complete");
+  assert.deepEqual(await Deno.readFile(path), after);
 });

@@ -50,6 +50,16 @@ const DIRECT_TESTS = "/--direct opens with O_DIRECT|strace and the audit trail s
 /** The claims of issue 10, each as the product change that breaks it. */
 export const MUTANTS: readonly Mutant[] = [
   {
+    name: "append: a signal after the commit says the file was left as it was",
+    edits: [{
+      file: "lib/io/journal.ts",
+      search: 'return Deno.statSync(path).size === sizeBefore ? "as-it-was" : "complete";',
+      replace: 'return "as-it-was";',
+    }],
+    tests: ["tests/append_test.ts"],
+    filter: "/a signal during an append/",
+  },
+  {
     name: "write: --direct and --bs not passed to the backend",
     edits: [{
       file: WRITE_CLI,

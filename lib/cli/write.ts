@@ -12,7 +12,7 @@ import {
   tempPathFor,
 } from "../io/atomic.ts";
 import { onInterrupt } from "../io/interrupt.ts";
-import { reportRollBack, rollBack } from "../io/journal.ts";
+import { reportRollBack, rollBack, undoInterruptedAppend } from "../io/journal.ts";
 import { type FileLock, lockFile } from "../io/lock.ts";
 import type { Backend, FrameSource } from "../backends/backend.ts";
 import type { ChunkLayout } from "../framings/types.ts";
@@ -263,10 +263,12 @@ export const writeCommand: Command = {
           } finally {
             existing.close();
           }
-          const undo = onInterrupt(() => {
-            rollBack(path);
-            return `${path} was left as it was`;
-          });
+          const sizeBefore = Deno.statSync(path).size;
+          const undo = onInterrupt(() =>
+            undoInterruptedAppend(path, sizeBefore) === "complete"
+              ? `${path} is complete`
+              : `${path} was left as it was`
+          );
           try {
             m = await timedWrite(path, "append");
             complete = true;

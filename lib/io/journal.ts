@@ -36,6 +36,18 @@ function identity(path: string): { ino: number; dev: number } {
   return { ino: s.ino ?? 0, dev: s.dev };
 }
 
+/**
+ * Undoes an append to `path` that a signal interrupted, where the file held `sizeBefore` bytes
+ * before it: rolls it back while its journal exists (lib/io/journal.ts rollBack). Without a
+ * journal the append either never changed the file or was committed (the journal is removed
+ * after the append's final fsync, so a signal handled after that finds the file complete).
+ * Returns "as-it-was" or "complete".
+ */
+export function undoInterruptedAppend(path: string, sizeBefore: number): "as-it-was" | "complete" {
+  if (rollBack(path) !== "none") return "as-it-was";
+  return Deno.statSync(path).size === sizeBefore ? "as-it-was" : "complete";
+}
+
 /** An open journal of an append in progress. */
 export class AppendJournal {
   /** Path of the file being appended to. */
