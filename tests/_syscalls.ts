@@ -26,6 +26,8 @@ export interface Traced {
   readonly queued?: number;
   /** io_submit, io_getevents: the read's aio_data (which completion is whose). */
   readonly id?: string;
+  /** io_submit, io_getevents: the address of the read's buffer (aio_buf). */
+  readonly buffer?: bigint;
 }
 
 /** True for a read system call: pread64, or an AIO read's submission (io_submit). */
@@ -41,7 +43,7 @@ const TRACE_LINE =
   /^(\d+\.\d+) (openat|pread64|pwrite64|fadvise64|fsync|fdatasync|ftruncate|io_submit|io_getevents)\((.*)\) = (-?\d+)/;
 /** An iocb as strace prints it (`-e abbrev=none`), its descriptor decorated with its path (-y). */
 const IOCB =
-  /\{aio_data=(\w+), aio_lio_opcode=(\w+), aio_fildes=(\d+)<([^>]*)>, aio_buf=\w+, aio_nbytes=(\d+), aio_offset=(\d+)/g;
+  /\{aio_data=(\w+), aio_lio_opcode=(\w+), aio_fildes=(\d+)<([^>]*)>, aio_buf=(\w+), aio_nbytes=(\d+), aio_offset=(\d+)/g;
 /** An io_event as strace prints it. */
 const EVENT = /\{data=(\w+), obj=\w+, res=(-?\d+), res2=-?\d+\}/g;
 
@@ -70,7 +72,7 @@ export function parseStrace(dir: string, under: string, command?: number): Trace
     if (call === "io_submit") {
       const queued = Number(args.split(", ")[1]);
       for (const m of args.matchAll(IOCB)) {
-        const [, id, op, fd, path, nbytes, offset] = m;
+        const [, id, op, fd, path, buf, nbytes, offset] = m;
         if (!path!.startsWith(under)) continue;
         const c: Traced = {
           call: op === "IOCB_CMD_PREAD" ? call : `${call} ${op}`,
@@ -81,6 +83,7 @@ export function parseStrace(dir: string, under: string, command?: number): Trace
           tid,
           queued,
           id,
+          buffer: BigInt(buf!),
         };
         submitted.set(id!, c);
         calls.push(c);

@@ -141,6 +141,48 @@ export const MUTANTS: readonly Mutant[] = [
     filter: DIRECT_TESTS,
   },
   {
+    name: "direct reads: offsets at the file system's 512 bytes, not at pages as fio's",
+    edits: [{
+      file: TRANSFER,
+      search: "  const align = t.align < page && bs % page === 0 ? page : t.align;",
+      replace: "  const align = t.align;",
+    }],
+    tests: ["tests/direct_reads_test.ts"],
+    filter: "/page offsets into page-aligned buffers/",
+  },
+  {
+    name: "direct reads: the first buffer at the file system's alignment, not at a page",
+    edits: [{
+      file: TRANSFER,
+      search: "    this.#buf = alignedBytes(bs, this.#memoryAlign);",
+      replace: "    this.#buf = alignedBytes(bs, t.memoryAlign);",
+    }],
+    tests: ["tests/direct_reads_test.ts"],
+    filter: "/page offsets into page-aligned buffers/",
+  },
+  {
+    name: "pipelined reads: frame k awaited before frame k + 1's read is started",
+    edits: [{
+      file: "lib/backends/overlap.ts",
+      search: "      upcoming = k + 1 < n ? readAsync(order[k + 1]!) : undefined;\n" +
+        "      const chunks: readonly C[] = await current!;\n",
+      replace: "      const chunks: readonly C[] = await current!;\n" +
+        "      upcoming = k + 1 < n ? readAsync(order[k + 1]!) : undefined;\n",
+    }],
+    tests: ["tests/direct_reads_test.ts"],
+    filter: "/started before frame k is awaited/",
+  },
+  {
+    name: "pipelined reads: O_DIRECT sources not pipelined (frame k + 1 planned after k's reap)",
+    edits: [{
+      file: "lib/backends/engine.ts",
+      search: "    return this.#blocks !== undefined && this.#file.direct;",
+      replace: "    return false;",
+    }],
+    tests: ["tests/direct_reads_test.ts"],
+    filter: "/reaps k then submits/",
+  },
+  {
     name: "bs: without --direct the 4 MiB write batcher stays",
     edits: [{
       file: "lib/backends/engine.ts",
@@ -459,8 +501,8 @@ export const MUTANTS: readonly Mutant[] = [
     name: "aio: the read in flight not waited for before the next is submitted",
     edits: [{
       file: LIBC,
-      search: "  inFlight?.wait();\n  const id = ++lastReadId;",
-      replace: "  const id = ++lastReadId;",
+      search: "  inFlight?.wait();\n  let id = ++lastReadId;",
+      replace: "  let id = ++lastReadId;",
     }],
     tests: [AIO_TEST],
     filter: "/queue depth 1/",
@@ -469,8 +511,8 @@ export const MUTANTS: readonly Mutant[] = [
     name: "aio: a frame's --bs reads submitted all at once (queue depth 2 and more)",
     edits: [{
       file: LIBC,
-      search: "  inFlight?.wait();\n  const id = ++lastReadId;",
-      replace: "  const id = ++lastReadId;",
+      search: "  inFlight?.wait();\n  let id = ++lastReadId;",
+      replace: "  let id = ++lastReadId;",
     }, {
       file: TRANSFER,
       search: "        const got = await this.#file.preadOnceAsync(first, this.#hi);\n" +

@@ -151,9 +151,15 @@ export interface FrameSource {
    * the frame before meanwhile (native framings; lib/backends/overlap.ts). The chunks stay valid
    * until the second frame read after this one is started; one call at a time.
    */
-  readFrameAsync?(frame: number): Promise<readonly ReadChunk[]>;
+  readFrameAsync?(frame: number): PromiseLike<readonly ReadChunk[]>;
   /** `readFrameStored` as `readFrameAsync` reads: large reads on another thread. */
-  readFrameStoredAsync?(frame: number): Promise<readonly StoredChunk[]>;
+  readFrameStoredAsync?(frame: number): PromiseLike<readonly StoredChunk[]>;
+  /**
+   * True when `readFrameAsync` and `readFrameStoredAsync` may be called while the frame before is
+   * still in flight: the call completes that frame first (its result then ready), then submits its
+   * own read, so one read is in flight at a time (native framings with O_DIRECT, native AIO).
+   */
+  readonly pipelined?: boolean;
   /** Where the chunks of a frame are stored, when the backend knows (native framings). */
   locate?(frame: number): readonly ChunkRef[];
   /**

@@ -245,6 +245,80 @@ interface FrameStep {
   readonly offset: number;
   readonly length: number;
   readonly into?: Uint8Array;
+  /** True when the frame makes no read after this one (its chunks are made from what it reads). */
+  readonly last?: boolean;
+}
+
+/**
+ * A frame read whose first read is in flight (Linux native AIO) and whose completion (the reap,
+ * the frame's other reads, its chunks) is made on this thread when it is asked: by `then` (an
+ * await) or by `settle` (the next frame read, before it submits its own). `finish` runs once;
+ * its error is the read's rejection.
+ */
+class PendingFrame<T> implements PromiseLike<T> {
+  #finish: (() => T) | undefined;
+  #reap: (() => void) | undefined;
+  #value: T | undefined;
+  #error: unknown;
+  #failed = false;
+
+  /**
+   * `finish` completes the frame; `reap` (a frame whose last read is the one in flight) waits for
+   * that read alone, after which `finish` makes no read.
+   */
+  constructor(finish: () => T, reap?: () => void) {
+    this.#finish = finish;
+    this.#reap = reap;
+  }
+
+  /** True once the frame is complete (or failed). */
+  get settled(): boolean {
+    return this.#finish === undefined;
+  }
+
+  /**
+   * Makes the frame's reads now (the next frame's may then be submitted): reaps its last read
+   * when it has a `reap`, else completes it.
+   */
+  reapReads(): void {
+    const reap = this.#reap;
+    if (reap === undefined) return this.#complete();
+    this.#reap = undefined;
+    try {
+      reap();
+    } catch (e) {
+      this.#finish = undefined;
+      this.#error = e;
+      this.#failed = true;
+    }
+  }
+
+  /** Completes the frame now, on this thread, if it is not yet. */
+  settle(): void {
+    this.reapReads();
+    this.#complete();
+  }
+
+  #complete(): void {
+    const finish = this.#finish;
+    if (finish === undefined) return;
+    this.#finish = undefined;
+    try {
+      this.#value = finish();
+    } catch (e) {
+      this.#error = e;
+      this.#failed = true;
+    }
+  }
+
+  then<A = T, B = never>(
+    onfulfilled?: ((value: T) => A | PromiseLike<A>) | null,
+    onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): PromiseLike<A | B> {
+    this.settle();
+    const result = this.#failed ? Promise.reject(this.#error) : Promise.resolve(this.#value as T);
+    return result.then(onfulfilled, onrejected);
+  }
 }
 
 class NativeSource implements FrameSource {
@@ -274,8 +348,10 @@ class NativeSource implements FrameSource {
   readonly #swapBufs: (SwapBuffer | null | undefined)[] = [undefined, undefined];
   /** The slot (0 or 1) reads go into. */
   #slot = 0;
-  /** A readFrameAsync is in flight. */
+  /** A readFrameAsync is in flight (on another thread). */
   #busy = false;
+  /** The last pipelined frame read (O_DIRECT), completed when asked or by the next frame read. */
+  #pending: PendingFrame<unknown> | undefined;
 
   constructor(framing: Framing, path: string, options: SourceOptions) {
     this.path = path;
@@ -355,9 +431,8 @@ class NativeSource implements FrameSource {
    * `fileOffset` rounded down to 8 (the kernel's copy from the page cache runs at full speed); of the
    * SwapBuffer when the chunks read into it are `swapping` to native order.
    */
-  #buffer(bytes: number, fileOffset = 0, swapping = false): Uint8Array {
+  #buffer(bytes: number, fileOffset = 0, swapping = false, slot = this.#slot): Uint8Array {
     const at = fileOffset % PAGE - (fileOffset % 8);
-    const slot = this.#slot;
     if (swapping && bytes <= SWAP_BUFFER_MAX) {
       if (this.#swapBufs[slot] === undefined) this.#swapBufs[slot] = SwapBuffer.create();
       const swapBuf = this.#swapBufs[slot];
@@ -406,24 +481,28 @@ class NativeSource implements FrameSource {
   }
 
   readFrame(frame: number): readonly ReadChunk[] {
-    return this.#read(this.#frameSteps(frame, true, (r, data) => this.#chunk(r, data)));
+    return this.#read(this.#frameSteps(frame, true, (r, data, slot) => this.#chunk(r, data, slot)));
   }
 
   readFrameStored(frame: number): readonly StoredChunk[] {
     return this.#read(this.#frameSteps(frame, false, storedChunk));
   }
 
-  readFrameAsync(frame: number): Promise<readonly ReadChunk[]> {
-    return this.#readAsync(this.#frameSteps(frame, true, (r, data) => this.#chunk(r, data)));
+  readFrameAsync(frame: number): PromiseLike<readonly ReadChunk[]> {
+    return this.#readAsync(
+      this.#frameSteps(frame, true, (r, data, slot) => this.#chunk(r, data, slot)),
+    );
   }
 
-  readFrameStoredAsync(frame: number): Promise<readonly StoredChunk[]> {
+  readFrameStoredAsync(frame: number): PromiseLike<readonly StoredChunk[]> {
     return this.#readAsync(this.#frameSteps(frame, false, storedChunk));
   }
 
   /** Makes a frame's reads at once, on this thread, into the current slot. */
   #read<T>(steps: Generator<FrameStep, T[], Uint8Array>): T[] {
-    if (this.#busy) throw new Error(`${this.path}: a frame read is still in flight`);
+    if (this.#busy || this.#pending?.settled === false) {
+      throw new Error(`${this.path}: a frame read is still in flight`);
+    }
     let step = steps.next();
     while (!step.done) step = steps.next(this.#step(step.value));
     return step.value;
@@ -435,21 +514,66 @@ class NativeSource implements FrameSource {
    * (to verify the frame before) while they are in flight. They go into the other slot than the
    * last call's: a frame's chunks stay valid until the second call after it. One at a time. A
    * frame whose steps are all smaller is read at once, here, with no promise chain (a resolved
-   * promise).
+   * promise). {@link pipelined} (O_DIRECT): the first large read is submitted through native AIO
+   * and the frame completed on this thread when asked (#readPipelined); a call made while the
+   * frame before is in flight completes that one first.
    */
-  #readAsync<T>(steps: Generator<FrameStep, T[], Uint8Array>): Promise<T[]> {
+  #readAsync<T>(steps: Generator<FrameStep, T[], Uint8Array>): PromiseLike<T[]> {
     try {
       if (this.#busy) throw new Error(`${this.path}: a frame read is still in flight`);
       this.#slot ^= 1; // (the generator's body runs from the first next(): after this)
+      // the frame's reads are planned (its index entries, its range) while the read before is in
+      // flight; then that frame is completed, so only its reap lies between the two reads
       let step = steps.next();
+      // (its chunks are made when they are asked, after this frame's read is submitted)
+      this.#pending?.reapReads();
+      this.#pending = undefined;
       while (!step.done && step.value.length < OVERLAP_MIN_BYTES) {
         step = steps.next(this.#step(step.value, true));
       }
       if (step.done) return Promise.resolve(step.value);
+      if (this.pipelined) return this.#readPipelined(steps, step.value);
       return this.#finishAsync(steps, step.value);
     } catch (e) {
       return Promise.reject(e);
     }
+  }
+
+  /**
+   * True when a frame read started while the one before is in flight completes that one first
+   * (its read reaped, its other reads made) and then submits its own: O_DIRECT, through the
+   * block reader and Linux native AIO. The overlap driver then starts frame k + 1's read before
+   * it awaits frame k (lib/backends/overlap.ts), so frame k + 1's planning overlaps frame k's
+   * read and only the reap lies between the two reads, as between fio's preads.
+   */
+  get pipelined(): boolean {
+    return this.#blocks !== undefined && this.#file.direct;
+  }
+
+  /**
+   * The rest of {@link #readAsync} from its first large step, `first`, with {@link pipelined}:
+   * `first` submitted now (BlockReader.submitView), the rest of the frame (the reap, the frame's
+   * other reads, made at once, and its chunks) made when the result is asked or the next frame
+   * read starts (PendingFrame).
+   */
+  #readPipelined<T>(
+    steps: Generator<FrameStep, T[], Uint8Array>,
+    first: FrameStep,
+  ): PromiseLike<T[]> {
+    const read = this.#blocks!.submitView(first.offset, first.into?.length ?? first.length);
+    const reap = first.last ? () => void read.wait() : undefined;
+    const pending = new PendingFrame(() => {
+      let got = read.wait();
+      if (first.into !== undefined) {
+        first.into.set(got);
+        got = first.into.subarray(0, got.length);
+      }
+      let step = steps.next(got);
+      while (!step.done) step = steps.next(this.#step(step.value, true));
+      return step.value;
+    }, reap);
+    this.#pending = pending;
+    return pending;
   }
 
   /** The rest of {@link #readAsync} from its first large step, `first`. */
@@ -496,8 +620,10 @@ class NativeSource implements FrameSource {
   *#frameSteps<T>(
     frame: number,
     native: boolean,
-    make: (r: ChunkRef, data: Uint8Array) => T,
+    make: (r: ChunkRef, data: Uint8Array, slot: number) => T,
   ): Generator<FrameStep, T[], Uint8Array> {
+    // the slot this frame's reads go into (a frame read started later may change #slot first)
+    const slot = this.#slot;
     const refs = this.#index.chunks(frame);
     let lo = Infinity, hi = 0, total = 0, pieces = false;
     for (const r of refs) {
@@ -511,7 +637,7 @@ class NativeSource implements FrameSource {
     const swapping = native && refs.some(swaps);
     if (!pieces && hi - lo <= total + MAX_GAP && this.#blocks) {
       // --bs / --direct: a view of the block reader's aligned buffer, no copy
-      let view = yield { offset: lo, length: hi - lo };
+      let view = yield { offset: lo, length: hi - lo, last: true };
       this.bytesRead += view.length;
       // a copy when short (past the end), swapped in place (the buffered bytes stay the file's),
       // or when a chunk would not start on a multiple of its element size (typed-array views)
@@ -520,25 +646,25 @@ class NativeSource implements FrameSource {
         view.length < hi - lo || swapping ||
         (native && refs.some((r) => (at + r.offset) % DTYPE_SIZE[r.dtype] !== 0))
       ) {
-        const whole = this.#buffer(hi - lo, lo, swapping);
+        const whole = this.#buffer(hi - lo, lo, swapping, slot);
         whole.set(view);
         this.#checkRead(whole, lo, view.length);
         view = whole;
       }
       for (const r of refs) {
-        out.push(make(r, view.subarray(r.offset - lo, r.offset - lo + r.bytes)));
+        out.push(make(r, view.subarray(r.offset - lo, r.offset - lo + r.bytes), slot));
       }
       return out;
     }
     if (!pieces && hi - lo <= total + MAX_GAP) {
-      const buf = this.#buffer(hi - lo, lo, swapping);
+      const buf = this.#buffer(hi - lo, lo, swapping, slot);
       yield* this.#exactly(buf, lo);
       for (const r of refs) {
-        out.push(make(r, buf.subarray(r.offset - lo, r.offset - lo + r.bytes)));
+        out.push(make(r, buf.subarray(r.offset - lo, r.offset - lo + r.bytes), slot));
       }
       return out;
     }
-    const buf = this.#buffer(total, 0, swapping);
+    const buf = this.#buffer(total, 0, swapping, slot);
     let at = 0;
     for (const r of refs) {
       const view = buf.subarray(at, at + r.bytes);
@@ -551,7 +677,7 @@ class NativeSource implements FrameSource {
       } else {
         yield* this.#exactly(view, r.offset);
       }
-      out.push(make(r, view));
+      out.push(make(r, view, slot));
       at += r.bytes;
     }
     return out;
@@ -564,9 +690,9 @@ class NativeSource implements FrameSource {
     this.#checkRead(into, offset, got.length);
   }
 
-  #chunk(r: ChunkRef, data: Uint8Array): ReadChunk {
+  #chunk(r: ChunkRef, data: Uint8Array, slot: number): ReadChunk {
     if (swaps(r)) {
-      const swapBuf = this.#swapBufs[this.#slot];
+      const swapBuf = this.#swapBufs[slot];
       if (swapBuf) swapBuf.swap(data, DTYPE_SIZE[r.dtype]);
       else swapInPlace(data, DTYPE_SIZE[r.dtype]);
     }

@@ -12,7 +12,12 @@ export interface FrameReads<C> {
   /** Reads frame `frame` now. */
   read(frame: number): readonly C[];
   /** Reads frame `frame` with its large reads on another thread, when the source can. */
-  readonly readAsync?: (frame: number) => Promise<readonly C[]>;
+  readonly readAsync?: (frame: number) => PromiseLike<readonly C[]>;
+  /**
+   * `readAsync` may be called while the frame before is in flight: it completes that one, then
+   * submits its own read (FrameSource.pipelined).
+   */
+  readonly pipelined?: boolean;
 }
 
 /** A source's frames in native byte order (`readFrame`, `readFrameAsync`). */
@@ -20,13 +25,18 @@ export function nativeReads(source: FrameSource): FrameReads<ReadChunk> {
   return {
     read: (frame) => source.readFrame(frame),
     readAsync: source.readFrameAsync?.bind(source),
+    pipelined: source.pipelined === true,
   };
 }
 
 /** A source's frames as stored (`readFrameStored`, `readFrameStoredAsync`); undefined without. */
 export function storedReads(source: FrameSource): FrameReads<StoredChunk> | undefined {
   const read = source.readFrameStored?.bind(source);
-  return read && { read, readAsync: source.readFrameStoredAsync?.bind(source) };
+  return read && {
+    read,
+    readAsync: source.readFrameStoredAsync?.bind(source),
+    pipelined: source.pipelined === true,
+  };
 }
 
 /**
@@ -54,7 +64,8 @@ export async function readFramesOverlapped<C>(
     return;
   }
   if (n === 0) return;
-  let next: Promise<readonly C[]> | undefined = readAsync(order[0]!);
+  if (reads.pipelined) return await readPipelined(order, readAsync, visit);
+  let next: PromiseLike<readonly C[]> | undefined = readAsync(order[0]!);
   try {
     for (let k = 0; k < n; k++) {
       const chunks: readonly C[] = await next!;
@@ -63,6 +74,38 @@ export async function readFramesOverlapped<C>(
       if (seen) await seen;
     }
   } finally {
-    if (next) await next.catch(() => {});
+    if (next) await Promise.resolve(next).catch(() => {});
+  }
+}
+
+/**
+ * {@link readFramesOverlapped} over a pipelined source: frame k + 1's read is started before
+ * frame k is awaited. The source plans it (its index entries and range) while frame k's read is in
+ * flight, then completes frame k (the reap) and submits frame k + 1's read at once, so the device
+ * waits between the two only for the reap and the submission, as between fio's preads; frame k is
+ * then visited while frame k + 1's read is in flight. One read in flight at a time, the same
+ * reads in the same order. On an error every frame read started is awaited before it goes on.
+ */
+async function readPipelined<C>(
+  order: ArrayLike<number>,
+  readAsync: (frame: number) => PromiseLike<readonly C[]>,
+  visit: (frame: number, chunks: readonly C[], k: number) => void | Promise<void>,
+): Promise<void> {
+  const n = order.length;
+  let current: PromiseLike<readonly C[]> | undefined = readAsync(order[0]!);
+  let upcoming: PromiseLike<readonly C[]> | undefined;
+  try {
+    for (let k = 0; k < n; k++) {
+      upcoming = k + 1 < n ? readAsync(order[k + 1]!) : undefined;
+      const chunks: readonly C[] = await current!;
+      current = upcoming;
+      upcoming = undefined;
+      const seen = visit(order[k]!, chunks, k);
+      if (seen) await seen;
+    }
+  } finally {
+    for (const read of [current, upcoming]) {
+      if (read) await Promise.resolve(read).catch(() => {});
+    }
   }
 }

@@ -165,6 +165,17 @@ export class FileHandle implements ByteSource {
     }
   }
 
+  /**
+   * {@link preadOnce} submitted now and waited for by the result's `wait()` (or an await): on a
+   * file opened with O_DIRECT through Linux native AIO (libc.preadSubmit), else made at once.
+   * `buf` must not be touched until the result is in.
+   */
+  preadSubmit(buf: Uint8Array, offset: number): libc.SubmittedRead {
+    if (this.direct) return libc.preadSubmit(this.fd, buf, offset, this.path);
+    const n = this.preadOnce(buf, offset);
+    return { wait: () => n, then: (done, failed) => Promise.resolve(n).then(done, failed) };
+  }
+
   /** Reads exactly `length` bytes at `offset` into a new array (ByteSource); ShortReadError if the file is shorter. */
   read(offset: number, length: number): Uint8Array {
     return this.readExactly(new Uint8Array(length), offset);

@@ -8,7 +8,7 @@
  * @module
  */
 import { ShortReadError, SysError, UsageError } from "../errors.ts";
-import { directAlignment } from "../sys/libc.ts";
+import { directAlignment, pageSize, type SubmittedRead } from "../sys/libc.ts";
 import { FileHandle, type OpenMode } from "./file.ts";
 
 /** How the native framings make their system calls. */
@@ -247,6 +247,26 @@ export class BlockWriter {
 }
 
 /**
+ * The alignment of a {@link BlockReader}'s O_DIRECT reads of `t` in `bs`-byte calls, bytes: file
+ * offsets at multiples of a page (4096) or of the file system's alignment when it is larger, and
+ * buffers at page boundaries, as fio's (its buffers are page-aligned and its reads of a `bs` that
+ * is a multiple of 4096 start at multiples of it). A file system that takes 512-byte transfers
+ * would otherwise see frames read at 512-byte offsets into buffers 512 bytes past a page, which
+ * the device gets as requests off its 4 KiB blocks and scatter lists of partial pages. When `bs`
+ * is no multiple of a page, the offsets keep the file system's alignment (`bs` is one of it).
+ * Without O_DIRECT (alignment 1) nothing changes.
+ */
+export function readAlignment(
+  t: { readonly align: number; readonly memoryAlign: number },
+  bs: number,
+): { readonly align: number; readonly memoryAlign: number } {
+  if (t.align <= 1) return { align: t.align, memoryAlign: t.memoryAlign };
+  const page = pageSize();
+  const align = t.align < page && bs % page === 0 ? page : t.align;
+  return { align, memoryAlign: Math.max(t.memoryAlign, align, page) };
+}
+
+/**
  * Serves byte ranges of a file from preads of `bs` bytes at aligned offsets into one reused,
  * aligned buffer: a range larger than `bs` is read in `bs`-sized calls, and a range that ends
  * inside what the last calls read costs none (several small frames in one call). A range that
@@ -267,6 +287,8 @@ export class BlockReader {
   #cur = 0;
   /** A viewAsync is in flight. */
   #busy = false;
+  /** Bytes of the other buffer still to be copied to the front of this one (submitView). */
+  #carried: Uint8Array | undefined;
   /** File range [#lo, #hi) held at buf[0 .. #hi - #lo). */
   #lo = 0;
   #hi = 0;
@@ -274,11 +296,12 @@ export class BlockReader {
   constructor(t: TransferFile, bs: number, readAhead = true) {
     this.#file = t.file;
     this.#bs = bs;
-    this.#align = t.align;
-    this.#memoryAlign = t.memoryAlign;
+    const a = readAlignment(t, bs);
+    this.#align = a.align;
+    this.#memoryAlign = a.memoryAlign;
     this.#size = t.file.size;
     this.#readAhead = readAhead;
-    this.#buf = alignedBytes(bs, t.memoryAlign);
+    this.#buf = alignedBytes(bs, this.#memoryAlign);
     this.#bufs = [this.#buf, undefined];
   }
 
@@ -326,6 +349,44 @@ export class BlockReader {
     }
   }
 
+  /**
+   * {@link viewAsync}'s preads with the first submitted now through Linux native AIO
+   * (FileHandle.preadSubmit; O_DIRECT files, else made at once) and the rest made on this thread
+   * by `wait()`, which reaps the first (blocking until it is in) and returns the view. No other
+   * call may be made before `wait()` (one throws, as a call during viewAsync does).
+   */
+  submitView(offset: number, length: number): { wait(): Uint8Array } {
+    this.#idle();
+    const want = offset + length;
+    // the block the last read ends in is copied over once this read is submitted: the device
+    // waits for nothing but the submission
+    const limit = this.#begin(offset, want, true, true);
+    const first = this.#next(want, limit);
+    let read: SubmittedRead | undefined;
+    try {
+      read = first && this.#file.preadSubmit(first, this.#hi);
+    } finally {
+      this.#carry();
+    }
+    let view: Uint8Array | undefined;
+    if (!first) view = this.#held(offset, want);
+    this.#busy = read !== undefined;
+    return {
+      wait: (): Uint8Array => {
+        if (view !== undefined) return view;
+        try {
+          const got = read!.wait();
+          this.#hi += got;
+          if (got === first!.length) this.#readOn(want, limit);
+        } finally {
+          this.#busy = false;
+        }
+        view = this.#held(offset, want);
+        return view;
+      },
+    };
+  }
+
   /** Makes the preads that fill the held range up to `want` (or to the end of the file). */
   #readOn(want: number, limit: number): void {
     for (let into = this.#next(want, limit); into; into = this.#next(want, limit)) {
@@ -345,14 +406,14 @@ export class BlockReader {
    * front of the other buffer, which then takes the reads), else the range starts afresh at the
    * aligned offset below `offset`. Returns the offset the reads may go up to (0: none needed).
    */
-  #begin(offset: number, want: number, alternate: boolean): number {
+  #begin(offset: number, want: number, alternate: boolean, carry = false): number {
     if (offset < this.#lo || offset > this.#hi) {
       if (alternate && want > offset) this.#switch(0, 0);
       this.#lo = this.#hi = alignDown(offset, this.#align);
     } else if (want > this.#hi) {
       // keep the buffered bytes from the block holding `offset` on, and read on after them
       const from = alignDown(offset, this.#align) - this.#lo;
-      if (alternate) this.#switch(from, this.#hi - this.#lo);
+      if (alternate) this.#switch(from, this.#hi - this.#lo, carry);
       else if (from > 0) this.#buf.copyWithin(0, from, this.#hi - this.#lo);
       this.#lo += from;
     }
@@ -379,8 +440,11 @@ export class BlockReader {
     return this.#buf.subarray(offset - this.#lo, Math.min(want, this.#hi) - this.#lo);
   }
 
-  /** Makes the other buffer current, with bytes [from, to) of this one copied to its front. */
-  #switch(from: number, to: number): void {
+  /**
+   * Makes the other buffer current, with bytes [from, to) of this one copied to its front, or
+   * with `carry` left in {@link #carried} for the caller to copy (after it submits its read).
+   */
+  #switch(from: number, to: number, carry = false): void {
     const old = this.#buf;
     this.#cur ^= 1;
     let next = this.#bufs[this.#cur];
@@ -388,8 +452,19 @@ export class BlockReader {
       next = alignedBytes(old.length, this.#memoryAlign);
       this.#bufs[this.#cur] = next;
     }
-    if (to > from) next.set(old.subarray(from, to));
+    if (to > from) {
+      if (carry) this.#carried = old.subarray(from, to);
+      else next.set(old.subarray(from, to));
+    }
     this.#buf = next;
+  }
+
+  /** Copies the bytes {@link #switch} left to carry to the front of the current buffer. */
+  #carry(): void {
+    const carried = this.#carried;
+    if (carried === undefined) return;
+    this.#carried = undefined;
+    this.#buf.set(carried);
   }
 
   /** Grows the buffer to hold `bytes`, keeping what it holds. */

@@ -261,13 +261,44 @@ const aioBase = BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(aioMem)));
 const aioCtxId = new BigUint64Array(aioMem, 0, 1);
 const iocb = new DataView(aioMem, 64, 64);
 const iocbList = new BigUint64Array(aioMem, 128, 1);
-const aioEvent = new BigInt64Array(aioMem, 160, 4);
+/** The address of the iocb list (io_submit's) and of the io_event (io_getevents'). */
+const IOCB_LIST = aioBase + 128n;
+const AIO_EVENT = aioBase + 160n;
+/**
+ * The iocb's and the event's fields as 32-bit words (little-endian halves of the 64-bit ones),
+ * written and read without BigInt: a submission or a reap sits between the device's reads.
+ */
+const iocbWords = new Uint32Array(aioMem, 64, 16);
+const eventWords = new Uint32Array(aioMem, 160, 8);
+const eventSigned = new Int32Array(aioMem, 160, 8);
+// the fields every read shares (opcode, key, flags, priority, reserved: 0), and the list's iocb
+iocb.setUint16(16, IOCB_CMD_PREAD, true);
+iocbList[0] = aioBase + 64n;
+const TWO32 = 2 ** 32;
+/**
+ * Address of the first byte of each large buffer read into through AIO, by its ArrayBuffer: its
+ * bytes live off the V8 heap and never move, so the address is taken once, not at each read.
+ */
+const bufferAddress = new WeakMap<ArrayBufferLike, number>();
+
+/** The address of `buf`'s first byte (cached by ArrayBuffer for buffers of a page or more). */
+function addressOf(buf: Uint8Array): number {
+  const whole = buf.buffer;
+  let base = bufferAddress.get(whole);
+  if (base === undefined) {
+    base = Number(Deno.UnsafePointer.value(Deno.UnsafePointer.of(buf))) - buf.byteOffset;
+    if (whole.byteLength < 4096) return base + buf.byteOffset;
+    bufferAddress.set(whole, base);
+  }
+  return base + buf.byteOffset;
+}
 
 /** The process's AIO context (made at the first use, never destroyed), or why there is none. */
 let aioContext: { readonly id: bigint } | { readonly why: string } | undefined;
 /** The one read submitted and not yet waited for. */
 let inFlight: AioRead | undefined;
-let lastReadId = 0n;
+/** aio_data of the last read submitted (32 bits; the word above it stays 0). */
+let lastReadId = 0;
 
 /** Makes the AIO context on first use; its id, or undefined when the kernel refused it. */
 function aioId(): bigint | undefined {
@@ -326,7 +357,7 @@ class MadeRead implements SubmittedRead {
 
 /** A read in the kernel's hands until {@link wait} reaps its completion. */
 class AioRead implements SubmittedRead {
-  readonly #id: bigint;
+  readonly #id: number;
   readonly #fd: number;
   /** The buffer the kernel writes into: held here until the read completes. */
   #buf: Uint8Array | undefined;
@@ -335,7 +366,7 @@ class AioRead implements SubmittedRead {
   #count = -1;
   #error: SysError | undefined;
 
-  constructor(id: bigint, fd: number, buf: Uint8Array, offset: number, path: string) {
+  constructor(id: number, fd: number, buf: Uint8Array, offset: number, path: string) {
     this.#id = id;
     this.#fd = fd;
     this.#buf = buf;
@@ -362,24 +393,24 @@ class AioRead implements SubmittedRead {
   /** Waits for this read's completion event (the only one in flight). */
   #reap(): void {
     const ctx = (aioContext as { id: bigint }).id;
-    const events = aioBase + 160n;
     for (;;) {
-      const n = Number(libc().syscall_ints(SYS_IO.getevents, ctx, 1n, 1n, events, 0n));
+      const n = Number(libc().syscall_ints(SYS_IO.getevents, ctx, 1n, 1n, AIO_EVENT, 0n));
       if (n === 1) break;
       const code = n < 0 ? errno() : 0;
       if (n === 0 || code === 4) continue; // EINTR (a signal): wait on
       throw sysError("io_getevents", this.#path, code);
     }
-    if (aioEvent[0] !== this.#id) {
+    const id = eventWords[1]! * TWO32 + eventWords[0]!;
+    if (id !== this.#id) {
       throw new SciobenchError(
-        `${this.#path}: io_getevents gave the completion of read ${aioEvent[0]}, ` +
+        `${this.#path}: io_getevents gave the completion of read ${id}, ` +
           `not of read ${this.#id} (the one in flight)`,
         1,
       );
     }
     inFlight = undefined;
     this.#buf = undefined;
-    const res = Number(aioEvent[2]);
+    const res = eventSigned[5]! * TWO32 + eventWords[4]!; // the event's res, an i64
     if (res < 0) {
       this.#error = sysError("pread", this.#path, -res);
       return;
@@ -430,21 +461,19 @@ export function preadSubmit(
   const ctx = aioId();
   if (ctx === undefined) return new MadeRead(pread(fd, buf, offset, path));
   inFlight?.wait();
-  const id = ++lastReadId;
-  iocb.setBigUint64(0, id, true); // aio_data
-  iocb.setUint32(8, 0, true); // aio_key
-  iocb.setUint32(12, 0, true); // aio_rw_flags
-  iocb.setUint16(16, IOCB_CMD_PREAD, true);
-  iocb.setInt16(18, 0, true); // aio_reqprio
-  iocb.setUint32(20, fd, true);
-  iocb.setBigUint64(24, BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(buf))), true);
-  iocb.setBigUint64(32, BigInt(buf.length), true);
-  iocb.setBigInt64(40, BigInt(offset), true);
-  iocb.setBigUint64(48, 0n, true); // aio_reserved2
-  iocb.setUint32(56, 0, true); // aio_flags
-  iocb.setUint32(60, 0, true); // aio_resfd
-  iocbList[0] = aioBase + 64n;
-  const rc = Number(libc().syscall_ints(SYS_IO.submit, ctx, 1n, aioBase + 128n, 0n, 0n));
+  let id = ++lastReadId;
+  if (id >= TWO32) id = lastReadId = 1;
+  const address = addressOf(buf);
+  // aio_data, aio_fildes, aio_buf, aio_nbytes, aio_offset (the other fields stay 0)
+  iocbWords[0] = id;
+  iocbWords[5] = fd;
+  iocbWords[6] = address % TWO32;
+  iocbWords[7] = Math.floor(address / TWO32);
+  iocbWords[8] = buf.length % TWO32;
+  iocbWords[9] = Math.floor(buf.length / TWO32);
+  iocbWords[10] = offset % TWO32;
+  iocbWords[11] = Math.floor(offset / TWO32);
+  const rc = Number(libc().syscall_ints(SYS_IO.submit, ctx, 1n, IOCB_LIST, 0n, 0n));
   if (rc !== 1) return new MadeRead(pread(fd, buf, offset, path));
   const read = new AioRead(id, fd, buf, offset, path);
   inFlight = read;
