@@ -183,6 +183,36 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/reaps k then submits/",
   },
   {
+    name: "buffered reads: a frame's largest chunk not placed on a cache line (slower memcmp)",
+    edits: [{
+      file: "lib/backends/engine.ts",
+      search: "    const shift = anchor === undefined ? fileOffset % 8 : anchor % LINE;",
+      replace: "    const shift = fileOffset % 8;",
+    }],
+    tests: ["tests/read_place_test.ts"],
+    filter: "/largest chunk on a cache line/",
+  },
+  {
+    name: "table frames: the expected arrays where the heap puts them (off a cache line)",
+    edits: [{
+      file: TABLE,
+      search: "  return new Float32Array(bytes.buffer, bytes.byteOffset, count);",
+      replace: "  return new Float32Array(bytes.length / 4);",
+    }],
+    tests: ["tests/read_place_test.ts"],
+    filter: "/expected arrays start on a cache line/",
+  },
+  {
+    name: "baseline fio --direct: fio's read block at the file system's 512, not as our reads",
+    edits: [{
+      file: TABLE,
+      search: "    frameReads ? (path) => directReadAlignment(path) : undefined,",
+      replace: "    frameReads ? (path) => directAlignment(path).offset : undefined,",
+    }],
+    tests: ["tests/baseline_test.ts"],
+    filter: "/reads aligned frames as ours/",
+  },
+  {
     name: "bs: without --direct the 4 MiB write batcher stays",
     edits: [{
       file: "lib/backends/engine.ts",

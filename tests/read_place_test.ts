@@ -1,0 +1,49 @@
+/**
+ * Where a verified read's bytes sit in memory (issue 14's read efficiency): the table's expected
+ * arrays and, through the page cache, each frame's largest chunk start on a 64-byte cache line,
+ * where the verification's memcmp runs at full speed; the chunks keep their typed-array alignment.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { FRAMINGS } from "../lib/backends/registry.ts";
+import { nativeBackend } from "../lib/backends/engine.ts";
+import { writeFrames } from "../lib/backends/write.ts";
+import { TableFrames } from "../lib/workloads/table.ts";
+import { verifyStoredFrame } from "../lib/workloads/pattern.ts";
+import { tempDir } from "./_helpers.ts";
+
+function address(a: ArrayBufferView): number {
+  return Number(Deno.UnsafePointer.value(Deno.UnsafePointer.of(a)));
+}
+
+Deno.test("table frames: the expected arrays start on a cache line", () => {
+  for (const n of [100, 128 * 128, 1000 * 1000]) {
+    for (const c of new TableFrames(n, 7).frame(3).chunks) {
+      assert.equal(address(c.data) % 64, 0, `N=${n} ${c.name}`);
+    }
+  }
+});
+
+Deno.test("buffered reads: raw's and gsd's largest chunk on a cache line, every chunk aligned", async () => {
+  using d = tempDir();
+  for (const n of [128 * 128, 1000]) {
+    const frames = new TableFrames(n, 3);
+    for (const name of ["raw", "gsd"]) {
+      const b = nativeBackend(FRAMINGS.find((f) => f.name === name)!);
+      const path = `${d.path}/a.${name}`;
+      await writeFrames(b, path, { create: "truncate", fsync: "none" }, 5, (i) => frames.frame(i));
+      const source = b.openReader(path, { layout: frames.layout });
+      try {
+        for (const i of [0, 3, 1, 4]) {
+          const got = source.readFrameStored!(i);
+          verifyStoredFrame(path, i, frames, got);
+          const largest = got.reduce((a, c) => (c.data.length > a.data.length ? c : a));
+          assert.equal(address(largest.data) % 64, 0, `${name} N=${n} frame ${i}: largest`);
+          for (const c of got) assert.equal(address(c.data) % 4, 0, `${name} frame ${i} ${c.name}`);
+        }
+      } finally {
+        source.close();
+      }
+    }
+  }
+});
