@@ -544,16 +544,14 @@ export const MUTANTS: readonly Mutant[] = [
       search: "  inFlight?.wait();\n  let id = ++lastReadId;",
       replace: "  let id = ++lastReadId;",
     }, {
+      // (the frame reads of --direct go through submitView: pipelined)
       file: TRANSFER,
-      search: "        const got = await this.#file.preadOnceAsync(first, this.#hi);\n" +
-        "        this.#hi += got;\n" +
-        "        if (got === first.length) this.#readOn(want, limit);",
-      replace: "        const reads: PromiseLike<number>[] = [];\n" +
-        "        for (let into = this.#next(want, limit); into; into = this.#next(want, limit)) {\n" +
-        "          reads.push(this.#file.preadOnceAsync(into, this.#hi));\n" +
-        "          this.#hi += into.length;\n" +
-        "        }\n" +
-        "        for (const read of reads) await read;",
+      search: "      read = first && this.#file.preadSubmit(first, this.#hi);\n",
+      replace: "      read = first && this.#file.preadSubmit(first, this.#hi);\n" +
+        "      for (let h = this.#hi + (first?.length ?? 0); first && h < limit; h += this.#bs) {\n" +
+        "        const end = Math.min(h + this.#bs, limit);\n" +
+        "        this.#file.preadSubmit(this.#buf.subarray(h - this.#lo, end - this.#lo), h);\n" +
+        "      }\n",
     }],
     tests: [AIO_TEST],
     filter: "/one read in flight/",
