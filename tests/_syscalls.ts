@@ -126,12 +126,15 @@ export function parseStrace(dir: string, under: string, command?: number): Trace
 /**
  * Runs each of `commands` (sciobench argument lists) one after another, each under strace, writing
  * the per-thread files of command k into `traceDir` as `trK.TID` (each line time-stamped); returns
- * each command's exit code, stdout and stderr. `env` is added to every command's environment.
+ * each command's exit code, stdout and stderr. `env` is added to every command's environment;
+ * `straceArgs` are more strace options (`-e raw=pwrite64`: buffer addresses, which
+ * {@link parseStrace} does not read).
  */
 export async function straceSciobench(
   commands: readonly string[][],
   traceDir: string,
   env: Record<string, string> = {},
+  straceArgs: readonly string[] = [],
 ): Promise<{ code: number; stdout: string; stderr: string }[]> {
   const results: { code: number; stdout: string; stderr: string }[] = [];
   for (const [k, args] of commands.entries()) {
@@ -139,7 +142,7 @@ export async function straceSciobench(
       args: [
         ...["-f", "-ff", "-ttt", "-qq", "-y", "-s", "0", "-o", `${traceDir}/tr${k}`],
         // abbrev=none: io_submit's iocbs and io_getevents' events in full
-        ...["-e", TRACED_CALLS, "-e", "abbrev=none"],
+        ...["-e", TRACED_CALLS, "-e", "abbrev=none", ...straceArgs],
         ...[Deno.execPath(), "run", "--quiet", ...PERMISSIONS, MAIN, ...args],
       ],
       stdout: "piped",

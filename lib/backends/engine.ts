@@ -25,6 +25,7 @@ import {
   BlockWriter,
   openForTransfer,
   type Transfer,
+  writeAlignment,
 } from "../io/transfer.ts";
 import { MappedSource } from "../io/mapped.ts";
 import { AppendJournal } from "../io/journal.ts";
@@ -125,7 +126,7 @@ class NativeSink implements FrameSink {
       if (transfer) {
         const t = openForTransfer(path, mode, transfer);
         this.#file = t.file;
-        align = t;
+        align = writeAlignment(t, transfer.bs);
       } else {
         this.#file = FileHandle.open(path, mode);
       }
