@@ -268,3 +268,38 @@ Deno.test("mapped source: a cached file's far windows are preads into one reused
     file.close();
   }
 });
+
+Deno.test("mapped source: the far reads' buffer (its address looked up once) goes from a released source to the next; its uncached reads read the right bytes", () => {
+  using d = tempDir();
+  const path = `${d.path}/sparse-sources.bin`;
+  const size = 8 << 20;
+  const want = pattern(size);
+  Deno.writeFileSync(path, want);
+  const file = FileHandle.open(path, "read");
+  try {
+    // records over 1 MiB apart: after the first read, reads that drop what they bring in
+    // (preadUncached), into the buffer whose address the source was given with it
+    const at = [0, 3 << 20, (6 << 20) + 5, size - 8];
+    const scan = (src: MappedSource) =>
+      at.map((off) => {
+        const view = src.window(off, 8)!;
+        assert.deepEqual(view, want.subarray(off, off + 8), `${off}`);
+        return view.buffer;
+      });
+    const first = new MappedSource(file);
+    const buffers = scan(first);
+    assert.ok(buffers.every((b) => b === buffers[0]), "one buffer for every far read");
+    first.release();
+    const second = new MappedSource(file);
+    // a source alive meanwhile has its own buffer
+    const third = new MappedSource(file);
+    assert.ok(scan(second).every((b) => b === buffers[0]), "the released source's buffer");
+    assert.ok(scan(third).every((b) => b !== buffers[0]), "another buffer beside it");
+    second.release();
+    third.release();
+    // a read after the release reads into a buffer of its own, not the next source's
+    assert.deepEqual(first.window(size - 16, 8), want.subarray(size - 16, size - 8));
+  } finally {
+    file.close();
+  }
+});

@@ -708,9 +708,9 @@ export const MUTANTS: readonly Mutant[] = [
     name: "cold scan: the first read through the mapping (a fault reads a readahead window)",
     edits: [{
       file: "lib/io/mapped.ts",
-      search: '      (far && (first || this.#lease === "off" || this.#cached(offset))) ||',
+      search: "    if (far && first) return this.#firstRead(offset, length);",
       replace:
-        '      (far && (this.#lease === "off" || this.#cached(offset))) || (first && false) ||',
+        '    if (far && first && this.#lease === "off") return this.#firstRead(offset, length);',
     }],
     tests: ["tests/mapped_test.ts"],
     filter: "/cold scan of records over 1 MiB apart/",
@@ -734,6 +734,27 @@ export const MUTANTS: readonly Mutant[] = [
     }],
     tests: ["tests/mapped_test.ts"],
     filter: "/cold scan of records over 1 MiB apart/",
+  },
+  {
+    name:
+      "open scan: the first read no page-cache probe (a cachestat asks whether its window is cached)",
+    edits: [{
+      file: "lib/io/mapped.ts",
+      search: "    this.#warmWindow = Math.floor(offset / WINDOW);\n    this.#warm = n === length;",
+      replace: "    this.#warm = n === length;",
+    }],
+    tests: ["tests/open_syscalls_test.ts"],
+    filter: "/f77 warm open of records over 1 MiB apart/",
+  },
+  {
+    name: "open scan: a new far reads' buffer every open (its address looked up again)",
+    edits: [{
+      file: "lib/io/mapped.ts",
+      search: "  if (far !== undefined) {",
+      replace: "  if (far !== undefined && far.bytes.length < 0) {",
+    }],
+    tests: ["tests/mapped_test.ts"],
+    filter: "/goes from a released source/",
   },
   {
     name: "open scan: a cached file mapped at its first near window (a detection's lease and mmap)",

@@ -18,6 +18,11 @@
  *   open would fetch the file that the reads after it fetch again (bench/open_bench.ts; readers);
  *   the pread leaves no page it brought in cached (RWF_DONTCACHE, Linux 6.14): such a page amid
  *   a cold file would split the sequential readahead of the record reads after the open;
+ * - the scan's first read is a pread that reads only cached pages (RWF_NOWAIT), a plain pread
+ *   when they are not: so it tells whether its window is cached, with no cachestat for it;
+ * - the buffer of the far and sparse reads goes from a released source to the next: its address
+ *   (which an uncached read needs, and whose lookup costs more than a few cached reads after a
+ *   read through a large file: bench/open_large_bench.ts) is looked up once in a process;
  * so a cold file is fetched by the kernel in large sequential reads (readahead of the mapping),
  * one pass that never reads a byte twice, instead of one small synchronous read per record.
  * `read` serves the first 64 reads with pread (a header and an index need no more) and a longer
@@ -35,12 +40,14 @@
  * @module
  */
 import {
+  addressOfBuffer,
   cachedPages,
   leaseIntact,
   type MapRegion,
   mapRegion,
   noteMappedRead,
   pageSize,
+  preadIfCached,
   preadUncached,
   releaseLease,
   takeReadLease,
@@ -76,6 +83,18 @@ const NEAR_PREADS = 4;
 /** The region a source maps its windows into, kept for the next source when released (see {@link MapRegion}). */
 let spareRegion: MapRegion | undefined;
 
+/** A far reads' buffer (FAR_READ bytes) and its address, which an uncached read is given. */
+interface FarBuffer {
+  readonly bytes: Uint8Array;
+  readonly address: bigint;
+}
+/**
+ * The far reads' buffer of the last source released, kept for the next source: its address is
+ * looked up once in the process, not once an open (the lookup costs more than the reads of a file
+ * of a few large records: lib/sys/libc.ts addressOfBuffer).
+ */
+let spareFar: FarBuffer | undefined;
+
 /** The file's bytes through a mapping (4 MiB windows) under a read lease, until `release()`; else pread. */
 export class MappedSource implements ByteSource {
   readonly path: string;
@@ -99,7 +118,7 @@ export class MappedSource implements ByteSource {
   /** Near windows in a row (reset by a far one). */
   #nearRun = 0;
   /** The far reads' buffer, reused by every far read (a window is valid until the next call). */
-  #far: Uint8Array | undefined;
+  #far: FarBuffer | undefined;
   /** The last far read's bytes (the start of #far), given again to a read of the same length. */
   #farView: Uint8Array | undefined;
   /** untried: no lease asked for yet; held: mapping allowed; off: pread only (refused, broken or released). */
@@ -186,13 +205,15 @@ export class MappedSource implements ByteSource {
     if (far && sparse) return this.#sparseRead(offset, length);
     // the scan's first read is a pread too: a page fault there would start the file's readahead
     // with one large synchronous read, which the kernel sends to the device in smaller requests
-    // than the window it ramps up from a small read (RAMP_BYTES in lib/io/file.ts)
+    // than the window it ramps up from a small read (RAMP_BYTES in lib/io/file.ts); it tells
+    // whether its window is cached too (no cachestat for it)
     const first = !Number.isFinite(this.#lastEnd);
+    if (far && first) return this.#firstRead(offset, length);
     // near, before a run of near records makes a mapping of a cached file worth its setup
     const early = near && length <= FAR_READ && this.#map === undefined &&
       this.#nearRun <= NEAR_PREADS && this.#lease !== "off";
     if (
-      (far && (first || this.#lease === "off" || this.#cached(offset))) ||
+      (far && (this.#lease === "off" || this.#cached(offset))) ||
       (early && this.#cached(offset))
     ) {
       return this.#farRead(offset, length);
@@ -219,7 +240,7 @@ export class MappedSource implements ByteSource {
   #sparseRead(offset: number, length: number): Uint8Array {
     if (this.#uncached) {
       const buf = this.#farBuffer(length);
-      const n = preadUncached(this.#file.fd, buf, offset, this.path);
+      const n = preadUncached(this.#file.fd, buf, offset, this.path, this.#far!.address);
       if (n === length) {
         this.#lastEnd = offset + length;
         return buf;
@@ -230,11 +251,26 @@ export class MappedSource implements ByteSource {
     return this.#farRead(offset, length);
   }
 
+  /**
+   * The scan's first read (a far one): a pread that is a page-cache probe of its window too, read
+   * only if cached (lib/sys/libc.ts preadIfCached), else read by a plain pread (whose readahead
+   * the failed probe started); either way the window's warmth is known without a cachestat.
+   */
+  #firstRead(offset: number, length: number): Uint8Array {
+    const buf = this.#farBuffer(length);
+    const n = preadIfCached(this.#file.fd, buf, offset, this.path, this.#far!.address);
+    this.#warmWindow = Math.floor(offset / WINDOW);
+    this.#warm = n === length;
+    if (n !== length) return this.#farRead(offset, length);
+    this.#lastEnd = offset + length;
+    return buf;
+  }
+
   /** The first `length` bytes (at most FAR_READ) of the far reads' buffer, one array reused. */
   #farBuffer(length: number): Uint8Array {
     let buf = this.#farView;
     if (buf === undefined || buf.length !== length) {
-      buf = this.#farView = (this.#far ??= new Uint8Array(FAR_READ)).subarray(0, length);
+      buf = this.#farView = (this.#far ??= takeFar()).bytes.subarray(0, length);
     }
     return buf;
   }
@@ -273,5 +309,19 @@ export class MappedSource implements ByteSource {
     }
     if (this.#lease === "held") releaseLease(this.#file.fd);
     this.#lease = "off";
+    // the far reads' buffer goes to the next source (a read after this makes another)
+    if (this.#far !== undefined && spareFar === undefined) spareFar = this.#far;
+    this.#far = this.#farView = undefined;
   }
+}
+
+/** The spare far reads' buffer, or a new one (its address looked up once). */
+function takeFar(): FarBuffer {
+  const far = spareFar;
+  if (far !== undefined) {
+    spareFar = undefined;
+    return far;
+  }
+  const bytes = new Uint8Array(FAR_READ);
+  return { bytes, address: addressOfBuffer(bytes) };
 }

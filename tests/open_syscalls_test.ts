@@ -1,0 +1,113 @@
+/**
+ * The system calls of a warm open of f77 and IEEEIO files whose records lie over 1 MiB apart (the
+ * table's at N = 1024^2, here N = 2^17: records of 1.5 and 2 MiB), seen by strace (issue 17: a
+ * file of a few records, where an open's fixed costs are most of it): one small read a record
+ * boundary and nothing else; the first of them, a pread with RWF_NOWAIT, tells that the file is
+ * cached, so no cachestat probes it, and no mapping or lease is set up.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { nativeBackend } from "../lib/backends/engine.ts";
+import { writeFrames } from "../lib/backends/write.ts";
+import { f77 } from "../lib/framings/f77.ts";
+import { ieeeio } from "../lib/framings/ieeeio.ts";
+import type { Framing } from "../lib/framings/types.ts";
+import { TableFrames } from "../lib/workloads/table.ts";
+import { commandMissing, PERMISSIONS, REQUIRE_PEERS, tempDir } from "./_helpers.ts";
+
+const N = 1 << 17;
+const FRAMES = 2;
+/** cachestat(2), as strace names it (6.1 does not: by its number). */
+const CACHESTAT = /^(cachestat|syscall_0x1c3)\(/;
+const PROBE = new URL("./_open_probe.ts", import.meta.url).pathname;
+
+/** The calls on the file (and every cachestat) of the probe's timed open, as strace prints them. */
+async function openCalls(framing: Framing): Promise<string[]> {
+  using d = tempDir();
+  const path = `${d.path}/table.${framing.name}`;
+  const frames = new TableFrames(N, 1);
+  await writeFrames(
+    nativeBackend(framing),
+    path,
+    { create: "new", fsync: "none" },
+    FRAMES,
+    (i) => frames.frame(i),
+  );
+  const trace = `${d.path}/trace`;
+  const out = await new Deno.Command("strace", {
+    args: [
+      ...["-f", "-qq", "-y", "-s", "12", "-o", trace, "-e", "trace=all"],
+      ...[Deno.execPath(), "run", "--quiet", ...PERMISSIONS, PROBE, framing.name, path, `${N}`],
+    ],
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  assert.equal(new TextDecoder().decode(out.stdout).trim(), `${FRAMES}`);
+  const lines = Deno.readTextFileSync(trace).split("\n");
+  const from = lines.findIndex((l) => l.includes("=====OPEN"));
+  const to = lines.findIndex((l) => l.includes("=====DONE"));
+  assert.ok(from > 0 && to > from, "the probe's markers are in the trace");
+  // strace -y names the file at each call on its descriptor; cachestat (unnamed) is ours alone
+  return lines.slice(from + 1, to)
+    .map((l) => l.replace(/^\d+ +/, ""))
+    .filter((l) => (l.includes(`<${path}>`) && !l.startsWith("openat(")) || CACHESTAT.test(l));
+}
+
+/** The name of each call and, for reads, the bytes asked, the offset and the flags (`name count @offset flags`). */
+function summary(calls: string[]): string[] {
+  return calls.map((l) => {
+    const name = l.slice(0, l.indexOf("("));
+    if (name === "pread64") {
+      const m = /, (\d+), (\d+)\) = /.exec(l)!;
+      return `pread64 ${m[1]} @${m[2]}`;
+    }
+    if (name === "preadv2") {
+      const m = /iov_len=(\d+)\}\], 1, (\d+), (\w+)/.exec(l)!;
+      // RWF_DONTCACHE, which strace 6.1 does not name
+      return `preadv2 ${m[1]} @${m[2]} ${m[3] === "RWF_DONTCACHE" ? "0x80" : m[3]}`;
+    }
+    return CACHESTAT.test(l) ? "cachestat" : name;
+  });
+}
+
+const missing = commandMissing("strace");
+/** Chunk bytes of a frame: position (float32 x 3) and orientation (x 4). */
+const CHUNKS = [12 * N, 16 * N];
+
+Deno.test({
+  name:
+    "f77 warm open of records over 1 MiB apart: a read a record boundary, the first a RWF_NOWAIT probe; no cachestat, no mapping",
+  ignore: missing !== null && !REQUIRE_PEERS,
+  fn: async () => {
+    const calls = summary(await openCalls(f77));
+    // fstat's size (lseek), the detection's head (a probe: cached), the first record's trailing
+    // marker as 4-byte little reads it (16 bytes, the 8-byte little one too: 1.5 MiB ahead, so a
+    // read that drops what it brings in, RWF_DONTCACHE = 0x80), 4-byte big's (byte 6148, near the
+    // head: a plain pread, its window known cached), then each record boundary's two markers
+    const end1 = 8 + CHUNKS[0]!, end2 = end1 + 8 + CHUNKS[1]!, end3 = end2 + 8 + CHUNKS[0]!;
+    assert.deepEqual(calls.filter((c) => c !== "lseek" && c !== "fstat" && c !== "close"), [
+      "preadv2 64 @0 RWF_NOWAIT",
+      `preadv2 16 @${CHUNKS[0]! + 4} 0x80`,
+      "pread64 16 @6148",
+      `preadv2 8 @${end2 - 4} 0x80`,
+      `preadv2 8 @${end3 - 4} 0x80`,
+      `preadv2 4 @${end3 + 8 + CHUNKS[1]! - 4} 0x80`,
+    ], calls.join("\n"));
+  },
+});
+
+Deno.test({
+  name:
+    "ieeeio warm open of datasets over 1 MiB apart: the header, then a read a dataset, the first a RWF_NOWAIT probe; no cachestat, no mapping",
+  ignore: missing !== null && !REQUIRE_PEERS,
+  fn: async () => {
+    const calls = summary(await openCalls(ieeeio));
+    const reads = calls.filter((c) => c !== "lseek" && c !== "fstat" && c !== "close");
+    assert.equal(reads.length, 1 + 2 * FRAMES, calls.join("\n"));
+    assert.equal(reads[0], "pread64 272 @0");
+    assert.match(reads[1]!, /^preadv2 256 @\d+ RWF_NOWAIT$/);
+    for (const r of reads.slice(2)) assert.match(r, /^preadv2 \d+ @\d+ 0x80$/);
+  },
+});
