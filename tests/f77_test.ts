@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { copySwapped, NATIVE_ORDER } from "../lib/bytes/byteswap.ts";
 import { FormatError, UsageError } from "../lib/errors.ts";
-import { f77 } from "../lib/framings/f77.ts";
+import { f77, int64At } from "../lib/framings/f77.ts";
 import type {
   ChunkRef,
   Frame,
@@ -388,6 +388,53 @@ Deno.test("f77: malformed files name the record and the byte offset", () => {
   const b8 = g8.slice();
   dv(b8).setBigInt64(16, 9n, false);
   throwsFormat(() => open(b8, { marker: 8, endian: "big" }), 16, "record 1:", "8-byte big-endian");
+});
+
+Deno.test("f77: 8-byte markers read as two halves agree with BigInt within +-(2^53 - 1), none beyond", () => {
+  const bytes = new Uint8Array(16);
+  const view = new DataView(bytes.buffer);
+  const values = [0n, 1n, -1n, 16n, 2n ** 31n, -(2n ** 32n), 2n ** 53n - 1n, -(2n ** 53n - 1n)];
+  const beyond = [2n ** 53n, -(2n ** 53n), 2n ** 53n + 1n, -(2n ** 53n) - 1n, 2n ** 63n - 1n];
+  let x = 0x2545f491n;
+  for (let k = 0; k < 2000; k++) {
+    x = (x * 6364136223846793005n + 1442695040888963407n) & (2n ** 64n - 1n);
+    // every width of value, both signs
+    values.push(BigInt.asIntN(64, x) >> BigInt(k % 64));
+  }
+  for (const v of [...values, ...beyond]) {
+    for (const little of [true, false]) {
+      view.setBigInt64(3, v, little);
+      const safe = v <= 2n ** 53n - 1n && v >= -(2n ** 53n - 1n);
+      assert.equal(int64At(view, 3, little), safe ? Number(v) : undefined, `${v} ${little}`);
+    }
+  }
+});
+
+Deno.test("f77: a file no marker width and byte order fits names each one's problem, in order", () => {
+  // every leading marker runs past the end of the file, or is larger than any file, or the
+  // file cannot hold two markers of its width
+  throwsFormat(
+    () => open(new Uint8Array(24).fill(0x40)),
+    0,
+    "not a Fortran unformatted sequential file: no marker width and byte order fits the first " +
+      "record (4-byte little-endian markers: leading marker 1077952576 runs past the end of the " +
+      "file; 8-byte little-endian markers: a marker is larger than any file; 4-byte big-endian " +
+      "markers: leading marker 1077952576 runs past the end of the file; 8-byte big-endian " +
+      "markers: a marker is larger than any file)",
+  );
+  throwsFormat(
+    () => open(new Uint8Array(12).fill(0x40), { endian: "little" }),
+    0,
+    "(4-byte little-endian markers: leading marker 1077952576 runs past the end of the file; " +
+      "8-byte little-endian markers: the file (12 bytes) is shorter than two markers)",
+  );
+  const huge = new Uint8Array(32);
+  new DataView(huge.buffer).setBigInt64(0, 2n ** 60n, true);
+  throwsFormat(
+    () => open(huge, { marker: 8, endian: "little" }),
+    0,
+    "8-byte record marker 1152921504606846976 is larger than any file",
+  );
 });
 
 Deno.test("f77: detect() accepts marker-consistent heads and rejects others", () => {

@@ -33,10 +33,10 @@ async function openCalls(framing: Framing): Promise<string[]> {
     FRAMES,
     (i) => frames.frame(i),
   );
-  const trace = `${d.path}/trace`;
   const out = await new Deno.Command("strace", {
     args: [
-      ...["-f", "-qq", "-y", "-s", "12", "-o", trace, "-e", "trace=all"],
+      // a file a thread (-ff): a call is never split by another thread's in its lines
+      ...["-f", "-ff", "-qq", "-y", "-s", "12", "-o", `${d.path}/tr`, "-e", "trace=all"],
       ...[Deno.execPath(), "run", "--quiet", ...PERMISSIONS, PROBE, framing.name, path, `${N}`],
     ],
     stdout: "piped",
@@ -45,13 +45,16 @@ async function openCalls(framing: Framing): Promise<string[]> {
   }).output();
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
   assert.equal(new TextDecoder().decode(out.stdout).trim(), `${FRAMES}`);
-  const lines = Deno.readTextFileSync(trace).split("\n");
+  // the thread that opens the file and writes the markers
+  const lines = [...Deno.readDirSync(d.path)]
+    .filter((e) => e.name.startsWith("tr."))
+    .map((e) => Deno.readTextFileSync(`${d.path}/${e.name}`).split("\n"))
+    .find((l) => l.some((line) => line.includes("=====OPEN"))) ?? [];
   const from = lines.findIndex((l) => l.includes("=====OPEN"));
   const to = lines.findIndex((l) => l.includes("=====DONE"));
   assert.ok(from > 0 && to > from, "the probe's markers are in the trace");
   // strace -y names the file at each call on its descriptor; cachestat (unnamed) is ours alone
   return lines.slice(from + 1, to)
-    .map((l) => l.replace(/^\d+ +/, ""))
     .filter((l) => (l.includes(`<${path}>`) && !l.startsWith("openat(")) || CACHESTAT.test(l));
 }
 

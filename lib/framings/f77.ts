@@ -67,7 +67,18 @@ const SMALL_RECORD = 4096;
 /** Window read for dense small records, in bytes. */
 const WINDOW = 1 << 16;
 
-const MAX_SAFE_BIG = BigInt(Number.MAX_SAFE_INTEGER);
+/**
+ * The signed 8-byte integer at byte `at` of `view` (byte order `little`) as a number, or undefined
+ * beyond +-(2^53 - 1), which no number holds exactly: read as two 4-byte halves, no BigInt made (an
+ * open's first BigInt costs more than its reads when the CPU's caches hold none of its code).
+ */
+export function int64At(view: DataView, at: number, little: boolean): number | undefined {
+  const hi = view.getInt32(little ? at + 4 : at, little);
+  const lo = view.getUint32(little ? at : at + 4, little);
+  // |hi 2^32 + lo| <= 2^53 - 1 exactly when -2^21 <= hi < 2^21, but for -2^53 itself
+  if (hi >= 0x200000 || hi < -0x200000 || (hi === -0x200000 && lo === 0)) return undefined;
+  return hi * 0x100000000 + lo;
+}
 
 /** Width of a record marker in bytes. */
 export type MarkerWidth = 4 | 8;
@@ -277,15 +288,19 @@ interface RecordTable {
   subrecords: number;
 }
 
+/** No bytes, and a view of them: what a reader starts from (no array made an open). */
+const NO_BYTES = new Uint8Array(0);
+const NO_VIEW: DataView = new DataView(NO_BYTES.buffer);
+
 /**
  * Reads markers in place through the source's window where it has one (a mapping: no system
  * call and no copy per record), else through reads, so dense small records cost one read per
  * 64 KiB.
  */
 class MarkerReader {
-  #buf: Uint8Array = new Uint8Array(0);
+  #buf: Uint8Array = NO_BYTES;
   /** A view of #buf's whole ArrayBuffer (kept while windows come from the same buffer). */
-  #view = new DataView(this.#buf.buffer);
+  #view = NO_VIEW;
   /** Offset of #buf in #view. */
   #base = 0;
   #start = 0;
@@ -321,16 +336,16 @@ class MarkerReader {
     const p = offset - this.#start + this.#base;
     if (this.#inPlace) this.#inPlaceBytes += w;
     if (w === 4) return this.#view.getInt32(p, this.little);
-    const v = this.#view.getBigInt64(p, this.little);
-    if (v > MAX_SAFE_BIG || v < -MAX_SAFE_BIG) {
+    const v = int64At(this.#view, p, this.little);
+    if (v === undefined) {
       throw new FormatError(
         FORMAT,
         this.src.path,
         offset,
-        `8-byte record marker ${v} is larger than any file`,
+        `8-byte record marker ${this.#view.getBigInt64(p, this.little)} is larger than any file`,
       );
     }
-    return Number(v);
+    return v;
   }
 
   /** Tells the source the marker bytes read in place (ByteSource.readInPlace). */
@@ -480,6 +495,17 @@ function scanRecords(
 const HEAD_BYTES = 64;
 /** Bytes a detection reads at a trailing marker past the head: the other widths' fall in them too. */
 const DETECT_AHEAD = 16;
+/** Reads past the head a detection makes at most: a trailing marker a width and byte order. */
+const DETECT_FAR = 4;
+/**
+ * The copies of what a detection read (its head, then its reads past it, DETECT_AHEAD bytes
+ * each) in one buffer that every detection reuses, as one runs to its end (and the scans it
+ * seeds) before another starts: an open makes no array for them, nor the view an array of its
+ * own would need (each a new ArrayBuffer: more than the reads cost once the CPU's caches hold
+ * none of the open's data, as after a read through a large file).
+ */
+const DETECTED = new Uint8Array(HEAD_BYTES + DETECT_FAR * DETECT_AHEAD);
+const DETECTED_VIEW: DataView = new DataView(DETECTED.buffer);
 
 /**
  * The reads of a marker detection: the file's first bytes, read once for every marker width and
@@ -487,13 +513,15 @@ const DETECT_AHEAD = 16;
  * another width at the same record boundary usually falls in too.
  */
 class DetectionReads {
-  /** Bytes [0, head.length) of the file (a copy: kept while the other reads go on). */
+  /** Bytes [0, head.length) of the file (a copy in DETECTED: kept while the other reads go on). */
   readonly head: Uint8Array;
-  readonly #headView: DataView;
   /** True when the head came from a window of the source's (read in place). */
   readonly #headInPlace: boolean;
-  #buf: Uint8Array = new Uint8Array(0);
-  #view = new DataView(this.#buf.buffer);
+  /** The last read past the head (a copy), from byte #start of the file. */
+  #buf: Uint8Array = NO_BYTES;
+  /** A view of #buf's ArrayBuffer, where #buf starts at #viewAt. */
+  #view = NO_VIEW;
+  #viewAt = 0;
   #start = 0;
   #inPlace = false;
   /** The reads past the head (copies, a few bytes each): the scan starts from them. */
@@ -506,8 +534,8 @@ class DetectionReads {
     const window = src.window?.(0, length);
     this.#headInPlace = window !== undefined;
     // a window is the source's until its next call: the head is copied out of it
-    this.head = window !== undefined ? window.slice(0, length) : src.read(0, length);
-    this.#headView = new DataView(this.head.buffer, this.head.byteOffset, this.head.byteLength);
+    DETECTED.set(window !== undefined ? window.subarray(0, length) : src.read(0, length));
+    this.head = DETECTED.subarray(0, length);
   }
 
   /**
@@ -517,7 +545,7 @@ class DetectionReads {
   marker(offset: number, w: MarkerWidth, little: boolean): number | undefined {
     let view: DataView, p: number;
     if (offset + w <= this.head.length) {
-      view = this.#headView;
+      view = DETECTED_VIEW;
       p = offset;
       if (this.#headInPlace) this.#inPlaceBytes += w;
     } else {
@@ -526,18 +554,26 @@ class DetectionReads {
         const window = this.src.window?.(offset, want);
         this.#inPlace = window !== undefined;
         // a window is the source's until its next call: copied, for the scan after
-        this.#buf = window !== undefined ? window.slice(0, want) : this.src.read(offset, want);
-        this.#view = new DataView(this.#buf.buffer, this.#buf.byteOffset, this.#buf.byteLength);
+        const got = window !== undefined ? window.subarray(0, want) : this.src.read(offset, want);
+        const slot = HEAD_BYTES + this.far.length * DETECT_AHEAD;
+        if (this.far.length < DETECT_FAR) {
+          DETECTED.set(got, slot);
+          this.#buf = DETECTED.subarray(slot, slot + want);
+          this.#view = DETECTED_VIEW;
+          this.#viewAt = slot;
+        } else {
+          this.#buf = got.slice();
+          this.#view = new DataView(this.#buf.buffer);
+          this.#viewAt = this.#buf.byteOffset;
+        }
         this.#start = offset;
         this.far.push({ start: offset, bytes: this.#buf });
       }
       view = this.#view;
-      p = offset - this.#start;
+      p = offset - this.#start + this.#viewAt;
       if (this.#inPlace) this.#inPlaceBytes += w;
     }
-    if (w === 4) return view.getInt32(p, little);
-    const v = view.getBigInt64(p, little);
-    return v > MAX_SAFE_BIG || v < -MAX_SAFE_BIG ? undefined : Number(v);
+    return w === 4 ? view.getInt32(p, little) : int64At(view, p, little);
   }
 
   /** Tells the source the marker bytes read in place (ByteSource.readInPlace). */
@@ -547,25 +583,34 @@ class DetectionReads {
   }
 }
 
-/** null when the first record is consistent with `w` and `order`, else why not. */
+/** Why a marker width and byte order do not fit a file's first record, said when asked. */
+type Problem = () => string;
+
+/**
+ * null when the first record is consistent with `w` and `order`, else why not (its text made
+ * only when a detection fails: a detection that succeeds rules out other combinations at every
+ * open, and their texts' number formatting cost more than its reads).
+ */
 function firstRecordProblem(
   reads: DetectionReads,
   w: MarkerWidth,
   order: ByteOrder,
-): string | null {
+): Problem | null {
   const size = reads.src.size;
-  if (size < 2 * w) return `the file (${size} bytes) is shorter than two markers`;
+  if (size < 2 * w) return () => `the file (${size} bytes) is shorter than two markers`;
   const little = order === "little";
   const lead = reads.marker(0, w, little);
-  if (lead === undefined) return "a marker is larger than any file";
+  if (lead === undefined) return () => "a marker is larger than any file";
   const n = Math.abs(lead);
-  if (2 * w + n > size) return `leading marker ${lead} runs past the end of the file`;
+  if (2 * w + n > size) return () => `leading marker ${lead} runs past the end of the file`;
   if (lead < 0 && 4 * w + n > size) {
-    return `leading marker ${lead} says a subrecord follows, but there is no room`;
+    return () => `leading marker ${lead} says a subrecord follows, but there is no room`;
   }
   const trail = reads.marker(w + n, w, little);
-  if (trail === undefined) return "a marker is larger than any file";
-  if (trail !== n) return `leading marker ${lead}, trailing marker ${trail} at byte ${w + n}`;
+  if (trail === undefined) return () => "a marker is larger than any file";
+  if (trail !== n) {
+    return () => `leading marker ${lead}, trailing marker ${trail} at byte ${w + n}`;
+  }
   return null;
 }
 
@@ -763,10 +808,10 @@ function readTable(
     };
   }
   const reads = new DetectionReads(src);
-  const reasons: string[] = [];
+  const reasons: [MarkerWidth, ByteOrder, Problem][] = [];
   const fits = combos.filter(([w, o]) => {
     const why = firstRecordProblem(reads, w, o);
-    if (why !== null) reasons.push(`${comboName(w, o)}: ${why}`);
+    if (why !== null) reasons.push([w, o, why]);
     return why === null;
   });
   if (fits.length === 0) {
@@ -779,7 +824,7 @@ function readTable(
       src.path,
       0,
       `not a Fortran unformatted sequential file: no marker width and byte order fits the first record (${
-        reasons.join("; ")
+        reasons.map(([w, o, why]) => `${comboName(w, o)}: ${why()}`).join("; ")
       })`,
     );
   }
