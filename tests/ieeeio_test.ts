@@ -260,6 +260,32 @@ Deno.test("ieeeio round trip: every number type, ranks 1..4, both byte orders", 
   }
 });
 
+Deno.test("ieeeio reader: a shape met again is the one copy, past the 8 the scan compares in place too", () => {
+  const w = createIeeeioWriter({});
+  const f = new MemoryFile();
+  f.apply(w.begin());
+  // 48 distinct shapes (12 types x 4 shapes), twice over
+  for (let pass = 0; pass < 2; pass++) {
+    for (const type of IEEEIO_TYPE_NAMES) {
+      for (const shape of SHAPES) {
+        f.apply(w.writeDataset(type, shape, sample(type, shape.reduce((a, b) => a * b, 1))));
+      }
+    }
+  }
+  f.apply(w.finish());
+  const idx = open(f.bytes());
+  assert.equal(idx.datasetCount, 96);
+  const distinct = new Set<readonly number[]>();
+  for (let i = 0; i < 48; i++) {
+    const first = idx.dataset(i), again = idx.dataset(i + 48);
+    assert.deepEqual(first.dims, again.dims);
+    assert.equal(first.dims, again.dims, `dataset ${i + 48}'s shape is dataset ${i}'s`);
+    assert.equal(first.type, again.type);
+    distinct.add(first.dims);
+  }
+  assert.equal(distinct.size, 48);
+});
+
 Deno.test("ieeeio round trip: frames of chunks with names, steps, attributes; Char16 via numberType", () => {
   const frames: Frame[] = [];
   for (let i = 0; i < 3; i++) {

@@ -103,14 +103,16 @@ Deno.test({
 
 Deno.test({
   name:
-    "ieeeio warm open of datasets over 1 MiB apart: the header, then a read a dataset, the first a RWF_NOWAIT probe; no cachestat, no mapping",
+    "ieeeio warm open of datasets over 1 MiB apart: the header (a RWF_NOWAIT probe), then a read a dataset; no cachestat, no mapping",
   ignore: missing !== null && !REQUIRE_PEERS,
   fn: async () => {
     const calls = summary(await openCalls(ieeeio));
     const reads = calls.filter((c) => c !== "lseek" && c !== "fstat" && c !== "close");
+    // the header with the first records' peek, then per dataset a peek at the records after its
+    // data (its attributes, the next dataset's header), each over 1 MiB ahead of the last: a read
+    // that drops what it brings in (RWF_DONTCACHE)
     assert.equal(reads.length, 1 + 2 * FRAMES, calls.join("\n"));
-    assert.equal(reads[0], "pread64 272 @0");
-    assert.match(reads[1]!, /^preadv2 256 @\d+ RWF_NOWAIT$/);
-    for (const r of reads.slice(2)) assert.match(r, /^preadv2 \d+ @\d+ 0x80$/);
+    assert.equal(reads[0], "preadv2 272 @0 RWF_NOWAIT");
+    for (const r of reads.slice(1)) assert.match(r, /^preadv2 \d+ @\d+ 0x80$/);
   },
 });

@@ -826,12 +826,21 @@ export const MUTANTS: readonly Mutant[] = [
     name: "open scan: IEEEIO's file header and first peek two reads",
     edits: [{
       file: "lib/framings/ieeeio.ts",
-      search:
-        "  const head = source.read(0, Math.min(size, IEEEIO_FILE_HEADER_BYTES + PEEK_BYTES));",
-      replace: "  const head = source.read(0, IEEEIO_FILE_HEADER_BYTES);",
+      search: "  const headBytes = Math.min(size, IEEEIO_FILE_HEADER_BYTES + PEEK_BYTES);",
+      replace: "  const headBytes = Math.min(size, IEEEIO_FILE_HEADER_BYTES);",
     }],
     tests: ["tests/open_scan_test.ts"],
     filter: "/one 256-byte pread a dataset/",
+  },
+  {
+    name: "ieeeio shapes: a shape past the first 8 met again made anew (no longer interned)",
+    edits: [{
+      file: "lib/framings/ieeeio.ts",
+      search: "    let id = this.#ids.get(key);",
+      replace: '    let id = this.#ids.get(key + " ");',
+    }],
+    tests: ["tests/ieeeio_test.ts"],
+    filter: "/a shape met again is the one copy/",
   },
   {
     name: "ieeeio names: a name an earlier open met taken for another of its length",

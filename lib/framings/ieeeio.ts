@@ -623,8 +623,15 @@ class ShapeTable {
     return -1;
   }
 
-  /** Id of type `code` with `dims` (checked: their element count times `width` is `bytes`). */
+  /**
+   * Id of type `code` with `dims` (checked: their element count times `width` is `bytes`), which
+   * {@link find} did not find among the first few: a new one while there are no more than those
+   * (no key made: a file's one or two shapes cost an open no text), else looked up by key.
+   */
   id(code: number, dims: readonly number[], bytes: number): number {
+    if (this.shapes.length < RECENT) {
+      return this.shapes.push({ code, dims, shape: dims.toReversed(), bytes }) - 1;
+    }
     const key = `${code}:${dims.join(",")}`;
     let id = this.#ids.get(key);
     if (id === undefined) {
@@ -814,6 +821,10 @@ function sameBytesAt(bytes: Uint8Array, view: DataView, at: number, known: Known
   return i === tail.length;
 }
 
+/** No bytes, and a view of them: where a peek starts (no array made an open). */
+const NO_BYTES = new Uint8Array(0);
+const NO_VIEW: DataView = new DataView(NO_BYTES.buffer);
+
 /**
  * Bytes of a source a scan reads records from: a window of its mapping (in place) or a read. The
  * scan reads them through `bytes` and `view`, which span the whole buffer the window is in (kept
@@ -823,9 +834,9 @@ function sameBytesAt(bytes: Uint8Array, view: DataView, at: number, known: Known
 class Peek {
   readonly #source: ByteSource;
   /** The window's whole buffer, bytes `start` to `end` of the file at indexes from start - at. */
-  bytes: Uint8Array = new Uint8Array(0);
+  bytes: Uint8Array = NO_BYTES;
   /** A DataView of `bytes`. */
-  view: DataView = new DataView(this.bytes.buffer);
+  view: DataView = NO_VIEW;
   /** File offset of index 0 of `bytes` (bytes before `start` are not the window's). */
   at = 0;
   start = 0;
@@ -1276,6 +1287,13 @@ function jsonValue(v: string | TypedArray, limit = 16): unknown {
   return items;
 }
 
+/**
+ * The copy of a file's first bytes (its header and the first records' peek) an open reads from its
+ * source's window: one buffer that every open reuses, as an open is done with it when its scan
+ * has started (a new array an open cost more than its read, after a read through a large file).
+ */
+const HEAD = new Uint8Array(IEEEIO_FILE_HEADER_BYTES + PEEK_BYTES);
+
 /** Decodes an IEEEIO file's record table; options: `datasetsPerFrame` (positive integer). */
 export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): IeeeioIndex {
   const path = source.path;
@@ -1286,8 +1304,17 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
   if (size < IEEEIO_FILE_HEADER_BYTES) {
     fail(0, `file is ${size} bytes, shorter than the 16-byte IEEEIO header`);
   }
-  // the header and the first records' peek in one read
-  const head = source.read(0, Math.min(size, IEEEIO_FILE_HEADER_BYTES + PEEK_BYTES));
+  // the header and the first records' peek in one read (the source's window when it has one:
+  // no array made; copied, as the scan's next window replaces it, into the buffer every open uses)
+  const headBytes = Math.min(size, IEEEIO_FILE_HEADER_BYTES + PEEK_BYTES);
+  const window = source.window?.(0, headBytes);
+  let head: Uint8Array;
+  if (window === undefined) head = source.read(0, headBytes);
+  else {
+    HEAD.set(window.subarray(0, headBytes));
+    head = HEAD.subarray(0, headBytes);
+    source.readInPlace?.(headBytes);
+  }
   if (head[0] !== 1 || head[1] !== 2 || head[2] !== 3 || head[3] !== 4) {
     fail(0, `wrong magic number ${hexBytes(head.subarray(0, 4))}: expected 01 02 03 04`);
   }
@@ -1305,7 +1332,8 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
   const le = order === "little";
   const hv = new DataView(head.buffer, head.byteOffset, head.byteLength);
   const headerCount = hv.getInt32(8, le);
-  const version = `${hv.getInt16(12, le)}.${hv.getInt16(14, le)}`;
+  // the version's text is made when described (formatting numbers costs an open more than a read)
+  const major = hv.getInt16(12, le), minor = hv.getInt16(14, le);
   const recovering = headerCount < 0;
   const warnings: string[] = [];
 
@@ -1491,7 +1519,7 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
     describe(): Record<string, unknown> {
       return {
         format: "IEEEIO",
-        version,
+        version: `${major}.${minor}`,
         byteOrder: order,
         headerCount,
         recovered: recovering,
