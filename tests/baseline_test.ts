@@ -45,7 +45,9 @@ Deno.test("fio baseline: the command line has the cell's size, block size and fl
   for (
     const a of [
       "--rw=read",
-      "--size=134242304",
+      // what fio's write left: 32 whole 4 MiB blocks (a larger --size would make fio lay the
+      // file out anew, with buffered writes, before it reads)
+      "--size=134217728",
       "--io_size=67108864",
       "--invalidate=1",
       "--bs=458752",
@@ -153,6 +155,34 @@ Deno.test("table --direct --baseline fio: fio writes 4 MiB calls as ours and rea
       size % 512 === 0 && Math.abs(size - read) <= 512,
       `our call ${size}, fio's ${read}`,
     );
+  }
+});
+
+Deno.test("fio baseline: fio reads the file its write left, not one it lays out anew", async () => {
+  if (fioSkipped()) return;
+  using d = tempDir("sciobench-fio-");
+  // 3 blocks and 5000 bytes: fio's write leaves the 3 whole blocks only
+  const cell: FioCell = {
+    ...CELL,
+    path: `${d.path}/fio.raw`,
+    fileBytes: 3 * 65536 + 5000,
+    readBytes: 65536,
+    blockBytes: 65536,
+    readBlockBytes: 4096,
+    cold: false,
+  };
+  const fio = async (phase: "write" | "read" | "random") => {
+    const out = await new Deno.Command("fio", { args: fioArgs(cell, phase), stdin: "null" })
+      .output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  };
+  await fio("write");
+  const written = Deno.statSync(cell.path).size;
+  assert.equal(written, 3 * 65536);
+  for (const phase of ["read", "random"] as const) {
+    await fio(phase);
+    // a --size past the file makes fio lay it out again (and extend it) before it reads
+    assert.equal(Deno.statSync(cell.path).size, written, `${phase}: the file fio's write left`);
   }
 });
 

@@ -133,6 +133,16 @@ export const MUTANTS: readonly Mutant[] = [
     filter: DIRECT_TESTS,
   },
   {
+    name: "fio baseline: fio's reads given the cell's size, past the whole blocks its write left",
+    edits: [{
+      file: "lib/peers/fio.ts",
+      search: 'const size = phase === "write" ? cell.fileBytes : fioWrittenBytes(cell);',
+      replace: "const size = cell.fileBytes;",
+    }],
+    tests: ["tests/baseline_test.ts"],
+    filter: "/the command line has|the file its write left/",
+  },
+  {
     name: "direct: the writer's staging buffers and read-backs at 512 bytes, not at pages",
     edits: [{
       file: "lib/backends/engine.ts",
@@ -352,8 +362,8 @@ export const MUTANTS: readonly Mutant[] = [
     name: "fio baseline: fio's file is the read sample, not the cell's size",
     edits: [{
       file: "lib/peers/fio.ts",
-      search: "`--size=${cell.fileBytes}`,",
-      replace: "`--size=${cell.readBytes}`,",
+      search: 'const size = phase === "write" ? cell.fileBytes : fioWrittenBytes(cell);',
+      replace: "const size = cell.readBytes;",
     }],
     tests: ["tests/baseline_test.ts"],
     filter: "/command line has the cell's size/",

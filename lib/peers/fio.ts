@@ -50,12 +50,16 @@ export type FioPhase = "write" | "read" | "random";
 
 /** The fio command line of `phase` for `cell` (psync: pread/pwrite, as sciobench's engine). */
 export function fioArgs(cell: FioCell, phase: FioPhase): string[] {
+  // fio writes whole blocks only: its file is fileBytes rounded down to the write block. Its reads
+  // are given that size, else fio finds the file short and lays it out anew before it reads
+  // (unlink, buffered writes, fsync): a file in another state than its write left, which ours is not
+  const size = phase === "write" ? cell.fileBytes : fioWrittenBytes(cell);
   const args = [
     `--name=sciobench-${phase}`,
     `--filename=${cell.path}`,
     `--rw=${phase === "write" ? "write" : phase === "read" ? "read" : "randread"}`,
     `--bs=${phase === "write" ? cell.blockBytes : cell.readBlockBytes}`,
-    `--size=${cell.fileBytes}`,
+    `--size=${size}`,
     "--ioengine=psync",
     `--direct=${cell.direct ? 1 : 0}`,
     "--output-format=json",
@@ -71,12 +75,20 @@ export function fioArgs(cell: FioCell, phase: FioPhase): string[] {
   } else {
     // the caller drops the file first (fdatasync + fadvise DONTNEED, as before our reads); fio's
     // invalidate=1 drops it again (posix_fadvise DONTNEED) before its first read. Warm: neither.
-    args.push(`--io_size=${cell.readBytes}`, `--invalidate=${cell.cold ? 1 : 0}`);
+    args.push(`--io_size=${Math.min(cell.readBytes, size)}`, `--invalidate=${cell.cold ? 1 : 0}`);
     // fio's random map (its default) reads each block once, as our random order reads each
     // frame once: without it (norandommap) repeats come from the page cache
     if (phase === "random") args.push(`--randseed=${cell.seed}`);
   }
   return args;
+}
+
+/**
+ * Bytes of the file fio's write phase leaves for `cell`: `fileBytes` rounded down to a multiple of
+ * the write block (fio writes whole blocks only; the rest, under one block, is not written).
+ */
+export function fioWrittenBytes(cell: FioCell): number {
+  return Math.floor(cell.fileBytes / cell.blockBytes) * cell.blockBytes;
 }
 
 /** Bandwidth in bytes/s of fio's JSON report for `phase`; IoError when it has none. */
