@@ -1,7 +1,8 @@
 /**
  * The table's `--direct` read path against a psync loop as fio's (issue 14), in one process,
- * interleaved in blocks of `--block` frames (each block of each way at the next place in the
- * file, the ways' order rotating), so a disk whose rate swings within seconds favours none:
+ * interleaved in blocks of `--block` frames (each block at a seeded random frame of the file, so
+ * no way reads right after another and gains from the host's readahead; the ways in a seeded
+ * random order each round), so a disk whose rate swings within seconds favours none:
  * - `psync`: O_DIRECT preads of one frame's bytes (28 N) at multiples of it into a page-aligned
  *   buffer, nothing verified: fio's `--rw=read --bs=28N --ioengine=psync --direct=1`;
  * - `psync512`: the same, every offset and the buffer 512 bytes past a page boundary;
@@ -18,7 +19,7 @@ import { backendByName } from "../lib/backends/registry.ts";
 import { FileHandle } from "../lib/io/file.ts";
 import { alignedBytes } from "../lib/io/transfer.ts";
 import { withScratchDir } from "../lib/io/scratch.ts";
-import { readVerifiedFrames } from "../lib/workloads/pattern.ts";
+import { readVerifiedFrames, Rng, shuffledOrder } from "../lib/workloads/pattern.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
 
 const { values } = parseArgs({
@@ -52,12 +53,12 @@ await withScratchDir(values.dir, async (dir) => {
   const seconds: Record<string, number> = {};
   const bytes: Record<string, number> = {};
   for (const w of ways) seconds[w] = bytes[w] = 0;
-  let at = 0;
+  const rng = new Rng(11);
   const rounds = Number(values.rounds);
   for (let r = 0; r < rounds; r++) {
-    for (let j = 0; j < ways.length; j++) {
-      const way = ways[(j + r) % ways.length]!;
-      if (at + BLOCK + 1 > frames) at = 0;
+    for (const j of shuffledOrder(ways.length, ways.length, rng)) {
+      const way = ways[j]!;
+      const at = rng.below(frames - BLOCK - 1);
       const t0 = performance.now();
       if (way === "psync" || way === "psync512") {
         const shift = way === "psync" ? 0 : 512;
@@ -69,7 +70,6 @@ await withScratchDir(values.dir, async (dir) => {
       }
       seconds[way]! += (performance.now() - t0) / 1000;
       bytes[way]! += BLOCK * L;
-      at += BLOCK;
     }
   }
   file.close();
