@@ -113,7 +113,7 @@ interface Window {
  * virtio disk reports 512 bytes for both (statx STATX_DIOALIGN; its physical blocks are 4096), and
  * a 4 MiB staging buffer 512 bytes past a page made every pwrite's pages straddle two: the device
  * got scatter lists of partial pages, and the table's 1 GiB --direct write ran at 0.2-0.35 of
- * fio's (0.8-1.1 page-aligned).
+ * fio's (0.8-1.1 page-aligned; bench/direct_write_pairs.ts: 0.32-0.37 against 0.97-1.00).
  */
 export function writeAlignment(
   t: { readonly align: number; readonly memoryAlign: number },
