@@ -739,8 +739,8 @@ export const MUTANTS: readonly Mutant[] = [
     name: "uncached read: preadv2 without RWF_DONTCACHE",
     edits: [{
       file: "lib/sys/libc.ts",
-      search: "const n = Number(libc().preadv2(fd, iovec, 1, BigInt(offset), RWF_DONTCACHE));",
-      replace: "const n = Number(libc().preadv2(fd, iovec, 1, BigInt(offset), 0));",
+      search: "return preadv2Once(fd, buf, offset, path, address, RWF_DONTCACHE);",
+      replace: "return preadv2Once(fd, buf, offset, path, address, 0);",
     }],
     tests: ["tests/mapped_test.ts"],
     filter: "/cold scan of records over 1 MiB apart/",

@@ -978,13 +978,31 @@ export function preadUncached(
   path = "",
   address?: bigint,
 ): number | undefined {
+  return preadv2Once(fd, buf, offset, path, address, RWF_DONTCACHE);
+}
+
+/**
+ * One preadv2 of `buf` at byte `offset` of `fd` with `flags`: the count, or undefined where the
+ * kernel or the file system cannot read so (EOPNOTSUPP, EINVAL) or, with RWF_NOWAIT, the read
+ * would wait for the device (EAGAIN); any other error fails as pread's. `address`: `buf`'s
+ * {@link addressOfBuffer} (looked up when not given).
+ */
+function preadv2Once(
+  fd: number,
+  buf: Uint8Array,
+  offset: number,
+  path: string,
+  address: bigint | undefined,
+  flags: number,
+): number | undefined {
   if (buf.length === 0) return 0;
   iovec[0] = address ?? addressOfBuffer(buf);
   iovec[1] = BigInt(buf.length);
-  const n = Number(libc().preadv2(fd, iovec, 1, BigInt(offset), RWF_DONTCACHE));
+  const n = Number(libc().preadv2(fd, iovec, 1, BigInt(offset), flags));
   if (n < 0) {
     const code = errno();
     if (code === EOPNOTSUPP || code === EINVAL) return undefined;
+    if (code === EAGAIN && (flags & RWF_NOWAIT) !== 0) return undefined;
     fail("preadv2", path, code);
   }
   if (observer !== undefined) observer.read(fd, offset, n);
@@ -1010,15 +1028,5 @@ export function preadIfCached(
   path = "",
   address?: bigint,
 ): number | undefined {
-  if (buf.length === 0) return 0;
-  iovec[0] = address ?? addressOfBuffer(buf);
-  iovec[1] = BigInt(buf.length);
-  const n = Number(libc().preadv2(fd, iovec, 1, BigInt(offset), RWF_NOWAIT));
-  if (n < 0) {
-    const code = errno();
-    if (code === EAGAIN || code === EOPNOTSUPP || code === EINVAL) return undefined;
-    fail("preadv2", path, code);
-  }
-  if (observer !== undefined) observer.read(fd, offset, n);
-  return n;
+  return preadv2Once(fd, buf, offset, path, address, RWF_NOWAIT);
 }
