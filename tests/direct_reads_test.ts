@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { commandMissing, observeDuring, REQUIRE_PEERS, tempDir } from "./_helpers.ts";
 import { DIRECT_REFUSED, isRead, parseStrace, straceSciobench } from "./_syscalls.ts";
-import { readAlignment, type Transfer } from "../lib/io/transfer.ts";
+import { type Transfer, transferAlignment } from "../lib/io/transfer.ts";
 import { FRAMINGS } from "../lib/backends/registry.ts";
 import { nativeBackend } from "../lib/backends/engine.ts";
 import { readFramesOverlapped } from "../lib/backends/overlap.ts";
@@ -31,16 +31,16 @@ function tableArgs(dir: string, extra: string[]): string[] {
   ];
 }
 
-Deno.test("readAlignment: O_DIRECT reads at pages, whatever smaller alignment the file takes", () => {
+Deno.test("transferAlignment: O_DIRECT reads and writes at pages, whatever smaller alignment the file takes", () => {
   const t = (align: number, memoryAlign: number) => ({ align, memoryAlign });
-  assert.deepEqual(readAlignment(t(512, 512), 4 << 20), t(PAGE, PAGE));
-  assert.deepEqual(readAlignment(t(512, 512), 64 << 10), t(PAGE, PAGE));
+  assert.deepEqual(transferAlignment(t(512, 512), 4 << 20), t(PAGE, PAGE));
+  assert.deepEqual(transferAlignment(t(512, 512), 64 << 10), t(PAGE, PAGE));
   // a bs that is no multiple of a page keeps the file's alignment; buffers still at pages
-  assert.deepEqual(readAlignment(t(512, 512), 1536), t(512, PAGE));
+  assert.deepEqual(transferAlignment(t(512, 512), 1536), t(512, PAGE));
   // a file system that asks more keeps it
-  assert.deepEqual(readAlignment(t(8192, 8192), 4 << 20), t(8192, 8192));
+  assert.deepEqual(transferAlignment(t(8192, 8192), 4 << 20), t(8192, 8192));
   // without O_DIRECT nothing
-  assert.deepEqual(readAlignment(t(1, 1), 4 << 20), t(1, 1));
+  assert.deepEqual(transferAlignment(t(1, 1), 4 << 20), t(1, 1));
 });
 
 Deno.test({

@@ -9,22 +9,9 @@
 import assert from "node:assert/strict";
 import { commandMissing, REQUIRE_PEERS, tempDir } from "./_helpers.ts";
 import { DIRECT_REFUSED, straceSciobench } from "./_syscalls.ts";
-import { writeAlignment } from "../lib/io/transfer.ts";
 
 const NO_STRACE = DIRECT_REFUSED !== null || (commandMissing("strace") !== null && !REQUIRE_PEERS);
 const PAGE = 4096;
-
-Deno.test("writeAlignment: O_DIRECT writes at pages, whatever smaller alignment the file takes", () => {
-  const t = (align: number, memoryAlign: number) => ({ align, memoryAlign });
-  assert.deepEqual(writeAlignment(t(512, 512), 4 << 20), t(PAGE, PAGE));
-  assert.deepEqual(writeAlignment(t(512, 512), 64 << 10), t(PAGE, PAGE));
-  // a bs that is no multiple of a page keeps the file's alignment; buffers still at pages
-  assert.deepEqual(writeAlignment(t(512, 512), 1536), t(512, PAGE));
-  // a file system that asks more keeps it
-  assert.deepEqual(writeAlignment(t(8192, 8192), 4 << 20), t(8192, 8192));
-  // without O_DIRECT nothing
-  assert.deepEqual(writeAlignment(t(1, 1), 4 << 20), t(1, 1));
-});
 
 /** A write-side call on a table file: pwrite64, or pread64 on a descriptor opened for writing. */
 interface RawCall {

@@ -47,7 +47,7 @@ const LIBC = "lib/sys/libc.ts";
 const AIO_TEST = "tests/aio_test.ts";
 const DIRECT_TESTS = "/--direct opens with O_DIRECT|strace and the audit trail see O_DIRECT/";
 const DIRECT_WRITES_TEST = "tests/direct_writes_test.ts";
-const DIRECT_WRITES = "/writeAlignment|writes from page-aligned buffers/";
+const DIRECT_WRITES = "/transferAlignment|writes from page-aligned buffers/";
 
 /** The claims of issue 10, each as the product change that breaks it. */
 export const MUTANTS: readonly Mutant[] = [
@@ -146,7 +146,7 @@ export const MUTANTS: readonly Mutant[] = [
     name: "direct: the writer's staging buffers and read-backs at 512 bytes, not at pages",
     edits: [{
       file: "lib/backends/engine.ts",
-      search: "align = writeAlignment(t, transfer.bs);",
+      search: "align = transferAlignment(t, transfer.bs);",
       replace: "align = t;",
     }],
     tests: [DIRECT_WRITES_TEST],

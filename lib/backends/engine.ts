@@ -25,7 +25,7 @@ import {
   BlockWriter,
   openForTransfer,
   type Transfer,
-  writeAlignment,
+  transferAlignment,
 } from "../io/transfer.ts";
 import { MappedSource } from "../io/mapped.ts";
 import { AppendJournal } from "../io/journal.ts";
@@ -126,7 +126,7 @@ class NativeSink implements FrameSink {
       if (transfer) {
         const t = openForTransfer(path, mode, transfer);
         this.#file = t.file;
-        align = writeAlignment(t, transfer.bs);
+        align = transferAlignment(t, transfer.bs);
       } else {
         this.#file = FileHandle.open(path, mode);
       }

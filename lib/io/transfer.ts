@@ -107,29 +107,13 @@ interface Window {
 }
 
 /**
- * The alignment of O_DIRECT writes to `t` in `bs`-byte transfers ({@link BlockWriter}, and the
- * engine's read-backs for `copy` ops), bytes: that of reads ({@link readAlignment}), as fio's
- * writes are too (page-aligned buffers, offsets at multiples of `bs`). ext4 on this machine's
- * virtio disk reports 512 bytes for both (statx STATX_DIOALIGN; its physical blocks are 4096), and
- * a 4 MiB staging buffer 512 bytes past a page made every pwrite's pages straddle two: the device
- * got scatter lists of partial pages, and the table's 1 GiB --direct write ran at 0.2-0.35 of
- * fio's (0.8-1.1 page-aligned; bench/direct_write_pairs.ts: 0.32-0.37 against 0.97-1.00).
- */
-export function writeAlignment(
-  t: { readonly align: number; readonly memoryAlign: number },
-  bs: number,
-): { readonly align: number; readonly memoryAlign: number } {
-  return readAlignment(t, bs);
-}
-
-/**
  * Applies positioned writes as transfers of exactly `bs` bytes through reused staging buffers
  * (the last transfer before a jump or the end may be shorter; under O_DIRECT it is padded to the
  * alignment). Up to `streams` runs are kept at once (default 2: a format's data and its index, as
  * GSD writes them); a write that continues a run fills its buffer, any other starts a new run at
  * the aligned offset below it, reading back the partial block it would rewrite. Runs never share
  * a block: a write into another run's blocks writes that run out first. Offsets, lengths and
- * buffers follow `t`'s alignment as given: the engine gives {@link writeAlignment}'s (pages).
+ * buffers follow `t`'s alignment as given: the engine gives {@link transferAlignment}'s (pages).
  */
 export class BlockWriter {
   readonly #file: FileHandle;
@@ -264,16 +248,19 @@ export class BlockWriter {
 }
 
 /**
- * The alignment of a {@link BlockReader}'s O_DIRECT reads of `t` in `bs`-byte calls, bytes: file
- * offsets at multiples of a page (4096) or of the file system's alignment when it is larger, and
- * buffers at page boundaries, as fio's (its buffers are page-aligned and its reads of a `bs` that
- * is a multiple of 4096 start at multiples of it). A file system that takes 512-byte transfers
- * would otherwise see frames read at 512-byte offsets into buffers 512 bytes past a page, which
- * the device gets as requests off its 4 KiB blocks and scatter lists of partial pages. When `bs`
- * is no multiple of a page, the offsets keep the file system's alignment (`bs` is one of it).
- * Without O_DIRECT (alignment 1) nothing changes.
+ * The alignment of O_DIRECT transfers of `t` in `bs`-byte calls, for reads ({@link BlockReader})
+ * and writes ({@link BlockWriter}, and the engine's read-backs for `copy` ops), bytes: file offsets
+ * at multiples of a page (4096) or of the file system's alignment when it is larger, and buffers
+ * at page boundaries, as fio's (its buffers are page-aligned and its calls of a `bs` that is a
+ * multiple of 4096 start at multiples of it). When `bs` is no multiple of a page, the offsets keep
+ * the file system's alignment (`bs` is one of it). Without O_DIRECT (alignment 1) nothing changes.
+ * ext4 on this machine's virtio disk reports 512 bytes (statx STATX_DIOALIGN; its physical blocks
+ * are 4096): frames read at 512-byte offsets into buffers 512 bytes past a page, and a 4 MiB
+ * staging buffer 512 bytes past a page, made the device get requests off its 4 KiB blocks and
+ * scatter lists of partial pages; the table's 1 GiB --direct write ran at 0.2-0.35 of fio's
+ * (0.8-1.1 page-aligned; bench/direct_write_pairs.ts: 0.32-0.37 against 0.97-1.00).
  */
-export function readAlignment(
+export function transferAlignment(
   t: { readonly align: number; readonly memoryAlign: number },
   bs: number,
 ): { readonly align: number; readonly memoryAlign: number } {
@@ -313,7 +300,7 @@ export class BlockReader {
   constructor(t: TransferFile, bs: number, readAhead = true) {
     this.#file = t.file;
     this.#bs = bs;
-    const a = readAlignment(t, bs);
+    const a = transferAlignment(t, bs);
     this.#align = a.align;
     this.#memoryAlign = a.memoryAlign;
     this.#size = t.file.size;

@@ -41,7 +41,12 @@ import {
   TRANSFER_COLUMN_DOCS,
   transferColumns,
 } from "./transfer.ts";
-import { alignedBytes, DEFAULT_DIRECT_BS, readAlignment, type Transfer } from "../io/transfer.ts";
+import {
+  alignedBytes,
+  DEFAULT_DIRECT_BS,
+  type Transfer,
+  transferAlignment,
+} from "../io/transfer.ts";
 import { checkTransfer } from "../backends/engine.ts";
 import {
   type ExpectedFrames,
@@ -714,14 +719,15 @@ function fioSession(dir: string, cell: FioBeside, n: number, options: TableOptio
 }
 
 /**
- * The alignment of our O_DIRECT frame reads of `path`, bytes (lib/io/transfer.ts readAlignment:
+ * The alignment of our O_DIRECT frame reads of `path`, bytes (lib/io/transfer.ts transferAlignment:
  * pages, or the file system's larger alignment): fio's read block is rounded up to it, so that
  * its calls are the size of ours (a frame's covering blocks).
  */
 function directReadAlignment(path: string): number {
   const a = directAlignment(path);
   const align = Math.max(a.offset, 1);
-  return readAlignment({ align, memoryAlign: Math.max(a.memory, align) }, DEFAULT_DIRECT_BS).align;
+  return transferAlignment({ align, memoryAlign: Math.max(a.memory, align) }, DEFAULT_DIRECT_BS)
+    .align;
 }
 
 /** Adds the fio_* and efficiency_* columns of `fio` to a measured row (amended in place). */
