@@ -64,8 +64,7 @@ export function openForTransfer(path: string, mode: OpenMode, transfer: Transfer
     throw e;
   }
   if (!transfer.direct) return { file, align: 1, memoryAlign: 1 };
-  const a = directAlignment(path);
-  const align = Math.max(a.offset, 1);
+  const { align, memoryAlign } = fileSystemAlignment(path);
   if (transfer.bs % align !== 0) {
     file.close();
     throw new UsageError(
@@ -73,7 +72,18 @@ export function openForTransfer(path: string, mode: OpenMode, transfer: Transfer
         `${path}; give a multiple such as ${Math.max(align, 4096)}`,
     );
   }
-  return { file, align, memoryAlign: Math.max(a.memory, align) };
+  return { file, align, memoryAlign };
+}
+
+/**
+ * What the file system asks of O_DIRECT transfers of `path` (statx STATX_DIOALIGN, else its block
+ * size): file offsets and lengths at multiples of `align`, buffers at multiples of `memoryAlign`
+ * (never less than `align`), bytes. {@link transferAlignment} gives what our calls use.
+ */
+export function fileSystemAlignment(path: string): { align: number; memoryAlign: number } {
+  const a = directAlignment(path);
+  const align = Math.max(a.offset, 1);
+  return { align, memoryAlign: Math.max(a.memory, align) };
 }
 
 /** The one line that says a file system refused O_DIRECT on `path`. */

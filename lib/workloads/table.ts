@@ -30,7 +30,7 @@ import type { Progress } from "../report/progress.ts";
 import { audited } from "../sys/audit.ts";
 import { formatCount, formatSize } from "../report/units.ts";
 import { startMeter, warmUpOpens } from "../sys/meter.ts";
-import { directAlignment, statfs } from "../sys/libc.ts";
+import { statfs } from "../sys/libc.ts";
 import { type FioResult, FioSession } from "../peers/fio.ts";
 import { CellFailures, sharedFraming } from "./cells.ts";
 import {
@@ -44,6 +44,7 @@ import {
 import {
   alignedBytes,
   DEFAULT_DIRECT_BS,
+  fileSystemAlignment,
   type Transfer,
   transferAlignment,
 } from "../io/transfer.ts";
@@ -724,10 +725,7 @@ function fioSession(dir: string, cell: FioBeside, n: number, options: TableOptio
  * its calls are the size of ours (a frame's covering blocks).
  */
 function directReadAlignment(path: string): number {
-  const a = directAlignment(path);
-  const align = Math.max(a.offset, 1);
-  return transferAlignment({ align, memoryAlign: Math.max(a.memory, align) }, DEFAULT_DIRECT_BS)
-    .align;
+  return transferAlignment(fileSystemAlignment(path), DEFAULT_DIRECT_BS).align;
 }
 
 /** Adds the fio_* and efficiency_* columns of `fio` to a measured row (amended in place). */
