@@ -229,7 +229,7 @@ export const MUTANTS: readonly Mutant[] = [
     edits: [{
       file: TABLE,
       search: "    frameReads ? (path) => directReadAlignment(path) : undefined,",
-      replace: "    frameReads ? (path) => directAlignment(path).offset : undefined,",
+      replace: "    frameReads ? (path) => fileSystemAlignment(path).align : undefined,",
     }],
     tests: ["tests/baseline_test.ts"],
     filter: "/reads aligned frames as ours/",
