@@ -1,17 +1,35 @@
 import assert from "node:assert/strict";
-import { copySwapped } from "../lib/bytes/byteswap.ts";
+import { copySwapped, NATIVE_ORDER } from "../lib/bytes/byteswap.ts";
 import { VerifyError } from "../lib/errors.ts";
 import { backendByName } from "../lib/backends/registry.ts";
 import type { FrameSource, SourceOptions } from "../lib/backends/backend.ts";
 import { chunkBytes } from "../lib/framings/kit.ts";
 import { DTYPE_SIZE } from "../lib/framings/types.ts";
-import { readVerified, verifyFrame } from "../lib/workloads/pattern.ts";
+import {
+  type ExpectedFrames,
+  prepareVerified,
+  readVerified,
+  verifyFrame,
+} from "../lib/workloads/pattern.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
+import type { ByteOrder } from "../lib/bytes/byteswap.ts";
+import { auditOf, type AuditPhase, finishAudit, startAudit } from "../lib/sys/audit.ts";
+import { clockGettime } from "../lib/sys/libc.ts";
+import { measureRead } from "../lib/cli/read.ts";
 import { flipByte, runCli, runSmallCell, tempDir } from "./_helpers.ts";
 
-/** Writes the first `frames` frames of `data` with `backend` to `path`. */
-function writeTable(backend: string, path: string, frames: number, data: TableFrames) {
-  const sink = backendByName(backend).openWriter(path, { create: "truncate" });
+/** Writes the first `frames` frames of `data` with `backend` to `path` (`endian`: its order). */
+function writeTable(
+  backend: string,
+  path: string,
+  frames: number,
+  data: TableFrames,
+  endian?: ByteOrder,
+) {
+  const sink = backendByName(backend).openWriter(path, {
+    create: "truncate",
+    ...(endian ? { endian } : {}),
+  });
   for (let i = 0; i < frames; i++) sink.writeFrame(data.frame(i));
   sink.close();
 }
@@ -165,4 +183,126 @@ Deno.test("read --verify of a netcdf file names the file offset of a flipped byt
     bad.stderr,
     new RegExp(`frame 2: chunk 'particles/position' differs .* at byte 100 .*file byte ${offset}`),
   );
+});
+
+Deno.test("prepareVerified: the expected bytes in a non-native stored order are made, once; none for native files", () => {
+  using d = tempDir();
+  const data = new TableFrames(8, 5);
+  const asked: string[] = [];
+  const counting: ExpectedFrames = {
+    frame: (i) => data.frame(i),
+    bytesIn: (i, order) => {
+      asked.push(`${i}:${order}`);
+      return data.bytesIn(i, order);
+    },
+  };
+  const cases: [string, string, ByteOrder | undefined, string[]][] = [
+    ["netcdf", "t.nc", undefined, ["0:big"]],
+    ["raw", "big.raw", "big", ["0:big"]],
+    ["raw", "native.raw", undefined, []],
+    ["gsd", "t.gsd", undefined, []],
+  ];
+  for (const [backend, name, endian, want] of cases) {
+    const path = `${d.path}/${name}`;
+    writeTable(backend, path, 2, data, endian);
+    const source = backendByName(backend).openReader(path, { layout: data.layout });
+    try {
+      asked.length = 0;
+      prepareVerified(source, counting);
+      assert.deepEqual(asked, want, `${backend} ${name}`);
+      // the bytes made are the ones the verified reads then compare with
+      for (const i of [1, 0]) readVerified(source, i, data);
+    } finally {
+      source.close();
+    }
+  }
+  // a source without readFrameStored compares through readFrame: nothing to make
+  const path = `${d.path}/t.nc`;
+  const inner = backendByName("netcdf").openReader(path);
+  asked.length = 0;
+  prepareVerified({
+    path,
+    framing: "netcdf",
+    frameCount: inner.frameCount,
+    warnings: [],
+    storedOrder: "big",
+    readFrame: (i) => inner.readFrame(i),
+    close: () => inner.close(),
+  }, counting);
+  inner.close();
+  assert.deepEqual(asked, []);
+});
+
+/**
+ * Runs `run` (a measurement that returns its audit trail's phases) with every TableFrames's first
+ * request for bytes in a non-native order (which builds the swapped copies) timed, and returns
+ * those times and the timed phases, CLOCK_MONOTONIC ns.
+ */
+async function swappedBuilds(
+  run: () => Promise<readonly AuditPhase[]>,
+): Promise<{ builds: number[]; timed: AuditPhase[] }> {
+  const original = TableFrames.prototype.bytesIn;
+  const seen = new WeakSet<TableFrames>();
+  const builds: number[] = [];
+  TableFrames.prototype.bytesIn = function (this: TableFrames, i: number, order: ByteOrder) {
+    if (order !== NATIVE_ORDER && !seen.has(this)) {
+      seen.add(this);
+      builds.push(clockGettime());
+    }
+    return original.call(this, i, order);
+  };
+  let phases: readonly AuditPhase[];
+  try {
+    phases = await run();
+  } finally {
+    TableFrames.prototype.bytesIn = original;
+  }
+  return { builds, timed: phases.filter((p) => p.timed) };
+}
+
+/** Asserts that each build lies outside every timed phase, and that `phases` were timed. */
+function assertBuiltUntimed(
+  got: Awaited<ReturnType<typeof swappedBuilds>>,
+  phases: readonly string[],
+): void {
+  assert.ok(got.builds.length > 0, "no swapped expected bytes were made");
+  for (const name of phases) assert.ok(got.timed.some((p) => p.name === name), name);
+  for (const t of got.builds) {
+    for (const p of got.timed) {
+      assert.ok(
+        t < p.startNs || t > p.endNs,
+        `the big-endian expected bytes were made inside the timed '${p.name}' phase`,
+      );
+    }
+  }
+}
+
+Deno.test("table --framing netcdf: the big-endian expected bytes are made before the timed reads", async () => {
+  using d = tempDir();
+  const got = await swappedBuilds(async () => {
+    startAudit();
+    try {
+      await runSmallCell("netcdf", d.path, () => {});
+      return finishAudit()?.phases ?? [];
+    } finally {
+      finishAudit();
+    }
+  });
+  assertBuiltUntimed(got, ["write", "open", "read", "random"]);
+});
+
+Deno.test("read --verify of a netcdf file: the big-endian expected bytes are made before the timed reads", async () => {
+  using d = tempDir();
+  const path = `${d.path}/t.nc`;
+  writeTable("netcdf", path, 4, new TableFrames(16, 3));
+  const got = await swappedBuilds(async () => {
+    const row = await measureRead(path, "netcdf", undefined, {
+      seed: 3,
+      verify: true,
+      sample: Infinity,
+    });
+    assert.equal(row.frames, 4);
+    return auditOf(row)?.phases ?? [];
+  });
+  assertBuiltUntimed(got, ["open", "read", "random"]);
 });

@@ -669,6 +669,40 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/bytesIn|names the file offset/",
   },
   {
+    name: "table: the big-endian expected bytes made inside the timed read phase",
+    edits: [{
+      file: TABLE,
+      search: "  prepareVerified(source, frames);\n",
+      replace: "  void prepareVerified;\n",
+    }],
+    tests: ["tests/verify_test.ts"],
+    filter: "/expected bytes are made before the timed reads/",
+  },
+  {
+    name: "read --verify: the big-endian expected bytes made inside the timed read phase",
+    edits: [{
+      file: "lib/cli/read.ts",
+      search: "if (pattern) prepareVerified(source, pattern);",
+      replace: "void prepareVerified;",
+    }],
+    tests: ["tests/verify_test.ts"],
+    filter: "/expected bytes are made before the timed reads/",
+  },
+  {
+    name: "netcdf: the index does not say its files are big-endian (nothing made before the reads)",
+    edits: [{
+      file: "lib/framings/netcdf/index.ts",
+      search: '  readonly order: ByteOrder = "big";',
+      replace: '  readonly order?: ByteOrder;\n  readonly #big: ByteOrder = "big";',
+    }, {
+      file: "lib/framings/netcdf/index.ts",
+      search: "order: this.order,",
+      replace: "order: this.#big,",
+    }],
+    tests: ["tests/verify_test.ts"],
+    filter: "/expected bytes are made before the timed reads|prepareVerified/",
+  },
+  {
     name: "verify: a stored big-endian chunk compared with the native expected bytes",
     edits: [{
       file: "lib/workloads/pattern.ts",

@@ -160,6 +160,11 @@ export interface FrameSource {
    * own read, so one read is in flight at a time (native framings with O_DIRECT, native AIO).
    */
   readonly pipelined?: boolean;
+  /**
+   * The byte order `readFrameStored` hands every chunk in, when the format fixes one for the
+   * whole file at open (netCDF classic: big; raw: its header's); known without a frame lookup.
+   */
+  readonly storedOrder?: ByteOrder;
   /** Where the chunks of a frame are stored, when the backend knows (native framings). */
   locate?(frame: number): readonly ChunkRef[];
   /**

@@ -4,7 +4,7 @@
  * frame's chunks with as few preads as possible into a reused buffer, byte-swapped to native.
  * @module
  */
-import { NATIVE_ORDER, SwapBuffer, swapInPlace } from "../bytes/byteswap.ts";
+import { type ByteOrder, NATIVE_ORDER, SwapBuffer, swapInPlace } from "../bytes/byteswap.ts";
 import type {
   ByteSource,
   ChunkRef,
@@ -338,6 +338,8 @@ class NativeSource implements FrameSource {
   readonly warnings: readonly string[];
   bytesRead = 0;
   readonly departures: readonly string[];
+  /** The index's byte order of every chunk, when its format fixes one (netCDF, raw). */
+  readonly storedOrder: ByteOrder | undefined;
   /** Bytes past the end of the file read as zeros (netCDF data never written). */
   readonly #pastEndReadsZero: boolean;
   readonly #file: FileHandle;
@@ -403,6 +405,7 @@ class NativeSource implements FrameSource {
     this.warnings = this.#index.warnings ?? [];
     this.departures = this.#index.departures ?? [];
     this.#pastEndReadsZero = this.#index.pastEndReadsZero ?? false;
+    this.storedOrder = this.#index.order;
   }
 
   /**

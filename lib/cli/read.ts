@@ -21,7 +21,13 @@ import { Progress } from "../report/progress.ts";
 import { attachAudit, finishAudit, startAudit } from "../sys/audit.ts";
 import { startMeter } from "../sys/meter.ts";
 import { statfs } from "../sys/libc.ts";
-import { readVerified, readVerifiedFrames, Rng, shuffledOrder } from "../workloads/pattern.ts";
+import {
+  prepareVerified,
+  readVerified,
+  readVerifiedFrames,
+  Rng,
+  shuffledOrder,
+} from "../workloads/pattern.ts";
 import { TableFrames } from "../workloads/table.ts";
 import { parseArgs, parseSeed, parseSize } from "./args.ts";
 import { type Block, planBlocks, readBlocks, referenceCrcs } from "../workloads/blocks.ts";
@@ -283,6 +289,9 @@ export async function measureRead(
       transfer,
     });
     const o = om.stop();
+    // --verify: the expected bytes in the file's byte order (big-endian netCDF: a swapped copy of
+    // a frame) are made before the reads are timed, as the native arrays are
+    if (pattern) prepareVerified(source, pattern);
     // an open that scans the file (f77, IEEEIO) cached it: the read starts from a second drop
     drop();
     try {

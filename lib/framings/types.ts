@@ -203,6 +203,11 @@ export interface FrameIndex {
    * data never written, as libnetcdf reads it).
    */
   readonly pastEndReadsZero?: boolean;
+  /**
+   * The byte order every chunk of the file is stored in, when the format fixes one for the whole
+   * file at open (netCDF classic: big; raw: its header's flag); absent when chunks may differ.
+   */
+  readonly order?: ByteOrder;
 }
 
 /** Options a framing's writer understands; each framing documents which it honours. */

@@ -52,6 +52,7 @@ import { checkTransfer } from "../backends/engine.ts";
 import {
   type ExpectedFrames,
   fillRandom,
+  prepareVerified,
   readVerifiedFrames,
   Rng,
   shuffledOrder,
@@ -424,6 +425,9 @@ async function readPhase(
   phase: string,
   overlap: boolean,
 ) {
+  // the expected bytes in the file's byte order exist before the clock starts, as the native
+  // arrays raw is compared with do (big-endian netCDF: a swapped copy of a frame)
+  prepareVerified(source, frames);
   const meter = startMeter(phase);
   const n = order.length;
   // --overlap: the read of frame k + 1 is in flight while frame k is verified (native framings)

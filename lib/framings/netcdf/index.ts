@@ -4,7 +4,14 @@
  * or zero records).
  * @module
  */
-import type { ByteSource, ChunkRef, FrameIndex, StoredVariable, TypedArray } from "../types.ts";
+import type {
+  ByteOrder,
+  ByteSource,
+  ChunkRef,
+  FrameIndex,
+  StoredVariable,
+  TypedArray,
+} from "../types.ts";
 import type { NcDecodedAttribute } from "./header.ts";
 import { FORMAT, KIND_NAMES, NC_TYPE_DTYPE, STREAMING_NUMRECS } from "./model.ts";
 import type { NcFile } from "./reader.ts";
@@ -34,6 +41,8 @@ export class NetcdfIndex implements FrameIndex {
   readonly departures: readonly string[];
   /** Data never written (past the end of the file) reads as zeros, as in libnetcdf. */
   readonly pastEndReadsZero = true;
+  /** Every netCDF classic element is stored big-endian. */
+  readonly order: ByteOrder = "big";
   readonly #file: NcFile;
   readonly #refs: readonly ChunkRef[]; // record 0 (or the fixed variables)
   readonly #stride: number;
@@ -58,7 +67,7 @@ export class NetcdfIndex implements FrameIndex {
       shape: v.shape,
       offset: v.begin,
       bytes: v.slabBytes,
-      order: "big" as const,
+      order: this.order,
     }));
     this.#stride = hasRecords ? recsize : 0;
     this.frameCount = hasRecords ? f.numrecs : chosen.length > 0 ? 1 : 0;
