@@ -133,10 +133,16 @@ function assertDroppedBefore(a: RowAudit, i: number, suffix: string, what: strin
   return res.fraction;
 }
 
-/** Offsets of the logged reads of at least `bytes` bytes (whole records), in call order. */
+/**
+ * Offsets of the logged reads of at least `bytes` bytes and under twice that (whole records), in
+ * call order: not an open's read of many records at once (a scan's copy window, lib/io/mapped.ts).
+ */
 function dataOffsets(log: readonly number[], bytes: number): number[] {
   const out: number[] = [];
-  for (let k = 0; k < log.length; k += 2) if (log[k + 1]! >= bytes) out.push(log[k]!);
+  for (let k = 0; k < log.length; k += 2) {
+    const n = log[k + 1]!;
+    if (n >= bytes && n < 2 * bytes) out.push(log[k]!);
+  }
   return out;
 }
 

@@ -11,7 +11,7 @@ import { dropCache, residency } from "../lib/io/cache.ts";
 import { FileHandle } from "../lib/io/file.ts";
 import { MappedSource } from "../lib/io/mapped.ts";
 import { cachedPages, preadUncached, releaseLease, takeReadLease } from "../lib/sys/libc.ts";
-import { tempDir } from "./_helpers.ts";
+import { observeDuring, tempDir } from "./_helpers.ts";
 
 /** `bytes` bytes whose value at i is a hash of i, so a read from the wrong offset shows. */
 function pattern(bytes: number): Uint8Array {
@@ -87,11 +87,17 @@ for (const cache of ["cold", "warm"] as const) {
           assert.deepEqual(view.subarray(0, n), want.subarray(off, off + n), `${step} ${off}`);
         }
       }
-      // ahead: a near window gives the rest of the mapping's 4 MiB window, and the file's bytes
+      // ahead: a near window gives the rest of its window, and the file's bytes: of a cold file,
+      // the mapping's (4 MiB from a multiple of 4 MiB, and 64 KiB more); of a cached one (read by
+      // the scans above), the copy window (4 MiB and 64 KiB from the record's page)
+      if (cache === "cold") dropCache(path);
       src.window(3 << 20, 8, true);
-      const ahead = src.window((3 << 20) + 40_000, 8, true)!;
+      // (in a cached file the first four near windows of a run are preads of 8 bytes)
+      for (let k = 1; k <= 4; k++) src.window((3 << 20) + 1000 * k, 8, true);
       const aheadAt = (3 << 20) + 40_000;
-      assert.equal(ahead.length, (4 << 20) + 65536 - aheadAt);
+      const ahead = src.window(aheadAt, 8, true)!;
+      const from = cache === "cold" ? 0 : aheadAt - (aheadAt % 4096);
+      assert.equal(ahead.length, from + (4 << 20) + 65536 - aheadAt);
       assert.ok(ahead.every((b, i) => b === want[aheadAt + i]), "the window ahead's bytes");
       // across the first window's end, and up to the end of the file
       const across = src.window((16 << 20) - 5, 10)!;
@@ -264,6 +270,61 @@ Deno.test("mapped source: a cached file's far windows are preads into one reused
       else assert.ok(view.length >= 65536, `near window ${k}: in place (${view.length} bytes)`);
     }
     src.release();
+  } finally {
+    file.close();
+  }
+});
+
+Deno.test("mapped source: a cached file's dense records are read from one copy window, a pread of 4 MiB and 64 KiB at a time, reused by the next source", async () => {
+  using d = tempDir();
+  const path = `${d.path}/dense.bin`;
+  const size = (12 << 20) + 5000;
+  const want = pattern(size);
+  Deno.writeFileSync(path, want); // cached: just written
+  const file = FileHandle.open(path, "read");
+  const reads: [number, number][] = [];
+  try {
+    const src = new MappedSource(file);
+    let buffer: ArrayBufferLike | undefined;
+    await observeDuring({ read: (_fd, offset, bytes) => reads.push([offset, bytes]) }, () => {
+      // a scan of records 12,345 bytes apart (as f77's and IEEEIO's opens of 32^2 files scan)
+      for (let off = 0, k = 0; off + 8 <= size; off += 12_345, k++) {
+        const view = src.window(off, 8, true)!;
+        assert.deepEqual(view.subarray(0, 8), want.subarray(off, off + 8), `${off}`);
+        if (k >= 5) {
+          buffer ??= view.buffer;
+          assert.equal(view.buffer, buffer, `the record at ${off}: the same buffer`);
+          assert.ok(view.length >= 8 && off + view.length <= size);
+          const end = off + view.length;
+          assert.deepEqual(view.subarray(-100), want.subarray(end - 100, end), `to ${end}`);
+        }
+      }
+    });
+    const window = (4 << 20) + 65536;
+    // the first four near records are small preads; then one read a window (the file handle's
+    // first read of a file is two: 128 KiB, then the rest), each from the page of the first
+    // record past the last window's bytes, the last one to the file's end
+    const big: [number, number][] = [];
+    for (const [offset, n] of reads.filter(([, n]) => n > 4096)) {
+      const last = big.at(-1);
+      if (last && last[0] + last[1] === offset && last[1] < window) last[1] += n;
+      else big.push([offset, n]);
+    }
+    assert.equal(reads.filter(([, n]) => n <= 4096).length, 5, JSON.stringify(reads.slice(0, 8)));
+    assert.equal(big.length, 3, JSON.stringify(big));
+    for (const [k, [offset, n]] of big.entries()) {
+      assert.equal(offset % 4096, 0, `window ${k} starts on a page`);
+      const lastEnd = k > 0 ? big[k - 1]![0] + big[k - 1]![1] : 0;
+      if (k > 0) assert.ok(offset >= lastEnd && offset < lastEnd + 12_345, `window ${k} follows`);
+      assert.equal(n, Math.min(window, size - offset), `window ${k}'s length`);
+    }
+    src.release();
+    // the copy window goes from a released source to the next (no new 4 MiB array an open)
+    const next = new MappedSource(file);
+    let view: Uint8Array | undefined;
+    for (let off = 0; off <= 6 * 12_345; off += 12_345) view = next.window(off, 8, true);
+    assert.equal(view!.buffer, buffer, "the next source's copy window is the same array");
+    next.release();
   } finally {
     file.close();
   }

@@ -791,6 +791,26 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/f77 warm open of records over 1 MiB apart/",
   },
   {
+    name: "open scan: a cached file's dense records mapped, not copied (page faults a record)",
+    edits: [{
+      file: "lib/io/mapped.ts",
+      search: "if (near && !this.#released && this.#cached(offset)) return this.#copied(",
+      replace: "if (near && this.#released && this.#cached(offset)) return this.#copied(",
+    }],
+    tests: ["tests/mapped_test.ts"],
+    filter: "/dense records are read from one copy window/",
+  },
+  {
+    name: "open scan: a new copy window every open (a new 4 MiB array faulted in)",
+    edits: [{
+      file: "lib/io/mapped.ts",
+      search: "const copy = spareCopy ?? new Uint8Array(WINDOW + OVERLAP);",
+      replace: "const copy = new Uint8Array(WINDOW + OVERLAP);",
+    }],
+    tests: ["tests/mapped_test.ts"],
+    filter: "/dense records are read from one copy window/",
+  },
+  {
     name: "open scan: a new far reads' buffer every open (its address looked up again)",
     edits: [{
       file: "lib/io/mapped.ts",
