@@ -9,7 +9,7 @@ import { FRAMINGS } from "../lib/backends/registry.ts";
 import { nativeBackend } from "../lib/backends/engine.ts";
 import { writeFrames } from "../lib/backends/write.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
-import { verifyStoredFrame } from "../lib/workloads/pattern.ts";
+import { readVerified, verifyStoredFrame } from "../lib/workloads/pattern.ts";
 import { tempDir } from "./_helpers.ts";
 
 function address(a: ArrayBufferView): number {
@@ -45,5 +45,32 @@ Deno.test("buffered reads: raw's and gsd's largest chunk on a cache line, every 
         source.close();
       }
     }
+  }
+});
+
+Deno.test("read buffers: a closed source's buffer serves the next source's reads (no new pages touched an open)", async () => {
+  using d = tempDir();
+  const n = 256 * 256;
+  const frames = new TableFrames(n, 5);
+  for (const name of ["raw", "netcdf", "f77"]) {
+    const b = nativeBackend(FRAMINGS.find((f) => f.name === name)!);
+    const path = `${d.path}/b.${name}`;
+    await writeFrames(b, path, { create: "truncate", fsync: "none" }, 3, (i) => frames.frame(i));
+    const buffers: ArrayBufferLike[] = [];
+    for (let open = 0; open < 3; open++) {
+      const source = b.openReader(path, { layout: frames.layout });
+      try {
+        for (const i of [2, 0, 1]) {
+          const got = readVerified(source, i, frames);
+          if (i === 1) {
+            buffers.push(got.reduce((a, c) => (c.data.length > a.data.length ? c : a)).data.buffer);
+          }
+        }
+      } finally {
+        source.close();
+      }
+    }
+    assert.equal(buffers[1], buffers[0], `${name}: the second open reads into the first's buffer`);
+    assert.equal(buffers[2], buffers[0], `${name}: and the third`);
   }
 });

@@ -811,6 +811,16 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/dense records are read from one copy window/",
   },
   {
+    name: "read buffers: a new buffer every open (its pages first touched inside the timed read)",
+    edits: [{
+      file: "lib/backends/engine.ts",
+      search: "  return best >= 0 ? spareBuffers.splice(best, 1)[0]! : alignedBytes(bytes, PAGE);",
+      replace: "  return alignedBytes(bytes, PAGE);",
+    }],
+    tests: ["tests/read_place_test.ts"],
+    filter: "/a closed source's buffer serves the next source's reads/",
+  },
+  {
     name: "open scan: a new far reads' buffer every open (its address looked up again)",
     edits: [{
       file: "lib/io/mapped.ts",

@@ -77,7 +77,7 @@ export interface ReadChunk {
   readonly dtype: DType;
   /** Shape, slowest dimension first. */
   readonly shape: readonly number[];
-  /** Data in native byte order; a view valid until the next `readFrame` or `readStored` call. */
+  /** Data in native byte order; a view valid until the next `readFrame` or `readStored` call or `close`. */
   readonly data: Uint8Array;
 }
 
@@ -99,7 +99,7 @@ export interface StoredChunk {
   readonly offset: number;
   /** Set when the chunk is stored in pieces: [file offset, length] in order, bytes. */
   readonly pieces?: readonly (readonly [number, number])[];
-  /** The stored bytes; a view valid until the next `readFrame`, `readFrameStored` or `readStored`. */
+  /** The stored bytes; a view valid until the next `readFrame`, `readFrameStored`, `readStored` or `close`. */
   readonly data: Uint8Array;
 }
 
@@ -198,7 +198,7 @@ export interface FrameSource {
   readonly warnings: readonly string[];
   /** Bytes read from the file so far (headers and markers included), when the backend counts them. */
   readonly bytesRead?: number;
-  /** Closes the file. */
+  /** Closes the file; the views of frames read from it are not valid after (buffers are reused). */
   close(): void;
 }
 

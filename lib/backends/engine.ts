@@ -331,6 +331,34 @@ class PendingFrame<T> implements PromiseLike<T> {
   }
 }
 
+/** Bytes of closed sources' read buffers kept for the next sources' reads, at most. */
+const SPARE_BYTES = 96 << 20;
+/**
+ * Read buffers of closed sources (page-aligned), for the next source's reads: a buffer made at
+ * each open is touched for the first time inside the timed read, where every page's first write
+ * is a page fault (about 15 µs a 4 KiB page on a shadow-paged VM: 100-200 ms for the 32 MiB
+ * buffer of a frame at N = 1024^2, against a read of 12 ms), at random on either side of a pair.
+ */
+const spareBuffers: Uint8Array[] = [];
+
+/** The smallest spare read buffer of at least `bytes`, taken from the spares, or a new one. */
+function takeReadBuffer(bytes: number): Uint8Array {
+  let best = -1;
+  for (let k = 0; k < spareBuffers.length; k++) {
+    const length = spareBuffers[k]!.length;
+    if (length >= bytes && (best < 0 || length < spareBuffers[best]!.length)) best = k;
+  }
+  return best >= 0 ? spareBuffers.splice(best, 1)[0]! : alignedBytes(bytes, PAGE);
+}
+
+/** Keeps `buf` for the next source's reads, dropping the oldest spares beyond SPARE_BYTES. */
+function giveBackReadBuffer(buf: Uint8Array): void {
+  if (buf.length > SPARE_BYTES) return;
+  spareBuffers.push(buf);
+  let total = spareBuffers.reduce((sum, b) => sum + b.length, 0);
+  while (total > SPARE_BYTES) total -= spareBuffers.shift()!.length;
+}
+
 class NativeSource implements FrameSource {
   readonly path: string;
   readonly framing: string;
@@ -348,7 +376,8 @@ class NativeSource implements FrameSource {
   readonly #index: FrameIndex;
   /**
    * The read buffers, one per slot: page-aligned, `PAGE` bytes longer than the longest read each
-   * serves; made at the first read (an open makes none). `readFrame` reads into the current slot;
+   * serves; made at the first read (an open makes none), or a closed source's (spareBuffers), and
+   * left to the next source at close. `readFrame` reads into the current slot;
    * `readFrameAsync` alternates the slots, so the frame before stays intact while it reads.
    */
   readonly #bufs: (Uint8Array | null)[] = [null, null];
@@ -465,7 +494,8 @@ class NativeSource implements FrameSource {
     if (buf === null || buf.length < bytes + PAGE) {
       let cap = buf === null ? 1 << 16 : buf.length - PAGE;
       while (cap < bytes) cap *= 2;
-      buf = alignedBytes(cap + PAGE, PAGE);
+      if (buf !== null) giveBackReadBuffer(buf);
+      buf = takeReadBuffer(cap + PAGE);
       this.#bufs[slot] = buf;
     }
     return buf.subarray(at, at + bytes);
@@ -758,6 +788,11 @@ class NativeSource implements FrameSource {
 
   close(): void {
     this.#file.close();
+    // the read buffers go to the next source, unless a read may still write into one
+    if (!this.#busy && this.#pending?.settled !== false) {
+      for (const buf of this.#bufs) if (buf !== null) giveBackReadBuffer(buf);
+      this.#bufs[0] = this.#bufs[1] = null;
+    }
   }
 }
 
