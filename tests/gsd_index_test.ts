@@ -7,7 +7,9 @@
 import assert from "node:assert/strict";
 import { nativeBackend } from "../lib/backends/engine.ts";
 import { FormatError } from "../lib/errors.ts";
-import { gsd } from "../lib/framings/gsd/mod.ts";
+import { gsd, GSD_WHOLE_INDEX_BYTES } from "../lib/framings/gsd/mod.ts";
+import { useEntryScanner } from "../lib/framings/gsd/entries_wasm.ts";
+import { memorySource } from "../lib/io/memory.ts";
 import { writeFrames } from "../lib/backends/write.ts";
 import { finishAudit, startAudit } from "../lib/sys/audit.ts";
 import { startMeter } from "../lib/sys/meter.ts";
@@ -126,4 +128,55 @@ Deno.test("gsd open of a table file: the system calls of gsd_open's work, counte
   } finally {
     source.close();
   }
+});
+
+Deno.test("gsd index: frames far apart and many blocks, the WebAssembly and JavaScript checks alike", () => {
+  // entries at frames 0..2999, 30000, 50000..52999 (gaps wider than the module's 16384 frame
+  // starts, blocks of 2048 entries), and two chunks in the last frame; each holds its frame
+  const frames = [
+    ...Array.from({ length: 3000 }, (_, f) => f),
+    30000,
+    ...Array.from({ length: 3000 }, (_, f) => 50000 + f),
+    53000,
+  ];
+  const slots = 1 << 16, namesAt = 256, indexAt = namesAt + 64, dataAt = indexAt + slots * 32;
+  const b = new Uint8Array(dataAt + 4 * (frames.length + 1));
+  const v = new DataView(b.buffer);
+  b.set([0xdf, 0x65, 0xdf, 0x65, 0xdf, 0x65, 0xdf, 0x65]);
+  v.setUint32(8, indexAt, true);
+  v.setUint32(16, slots, true);
+  v.setUint32(24, namesAt, true);
+  v.setUint32(32, 1, true);
+  v.setUint32(44, 0x20000, true);
+  b.set([0x78, 0, 0x79, 0], namesAt); // "x", "y"
+  const entries = [...frames.map((f) => [f, 0]), [53000, 1]];
+  entries.forEach(([f, id], e) => {
+    const q = indexAt + e * 32;
+    v.setUint32(q, f!, true);
+    v.setUint32(q + 8, 1, true); // N
+    v.setUint32(q + 16, dataAt + 4 * e, true);
+    v.setUint32(q + 24, 1, true); // M
+    v.setUint32(q + 28, (3 << 16) | id!, true);
+    v.setUint32(dataAt + 4 * e, f!, true);
+  });
+  const looks: unknown[] = [];
+  for (const wasm of [true, false]) {
+    const was = useEntryScanner(wasm);
+    try {
+      for (const wholeIndexBytes of [GSD_WHOLE_INDEX_BYTES, 100 * 32]) {
+        const index = gsd.openIndex(memorySource(b), { wholeIndexBytes });
+        assert.equal(index.frameCount, 53001);
+        const look = [0, 1, 2047, 2048, 2999, 3000, 29999, 30000, 30001, 46384, 49999, 50000, 53000]
+          .map((f) => index.chunks(f).map((c) => [c.name, v.getUint32(c.offset, true)]));
+        assert.deepEqual(look.slice(0, 5), [0, 1, 2047, 2048, 2999].map((f) => [["x", f]]));
+        assert.deepEqual(look[6], []);
+        assert.deepEqual(look[7], [["x", 30000]]);
+        assert.deepEqual(look[12], [["x", 53000], ["y", 53000]]);
+        looks.push(look);
+      }
+    } finally {
+      useEntryScanner(was);
+    }
+  }
+  for (const look of looks) assert.deepEqual(look, looks[0]);
 });

@@ -15,6 +15,7 @@ import {
   GsdIndex,
   openGsdIndex,
 } from "../lib/framings/gsd/mod.ts";
+import { useEntryScanner } from "../lib/framings/gsd/entries_wasm.ts";
 import { detectFormat, FRAMINGS } from "../lib/backends/registry.ts";
 import type {
   Chunk,
@@ -732,6 +733,21 @@ function corruptCopy(c: Corruption): Uint8Array {
   return c.cut === undefined ? b : b.subarray(0, c.cut);
 }
 
+/**
+ * Runs `body` with the entries checked in WebAssembly (the default) and in JavaScript (the
+ * fallback), which must agree on every file.
+ */
+function bothScans(body: (scan: string) => void): void {
+  for (const wasm of [true, false]) {
+    const was = useEntryScanner(wasm);
+    try {
+      body(wasm ? "wasm" : "js");
+    } finally {
+      useEntryScanner(was);
+    }
+  }
+}
+
 for (const c of CORRUPTIONS) {
   Deno.test(`gsd reader rejects: ${c.rule}`, () => {
     for (const wholeIndexBytes of [GSD_WHOLE_INDEX_BYTES, 0]) {
@@ -750,19 +766,78 @@ for (const c of CORRUPTIONS) {
   });
 }
 
+// Entry 5 of hoomd_n4.gsd (frame 1, configuration/step: id 3, uint64 1 x 1), which gsd's search
+// never probes: each fault is found at the first lookup, not at the open, and named alike by the
+// WebAssembly check and the JavaScript one, whatever the blocks the entries are read in.
+const E5 = 256 + 5 * 32;
+const UNPROBED: { rule: string; edit: (v: DataView) => void; offset: number; message: RegExp }[] = [
+  { rule: "type 0", edit: (v) => v.setUint8(E5 + 30, 0), offset: E5 + 30, message: /type code 0/ },
+  { rule: "type 12", edit: (v) => v.setUint8(E5 + 30, 12), offset: E5 + 30, message: /code 12/ },
+  {
+    rule: "data past the end",
+    edit: (v) => v.setUint32(E5 + 8, 1000, true),
+    offset: E5 + 16,
+    message: /of 1000 x 1 uint64 lies outside the file \(5732 bytes\)/,
+  },
+  {
+    rule: "frame not below the index size",
+    edit: (v) => v.setUint32(E5, 200, true),
+    offset: E5,
+    message: /frame 200 is not below the index size 128/,
+  },
+  {
+    rule: "id not below the name count",
+    edit: (v) => v.setUint16(E5 + 28, 4, true),
+    offset: E5 + 28,
+    message: /chunk id 4 but the name list holds 4 names/,
+  },
+  { rule: "flags", edit: (v) => v.setUint8(E5 + 31, 1), offset: E5 + 31, message: /flags 0x1/ },
+  {
+    rule: "order",
+    edit: (v) => v.setUint32(E5, 0, true),
+    offset: E5,
+    message: /not sorted by \(frame, id\); entry 4 has frame 1, id 2/,
+  },
+];
+
+Deno.test("gsd reader: an entry gsd does not probe fails the first lookup, in either check", () => {
+  for (const u of UNPROBED) {
+    const b = mutated("hoomd_n4.gsd", (v) => u.edit(v));
+    bothScans((scan) => {
+      for (const wholeIndexBytes of [GSD_WHOLE_INDEX_BYTES, 64, 0]) {
+        const index = openGsdIndex(memorySource(b, "bad.gsd"), { wholeIndexBytes });
+        assert.equal(index.frameCount, 3, `${u.rule}: the open succeeds`);
+        assert.throws(
+          () => index.chunks(2),
+          (e: unknown) => {
+            const what = `${u.rule} (${scan}, ${wholeIndexBytes}): ${e}`;
+            assert.ok(e instanceof FormatError, what);
+            assert.equal(e.offset, u.offset, what);
+            assert.match(e.message, /index entry 5 \(frame \d+, chunk id \d\)/, what);
+            assert.match(e.message, u.message, what);
+            return true;
+          },
+        );
+      }
+    });
+  }
+});
+
 Deno.test("gsd reader: the sorted-index check is not fooled by the gsd binary search", () => {
   // gsd 2.7 only validates the entries its search probes, at open; so do we, and every entry
   // before the first lookup. Entry 3 of hoomd_n4 (frame 1, id 1) moved to frame 2 is never
   // probed by gsd, but breaks the order: the open succeeds (as gsd_open does), every lookup fails.
   const b = mutated("hoomd_n4.gsd", (v) => v.setUint32(256 + 3 * 32, 2, true));
   const isBad = (e: unknown) => e instanceof FormatError && e.offset === 256 + 4 * 32;
-  for (const wholeIndexBytes of [GSD_WHOLE_INDEX_BYTES, 0]) {
-    const index = openGsdIndex(memorySource(b), { wholeIndexBytes });
-    assert.equal(index.frameCount, 3);
-    assert.throws(() => index.chunks(0), isBad);
-    assert.throws(() => index.find(2, "particles/position"), isBad);
-    assert.throws(() => index.step(1), isBad);
-  }
+  bothScans(() => {
+    for (const wholeIndexBytes of [GSD_WHOLE_INDEX_BYTES, 0]) {
+      const index = openGsdIndex(memorySource(b), { wholeIndexBytes });
+      assert.equal(index.frameCount, 3);
+      assert.throws(() => index.chunks(0), isBad);
+      assert.throws(() => index.find(2, "particles/position"), isBad);
+      assert.throws(() => index.step(1), isBad);
+    }
+  });
 });
 
 Deno.test("gsd reader: open probes; the first lookup reads the entries once, in blocks", () => {
@@ -815,16 +890,18 @@ Deno.test("gsd reader: entries whose kinds do not repeat are kept whole, and fou
     }],
   }));
   const { bytes } = encode(frames, { hoomd: false });
-  const index = openGsdIndex(memorySource(bytes));
-  assert.equal(index.frameCount, 5000);
-  for (const i of [0, 1, 2, 4095, 4096, 4999]) {
-    const [r] = index.chunks(i);
-    assert.equal(r!.name, `c${i}`);
-    assert.deepEqual(r!.shape, [1 + (i % 3), 1]);
-    assert.equal(bytes[r!.offset], i & 0xff);
-    assert.equal(index.find(i, `c${i}`)?.offset, r!.offset);
-    assert.equal(index.find(i, `c${i + 1}`), undefined);
-  }
+  bothScans(() => {
+    const index = openGsdIndex(memorySource(bytes));
+    assert.equal(index.frameCount, 5000);
+    for (const i of [0, 1, 2, 4095, 4096, 4999]) {
+      const [r] = index.chunks(i);
+      assert.equal(r!.name, `c${i}`);
+      assert.deepEqual(r!.shape, [1 + (i % 3), 1]);
+      assert.equal(bytes[r!.offset], i & 0xff);
+      assert.equal(index.find(i, `c${i}`)?.offset, r!.offset);
+      assert.equal(index.find(i, `c${i + 1}`), undefined);
+    }
+  });
 });
 
 // ------------------------------------------------------------------------------------------------

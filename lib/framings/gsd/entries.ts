@@ -4,13 +4,72 @@
  * data location, and each entry's kind, the (N, M, id, type) it shares with the same chunk of
  * other frames. About 10 bytes an entry and 4 a frame, against the 32 of an entry on disk;
  * entries whose kinds do not repeat (a trajectory whose N changes every frame) are kept as they
- * are on disk instead.
+ * are on disk instead. The entries are checked and added by the WebAssembly module of
+ * entries_wasm.ts ({@link EntryColumns.addScanned}), or where it is missing in JavaScript
+ * ({@link EntryColumns.add}, after the caller's check).
  * @module
  */
-import { TWO32 } from "./format.ts";
+import { TWO32, TYPE_BYTES } from "./format.ts";
+import { type EntryScanner, SCAN, STATE_SIZE_F64, STATE_U32 } from "./entries_wasm.ts";
 
 /** Kinds kept before the columns give up and keep the entries whole. */
-const MAX_KINDS = 4096;
+const MAX_KINDS = SCAN.KINDS_MAX;
+
+/** What an index entry is checked against (gsd 2.7's validity check, and the index order). */
+export interface EntryLimits {
+  /** Largest type code. */
+  readonly maxType: number;
+  /** File size, bytes. */
+  readonly size: number;
+  /** Index slots (frames are below it). */
+  readonly slots: number;
+  /** Names in the name list (ids are below it). */
+  readonly nameCount: number;
+  /** Sorted by (frame, id) (file layer 2.x), else by frame only. */
+  readonly byId: boolean;
+}
+
+/** What {@link EntryColumns.addScanned} did with a block. */
+export const Added = {
+  /** Every entry was valid and in order, and is added. */
+  All: 0,
+  /** An entry is not valid or not in order (the caller names it); the columns are unusable. */
+  Bad: 1,
+  /** The kinds stopped repeating: nothing more is added (the caller keeps the entries whole). */
+  Whole: 2,
+} as const;
+
+/** One of {@link Added}'s values. */
+export type Added = typeof Added[keyof typeof Added];
+
+/** u64 STATE word pair `at` of the scanner as a number. */
+function u64At(sc: EntryScanner, at: number): number {
+  return sc.u32[at]! + sc.u32[at + 1]! * TWO32;
+}
+
+/** Sets u64 STATE word pair `at` of the scanner to `x` (an integer below 2^53). */
+function setU64(sc: EntryScanner, at: number, x: number): void {
+  sc.u32[at] = x % TWO32;
+  sc.u32[at + 1] = Math.floor(x / TWO32);
+}
+
+/**
+ * Readies the scanner for the entries of one file: no entry before, no frame started, the
+ * limits, no kind known for any id.
+ */
+export function startScan(sc: EntryScanner, c: EntryLimits): void {
+  sc.u32.fill(0, 0, SCAN.KINDS / 4);
+  setU64(sc, STATE_U32.SLOTS, c.slots);
+  sc.f64[STATE_SIZE_F64] = c.size;
+  sc.u32[STATE_U32.NAMES] = c.nameCount;
+  sc.u32[STATE_U32.BY_ID] = c.byId ? 1 : 0;
+  sc.i32.fill(-1, SCAN.LAST / 4, SCAN.LAST / 4 + Math.min(c.nameCount, 65536));
+}
+
+/** The frame and chunk id of the last entry the scanner added (0, 0 before the first). */
+export function scannedLast(sc: EntryScanner): { frame: number; id: number } {
+  return { frame: u64At(sc, STATE_U32.PREV_FRAME), id: sc.u32[STATE_U32.PREV_ID]! };
+}
 
 /** The entries of `frames` frames, added a run at a time in index order by {@link add}. */
 export class EntryColumns {
@@ -67,6 +126,69 @@ export class EntryColumns {
     }
     this.#added = e;
     return true;
+  }
+
+  /**
+   * Checks and adds the `count` entries in the scanner's block (the next ones in index order,
+   * after {@link startScan}): the module checks each entry of a kind it knows (the same N, M,
+   * id, type and flags as an entry checked before: its frame, data range and order) and adds
+   * it; an entry of no known kind comes back here, where its type, id and flags are checked and
+   * its kind made. Returns {@link Added.All}, {@link Added.Bad} at the first bad entry (the
+   * caller names it; the columns are then unusable), or {@link Added.Whole} once the kinds stop
+   * repeating (nothing more is added).
+   */
+  addScanned(sc: EntryScanner, count: number, c: EntryLimits): Added {
+    const kind = this.#kind;
+    if (kind === null) return Added.Whole;
+    const e0 = this.#added;
+    const w = sc.u32;
+    for (let i = 0;;) {
+      i = sc.run(e0, i, count);
+      const why = w[STATE_U32.WHY];
+      if (why === 0) break;
+      if (why === 2) return Added.Bad;
+      if (why === 3) {
+        this.#takeStarts(sc);
+        continue;
+      }
+      // no kind known for entry i: its last word checked, its kind found or made
+      const q = SCAN.BLOCK / 4 + i * 8;
+      const tail = w[q + 7]!;
+      const type = (tail >>> 16) & 0xff;
+      const id = tail & 0xffff;
+      if (!(type >= 1 && type <= c.maxType) || id >= c.nameCount || tail >>> 24 !== 0) {
+        return Added.Bad;
+      }
+      const k = this.#kindOf(w[q + 2]! + w[q + 3]! * TWO32, w[q + 6]!, tail);
+      if (k < 0) {
+        this.#kind = null;
+        return Added.Whole;
+      }
+      const at = SCAN.KINDS / 4 + k * 8;
+      w[at] = w[q + 2]!;
+      w[at + 1] = w[q + 3]!;
+      sc.f64[at / 2 + 1] = this.#kindN[k]! * this.#kindM[k]! * TYPE_BYTES[type]!;
+      w[at + 4] = w[q + 6]!;
+      w[at + 5] = tail;
+      sc.i32[SCAN.LAST / 4 + id] = k;
+    }
+    this.location.set(sc.f64.subarray(SCAN.LOC / 8, SCAN.LOC / 8 + count), e0);
+    kind.set(sc.u16.subarray(SCAN.KIND / 2, SCAN.KIND / 2 + count), e0);
+    this.#takeStarts(sc);
+    this.#added = e0 + count;
+    return Added.All;
+  }
+
+  /** Moves the frame starts the scanner holds into `frameStart`; it starts again at the next. */
+  #takeStarts(sc: EntryScanner): void {
+    const base = u64At(sc, STATE_U32.BASE);
+    const next = u64At(sc, STATE_U32.NEXT);
+    const from = SCAN.STARTS / 4;
+    // (frames past the last entry's only in an index out of order, which the caller rejects)
+    const n = Math.min(next, this.frameStart.length) - base;
+    if (n > 0) this.frameStart.set(sc.u32.subarray(from, from + n), base);
+    setU64(sc, STATE_U32.BASE, next);
+    this.#nextFrame = next;
   }
 
   /** Keeps all entries whole instead (`w`, every used entry); the frame starts are rebuilt. */

@@ -6,7 +6,8 @@
 import { copySwapped, NATIVE_ORDER } from "../../bytes/byteswap.ts";
 import { FormatError } from "../../errors.ts";
 import type { ByteSource, ChunkRef, FrameIndex } from "../types.ts";
-import { EntryColumns } from "./entries.ts";
+import { Added, EntryColumns, type EntryLimits, scannedLast, startScan } from "./entries.ts";
+import { type EntryScanner, entryScanner, SCAN } from "./entries_wasm.ts";
 import { DTYPE_SIZE } from "../types.ts";
 import {
   CODE_DTYPE,
@@ -81,9 +82,11 @@ export interface GsdHeader {
  * used entries by a binary search for the first empty slot that checks the entries it probes
  * (about log2(slots) 32-byte reads); it keeps nothing per frame. The first lookup reads the used
  * entries once, `wholeIndexBytes` at a time into one buffer, checks every one of them (type,
- * data inside the file, frame, id, flags, order) and keeps them as columns
- * ({@link EntryColumns}: about 10 bytes an entry and 4 a frame). So a bad entry that gsd's search
- * does not probe, which gsd 2.7 never reports, is reported at the first lookup, not at open.
+ * data inside the file, frame, id, flags, order; in WebAssembly where it can, entries_wasm.ts) and
+ * keeps them as columns ({@link EntryColumns}: about 10 bytes an entry and 4 a frame). So a bad
+ * entry that gsd's search does not probe, which gsd 2.7 never reports, is reported at the first
+ * lookup, not at open. The lookup is where this work belongs: python3-gsd's open reads no more of
+ * the index than its search probes, and gsd.hoomd's open reads no frame.
  */
 export class GsdIndex implements FrameIndex {
   /** Always `gsd`. */
@@ -248,6 +251,8 @@ export class GsdIndex implements FrameIndex {
       prevFrame: 0,
       prevId: 0,
     };
+    const sc = columns === null ? null : entryScanner();
+    if (sc !== null) return this.#scanWasm(used, columns!, run, sc);
     const reuse = source.readInto !== undefined && NATIVE_ORDER === "little";
     const buf = reuse ? new Uint32Array(Math.min(per, used) * 8) : null;
     let whole = columns === null;
@@ -270,6 +275,66 @@ export class GsdIndex implements FrameIndex {
       if (whole) columns.keepWhole(nativeWords(source.read(at, used * ENTRY_BYTES)).slice());
       columns.finish();
     }
+  }
+
+  /**
+   * {@link #scan} through the WebAssembly check (entries_wasm.ts): the entries read
+   * `#blockBytes` at a time, straight into the module's memory where the source reads into a
+   * buffer (at most its block of 2048 entries, 64 KiB, a read), else in one read copied in; each
+   * block of the module's checked and added in one call ({@link EntryColumns.addScanned}). A bad
+   * entry is named by {@link checkEntryRun}, and entries whose kinds stop repeating are kept
+   * whole, as there.
+   */
+  #scanWasm(used: number, columns: EntryColumns, run: RunCheck, sc: EntryScanner): void {
+    const source = this.#source;
+    const at = this.header.indexLocation;
+    const per = this.#blockBytes / ENTRY_BYTES;
+    const limits = limitsOf({
+      header: this.header,
+      nameCount: this.names.length,
+      size: source.size,
+    });
+    startScan(sc, limits);
+    let whole = false;
+    for (let base = 0; base < used; base += per) {
+      const n = Math.min(per, used - base);
+      const read = source.readInto === undefined
+        ? source.read(at + base * ENTRY_BYTES, n * ENTRY_BYTES)
+        : null;
+      for (let first = base; first < base + n; first += SCAN.BLOCK_ENTRIES) {
+        const count = Math.min(SCAN.BLOCK_ENTRIES, base + n - first);
+        const offset = at + first * ENTRY_BYTES;
+        const bytes = sc.u8.subarray(SCAN.BLOCK, SCAN.BLOCK + count * ENTRY_BYTES);
+        if (read !== null) {
+          bytes.set(
+            read.subarray((first - base) * ENTRY_BYTES, (first - base + count) * ENTRY_BYTES),
+          );
+        } else if (source.readInto!(bytes, offset) < bytes.length) {
+          // short only if the file was cut since the open: read again for the ShortReadError
+          source.read(offset, bytes.length);
+        }
+        const words = sc.u32.subarray(SCAN.BLOCK / 4, SCAN.BLOCK / 4 + count * 8);
+        if (whole) {
+          checkEntryRun(words, first, run);
+          continue;
+        }
+        const added = columns.addScanned(sc, count, limits);
+        if (added === Added.All) {
+          const last = scannedLast(sc);
+          run.prevFrame = last.frame;
+          run.prevId = last.id;
+          continue;
+        }
+        // a bad entry (named here), or kinds that stopped repeating: this block all checked here
+        checkEntryRun(words, first, run);
+        if (added === Added.Bad) {
+          throw new Error(`${source.path}: gsd index entries ${first}.. failed one check only`);
+        }
+        whole = true;
+      }
+    }
+    if (whole) columns.keepWhole(nativeWords(source.read(at, used * ENTRY_BYTES)).slice());
+    columns.finish();
   }
 
   /** `length` bytes at `offset`: from `head` (the file's first bytes) when inside it, else read. */
@@ -523,24 +588,13 @@ function validEntry(w: Uint32Array, q: number, c: EntryLimits): boolean {
     entryFrame(w, q) < c.slots && (tail & 0xffff) < c.nameCount && tail >>> 24 === 0;
 }
 
-/** The limits {@link validEntry} checks an entry against, from an {@link EntryCheck}. */
-interface EntryLimits {
-  /** Largest type code. */
-  readonly maxType: number;
-  /** File size, bytes. */
-  readonly size: number;
-  /** Index slots (frames are below it). */
-  readonly slots: number;
-  /** Names in the name list (ids are below it). */
-  readonly nameCount: number;
-}
-
 function limitsOf(c: EntryCheck): EntryLimits {
   return {
     maxType: maxTypeCode(c.header),
     size: c.size,
     slots: c.header.indexSlots,
     nameCount: c.nameCount,
+    byId: sortedById(c.header),
   };
 }
 
