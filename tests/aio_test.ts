@@ -384,3 +384,37 @@ Deno.test({
     assert.equal(aioCalls.filter((c) => c.call === "io_submit").length, 12);
   },
 });
+
+Deno.test("preadMany: many small reads in one submission give pread's bytes and counts, in order to the observer", async () => {
+  using d = tempDir();
+  const path = `${d.path}/many.bin`;
+  const size = 3_000_000;
+  const want = new Uint8Array(size).map((_, i) => (i * 7 + (i >> 9)) & 255);
+  Deno.writeFileSync(path, want);
+  const fd = libc.open(path, libc.O.RDONLY);
+  try {
+    const count = libc.PREAD_MANY_MAX;
+    const offsets = new Float64Array(count);
+    const lengths = new Int32Array(count);
+    for (let k = 0; k < count; k++) {
+      offsets[k] = k === count - 1 ? size - 5 : 1000 + k * 40_003; // the last one runs past the end
+      lengths[k] = 8 + (k % 3) * 100;
+    }
+    const stride = 4096;
+    const into = new Uint8Array(count * stride);
+    const counts = new Int32Array(count);
+    const seen: number[] = [];
+    await observeDuring({ read: (_fd, offset, bytes) => seen.push(offset, bytes) }, () => {
+      libc.preadMany(fd, offsets, lengths, count, into, stride, counts, path);
+    });
+    for (let k = 0; k < count; k++) {
+      const o = offsets[k]!;
+      const n = Math.min(lengths[k]!, size - o);
+      assert.equal(counts[k], n, `read ${k}'s count`);
+      assert.deepEqual(into.subarray(k * stride, k * stride + n), want.subarray(o, o + n), `${k}`);
+    }
+    assert.deepEqual(seen, [...offsets].flatMap((o, k) => [o, counts[k]!]), "the observer's reads");
+  } finally {
+    libc.close(fd, path);
+  }
+});

@@ -22,29 +22,29 @@ const CACHESTAT = /^(cachestat|syscall_0x1c3)\(/;
 const PROBE = new URL("./_open_probe.ts", import.meta.url).pathname;
 
 /** The calls on the file (and every cachestat) of the probe's timed open, as strace prints them. */
-async function openCalls(framing: Framing): Promise<string[]> {
+async function openCalls(framing: Framing, n = N, count = FRAMES): Promise<string[]> {
   using d = tempDir();
   const path = `${d.path}/table.${framing.name}`;
-  const frames = new TableFrames(N, 1);
+  const frames = new TableFrames(n, 1);
   await writeFrames(
     nativeBackend(framing),
     path,
     { create: "new", fsync: "none" },
-    FRAMES,
+    count,
     (i) => frames.frame(i),
   );
   const out = await new Deno.Command("strace", {
     args: [
       // a file a thread (-ff): a call is never split by another thread's in its lines
       ...["-f", "-ff", "-qq", "-y", "-s", "12", "-o", `${d.path}/tr`, "-e", "trace=all"],
-      ...[Deno.execPath(), "run", "--quiet", ...PERMISSIONS, PROBE, framing.name, path, `${N}`],
+      ...[Deno.execPath(), "run", "--quiet", ...PERMISSIONS, PROBE, framing.name, path, `${n}`],
     ],
     stdout: "piped",
     stderr: "piped",
     env: { NO_COLOR: "1" },
   }).output();
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  assert.equal(new TextDecoder().decode(out.stdout).trim(), `${FRAMES}`);
+  assert.equal(new TextDecoder().decode(out.stdout).trim(), `${count}`);
   // the thread that opens the file and writes the markers
   const lines = [...Deno.readDirSync(d.path)]
     .filter((e) => e.name.startsWith("tr."))
@@ -116,3 +116,24 @@ Deno.test({
     for (const r of reads.slice(1)) assert.match(r, /^preadv2 \d+ @\d+ 0x80$/);
   },
 });
+
+for (const framing of [f77, ieeeio]) {
+  Deno.test({
+    name:
+      `${framing.name} warm open of records 192 and 256 KiB apart: once the boundaries' reads repeat, the next ones read ahead in one io_submit`,
+    ignore: missing !== null && !REQUIRE_PEERS,
+    fn: async () => {
+      const frames = 24;
+      const calls = await openCalls(framing, 128 * 128, frames);
+      const preads = calls.filter((c) => c.startsWith("pread64(") || c.startsWith("preadv2("));
+      const submits = calls.filter((c) => c.startsWith("io_submit("));
+      // two records a frame: a read a record boundary (a dataset's peek), of which the first
+      // few are preads (the detection's, and the pattern's first rounds: a period of 2 reads
+      // seen twice), the rest in io_submit calls of up to 64 reads
+      const batched = submits.reduce((n, c) => n + Number(/\) = (\d+)$/.exec(c)![1]), 0);
+      assert.ok(submits.length >= 1 && submits.length <= 2, calls.join("\n"));
+      assert.ok(preads.length <= 10, `${preads.length} preads:\n${calls.join("\n")}`);
+      assert.ok(preads.length + batched >= 2 * frames, `${preads.length} + ${batched} reads`);
+    },
+  });
+}

@@ -811,6 +811,26 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/dense records are read from one copy window/",
   },
   {
+    name: "open scan: a far record's marker one pread each, never read ahead in one io_submit",
+    edits: [{
+      file: "lib/io/mapped.ts",
+      search: "    if (p > 0) ahead.readAhead(p, this.#file.fd, this.size, this.path);",
+      replace: "    if (p < 0) ahead.readAhead(p, this.#file.fd, this.size, this.path);",
+    }],
+    tests: ["tests/open_syscalls_test.ts"],
+    filter: "/the next ones read ahead in one io_submit/",
+  },
+  {
+    name: "preadMany: a read's count reported one short",
+    edits: [{
+      file: "lib/sys/libc.ts",
+      search: "      counts[k] = res;",
+      replace: "      counts[k] = res > 0 ? res - 1 : res;",
+    }],
+    tests: ["tests/aio_test.ts"],
+    filter: "/preadMany/",
+  },
+  {
     name: "read buffers: a new buffer every open (its pages first touched inside the timed read)",
     edits: [{
       file: "lib/backends/engine.ts",

@@ -480,6 +480,107 @@ export function preadSubmit(
   return read;
 }
 
+/** Reads {@link preadMany} submits at once, at most (its AIO context's events). */
+export const PREAD_MANY_MAX = 64;
+
+/**
+ * The memory of {@link preadMany}'s calls, in one ArrayBuffer off the V8 heap: its context id at
+ * 0, PREAD_MANY_MAX iocbs of 64 bytes at 64, the list of their addresses after them, then as many
+ * io_events of 32 bytes.
+ */
+const manyMem = new ArrayBuffer(64 + PREAD_MANY_MAX * (64 + 8 + 32));
+const manyBase = BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(manyMem)));
+const manyCtxId = new BigUint64Array(manyMem, 0, 1);
+const manyIocbs = new Uint32Array(manyMem, 64, PREAD_MANY_MAX * 16);
+const MANY_LIST = 64 + PREAD_MANY_MAX * 64;
+const MANY_EVENTS = MANY_LIST + PREAD_MANY_MAX * 8;
+const manyEvents = new Uint32Array(manyMem, MANY_EVENTS, PREAD_MANY_MAX * 8);
+const manyEventsSigned = new Int32Array(manyMem, MANY_EVENTS, PREAD_MANY_MAX * 8);
+{
+  const list = new BigUint64Array(manyMem, MANY_LIST, PREAD_MANY_MAX);
+  for (let k = 0; k < PREAD_MANY_MAX; k++) list[k] = manyBase + 64n + BigInt(k * 64);
+}
+/** preadMany's AIO context id (made at the first use, never destroyed); null: none (preads). */
+let manyContext: bigint | null | undefined;
+
+/**
+ * Reads `count` (at most {@link PREAD_MANY_MAX}) ranges of open file `fd` at once: range k, of
+ * `lengths[k]` bytes from byte `offsets[k]`, into `into` from byte k * `stride` (a buffer of a
+ * page or more), all submitted in one io_submit and reaped by io_getevents (Linux native AIO,
+ * which reads a buffered file in io_submit itself): two system calls for many small reads, where
+ * each pread is one (about 1.3 µs on a shadow-paged VM). Returns each range's byte count in
+ * `counts` (pread's: short only at the end of the file); the observer sees every read, in range
+ * order. Where AIO is unavailable (as {@link aioUnavailable}) or io_submit refuses, preads.
+ */
+export function preadMany(
+  fd: number,
+  offsets: ArrayLike<number>,
+  lengths: ArrayLike<number>,
+  count: number,
+  into: Uint8Array,
+  stride: number,
+  counts: Int32Array,
+  path = "",
+): void {
+  if (manyContext === undefined) {
+    manyContext = null;
+    manyCtxId[0] = 0n;
+    const off = Deno.env.get("SCIOBENCH_AIO") === "off";
+    const events = BigInt(off ? 0 : PREAD_MANY_MAX);
+    if (Number(libc().syscall_ints(SYS_IO.setup, events, manyBase, 0n, 0n, 0n)) === 0) {
+      manyContext = manyCtxId[0]!;
+    }
+  }
+  const ctx = manyContext;
+  let submitted = 0;
+  if (ctx !== null && count > 0) {
+    const address = addressOf(into);
+    for (let k = 0; k < count; k++) {
+      const w = k * 16;
+      const at = address + k * stride;
+      const offset = offsets[k]!, length = lengths[k]!;
+      // aio_data (k), the opcode (IOCB_CMD_PREAD, 0) and priority, aio_fildes, aio_buf,
+      // aio_nbytes, aio_offset; the other fields stay 0
+      manyIocbs[w] = k;
+      manyIocbs[w + 1] = 0;
+      manyIocbs[w + 4] = IOCB_CMD_PREAD;
+      manyIocbs[w + 5] = fd;
+      manyIocbs[w + 6] = at % TWO32;
+      manyIocbs[w + 7] = Math.floor(at / TWO32);
+      manyIocbs[w + 8] = length;
+      manyIocbs[w + 9] = 0;
+      manyIocbs[w + 10] = offset % TWO32;
+      manyIocbs[w + 11] = Math.floor(offset / TWO32);
+    }
+    const list = manyBase + BigInt(MANY_LIST);
+    const rc = Number(libc().syscall_ints(SYS_IO.submit, ctx, BigInt(count), list, 0n, 0n));
+    submitted = rc > 0 ? rc : 0;
+    let reaped = 0;
+    while (reaped < submitted) {
+      const events = manyBase + BigInt(MANY_EVENTS + reaped * 32);
+      const left = BigInt(submitted - reaped);
+      const n = Number(libc().syscall_ints(SYS_IO.getevents, ctx, left, left, events, 0n));
+      const code = n < 0 ? errno() : 0;
+      if (n < 0 && code !== 4) throw sysError("io_getevents", path, code);
+      if (n > 0) reaped += n;
+    }
+    for (let e = 0; e < submitted; e++) {
+      const k = manyEvents[e * 8]!;
+      const res = manyEventsSigned[e * 8 + 5]! * TWO32 + manyEvents[e * 8 + 4]!;
+      if (res < 0) throw sysError("pread", path, -res);
+      counts[k] = res;
+    }
+    if (observer !== undefined) {
+      for (let k = 0; k < submitted; k++) observer.read(fd, offsets[k]!, counts[k]!);
+    }
+  }
+  // what io_submit did not take (none, or AIO unavailable): preads
+  for (let k = submitted; k < count; k++) {
+    const view = into.subarray(k * stride, k * stride + lengths[k]!);
+    counts[k] = pread(fd, view, offsets[k]!, path);
+  }
+}
+
 /** Writes up to `buf.length` bytes at byte `offset`; returns the count written. */
 export function pwrite(fd: number, buf: Uint8Array, offset: number, path = ""): number {
   const n = Number(libc().pwrite(fd, buf, BigInt(buf.length), BigInt(offset)));
