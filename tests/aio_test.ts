@@ -418,3 +418,26 @@ Deno.test("preadMany: many small reads in one submission give pread's bytes and 
     libc.close(fd, path);
   }
 });
+
+Deno.test({
+  name:
+    "preadMany: reads the kernel refuses (unaligned, O_DIRECT) fail as a pread's, naming the file",
+  ignore: NO_DIRECT,
+  fn: () => {
+    using d = tempDir();
+    const path = `${d.path}/refused.bin`;
+    Deno.writeFileSync(path, new Uint8Array(1 << 20));
+    const fd = libc.open(path, libc.O.RDONLY | libc.O.DIRECT);
+    try {
+      const into = new Uint8Array(2 * 4096);
+      const counts = new Int32Array(2);
+      assert.throws(
+        () => libc.preadMany(fd, [5, 70_001], [8, 8], 2, into, 4096, counts, path),
+        (e: unknown) =>
+          e instanceof SysError && /pread/.test(e.message) && e.message.includes(path),
+      );
+    } finally {
+      libc.close(fd, path);
+    }
+  },
+});

@@ -824,8 +824,8 @@ export const MUTANTS: readonly Mutant[] = [
     name: "preadMany: a read's count reported one short",
     edits: [{
       file: "lib/sys/libc.ts",
-      search: "      counts[k] = res;",
-      replace: "      counts[k] = res > 0 ? res - 1 : res;",
+      search: "counts[k] = manyEventsSigned[e * 8 + 5]! * TWO32 + manyEvents[e * 8 + 4]!;",
+      replace: "counts[k] = manyEventsSigned[e * 8 + 5]! * TWO32 + manyEvents[e * 8 + 4]! - 1;",
     }],
     tests: ["tests/aio_test.ts"],
     filter: "/preadMany/",

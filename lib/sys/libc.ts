@@ -510,7 +510,8 @@ let manyContext: bigint | null | undefined;
  * which reads a buffered file in io_submit itself): two system calls for many small reads, where
  * each pread is one (about 1.3 µs on a shadow-paged VM). Returns each range's byte count in
  * `counts` (pread's: short only at the end of the file); the observer sees every read, in range
- * order. Where AIO is unavailable (as {@link aioUnavailable}) or io_submit refuses, preads.
+ * order. Where AIO is unavailable (as {@link aioUnavailable}), or io_submit or a read through
+ * it is refused, those reads are preads.
  */
 export function preadMany(
   fd: number,
@@ -566,12 +567,15 @@ export function preadMany(
     }
     for (let e = 0; e < submitted; e++) {
       const k = manyEvents[e * 8]!;
-      const res = manyEventsSigned[e * 8 + 5]! * TWO32 + manyEvents[e * 8 + 4]!;
-      if (res < 0) throw sysError("pread", path, -res);
-      counts[k] = res;
+      counts[k] = manyEventsSigned[e * 8 + 5]! * TWO32 + manyEvents[e * 8 + 4]!;
     }
-    if (observer !== undefined) {
-      for (let k = 0; k < submitted; k++) observer.read(fd, offsets[k]!, counts[k]!);
+    for (let k = 0; k < submitted; k++) {
+      // a read the kernel refused through AIO (a file system without it) is made again with
+      // pread, which names the error if it fails there too
+      if (counts[k]! < 0) {
+        const view = into.subarray(k * stride, k * stride + lengths[k]!);
+        counts[k] = pread(fd, view, offsets[k]!, path);
+      } else if (observer !== undefined) observer.read(fd, offsets[k]!, counts[k]!);
     }
   }
   // what io_submit did not take (none, or AIO unavailable): preads
