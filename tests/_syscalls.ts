@@ -123,6 +123,75 @@ export function parseStrace(dir: string, under: string, command?: number): Trace
   return calls;
 }
 
+/** A pread64 or pwrite64 traced with `-e raw=pwrite64,pread64`: its buffer's address too. */
+export interface RawIoCall {
+  readonly call: "pread64" | "pwrite64";
+  readonly path: string;
+  /** The flags the descriptor was opened with. */
+  readonly flags: string;
+  readonly buffer: bigint;
+  readonly count: number;
+  readonly offset: number;
+}
+
+/** `openat(...) = FD</path>` with strace -y, and a raw call `pwrite64(0x16, 0x7f.., 0x400000, 0x0) = 0x..`. */
+const RAW_OPEN = /^(\d+\.\d+) openat\(.*?, ([A-Z_|]+)(?:, \w+)?\) = (\d+)<([^>]*)>/;
+const RAW_IO =
+  /^(\d+\.\d+) (pwrite64|pread64)\((0x[0-9a-f]+|\d+), (0x[0-9a-f]+|0), (0x[0-9a-f]+|0), (0x[0-9a-f]+|0)\) = (0x[0-9a-f]+|\d+)/;
+/** `madvise(0x7f.., 4194304, MADV_HUGEPAGE) = 0`. */
+const HUGE_ADVICE = /^\d+\.\d+ madvise\((0x[0-9a-f]+), (\d+), MADV_HUGEPAGE\) = 0/;
+
+/** Every line of strace's per-thread files in `traceDir`, in time order. */
+function traceLines(traceDir: string): string[] {
+  const lines: { at: number; line: string }[] = [];
+  for (const entry of Deno.readDirSync(traceDir)) {
+    for (const line of Deno.readTextFileSync(`${traceDir}/${entry.name}`).split("\n")) {
+      if (line !== "") lines.push({ at: Number(line.slice(0, line.indexOf(" "))), line });
+    }
+  }
+  return lines.sort((a, b) => a.at - b.at).map((l) => l.line);
+}
+
+/**
+ * The pread64 and pwrite64 calls on files under `under`, in time order, from strace's per-thread
+ * files traced with `-e raw=pwrite64,pread64` (buffer addresses; openat decorated by -y).
+ */
+export function rawIoCalls(traceDir: string, under: string): RawIoCall[] {
+  const open = new Map<number, { path: string; flags: string }>();
+  const calls: RawIoCall[] = [];
+  for (const line of traceLines(traceDir)) {
+    const o = RAW_OPEN.exec(line);
+    if (o) {
+      open.set(Number(o[3]), { path: o[4]!, flags: o[2]! });
+      continue;
+    }
+    const m = RAW_IO.exec(line);
+    if (!m) continue;
+    const [, , call, fd, buf, count, offset] = m;
+    const f = open.get(Number(fd));
+    if (f === undefined || !f.path.startsWith(under)) continue;
+    calls.push({
+      call: call as RawIoCall["call"],
+      path: f.path,
+      flags: f.flags,
+      buffer: BigInt(buf!),
+      count: Number(count),
+      offset: Number(offset),
+    });
+  }
+  return calls;
+}
+
+/** The address ranges [start, end) strace saw advised MADV_HUGEPAGE (trace=madvise), bytes. */
+export function hugePageRanges(traceDir: string): [bigint, bigint][] {
+  const ranges: [bigint, bigint][] = [];
+  for (const line of traceLines(traceDir)) {
+    const m = HUGE_ADVICE.exec(line);
+    if (m) ranges.push([BigInt(m[1]!), BigInt(m[1]!) + BigInt(m[2]!)]);
+  }
+  return ranges;
+}
+
 /**
  * Runs each of `commands` (sciobench argument lists) one after another, each under strace, writing
  * the per-thread files of command k into `traceDir` as `trK.TID` (each line time-stamped); returns

@@ -8,58 +8,17 @@
  */
 import assert from "node:assert/strict";
 import { commandMissing, REQUIRE_PEERS, tempDir } from "./_helpers.ts";
-import { DIRECT_REFUSED, straceSciobench } from "./_syscalls.ts";
+import { DIRECT_REFUSED, type RawIoCall, rawIoCalls, straceSciobench } from "./_syscalls.ts";
 
 const NO_STRACE = DIRECT_REFUSED !== null || (commandMissing("strace") !== null && !REQUIRE_PEERS);
 const PAGE = 4096;
 
-/** A write-side call on a table file: pwrite64, or pread64 on a descriptor opened for writing. */
-interface RawCall {
-  readonly call: string;
-  readonly path: string;
-  readonly buffer: bigint;
-  readonly count: number;
-  readonly offset: number;
-}
-
-/** `openat(...) = FD</path>` with strace -y, and a raw call `pwrite64(0x16, 0x7f.., 0x400000, 0x0) = 0x..`. */
-const OPEN = /^(\d+\.\d+) openat\(.*?, ([A-Z_|]+)(?:, \w+)?\) = (\d+)<([^>]*)>/;
-const RAW =
-  /^(\d+\.\d+) (pwrite64|pread64)\((0x[0-9a-f]+|\d+), (0x[0-9a-f]+|0), (0x[0-9a-f]+|0), (0x[0-9a-f]+|0)\) = (0x[0-9a-f]+|\d+)/;
-
-/**
- * The pwrite64 calls, and the pread64 calls on descriptors opened O_RDWR, on files under `under`
- * from strace's per-thread files traced with `-e raw=pwrite64,pread64`, in time order.
- */
-function writeSideCalls(traceDir: string, under: string): RawCall[] {
-  const lines: { at: number; line: string }[] = [];
-  for (const entry of Deno.readDirSync(traceDir)) {
-    for (const line of Deno.readTextFileSync(`${traceDir}/${entry.name}`).split("\n")) {
-      const at = Number(line.slice(0, line.indexOf(" ")));
-      if (OPEN.test(line) || RAW.test(line)) lines.push({ at, line });
-    }
-  }
-  lines.sort((a, b) => a.at - b.at);
-  const open = new Map<number, { path: string; flags: string }>();
-  const calls: RawCall[] = [];
-  for (const { line } of lines) {
-    const o = OPEN.exec(line);
-    if (o) {
-      open.set(Number(o[3]), { path: o[4]!, flags: o[2]! });
-      continue;
-    }
-    const [, , call, fd, buf, count, offset] = RAW.exec(line)!;
-    const f = open.get(Number(fd));
-    if (f === undefined || !f.path.startsWith(under)) continue;
-    if (call === "pread64" && !f.flags.includes("O_RDWR")) continue;
-    assert.match(f.flags, /O_DIRECT/, `${call} on ${f.path} without O_DIRECT`);
-    calls.push({
-      call: call!,
-      path: f.path,
-      buffer: BigInt(buf!),
-      count: Number(count),
-      offset: Number(offset),
-    });
+/** The write side of {@link rawIoCalls}: pwrite64, and pread64 on descriptors opened O_RDWR. */
+function writeSideCalls(traceDir: string, under: string): RawIoCall[] {
+  const calls = rawIoCalls(traceDir, under)
+    .filter((c) => c.call === "pwrite64" || c.flags.includes("O_RDWR"));
+  for (const c of calls) {
+    assert.match(c.flags, /O_DIRECT/, `${c.call} on ${c.path} without O_DIRECT`);
   }
   return calls;
 }

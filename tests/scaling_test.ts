@@ -10,7 +10,7 @@ function csvRows(text: string): Record<string, string>[] {
 
 const COLUMNS =
   "framing,datasets,bytes,real_s,user_ticks,sys_ticks,combined_ticks,clk_tck,user_s,sys_s,MiBps," +
-  "endian,repeat,file_bytes,dev_write_bytes,fsync,bs_bytes,direct,stat,error";
+  "endian,repeat,file_bytes,dev_write_bytes,fsync,bs_bytes,direct,huge_pages,stat,error";
 
 Deno.test("scaling --datasets 1..2 (csv): one row per framing and count, payload bytes, ticks", async () => {
   using dir = tempDir();

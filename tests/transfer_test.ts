@@ -219,7 +219,12 @@ Deno.test(
 
 /** `path` opened with O_DIRECT for 4096-byte blocks (any file system's alignment divides it). */
 function blocks4k(path: string): TransferFile {
-  return { file: FileHandle.open(path, "read", { direct: true }), align: 4096, memoryAlign: 4096 };
+  return {
+    file: FileHandle.open(path, "read", { direct: true }),
+    align: 4096,
+    memoryAlign: 4096,
+    hugePages: false,
+  };
 }
 
 Deno.test(

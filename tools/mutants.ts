@@ -146,7 +146,7 @@ export const MUTANTS: readonly Mutant[] = [
     name: "direct: the writer's staging buffers and read-backs at 512 bytes, not at pages",
     edits: [{
       file: "lib/backends/engine.ts",
-      search: "align = transferAlignment(t, transfer.bs);",
+      search: "align = { ...transferAlignment(t, transfer.bs), hugePages: t.hugePages };",
       replace: "align = t;",
     }],
     tests: [DIRECT_WRITES_TEST],
@@ -176,8 +176,8 @@ export const MUTANTS: readonly Mutant[] = [
     name: "direct reads: the first buffer at the file system's alignment, not at a page",
     edits: [{
       file: TRANSFER,
-      search: "    this.#buf = alignedBytes(bs, this.#memoryAlign);",
-      replace: "    this.#buf = alignedBytes(bs, t.memoryAlign);",
+      search: "    this.#buf = alignedBytes(bs, this.#memoryAlign, this.#hugePages);",
+      replace: "    this.#buf = alignedBytes(bs, t.memoryAlign, this.#hugePages);",
     }],
     tests: ["tests/direct_reads_test.ts"],
     filter: "/page offsets into page-aligned buffers/",
@@ -955,6 +955,36 @@ export const MUTANTS: readonly Mutant[] = [
     }],
     tests: ["tests/columns_test.ts"],
     filter: "/number columns/",
+  },
+  {
+    name: "--direct: the staging and read buffers not advised huge pages",
+    edits: [{
+      file: "lib/io/transfer.ts",
+      search: "    adviseHugePages(raw.subarray(skip, skip + whole));\n",
+      replace: "",
+    }],
+    tests: ["tests/huge_pages_test.ts"],
+    filter: "/every read and write buffer is advised/",
+  },
+  {
+    name: "--direct: the block reader's buffers in 4 KiB pages",
+    edits: [{
+      file: "lib/io/transfer.ts",
+      search: "    this.#hugePages = t.hugePages;\n    this.#size = t.file.size;",
+      replace: "    this.#hugePages = false;\n    this.#size = t.file.size;",
+    }],
+    tests: ["tests/huge_pages_test.ts"],
+    filter: "/every read and write buffer is advised/",
+  },
+  {
+    name: "--baseline fio: fio not given huge pages where the machine allows",
+    edits: [{
+      file: "lib/peers/fio.ts",
+      search: '  if (cell.hugePages) args.push("--mem=shmhuge");',
+      replace: "",
+    }],
+    tests: ["tests/huge_pages_test.ts"],
+    filter: "/mem=shmhuge exactly when/",
   },
 ];
 

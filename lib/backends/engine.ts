@@ -81,7 +81,11 @@ class NativeSink implements FrameSink {
   /** Appending: the undo journal on disk beside the file (lib/io/journal.ts). */
   readonly #journal: AppendJournal | undefined;
   /** File offset and memory alignment reads need (O_DIRECT), for `copy` ops; 1 otherwise. */
-  readonly #align: { readonly align: number; readonly memoryAlign: number };
+  readonly #align: {
+    readonly align: number;
+    readonly memoryAlign: number;
+    readonly hugePages: boolean;
+  };
   #open = true;
   /** Bytes were written since the last fsync. */
   #unsynced = false;
@@ -90,7 +94,7 @@ class NativeSink implements FrameSink {
     this.path = path;
     this.#fsync = options.fsync ?? "end";
     const transfer = options.transfer;
-    let align = { align: 1, memoryAlign: 1 };
+    let align = { align: 1, memoryAlign: 1, hugePages: false };
     if (options.create === "append") {
       if (transfer?.direct) {
         throw new UsageError(
@@ -126,7 +130,7 @@ class NativeSink implements FrameSink {
       if (transfer) {
         const t = openForTransfer(path, mode, transfer);
         this.#file = t.file;
-        align = transferAlignment(t, transfer.bs);
+        align = { ...transferAlignment(t, transfer.bs), hugePages: t.hugePages };
       } else {
         this.#file = FileHandle.open(path, mode);
       }

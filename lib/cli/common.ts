@@ -277,6 +277,7 @@ export const TRANSFER_OPTIONS = {
   bs: { type: "string" },
   "transfer-size": { type: "string" },
   direct: { type: "boolean", default: false },
+  "no-huge-pages": { type: "boolean", default: false },
 } as const;
 
 /** Help lines of `--bs` and `--direct`. */
@@ -291,7 +292,11 @@ export const TRANSFER_HELP =
   --direct            open the files with O_DIRECT: no page cache, every offset, length and
                       buffer aligned to the file system's direct I/O alignment (the tail written
                       padded, then cut with ftruncate); reads need no cache drop (cache=direct).
-                      Native framings only: peers refuse it`;
+                      Native framings only: peers refuse it
+  --no-huge-pages     with --direct, stage and read through buffers of 4 KiB pages, as fio's
+                      malloc'd buffers (default: 2 MiB transparent huge pages, asked with
+                      MADV_HUGEPAGE: O_DIRECT pins every page of a buffer, and fewer, larger
+                      pages make each call cheaper); the column huge_pages says which`;
 
 /**
  * The `--bs` / `--direct` of a run, checked before anything is written: each backend must honour
@@ -301,7 +306,7 @@ export const TRANSFER_HELP =
  * is given.
  */
 export function parseTransfer(
-  values: { bs?: string; "transfer-size"?: string; direct?: boolean },
+  values: { bs?: string; "transfer-size"?: string; direct?: boolean; "no-huge-pages"?: boolean },
   backends: readonly Backend[],
   dir: string | undefined | { readonly file: string },
 ): Transfer | undefined {
@@ -314,6 +319,11 @@ export function parseTransfer(
       );
     }
   }
+  if (values["no-huge-pages"] && !values.direct) {
+    throw new UsageError(
+      "--no-huge-pages sets the buffers of O_DIRECT transfers; give it with --direct",
+    );
+  }
   if (given === undefined && !values.direct) return undefined;
   const flag = values.bs !== undefined ? "--bs" : "--transfer-size";
   const bs = given === undefined ? DEFAULT_DIRECT_BS : parseSize(given, flag);
@@ -321,6 +331,7 @@ export function parseTransfer(
     bs,
     direct: values.direct ?? false,
     readAhead: given !== undefined,
+    hugePages: !(values["no-huge-pages"] ?? false),
   };
   for (const b of backends) checkTransfer(b, transfer);
   // a writer keeps two staging buffers of bs bytes, a reader one (or a frame, when larger)

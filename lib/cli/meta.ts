@@ -6,7 +6,7 @@
  */
 import { world } from "../mpi/world.ts";
 import { loadedLibraries } from "../peers/common.ts";
-import { close, glibcVersion, O, open, pread, statfs } from "../sys/libc.ts";
+import { glibcVersion, readProc, statfs } from "../sys/libc.ts";
 import { COMMIT, VERSION } from "../version.ts";
 
 function readText(path: string): string | undefined {
@@ -14,31 +14,6 @@ function readText(path: string): string | undefined {
     return Deno.readTextFileSync(path);
   } catch {
     return undefined;
-  }
-}
-
-/**
- * A /proc file's text, read through libc: Deno refuses /proc/self and /proc/cpuinfo without
- * --allow-all, and their stat size is 0, so they are read until end of file.
- */
-function readProc(path: string): string {
-  try {
-    const fd = open(path, O.RDONLY);
-    try {
-      const decoder = new TextDecoder();
-      const buf = new Uint8Array(1 << 16);
-      let text = "";
-      for (let at = 0;;) {
-        const n = pread(fd, buf, at, path);
-        text += decoder.decode(buf.subarray(0, n), { stream: n > 0 });
-        at += n;
-        if (n === 0) return text;
-      }
-    } finally {
-      close(fd, path);
-    }
-  } catch {
-    return "";
   }
 }
 

@@ -8,7 +8,13 @@
  * @module
  */
 import { ShortReadError, SysError, UsageError } from "../errors.ts";
-import { directAlignment, pageSize, type SubmittedRead } from "../sys/libc.ts";
+import {
+  adviseHugePages,
+  directAlignment,
+  HUGE_PAGE,
+  pageSize,
+  type SubmittedRead,
+} from "../sys/libc.ts";
 import { FileHandle, type OpenMode } from "./file.ts";
 
 /** How the native framings make their system calls. */
@@ -22,16 +28,36 @@ export interface Transfer {
    * default. false (--direct without --bs): reads cover each range's aligned blocks only.
    */
   readonly readAhead?: boolean;
+  /**
+   * With `direct`: the staging and read buffers are 2 MiB transparent huge pages (the default);
+   * false: 4 KiB pages, as fio's malloc'd buffers (`--no-huge-pages`). O_DIRECT pins each page of
+   * the buffer and hands the device one segment per page: on this project's VM, reads of 448 KiB
+   * ran at 1,500 MiB/s from 4 KiB pages and 4,100 from huge pages (fio's own, mem=shmhuge).
+   */
+  readonly hugePages?: boolean;
 }
 
 /** Transfer size with `--direct` and no `--bs`, bytes (the write batcher's buffer size). */
 export const DEFAULT_DIRECT_BS = 4 << 20;
 
+/** Smallest buffer {@link alignedBytes} puts in huge pages, bytes. */
+export const HUGE_PAGES_MIN = 1 << 20;
+
 /**
  * A Uint8Array of `bytes` bytes whose address is a multiple of `align` (a power of two): a
- * larger ArrayBuffer and the subarray that starts on the boundary (addresses from FFI).
+ * larger ArrayBuffer and the subarray that starts on the boundary (addresses from FFI). With
+ * `hugePages` and at least {@link HUGE_PAGES_MIN} bytes, it starts on a 2 MiB boundary and its
+ * pages are asked to be transparent huge pages (MADV_HUGEPAGE; a hint the kernel may not take).
  */
-export function alignedBytes(bytes: number, align: number): Uint8Array {
+export function alignedBytes(bytes: number, align: number, hugePages = false): Uint8Array {
+  if (hugePages && bytes >= HUGE_PAGES_MIN && align <= HUGE_PAGE) {
+    const whole = Math.ceil(bytes / HUGE_PAGE) * HUGE_PAGE;
+    const raw = new Uint8Array(whole + HUGE_PAGE);
+    const address = Number(Deno.UnsafePointer.value(Deno.UnsafePointer.of(raw)));
+    const skip = (HUGE_PAGE - (address % HUGE_PAGE)) % HUGE_PAGE;
+    adviseHugePages(raw.subarray(skip, skip + whole));
+    return raw.subarray(skip, skip + bytes);
+  }
   const raw = new Uint8Array(bytes + align);
   const address = Number(Deno.UnsafePointer.value(Deno.UnsafePointer.of(raw)));
   const skip = (align - (address % align)) % align;
@@ -46,6 +72,8 @@ export interface TransferFile {
   readonly align: number;
   /** Alignment of buffer addresses (1 without O_DIRECT). */
   readonly memoryAlign: number;
+  /** The buffers are huge pages (O_DIRECT with {@link Transfer.hugePages}). */
+  readonly hugePages: boolean;
 }
 
 /**
@@ -63,7 +91,7 @@ export function openForTransfer(path: string, mode: OpenMode, transfer: Transfer
     }
     throw e;
   }
-  if (!transfer.direct) return { file, align: 1, memoryAlign: 1 };
+  if (!transfer.direct) return { file, align: 1, memoryAlign: 1, hugePages: false };
   const { align, memoryAlign } = fileSystemAlignment(path);
   if (transfer.bs % align !== 0) {
     file.close();
@@ -72,7 +100,7 @@ export function openForTransfer(path: string, mode: OpenMode, transfer: Transfer
         `${path}; give a multiple such as ${Math.max(align, 4096)}`,
     );
   }
-  return { file, align, memoryAlign };
+  return { file, align, memoryAlign, hugePages: transfer.hugePages ?? true };
 }
 
 /**
@@ -130,6 +158,7 @@ export class BlockWriter {
   readonly #bs: number;
   readonly #align: number;
   readonly #memoryAlign: number;
+  readonly #hugePages: boolean;
   readonly #streams: number;
   /** Open runs, least recently written first. */
   readonly #windows: Window[] = [];
@@ -146,6 +175,7 @@ export class BlockWriter {
     this.#bs = bs;
     this.#align = t.align;
     this.#memoryAlign = t.memoryAlign;
+    this.#hugePages = t.hugePages;
     this.#streams = Math.max(1, streams);
     this.#block = alignedBytes(t.align, t.memoryAlign);
     this.#end = t.file.size;
@@ -193,7 +223,7 @@ export class BlockWriter {
   #openWindow(pos: number): Window {
     const start = alignDown(pos, this.#align);
     const head = pos - start;
-    const buf = this.#spare.pop() ?? alignedBytes(this.#bs, this.#memoryAlign);
+    const buf = this.#spare.pop() ?? alignedBytes(this.#bs, this.#memoryAlign, this.#hugePages);
     const w: Window = { buf, start, fill: head, valid: 0, dirty: false };
     if (head > 0) {
       const block = buf.subarray(0, this.#align);
@@ -292,6 +322,7 @@ export class BlockReader {
   readonly #bs: number;
   readonly #align: number;
   readonly #memoryAlign: number;
+  readonly #hugePages: boolean;
   readonly #size: number;
   readonly #readAhead: boolean;
   /** The buffer the held range is in: one of `#bufs`. */
@@ -313,9 +344,10 @@ export class BlockReader {
     const a = transferAlignment(t, bs);
     this.#align = a.align;
     this.#memoryAlign = a.memoryAlign;
+    this.#hugePages = t.hugePages;
     this.#size = t.file.size;
     this.#readAhead = readAhead;
-    this.#buf = alignedBytes(bs, this.#memoryAlign);
+    this.#buf = alignedBytes(bs, this.#memoryAlign, this.#hugePages);
     this.#bufs = [this.#buf, undefined];
   }
 
@@ -463,7 +495,7 @@ export class BlockReader {
     this.#cur ^= 1;
     let next = this.#bufs[this.#cur];
     if (next === undefined || next.length < old.length) {
-      next = alignedBytes(old.length, this.#memoryAlign);
+      next = alignedBytes(old.length, this.#memoryAlign, this.#hugePages);
       this.#bufs[this.#cur] = next;
     }
     if (to > from) {
@@ -486,7 +518,7 @@ export class BlockReader {
     if (this.#buf.length >= bytes) return;
     let cap = this.#buf.length;
     while (cap < bytes) cap *= 2;
-    const next = alignedBytes(cap, this.#memoryAlign);
+    const next = alignedBytes(cap, this.#memoryAlign, this.#hugePages);
     next.set(this.#buf.subarray(0, this.#hi - this.#lo));
     this.#buf = next;
     this.#bufs[this.#cur] = next;

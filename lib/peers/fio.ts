@@ -10,6 +10,7 @@
 import { IoError } from "../errors.ts";
 import type { FsyncPolicy } from "../backends/backend.ts";
 import { onInterrupt } from "../io/interrupt.ts";
+import { readProc } from "../sys/libc.ts";
 import { removeQuietly } from "./common.ts";
 
 /** One cell for fio to measure. */
@@ -32,6 +33,11 @@ export interface FioCell {
   readonly seed: number;
   /** Cold reads: fio's invalidate=1 (posix_fadvise DONTNEED before it reads); warm: 0. */
   readonly cold: boolean;
+  /**
+   * fio's buffers in reserved huge pages (mem=shmhuge), as ours are with O_DIRECT
+   * ({@link fioHugePagesRefused} says when fio can have them); else malloc, fio's default.
+   */
+  readonly hugePages?: boolean;
 }
 
 /** fio's bandwidth in each phase, MiB/s (2^20 bytes), and its block sizes. */
@@ -43,6 +49,8 @@ export interface FioResult {
   readonly writeBlockBytes: number;
   /** fio's block size when it read (in order and at random), bytes. */
   readonly readBlockBytes: number;
+  /** fio's buffers were reserved huge pages (mem=shmhuge); false: malloc, 4 KiB pages. */
+  readonly hugePages: boolean;
 }
 
 /** The phases fio runs, in order. */
@@ -67,6 +75,7 @@ export function fioArgs(cell: FioCell, phase: FioPhase): string[] {
     // sciobench's reads give no access hint, so fio gives none either: the same calls on both sides
     "--fadvise_hint=0",
   ];
+  if (cell.hugePages) args.push("--mem=shmhuge");
   if (phase === "write") {
     // sciobench does not preallocate; the fsync policy's calls are inside fio's timing too
     args.push("--fallocate=none", "--create_on_open=1");
@@ -104,6 +113,55 @@ export function fioBandwidth(json: string, phase: FioPhase): number {
     throw new IoError(`fio ${phase}: no bandwidth in its JSON report: ${json.slice(0, 200)}`);
   }
   return bw;
+}
+
+/** The facts {@link fioHugePagesRefused} judges by (read from /proc; given by tests). */
+export interface HugePageFacts {
+  /** Free reserved huge pages (/proc/meminfo HugePages_Free). */
+  readonly free: number;
+  /** Bytes of a reserved huge page (/proc/meminfo Hugepagesize). */
+  readonly pageBytes: number;
+  /** The process may lock shared memory in huge pages: CAP_IPC_LOCK, or in hugetlb_shm_group. */
+  readonly allowed: boolean;
+}
+
+/** This machine's {@link HugePageFacts} (no huge pages, not allowed, where /proc says nothing). */
+export function hugePageFacts(): HugePageFacts {
+  const read = readProc;
+  const meminfo = read("/proc/meminfo");
+  const free = Number(/^HugePages_Free:\s+(\d+)/m.exec(meminfo)?.[1] ?? 0);
+  const pageBytes = Number(/^Hugepagesize:\s+(\d+) kB/m.exec(meminfo)?.[1] ?? 0) * 1024;
+  const status = read("/proc/self/status");
+  const capEff = BigInt(`0x${/^CapEff:\s+([0-9a-f]+)/m.exec(status)?.[1] ?? "0"}`);
+  const group = read("/proc/sys/vm/hugetlb_shm_group").trim();
+  const groups = (/^Groups:\s*(.*)$/m.exec(status)?.[1] ?? "").split(/\s+/);
+  const gid = /^Gid:\s+(\d+)/m.exec(status)?.[1];
+  const allowed = (capEff & (1n << 14n)) !== 0n || // CAP_IPC_LOCK
+    (group !== "" && (groups.includes(group) || gid === group));
+  return { free, pageBytes, allowed };
+}
+
+/**
+ * null when fio can take its buffers for `blockBytes`-byte calls from reserved huge pages
+ * (mem=shmhuge: free pages for the block and its alignment, and the right to lock them), else
+ * the one-line reason it cannot (fio then uses malloc, 4 KiB pages).
+ */
+export function fioHugePagesRefused(
+  blockBytes: number,
+  facts: HugePageFacts = hugePageFacts(),
+): string | null {
+  if (facts.pageBytes <= 0 || facts.free <= 0) {
+    return "no huge pages are reserved (vm.nr_hugepages)";
+  }
+  // fio's buffer: the largest block plus a page of alignment, rounded up to huge pages
+  const need = Math.ceil((blockBytes + 4096) / facts.pageBytes);
+  if (facts.free < need) {
+    return `${facts.free} reserved huge pages are free, fio needs ${need} (vm.nr_hugepages)`;
+  }
+  if (!facts.allowed) {
+    return "locking huge pages needs CAP_IPC_LOCK or the group vm.hugetlb_shm_group";
+  }
+  return null;
 }
 
 /** null when `fio` is on PATH, else the one-line reason it cannot be the baseline. */
@@ -211,6 +269,7 @@ export class FioSession {
       randomMiBps: random / mib,
       writeBlockBytes: this.#cell.blockBytes,
       readBlockBytes: this.#cell.readBlockBytes,
+      hugePages: this.#cell.hugePages ?? false,
     };
   }
 

@@ -54,7 +54,8 @@ COLUMNS = [
     "fs_type", "data_bytes", "read_frames", "read_bytes", "read_s", "random_s", "random_user_s",
     "random_sys_s", "random_dev_bytes", "drop_s", "write_user_ticks", "write_sys_ticks", "clk_tck",
     "seed", "write_sync_s", "read_user_ticks", "read_sys_ticks", "random_user_ticks",
-    "random_sys_ticks", "cache", "fsync", "cold_ok", "bs_bytes", "direct", "open_dev_bytes",
+    "random_sys_ticks", "cache", "fsync", "cold_ok", "bs_bytes", "direct", "huge_pages",
+    "open_dev_bytes",
     "open_first_ms", "stat",
     "error",
 ]
@@ -462,6 +463,7 @@ def run_cell(size, n, repeat, args):
             "cold_ok": "",  # sciobench judges it from the row (lib/workloads/table.ts)
             "bs_bytes": 0,
             "direct": "false",
+            "huge_pages": "false",
             "open_dev_bytes": o["dev_read"],
             "open_first_ms": num(first["wall"] * 1000, 4),
             "stat": "run",

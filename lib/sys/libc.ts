@@ -1135,3 +1135,49 @@ export function preadIfCached(
 ): number | undefined {
   return preadv2Once(fd, buf, offset, path, address, RWF_NOWAIT);
 }
+
+/** Bytes of a transparent huge page (x86-64 and aarch64 with 4 KiB pages). */
+export const HUGE_PAGE = 2 << 20;
+
+/**
+ * Asks that `buf`, whose address and length are multiples of {@link HUGE_PAGE} and whose bytes
+ * nobody has written (all zeros), be backed by transparent huge pages (MADV_HUGEPAGE), and drops
+ * the 4 KiB pages it may already have (MADV_DONTNEED: they read back as zeros), so its first
+ * touch faults in 2 MiB pages. A hint: false when the kernel refused it (the buffer is unchanged).
+ */
+export function adviseHugePages(buf: Uint8Array): boolean {
+  const address = addressOf(buf);
+  if (address % HUGE_PAGE !== 0 || buf.length % HUGE_PAGE !== 0) {
+    throw new RangeError("adviseHugePages: the buffer must be whole 2 MiB pages");
+  }
+  const ptr = Deno.UnsafePointer.create(BigInt(address));
+  const length = BigInt(buf.length);
+  if (libc().madvise(ptr, length, 14) !== 0) return false; // MADV_HUGEPAGE
+  return libc().madvise(ptr, length, 4) === 0; // MADV_DONTNEED
+}
+
+/**
+ * A /proc (or /sys) file's text, read through libc: Deno refuses /proc/self, /proc/meminfo and
+ * /proc/cpuinfo without --allow-all, and their stat size is 0, so they are read until end of
+ * file. "" when the file cannot be read.
+ */
+export function readProc(path: string): string {
+  try {
+    const fd = open(path, O.RDONLY);
+    try {
+      const decoder = new TextDecoder();
+      const buf = new Uint8Array(1 << 16);
+      let text = "";
+      for (let at = 0;;) {
+        const n = pread(fd, buf, at, path);
+        text += decoder.decode(buf.subarray(0, n), { stream: n > 0 });
+        at += n;
+        if (n === 0) return text;
+      }
+    } finally {
+      close(fd, path);
+    }
+  } catch {
+    return "";
+  }
+}

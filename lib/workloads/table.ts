@@ -31,7 +31,7 @@ import { audited } from "../sys/audit.ts";
 import { formatCount, formatSize } from "../report/units.ts";
 import { startMeter, warmUpOpens } from "../sys/meter.ts";
 import { statfs } from "../sys/libc.ts";
-import { type FioResult, FioSession } from "../peers/fio.ts";
+import { fioHugePagesRefused, type FioResult, FioSession } from "../peers/fio.ts";
 import { CellFailures, sharedFraming } from "./cells.ts";
 import {
   cacheState,
@@ -153,6 +153,13 @@ export const TABLE_FIO_COLUMN_DOCS: readonly ColumnDoc[] = [
   col("efficiency_random", "ratio", "number", "random_MiBps / fio_random_MiBps"),
   col("fio_bs_bytes", "bytes", "size", FIO_BS_TEXT),
   col("fio_write_bs_bytes", "bytes", "size", FIO_WRITE_BS_TEXT),
+  col(
+    "fio_huge_pages",
+    "",
+    "text",
+    "--baseline fio: true when fio's buffers were reserved huge pages (mem=shmhuge, given with " +
+      "--direct where free huge pages and the right to lock them allow), as ours (huge_pages)",
+  ),
 ];
 
 /** The table's columns, with those of `--baseline fio` when `baseline` (before stat and error). */
@@ -701,11 +708,30 @@ function fioBlocks(
  * fio's session beside a cell (`--baseline fio`): the same file size, block size, direct flag,
  * fsync policy and cache state, its file in `dir` (a scratch directory of its own).
  */
-function fioSession(dir: string, cell: FioBeside, n: number, options: TableOptions): FioSession {
+function fioSession(
+  dir: string,
+  cell: FioBeside,
+  n: number,
+  options: TableOptions,
+  note: (text: string) => void,
+): FioSession {
   const cache = cacheState(options.transfer, options.cache);
   const blocks = fioBlocks(n, cell.dataBytes, options);
   const direct = options.transfer?.direct ?? false;
   const frameReads = direct && !(options.transfer?.readAhead ?? true);
+  let hugePages = false;
+  if (direct && (options.transfer?.hugePages ?? true)) {
+    // fio's read block may be rounded up to a page of alignment: a page more is asked for
+    const refused = fioHugePagesRefused(Math.max(blocks.write, blocks.read + 4096));
+    if (refused === null) hugePages = true;
+    else {
+      note(
+        `--baseline fio: fio's buffers are 4 KiB pages (malloc; ${refused}), ours 2 MiB huge ` +
+          "pages: efficiency_* compares the two as they are; --no-huge-pages makes ours 4 KiB " +
+          "pages too",
+      );
+    }
+  }
   return new FioSession(
     {
       path: `${dir}/fio.${cell.framing}`,
@@ -717,6 +743,7 @@ function fioSession(dir: string, cell: FioBeside, n: number, options: TableOptio
       fsync: options.fsync ?? "end",
       seed: options.seed + cell.repeat,
       cold: cache === "cold",
+      hugePages,
     },
     (path) => prepareCache(path, cache),
     frameReads ? (path) => directReadAlignment(path) : undefined,
@@ -742,6 +769,7 @@ function addFioColumns(row: Row, fio: FioResult): void {
   row.efficiency_random = Number(row.random_MiBps) / fio.randomMiBps;
   row.fio_bs_bytes = fio.readBlockBytes;
   row.fio_write_bs_bytes = fio.writeBlockBytes;
+  row.fio_huge_pages = fio.hugePages ? "true" : "false";
 }
 
 /**
@@ -769,6 +797,12 @@ export async function runTable(
     onRow(row);
   };
   const cells = new CellFailures();
+  const noted = new Set<string>();
+  const noteOnce = (text: string) => {
+    if (noted.has(text)) return;
+    noted.add(text);
+    options.progress.note(text);
+  };
   // Under MPI a failing rank stops the run (its ranks meet in collective calls per cell).
   const cell = (
     framing: string,
@@ -854,7 +888,7 @@ export async function runTable(
               repeat: rep,
             };
             [row, fio] = await withScratchDir(options.dir, async (dir) => {
-              using session = fioSession(dir, fioCell, n, options);
+              using session = fioSession(dir, fioCell, n, options, noteOnce);
               const pairs: PhaseBeside = {
                 first: fioFirst(rep),
                 run: (phase) => session.run(phase),

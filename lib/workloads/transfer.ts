@@ -21,6 +21,13 @@ export const TRANSFER_COLUMN_DOCS: readonly ColumnDoc[] = [
       "writes coalesced into 4 MiB calls, larger writes and each frame's read in one call",
   ),
   col("direct", "", "text", "true when the files were opened with O_DIRECT (--direct)"),
+  col(
+    "huge_pages",
+    "",
+    "text",
+    "true when the O_DIRECT buffers were asked to be 2 MiB transparent huge pages (--direct; " +
+      "--no-huge-pages: false, 4 KiB pages)",
+  ),
 ];
 
 /**
@@ -54,9 +61,14 @@ export function readOverlap(
 /** The values of {@link TRANSFER_COLUMN_DOCS} for a run with `transfer`. */
 export function transferColumns(
   transfer: Transfer | undefined,
-): { bs_bytes: number; direct: "true" | "false" } {
+): { bs_bytes: number; direct: "true" | "false"; huge_pages: "true" | "false" } {
   // text, so CSV says false rather than leaving it empty
-  return { bs_bytes: transfer?.bs ?? 0, direct: transfer?.direct ? "true" : "false" };
+  const direct = transfer?.direct ?? false;
+  return {
+    bs_bytes: transfer?.bs ?? 0,
+    direct: direct ? "true" : "false",
+    huge_pages: direct && (transfer?.hugePages ?? true) ? "true" : "false",
+  };
 }
 
 /**
