@@ -9,7 +9,9 @@ import { FRAMINGS } from "../lib/backends/registry.ts";
 import { nativeBackend } from "../lib/backends/engine.ts";
 import { writeFrames } from "../lib/backends/write.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
-import { readVerified, verifyStoredFrame } from "../lib/workloads/pattern.ts";
+import { readVerified, verifyFrame, verifyStoredFrame } from "../lib/workloads/pattern.ts";
+import { DTYPE_SIZE } from "../lib/framings/types.ts";
+import { DIRECT_REFUSED } from "./_syscalls.ts";
 import { tempDir } from "./_helpers.ts";
 
 function address(a: ArrayBufferView): number {
@@ -73,4 +75,40 @@ Deno.test("read buffers: a closed source's buffer serves the next source's reads
     assert.equal(buffers[1], buffers[0], `${name}: the second open reads into the first's buffer`);
     assert.equal(buffers[2], buffers[0], `${name}: and the third`);
   }
+});
+
+Deno.test({
+  name:
+    "direct reads: a frame decoded to native is a view of the block reader's buffer, only a misaligned chunk copied",
+  ignore: DIRECT_REFUSED !== null,
+  async fn() {
+    using d = tempDir();
+    const n = 128 * 128;
+    const frames = new TableFrames(n, 9);
+    const transfer = { bs: 4 << 20, direct: true, readAhead: false };
+    for (const name of ["raw", "gsd"]) {
+      const b = nativeBackend(FRAMINGS.find((f) => f.name === name)!);
+      const path = `${d.path}/c.${name}`;
+      await writeFrames(b, path, { create: "truncate", fsync: "none" }, 4, (i) => frames.frame(i));
+      const source = b.openReader(path, { layout: frames.layout, transfer });
+      try {
+        for (const i of [0, 3, 1]) {
+          const native = source.readFrame(i);
+          verifyFrame(path, i, frames.frame(i).chunks, native);
+          for (const c of native) {
+            assert.equal(address(c.data) % DTYPE_SIZE[c.dtype], 0, `${name} ${i} ${c.name}`);
+          }
+          const largest = native.reduce((a, c) => (c.data.length > a.data.length ? c : a));
+          const big = native.filter((c) => c.data.length >= 4096).map((c) => c.data.buffer);
+          // read again as stored: the same bytes, in the same buffer (no copy of the frame)
+          const stored = source.readFrameStored!(i);
+          const same = stored.find((c) => c.name === largest.name)!;
+          assert.equal(largest.data.buffer, same.data.buffer, `${name} frame ${i}: not copied`);
+          assert.ok(big.every((x) => x === same.data.buffer), `${name} frame ${i}: big chunks`);
+        }
+      } finally {
+        source.close();
+      }
+    }
+  },
 });

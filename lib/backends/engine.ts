@@ -703,20 +703,23 @@ class NativeSource implements FrameSource {
       // --bs / --direct: a view of the block reader's aligned buffer, no copy
       let view = yield { offset: lo, length: hi - lo, last: true };
       this.bytesRead += view.length;
-      // a copy when short (past the end), swapped in place (the buffered bytes stay the file's),
-      // or when a chunk would not start on a multiple of its element size (typed-array views)
-      const at = view.byteOffset - lo;
-      if (
-        view.length < hi - lo || swapping ||
-        (native && refs.some((r) => (at + r.offset) % DTYPE_SIZE[r.dtype] !== 0))
-      ) {
+      // a copy of the frame when short (past the end) or swapped in place (the buffered bytes
+      // stay the file's)
+      if (view.length < hi - lo || swapping) {
         const whole = this.#buffer(hi - lo, lo, swapping, slot, line);
         whole.set(view);
         this.#checkRead(whole, lo, view.length);
         view = whole;
       }
+      // a chunk that would not start on a multiple of its element size is copied alone (a
+      // typed-array view needs it): gsd's 8-byte step, 4 bytes off, cost a copy of the whole
+      // 448 KiB frame, and touching the bytes an O_DIRECT read just brought in slows the next
+      // read on a VM (448 KiB: 107 -> 127 us; bench/touch_after_direct.ts)
+      const at = view.byteOffset - lo;
       for (const r of refs) {
-        out.push(make(r, view.subarray(r.offset - lo, r.offset - lo + r.bytes), slot));
+        const data = view.subarray(r.offset - lo, r.offset - lo + r.bytes);
+        const aligned = !native || (at + r.offset) % DTYPE_SIZE[r.dtype] === 0;
+        out.push(make(r, aligned ? data : data.slice(), slot));
       }
       return out;
     }
