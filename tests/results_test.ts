@@ -213,6 +213,9 @@ Deno.test("JSON meta describes the run: options, host, kernel, CPU, memory, file
     assert.equal(typeof meta[k], "string", k);
   }
   assert.ok(meta.cores >= 1 && meta.memory_bytes > 0);
+  // what --direct's buffers and fio's baseline get: THP mode, reserved huge pages free
+  assert.match(meta.transparent_huge_pages, /^(always|madvise|never|)$/);
+  assert.ok(Number.isInteger(meta.huge_pages_free) && meta.huge_pages_free >= 0);
   assert.match(meta.commit, /^([0-9a-f]{40})?$/);
   assert.equal(meta.file_system.dir, d.path);
   assert.ok(meta.file_system.free_bytes > 0 && meta.file_system.mount_point.startsWith("/"));

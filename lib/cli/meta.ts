@@ -122,9 +122,21 @@ export function fileSystemMeta(dir: string | undefined): Record<string, unknown>
 }
 
 /**
+ * The kernel's huge pages, which `--direct`'s buffers and fio's baseline depend on: the
+ * transparent huge page mode (`always`, `madvise` or `never`; "" without THP) and the reserved
+ * huge pages free (/proc/meminfo HugePages_Free; 0 when none are reserved).
+ */
+export function hugePagesMeta(): { transparent_huge_pages: string; huge_pages_free: number } {
+  const mode = /\[(\w+)\]/.exec(readProc("/sys/kernel/mm/transparent_hugepage/enabled"))?.[1];
+  const free = /^HugePages_Free:\s+(\d+)/m.exec(readProc("/proc/meminfo"))?.[1];
+  return { transparent_huge_pages: mode ?? "", huge_pages_free: Number(free ?? 0) };
+}
+
+/**
  * Facts about this run for JSON output: the tool, the command with its arguments and every
- * resolved option, the runtime, host, kernel, CPU, memory, the `--dir` file system, and the peer
- * libraries loaded so far (call again at the end of a run to include those loaded during it).
+ * resolved option, the runtime, host, kernel, CPU, memory, huge pages, the `--dir` file system,
+ * and the peer libraries loaded so far (call again at the end of a run to include those loaded
+ * during it).
  */
 export function runMeta(
   command: string,
@@ -166,6 +178,7 @@ export function runMeta(
     cpu_model: cpuModel(),
     cores: navigator.hardwareConcurrency,
     memory_bytes: memory,
+    ...hugePagesMeta(),
     file_system: fileSystemMeta(dir),
     libraries: librariesMeta(),
     date: new Date().toISOString(),
