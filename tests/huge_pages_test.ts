@@ -106,6 +106,42 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name:
+    "buffered table: the write batcher's buffer and the large read buffers are advised huge pages (strace)",
+  ignore: commandMissing("strace") !== null && !REQUIRE_PEERS,
+  async fn() {
+    // 32^2: 28 KiB frames, written through the 4 MiB batcher; 256^2: 1.75 MiB frames, each read
+    // into the engine's read buffer (2 MiB and more)
+    for (const n of ["32^2", "256^2"]) {
+      using scratch = tempDir("sciobench-huge-buffered-");
+      using trace = tempDir("sciobench-strace-");
+      const [out] = await straceSciobench(
+        [[
+          ...["table", "--framing", "raw", "--size", "8MiB", "--n", n, "--no-warmup"],
+          ...["--cache", "warm", "--format", "json", "--dir", scratch.path],
+        ]],
+        trace.path,
+        {},
+        ["-e", `${TRACED_CALLS},madvise`, "-e", "raw=pwrite64,pread64"],
+      );
+      assert.equal(out!.code, 0, out!.stderr);
+      const ranges = hugePageRanges(trace.path);
+      const inHuge = (buffer: bigint, count: number) =>
+        ranges.some(([lo, hi]) => lo <= buffer && buffer + BigInt(count) <= hi);
+      const calls = rawIoCalls(trace.path, scratch.path);
+      const mine = n === "32^2"
+        ? calls.filter((c) => c.call === "pwrite64" && c.count >= 1 << 20)
+        : calls.filter((c) => c.call === "pread64" && c.count === 28 * 256 * 256);
+      assert.ok(mine.length > 0, `${n}: no batched pwrite / frame read`);
+      for (const c of mine) {
+        const what = `${n}: ${c.call} of ${c.count} from 0x${c.buffer.toString(16)}`;
+        assert.ok(inHuge(c.buffer, c.count), what);
+      }
+    }
+  },
+});
+
 Deno.test("--no-huge-pages without --direct: one line, exit 2", async () => {
   const r = await runCli(["table", "--framing", "raw", "--quick", "--no-huge-pages"]);
   assert.equal(r.code, 2);

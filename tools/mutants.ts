@@ -834,8 +834,9 @@ export const MUTANTS: readonly Mutant[] = [
     name: "read buffers: a new buffer every open (its pages first touched inside the timed read)",
     edits: [{
       file: "lib/backends/engine.ts",
-      search: "  return best >= 0 ? spareBuffers.splice(best, 1)[0]! : alignedBytes(bytes, PAGE);",
-      replace: "  return alignedBytes(bytes, PAGE);",
+      search:
+        "  return best >= 0 ? spareBuffers.splice(best, 1)[0]! : alignedBytes(bytes, PAGE, true);",
+      replace: "  return alignedBytes(bytes, PAGE, true);",
     }],
     tests: ["tests/read_place_test.ts"],
     filter: "/a closed source's buffer serves the next source's reads/",
@@ -959,8 +960,8 @@ export const MUTANTS: readonly Mutant[] = [
   {
     name: "--direct: the staging and read buffers not advised huge pages",
     edits: [{
-      file: "lib/io/transfer.ts",
-      search: "    adviseHugePages(raw.subarray(skip, skip + whole));\n",
+      file: "lib/sys/libc.ts",
+      search: "  adviseHugePages(raw.subarray(skip, skip + whole));\n",
       replace: "",
     }],
     tests: ["tests/huge_pages_test.ts"],
@@ -975,6 +976,23 @@ export const MUTANTS: readonly Mutant[] = [
     }],
     tests: ["tests/huge_pages_test.ts"],
     filter: "/every read and write buffer is advised/",
+  },
+  {
+    name: "buffered: the write batcher's and the read buffers in 4 KiB pages",
+    edits: [
+      {
+        file: "lib/io/file.ts",
+        search: "    const buf = this.#spare.pop() ?? libc.hugePageBytes(this.#capacity);",
+        replace: "    const buf = this.#spare.pop() ?? new Uint8Array(this.#capacity);",
+      },
+      {
+        file: "lib/backends/engine.ts",
+        search: "spareBuffers.splice(best, 1)[0]! : alignedBytes(bytes, PAGE, true);",
+        replace: "spareBuffers.splice(best, 1)[0]! : alignedBytes(bytes, PAGE);",
+      },
+    ],
+    tests: ["tests/huge_pages_test.ts"],
+    filter: "/buffered table: the write batcher's/",
   },
   {
     name: "--baseline fio: fio not given huge pages where the machine allows",

@@ -352,7 +352,7 @@ function takeReadBuffer(bytes: number): Uint8Array {
     const length = spareBuffers[k]!.length;
     if (length >= bytes && (best < 0 || length < spareBuffers[best]!.length)) best = k;
   }
-  return best >= 0 ? spareBuffers.splice(best, 1)[0]! : alignedBytes(bytes, PAGE);
+  return best >= 0 ? spareBuffers.splice(best, 1)[0]! : alignedBytes(bytes, PAGE, true);
 }
 
 /** Keeps `buf` for the next source's reads, dropping the oldest spares beyond SPARE_BYTES. */

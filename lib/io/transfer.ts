@@ -9,9 +9,9 @@
  */
 import { ShortReadError, SysError, UsageError } from "../errors.ts";
 import {
-  adviseHugePages,
   directAlignment,
   HUGE_PAGE,
+  hugePageBytes,
   pageSize,
   type SubmittedRead,
 } from "../sys/libc.ts";
@@ -50,14 +50,7 @@ export const HUGE_PAGES_MIN = 1 << 20;
  * pages are asked to be transparent huge pages (MADV_HUGEPAGE; a hint the kernel may not take).
  */
 export function alignedBytes(bytes: number, align: number, hugePages = false): Uint8Array {
-  if (hugePages && bytes >= HUGE_PAGES_MIN && align <= HUGE_PAGE) {
-    const whole = Math.ceil(bytes / HUGE_PAGE) * HUGE_PAGE;
-    const raw = new Uint8Array(whole + HUGE_PAGE);
-    const address = Number(Deno.UnsafePointer.value(Deno.UnsafePointer.of(raw)));
-    const skip = (HUGE_PAGE - (address % HUGE_PAGE)) % HUGE_PAGE;
-    adviseHugePages(raw.subarray(skip, skip + whole));
-    return raw.subarray(skip, skip + bytes);
-  }
+  if (hugePages && bytes >= HUGE_PAGES_MIN && align <= HUGE_PAGE) return hugePageBytes(bytes);
   const raw = new Uint8Array(bytes + align);
   const address = Number(Deno.UnsafePointer.value(Deno.UnsafePointer.of(raw)));
   const skip = (align - (address % align)) % align;

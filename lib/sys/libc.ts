@@ -1140,6 +1140,21 @@ export function preadIfCached(
 export const HUGE_PAGE = 2 << 20;
 
 /**
+ * A new zeroed Uint8Array of `bytes` bytes that starts on a {@link HUGE_PAGE} boundary, its whole
+ * 2 MiB pages advised to be transparent huge pages ({@link adviseHugePages}) before anything
+ * touches them: its first touch faults in 2 MiB at a time (about 15 us a 4 KiB page on a
+ * shadow-paged VM: 7,200 faults for a 28 MiB buffer). Takes `bytes` rounded up to 2 MiB, plus
+ * 2 MiB of address space.
+ */
+export function hugePageBytes(bytes: number): Uint8Array {
+  const whole = Math.ceil(bytes / HUGE_PAGE) * HUGE_PAGE;
+  const raw = new Uint8Array(whole + HUGE_PAGE);
+  const skip = (HUGE_PAGE - (addressOf(raw) % HUGE_PAGE)) % HUGE_PAGE;
+  adviseHugePages(raw.subarray(skip, skip + whole));
+  return raw.subarray(skip, skip + bytes);
+}
+
+/**
  * Asks that `buf`, whose address and length are multiples of {@link HUGE_PAGE} and whose bytes
  * nobody has written (all zeros), be backed by transparent huge pages (MADV_HUGEPAGE), and drops
  * the 4 KiB pages it may already have (MADV_DONTNEED: they read back as zeros), so its first
