@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { alignedBytes, HUGE_PAGES_MIN } from "../lib/io/transfer.ts";
 import { fioArgs, type FioCell, fioHugePagesRefused, hugePageFacts } from "../lib/peers/fio.ts";
-import { HUGE_PAGE, readProc } from "../lib/sys/libc.ts";
+import { HUGE_PAGE, readProc, transparentHugePages } from "../lib/sys/libc.ts";
 import { commandMissing, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
 import {
   DIRECT_REFUSED,
@@ -25,7 +25,7 @@ const NO_STRACE = DIRECT_REFUSED !== null || (commandMissing("strace") !== null 
 
 /** The kernel's THP mode ([always] madvise never), or undefined without THP. */
 function thpMode(): string | undefined {
-  return /\[(\w+)\]/.exec(readProc("/sys/kernel/mm/transparent_hugepage/enabled"))?.[1];
+  return transparentHugePages() || undefined;
 }
 
 /** AnonHugePages of the mapping of this process that holds `address`, bytes. */

@@ -6,7 +6,8 @@
  */
 import { world } from "../mpi/world.ts";
 import { loadedLibraries } from "../peers/common.ts";
-import { glibcVersion, readProc, statfs } from "../sys/libc.ts";
+import { glibcVersion, readProc, statfs, transparentHugePages } from "../sys/libc.ts";
+import { hugePageFacts } from "../peers/fio.ts";
 import { COMMIT, VERSION } from "../version.ts";
 
 function readText(path: string): string | undefined {
@@ -127,9 +128,7 @@ export function fileSystemMeta(dir: string | undefined): Record<string, unknown>
  * huge pages free (/proc/meminfo HugePages_Free; 0 when none are reserved).
  */
 export function hugePagesMeta(): { transparent_huge_pages: string; huge_pages_free: number } {
-  const mode = /\[(\w+)\]/.exec(readProc("/sys/kernel/mm/transparent_hugepage/enabled"))?.[1];
-  const free = /^HugePages_Free:\s+(\d+)/m.exec(readProc("/proc/meminfo"))?.[1];
-  return { transparent_huge_pages: mode ?? "", huge_pages_free: Number(free ?? 0) };
+  return { transparent_huge_pages: transparentHugePages(), huge_pages_free: hugePageFacts().free };
 }
 
 /**

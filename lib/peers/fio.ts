@@ -127,13 +127,12 @@ export interface HugePageFacts {
 
 /** This machine's {@link HugePageFacts} (no huge pages, not allowed, where /proc says nothing). */
 export function hugePageFacts(): HugePageFacts {
-  const read = readProc;
-  const meminfo = read("/proc/meminfo");
+  const meminfo = readProc("/proc/meminfo");
   const free = Number(/^HugePages_Free:\s+(\d+)/m.exec(meminfo)?.[1] ?? 0);
   const pageBytes = Number(/^Hugepagesize:\s+(\d+) kB/m.exec(meminfo)?.[1] ?? 0) * 1024;
-  const status = read("/proc/self/status");
+  const status = readProc("/proc/self/status");
   const capEff = BigInt(`0x${/^CapEff:\s+([0-9a-f]+)/m.exec(status)?.[1] ?? "0"}`);
-  const group = read("/proc/sys/vm/hugetlb_shm_group").trim();
+  const group = readProc("/proc/sys/vm/hugetlb_shm_group").trim();
   const groups = (/^Groups:\s*(.*)$/m.exec(status)?.[1] ?? "").split(/\s+/);
   const gid = /^Gid:\s+(\d+)/m.exec(status)?.[1];
   const allowed = (capEff & (1n << 14n)) !== 0n || // CAP_IPC_LOCK

@@ -1139,6 +1139,11 @@ export function preadIfCached(
 /** Bytes of a transparent huge page (x86-64 and aarch64 with 4 KiB pages). */
 export const HUGE_PAGE = 2 << 20;
 
+/** The kernel's transparent huge page mode: `always`, `madvise` or `never`; "" without THP. */
+export function transparentHugePages(): string {
+  return /\[(\w+)\]/.exec(readProc("/sys/kernel/mm/transparent_hugepage/enabled"))?.[1] ?? "";
+}
+
 /**
  * A new zeroed Uint8Array of `bytes` bytes that starts on a {@link HUGE_PAGE} boundary, its whole
  * 2 MiB pages advised to be transparent huge pages ({@link adviseHugePages}) before anything
