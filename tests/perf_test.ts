@@ -20,6 +20,7 @@ interface PerfRow {
   values: number[];
   goal: string;
   met: boolean | null;
+  "miss_within_aa_spread": boolean | null;
 }
 
 Deno.test("perf --quick --format json: every ratio and goal row, with its spread", async () => {
@@ -121,7 +122,31 @@ Deno.test("perf --quick --format json: every ratio and goal row, with its spread
       assert(doc.rows.some((r) => r.metric === m && r.goal !== ""), `${m} missing or no goal`);
     }
   }
+  // a miss is called noise only for a framing's wall-time ratio to raw, from its A/A row
+  for (const r of doc.rows) {
+    const phase = /^(write|read|random|open) [a-z0-9-]+\/raw$/.exec(r.metric)?.[1];
+    const aa = phase && find(`${phase} raw/raw (A/A)`, r.N, r.cache);
+    if (r.met !== false || !aa) {
+      assert.equal(r.miss_within_aa_spread, null, r.metric);
+      continue;
+    }
+    const logs = aa.values.map(Math.log);
+    const half = (Math.max(...logs) - Math.min(...logs)) / 2;
+    const [op, goal] = r.goal.split(" ");
+    const shortfall = op === ">=" ? Number(goal) / r.median : r.median / Number(goal);
+    assert.equal(r.miss_within_aa_spread, Math.log(shortfall) <= half, `${r.metric} ${r.N}`);
+  }
   if (!skippedFor("python3-gsd")) {
+    // the kernel's part of our write CPU, against python3-gsd's whole write CPU, without a goal
+    for (const cache of ["warm", "cold"]) {
+      for (const n of doc.meta.ns) {
+        const sys = find("write sys gsd/CPU python-gsd", label(n), cache);
+        const cpu = find("write CPU gsd/python-gsd", label(n), cache);
+        assert(sys && cpu && sys.goal === "", `write sys row N=${label(n)} ${cache}`);
+        // our system time is a part of our CPU, pair by pair
+        sys.values.forEach((v, i) => assert(v >= 0 && v <= cpu.values[i]! + 1e-9, sys.metric));
+      }
+    }
     // the first open of each process (code not yet compiled) beside the goal's, without a goal
     const first = doc.rows.find((r) => r.metric === "first open gsd/python-gsd");
     assert(first && first.goal === "" && first.values.every((v) => v > 0), "first open row");

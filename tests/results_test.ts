@@ -8,7 +8,7 @@ import { parse } from "npm:csv-parse@6.1.0/sync";
 import { didYouMean } from "../lib/suggest.ts";
 import { dlopenProblem } from "../lib/peers/common.ts";
 import type { ColumnDoc } from "../lib/report/human.ts";
-import { statistic, STATS, summaryRows } from "../lib/report/stats.ts";
+import { missWithinNoise, statistic, STATS, summaryRows } from "../lib/report/stats.ts";
 import { COMMANDS } from "../lib/cli/commands.ts";
 import { READERS_COLUMN_DOCS } from "../lib/workloads/readers.ts";
 import { RECORDS_COLUMN_DOCS } from "../lib/workloads/records.ts";
@@ -105,6 +105,25 @@ Deno.test("statistics: median, sample stddev, min, max; one run gives no summary
     ["min", 1, null, 2],
     ["max", 3, null, 2],
   ]);
+});
+
+Deno.test("a missed goal is noise only when the shortfall is inside half the A/A spread", () => {
+  const atLeast = { op: ">=", value: 0.9 } as const;
+  // A/A 0.61-0.83: half the log spread is ln(0.83 / 0.61) / 2 = 0.154, a shortfall up to 1.167x
+  const aa = [0.61, 0.7, 0.83];
+  assert.equal(missWithinNoise(0.84, atLeast, aa), true); // 0.9 / 0.84 = 1.071
+  assert.equal(missWithinNoise(0.78, atLeast, aa), true); // 1.154, just inside
+  assert.equal(missWithinNoise(0.77, atLeast, aa), false); // 1.169, just outside
+  assert.equal(missWithinNoise(0.7, atLeast, aa), false); // 1.286
+  assert.equal(missWithinNoise(0.95, atLeast, aa), false); // met: not a miss
+  // an at-most goal misses upwards
+  const atMost = { op: "<=", value: 1 } as const;
+  assert.equal(missWithinNoise(1.09, atMost, [0.9, 1.0, 1.2]), true); // 1.09 <= e^0.144 = 1.155
+  assert.equal(missWithinNoise(1.63, atMost, [0.9, 1.0, 1.2]), false);
+  // no spread to judge by: never noise
+  assert.equal(missWithinNoise(0.84, atLeast, [0.7]), false);
+  assert.equal(missWithinNoise(0.84, atLeast, []), false);
+  assert.equal(missWithinNoise(0.84, atLeast, [0.8, 0.8]), false);
 });
 
 Deno.test("every numeric column holds a number in every row: scaling, records, readers", async () => {

@@ -41,6 +41,7 @@ import { gfortranUnavailable } from "../lib/peers/fortran/mod.ts";
 import { Progress } from "../lib/report/progress.ts";
 import type { Row } from "../lib/report/output.ts";
 import { getrusage, RUSAGE } from "../lib/sys/libc.ts";
+import { missWithinNoise } from "../lib/report/stats.ts";
 import { runTable, TableFrames } from "../lib/workloads/table.ts";
 import { readCpuRatios } from "../bench/read_cpu_ratio.ts";
 
@@ -269,6 +270,13 @@ async function tableSection(): Promise<void> {
           const cpu = (r: Row) => num(r, "write_user_s") + num(r, "write_sys_s");
           row("write CPU gsd/python-gsd", label, cache, "x", { op: "<=", value: 0.2 }).values.push(
             cpu(ours) / cpu(py),
+          );
+          // the part of that ratio no change to our own code can remove: our write phase's system
+          // time (the kernel's copy of the same bytes into the page cache, which python3-gsd pays
+          // too) over python3-gsd's whole write CPU; above the goal, the goal is out of reach of a
+          // writer that goes through the page cache
+          row("write sys gsd/CPU python-gsd", label, cache, "x").values.push(
+            num(ours, "write_sys_s") / cpu(py),
           );
         }
       }
@@ -533,6 +541,21 @@ function met(r: PerfRow): boolean | null {
   return r.goal.op === ">=" ? m >= r.goal.value : m <= r.goal.value;
 }
 
+/**
+ * A missed goal on a framing's wall-time ratio to raw that is within the noise of the same run:
+ * the shortfall is inside half the spread of raw against itself (the A/A row of the same phase, N
+ * and cache). Null where the row has no goal, meets it, or has no A/A row.
+ */
+function inNoise(r: PerfRow): boolean | null {
+  if (!r.goal || met(r) !== false) return null;
+  const phase = /^(write|read|random|open) [a-z0-9-]+\/raw$/.exec(r.metric)?.[1];
+  if (phase === undefined) return null;
+  const aa = rows.find((x) =>
+    x.metric === `${phase} raw/raw (A/A)` && x.n === r.n && x.cache === r.cache
+  );
+  return aa ? missWithinNoise(median(r.values), r.goal, aa.values) : null;
+}
+
 const report = rows.map((r) => ({
   metric: r.metric,
   N: r.n,
@@ -545,6 +568,7 @@ const report = rows.map((r) => ({
   values: r.values,
   goal: r.goal ? `${r.goal.op} ${r.goal.value}` : "",
   met: met(r),
+  "miss_within_aa_spread": inNoise(r),
 }));
 const seconds = (performance.now() - started) / 1000;
 const meta = {
@@ -581,7 +605,7 @@ if (args.format === "json") {
     fmt(r.median),
     fmt(r.max),
     r.goal,
-    r.met === null ? "" : r.met ? "met" : "NOT MET",
+    r.met === null ? "" : r.met ? "met" : r.miss_within_aa_spread ? "NOT MET (noise)" : "NOT MET",
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const line = (cells: string[]) =>
@@ -595,4 +619,10 @@ if (args.format === "json") {
   for (const s of skipped) console.log(`# skipped ${s}`);
   console.log(line(header));
   for (const b of body) console.log(line(b));
+  if (report.some((r) => r.miss_within_aa_spread)) {
+    console.log(
+      "# NOT MET (noise): missed by less than half the spread of raw against itself (the A/A row" +
+        " of the same phase, N and cache); this run cannot tell that miss from noise",
+    );
+  }
 }

@@ -75,3 +75,23 @@ export function summaryRows(runs: readonly Row[], keys: readonly string[]): Row[
   }
   return out;
 }
+
+/**
+ * Whether a ratio that misses its goal misses it by less than the run's own noise: the shortfall
+ * (goal over median for an at-least goal, median over goal for an at-most one) is within half the
+ * spread of `sameSide`, the ratios of one side against itself in the same pairs (A/A: the later
+ * raw over the earlier), on a log scale. False when the median meets the goal or there are fewer
+ * than two A/A ratios. Unitless.
+ */
+export function missWithinNoise(
+  median: number,
+  goal: { readonly op: ">=" | "<="; readonly value: number },
+  sameSide: readonly number[],
+): boolean {
+  if (sameSide.length < 2 || !(median > 0) || !sameSide.every((v) => v > 0)) return false;
+  const shortfall = goal.op === ">=" ? goal.value / median : median / goal.value;
+  if (shortfall <= 1) return false;
+  const logs = sameSide.map(Math.log);
+  const halfSpread = (Math.max(...logs) - Math.min(...logs)) / 2;
+  return Math.log(shortfall) <= halfSpread;
+}
