@@ -232,6 +232,11 @@ function assertTableRow(row: Row, native: boolean, suffix = `/table.${row.framin
     userTicks: row.random_user_ticks,
     sysTicks: row.random_sys_ticks,
   }, what);
+  // every frame was verified inside the phase: the comparison took time, and no more than it
+  for (const [verify, phase] of [["read_verify_s", "read_s"], ["random_verify_s", "random_s"]]) {
+    const v = Number(row[verify!]);
+    assert.ok(v > 0 && v < Number(row[phase!]), `${what}: ${verify} ${v} in (0, ${phase})`);
+  }
   const blocks = (p: AuditPhase, k: "inBlocks" | "outBlocks") => delta(p.readings![k]) * 512;
   assert.equal(row.read_dev_bytes, blocks(rp, "inBlocks"), `${what}: read_dev_bytes`);
   assert.equal(row.open_dev_bytes, blocks(op, "inBlocks"), `${what}: open_dev_bytes`);

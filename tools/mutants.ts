@@ -533,8 +533,8 @@ export const MUTANTS: readonly Mutant[] = [
     name: "table --overlap: the read phases without overlapped reads",
     edits: [{
       file: TABLE,
-      search: "    return signalPoint();\n  }, overlap);\n  return meter.stop();",
-      replace: "    return signalPoint();\n  }, false);\n  return meter.stop();",
+      search: "await readVerifiedFrames(source, order, frames, after, overlap, spent);",
+      replace: "await readVerifiedFrames(source, order, frames, after, false, spent);",
     }],
     tests: ["tests/overlap_test.ts"],
     filter: "/on another thread/",
@@ -647,8 +647,9 @@ export const MUTANTS: readonly Mutant[] = [
     name: "table: verification turned off",
     edits: [{
       file: TABLE,
-      search: "await readVerifiedFrames(source, order, frames, (k) => {",
-      replace: "await readFramesOverlapped(order, nativeReads(source), (_i, _got, k) => {",
+      search: "await readVerifiedFrames(source, order, frames, after, overlap, spent);",
+      replace:
+        "await readFramesOverlapped(order, nativeReads(source), (_i, _got, k) => after(k), overlap);",
     }, {
       file: TABLE,
       search: 'import { checkTransfer } from "../backends/engine.ts";',

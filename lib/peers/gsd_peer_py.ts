@@ -56,7 +56,7 @@ COLUMNS = [
     "seed", "write_sync_s", "read_user_ticks", "read_sys_ticks", "random_user_ticks",
     "random_sys_ticks", "cache", "fsync", "cold_ok", "bs_bytes", "direct", "huge_pages",
     "open_dev_bytes",
-    "open_first_ms", "stat",
+    "open_first_ms", "read_verify_s", "random_verify_s", "stat",
     "error",
 ]
 OPEN_WARMUP_OPENS = ${OPEN_WARMUP_OPENS}
@@ -354,6 +354,8 @@ def write_file(path, api, nframes, pos, ori):
 
 
 def read_frames(handle, api, order, pos, ori, path):
+    """Reads and verifies the frames of order; returns the seconds spent verifying."""
+    verify = 0.0
     for i in order:
         if api == "hoomd":
             snap = handle[i]
@@ -361,10 +363,13 @@ def read_frames(handle, api, order, pos, ori, path):
         else:
             p = handle.read_chunk(frame=i, name="particles/position")
             o = handle.read_chunk(frame=i, name="particles/orientation")
+        t0 = time.perf_counter()
         pos[0, 0] = i
         ori[0, 0] = i
         if not (np.array_equal(p, pos) and np.array_equal(o, ori)):
             fail(f"{path}: frame {i} read back differs from what was written", 1)
+        verify += time.perf_counter() - t0
+    return verify
 
 
 def run_cell(size, n, repeat, args):
@@ -410,12 +415,12 @@ def run_cell(size, n, repeat, args):
             if got != nframes:
                 fail(f"{path}: {got} frames read back, {nframes} written", 1)
             m = Meter("read")
-            read_frames(handle, api, range(nread), pos, ori, path)
+            read_verify = read_frames(handle, api, range(nread), pos, ori, path)
             r = m.stop()
             drop2, _ = drop_cache(path, args.cache)
             order = shuffled_order(nframes, nread, Rng(args.seed + repeat))
             m = Meter("random")
-            read_frames(handle, api, order, pos, ori, path)
+            random_verify = read_frames(handle, api, order, pos, ori, path)
             x = m.stop()
         finally:
             handle.close()
@@ -466,6 +471,8 @@ def run_cell(size, n, repeat, args):
             "huge_pages": "false",
             "open_dev_bytes": o["dev_read"],
             "open_first_ms": num(first["wall"] * 1000, 4),
+            "read_verify_s": num(read_verify),
+            "random_verify_s": num(random_verify),
             "stat": "run",
             "error": "",
         }

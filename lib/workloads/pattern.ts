@@ -115,7 +115,7 @@ export function readVerified(
  * flight while frame k is verified where the source reads asynchronously (lib/backends/overlap.ts;
  * `overlap` false: one after the other). `after(k, chunks)` runs once frame k is verified, with
  * its chunks (valid during the call; progress, byte counts) and may return a promise, which is
- * awaited.
+ * awaited. With `spent`, the time each verification took is added to `spent.seconds`.
  */
 export async function readVerifiedFrames(
   source: FrameSource,
@@ -126,19 +126,30 @@ export async function readVerifiedFrames(
     chunks: readonly { readonly data: Uint8Array }[],
   ) => Promise<void> | undefined = () => undefined,
   overlap = true,
+  spent?: VerifyTime,
 ): Promise<void> {
   const stored = storedReads(source);
   if (stored) {
     await readFramesOverlapped(order, stored, (i, got, k) => {
+      const t0 = spent && performance.now();
       verifyStoredFrame(source.path, i, expected, got);
+      if (spent) spent.seconds += (performance.now() - t0!) / 1000;
       return after(k, got);
     }, overlap);
     return;
   }
   await readFramesOverlapped(order, nativeReads(source), (i, got, k) => {
+    const t0 = spent && performance.now();
     verifyFrame(source.path, i, expected.frame(i).chunks, got);
+    if (spent) spent.seconds += (performance.now() - t0!) / 1000;
     return after(k, got);
   }, overlap);
+}
+
+/** Wall time the reading thread spent verifying frames (comparing their bytes), seconds. */
+export interface VerifyTime {
+  /** Accumulated over every frame verified, seconds. */
+  seconds: number;
 }
 
 /**

@@ -56,6 +56,7 @@ import {
   readVerifiedFrames,
   Rng,
   shuffledOrder,
+  type VerifyTime,
 } from "./pattern.ts";
 import { copySwapped, NATIVE_ORDER } from "../bytes/byteswap.ts";
 import { chunkBytes } from "../framings/kit.ts";
@@ -75,6 +76,11 @@ const OPEN_FIRST_TEXT =
   "the first open of the file in the process, right after the write and before the drop (closed " +
   "at once): it includes compiling the reader's code, which V8 does at a function's first call; " +
   "open_ms is timed after up to 15 more untimed opens (python3-gsd's peer opens alike)";
+/** What the `*_verify_s` columns hold, for the phase whose time is `phase`. */
+const VERIFY_TEXT = (phase: string) =>
+  `part of ${phase} the reading thread spent comparing the frames read with the expected ` +
+  "bytes (python3-gsd's rows: its array comparisons); reads in flight meanwhile (readahead, " +
+  "--overlap) go on, so it bounds what verifying costs the phase from above";
 const FIO_WRITE_TEXT =
   "--baseline fio: fio writing a file of data_bytes in the same directory (psync, bs = " +
   "fio_write_bs_bytes, same direct flag and fsync policy: end_fsync=1, or fsync=1 with each)";
@@ -140,6 +146,8 @@ export const TABLE_COLUMN_DOCS: readonly ColumnDoc[] = [
   ...TRANSFER_COLUMN_DOCS,
   col("open_dev_bytes", "bytes", "count", OPEN_DEV_TEXT),
   col("open_first_ms", "ms", "number", OPEN_FIRST_TEXT),
+  col("read_verify_s", "s", "number", VERIFY_TEXT("read_s")),
+  col("random_verify_s", "s", "number", VERIFY_TEXT("random_s")),
   ...STAT_COLUMNS,
 ];
 
@@ -214,6 +222,7 @@ export const TABLE_AGGREGATE: AggregateSpec = {
   ],
   max: [
     ...["open_ms", "random_ms", "write_s", "read_s", "random_s", "drop_s", "write_sync_s"],
+    ...["read_verify_s", "random_verify_s"],
     "open_first_ms",
     "resident_after_drop",
   ],
@@ -435,15 +444,17 @@ async function readPhase(
   // the expected bytes in the file's byte order exist before the clock starts, as the native
   // arrays raw is compared with do (big-endian netCDF: a swapped copy of a frame)
   prepareVerified(source, frames);
+  const spent: VerifyTime = { seconds: 0 };
   const meter = startMeter(phase);
   const n = order.length;
   // --overlap: the read of frame k + 1 is in flight while frame k is verified (native framings)
-  await readVerifiedFrames(source, order, frames, (k) => {
+  const after = (k: number) => {
     if ((k & 63) !== 0) return undefined;
     progress.update(k / n, phase);
     return signalPoint();
-  }, overlap);
-  return meter.stop();
+  };
+  await readVerifiedFrames(source, order, frames, after, overlap, spent);
+  return { ...meter.stop(), verifyS: spent.seconds };
 }
 
 /**
@@ -650,6 +661,8 @@ export async function runTableCell(
         ...transferColumns(options.transfer),
         open_dev_bytes: o.devReadBytes,
         open_first_ms: first.wallS * 1000,
+        read_verify_s: r.verifyS,
+        random_verify_s: x.verifyS,
         ...(w.size > 1 ? { "write_path": path, "read_path": readPath } : {}),
         stat: "run",
         error: "",
