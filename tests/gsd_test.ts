@@ -422,6 +422,35 @@ Deno.test("gsd engine: copy ops in the file give gsd's bytes, plain, with --bs a
   }
 });
 
+Deno.test("gsd engine: frame 0's HOOMD reference is a copy, also in huge pages (chunks of 1 MiB+)", async () => {
+  // N = 2^16: orientation is 1 MiB, copied by the engine's keepCopy into huge pages; frame(i)
+  // refills the same arrays, so a reference that aliased them would equal every later frame and
+  // gsd.hoomd's rule would leave those frames' chunks out
+  using d = tempDir();
+  const data = new TableFrames(1 << 16, 5);
+  const memory = new MemoryFile();
+  const writer = gsd.createWriter({});
+  memory.apply(writer.begin());
+  for (let i = 0; i < 3; i++) memory.apply(writer.writeFrame(data.frame(i)));
+  const want = memory.bytes();
+  const path = `${d.path}/reference.gsd`;
+  await writeFrames(
+    nativeBackend(gsd),
+    path,
+    { create: "new", fsync: "end" },
+    3,
+    (i) => data.frame(i),
+  );
+  assertSameBytes(Deno.readFileSync(path), want, "engine against the encoder alone");
+  const index = openGsdIndex(memorySource(want));
+  for (let i = 0; i < 3; i++) {
+    assert.ok(
+      index.chunks(i).some((c) => c.name === "particles/orientation"),
+      `frame ${i} stores its own orientation`,
+    );
+  }
+});
+
 Deno.test("gsd writer: chunks of 8 MiB and more bypass the buffer, which flushes when full", () => {
   const m = entry("fl_big_chunks.gsd.gz.gz");
   const bytes = golden(m.file);

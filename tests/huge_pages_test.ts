@@ -8,6 +8,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { keepCopy } from "../lib/backends/engine.ts";
 import { alignedBytes, HUGE_PAGES_MIN } from "../lib/io/transfer.ts";
 import { fioArgs, type FioCell, fioHugePagesRefused, hugePageFacts } from "../lib/peers/fio.ts";
 import { HUGE_PAGE, readProc, transparentHugePages } from "../lib/sys/libc.ts";
@@ -42,6 +43,27 @@ function hugeBytesAt(address: bigint): number {
   }
   return 0;
 }
+
+Deno.test({
+  name: "keepCopy (gsd's frame-0 reference): a copy of its own, in huge pages from 1 MiB",
+  ignore: thpMode() === undefined || thpMode() === "never",
+  fn() {
+    const data = Float32Array.from({ length: (HUGE_PAGES_MIN >> 2) + 1024 }, (_, i) => i);
+    const copy = keepCopy(data);
+    assert.ok(copy instanceof Float32Array && copy.length === data.length);
+    assert.notEqual(copy.buffer, data.buffer, "not the caller's memory");
+    assert.ok(copy.every((v, i) => v === i), "the same values");
+    data[7] = -1;
+    assert.equal(copy[7], 7, "the caller's later writes do not reach it");
+    const address = BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(copy)));
+    assert.equal(address % BigInt(HUGE_PAGE), 0n, "starts on a 2 MiB boundary");
+    assert.ok(hugeBytesAt(address) >= HUGE_PAGE, "the copy's mapping holds huge pages");
+    // a small chunk: a plain copy
+    const small = new BigUint64Array([1n, 2n]);
+    const kept = keepCopy(small);
+    assert.ok(kept instanceof BigUint64Array && kept.buffer !== small.buffer && kept[1] === 2n);
+  },
+});
 
 Deno.test({
   name: "alignedBytes with huge pages: 2 MiB-aligned, and the kernel backs it with huge pages",

@@ -996,6 +996,27 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/buffered table: the write batcher's/",
   },
   {
+    name: "gsd writer: frame 0's HOOMD reference in 4 KiB pages (faulted in inside the write)",
+    edits: [{
+      file: "lib/backends/engine.ts",
+      search: "  const bytes = alignedBytes(data.byteLength, PAGE, true);",
+      replace: "  const bytes = alignedBytes(data.byteLength, PAGE);",
+    }],
+    tests: ["tests/huge_pages_test.ts"],
+    filter: "/keepCopy/",
+  },
+  {
+    name:
+      "gsd writer: frame 0's HOOMD reference aliases the caller's arrays (later frames left out)",
+    edits: [{
+      file: "lib/backends/engine.ts",
+      search: "  if (data.byteLength < HUGE_PAGES_MIN) return data.slice() as T;",
+      replace: "  if (data.byteLength >= 0) return data;",
+    }],
+    tests: ["tests/gsd_test.ts"],
+    filter: "/HOOMD reference is a copy/",
+  },
+  {
     name: "--baseline fio: fio not given huge pages where the machine allows",
     edits: [{
       file: "lib/peers/fio.ts",

@@ -159,11 +159,21 @@ export class HoomdWriter implements FrameWriter {
   #reference: Map<string, Reference> | null = null;
   #n0 = 0;
   readonly #appending: boolean;
+  readonly #keepCopy: <T extends TypedArray>(data: T) => T;
 
-  /** `resume` continues a file: its frame count and frame 0 as `append`'s reference. */
-  constructor(file: GsdFileWriter, hoomd: boolean, resume?: HoomdResume) {
+  /**
+   * `resume` continues a file: its frame count and frame 0 as `append`'s reference. `keepCopy`
+   * copies frame 0's chunks for that reference (WriterOptions.keepCopy).
+   */
+  constructor(
+    file: GsdFileWriter,
+    hoomd: boolean,
+    resume?: HoomdResume,
+    keepCopy: <T extends TypedArray>(data: T) => T = (data) => data.slice() as typeof data,
+  ) {
     this.#file = file;
     this.#hoomd = hoomd;
+    this.#keepCopy = keepCopy;
     this.#appending = resume !== undefined;
     if (resume) {
       this.#frames = resume.frames;
@@ -246,7 +256,7 @@ export class HoomdWriter implements FrameWriter {
         if (!inFrame0 && equivDefault(c.data, m, f.fallback, f.perParticle)) continue;
       }
       out.push({ name: c.name, dtype: c.dtype, n, m, bytes: leBytes(c.data) });
-      kept?.set(f.name, { data: c.data.slice(), n, m });
+      kept?.set(f.name, { data: this.#keepCopy(c.data), n, m });
     }
     for (const c of others) out.push(verbatim(c));
     if (kept) {

@@ -78,7 +78,7 @@ export function createGsdWriter(options: WriterOptions = {}): FrameWriter {
     parseSchemaVersion(options.schemaVersion),
     options.fileCopies === true,
   );
-  return new HoomdWriter(file, hoomd);
+  return new HoomdWriter(file, hoomd, undefined, options.keepCopy);
 }
 
 /**
@@ -138,6 +138,7 @@ export function appendGsdWriter(source: ByteSource, options: WriterOptions = {})
     file,
     hoomd,
     hoomd ? readResume(index, source) : { frames: index.frameCount, reference: null, n0: 0 },
+    options.keepCopy,
   );
 }
 
