@@ -164,6 +164,36 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name:
+    "gsd writer: frame 0's kept copy is made from the spares, no new huge buffer per cell (strace)",
+  ignore: commandMissing("strace") !== null && !REQUIRE_PEERS,
+  async fn() {
+    // N = 256^2: orientation is 1 MiB, kept as gsd's frame-0 reference in a huge buffer; the
+    // sink gives it and the write batcher's 4 MiB buffer back at close, the source its read
+    // buffers, so later cells take them instead of new memory, which on a VM with free page
+    // reporting costs host faults inside the timed write
+    const advised: number[] = [];
+    for (const repeat of ["1", "3"]) {
+      using scratch = tempDir("sciobench-huge-kept-");
+      using trace = tempDir("sciobench-strace-");
+      const [out] = await straceSciobench(
+        [[
+          ...["table", "--framing", "gsd", "--size", "8MiB", "--n", "256^2", "--no-warmup"],
+          ...["--repeat", repeat, "--cache", "warm", "--format", "json", "--dir", scratch.path],
+        ]],
+        trace.path,
+        {},
+        ["-e", "trace=madvise"],
+      );
+      assert.equal(out!.code, 0, out!.stderr);
+      advised.push(hugePageRanges(trace.path).length);
+    }
+    assert.ok(advised[0]! > 0, "the first cell advises its huge buffers");
+    assert.equal(advised[1], advised[0], `huge buffers advised with 1 and 3 repeats: ${advised}`);
+  },
+});
+
 Deno.test("--no-huge-pages without --direct: one line, exit 2", async () => {
   const r = await runCli(["table", "--framing", "raw", "--quick", "--no-huge-pages"]);
   assert.equal(r.code, 2);

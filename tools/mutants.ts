@@ -834,9 +834,8 @@ export const MUTANTS: readonly Mutant[] = [
   {
     name: "read buffers: a new buffer every open (its pages first touched inside the timed read)",
     edits: [{
-      file: "lib/backends/engine.ts",
-      search:
-        "  return best >= 0 ? spareBuffers.splice(best, 1)[0]! : alignedBytes(bytes, PAGE, true);",
+      file: "lib/io/buffers.ts",
+      search: "  return best >= 0 ? spares.splice(best, 1)[0]! : alignedBytes(bytes, PAGE, true);",
       replace: "  return alignedBytes(bytes, PAGE, true);",
     }],
     tests: ["tests/read_place_test.ts"],
@@ -983,27 +982,48 @@ export const MUTANTS: readonly Mutant[] = [
     edits: [
       {
         file: "lib/io/file.ts",
-        search: "    const buf = this.#spare.pop() ?? libc.hugePageBytes(this.#capacity);",
+        search:
+          "    const buf = this.#spare.pop() ?? takeSpareBuffer(this.#capacity).subarray(0, this.#capacity);",
         replace: "    const buf = this.#spare.pop() ?? new Uint8Array(this.#capacity);",
       },
       {
-        file: "lib/backends/engine.ts",
-        search: "spareBuffers.splice(best, 1)[0]! : alignedBytes(bytes, PAGE, true);",
-        replace: "spareBuffers.splice(best, 1)[0]! : alignedBytes(bytes, PAGE);",
+        file: "lib/io/buffers.ts",
+        search: "spares.splice(best, 1)[0]! : alignedBytes(bytes, PAGE, true);",
+        replace: "spares.splice(best, 1)[0]! : alignedBytes(bytes, PAGE);",
       },
     ],
     tests: ["tests/huge_pages_test.ts"],
     filter: "/buffered table: the write batcher's/",
   },
   {
-    name: "gsd writer: frame 0's HOOMD reference in 4 KiB pages (faulted in inside the write)",
+    name: "gsd writer: frame 0's HOOMD reference in new 4 KiB pages (faulted in inside the write)",
     edits: [{
       file: "lib/backends/engine.ts",
-      search: "  const bytes = alignedBytes(data.byteLength, PAGE, true);",
-      replace: "  const bytes = alignedBytes(data.byteLength, PAGE);",
+      search: "  const bytes = takeSpareBuffer(data.byteLength);",
+      replace: "  const bytes = new Uint8Array(data.byteLength);",
     }],
     tests: ["tests/huge_pages_test.ts"],
     filter: "/keepCopy/",
+  },
+  {
+    name: "gsd writer: the kept copy's buffer not given back at close (a new one every cell)",
+    edits: [{
+      file: "lib/backends/engine.ts",
+      search: "    for (const buf of this.#kept.splice(0)) giveBackSpareBuffer(buf);",
+      replace: "    this.#kept.splice(0);",
+    }],
+    tests: ["tests/huge_pages_test.ts"],
+    filter: "/no new huge buffer per cell/",
+  },
+  {
+    name: "write batcher: its buffers not given back at close (a new 4 MiB one every cell)",
+    edits: [{
+      file: "lib/io/file.ts",
+      search: "    for (const buf of this.#spare.splice(0)) giveBackSpareBuffer(buf);",
+      replace: "    this.#spare.splice(0);",
+    }],
+    tests: ["tests/huge_pages_test.ts"],
+    filter: "/no new huge buffer per cell/",
   },
   {
     name:

@@ -29,6 +29,7 @@ import {
   transferAlignment,
 } from "../io/transfer.ts";
 import { MappedSource } from "../io/mapped.ts";
+import { giveBackSpareBuffer, takeSpareBuffer } from "../io/buffers.ts";
 import { AppendJournal } from "../io/journal.ts";
 import type {
   Backend,
@@ -78,6 +79,8 @@ class NativeSink implements FrameSink {
   /** Today's 4 MiB write batcher, or with --bs / --direct transfers of exactly bs bytes. */
   readonly #batch: WriteBatcher | BlockWriter;
   readonly #writer: FrameWriter;
+  /** Spare read buffers the writer's kept copies took (keepCopy), given back at close. */
+  readonly #kept: Uint8Array[] = [];
   readonly #fsync: FsyncPolicy;
   /** Appending: the undo journal on disk beside the file (lib/io/journal.ts). */
   readonly #journal: AppendJournal | undefined;
@@ -113,7 +116,7 @@ class NativeSink implements FrameSink {
           ...options.backendOptions,
           endian: options.endian,
           fileCopies: true,
-          keepCopy,
+          keepCopy: (data) => keepCopy(data, this.#kept),
         });
         this.#journal = AppendJournal.begin(path, this.#file.size);
       } catch (e) {
@@ -127,7 +130,7 @@ class NativeSink implements FrameSink {
         ...options.backendOptions,
         endian: options.endian ?? "native",
         fileCopies: true,
-        keepCopy,
+        keepCopy: (data) => keepCopy(data, this.#kept),
       });
       const mode = options.create === "new" ? "new" : "truncate";
       if (transfer) {
@@ -221,11 +224,19 @@ class NativeSink implements FrameSink {
     this.#open = false;
     this.#file.close();
     this.#journal?.commit();
+    if (this.#batch instanceof WriteBatcher) this.#batch.release();
+    this.#giveBackKept();
+  }
+
+  /** Gives the kept copies' buffers back to the spares (the writer is done with them). */
+  #giveBackKept(): void {
+    for (const buf of this.#kept.splice(0)) giveBackSpareBuffer(buf);
   }
 
   abort(): void {
     if (!this.#open) return;
     this.#open = false;
+    this.#giveBackKept();
     try {
       this.#file.close();
     } finally {
@@ -338,47 +349,23 @@ class PendingFrame<T> implements PromiseLike<T> {
   }
 }
 
-/** Bytes of closed sources' read buffers kept for the next sources' reads, at most. */
-const SPARE_BYTES = 96 << 20;
-/**
- * Read buffers of closed sources (page-aligned), for the next source's reads: a buffer made at
- * each open is touched for the first time inside the timed read, where every page's first write
- * is a page fault (about 15 µs a 4 KiB page on a shadow-paged VM: 100-200 ms for the 32 MiB
- * buffer of a frame at N = 1024^2, against a read of 12 ms), at random on either side of a pair.
- */
-const spareBuffers: Uint8Array[] = [];
-
-/** The smallest spare read buffer of at least `bytes`, taken from the spares, or a new one. */
-function takeReadBuffer(bytes: number): Uint8Array {
-  let best = -1;
-  for (let k = 0; k < spareBuffers.length; k++) {
-    const length = spareBuffers[k]!.length;
-    if (length >= bytes && (best < 0 || length < spareBuffers[best]!.length)) best = k;
-  }
-  return best >= 0 ? spareBuffers.splice(best, 1)[0]! : alignedBytes(bytes, PAGE, true);
-}
-
 /**
  * A copy of `data` that a framing's writer keeps across frames (WriterOptions.keepCopy: gsd's
- * HOOMD reference, frame 0's chunks), from HUGE_PAGES_MIN bytes in huge pages: its first touch,
- * inside the timed write of frame 0, faulted in 7,168 4 KiB pages for the 28 MiB of a frame at N
- * = 1024^2 (about 15 µs each on a shadow-paged VM).
+ * HOOMD reference, frame 0's chunks). From HUGE_PAGES_MIN bytes it goes into a spare read buffer,
+ * or a new one in huge pages ({@link takeSpareBuffer}), and `taken` collects it: the sink gives it
+ * back at close, for the next writer's copy or the next source's reads. Made inside the timed
+ * write of frame 0, a new 28 MiB copy at N = 1024^2 first touched 7,168 4 KiB pages (about 15 µs
+ * each on a shadow-paged VM), and a new allocation of that size there took memory the write's
+ * page cache then lacked.
  */
-export function keepCopy<T extends TypedArray>(data: T): T {
+export function keepCopy<T extends TypedArray>(data: T, taken?: Uint8Array[]): T {
   if (data.byteLength < HUGE_PAGES_MIN) return data.slice() as T;
-  const bytes = alignedBytes(data.byteLength, PAGE, true);
+  const bytes = takeSpareBuffer(data.byteLength);
+  taken?.push(bytes);
   const Kind = data.constructor as new (buffer: ArrayBuffer, offset: number, length: number) => T;
   const copy = new Kind(bytes.buffer as ArrayBuffer, bytes.byteOffset, data.length);
   (copy as Uint8Array).set(data as Uint8Array);
   return copy;
-}
-
-/** Keeps `buf` for the next source's reads, dropping the oldest spares beyond SPARE_BYTES. */
-function giveBackReadBuffer(buf: Uint8Array): void {
-  if (buf.length > SPARE_BYTES) return;
-  spareBuffers.push(buf);
-  let total = spareBuffers.reduce((sum, b) => sum + b.length, 0);
-  while (total > SPARE_BYTES) total -= spareBuffers.shift()!.length;
 }
 
 class NativeSource implements FrameSource {
@@ -398,7 +385,7 @@ class NativeSource implements FrameSource {
   readonly #index: FrameIndex;
   /**
    * The read buffers, one per slot: page-aligned, `PAGE` bytes longer than the longest read each
-   * serves; made at the first read (an open makes none), or a closed source's (spareBuffers), and
+   * serves; made at the first read (an open makes none), or a closed source's (lib/io/buffers.ts), and
    * left to the next source at close. `readFrame` reads into the current slot;
    * `readFrameAsync` alternates the slots, so the frame before stays intact while it reads.
    */
@@ -516,8 +503,8 @@ class NativeSource implements FrameSource {
     if (buf === null || buf.length < bytes + PAGE) {
       let cap = buf === null ? 1 << 16 : buf.length - PAGE;
       while (cap < bytes) cap *= 2;
-      if (buf !== null) giveBackReadBuffer(buf);
-      buf = takeReadBuffer(cap + PAGE);
+      if (buf !== null) giveBackSpareBuffer(buf);
+      buf = takeSpareBuffer(cap + PAGE);
       this.#bufs[slot] = buf;
     }
     return buf.subarray(at, at + bytes);
@@ -815,7 +802,7 @@ class NativeSource implements FrameSource {
     this.#file.close();
     // the read buffers go to the next source, unless a read may still write into one
     if (!this.#busy && this.#pending?.settled !== false) {
-      for (const buf of this.#bufs) if (buf !== null) giveBackReadBuffer(buf);
+      for (const buf of this.#bufs) if (buf !== null) giveBackSpareBuffer(buf);
       this.#bufs[0] = this.#bufs[1] = null;
     }
   }

@@ -6,6 +6,7 @@
 import { IoError, ShortReadError, SysError, UsageError } from "../errors.ts";
 import * as libc from "../sys/libc.ts";
 import type { ByteSource } from "./types.ts";
+import { giveBackSpareBuffer, takeSpareBuffer } from "./buffers.ts";
 
 /**
  * Reads smaller than this, bytes, are made on the caller's thread by the asynchronous reads too
@@ -285,9 +286,9 @@ export class WriteBatcher {
       return;
     }
     if (this.#regions.length >= this.#streams) this.#flushRegion(this.#regions.shift()!);
-    // huge pages: the buffer's first fill is inside the timed write (about 1,000 first-touch
-    // faults of 4 KiB pages for 4 MiB on a shadow-paged VM)
-    const buf = this.#spare.pop() ?? libc.hugePageBytes(this.#capacity);
+    // a spare of the process, or new in huge pages: the buffer's first fill is inside the timed
+    // write (about 1,000 first-touch faults of 4 KiB pages for 4 MiB on a shadow-paged VM)
+    const buf = this.#spare.pop() ?? takeSpareBuffer(this.#capacity).subarray(0, this.#capacity);
     buf.set(data, 0);
     this.#regions.push({ buf, start: offset, fill: n });
   }
@@ -300,6 +301,12 @@ export class WriteBatcher {
   /** Writes out whatever is queued, oldest run first. */
   flush(): void {
     while (this.#regions.length > 0) this.#flushRegion(this.#regions.shift()!);
+  }
+
+  /** Writes out what is queued and gives the buffers back to the process's spares (the last call). */
+  release(): void {
+    this.flush();
+    for (const buf of this.#spare.splice(0)) giveBackSpareBuffer(buf);
   }
 }
 

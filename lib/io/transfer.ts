@@ -8,14 +8,10 @@
  * @module
  */
 import { ShortReadError, SysError, UsageError } from "../errors.ts";
-import {
-  directAlignment,
-  HUGE_PAGE,
-  hugePageBytes,
-  pageSize,
-  type SubmittedRead,
-} from "../sys/libc.ts";
+import { directAlignment, pageSize, type SubmittedRead } from "../sys/libc.ts";
 import { FileHandle, type OpenMode } from "./file.ts";
+import { alignedBytes } from "./buffers.ts";
+export { alignedBytes, HUGE_PAGES_MIN } from "./buffers.ts";
 
 /** How the native framings make their system calls. */
 export interface Transfer {
@@ -39,23 +35,6 @@ export interface Transfer {
 
 /** Transfer size with `--direct` and no `--bs`, bytes (the write batcher's buffer size). */
 export const DEFAULT_DIRECT_BS = 4 << 20;
-
-/** Smallest buffer {@link alignedBytes} puts in huge pages, bytes. */
-export const HUGE_PAGES_MIN = 1 << 20;
-
-/**
- * A Uint8Array of `bytes` bytes whose address is a multiple of `align` (a power of two): a
- * larger ArrayBuffer and the subarray that starts on the boundary (addresses from FFI). With
- * `hugePages` and at least {@link HUGE_PAGES_MIN} bytes, it starts on a 2 MiB boundary and its
- * pages are asked to be transparent huge pages (MADV_HUGEPAGE; a hint the kernel may not take).
- */
-export function alignedBytes(bytes: number, align: number, hugePages = false): Uint8Array {
-  if (hugePages && bytes >= HUGE_PAGES_MIN && align <= HUGE_PAGE) return hugePageBytes(bytes);
-  const raw = new Uint8Array(bytes + align);
-  const address = Number(Deno.UnsafePointer.value(Deno.UnsafePointer.of(raw)));
-  const skip = (align - (address % align)) % align;
-  return raw.subarray(skip, skip + bytes);
-}
 
 /** A file opened for a {@link Transfer}, with the alignment its offsets and buffers need, bytes. */
 export interface TransferFile {
