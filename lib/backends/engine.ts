@@ -20,16 +20,19 @@ import { FormatError, IoError, ShortReadError, UsageError } from "../errors.ts";
 import { checkOptions } from "../framings/options.ts";
 import { FileHandle, OVERLAP_MIN_BYTES, WriteBatcher } from "../io/file.ts";
 import {
-  alignedBytes,
   BlockReader,
   BlockWriter,
-  HUGE_PAGES_MIN,
   openForTransfer,
   type Transfer,
   transferAlignment,
 } from "../io/transfer.ts";
 import { MappedSource } from "../io/mapped.ts";
-import { giveBackSpareBuffer, takeSpareBuffer } from "../io/buffers.ts";
+import {
+  alignedBytes,
+  giveBackSpareBuffer,
+  HUGE_PAGES_MIN,
+  takeSpareBuffer,
+} from "../io/buffers.ts";
 import { AppendJournal } from "../io/journal.ts";
 import type {
   Backend,
@@ -79,7 +82,7 @@ class NativeSink implements FrameSink {
   /** Today's 4 MiB write batcher, or with --bs / --direct transfers of exactly bs bytes. */
   readonly #batch: WriteBatcher | BlockWriter;
   readonly #writer: FrameWriter;
-  /** Spare read buffers the writer's kept copies took (keepCopy), given back at close. */
+  /** Spare buffers the writer's kept copies took (keepCopy), given back at close. */
   readonly #kept: Uint8Array[] = [];
   readonly #fsync: FsyncPolicy;
   /** Appending: the undo journal on disk beside the file (lib/io/journal.ts). */
@@ -351,7 +354,7 @@ class PendingFrame<T> implements PromiseLike<T> {
 
 /**
  * A copy of `data` that a framing's writer keeps across frames (WriterOptions.keepCopy: gsd's
- * HOOMD reference, frame 0's chunks). From HUGE_PAGES_MIN bytes it goes into a spare read buffer,
+ * HOOMD reference, frame 0's chunks). From HUGE_PAGES_MIN bytes it goes into a spare buffer,
  * or a new one in huge pages ({@link takeSpareBuffer}), and `taken` collects it: the sink gives it
  * back at close, for the next writer's copy or the next source's reads. Made inside the timed
  * write of frame 0, a new 28 MiB copy at N = 1024^2 first touched 7,168 4 KiB pages (about 15 µs

@@ -221,8 +221,8 @@ export interface WriterOptions {
   readonly fileCopies?: boolean;
   /**
    * A copy of `data` that the writer keeps across frames (gsd's HOOMD reference: frame 0's
-   * chunks); default `data.slice()`. The engine's copies of a MiB and more are in huge pages,
-   * whose first touch is far cheaper than that of 4 KiB pages.
+   * chunks); default `data.slice()`. The engine's copies of a MiB and more reuse the process's
+   * spare buffers, or new huge pages (lib/io/buffers.ts), and go back to the spares at close.
    */
   readonly keepCopy?: <T extends TypedArray>(data: T) => T;
   /** Framing-specific settings (marker width, variant, subrecord limit ...). */
