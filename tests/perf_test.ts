@@ -154,6 +154,21 @@ Deno.test("perf --quick --format json: every ratio and goal row, with its spread
   for (const s of doc.skipped) assert(!s.includes("\n"), "one line per skipped peer");
 });
 
+Deno.test("perf with a bad option or value: one line, exit 2, no stack trace, nothing measured", async () => {
+  for (const bad of [["--pairs", "0"], ["--size", "12xyz"], ["--bogus"], ["--format", "xml"]]) {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--quiet", ...PERMISSIONS, PERF, ...bad],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 2, `${bad.join(" ")}: ${stderr}`);
+    assert.equal(out.stdout.length, 0);
+    assert.equal(stderr.trim().split("\n").length, 1, stderr);
+    assert.match(stderr, /^perf: .*\(usage: deno task perf /, stderr);
+  }
+});
+
 Deno.test("perf --only with a section it does not have: one line, exit 2, nothing measured", async () => {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "--quiet", ...PERMISSIONS, PERF, "--only", "table,tabel"],

@@ -31,8 +31,8 @@
  *      [--only table,readcpu,records,readers,fio,rss]
  * @module
  */
-import { parseArgs } from "node:util";
-import { parseCount } from "../lib/cli/args.ts";
+import { parseArgs, parseCount } from "../lib/cli/args.ts";
+import { UsageError } from "../lib/errors.ts";
 import { parseSize } from "../lib/sizes.ts";
 import { backendByName } from "../lib/backends/registry.ts";
 import type { Backend } from "../lib/backends/backend.ts";
@@ -67,29 +67,43 @@ interface PerfRow {
   readonly goal?: Goal;
 }
 
-const { values: args } = parseArgs({
-  args: Deno.args,
-  options: {
-    quick: { type: "boolean", default: false },
-    format: { type: "string", default: "table" },
-    pairs: { type: "string" },
-    size: { type: "string" },
-    dir: { type: "string" },
-    only: { type: "string" },
-    "rss-of": { type: "string" },
-  },
-});
-if (args.format !== "table" && args.format !== "json") {
-  console.error(`perf: --format ${args.format}: give table or json`);
-  Deno.exit(2);
+/** The command line, checked: a bad option or value is one line and exit 2, no stack trace. */
+function options() {
+  try {
+    const { values } = parseArgs("perf", Deno.args, {
+      options: {
+        quick: { type: "boolean", default: false },
+        format: { type: "string", default: "table" },
+        pairs: { type: "string" },
+        size: { type: "string" },
+        dir: { type: "string" },
+        only: { type: "string" },
+        "rss-of": { type: "string" },
+      },
+    });
+    if (values.format !== "table" && values.format !== "json") {
+      throw new UsageError(`--format ${values.format}: give table or json`);
+    }
+    const quick = values.quick === true;
+    return {
+      values,
+      quick,
+      pairs: parseCount(values.pairs ?? "4", "--pairs"),
+      size: parseSize(values.size ?? (quick ? "1MiB" : "64MiB"), "--size"),
+    };
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    const usage = "deno task perf [--quick] [--format table|json] [--pairs N] [--size S] " +
+      "[--dir DIR] [--only SECTIONS]";
+    const message = e.message.replace(/^perf: /, "").replace(
+      / \(see 'sciobench perf --help'\)$/,
+      "",
+    );
+    console.error(`perf: ${message} (usage: ${usage})`);
+    Deno.exit(2);
+  }
 }
-const quick = args.quick;
-const pairs = parseCount(args.pairs ?? "4");
-if (pairs < 1) {
-  console.error("perf: --pairs must be at least 1");
-  Deno.exit(2);
-}
-const size = parseSize(args.size ?? (quick ? "1MiB" : "64MiB"));
+const { values: args, quick, pairs, size } = options();
 const NS = quick ? [32 ** 2, 128 ** 2, 256 ** 2] : [32 ** 2, 128 ** 2, 1024 ** 2];
 // 256 MiB and the 16 GiB cell itself (one run of each, about 90 s): a child's peak moves ~15 MiB
 // run to run and grows less than linearly (a slope from 2 GiB put 16 GiB at 295-332 MiB when one
