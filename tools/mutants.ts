@@ -982,9 +982,8 @@ export const MUTANTS: readonly Mutant[] = [
     edits: [
       {
         file: "lib/io/file.ts",
-        search:
-          "    const buf = this.#spare.pop() ?? takeSpareBuffer(this.#capacity).subarray(0, this.#capacity);",
-        replace: "    const buf = this.#spare.pop() ?? new Uint8Array(this.#capacity);",
+        search: "    const buf = takeSpareBuffer(this.#capacity).subarray(0, this.#capacity);",
+        replace: "    const buf = new Uint8Array(this.#capacity);",
       },
       {
         file: "lib/io/buffers.ts",
@@ -1016,11 +1015,15 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/no new huge buffer per cell/",
   },
   {
-    name: "write batcher: its buffers not given back at close (a new 4 MiB one every cell)",
+    name: "write batcher: its buffers not given back once written (a new 4 MiB one every cell)",
     edits: [{
       file: "lib/io/file.ts",
-      search: "    for (const buf of this.#spare.splice(0)) giveBackSpareBuffer(buf);",
-      replace: "    this.#spare.splice(0);",
+      search: "    giveBackSpareBuffer(r.buf);",
+      replace: "",
+    }, {
+      file: "lib/io/file.ts",
+      search: 'import { giveBackSpareBuffer, takeSpareBuffer } from "./buffers.ts";',
+      replace: 'import { takeSpareBuffer } from "./buffers.ts";',
     }],
     tests: ["tests/huge_pages_test.ts"],
     filter: "/no new huge buffer per cell/",

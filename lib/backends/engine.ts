@@ -227,7 +227,6 @@ class NativeSink implements FrameSink {
     this.#open = false;
     this.#file.close();
     this.#journal?.commit();
-    if (this.#batch instanceof WriteBatcher) this.#batch.release();
     this.#giveBackKept();
   }
 

@@ -257,7 +257,6 @@ export class WriteBatcher {
   readonly #direct: number;
   readonly #streams: number;
   readonly #regions: Region[] = [];
-  readonly #spare: Uint8Array[] = [];
 
   constructor(file: FileHandle, capacity = 4 << 20, direct = 64 << 10, streams = 2) {
     this.#file = file;
@@ -286,27 +285,22 @@ export class WriteBatcher {
       return;
     }
     if (this.#regions.length >= this.#streams) this.#flushRegion(this.#regions.shift()!);
-    // a spare of the process, or new in huge pages: the buffer's first fill is inside the timed
-    // write (about 1,000 first-touch faults of 4 KiB pages for 4 MiB on a shadow-paged VM)
-    const buf = this.#spare.pop() ?? takeSpareBuffer(this.#capacity).subarray(0, this.#capacity);
+    // a spare of the process (lib/io/buffers.ts), given back when the run is written, or new in
+    // huge pages: a new buffer's first fill is inside the timed write (about 1,000 first-touch
+    // faults of 4 KiB pages for 4 MiB on a shadow-paged VM)
+    const buf = takeSpareBuffer(this.#capacity).subarray(0, this.#capacity);
     buf.set(data, 0);
     this.#regions.push({ buf, start: offset, fill: n });
   }
 
   #flushRegion(r: Region): void {
     this.#file.writeAt(r.buf.subarray(0, r.fill), r.start);
-    this.#spare.push(r.buf);
+    giveBackSpareBuffer(r.buf);
   }
 
   /** Writes out whatever is queued, oldest run first. */
   flush(): void {
     while (this.#regions.length > 0) this.#flushRegion(this.#regions.shift()!);
-  }
-
-  /** Writes out what is queued and gives the buffers back to the process's spares (the last call). */
-  release(): void {
-    this.flush();
-    for (const buf of this.#spare.splice(0)) giveBackSpareBuffer(buf);
   }
 }
 
