@@ -18,34 +18,43 @@ export interface FileLock {
   release(): void;
 }
 
-/** Inode number of `path` (a replacement renamed over it stays on its file system). */
-function inode(path: string): number | null | undefined {
+/**
+ * How many times {@link tryLockFile} locks again when the file at the path was replaced between
+ * its open and its lock (each replacement is another writer's completed rename).
+ */
+const MAX_RELOCKS = 100;
+
+/** True when the open file `fd` is the file `path` names now (same device and inode). */
+function stillAt(fd: number, path: string): boolean {
+  const held = libc.fileStat(fd);
+  let now;
   try {
-    return Deno.statSync(path).ino;
+    now = libc.fileStat(path);
   } catch {
-    return undefined;
+    return false; // removed or renamed away meanwhile
   }
+  return now.dev === held.dev && now.ino === held.ino;
 }
 
 /**
- * Tries once to lock the existing file `path`: the lock, or undefined when another process
- * holds it. The lock is taken on the file the path names after locking (a file renamed over
- * `path` meanwhile is locked instead).
+ * Tries once to lock the existing file `path` (through a symbolic link: the file it points to):
+ * the lock, or undefined when another process holds it. The lock is taken on the file the path
+ * names after locking (a file renamed over `path` meanwhile is locked instead); IoError when the
+ * file keeps being replaced 100 times in a row.
  */
 export function tryLockFile(path: string): FileLock | undefined {
-  for (;;) {
-    const before = inode(path);
-    const fd = libc.open(path, libc.O.RDONLY);
-    let locked = false;
+  for (let attempt = 0; attempt < MAX_RELOCKS; attempt++) {
+    const fd = libc.open(path, libc.O.RDONLY | libc.O.CLOEXEC);
+    let kept = false;
     try {
-      locked = libc.flock(fd, libc.LOCK.EX | libc.LOCK.NB, path);
+      if (!libc.flock(fd, libc.LOCK.EX | libc.LOCK.NB, path)) return undefined;
+      // The locked file is still the one at `path` (else a replacement was renamed over it
+      // meanwhile: lock that one).
+      kept = stillAt(fd, path);
     } finally {
-      if (!locked) libc.close(fd, path);
+      if (!kept) libc.close(fd, path);
     }
-    if (!locked) return undefined;
-    // Unchanged inode before the open and after the lock: the locked file is the one at `path`
-    // (else a replacement was renamed over it meanwhile: lock that one).
-    if (before !== undefined && inode(path) === before) {
+    if (kept) {
       let open = true;
       return {
         path,
@@ -56,8 +65,11 @@ export function tryLockFile(path: string): FileLock | undefined {
         },
       };
     }
-    libc.close(fd, path);
   }
+  throw new IoError(
+    `${path} was replaced ${MAX_RELOCKS} times while this process tried to lock it; ` +
+      `another program keeps renaming files over it: try again when it has stopped`,
+  );
 }
 
 /**

@@ -819,6 +819,65 @@ export function directAlignment(path: string): DirectAlignment {
   return { memory: 4096, offset: 4096, source: "default" };
 }
 
+/** Identity and state of a file from `statx` (no Deno permission check on the path). */
+export interface FileStat {
+  /** Device number as `st_dev` encodes it (`makedev(major, minor)`, as `Deno.FileInfo.dev`). */
+  readonly dev: number;
+  /** Inode number. */
+  readonly ino: number;
+  /** Size, bytes. */
+  readonly size: number;
+  /** Last modification time, nanoseconds since the epoch. */
+  readonly mtimeNs: bigint;
+  /** Change time (inode or data), nanoseconds since the epoch. */
+  readonly ctimeNs: bigint;
+  /** File type and permission bits (`st_mode`). */
+  readonly mode: number;
+}
+
+const statBuf = new Uint32Array(64);
+const statView = new DataView(statBuf.buffer);
+/** STATX_TYPE | STATX_MODE | STATX_MTIME | STATX_CTIME | STATX_INO | STATX_SIZE. */
+const STATX_BASIC = 0x1 | 0x2 | 0x40 | 0x80 | 0x100 | 0x200;
+const AT_EMPTY_PATH = 0x1000;
+const AT_SYMLINK_NOFOLLOW = 0x100;
+const EMPTY = cString("");
+
+function makedev(major: number, minor: number): number {
+  const ma = BigInt(major);
+  const mi = BigInt(minor);
+  return Number(
+    ((ma & 0xfffff000n) << 32n) | ((ma & 0xfffn) << 8n) | ((mi & 0xffffff00n) << 12n) |
+      (mi & 0xffn),
+  );
+}
+
+function readStat(): FileStat {
+  const time = (at: number) =>
+    statView.getBigInt64(at, true) * 1_000_000_000n + BigInt(statView.getUint32(at + 8, true));
+  return {
+    dev: makedev(statBuf[34]!, statBuf[35]!),
+    ino: Number(statView.getBigUint64(32, true)),
+    size: Number(statView.getBigUint64(40, true)),
+    mtimeNs: time(112),
+    ctimeNs: time(96),
+    mode: statView.getUint16(28, true),
+  };
+}
+
+/**
+ * `statx` of `path` (following symbolic links unless `follow` is false), or of the open file
+ * `fd` when `path` is a number. Through libc, so Deno's refusal of paths under /dev does not
+ * apply. SysError on failure (ENOENT for a missing path).
+ */
+export function fileStat(path: string | number, follow = true): FileStat {
+  const rc = typeof path === "number"
+    ? libc().statx(path, EMPTY, AT_EMPTY_PATH, STATX_BASIC, statBuf)
+    : libc().statx(AT_FDCWD, cString(path), follow ? 0 : AT_SYMLINK_NOFOLLOW, STATX_BASIC, statBuf);
+  if (rc !== 0) fail("statx", typeof path === "number" ? `descriptor ${path}` : path);
+  return readStat();
+}
+
 /**
  * Fraction of the bytes [0, length) of an open file that are resident in the page cache
  * (`mmap` + `mincore`); 0 for an empty file.
