@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import * as libc from "../lib/sys/libc.ts";
-import { tempDir } from "./_helpers.ts";
+import { runCli, tempDir } from "./_helpers.ts";
 
 const LIB = new URL("../lib/", import.meta.url).href;
 
@@ -66,4 +66,61 @@ Deno.test({
     assert.equal(out.code, 0, dec.decode(out.stderr));
     assert.deepEqual(dec.decode(out.stdout).trim().split("\n"), ["locked", "locked"]);
   },
+});
+
+Deno.test("an --out, --plot or -o that is the command's input file is refused, however spelled", async () => {
+  using d = tempDir();
+  const f = `${d.path}/data.raw`;
+  const w = await runCli(["write", "--framing", "raw", "--n", "4", "--frames", "3", f]);
+  assert.equal(w.code, 0, w.stderr);
+  const before = Deno.readFileSync(f);
+  Deno.symlinkSync(f, `${d.path}/link.raw`);
+  Deno.linkSync(f, `${d.path}/hard.raw`);
+  const spellings = [
+    "data.raw",
+    "./data.raw",
+    `${d.path}/link.raw`,
+    `${d.path}/hard.raw`,
+    `${d.path}/../${d.path.split("/").pop()}/data.raw`,
+  ];
+  const runs: string[][] = [];
+  for (const out of spellings) {
+    runs.push(["read", "--out", out, f]);
+    {
+      const force = ["--force"];
+      runs.push(["read", ...force, "--out", out, f]);
+      if (!out.includes("link")) {
+        runs.push(["read", ...force, "--plot", out.replace(/\.raw$/, ".svg"), f]);
+      }
+      runs.push(["readers", ...force, "--file", f, "--out", out]);
+      runs.push(["plot", ...force, "-o", out, f]);
+      runs.push([
+        "write",
+        ...force,
+        "--framing",
+        "raw",
+        "--n",
+        "4",
+        "--frames",
+        "1",
+        "--out",
+        out,
+        f,
+      ]);
+    }
+  }
+  // --plot names an .svg: links of such names to the data file
+  Deno.symlinkSync(f, `${d.path}/data.svg`);
+  Deno.linkSync(f, `${d.path}/hard.svg`);
+  for (const args of runs) {
+    const r = await runCli(args, { cwd: d.path });
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, /is (FILE|--file|RESULTS) itself/, args.join(" "));
+    assert.equal(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
+    assert.deepEqual(Deno.readFileSync(f), before, args.join(" "));
+  }
+  // --plot the same file as --out
+  const r = await runCli(["read", "--out", "x.svg", "--plot", "./x.svg", f], { cwd: d.path });
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /--plot \.\/x\.svg is --out itself/);
 });

@@ -25,6 +25,7 @@ import {
 import { auditOf, auditSummary } from "../sys/audit.ts";
 import { type StatFs, statfs } from "../sys/libc.ts";
 import { formatSize, parseChoice, parseCount, parseSize } from "./args.ts";
+import { refuseOutputOnInput } from "../io/atomic.ts";
 import { DEFAULT_DIRECT_BS, probeDirect, probeDirectFile, type Transfer } from "../io/transfer.ts";
 import { checkTransfer } from "../backends/engine.ts";
 import { librariesMeta, runMeta } from "./meta.ts";
@@ -173,6 +174,30 @@ export interface ResultsSpec {
   readonly options: Record<string, unknown>;
   /** The scratch parent directory (for the file-system facts). */
   readonly dir?: string;
+  /** The files the command reads (see {@link checkOutputsApart}). */
+  readonly inputs?: Inputs;
+}
+
+/** A command's input or data files, each `[name in messages, path]` (`["FILE", path]`). */
+export type Inputs = readonly (readonly [string, string])[];
+
+/**
+ * Refuses (UsageError, exit 2) an `--out` or `--plot` that is one of the command's `inputs`, or
+ * a `--plot` that is the `--out` file, however spelled (same inode, through symbolic and hard
+ * links), with or without `--force`. Commands call it before they read or write anything;
+ * {@link openResults} calls it again.
+ */
+export function checkOutputsApart(
+  values: { out?: string; plot?: string },
+  inputs: Inputs,
+): void {
+  if (values.out !== undefined) refuseOutputOnInput("--out", values.out, inputs);
+  if (values.plot !== undefined) {
+    refuseOutputOnInput("--plot", values.plot, [
+      ...inputs,
+      ...(values.out === undefined ? [] : [["--out", values.out] as const]),
+    ]);
+  }
 }
 
 /**
@@ -219,6 +244,7 @@ export function openResults(
   spec: ResultsSpec,
   values: { format?: string; out?: string; force?: boolean; audit?: boolean; plot?: string },
 ): Results {
+  checkOutputsApart(values, spec.inputs ?? []);
   const format = checkOutputFormat(values, spec.seed !== undefined);
   const plot = checkPlotPath(spec.command, values.plot, values.force);
   const meta = runMeta(spec.command, spec.args, spec.options, spec.dir);

@@ -8,7 +8,7 @@ import { col, type ColumnDoc, columnHelp } from "../report/human.ts";
 import { chartContents, chartWorkload, parseResults } from "../report/plot.ts";
 import { parseArgs } from "./args.ts";
 import type { Command } from "./command.ts";
-import { checkPlotPath, openResults, writeChart } from "./common.ts";
+import { checkOutputsApart, checkPlotPath, openResults, writeChart } from "./common.ts";
 
 const COLUMNS: readonly ColumnDoc[] = [
   col("chart", "", "text", "the SVG file written"),
@@ -64,6 +64,7 @@ export const plotCommand: Command = {
       throw new UsageError("plot: give the chart's name with -o FILE.svg");
     }
     const path = positionals[0]!;
+    checkOutputsApart({ out: values.out }, [["RESULTS", path]]);
     let text: string;
     try {
       text = Deno.readTextFileSync(path);

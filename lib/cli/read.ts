@@ -38,6 +38,7 @@ import {
   AUDIT_OPTION,
   backendOptionsHelp,
   checkOutputFormat,
+  checkOutputsApart,
   checkPlotPath,
   openResults,
   OUTPUT_OPTIONS,
@@ -376,6 +377,7 @@ export const readCommand: Command = {
       throw new UsageError("read: give exactly one FILE (see 'sciobench read --help')");
     }
     const path = positionals[0]!;
+    checkOutputsApart(values, [["FILE", path]]);
     const seed = parseSeed(values.seed);
     const sample = values.sample === undefined ? Infinity : parseSize(values.sample, "--sample");
     checkOutputFormat(values, false);
@@ -417,6 +419,7 @@ export const readCommand: Command = {
     const out = openResults({
       command: "read",
       args,
+      inputs: [["FILE", path]],
       columns: COLUMNS,
       human: COLUMNS.filter((c) => !c.name.endsWith("_dev_bytes")).map((c) => c.name),
       options: {

@@ -45,7 +45,9 @@ import {
   backendOptionsHelp,
   checkMemory,
   checkOutputFormat,
+  checkOutputsApart,
   checkScratchRoom,
+  type Inputs,
   measureInto,
   openResults,
   OUTPUT_HELP,
@@ -343,6 +345,8 @@ export const readersCommand: Command = {
       MAX_READER_PROCS,
     );
     const userFile = values.file;
+    const inputs: Inputs = userFile === undefined ? [] : [["--file", userFile]];
+    checkOutputsApart(values, inputs);
     const modes = parseList(
       userFile !== undefined ? "shared" : values.mode ?? READERS_SEED.mode,
       "--mode",
@@ -448,6 +452,7 @@ export const readersCommand: Command = {
     const results = openResults({
       command: "readers",
       args,
+      inputs,
       columns: rankColumnDocs(READERS_COLUMN_DOCS, READERS_AGGREGATE, ["read_path"]),
       human: READERS_HUMAN_COLUMNS,
       keys: READERS_KEYS,

@@ -8,7 +8,6 @@ import {
   commitTemp,
   removeQuietly,
   removeStaleTemps,
-  samePath,
   tempPathFor,
 } from "../io/atomic.ts";
 import { onInterrupt } from "../io/interrupt.ts";
@@ -36,6 +35,7 @@ import {
   checkFreeSpace,
   checkMemory,
   checkOutputFormat,
+  checkOutputsApart,
   checkPlotPath,
   FSYNC_OPTION,
   fsyncHelp,
@@ -191,16 +191,11 @@ export const writeCommand: Command = {
       );
     }
     checkPlotPath("write", values.plot, values.force);
-    if (values.out !== undefined && values.out === path) {
-      throw new UsageError(`write: --out ${values.out} is FILE itself`);
-    }
+    checkOutputsApart(values, [["FILE", path]]);
     const frames = new TableFrames(n, seed);
     // Everything is checked before any file is created, truncated or changed.
     if (values.out !== undefined) {
       checkOutputTarget(values.out, values.force, "--out");
-      if (samePath(values.out, path)) {
-        throw new UsageError(`--out ${values.out} is FILE itself; give another file for the row`);
-      }
     }
     let backend: Backend;
     let backendOptions: OptionValues;

@@ -124,10 +124,11 @@ export function checkOutputTarget(path: string, force: boolean, what = "FILE"): 
   };
 }
 
-/** `dev:ino` of an existing path, or undefined. */
+/** `dev:ino` of an existing path (through symbolic links), or undefined. */
 export function fileIdentity(path: string): string | undefined {
   try {
-    const s = Deno.statSync(path);
+    // libc's statx: Deno's own stat refuses paths under /dev (node-local /dev/shm)
+    const s = libc.fileStat(path);
     return `${s.dev}:${s.ino}`;
   } catch {
     return undefined;
@@ -186,5 +187,25 @@ function placeOf(path: string): string {
     return `${Deno.realPathSync(directoryOf(path))}/${path.slice(slash + 1)}`;
   } catch {
     return path;
+  }
+}
+
+/**
+ * Refuses (UsageError, exit 2) the output `output` of the option `what` (`--out`, `--plot`) when
+ * it is one of `inputs` (each `[name in messages, path]`: a command's input or data files),
+ * however spelled: the same device and inode, through symbolic and hard links, or the same place
+ * when neither exists yet. Every output option is checked with this before a byte is written.
+ */
+export function refuseOutputOnInput(
+  what: string,
+  output: string,
+  inputs: readonly (readonly [string, string])[],
+): void {
+  for (const [name, input] of inputs) {
+    if (!samePath(output, input)) continue;
+    const spelled = input === output ? "" : ` (${input}, the same file)`;
+    throw new UsageError(
+      `${what} ${output} is ${name} itself${spelled}; give another file for the output`,
+    );
   }
 }
