@@ -5,7 +5,9 @@
  */
 import assert from "node:assert/strict";
 import * as libc from "../lib/sys/libc.ts";
-import { runCli, tempDir } from "./_helpers.ts";
+import { AppendJournal, journalPath, rollBack } from "../lib/io/journal.ts";
+import { FileHandle } from "../lib/io/file.ts";
+import { runCli, spawnCli, tempDir } from "./_helpers.ts";
 
 const LIB = new URL("../lib/", import.meta.url).href;
 
@@ -123,4 +125,74 @@ Deno.test("an --out, --plot or -o that is the command's input file is refused, h
   const r = await runCli(["read", "--out", "x.svg", "--plot", "./x.svg", f], { cwd: d.path });
   assert.equal(r.code, 2, r.stderr);
   assert.match(r.stderr, /--plot \.\/x\.svg is --out itself/);
+});
+
+/** Waits (polling every 2 ms, up to 60 s) until `done()` holds. */
+async function until(done: () => boolean): Promise<boolean> {
+  const end = Date.now() + 60_000;
+  while (!done() && Date.now() < end) await new Promise((r) => setTimeout(r, 2));
+  return done();
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("a SIGKILLed append through a symbolic link leaves its journal beside the file, found by its real path", async () => {
+  using d = tempDir();
+  Deno.mkdirSync(`${d.path}/real`);
+  Deno.mkdirSync(`${d.path}/links`);
+  const f = `${d.path}/real/k.raw`;
+  const link = `${d.path}/links/l.raw`;
+  const w = await runCli(["write", "--framing", "raw", "--n", "256", "--frames", "3", f]);
+  assert.equal(w.code, 0, w.stderr);
+  const before = Deno.readFileSync(f);
+  Deno.symlinkSync(f, link);
+  assert.equal(journalPath(link), journalPath(f), "one journal for every spelling");
+  const a = spawnCli(["write", "--append", "--n", "256", "--frames", "20000", link]);
+  assert.ok(await until(() => Deno.statSync(f).size > before.length), "the append began");
+  a.kill("SIGKILL");
+  await a.output();
+  assert.ok(exists(`${d.path}/real/.k.raw.sciobench-journal`), "the journal is beside the file");
+  assert.deepEqual([...Deno.readDirSync(`${d.path}/links`)].map((e) => e.name), ["l.raw"]);
+  const info = await runCli(["info", f]);
+  assert.equal(info.code, 0, info.stderr);
+  assert.match(info.stderr, /an interrupted append was rolled back/);
+  assert.deepEqual(Deno.readFileSync(f), before);
+  // and a committed append through the real path is kept when the link is opened again
+  const more = await runCli(["write", "--append", "--n", "256", "--frames", "2", f]);
+  assert.equal(more.code, 0, more.stderr);
+  const after = Deno.readFileSync(f);
+  const again = await runCli(["info", link]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(again.stderr, "");
+  assert.deepEqual(Deno.readFileSync(f), after);
+});
+
+Deno.test("a journal is never applied to a file smaller or older than when it began: removed, one line", () => {
+  using d = tempDir();
+  const f = `${d.path}/j.raw`;
+  for (const change of ["smaller", "older"]) {
+    Deno.writeFileSync(f, new Uint8Array(8192).fill(7));
+    const file = FileHandle.open(f, "update");
+    const journal = AppendJournal.begin(f, file.size);
+    journal.save(file, 0, 4096); // the append's first page saved, as before an overwrite
+    file.close();
+    // what another program did afterwards, which the journal knows nothing of
+    if (change === "smaller") {
+      Deno.truncateSync(f, 100);
+    } else {
+      Deno.writeFileSync(f, new Uint8Array(8192).fill(9));
+      Deno.utimeSync(f, new Date(2001, 0, 1), new Date(2001, 0, 1));
+    }
+    const kept = Deno.readFileSync(f);
+    assert.equal(rollBack(f), "changed", change);
+    assert.deepEqual(Deno.readFileSync(f), kept, `${change}: the file is left as it is`);
+    assert.equal(exists(journalPath(f)), false, `${change}: the journal is removed`);
+  }
 });

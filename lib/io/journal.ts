@@ -7,9 +7,16 @@
  * cuts NAME to its old size and writes the saved pages back. Records carry CRC-32s, so a record
  * torn by a crash is ignored (its page was not yet overwritten).
  *
- * Layout (little-endian): header `SCIOJNL1`, u64 size, u64 inode, u64 device, u32 CRC-32 of the
- * preceding 32 bytes, u32 zero; then records: u64 offset, u32 length, u32 CRC-32 of the offset,
- * length and data, data.
+ * The journal lies beside the file NAME resolves to (through symbolic links), so every spelling
+ * of one file finds it. It is applied only to the file it was made for in the state the append
+ * left: the same device and inode, no smaller than before the append, and modified no earlier
+ * than when the journal began; a journal that does not match is removed (one line), never
+ * applied.
+ *
+ * Layout (little-endian): header `SCIOJNL2`, u64 size, u64 inode, u64 device, i64 modification
+ * time in nanoseconds since the epoch, u32 CRC-32 of the preceding 40 bytes, u32 zero; then
+ * records: u64 offset, u32 length, u32 CRC-32 of the offset, length and data, data. A `SCIOJNL1`
+ * header (of earlier versions) has no modification time and ends after 40 bytes.
  * @module
  */
 import { crc32 } from "node:zlib";
@@ -18,23 +25,51 @@ import { syncDirectoryOf } from "./atomic.ts";
 import { FileHandle } from "./file.ts";
 import { tryLockFile } from "./lock.ts";
 import { warn } from "../report/progress.ts";
+import * as libc from "../sys/libc.ts";
 
 /** Granularity of the saved original bytes, bytes. */
 const PAGE = 4096;
-const MAGIC = new TextEncoder().encode("SCIOJNL1");
-const HEADER_BYTES = 40;
+const MAGIC = new TextEncoder().encode("SCIOJNL2");
+/** The header of earlier versions, without the modification time. */
+const MAGIC_V1 = new TextEncoder().encode("SCIOJNL1");
+const HEADER_BYTES = 48;
+const HEADER_V1_BYTES = 40;
 const RECORD_HEAD = 16;
 
-/** The journal path of `path`: `.NAME.sciobench-journal` in the same directory. */
+/**
+ * The journal path of `path`: `.NAME.sciobench-journal` beside the file `path` resolves to
+ * (through symbolic links, so every spelling of one file finds the same journal); beside `path`
+ * itself when it does not exist.
+ */
 export function journalPath(path: string): string {
-  const slash = path.lastIndexOf("/");
-  return `${path.slice(0, slash + 1)}.${path.slice(slash + 1)}.sciobench-journal`;
+  const real = resolvedPath(path);
+  const slash = real.lastIndexOf("/");
+  return `${real.slice(0, slash + 1)}.${real.slice(slash + 1)}.sciobench-journal`;
 }
 
-function identity(path: string): { ino: number; dev: number } {
-  const s = Deno.statSync(path);
-  return { ino: s.ino ?? 0, dev: s.dev };
+/** `path` with its symbolic links resolved (its directory's, when it does not exist). */
+function resolvedPath(path: string): string {
+  try {
+    return libc.realPath(path);
+  } catch {
+    const slash = path.lastIndexOf("/");
+    try {
+      return `${libc.realPath(slash < 0 ? "." : path.slice(0, slash) || "/")}/${
+        path.slice(slash + 1)
+      }`;
+    } catch {
+      return path;
+    }
+  }
 }
+
+/** Identity and state of the file `path` as a journal records them. */
+function identity(path: string): libc.FileStat {
+  return libc.fileStat(path);
+}
+
+/** What {@link rollBack} did. */
+export type RollBackResult = "none" | "rolled-back" | "untouched" | "stale" | "changed";
 
 /**
  * Undoes an append to `path` that a signal interrupted, where the file held `sizeBefore` bytes
@@ -45,7 +80,7 @@ function identity(path: string): { ino: number; dev: number } {
  */
 export function undoInterruptedAppend(path: string, sizeBefore: number): "as-it-was" | "complete" {
   if (rollBack(path) !== "none") return "as-it-was";
-  return Deno.statSync(path).size === sizeBefore ? "as-it-was" : "complete";
+  return libc.fileStat(path).size === sizeBefore ? "as-it-was" : "complete";
 }
 
 /** An open journal of an append in progress. */
@@ -72,14 +107,15 @@ export class AppendJournal {
     const jpath = journalPath(path);
     const journal = FileHandle.open(jpath, "new");
     try {
-      const { ino, dev } = identity(path);
+      const { ino, dev, mtimeNs } = identity(path);
       const h = new Uint8Array(HEADER_BYTES);
       const v = new DataView(h.buffer);
       h.set(MAGIC);
       v.setBigUint64(8, BigInt(size), true);
       v.setBigUint64(16, BigInt(ino), true);
       v.setBigUint64(24, BigInt(dev), true);
-      v.setUint32(32, crc32(h.subarray(0, 32)), true);
+      v.setBigInt64(32, mtimeNs, true);
+      v.setUint32(40, crc32(h.subarray(0, 40)), true);
       journal.writeAt(h, 0);
       journal.sync();
       syncDirectoryOf(jpath);
@@ -147,11 +183,13 @@ export class AppendJournal {
 /**
  * Rolls back the append journaled for `path`, if there is a journal: cuts the file to its old
  * size, writes the saved pages back, fsyncs, removes the journal. Returns what it did:
- * `none` (no journal), `rolled-back`, `untouched` (the journal ended before any change) or
- * `stale` (the journal belonged to another file, since replaced: the journal alone is removed).
- * The caller must hold the file's lock.
+ * `none` (no journal), `rolled-back`, `untouched` (the journal ended before any change),
+ * `stale` (the journal belonged to another file, since replaced) or `changed` (the file is smaller
+ * than before the append, or was last modified before the journal began: not the state the
+ * append left); for the last two the journal alone is removed. The caller must hold the file's
+ * lock.
  */
-export function rollBack(path: string): "none" | "rolled-back" | "untouched" | "stale" {
+export function rollBack(path: string): RollBackResult {
   const jpath = journalPath(path);
   let bytes: Uint8Array;
   try {
@@ -161,19 +199,25 @@ export function rollBack(path: string): "none" | "rolled-back" | "untouched" | "
     throw new IoError(`cannot read the journal ${jpath}: ${(e as Error).message}`);
   }
   const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const valid = bytes.length >= HEADER_BYTES && MAGIC.every((b, i) => bytes[i] === b) &&
-    v.getUint32(32, true) === crc32(bytes.subarray(0, 32));
-  let result: "rolled-back" | "untouched" | "stale" = "untouched";
+  const v1 = MAGIC_V1.every((b, i) => bytes[i] === b);
+  const head = v1 ? HEADER_V1_BYTES : HEADER_BYTES;
+  const valid = bytes.length >= head && (v1 || MAGIC.every((b, i) => bytes[i] === b)) &&
+    v.getUint32(head - 8, true) === crc32(bytes.subarray(0, head - 8));
+  let result: Exclude<RollBackResult, "none"> = "untouched";
   if (valid) {
     const size = Number(v.getBigUint64(8, true));
-    const { ino, dev } = identity(path);
-    if (Number(v.getBigUint64(16, true)) !== ino || Number(v.getBigUint64(24, true)) !== dev) {
+    const now = identity(path);
+    if (
+      Number(v.getBigUint64(16, true)) !== now.ino || Number(v.getBigUint64(24, true)) !== now.dev
+    ) {
       result = "stale";
+    } else if (now.size < size || (!v1 && now.mtimeNs < v.getBigInt64(32, true))) {
+      result = "changed";
     } else {
       const file = FileHandle.open(path, "update");
       try {
         if (file.size !== size) file.truncate(size);
-        for (let p = HEADER_BYTES; p + RECORD_HEAD <= bytes.length;) {
+        for (let p = head; p + RECORD_HEAD <= bytes.length;) {
           const length = v.getUint32(p + 8, true);
           const data = bytes.subarray(p + RECORD_HEAD, p + RECORD_HEAD + length);
           if (data.length !== length) break;
@@ -217,7 +261,7 @@ export function recoverInterruptedAppend(path: string): void {
 }
 
 /** Says on stderr (one line) what {@link rollBack} did, when it did something. */
-export function reportRollBack(path: string, result: ReturnType<typeof rollBack>): void {
+export function reportRollBack(path: string, result: RollBackResult): void {
   const jpath = journalPath(path);
   if (result === "rolled-back") {
     warn(
@@ -229,12 +273,17 @@ export function reportRollBack(path: string, result: ReturnType<typeof rollBack>
     warn(
       `${path}: removed ${jpath}, the journal of an interrupted append to a file since replaced`,
     );
+  } else if (result === "changed") {
+    warn(
+      `${path}: removed ${jpath} without applying it: the file changed after that interrupted ` +
+        `append (it is smaller than before it, or older); check the file`,
+    );
   }
 }
 
 function exists(path: string): boolean {
   try {
-    Deno.lstatSync(path);
+    libc.fileStat(path, false);
     return true;
   } catch {
     return false;

@@ -40,6 +40,7 @@ const SYMBOLS = {
   clock_gettime: { parameters: ["i32", "buffer"], result: "i32" },
   statfs: { parameters: ["buffer", "buffer"], result: "i32" },
   statx: { parameters: ["i32", "buffer", "i32", "u32", "buffer"], result: "i32" },
+  realpath: { parameters: ["buffer", "buffer"], result: "pointer" },
   mmap: { parameters: ["pointer", "usize", "i32", "i32", "i32", "i64"], result: "pointer" },
   munmap: { parameters: ["pointer", "usize"], result: "i32" },
   madvise: { parameters: ["pointer", "usize", "i32"], result: "i32" },
@@ -876,6 +877,17 @@ export function fileStat(path: string | number, follow = true): FileStat {
     : libc().statx(AT_FDCWD, cString(path), follow ? 0 : AT_SYMLINK_NOFOLLOW, STATX_BASIC, statBuf);
   if (rc !== 0) fail("statx", typeof path === "number" ? `descriptor ${path}` : path);
   return readStat();
+}
+
+const realBuf = new Uint8Array(4096);
+
+/**
+ * The canonical absolute path of the existing `path` (`realpath`: every symbolic link, `.` and
+ * `..` resolved), through libc so that Deno's refusal of /dev does not apply. SysError on failure.
+ */
+export function realPath(path: string): string {
+  if (libc().realpath(cString(path), realBuf) === null) fail("realpath", path);
+  return new TextDecoder().decode(realBuf.subarray(0, realBuf.indexOf(0)));
 }
 
 /**
