@@ -196,3 +196,38 @@ Deno.test("a journal is never applied to a file smaller or older than when it be
     assert.equal(exists(journalPath(f)), false, `${change}: the journal is removed`);
   }
 });
+
+Deno.test("owner-less empty scratch directories over a minute old are removed; young or full ones kept", async () => {
+  using d = tempDir();
+  const old = new Date(Date.now() - 120_000);
+  const dead = new Deno.Command("true").spawn();
+  await dead.status;
+  const named = `.sciobench-new-${dead.pid}-abc`; // killed before its owner record was written
+  for (
+    const name of [
+      ".sciobench-old",
+      ".sciobench-torn",
+      ".sciobench-young",
+      ".sciobench-full",
+      named,
+    ]
+  ) {
+    Deno.mkdirSync(`${d.path}/${name}`);
+  }
+  Deno.writeTextFileSync(`${d.path}/.sciobench-torn/owner`, '{"pid": 12'); // killed mid-write
+  Deno.writeTextFileSync(`${d.path}/.sciobench-full/data.raw`, "x");
+  for (const name of [".sciobench-old", ".sciobench-torn", ".sciobench-full"]) {
+    Deno.utimeSync(`${d.path}/${name}`, old, old);
+  }
+  const r = await runCli(
+    ["table", "--framing", "raw", "--size", "1MiB", "--n", "1024", "--dir", d.path],
+  );
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /removed empty scratch directory .*\.sciobench-old without an owner/);
+  assert.match(r.stderr, /removed empty scratch directory .*\.sciobench-torn without an owner/);
+  assert.match(r.stderr, /removed empty scratch directory .*\.sciobench-new-\d+-abc without/);
+  assert.deepEqual([...Deno.readDirSync(d.path)].map((e) => e.name).sort(), [
+    ".sciobench-full",
+    ".sciobench-young",
+  ]);
+});

@@ -2,13 +2,17 @@
  * Scratch directories for benchmark files: created under a parent the user chose (default the
  * current directory, where fio and IOR also write), and always removed: on return, on error,
  * and on SIGINT or SIGTERM. Each holds an `owner` record (pid, host, start time), so a later run
- * in the same parent removes the directories of runs that were killed.
+ * in the same parent removes the directories of runs that were killed. A directory is never
+ * without its owner: it is made under a temporary name that says whose it is
+ * (`.sciobench-new-PID-...`), the owner record written inside, then renamed to its name; it is
+ * removed with its owner record last. Owner-less empty ones (left by older versions) are removed
+ * once they are a minute old.
  * @module
  */
 import { IoError } from "../errors.ts";
 import { warn } from "../report/progress.ts";
 import { onInterrupt } from "./interrupt.ts";
-import { ownerGone, parseOwner, thisOwner } from "./owner.ts";
+import { ownerGone, parseOwner, processStart, thisOwner } from "./owner.ts";
 
 export { signalPoint } from "./interrupt.ts";
 
@@ -18,12 +22,84 @@ export const SCRATCH_PREFIX = ".sciobench-";
 /** Name of the owner record inside a scratch directory. */
 const OWNER_FILE = "owner";
 
+/** Prefix of a scratch directory's name while its owner record is written (then `PID-`). */
+const NEW_PREFIX = `${SCRATCH_PREFIX}new-`;
+
+/** Age after which an owner-less empty scratch directory is removed, milliseconds. */
+const OWNERLESS_AGE_MS = 60_000;
+
+/** Random letters and digits for a directory name. */
+function randomName(): string {
+  return crypto.randomUUID().replaceAll("-", "").slice(0, 12);
+}
+
+/**
+ * Makes a scratch directory in `parent` that holds its owner record from its first moment under
+ * its final name: made as `.sciobench-new-PID-RANDOM` (mode 0700), the record written inside,
+ * then renamed to `.sciobench-RANDOM`. Returns its path.
+ */
+function makeOwnedDir(parent: string): string {
+  for (let attempt = 0;; attempt++) {
+    const temp = `${parent}/${NEW_PREFIX}${Deno.pid}-${randomName()}`;
+    const dir = `${parent}/${SCRATCH_PREFIX}${randomName()}`;
+    try {
+      Deno.mkdirSync(temp, { mode: 0o700 });
+    } catch (e) {
+      if (e instanceof Deno.errors.AlreadyExists && attempt < 10) continue;
+      throw e;
+    }
+    try {
+      Deno.writeTextFileSync(`${temp}/${OWNER_FILE}`, JSON.stringify(thisOwner()));
+      // rename(2) would replace an empty directory of that name: never take another's name
+      if (exists(dir)) throw new Deno.errors.AlreadyExists(dir);
+      Deno.renameSync(temp, dir);
+      return dir;
+    } catch (e) {
+      removeOwnedDir(temp);
+      if (e instanceof Deno.errors.AlreadyExists && attempt < 10) continue;
+      throw e;
+    }
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Removes the scratch directory `dir` and everything in it, its owner record last (so that a
+ * kill during the removal leaves a directory a later run can judge by its owner).
+ */
+function removeOwnedDir(dir: string): void {
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(dir)];
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return;
+    throw e;
+  }
+  for (const e of entries) {
+    if (e.name !== OWNER_FILE) Deno.removeSync(`${dir}/${e.name}`, { recursive: true });
+  }
+  try {
+    Deno.removeSync(`${dir}/${OWNER_FILE}`);
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+  Deno.removeSync(dir);
+}
+
 const live = new Set<string>();
 
 function removeAll(): void {
   for (const dir of live) {
     try {
-      Deno.removeSync(dir, { recursive: true });
+      removeOwnedDir(dir);
     } catch {
       // best effort while exiting
     }
@@ -33,8 +109,9 @@ function removeAll(): void {
 
 /**
  * Removes the scratch directories in `parent` whose owner ran on this host and is dead, each
- * said in one line on stderr; returns their paths. Directories without an owner record, of live
- * owners or other hosts, and `own` (the caller's) are left alone.
+ * said in one line on stderr; returns their paths. Owner-less directories are removed when empty
+ * and over a minute old (a run was killed while it made or removed one); those with files, of
+ * live owners or other hosts, and `own` (the caller's) are left alone.
  */
 export function removeStaleScratch(parent: string, own = ""): string[] {
   const removed: string[] = [];
@@ -52,11 +129,15 @@ export function removeStaleScratch(parent: string, own = ""): string[] {
     try {
       owner = parseOwner(Deno.readTextFileSync(`${dir}/${OWNER_FILE}`));
     } catch {
+      owner = undefined;
+    }
+    if (owner === undefined) {
+      if (removeOwnerless(dir)) removed.push(dir);
       continue;
     }
-    if (owner === undefined || !ownerGone(owner)) continue;
+    if (!ownerGone(owner)) continue;
     try {
-      Deno.removeSync(dir, { recursive: true });
+      removeOwnedDir(dir);
     } catch {
       continue;
     }
@@ -64,6 +145,32 @@ export function removeStaleScratch(parent: string, own = ""): string[] {
     removed.push(dir);
   }
   return removed;
+}
+
+/**
+ * Removes `dir` when it has no owner record, holds nothing (or only a torn owner record) and
+ * either was last changed over a minute ago or is named for a process that no longer runs
+ * (`.sciobench-new-PID-...`), saying so in one line; true when it did.
+ */
+function removeOwnerless(dir: string): boolean {
+  try {
+    const name = dir.slice(dir.lastIndexOf("/") + 1);
+    const pid = name.startsWith(NEW_PREFIX)
+      ? Number(name.slice(NEW_PREFIX.length).split("-")[0])
+      : 0;
+    const dead = Number.isSafeInteger(pid) && pid > 0 && pid !== Deno.pid &&
+      processStart(pid) === undefined;
+    const mtime = Deno.statSync(dir).mtime?.getTime();
+    if (!dead && (mtime === undefined || Date.now() - mtime < OWNERLESS_AGE_MS)) return false;
+    const names = [...Deno.readDirSync(dir)].map((e) => e.name);
+    if (names.some((n) => n !== OWNER_FILE)) return false;
+    if (names.length > 0) Deno.removeSync(`${dir}/${OWNER_FILE}`);
+    Deno.removeSync(dir); // rmdir: refused if a file appeared meanwhile
+  } catch {
+    return false;
+  }
+  warn(`removed empty scratch directory ${dir} without an owner record, left by a killed run`);
+  return true;
 }
 
 /**
@@ -125,8 +232,7 @@ export async function withScratchDir<T>(
   let problem = "";
   try {
     if (!share || share.rank === 0) {
-      dir = Deno.makeTempDirSync({ dir: base, prefix: SCRATCH_PREFIX });
-      Deno.writeTextFileSync(`${dir}/${OWNER_FILE}`, JSON.stringify(thisOwner()));
+      dir = makeOwnedDir(base);
       removeStaleScratch(base, dir);
     }
   } catch (e) {
@@ -163,7 +269,7 @@ export async function withScratchDir<T>(
     try {
       if (live.delete(dir)) {
         if (share) removeTolerant(dir);
-        else Deno.removeSync(dir, { recursive: true });
+        else removeOwnedDir(dir);
       }
     } finally {
       if (live.size === 0) globalThis.removeEventListener("unload", removeAll);
