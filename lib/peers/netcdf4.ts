@@ -230,7 +230,8 @@ class NcSink extends PeerSink {
     this.#endian = endian;
     const fill = options.backendOptions?.fill === true;
     const rd = options.backendOptions?.recordDim;
-    this.#recordDim = typeof rd === "string" && rd !== "" ? rd : "record";
+    // (a name the framing's option rule allows: checked before the writer is opened)
+    this.#recordDim = typeof rd === "string" ? rd : "record";
     refuseExisting(backend, path, options.create);
     const mode = (options.create === "new" ? NC_NOCLOBBER : NC_CLOBBER) |
       { netcdf4: NC_NETCDF4, cdf1: 0, cdf2: NC_64BIT_OFFSET, cdf5: NC_64BIT_DATA }[variant];
