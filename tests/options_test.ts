@@ -10,7 +10,7 @@ import { checkOptions, parseOptionArgs } from "../lib/framings/options.ts";
 import { f77 } from "../lib/framings/f77.ts";
 import { netcdf } from "../lib/framings/netcdf/mod.ts";
 import { didYouMean, editDistance, suggest } from "../lib/suggest.ts";
-import { runCli, tempDir } from "./_helpers.ts";
+import { peerUsable, runCli, tempDir } from "./_helpers.ts";
 
 Deno.test("suggest: the nearest known name, or none when nothing is close", () => {
   assert.equal(editDistance("markr", "marker"), 1);
@@ -143,4 +143,50 @@ Deno.test("options cli: framings lists every backend's options; --format json as
   assert.doesNotMatch(help.stdout, /dtype=/, "write --help lists only the options write uses");
   const bad = await runCli(["framings", "--format", "xml"]);
   assert.equal(bad.code, 2);
+});
+
+Deno.test("options: netcdf and netcdf4 refuse a recordDim that is no netCDF name, in one line", async () => {
+  using tmp = tempDir();
+  const path = `${tmp.path}/t.nc`;
+  const cases: [string, RegExp][] = [
+    ["", /a netCDF name cannot be empty/],
+    ["a/b", /holds no '\/'/],
+    ["a".repeat(300), /at most 256 bytes \(NC_MAX_NAME\), this one 300/],
+    [" x", /starts with a letter, a digit or '_'/],
+    ["x ", /does not end in white space/],
+  ];
+  const framings = ["netcdf", "netcdf-lib", "netcdf4"].filter((f) =>
+    peerUsable(f, backendByName(f).unavailable())
+  );
+  for (const framing of framings) {
+    for (const [value, problem] of cases) {
+      const r = await runCli([
+        ...["write", "--framing", framing, "--option", `recordDim=${value}`],
+        ...["--n", "4", "--frames", "2", path],
+      ]);
+      assert.equal(r.code, 2, `${framing} recordDim='${value}': ${r.stderr}`);
+      assert.equal(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
+      assert.match(
+        r.stderr,
+        new RegExp(`^sciobench: error: bad value '.*' for option recordDim of ${framing}: `),
+      );
+      assert.match(r.stderr, problem);
+      assert.deepEqual([...Deno.readDirSync(tmp.path)], [], "nothing written");
+    }
+    // the library API is held to the same rule
+    assert.throws(
+      () => checkOptions(backendByName(framing), { recordDim: "" }),
+      (e) => e instanceof UsageError && /cannot be empty/.test(e.message),
+    );
+    // the longest name libnetcdf takes (256 bytes of UTF-8) is written, and passes --strict
+    const longest = `é${"a".repeat(254)}`;
+    const ok = await runCli([
+      ...["write", "--framing", framing, "--option", `recordDim=${longest}`],
+      ...["--n", "4", "--frames", "2", path],
+    ]);
+    assert.equal(ok.code, 0, ok.stderr);
+    const strict = await runCli(["info", "--strict", "--format", "json", path]);
+    assert.equal(strict.code, 0, strict.stderr);
+    Deno.removeSync(path);
+  }
 });

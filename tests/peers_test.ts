@@ -6,6 +6,8 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { crc32 } from "node:zlib";
+import { listDatasets } from "../lib/workloads/blocks.ts";
 import { FormatError, IoError } from "../lib/errors.ts";
 import { netcdf } from "../lib/framings/netcdf/mod.ts";
 import { type Frame, matchesMagic } from "../lib/framings/types.ts";
@@ -552,6 +554,97 @@ peerTest(
       numbers(data.slice(data.indexOf("="), data.indexOf(";"))),
       allValues(frames, 1),
     );
+  },
+);
+
+/** A netCDF-4 file whose record variables hold 4, 2 and 0 of the 4 records (one in a group). */
+const SHORT_RECORDS_CDL = `netcdf short {
+dimensions:
+  time = UNLIMITED ;
+  x = 3 ;
+variables:
+  float a(time, x) ;
+  int b(time) ;
+  short c(time, x) ;
+  double d(time) ;
+    d:_FillValue = -1. ;
+data:
+  a = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 ;
+  b = 1, 2 ;
+group: g {
+  variables:
+    int e(time) ;
+  }
+}
+`;
+
+peerTest(
+  "netcdf4: record variables written for fewer records, or never, list libnetcdf's fill values",
+  missing(netcdfMissing(), commandMissing("ncgen"), commandMissing("ncdump")),
+  async () => {
+    using dir = tempDir();
+    const cdl = `${dir.path}/short.cdl`;
+    const path = `${dir.path}/short.nc`;
+    Deno.writeTextFileSync(cdl, SHORT_RECORDS_CDL);
+    await run("ncgen", ["-k", "nc4", "-o", path, cdl]);
+    const header = await run("ncdump", ["-h", path]);
+    const records = Number(/time = UNLIMITED ; \/\/ \((\d+) currently\)/.exec(header)![1]);
+    assert.equal(records, 4);
+    // ncdump prints a fill value as _: the variable's _FillValue, else netCDF's default fill
+    const fill: Record<string, number> = {
+      a: 9.96921e36,
+      b: -2147483647,
+      c: -32767,
+      d: -1,
+      e: -2147483647,
+    };
+    const arrays: Record<
+      string,
+      (n: number) => Float32Array | Int32Array | Int16Array | Float64Array
+    > = {
+      a: (n) => new Float32Array(n),
+      b: (n) => new Int32Array(n),
+      c: (n) => new Int16Array(n),
+      d: (n) => new Float64Array(n),
+      e: (n) => new Int32Array(n),
+    };
+    const src = netcdf4.openReader(path);
+    try {
+      const listed = new Map(listDatasets(src).map((d) => [d.name, d]));
+      for (
+        const [name, shape] of [["a", [4, 3]], ["b", [4]], ["c", [4, 3]], ["d", [4]], ["g/e", [
+          4,
+        ]]] as const
+      ) {
+        const short = name.split("/").pop()!;
+        const text = await run("ncdump", [
+          "-p",
+          "9,17",
+          "-v",
+          short,
+          ...(name.includes("/") ? ["-g", "g"] : []),
+          path,
+        ]);
+        const data = text.slice(text.indexOf(`${short} =`, text.indexOf("data:")));
+        const values = data.slice(data.indexOf("=") + 1, data.indexOf(";")).split(",").map((v) =>
+          v.trim() === "_" ? fill[short]! : Number(v)
+        );
+        assert.equal(values.length, shape.reduce((x, y) => x * y, 1), `${name}: ncdump's values`);
+        const want = arrays[short]!(values.length);
+        want.set(values);
+        const got = listed.get(name);
+        assert.ok(got, `${name} listed`);
+        assert.deepEqual(got.shape, shape, `${name}: shape`);
+        assert.equal(got.bytes, want.byteLength, `${name}: bytes`);
+        assert.equal(
+          got.crc32,
+          (crc32(new Uint8Array(want.buffer)) >>> 0).toString(16).padStart(8, "0"),
+          `${name}: CRC-32 of ncdump's values`,
+        );
+      }
+    } finally {
+      src.close();
+    }
   },
 );
 

@@ -545,7 +545,13 @@ class NativeSource implements FrameSource {
   }
 
   readFrame(frame: number): readonly ReadChunk[] {
-    return this.#read(this.#frameSteps(frame, true, (r, data, slot) => this.#chunk(r, data, slot)));
+    return this.#read(
+      this.#frameSteps(
+        frame,
+        true,
+        (r, data, slot, written) => this.#chunk(r, data, slot, written),
+      ),
+    );
   }
 
   readFrameStored(frame: number): readonly StoredChunk[] {
@@ -554,7 +560,11 @@ class NativeSource implements FrameSource {
 
   readFrameAsync(frame: number): PromiseLike<readonly ReadChunk[]> {
     return this.#readAsync(
-      this.#frameSteps(frame, true, (r, data, slot) => this.#chunk(r, data, slot)),
+      this.#frameSteps(
+        frame,
+        true,
+        (r, data, slot, written) => this.#chunk(r, data, slot, written),
+      ),
     );
   }
 
@@ -684,7 +694,7 @@ class NativeSource implements FrameSource {
   *#frameSteps<T>(
     frame: number,
     native: boolean,
-    make: (r: ChunkRef, data: Uint8Array, slot: number) => T,
+    make: (r: ChunkRef, data: Uint8Array, slot: number, written?: number) => T,
   ): Generator<FrameStep, T[], Uint8Array> {
     // the slot this frame's reads go into (a frame read started later may change #slot first)
     const slot = this.#slot;
@@ -705,6 +715,19 @@ class NativeSource implements FrameSource {
       : undefined;
     const out: T[] = [];
     if (refs.length === 0) return out;
+    const size = this.#file.size;
+    if (!pieces && hi > size && this.#pastEndReadsZero) {
+      // data past the end of the file (netCDF, never written) is zeros: each chunk gets a new
+      // zeroed buffer whose pages past the end are never touched (no memory until written), and
+      // only its bytes inside the file are read and swapped
+      for (const r of refs) {
+        const data = new Uint8Array(r.bytes);
+        const inFile = Math.min(r.bytes, Math.max(0, size - r.offset));
+        if (inFile > 0) yield* this.#exactly(data.subarray(0, inFile), r.offset);
+        out.push(make(r, data, slot, inFile));
+      }
+      return out;
+    }
     const swapping = native && refs.some(swaps);
     if (!pieces && hi - lo <= total + MAX_GAP && this.#blocks) {
       // --bs / --direct: a view of the block reader's aligned buffer, no copy
@@ -764,11 +787,19 @@ class NativeSource implements FrameSource {
     this.#checkRead(into, offset, got.length);
   }
 
-  #chunk(r: ChunkRef, data: Uint8Array, slot: number): ReadChunk {
+  /**
+   * Chunk `r` in native order from its stored bytes `data`, of which only the first `written`
+   * may be other than zero (the rest lay past the end of the file): only those are swapped.
+   */
+  #chunk(r: ChunkRef, data: Uint8Array, slot: number, written = data.length): ReadChunk {
     if (swaps(r)) {
+      const width = DTYPE_SIZE[r.dtype];
+      const part = written < data.length
+        ? data.subarray(0, Math.ceil(written / width) * width)
+        : data;
       const swapBuf = this.#swapBufs[slot];
-      if (swapBuf) swapBuf.swap(data, DTYPE_SIZE[r.dtype]);
-      else swapInPlace(data, DTYPE_SIZE[r.dtype]);
+      if (swapBuf) swapBuf.swap(part, width);
+      else swapInPlace(part, width);
     }
     return { name: r.name, dtype: r.dtype, shape: r.shape, data };
   }

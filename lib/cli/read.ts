@@ -272,11 +272,25 @@ export async function measureRead(
     if (settings.verify) {
       const probe = openUserFile(path, framing, optionItems, "read", { transfer });
       try {
-        const chunks = probe.frameCount > 0 ? probe.readFrame(0) : [];
+        // the chunks' places from the index where the source has one (no read of the frame)
+        const chunks = probe.frameCount === 0
+          ? []
+          : probe.locate
+          ? probe.locate(0)
+          : probe.readFrame(0).map((c) => ({ ...c, bytes: c.data.length, offset: -1 }));
         const first = chunks.find((c) => c.name.endsWith("position")) ?? chunks[0];
-        const n = first ? first.data.length / 12 : 0;
+        const n = first ? first.bytes / 12 : 0;
         if (!Number.isInteger(n) || n <= 0) {
           throw new UsageError(`--verify: ${path} does not hold table frames`);
+        }
+        // data the file does not hold was never written: no table frame to build and compare
+        const past = chunks.find((c) => c.offset >= 0 && c.offset + c.bytes > fileBytes);
+        if (past !== undefined) {
+          throw new UsageError(
+            `--verify: ${path} does not hold table frames: chunk '${past.name}' of frame 0 ` +
+              `([${past.offset}, ${past.offset + past.bytes})) lies past the end of the file ` +
+              `(${fileBytes} bytes), never written`,
+          );
         }
         pattern = new TableFrames(n, seed);
       } finally {

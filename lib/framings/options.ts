@@ -88,12 +88,29 @@ export function parseOptionValue(owner: OptionOwner, spec: OptionSpec, text: str
   }
 }
 
-/** Checks a typed value for `spec` (a `list` also takes a comma-separated string); returns it. */
+/**
+ * Checks a typed value for `spec` (a `list` also takes a comma-separated string) and its
+ * {@link OptionSpec.rule}; returns it.
+ */
 export function checkOptionValue(
   owner: OptionOwner,
   spec: OptionSpec,
   value: unknown,
 ): OptionValue {
+  const typed = checkType(owner, spec, value);
+  const problem = spec.rule?.(typed);
+  if (problem !== undefined) {
+    const text = String(typed);
+    const shown = text.length > 64 ? `${text.slice(0, 61)}...` : text;
+    throw new UsageError(
+      `bad value '${shown}' for option ${spec.name} of ${owner.name}: ${problem}`,
+    );
+  }
+  return typed;
+}
+
+/** The value as its declared type, checked against the type, bounds and choices. */
+function checkType(owner: OptionOwner, spec: OptionSpec, value: unknown): OptionValue {
   switch (spec.type) {
     case "integer":
       if (

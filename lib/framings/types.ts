@@ -295,6 +295,11 @@ export interface OptionSpec {
   readonly min?: number;
   /** Largest allowed value of an `integer` option. */
   readonly max?: number;
+  /**
+   * A rule the value must follow besides its type (a `string` option's grammar, such as a netCDF
+   * name): what is wrong with `value` in a few words, or undefined when it is allowed.
+   */
+  readonly rule?: (value: OptionValue) => string | undefined;
   /** One line for `--help` and `sciobench framings`. */
   readonly help: string;
   /** The commands whose runs honour it (others refuse it rather than ignore it). */

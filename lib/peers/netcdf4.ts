@@ -91,6 +91,8 @@ const SYMBOLS = {
     result: "i32",
   },
   nc_inq_var_endian: { parameters: ["i32", "i32", "buffer"], result: "i32" },
+  nc_inq_grp_full_ncid: { parameters: ["i32", "buffer", "buffer"], result: "i32" },
+  nc_inq_varid: { parameters: ["i32", "buffer", "buffer"], result: "i32" },
   nc_inq_att: { parameters: ["i32", "i32", "buffer", "buffer", "buffer"], result: "i32" },
   nc_get_att_text: { parameters: ["i32", "i32", "buffer", "buffer"], result: "i32" },
   nc_put_att_text: { parameters: ["i32", "i32", "buffer", "usize", "buffer"], result: "i32" },
@@ -230,7 +232,8 @@ class NcSink extends PeerSink {
     this.#endian = endian;
     const fill = options.backendOptions?.fill === true;
     const rd = options.backendOptions?.recordDim;
-    this.#recordDim = typeof rd === "string" && rd !== "" ? rd : "record";
+    // (a name the framing's option rule allows: checked before the writer is opened)
+    this.#recordDim = typeof rd === "string" ? rd : "record";
     refuseExisting(backend, path, options.create);
     const mode = (options.create === "new" ? NC_NOCLOBBER : NC_CLOBBER) |
       { netcdf4: NC_NETCDF4, cdf1: 0, cdf2: NC_64BIT_OFFSET, cdf5: NC_64BIT_DATA }[variant];
@@ -370,6 +373,14 @@ interface ReadVar {
   readonly start: BigUint64Array;
   readonly count: BigUint64Array;
   readonly buf: Uint8Array<ArrayBuffer>;
+}
+
+/** A netCDF-4 variable read through libnetcdf: its group's id, its id, and its shape there. */
+interface LibraryVar {
+  readonly name: string;
+  readonly ncid: number;
+  readonly varid: number;
+  readonly shape: readonly number[];
 }
 
 class NcSource implements FrameSource {
@@ -547,16 +558,87 @@ class NcSource implements FrameSource {
     return this.#h5 ??= netcdf4Datasets(this.path);
   }
 
-  /** Every variable of a netCDF-4 file in every group, with HDF5's storage facts. */
+  /**
+   * Every variable of a netCDF-4 file in every group, with HDF5's storage facts and the shape
+   * libnetcdf gives it: along an unlimited dimension that is the dimension's length, which is
+   * more than HDF5's extent for a record variable written for fewer records, or never.
+   */
   datasets(): readonly DatasetInfo[] {
-    return this.#hdf5()?.datasets ?? [];
+    return this.#netcdfView().datasets;
   }
 
   readonly readRegion: ReadRegion = (index, start, count, into) => {
     const h = this.#hdf5();
     if (!h) throw new RangeError(`${this.path}: no datasets`);
-    h.readRegion(index, start, count, into);
+    const v = this.#netcdfView().throughLibrary[index];
+    if (v === undefined) {
+      h.readRegion(index, start, count, into);
+      return;
+    }
+    // records past HDF5's extent read as libnetcdf reads them: the variable's fill value
+    const lib = this.#lib;
+    const status = lib.fn.nc_get_vara(
+      v.ncid,
+      v.varid,
+      BigUint64Array.from(start, BigInt),
+      BigUint64Array.from(count, BigInt),
+      into,
+    );
+    if (status !== 0) check(lib, this.framing, status, `nc_get_vara '${v.name}'`, this.path);
   };
+
+  #view:
+    | { datasets: readonly DatasetInfo[]; throughLibrary: (LibraryVar | undefined)[] }
+    | undefined;
+
+  /**
+   * The HDF5 datasets with libnetcdf's shapes, and for each one whose shape differs (a record
+   * variable shorter than its unlimited dimension) the variable that reads it through libnetcdf.
+   */
+  #netcdfView(): { datasets: readonly DatasetInfo[]; throughLibrary: (LibraryVar | undefined)[] } {
+    if (this.#view) return this.#view;
+    const h = this.#hdf5();
+    const throughLibrary: (LibraryVar | undefined)[] = [];
+    const datasets = (h?.datasets ?? []).map((d, i) => {
+      const v = d.dtype ? this.#libraryVar(d.name) : undefined;
+      if (
+        v === undefined || v.shape.length !== d.shape.length ||
+        v.shape.every((n, k) => n === d.shape[k])
+      ) return d;
+      throughLibrary[i] = v;
+      return { ...d, shape: v.shape };
+    });
+    return (this.#view = { datasets, throughLibrary });
+  }
+
+  /** The variable at HDF5 path `name` (`grp/x`, no leading `/`) as libnetcdf sees it. */
+  #libraryVar(name: string): LibraryVar | undefined {
+    const fn = this.#lib.fn;
+    const cut = name.lastIndexOf("/");
+    const id = new Int32Array(1);
+    let ncid = this.#ncid;
+    if (cut >= 0) {
+      if (fn.nc_inq_grp_full_ncid(this.#ncid, cString(`/${name.slice(0, cut)}`), id) !== 0) {
+        return undefined;
+      }
+      ncid = id[0]!;
+    }
+    if (fn.nc_inq_varid(ncid, cString(name.slice(cut + 1)), id) !== 0) return undefined;
+    const varid = id[0]!;
+    const nameBuf = new Uint8Array(NC_MAX_NAME + 1);
+    const xtype = new Int32Array(1);
+    const rank = new Int32Array(1);
+    const dimids = new Int32Array(NC_MAX_VAR_DIMS);
+    const natts = new Int32Array(1);
+    if (fn.nc_inq_var(ncid, varid, nameBuf, xtype, rank, dimids, natts) !== 0) return undefined;
+    const len = new BigUint64Array(1);
+    const shape: number[] = [];
+    for (let k = 0; k < rank[0]!; k++) {
+      if (fn.nc_inq_dim(ncid, dimids[k]!, nameBuf, len) !== 0) return undefined;
+      shape.push(Number(len[0]));
+    }
+    return { name, ncid, varid, shape };
+  }
 
   describe(): Record<string, unknown> {
     return {

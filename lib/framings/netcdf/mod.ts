@@ -28,7 +28,8 @@ import {
   type WriterOptions,
   WRITING_WORKLOADS,
 } from "../types.ts";
-import { FORMAT } from "./model.ts";
+import { FORMAT, NC_MAX_NAME } from "./model.ts";
+import { netcdfNameProblem } from "./schema.ts";
 import { NetcdfIndex } from "./index.ts";
 import { createNetcdfWriter, netcdfAppendWriter } from "./writer.ts";
 
@@ -48,6 +49,7 @@ export {
   encodeValues,
   fillBytes,
   isCdf5Type,
+  NC_MAX_NAME,
   NC_TYPE_CODE,
   NC_TYPE_DTYPE,
   ncTypeSize,
@@ -58,7 +60,7 @@ export { decodeHeader, encodeFile, encodeHeader, layoutSchema, numrecsBytes } fr
 export type { NcFile } from "./reader.ts";
 export { openNetcdf } from "./reader.ts";
 export type { NcChunkSpec, NetcdfWriterOptions } from "./schema.ts";
-export { CHUNK_NAME_ATTR, netcdfName, schemaForChunks } from "./schema.ts";
+export { CHUNK_NAME_ATTR, netcdfName, netcdfNameProblem, schemaForChunks } from "./schema.ts";
 export { createNetcdfWriter, netcdfAppendWriter } from "./writer.ts";
 
 /** The options of the `netcdf` framing. */
@@ -89,7 +91,8 @@ export const NETCDF_OPTIONS: readonly OptionSpec[] = [
     name: "recordDim",
     type: "string",
     default: "record",
-    help: "name of the record dimension",
+    rule: (value) => netcdfNameProblem(String(value)),
+    help: `name of the record dimension (a netCDF name: at most ${NC_MAX_NAME} bytes, no '/')`,
     workloads: WRITING_WORKLOADS,
   },
   {

@@ -13,6 +13,9 @@ import { elementCount } from "../kit.ts";
 /** The framing name, used in errors. */
 export const FORMAT = "netcdf";
 
+/** Longest name of a dimension, variable or attribute, in UTF-8 bytes (netCDF-C's NC_MAX_NAME). */
+export const NC_MAX_NAME = 256;
+
 /** The netCDF classic external types (CDF-5 adds the unsigned and 64-bit integer ones). */
 export type NcType =
   | "byte"

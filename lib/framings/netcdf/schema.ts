@@ -10,7 +10,7 @@ import type { NcDecodedVariable } from "./header.ts";
 import type { ChunkLayout } from "../types.ts";
 import { DTYPE_SIZE } from "../types.ts";
 import type { NcAttribute, NcDimension, NcSchema, NcVariable, NcVariant } from "./model.ts";
-import { DTYPE_NC_TYPE, isCdf5Type, product } from "./model.ts";
+import { DTYPE_NC_TYPE, isCdf5Type, NC_MAX_NAME, product } from "./model.ts";
 
 /** Variable attribute holding the original chunk name when it is not a valid netCDF name. */
 export const CHUNK_NAME_ATTR = "chunk_name";
@@ -21,6 +21,29 @@ export function netcdfName(name: string): string {
   let s = name.normalize("NFC").replace(/[\u0000-\u001f\u007f/]/g, "_").replace(/\s+$/, "");
   if (s === "" || !/^[\p{L}\p{N}_]/u.test(s)) s = `_${s}`;
   return s;
+}
+
+/**
+ * What keeps `name` from being a netCDF name as netCDF-C's NC_check_name has it (UTF-8 in NFC, a
+ * letter, digit or `_` first, no `/` or control character, no trailing space, at most
+ * {@link NC_MAX_NAME} bytes), in a few words; undefined when it is one.
+ */
+export function netcdfNameProblem(name: string): string | undefined {
+  const bytes = new TextEncoder().encode(name).length;
+  if (name === "") return "a netCDF name cannot be empty";
+  if (bytes > NC_MAX_NAME) {
+    return `a netCDF name has at most ${NC_MAX_NAME} bytes (NC_MAX_NAME), this one ${bytes}`;
+  }
+  if (name.normalize("NFC") !== name) return "a netCDF name must be in Unicode NFC";
+  if (!/^[\p{L}\p{N}_]/u.test(name)) {
+    return "a netCDF name starts with a letter, a digit or '_'";
+  }
+  // deno-lint-ignore no-control-regex
+  if (/[\u0000-\u001f\u007f/]/.test(name)) {
+    return "a netCDF name holds no '/' and no control character";
+  }
+  if (/\s$/u.test(name)) return "a netCDF name does not end in white space";
+  return undefined;
 }
 
 /** One chunk declared to the writer: name, element type, per-record shape. */
