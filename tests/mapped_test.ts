@@ -11,7 +11,7 @@ import { dropCache, residency } from "../lib/io/cache.ts";
 import { FileHandle } from "../lib/io/file.ts";
 import { MappedSource } from "../lib/io/mapped.ts";
 import { cachedPages, preadUncached, releaseLease, takeReadLease } from "../lib/sys/libc.ts";
-import { observeDuring, tempDir } from "./_helpers.ts";
+import { commandMissing, observeDuring, peerTest, tempDir } from "./_helpers.ts";
 
 /** `bytes` bytes whose value at i is a hash of i, so a read from the wrong offset shows. */
 function pattern(bytes: number): Uint8Array {
@@ -126,31 +126,35 @@ async function writableByOthers(path: string): Promise<boolean> {
   return out.code === 0;
 }
 
-Deno.test("mapped source: while it maps the file no other process can open it for writing or cut it", async () => {
-  using d = tempDir();
-  const path = `${d.path}/leased.bin`;
-  const want = pattern(1 << 20);
-  Deno.writeFileSync(path, want);
-  dropCache(path); // cold: the window is a mapping
-  const file = FileHandle.open(path, "read");
-  try {
-    if (!takeReadLease(file.fd)) {
-      console.log("skipped: this file system or user gets no leases (reads are preads there)");
-      return;
+peerTest(
+  "mapped source: while it maps the file no other process can open it for writing or cut it",
+  () => commandMissing("/usr/bin/python3"),
+  async () => {
+    using d = tempDir();
+    const path = `${d.path}/leased.bin`;
+    const want = pattern(1 << 20);
+    Deno.writeFileSync(path, want);
+    dropCache(path); // cold: the window is a mapping
+    const file = FileHandle.open(path, "read");
+    try {
+      if (!takeReadLease(file.fd)) {
+        console.log("skipped: this file system or user gets no leases (reads are preads there)");
+        return;
+      }
+      releaseLease(file.fd);
+      const src = new MappedSource(file);
+      src.window(0, 8); // a scan's first read is a pread; the next (cold again) maps the file
+      dropCache(path);
+      const view = src.window(4096, 8);
+      assert.deepEqual(view?.subarray(0, 8), want.subarray(4096, 4104));
+      assert.equal(await writableByOthers(path), false, "a read lease holds writers off");
+      src.release();
+      assert.equal(await writableByOthers(path), true, "released: writers go on");
+    } finally {
+      file.close();
     }
-    releaseLease(file.fd);
-    const src = new MappedSource(file);
-    src.window(0, 8); // a scan's first read is a pread; the next (cold again) maps the file
-    dropCache(path);
-    const view = src.window(4096, 8);
-    assert.deepEqual(view?.subarray(0, 8), want.subarray(4096, 4104));
-    assert.equal(await writableByOthers(path), false, "a read lease holds writers off");
-    src.release();
-    assert.equal(await writableByOthers(path), true, "released: writers go on");
-  } finally {
-    file.close();
-  }
-});
+  },
+);
 
 Deno.test("mapped source: a file open for writing is never mapped (no lease): reads are preads", () => {
   using d = tempDir();

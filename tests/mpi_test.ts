@@ -5,8 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { detectLaunch } from "../lib/mpi/library.ts";
+import { commandMissing, peerTest, PERMISSIONS } from "./_helpers.ts";
 import { crossNodeShift, serialWorld } from "../lib/mpi/world.ts";
-import { mpiTest, runMpi } from "./_mpi.ts";
+import { LAUNCHERS, mpiTest, runMpi } from "./_mpi.ts";
 
 const PROBE = new URL("./_mpi_probe.ts", import.meta.url).pathname;
 
@@ -82,3 +83,43 @@ Deno.test("mpi: the default --reorder shift puts every rank's file on another no
   // no shift separates every pair: the busiest node's rank count, as IOR's -C uses
   assert.equal(crossNodeShift(["a", "a", "a", "b"]), 3);
 });
+
+const MPICH = LAUNCHERS.find((l) => l.name === "mpich")!;
+
+peerTest(
+  "mpi: MPICH through a wrapper that drops its PMI descriptor (as npx does) is one line, exit 2",
+  () => commandMissing(MPICH.program),
+  async () => {
+    // The wrapper closes PMI_FD and runs deno, as npx's node does (it passes on stdio only).
+    const main = new URL("../main.ts", import.meta.url).pathname;
+    const out = await new Deno.Command(MPICH.program, {
+      args: [
+        ...MPICH.args(2),
+        ...["/bin/sh", "-c", 'eval "exec $PMI_FD<&-"; exec "$@"', "sh"],
+        ...[
+          Deno.execPath(),
+          "run",
+          "--quiet",
+          ...PERMISSIONS,
+          main,
+          "table",
+          "--quick",
+          "--dry-run",
+        ],
+      ],
+      stdout: "piped",
+      stderr: "piped",
+      env: { NO_COLOR: "1" },
+      signal: AbortSignal.timeout(60_000),
+    }).output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 2, stderr);
+    assert.equal(new TextDecoder().decode(out.stdout), "");
+    const lines = stderr.trim().split("\n");
+    assert.equal(lines.length, 1, `one line: ${stderr}`);
+    assert.match(
+      lines[0]!,
+      /^sciobench: error: started by MPICH's mpiexec \(PMI_FD=\d+\) .*launch the deno binary/,
+    );
+  },
+);

@@ -8,7 +8,7 @@
  * @module
  */
 import { SciobenchError } from "../errors.ts";
-import { dlopenGlobal, sleepNs } from "../sys/libc.ts";
+import { dlopenGlobal, sleepNs, socketPeerPid } from "../sys/libc.ts";
 
 /** The MPI ABI families sciobench speaks. */
 export type MpiAbi = "openmpi" | "mpich";
@@ -387,6 +387,25 @@ export function detectLaunch(): LaunchInfo {
     return { launcher: "SLURM_PROCID", abis: both, explicit };
   }
   return { launcher: null, abis: both, explicit };
+}
+
+/**
+ * What a launcher's PMI descriptor says about this process: null when MPI_Init can reach the
+ * launcher, else one line saying why not. MPICH's Hydra hands each rank one end of a socketpair
+ * and names it in `PMI_FD`; a wrapper between the launcher and Deno (npx's node) does not pass it
+ * on, and MPI_Init then fails with raw PMI errors (`readline failed`, `Abort(672779791)`). The
+ * descriptor must be a socket made by another process (Deno's own sockets may sit at that number).
+ */
+export function pmiDescriptorProblem(): string | null {
+  const fd = env("PMI_FD");
+  if (fd === undefined) return null;
+  if (!/^\d+$/.test(fd)) return `PMI_FD=${fd} is not a file descriptor number`;
+  const peer = socketPeerPid(Number(fd));
+  if (peer !== undefined && peer !== Deno.pid) return null;
+  return `started by MPICH's mpiexec (PMI_FD=${fd}) but descriptor ${fd} is not the launcher's ` +
+    `socket in this process (a wrapper such as npx did not pass it on): launch the deno binary ` +
+    `or the compiled sciobench directly, e.g. mpiexec -n 4 "$(npx -y deno@2.9.6 eval ` +
+    `'console.log(Deno.execPath())')" run --allow-all main.ts ...`;
 }
 
 /**

@@ -4,7 +4,14 @@
  * library is loaded. Collectives carry numbers (float64) and strings (UTF-8, JSON).
  * @module
  */
-import { detectLaunch, loadMpi, type MpiLibrary, type MpiOp } from "./library.ts";
+import { UsageError } from "../errors.ts";
+import {
+  detectLaunch,
+  loadMpi,
+  type MpiLibrary,
+  type MpiOp,
+  pmiDescriptorProblem,
+} from "./library.ts";
 
 /** Facts about the ranks of a run, for JSON meta. */
 export interface WorldFacts {
@@ -224,6 +231,12 @@ export function initWorld(): World {
   if (launch.launcher === null) {
     current = serialWorld();
     return current;
+  }
+  const pmi = pmiDescriptorProblem();
+  if (pmi !== null) {
+    // Every rank sees the same; rank 0 says it, so the job prints one line.
+    if ((Deno.env.get("PMI_RANK") ?? "0") !== "0") Deno.exit(2);
+    throw new UsageError(pmi);
   }
   const mpi = loadMpi(launch);
   mpi.init();

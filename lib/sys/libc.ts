@@ -54,6 +54,7 @@ const SYMBOLS = {
   setrlimit: { parameters: ["i32", "buffer"], result: "i32" },
   getrlimit: { parameters: ["i32", "buffer"], result: "i32" },
   nanosleep: { parameters: ["buffer", "pointer"], result: "i32" },
+  getsockopt: { parameters: ["i32", "i32", "i32", "buffer", "buffer"], result: "i32" },
 } as const;
 
 type Libc = Deno.DynamicLibrary<typeof SYMBOLS>["symbols"];
@@ -1106,6 +1107,19 @@ export function getrlimit(resource: number): [number, number] {
   if (libc().getrlimit(resource, rlimitBuf) < 0) fail("getrlimit", "");
   const fromRlim = (v: bigint) => v === 0xffffffffffffffffn ? Infinity : Number(v);
   return [fromRlim(rlimitBuf[0]!), fromRlim(rlimitBuf[1]!)];
+}
+
+/**
+ * The process id at the other end of the Unix socket `fd` (`SO_PEERCRED`: for a socketpair, the
+ * process that made it), or undefined when `fd` is not an open socket.
+ */
+export function socketPeerPid(fd: number): number | undefined {
+  const cred = new Int32Array(3); // struct ucred: pid, uid, gid
+  const len = new Uint32Array([cred.byteLength]);
+  const SOL_SOCKET = 1;
+  const SO_PEERCRED = 17;
+  const rc = libc().getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cred, len);
+  return rc === 0 ? cred[0]! : undefined;
 }
 
 const sleepBuf = new BigInt64Array(2);
