@@ -277,16 +277,19 @@ export const infoCommand: Command = {
         option: { type: "string", multiple: true },
         json: { type: "boolean", default: false },
         strict: { type: "boolean", default: false },
-        format: { type: "string", default: "table" },
+        format: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     });
+    const format = parseChoice(values.format ?? "table", ["table", "json"], "--format");
+    if (values.json && values.format !== undefined && format !== "json") {
+      throw new UsageError(`info: --json and --format ${format} disagree; --json is --format json`);
+    }
     if (positionals.length !== 1) {
       throw new UsageError("info: give exactly one FILE (see 'sciobench info --help')");
     }
     const path = positionals[0]!;
-    const json = values.json ||
-      parseChoice(values.format, ["table", "json"], "--format") === "json";
+    const json = values.json || format === "json";
     const backend = chooseBackend(path, values.framing);
     if (isolates(backend)) {
       await runIsolated(
