@@ -4,11 +4,15 @@
  * @module
  */
 
-/** Control characters shown as escapes (`\n`, `\x00`), so a message stays on one line. */
+/**
+ * Control characters (C0, DEL and C1, such as ESC and the 8-bit CSI) shown as escapes (`\n`,
+ * `\x1b`), so a text from a file or a library stays one line and cannot drive the terminal.
+ * The one escaping every error, warning, table, CSV and info line goes through.
+ */
 export function escapeControls(text: string): string {
   return text.replace(
     // deno-lint-ignore no-control-regex
-    /[\x00-\x1f\x7f]/g,
+    /[\x00-\x1f\x7f-\x9f]/g,
     (c) =>
       c === "\n"
         ? "\\n"

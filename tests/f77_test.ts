@@ -148,8 +148,8 @@ Deno.test("f77: round trips over marker width, byte order and subrecord limit", 
   const layout = frames[0]!.chunks.map((c) => ({ name: c.name, dtype: c.dtype, shape: c.shape }));
   for (const marker of [4, 8] as const) {
     for (const endian of ["little", "big"] as const) {
-      // 7 cuts float32 elements across subrecords; 1e9 never splits.
-      for (const subrecordLimit of [7, 16, 1e9]) {
+      // 9 cuts float32 elements across subrecords; 1e9 never splits.
+      for (const subrecordLimit of [9, 16, 1e9]) {
         const what = `${marker}/${endian}/${subrecordLimit}`;
         const bytes = encode(frames, { marker, endian, subrecordLimit });
         for (const opts of [{ layout }, { layout, marker, endian }]) {
@@ -169,8 +169,16 @@ Deno.test("f77: round trips over marker width, byte order and subrecord limit", 
             }
           }
         }
-        // The same file read without a layout: one float64 record per frame, 1-based names.
-        const plain = open(bytes);
+        // Without options sciobench's own table frames are recognised, and said so.
+        const detected = open(bytes);
+        assert.equal(detected.frameCount, 3, what);
+        assert.deepEqual(detected.chunks(1).map((c) => [c.name, c.dtype, c.shape]), [
+          ["particles/position", "float32", [5, 3]],
+          ["particles/orientation", "float32", [5, 4]],
+        ]);
+        assert.match(String(detected.describe!().layout), /sciobench table frames.*detected/);
+        // With dtype=float64: one float64 record per frame, 1-based names.
+        const plain = open(bytes, { dtype: "float64" });
         assert.equal(plain.frameCount, 6);
         assert.equal(plain.chunks(3)[0]!.name, "record/4");
         assert.equal(
@@ -507,7 +515,8 @@ Deno.test("f77 cli: write and read through the generic commands, options passed 
   assert.equal(w.code, 0, w.stderr);
   const bytes = await Deno.readFile(path);
   const idx = open(bytes, { marker: 8, endian: "big" });
-  assert.equal(idx.frameCount, 6, "position and orientation: two records per frame");
+  assert.equal(idx.describe!().records, 6, "position and orientation: two records per frame");
+  assert.equal(idx.frameCount, 3, "the table's frames, recognised");
   assert.equal(idx.describe!().split_records, 6);
   // sciobench read: the table pattern verifies once the records are typed and named.
   const r = await runCli([
@@ -660,3 +669,56 @@ peerTest(
     }
   },
 );
+
+Deno.test("f77 info: sciobench's own table file shows the frames written, or says the dtype is assumed", async () => {
+  using tmp = tempDir();
+  const path = `${tmp.path}/t.f77`;
+  const w = await runCli(["write", "--framing", "f77", "--n", "16", "--frames", "150", path]);
+  assert.equal(w.code, 0, w.stderr);
+  const info = await runCli(["info", path]);
+  assert.equal(info.code, 0, info.stderr);
+  assert.match(info.stdout, /^frames: 150$/m);
+  assert.match(info.stdout, /^layout: sciobench table frames .*detected\)$/m);
+  assert.match(info.stdout, /^0,particles\/position,float32,16x3,/m);
+  // records of one size: not the table's; the default float64 is named as assumed
+  const plain = `${tmp.path}/plain.f77`;
+  Deno.writeFileSync(plain, encode([doubles(1, 2), doubles(3, 4)], { endian: "little" }));
+  const p = await runCli(["info", plain]);
+  assert.equal(p.code, 0, p.stderr);
+  assert.match(p.stdout, /^layout: assumed: one float64 record per frame \(--option dtype=/m);
+  // more records per frame than the file holds: one line, exit 2, not a file of 0 frames
+  for (const item of ["recordsPerFrame=99999999999", "recordsPerFrame=301"]) {
+    const r = await runCli(["info", "--option", item, path]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stdout, "");
+    assert.match(
+      r.stderr,
+      /^sciobench: error: f77: .* holds 300 record\(s\): recordsPerFrame=\d+ leaves no frame; give at most 300\n$/,
+    );
+  }
+  for (const item of ["names=", "names=a,,b"]) {
+    const r = await runCli(["info", "--option", item, path]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      /^sciobench: error: bad value '.*' for option names of f77: expected a comma-separated list of non-empty items\n$/,
+    );
+  }
+  const sub = await runCli([
+    "write",
+    "--framing",
+    "f77",
+    "--n",
+    "4",
+    "--frames",
+    "1",
+    "--option",
+    "subrecordLimit=1",
+    `${tmp.path}/s.f77`,
+  ]);
+  assert.equal(sub.code, 2, sub.stderr);
+  assert.match(
+    sub.stderr,
+    /bad value '1' for option subrecordLimit of f77: expected an integer from 8/,
+  );
+});

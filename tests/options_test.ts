@@ -46,7 +46,15 @@ Deno.test("options: unknown keys, bad values and unused options are usage errors
   );
   refused(["marker=5"], /bad value '5' for option marker of f77: expected one of 4, 8/);
   refused(["marker=four"], /bad value 'four' for option marker/);
-  refused(["subrecordLimit=0"], /expected an integer from 1/);
+  refused(["subrecordLimit=0"], /expected an integer from 8/);
+  refused(["subrecordLimit=1"], /bad value '1' for option subrecordLimit of f77: .* from 8/);
+  refused(
+    ["names="],
+    /bad value '' for option names of f77: expected a comma-separated list of non-empty items/,
+    "read",
+  );
+  refused(["names=a,,b"], /bad value 'a,,b' for option names of f77/, "read");
+  refused(["dtype=float64,"], /bad value 'float64,' for option dtype of f77/, "read");
   refused(["marker"], /expected KEY=VALUE/);
   refused(["dtype=float32"], /option dtype of f77 is not used by write \(only by read, info\)/);
   assert.throws(

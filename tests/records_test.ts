@@ -225,3 +225,27 @@ Deno.test("records: a backend that reads back wrong data fails verification", as
   assert.match(runs[1]!.error!, /frame 2: chunk 'data' differs .* at byte 5/);
   assert.deepEqual(leftovers(d.path), []);
 });
+
+Deno.test("records --framing: the backends named are measured in one byte order; the bare command keeps the seed's", async () => {
+  const orders = async (...args: string[]) => {
+    const r = await runCli(["records", "--quick", "--dry-run", "--format", "json", ...args]);
+    assert.equal(r.code, 0, r.stderr);
+    const plan = JSON.parse(r.stdout) as { backends: { name: string; endian: string }[] };
+    return Object.fromEntries(plan.backends.map((b) => [b.name, b.endian]));
+  };
+  assert.deepEqual(await orders("--framing", "hdf5,netcdf4"), {
+    hdf5: "native",
+    netcdf4: "native",
+  });
+  assert.deepEqual(await orders("--framing", "hdf5,netcdf-lib"), {
+    hdf5: "big",
+    "netcdf-lib": "big",
+  });
+  assert.deepEqual(await orders("--framing", "hdf5,netcdf4", "--endian", "big"), {
+    hdf5: "big",
+    netcdf4: "big",
+  });
+  const bare = await orders();
+  assert.equal(bare.hdf5, "big");
+  assert.equal(bare.netcdf4, "native");
+});

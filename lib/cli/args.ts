@@ -9,10 +9,16 @@ import { didYouMean } from "../suggest.ts";
 export { formatCount, formatSize } from "../report/units.ts";
 export { parseSize, SIZE_FORMS } from "../sizes.ts";
 
-/** Parses a positive integer count such as `1024`, `32^2` or `1024^2`. */
+/**
+ * Parses a positive integer count such as `1024`, `32^2` or `1024^2` (base and exponent positive:
+ * `0^0` is refused, not 1), at most `max`.
+ */
 export function parseCount(text: string, what = "N", max = Number.MAX_SAFE_INTEGER): number {
   const m = /^\s*(\d+)\s*(?:\^\s*(\d+))?\s*$/.exec(text);
   if (!m) throw new UsageError(`bad ${what} '${text}': expected an integer such as 1024 or 32^2`);
+  if (m[2] !== undefined && (Number(m[1]) === 0 || Number(m[2]) === 0)) {
+    throw new UsageError(`bad ${what} '${text}': in B^E both B and E must be positive integers`);
+  }
   const n = Number(m[1]) ** (m[2] === undefined ? 1 : Number(m[2]));
   if (!Number.isSafeInteger(n) || n <= 0) {
     throw new UsageError(`bad ${what} '${text}': must be a positive integer below 2^53`);

@@ -396,8 +396,9 @@ export const LAYOUT_HELP =
                       each rank its own part at offsets known in advance; raw, f77, netcdf, gsd)`;
 
 /**
- * The `--layout` value; for `shared`, UsageError (one line) unless every backend can share one
- * file between ranks, and for `--fsync each` under MPI (a shared file fsyncs once, at its end).
+ * The `--layout` value; for `shared`, UsageError (one line) without several MPI ranks, unless
+ * every backend can share one file between ranks, and for `--fsync each` under MPI (a shared
+ * file fsyncs once, at its end).
  */
 export function parseLayout(
   value: string | undefined,
@@ -405,6 +406,12 @@ export function parseLayout(
   fsync: FsyncPolicy,
 ): "per-rank" | "shared" {
   const layout = parseChoice(value ?? "per-rank", ["per-rank", "shared"] as const, "--layout");
+  if (layout === "shared" && world().size === 1) {
+    throw new UsageError(
+      "--layout shared: one file shared by MPI ranks, but this is one process; run it under " +
+        "mpirun or srun with several ranks, or leave --layout out",
+    );
+  }
   if (layout === "shared") {
     for (const b of backends) checkSharedLayout(b.name);
     if (fsync === "each" && world().size > 1) {
@@ -649,7 +656,13 @@ export function usableBackends(list: string): Backend[] {
   return run;
 }
 
-/** The repeat count from `--repeat K` or its alias `--trials K` (default 1; both must agree). */
+/** Most times `--repeat` (`--trials`) measures each cell: beyond it a run never ends. */
+export const MAX_REPEAT = 1000;
+
+/**
+ * The repeat count from `--repeat K` or its alias `--trials K` (default 1; both must agree; at
+ * most {@link MAX_REPEAT}).
+ */
 export function repeatOption(repeat: string | undefined, trials: string | undefined): number {
   if (repeat !== undefined && trials !== undefined && repeat !== trials) {
     throw new UsageError(
@@ -657,5 +670,5 @@ export function repeatOption(repeat: string | undefined, trials: string | undefi
     );
   }
   const text = repeat ?? trials ?? "1";
-  return parseCount(text, repeat !== undefined ? "--repeat" : "--trials");
+  return parseCount(text, repeat !== undefined ? "--repeat" : "--trials", MAX_REPEAT);
 }

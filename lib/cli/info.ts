@@ -3,12 +3,12 @@
  * @module
  */
 import { crc32 } from "node:zlib";
-import { FormatError, UsageError } from "../errors.ts";
+import { escapeControls, FormatError, UsageError } from "../errors.ts";
 import type { FrameSource } from "../backends/backend.ts";
 import { parseArgs, parseChoice } from "./args.ts";
 import type { Command } from "./command.ts";
 import { backendOptionsHelp } from "./common.ts";
-import { writeStdout } from "../report/output.ts";
+import { csvField, jsonText, writeStdout } from "../report/output.ts";
 import { warn } from "../report/progress.ts";
 import { isolates, relayToTerminal, runIsolated } from "./isolate.ts";
 import { chooseBackend, openUserFile } from "./open.ts";
@@ -134,8 +134,8 @@ export function datasetLines(datasets: readonly DatasetRow[]): string[] {
     "dataset,type,shape,storage,chunk,filters,offset,stored_bytes,bytes,crc32",
     ...datasets.map((d) =>
       [
-        d.name,
-        d.type,
+        csvField(d.name),
+        csvField(d.type),
         d.shape.join("x"),
         d.storage,
         d.chunk?.join("x") ?? "",
@@ -187,7 +187,7 @@ export function streamInfo(
   const fileBytes = Deno.statSync(path).size;
   const out = new Batcher(emit);
   if (json) {
-    const head = JSON.stringify(
+    const head = jsonText(
       {
         path,
         framing: source.framing,
@@ -204,30 +204,30 @@ export function streamInfo(
           }
           : {}),
       },
-      null,
       1,
     );
     out.add(`${head.slice(0, -2)},\n "chunks": [`);
     let first = true;
     forEachChunk(source, (c) => {
-      out.add(`${first ? "\n" : ",\n"}${JSON.stringify(c, null, 1).replace(/^/gm, "  ")}`);
+      out.add(`${first ? "\n" : ",\n"}${jsonText(c, 1).replace(/^/gm, "  ")}`);
       first = false;
     });
     out.add(first ? "]\n}\n" : "\n ]\n}\n");
   } else {
+    // names and facts come from the file: escaped (one line each) and quoted as CSV fields
     const lines = [
-      `path: ${path}`,
+      `path: ${escapeControls(path)}`,
       `framing: ${source.framing}`,
       `frames: ${source.frameCount}`,
       `file_bytes: ${fileBytes}`,
       ...Object.entries(facts).map(([k, v]) =>
-        `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`
+        `${escapeControls(k)}: ${escapeControls(typeof v === "string" ? v : JSON.stringify(v))}`
       ),
       ...(variables.length > 0
         ? [
           "",
           "variable,dtype,bytes,crc32",
-          ...variables.map((v) => `${v.name},${v.dtype},${v.bytes},${v.crc32}`),
+          ...variables.map((v) => `${csvField(v.name)},${csvField(v.dtype)},${v.bytes},${v.crc32}`),
         ]
         : []),
       ...datasetLines(datasets),
@@ -237,7 +237,9 @@ export function streamInfo(
     out.add(lines.join("\n") + "\n");
     forEachChunk(source, (c) => {
       out.add(
-        `${c.frame},${c.name},${c.dtype},${c.shape.join("x")},${c.offset},${c.bytes},${c.crc32}\n`,
+        `${c.frame},${csvField(c.name)},${csvField(c.dtype)},${
+          c.shape.join("x")
+        },${c.offset},${c.bytes},${c.crc32}\n`,
       );
     });
   }
@@ -275,16 +277,19 @@ export const infoCommand: Command = {
         option: { type: "string", multiple: true },
         json: { type: "boolean", default: false },
         strict: { type: "boolean", default: false },
-        format: { type: "string", default: "table" },
+        format: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     });
+    const format = parseChoice(values.format ?? "table", ["table", "json"], "--format");
+    if (values.json && values.format !== undefined && format !== "json") {
+      throw new UsageError(`info: --json and --format ${format} disagree; --json is --format json`);
+    }
     if (positionals.length !== 1) {
       throw new UsageError("info: give exactly one FILE (see 'sciobench info --help')");
     }
     const path = positionals[0]!;
-    const json = values.json ||
-      parseChoice(values.format, ["table", "json"], "--format") === "json";
+    const json = values.json || format === "json";
     const backend = chooseBackend(path, values.framing);
     if (isolates(backend)) {
       await runIsolated(

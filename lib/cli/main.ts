@@ -68,6 +68,13 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   if (name === "--help" || name === "-h" || name === "help") {
     const topic = name === "help" ? rest[0] : undefined;
     const cmd = COMMANDS.find((c) => c.name === topic);
+    if (topic !== undefined && !cmd) {
+      const names = COMMANDS.map((c) => c.name);
+      errorLine(
+        `help: no command '${topic}'; commands: ${names.join(", ")}${didYouMean(topic, names)}`,
+      );
+      return 2;
+    }
     return printOut(cmd ? cmd.help : globalHelp());
   }
   if (name === "--version" || name === "-V") return printOut(versionText());

@@ -6,11 +6,12 @@
  * stderr line. Also `--quick`, and per-framing byte orders (`--endian hdf4=big,ieeeio=native`).
  * @module
  */
-import { PeerUnavailableError, UsageError } from "../errors.ts";
+import { escapeControls, PeerUnavailableError, UsageError } from "../errors.ts";
 import type { Backend } from "../backends/backend.ts";
 import { usableBackend } from "../backends/registry.ts";
 import type { EndianOption } from "../framings/types.ts";
 import { warn } from "../report/progress.ts";
+import { jsonText } from "../report/output.ts";
 import { formatSize, parseChoice, parseList } from "./args.ts";
 
 /** parseArgs declarations of `--quick` and `--dry-run`. */
@@ -129,12 +130,13 @@ export function planText(plan: RunPlan): string {
   lines.push(`read: ${formatSize(plan.readBytes)} (${plan.readBytes} bytes)`);
   lines.push(`estimate: ${formatDuration(estimateSeconds(plan))}`);
   for (const w of plan.warnings) lines.push(`warning: ${w}`);
-  return lines.join("\n") + "\n";
+  // paths and library messages among them: each line stays one line
+  return lines.map(escapeControls).join("\n") + "\n";
 }
 
 /** Prints the plan to stdout as text or JSON (`--format json`). */
 export function printPlan(plan: RunPlan, format: string): void {
-  const text = format === "json" ? JSON.stringify(planJson(plan), null, 2) + "\n" : planText(plan);
+  const text = format === "json" ? jsonText(planJson(plan), 2) + "\n" : planText(plan);
   const bytes = new TextEncoder().encode(text);
   let done = 0;
   while (done < bytes.length) done += Deno.stdout.writeSync(bytes.subarray(done));

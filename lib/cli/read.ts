@@ -2,7 +2,7 @@
  * `sciobench read`: times reading an existing file cold: open, sequential read, random read.
  * @module
  */
-import { IoError, UsageError } from "../errors.ts";
+import { FormatError, IoError, UsageError } from "../errors.ts";
 import { type CacheDrop, type ColdEvidence, dropCache, residency } from "../io/cache.ts";
 import type { Transfer } from "../io/transfer.ts";
 import { warn } from "../report/progress.ts";
@@ -233,6 +233,76 @@ export interface ReadSettings {
   readonly transfer?: Transfer;
 }
 
+/**
+ * FormatError (exit 2, one line) when `source` holds nothing to read: no frame and no dataset.
+ * (A row of zeros would claim a measurement.)
+ */
+function refuseEmpty(source: FrameSource): void {
+  if (source.frameCount > 0 || (source.datasets?.().length ?? 0) > 0) return;
+  source.close();
+  throw new FormatError(
+    source.framing,
+    source.path,
+    -1,
+    "the file holds no frames (and no datasets): there is nothing to read or time",
+  );
+}
+
+/** Share of frame 0's 4-byte words that must equal the table pattern's for --verify to apply. */
+const OWN_DATA_FRACTION = 0.5;
+
+/**
+ * The table pattern `source` was written with (`sciobench write --seed seed`): N from frame 0's
+ * positions (12 N bytes), and frame 0 must mostly equal the pattern's (at least
+ * {@link OWN_DATA_FRACTION} of its words, so a damaged frame is still verified and reported).
+ * Data sciobench did not write (a hoomd file of gsd, another seed) is refused in one line (exit 2):
+ * a comparison with a pattern it never held would claim corruption.
+ */
+function tablePatternOf(source: FrameSource, seed: number, fileBytes: number): TableFrames {
+  const path = source.path;
+  // data the file does not hold was never written: no table frame to build and compare
+  const located = source.frameCount > 0 && source.locate ? source.locate(0) : [];
+  const past = located.find((c) => c.offset >= 0 && c.offset + c.bytes > fileBytes);
+  if (past !== undefined) {
+    throw new UsageError(
+      `--verify: ${path} does not hold table frames: chunk '${past.name}' of frame 0 ` +
+        `([${past.offset}, ${past.offset + past.bytes})) lies past the end of the file ` +
+        `(${fileBytes} bytes), never written`,
+    );
+  }
+  const chunks = source.frameCount > 0 ? source.readFrame(0) : [];
+  const first = chunks.find((c) => c.name.endsWith("position")) ?? chunks[0];
+  const n = first ? first.data.length / 12 : 0;
+  const refuse = (why: string) =>
+    new UsageError(
+      `--verify: ${path} ${why}; --verify checks the frames 'sciobench write --seed ${seed}' ` +
+        "writes: give the --seed it was written with, or read it without --verify (the " +
+        "format's own checks still run)",
+    );
+  if (!Number.isInteger(n) || n <= 0) throw refuse("does not hold the table's frames");
+  const pattern = new TableFrames(n, seed);
+  let same = 0;
+  let words = 0;
+  for (const want of pattern.frame(0).chunks) {
+    const got = chunks.find((c) => c.name === want.name) ??
+      chunks.find((c) => c.name.endsWith(want.name.slice(want.name.indexOf("/") + 1)));
+    const w = new Uint8Array(want.data.buffer, want.data.byteOffset, want.data.byteLength);
+    words += w.length >>> 2;
+    if (got === undefined || got.data.length !== w.length) continue;
+    const a = new Int32Array(w.slice().buffer);
+    const b = new Int32Array(got.data.slice().buffer, 0, a.length);
+    for (let i = 0; i < a.length; i++) if (a[i] === b[i]) same++;
+  }
+  if (same < OWN_DATA_FRACTION * words) {
+    throw refuse(
+      `was not written by sciobench with seed ${seed} (frame 0 matches ${
+        Math.round((100 * same) / Math.max(1, words))
+      }% of that data)`,
+    );
+  }
+  return pattern;
+}
+
 /** What a read row shows about its cold reads, for `cold_ok` ({@link judgeCold}). */
 function coldEvidence(row: Row, fsType: number): ColdEvidence {
   return {
@@ -272,27 +342,8 @@ export async function measureRead(
     if (settings.verify) {
       const probe = openUserFile(path, framing, optionItems, "read", { transfer });
       try {
-        // the chunks' places from the index where the source has one (no read of the frame)
-        const chunks = probe.frameCount === 0
-          ? []
-          : probe.locate
-          ? probe.locate(0)
-          : probe.readFrame(0).map((c) => ({ ...c, bytes: c.data.length, offset: -1 }));
-        const first = chunks.find((c) => c.name.endsWith("position")) ?? chunks[0];
-        const n = first ? first.bytes / 12 : 0;
-        if (!Number.isInteger(n) || n <= 0) {
-          throw new UsageError(`--verify: ${path} does not hold table frames`);
-        }
-        // data the file does not hold was never written: no table frame to build and compare
-        const past = chunks.find((c) => c.offset >= 0 && c.offset + c.bytes > fileBytes);
-        if (past !== undefined) {
-          throw new UsageError(
-            `--verify: ${path} does not hold table frames: chunk '${past.name}' of frame 0 ` +
-              `([${past.offset}, ${past.offset + past.bytes})) lies past the end of the file ` +
-              `(${fileBytes} bytes), never written`,
-          );
-        }
-        pattern = new TableFrames(n, seed);
+        refuseEmpty(probe);
+        pattern = tablePatternOf(probe, seed, fileBytes);
       } finally {
         probe.close();
       }
@@ -304,6 +355,7 @@ export async function measureRead(
       transfer,
     });
     const o = om.stop();
+    refuseEmpty(source);
     // --verify: the expected bytes in the file's byte order (big-endian netCDF: a swapped copy of
     // a frame) are made before the reads are timed, as the native arrays are
     if (pattern) prepareVerified(source, pattern);

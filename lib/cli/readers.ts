@@ -56,6 +56,7 @@ import {
   PER_RANK_HELP,
   PER_RANK_OPTION,
   rankColumnDocs,
+  repeatOption,
   TRANSFER_HELP,
   TRANSFER_OPTIONS,
   WORKLOAD_OPTIONS,
@@ -368,7 +369,7 @@ export const readersCommand: Command = {
     const length = shape?.length ?? parseCount(values.length, "--length");
     const seed = parseSeed(values.seed);
     const endian = parseEndian(values.endian);
-    const repeat = parseCount(values.repeat, "--repeat");
+    const repeat = repeatOption(values.repeat, undefined);
     checkOutputFormat(values, false);
     const backend = usableBackend(values.framing);
     const backendOptions = backendOptionArgs(backend, values.option, "readers");
@@ -394,7 +395,6 @@ export const readersCommand: Command = {
       ...cells,
       options: backendOptions,
     });
-    if (dryRun(plan, values)) return;
     if (sized && reader.name === "gfortran") {
       throw new UsageError(
         `--${values.direct ? "direct" : "bs"}: the gfortran reader is a program that makes its ` +
@@ -411,6 +411,8 @@ export const readersCommand: Command = {
     );
     checkMemory(2 * length * 8, `a record of --length ${length}`, "use a smaller --length");
     const transfer = parseTransfer(values, [backend], values.dir);
+    // the plan is printed only once every check of the run has passed (the same calls)
+    if (dryRun(plan, values)) return;
     const self = selfCommand();
     // The readers know what was written: f77 markers are not detected (it would double-scan
     // Packman's file), and the byte order is given.

@@ -12,6 +12,7 @@ import { columnHelp } from "../report/human.ts";
 import type { Row } from "../report/output.ts";
 import { Progress } from "../report/progress.ts";
 import {
+  commonOrder,
   RECORDS_AGGREGATE,
   RECORDS_COLUMN_DOCS,
   RECORDS_HUMAN_COLUMNS,
@@ -62,8 +63,10 @@ Options:
                       and netCDF-4 files, and our native classic writer; peers run where
                       their library is installed)
   --endian LIST       big, native (or little), one or more, for every backend or per backend
-                      as NAME=ORDER (default ${RECORDS_SEED.endian}: HDF5 big-endian as
-                      netCDF-3, netCDF-4 native, as the seed); netcdf classic is big-endian only
+                      as NAME=ORDER (default without --framing ${RECORDS_SEED.endian}: HDF5
+                      big-endian as netCDF-3, netCDF-4 native, as the seed; with --framing one
+                      order for all: native, or big when a backend writes big-endian only);
+                      netcdf classic is big-endian only
   --repeat K          repeat everything K times (default 1); K > 1 adds summary rows per
                       (framing, endian, phase). --trials K is the same
   --seed S            data seed (default 1)
@@ -141,8 +144,8 @@ export const recordsCommand: Command = {
         ...common.WORKLOAD_OPTIONS,
         shape: { type: "string" },
         type: { type: "string", default: RECORDS_SEED.type },
-        framing: { type: "string", default: RECORDS_SEED.framing },
-        endian: { type: "string", default: RECORDS_SEED.endian },
+        framing: { type: "string" },
+        endian: { type: "string" },
         repeat: { type: "string" },
         trials: { type: "string" },
         seed: { type: "string", default: "1" },
@@ -164,13 +167,18 @@ export const recordsCommand: Command = {
     const dtype: RecordsType = parseChoice(values.type, NUMBER_TYPES, "--type");
     const repeat = common.repeatOption(values.repeat, values.trials);
     const seed = parseCount(values.seed, "--seed");
-    const endian = new EndianChoice(values.endian);
     common.checkOutputFormat(values, true);
     const recordBytes = shape.slice(1).reduce((a, b) => a * b, 1) * DTYPE_SIZE[dtype];
     if (!Number.isSafeInteger(recordBytes * shape[0]!) || recordBytes > 2 ** 31 - 1) {
       throw new UsageError(`--shape ${shapeText} of ${dtype}: at most 2 GiB - 1 per record`);
     }
-    const resolved = resolveBackends(values.framing);
+    const resolved = resolveBackends(values.framing ?? RECORDS_SEED.framing);
+    // the bare command keeps the seed's orders (HDF5 big-endian, netCDF-4 native); backends the
+    // user names are measured in one byte order, so the comparison is of backends, not of orders
+    const endian = new EndianChoice(
+      values.endian ??
+        (values.framing === undefined ? RECORDS_SEED.endian : commonOrder(resolved.run)),
+    );
     const backendOptions = parseOptionArgs(resolved.run, values.option, "records");
     const fsync = common.parseFsync(values.fsync, resolved.run);
     const layout = common.parseLayout(values.layout, resolved.run, fsync);
@@ -186,7 +194,6 @@ export const recordsCommand: Command = {
       targets,
       resolved.skipped,
     );
-    if (dryRun(plan, values)) return;
     common.checkScratchRoom(
       values.dir,
       recordBytes * shape[0]!,
@@ -198,6 +205,8 @@ export const recordsCommand: Command = {
     if (transfer && layout === "shared" && world().size > 1) {
       throw new UsageError("--layout shared does not take --bs or --direct; use --layout per-rank");
     }
+    // the plan is printed only once every check of the run has passed (the same calls)
+    if (dryRun(plan, values)) return;
     const progress = new Progress();
     announcePlan(plan, notes);
 

@@ -196,7 +196,6 @@ export const scalingCommand: Command = {
       { datasets, shape, dtype, trials: repeat, fsync, bytes, endian },
       resolved,
     );
-    if (dryRun(plan, values)) return;
     common.checkScratchRoom(
       values.dir,
       Math.max(...datasets) * bytes,
@@ -205,6 +204,8 @@ export const scalingCommand: Command = {
     );
     common.checkMemory(2 * bytes, `a dataset of --shape ${values.shape}`, "use a smaller --shape");
     const transfer = common.parseTransfer(values, resolved.run, values.dir);
+    // the plan is printed only once every check of the run has passed (the same calls)
+    if (dryRun(plan, values)) return;
     announcePlan(plan);
     const backends = resolved.run;
 

@@ -230,7 +230,7 @@ export const tableCommand: Command = {
       .map((s) => parseSize(s, "--size"));
     const ns = parseList(values.n ?? (quick ? TABLE_QUICK.n : TABLE_SEED.n), "--n")
       .map((s) => parseCount(s, "--n"));
-    const repeat = parseCount(values.repeat, "--repeat");
+    const repeat = common.repeatOption(values.repeat, undefined);
     const seed = parseSeed(values.seed);
     common.checkMemory(
       4 * 28 * Math.max(...ns),
@@ -323,7 +323,6 @@ export const tableCommand: Command = {
       warn(`--overlap: not for ${names} (peers read one frame after the other)`);
     }
     const plan = tablePlan(settings);
-    if (dryRun(plan, values)) return;
     // every rank's files may share this file system
     common.checkScratchRoom(
       values.dir,
@@ -332,6 +331,8 @@ export const tableCommand: Command = {
       "use a smaller --size or another --dir",
     );
     const transfer = common.parseTransfer(values, [...resolved.run, ...peers], values.dir);
+    // the plan is printed only once every check of the run has passed (the same calls)
+    if (dryRun(plan, values)) return;
     // frame k + 1's read in flight while frame k is verified: by default with --direct
     const overlap = readOverlap(transfer, values["no-overlap"] ? false : values.overlap);
     if (overlap.note !== undefined && resolved.run.some((b) => b.kind === "native")) {

@@ -59,6 +59,12 @@ import { bytesOf, checkChunkSize } from "./kit.ts";
 /** gfortran's largest subrecord payload with 4-byte markers, in bytes: 2^31 - 9. */
 export const F77_MAX_SUBRECORD = 2147483639;
 
+/**
+ * Smallest subrecord payload sciobench writes, in bytes: one value of the widest type (8). Below
+ * it the markers outweigh the data many times over (subrecordLimit=1 writes 9 bytes a byte).
+ */
+export const F77_MIN_SUBRECORD = 8;
+
 /** Largest value a 4-byte marker can hold, in bytes. */
 const INT32_MAX = 2147483647;
 
@@ -99,11 +105,16 @@ function endianOption(value: unknown): ByteOrder | "auto" {
   throw new UsageError(`f77: bad endian '${String(value)}': expected little, big, native or auto`);
 }
 
-function positiveInt(value: unknown, what: string, max = Number.MAX_SAFE_INTEGER): number {
+function positiveInt(
+  value: unknown,
+  what: string,
+  max = Number.MAX_SAFE_INTEGER,
+  min = 1,
+): number {
   const n = typeof value === "string" && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
-  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 1 || n > max) {
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < min || n > max) {
     throw new UsageError(
-      `f77: bad ${what} '${String(value)}': expected an integer from 1 to ${max}`,
+      `f77: bad ${what} '${String(value)}': expected an integer from ${min} to ${max}`,
     );
   }
   return n;
@@ -153,7 +164,7 @@ class F77Writer implements FrameWriter {
     const max = this.#w === 4 ? INT32_MAX : Number.MAX_SAFE_INTEGER;
     this.#limit = options.subrecordLimit === undefined
       ? (this.#w === 4 ? F77_MAX_SUBRECORD : Number.MAX_SAFE_INTEGER)
-      : positiveInt(options.subrecordLimit, "subrecordLimit", max);
+      : positiveInt(options.subrecordLimit, "subrecordLimit", max, F77_MIN_SUBRECORD);
   }
 
   begin(): WriteOp[] {
@@ -647,6 +658,13 @@ function parseTypeSpec(text: string): TypeSpec {
 /** How records map to the chunks of a frame. */
 interface FramePlan {
   readonly perFrame: number;
+  /**
+   * How the layout was chosen: `given` (options or a layout), `table` (sciobench's own table
+   * frames recognised), `assumed` (nothing given: one float64 record per frame, said so).
+   */
+  readonly source?: "given" | "table";
+  /** True when neither a layout nor dtype, names or recordsPerFrame was given. */
+  readonly assumed?: boolean;
   /** Layout per record position when the caller gave one (then every record must match). */
   readonly layout?: readonly ChunkLayout[];
   readonly types: readonly TypeSpec[];
@@ -658,6 +676,8 @@ function framePlan(options: ReaderOptions): FramePlan {
   if (layout !== undefined && layout.length > 0) {
     return { perFrame: layout.length, layout, types: [] };
   }
+  const assumed = options.dtype === undefined && options.names === undefined &&
+    options.recordsPerFrame === undefined;
   const types = (listOption(options.dtype, "dtype") ?? ["float64"]).map(parseTypeSpec);
   const names = listOption(options.names, "names");
   const listed = Math.max(types.length, names?.length ?? 1);
@@ -670,7 +690,32 @@ function framePlan(options: ReaderOptions): FramePlan {
   if (names !== undefined && names.length !== perFrame) {
     throw new UsageError(`f77: ${names.length} names given for ${perFrame} records per frame`);
   }
-  return { perFrame, types, names };
+  return { perFrame, types, names, assumed };
+}
+
+/**
+ * The layout of sciobench's own table frames when `t` holds them (an even number of records,
+ * alternately 12 N and 16 N bytes for one N: position N x 3 and orientation N x 4 float32, as
+ * `sciobench write` stores them), else undefined.
+ */
+function tablePlan(t: RecordTable): FramePlan | undefined {
+  const sizes = t.sizes;
+  const n = (sizes[0] ?? 0) / 12;
+  if (sizes.length === 0 || sizes.length % 2 !== 0 || !Number.isInteger(n) || n < 1) {
+    return undefined;
+  }
+  for (let r = 0; r < sizes.length; r += 2) {
+    if (sizes[r] !== 12 * n || sizes[r + 1] !== 16 * n) return undefined;
+  }
+  return {
+    perFrame: 2,
+    source: "table",
+    types: [],
+    layout: [
+      { name: "particles/position", dtype: "float32", shape: [n, 3] },
+      { name: "particles/orientation", dtype: "float32", shape: [n, 4] },
+    ],
+  };
 }
 
 class F77Index implements FrameIndex {
@@ -773,6 +818,12 @@ class F77Index implements FrameIndex {
       markers: this.#detected ? "detected" : "given",
       records: t.starts.length,
       records_per_frame: this.#plan.perFrame,
+      // f77 stores no types: say where the frames' layout came from
+      layout: this.#plan.source === "table"
+        ? "sciobench table frames (position N x 3, orientation N x 4 float32; detected)"
+        : this.#plan.assumed
+        ? "assumed: one float64 record per frame (--option dtype=, names=, recordsPerFrame= set it)"
+        : "given",
       split_records: t.pieces.size,
       subrecords: t.subrecords,
       largest_record_bytes: largest,
@@ -917,7 +968,7 @@ export const f77: Framing = {
     {
       name: "subrecordLimit",
       type: "integer",
-      min: 1,
+      min: F77_MIN_SUBRECORD,
       help: "largest subrecord payload, bytes (default 2^31-9 with 4-byte markers, none with 8)",
       workloads: WRITING_WORKLOADS,
     },
@@ -961,9 +1012,16 @@ export const f77: Framing = {
     return new F77Writer({ ...options, marker: t.w, endian: t.order }).startAt(source.size);
   },
   openIndex(source: ByteSource, options: ReaderOptions = {}): FrameIndex {
-    const plan = framePlan(options);
+    const given = framePlan(options);
     const warnings: string[] = [];
     const { t, detected } = readTable(source, options, warnings);
+    const plan = given.assumed ? tablePlan(t) ?? given : given;
+    if (t.starts.length > 0 && plan.perFrame > t.starts.length) {
+      throw new UsageError(
+        `f77: ${source.path} holds ${t.starts.length} record(s): recordsPerFrame=${plan.perFrame} ` +
+          `leaves no frame; give at most ${t.starts.length}`,
+      );
+    }
     return new F77Index(source, t, plan, detected, warnings);
   },
 };

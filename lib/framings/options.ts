@@ -48,7 +48,7 @@ function allowedText(spec: OptionSpec): string {
     case "boolean":
       return "true or false";
     case "list":
-      return "a comma-separated list";
+      return "a comma-separated list of non-empty items";
     case "string":
       return "a string";
     case "value":
@@ -78,7 +78,7 @@ export function parseOptionValue(owner: OptionOwner, spec: OptionSpec, text: str
       if (text === "false") return false;
       throw badValue(owner, spec, text);
     case "list":
-      return checkOptionValue(owner, spec, text.split(",").map((s) => s.trim()));
+      return checkOptionValue(owner, spec, text);
     case "string":
       return checkOptionValue(owner, spec, text);
     case "value":
@@ -128,7 +128,8 @@ function checkType(owner: OptionOwner, spec: OptionSpec, value: unknown): Option
       return value;
     case "list": {
       const list = typeof value === "string" ? value.split(",").map((s) => s.trim()) : value;
-      if (!Array.isArray(list) || !list.every((s) => typeof s === "string")) {
+      // an empty item (`names=`, `a,,b`) names nothing: refused, not read as a name ""
+      if (!Array.isArray(list) || !list.every((s) => typeof s === "string" && s !== "")) {
         throw badValue(owner, spec, String(value));
       }
       for (const s of list) checkChoice(owner, spec, s);

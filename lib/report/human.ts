@@ -6,6 +6,7 @@
  */
 import type { Row, TableRenderer } from "./output.ts";
 import { formatCount, formatG, formatSize } from "./units.ts";
+import { escapeControls } from "../errors.ts";
 
 /** How a column's values are shown to people. */
 export type ColumnKind =
@@ -75,7 +76,8 @@ export function columnHelp(docs: readonly ColumnDoc[]): string {
 /** The text of one value for people (empty for a missing value). */
 export function humanValue(kind: ColumnKind, value: Row[string] | undefined): string {
   if (value === null || value === undefined || value === "") return "";
-  if (typeof value !== "number") return String(value);
+  // text from a file or a library (paths, names, errors): one line, no terminal escapes
+  if (typeof value !== "number") return escapeControls(String(value));
   switch (kind) {
     case "size":
       return formatSize(value);

@@ -8,7 +8,7 @@
  * @module
  */
 import { stringify } from "npm:csv-stringify@6.6.0/sync";
-import { IoError } from "../errors.ts";
+import { escapeControls, IoError } from "../errors.ts";
 import { world } from "../mpi/world.ts";
 import {
   checkOutputTarget,
@@ -98,8 +98,32 @@ export function writeStdout(text: string): void {
   writeAll(Deno.stdout, encoder.encode(text));
 }
 
+/**
+ * One CSV field: control characters escaped ({@link escapeControls}: a name from a file never
+ * reaches a terminal raw), then quoted as RFC 4180 when it holds a comma, a quote or a space at
+ * an end.
+ */
+export function csvField(value: string | number | boolean): string {
+  const text = escapeControls(String(value));
+  return /[",]|^\s|\s$/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/**
+ * JSON text of `value` (`indent` spaces, none when omitted) with DEL and the C1 controls written
+ * as `\u` escapes too (JSON.stringify escapes only C0): valid JSON that cannot drive a terminal.
+ */
+export function jsonText(value: unknown, indent?: number): string {
+  return JSON.stringify(value, null, indent).replace(
+    /[\x7f-\x9f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
 function csvLine(values: readonly unknown[]): string {
-  return stringify([values.map((v) => (v === null || v === undefined ? "" : v))], {
+  const cells = values.map((v) =>
+    v === null || v === undefined ? "" : typeof v === "string" ? escapeControls(v) : v
+  );
+  return stringify([cells], {
     eof: true,
     record_delimiter: "unix",
     // booleans as the words the column docs use (csv-stringify's default is 1 and "")
@@ -180,7 +204,7 @@ export function openRowSink(columns: readonly string[], options: RowSinkOptions)
   let failed = 0;
   const emit = (row: Row) => {
     if (options.format === "csv") write(csvLine(columns.map((c) => row[c] ?? null)));
-    else if (options.format === "jsonl") write(JSON.stringify(row) + "\n");
+    else if (options.format === "jsonl") write(jsonText(row) + "\n");
     else if (options.format === "text" && options.table) write(options.table.row(row));
   };
   const start = () => {
@@ -188,7 +212,7 @@ export function openRowSink(columns: readonly string[], options: RowSinkOptions)
     started = true;
     if (options.format === "csv") write(csvLine(columns));
     if (options.format === "jsonl") {
-      write(JSON.stringify({ meta: options.meta ?? {}, columns }) + "\n");
+      write(jsonText({ meta: options.meta ?? {}, columns }) + "\n");
     }
     if (options.format === "text" && options.table) write(options.table.head());
   };
@@ -225,7 +249,7 @@ export function openRowSink(columns: readonly string[], options: RowSinkOptions)
         }
         if (options.format === "json") {
           const meta = { ...options.meta, ...(close.interrupted ? { interrupted: true } : {}) };
-          write(JSON.stringify({ meta, columns, rows }, null, 1) + "\n");
+          write(jsonText({ meta, columns, rows }, 1) + "\n");
         } else if (options.format === "jsonl" && close.interrupted) {
           write(JSON.stringify({ interrupted: true }) + "\n");
         } else if (options.format === "text" && options.table) {

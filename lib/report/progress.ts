@@ -6,6 +6,7 @@
  * @module
  */
 import { formatDuration, formatG } from "./units.ts";
+import { escapeControls } from "../errors.ts";
 
 import { world } from "../mpi/world.ts";
 
@@ -55,7 +56,7 @@ export class Progress {
 
   /** Starts a new item (one cell); `cell` numbers it within the run. */
   begin(label: string, cell?: CellPosition): void {
-    this.#label = label;
+    this.#label = escapeControls(label); // labels name files: one line, no terminal escapes
     this.#cell = cell;
     this.#last = 0;
     this.#phase = "";
@@ -113,7 +114,7 @@ export class Progress {
   note(text: string): void {
     if (this.#ranksQuiet) return;
     this.clear();
-    writeErr(`sciobench: ${text}\n`);
+    writeErr(`sciobench: ${escapeControls(text)}\n`);
   }
 
   /** Removes the progress line. */
@@ -148,8 +149,11 @@ export function clearProgressLine(): void {
   partialLine = false;
 }
 
-/** Prints one diagnostic line on stderr, prefixed `sciobench: `. */
+/**
+ * Prints one diagnostic line on stderr, prefixed `sciobench: `; control characters (from file
+ * names, variable names, library messages) are escaped, so the note stays one line.
+ */
 export function warn(text: string): void {
   if (world().rank !== 0) return;
-  writeErr(`sciobench: ${text}\n`);
+  writeErr(`sciobench: ${escapeControls(text)}\n`);
 }

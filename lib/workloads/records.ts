@@ -186,6 +186,18 @@ export function resolveOrder(e: EndianOption): ByteOrder {
 }
 
 /**
+ * The one byte order every backend of `backends` can write, for a run whose backends the user
+ * named without `--endian`: native when all write it, else the first of big and little that
+ * all write (netCDF classic through the library is big-endian only), else native (then each
+ * backend that cannot is measured in its own order, with a note: {@link recordsTargets}).
+ */
+export function commonOrder(backends: readonly Backend[]): EndianOption {
+  const all = (o: ByteOrder) => backends.every((b) => b.orders.includes(o));
+  if (all(NATIVE_ORDER)) return "native";
+  return (["big", "little"] as const).find(all) ?? "native";
+}
+
+/**
  * Pairs every backend with every requested byte order it can write; a backend that offers none
  * of them is measured in its own order(s), with a note. netCDF classic, for one, is big-endian only.
  */
