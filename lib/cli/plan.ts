@@ -65,31 +65,16 @@ export interface RunPlan {
   readonly warnings: readonly string[];
 }
 
-/** Assumed rates for the rough duration on the first stderr line, MiB/s: what the bare commands
- * measured end to end on the shared 2-core VM this was written on (table: 14.6 GB in 353 s). */
-const ASSUMED_WRITE_MIBPS = 50;
-const ASSUMED_READ_MIBPS = 150;
-
-/** Rough seconds a plan takes at the assumed rates (a guide, not a measurement). */
-export function estimateSeconds(plan: RunPlan): number {
-  const mib = 2 ** 20;
-  return plan.writeBytes / mib / ASSUMED_WRITE_MIBPS + plan.readBytes / mib / ASSUMED_READ_MIBPS;
-}
-
-function formatDuration(s: number): string {
-  if (s < 90) return `${Math.max(1, Math.round(s))} s`;
-  if (s < 5400) return `${Math.round(s / 60)} min`;
-  return `${(s / 3600).toFixed(1)} h`;
-}
-
-/** The one-line summary a run prints first on stderr: bytes, files, rough duration. */
+/**
+ * The one-line summary a run prints first on stderr: bytes and files. No duration: rates here
+ * vary with the disk and the load many times over, and a run's own progress line gives its ETA
+ * from what it measures.
+ */
 export function planSummary(plan: RunPlan): string {
   const files = plan.files.reduce((a, f) => a + f.count, 0);
   return `plan: ${plan.command} will write ${formatSize(plan.writeBytes)} in ${files} scratch file${
     files === 1 ? "" : "s"
-  } and read ${formatSize(plan.readBytes)}; roughly ${
-    formatDuration(estimateSeconds(plan))
-  } here (assuming ${ASSUMED_WRITE_MIBPS} MiB/s writes, ${ASSUMED_READ_MIBPS} MiB/s reads)`;
+  } and read ${formatSize(plan.readBytes)}`;
 }
 
 /** The plan as a JSON-ready object (snake_case keys, as the rows use). */
@@ -102,7 +87,6 @@ export function planJson(plan: RunPlan): Record<string, unknown> {
     files: plan.files,
     write_bytes: plan.writeBytes,
     read_bytes: plan.readBytes,
-    estimate_s: Math.round(estimateSeconds(plan)),
     warnings: plan.warnings,
   };
 }
@@ -128,7 +112,6 @@ export function planText(plan: RunPlan): string {
   for (const f of plan.files) lines.push(`  ${f.name} x ${f.count}, ${formatSize(f.bytes)} each`);
   lines.push(`write: ${formatSize(plan.writeBytes)} (${plan.writeBytes} bytes)`);
   lines.push(`read: ${formatSize(plan.readBytes)} (${plan.readBytes} bytes)`);
-  lines.push(`estimate: ${formatDuration(estimateSeconds(plan))}`);
   for (const w of plan.warnings) lines.push(`warning: ${w}`);
   // paths and library messages among them: each line stays one line
   return lines.map(escapeControls).join("\n") + "\n";
