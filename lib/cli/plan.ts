@@ -2,8 +2,9 @@
  * What a workload command is about to do, before it does it: `--dry-run` prints the resolved plan
  * (every parameter after defaults, the backends that run and those skipped with the reason, the
  * bytes to write, the files to create, warnings about cells known to exceed a library's limit)
- * and exits without touching the disk; a real run prints the plan's one-line summary as its first
- * stderr line. Also `--quick`, and per-framing byte orders (`--endian hdf4=big,ieeeio=native`).
+ * and exits without writing data, once the run's own checks passed (the same calls, made first:
+ * `--dir`, free space, `--bs`/`--direct`); a real run prints the plan's one-line summary as its
+ * first stderr line. Also `--quick`, and per-framing byte orders (`--endian hdf4=big,ieeeio=native`).
  * @module
  */
 import { escapeControls, PeerUnavailableError, UsageError } from "../errors.ts";
@@ -24,7 +25,8 @@ export const PLAN_OPTIONS = {
 export const PLAN_HELP =
   `  --quick             the same experiment scaled down to seconds (smaller sizes and counts)
   --dry-run           print the resolved plan (parameters, backends run and skipped, bytes and
-                      files to write, known limits) and exit without touching the disk; text, or
+                      files to write, known limits) and exit without writing data, after the
+                      checks the run makes (--dir, free space, --bs with --direct); text, or
                       JSON with --format json`;
 
 /** A backend left out of a run, with the reason. */
