@@ -70,3 +70,30 @@ Deno.test("refusals: the repeat limit is declared once; counts are positive", ()
   assert.throws(() => parseCount("7^0"), UsageError);
   assert.throws(() => parseCount("0"), UsageError);
 });
+
+Deno.test("plan: no duration guessed from assumed rates, in the text, the JSON or a run's first line", async () => {
+  using dir = tempDir();
+  const text = await runCli(["table", "--quick", "--dry-run", "--dir", dir.path]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.doesNotMatch(text.stdout, /estimate|roughly|min\b/);
+  assert.match(text.stdout, /^write: .* bytes\)$/m);
+  const json = await runCli([
+    "table",
+    "--quick",
+    "--dry-run",
+    "--format",
+    "json",
+    "--dir",
+    dir.path,
+  ]);
+  assert.equal(json.code, 0, json.stderr);
+  const plan = JSON.parse(json.stdout) as Record<string, unknown>;
+  assert.equal(plan.estimate_s, undefined);
+  assert.equal(typeof plan.write_bytes, "number");
+  const run = await runCli([
+    ...["table", "--framing", "raw", "--size", "1MiB", "--n", "64", "--sample", "64k"],
+    ...["--format", "csv", "--dir", dir.path],
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr.split("\n")[0]!, /^sciobench: plan: table will write .* and read [^;]*$/);
+});

@@ -2,8 +2,9 @@
  * What a workload command is about to do, before it does it: `--dry-run` prints the resolved plan
  * (every parameter after defaults, the backends that run and those skipped with the reason, the
  * bytes to write, the files to create, warnings about cells known to exceed a library's limit)
- * and exits without touching the disk; a real run prints the plan's one-line summary as its first
- * stderr line. Also `--quick`, and per-framing byte orders (`--endian hdf4=big,ieeeio=native`).
+ * and exits without writing data, once the run's own checks passed (the same calls, made first:
+ * `--dir`, free space, `--bs`/`--direct`); a real run prints the plan's one-line summary as its
+ * first stderr line. Also `--quick`, and per-framing byte orders (`--endian hdf4=big,ieeeio=native`).
  * @module
  */
 import { escapeControls, PeerUnavailableError, UsageError } from "../errors.ts";
@@ -24,7 +25,8 @@ export const PLAN_OPTIONS = {
 export const PLAN_HELP =
   `  --quick             the same experiment scaled down to seconds (smaller sizes and counts)
   --dry-run           print the resolved plan (parameters, backends run and skipped, bytes and
-                      files to write, known limits) and exit without touching the disk; text, or
+                      files to write, known limits) and exit without writing data, after the
+                      checks the run makes (--dir, free space, --bs with --direct); text, or
                       JSON with --format json`;
 
 /** A backend left out of a run, with the reason. */
@@ -65,31 +67,16 @@ export interface RunPlan {
   readonly warnings: readonly string[];
 }
 
-/** Assumed rates for the rough duration on the first stderr line, MiB/s: what the bare commands
- * measured end to end on the shared 2-core VM this was written on (table: 14.6 GB in 353 s). */
-const ASSUMED_WRITE_MIBPS = 50;
-const ASSUMED_READ_MIBPS = 150;
-
-/** Rough seconds a plan takes at the assumed rates (a guide, not a measurement). */
-export function estimateSeconds(plan: RunPlan): number {
-  const mib = 2 ** 20;
-  return plan.writeBytes / mib / ASSUMED_WRITE_MIBPS + plan.readBytes / mib / ASSUMED_READ_MIBPS;
-}
-
-function formatDuration(s: number): string {
-  if (s < 90) return `${Math.max(1, Math.round(s))} s`;
-  if (s < 5400) return `${Math.round(s / 60)} min`;
-  return `${(s / 3600).toFixed(1)} h`;
-}
-
-/** The one-line summary a run prints first on stderr: bytes, files, rough duration. */
+/**
+ * The one-line summary a run prints first on stderr: bytes and files. No duration: rates here
+ * vary with the disk and the load many times over, and a run's own progress line gives its ETA
+ * from what it measures.
+ */
 export function planSummary(plan: RunPlan): string {
   const files = plan.files.reduce((a, f) => a + f.count, 0);
   return `plan: ${plan.command} will write ${formatSize(plan.writeBytes)} in ${files} scratch file${
     files === 1 ? "" : "s"
-  } and read ${formatSize(plan.readBytes)}; roughly ${
-    formatDuration(estimateSeconds(plan))
-  } here (assuming ${ASSUMED_WRITE_MIBPS} MiB/s writes, ${ASSUMED_READ_MIBPS} MiB/s reads)`;
+  } and read ${formatSize(plan.readBytes)}`;
 }
 
 /** The plan as a JSON-ready object (snake_case keys, as the rows use). */
@@ -102,7 +89,6 @@ export function planJson(plan: RunPlan): Record<string, unknown> {
     files: plan.files,
     write_bytes: plan.writeBytes,
     read_bytes: plan.readBytes,
-    estimate_s: Math.round(estimateSeconds(plan)),
     warnings: plan.warnings,
   };
 }
@@ -128,7 +114,6 @@ export function planText(plan: RunPlan): string {
   for (const f of plan.files) lines.push(`  ${f.name} x ${f.count}, ${formatSize(f.bytes)} each`);
   lines.push(`write: ${formatSize(plan.writeBytes)} (${plan.writeBytes} bytes)`);
   lines.push(`read: ${formatSize(plan.readBytes)} (${plan.readBytes} bytes)`);
-  lines.push(`estimate: ${formatDuration(estimateSeconds(plan))}`);
   for (const w of plan.warnings) lines.push(`warning: ${w}`);
   // paths and library messages among them: each line stays one line
   return lines.map(escapeControls).join("\n") + "\n";

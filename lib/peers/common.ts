@@ -7,7 +7,7 @@
 import { FormatError, IoError, UsageError } from "../errors.ts";
 import { parseSize } from "../sizes.ts";
 import { type DType, DTYPE_SIZE, type TypedArray } from "../framings/types.ts";
-import { close, dlopenPinned, fsync, O, open } from "../sys/libc.ts";
+import { close, dlopenPinned, fsync, O, open, statfs } from "../sys/libc.ts";
 
 /**
  * A loaded library's symbols (never its handle: a peer library is never closed), or why none
@@ -252,6 +252,52 @@ export function checkFrameCount(backend: string, path: string, frames: number): 
 /** A chunk buffer for `bytes` bytes, 8-byte aligned so every element type fits. */
 export function allocChunk(bytes: number): Uint8Array<ArrayBuffer> {
   return new Uint8Array(new ArrayBuffer(Math.max(8, Math.ceil(bytes / 8) * 8)), 0, bytes);
+}
+
+/** Free bytes below which a file system counts as full when a library call on it fails. */
+export const FULL_DISK_BYTES = 1 << 20;
+
+/** What libraries say on a full disk or quota (HDF5's `errno = 28`, strerror's texts). */
+const NO_SPACE_TEXT =
+  /errno = (28|122)\b|No space left on device|Disk quota exceeded|ENOSPC|EDQUOT/i;
+
+/**
+ * The IoError (exit 1, one line) for library call `call` on `path` that failed with `detail`
+ * (the library's own text, such as `nc_strerror`'s or HDF5's error stack). When the disk is full
+ * (the text says so, or the file system of `path` has less than {@link FULL_DISK_BYTES} free:
+ * libraries report a full disk as anything, `Permission denied (status 13)` among them) the line
+ * says that instead of the library's text; otherwise the text, with HDF5's buffer addresses and
+ * times left out and at most 300 characters.
+ */
+export function libraryFailure(
+  backend: string,
+  path: string,
+  call: string,
+  detail: string,
+): IoError {
+  const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) || "/" : ".";
+  let free = Infinity;
+  try {
+    free = statfs(dir).availableBytes;
+  } catch {
+    // the directory is gone or unreadable: the library's text is all there is
+  }
+  if (NO_SPACE_TEXT.test(detail) || free < FULL_DISK_BYTES) {
+    const left = Number.isFinite(free) ? ` (${Math.floor(free / 1024)} KiB free on ${dir})` : "";
+    return new IoError(
+      `${backend}: ${path}: ${call} failed: no space left on the device${left}; free some ` +
+        "space or write elsewhere",
+    );
+  }
+  const text = oneLineText(detail)
+    .replace(
+      /,?\s*\b(buf|time|file descriptor|total write size|bytes this sub-write|bytes actually written) = [^,)]*/g,
+      "",
+    )
+    .replace(/\b0x[0-9a-f]{6,}\b/gi, "0x...");
+  return new IoError(
+    `${backend}: ${path}: ${call} failed: ${text.length > 300 ? `${text.slice(0, 297)}...` : text}`,
+  );
 }
 
 /** A library's message on one line: line breaks and runs of blanks become "; " and " ". */

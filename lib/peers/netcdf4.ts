@@ -41,6 +41,7 @@ import {
   checkSameLayout,
   cStringAt,
   decodeCBuffer,
+  libraryFailure,
   loadLibrary,
   oneLineText,
   recordLoaded,
@@ -181,9 +182,7 @@ function strerror(lib: NetCdf, status: number): string {
 /** Throws IoError with the library's message when `status` is not NC_NOERR. */
 function check(lib: NetCdf, backend: string, status: number, call: string, path: string): void {
   if (status !== 0) {
-    throw new IoError(
-      `${backend}: ${path}: ${call} failed: ${strerror(lib, status)} (status ${status})`,
-    );
+    throw libraryFailure(backend, path, call, `${strerror(lib, status)} (status ${status})`);
   }
 }
 

@@ -5,7 +5,14 @@
  */
 import { IoError, PeerUnavailableError } from "../../errors.ts";
 import type { ByteOrder, DType } from "../../framings/types.ts";
-import { cStringAt, decodeCBuffer, loadLibrary, oneLineText, recordLoaded } from "../common.ts";
+import {
+  cStringAt,
+  decodeCBuffer,
+  libraryFailure,
+  loadLibrary,
+  oneLineText,
+  recordLoaded,
+} from "../common.ts";
 
 /** The backend name, used in errors. */
 export const NAME = "hdf5";
@@ -358,7 +365,7 @@ export function errorSummary(lib: Hdf5): string {
 /** Throws IoError naming the call and the HDF5 error summary when `id` is negative. */
 export function check(lib: Hdf5, id: bigint | number, call: string, path: string): bigint {
   const v = BigInt(id);
-  if (v < 0n) throw new IoError(`${NAME}: ${path}: ${call} failed: ${errorSummary(lib)}`);
+  if (v < 0n) throw libraryFailure(NAME, path, call, errorSummary(lib));
   return v;
 }
 

@@ -4,10 +4,9 @@
  * @module
  */
 import type { SinkOptions } from "../../backends/backend.ts";
-import { IoError } from "../../errors.ts";
 import type { ByteOrder, DType, Frame } from "../../framings/types.ts";
 import { cString } from "../../sys/libc.ts";
-import { checkChunkBytes, checkSameLayout, refuseExisting } from "../common.ts";
+import { checkChunkBytes, checkSameLayout, libraryFailure, refuseExisting } from "../common.ts";
 import type { Hdf5 } from "./bindings.ts";
 import {
   check,
@@ -233,7 +232,7 @@ export class Hdf5Sink extends PeerSink {
     let closed = false;
     try {
       if (this.#release() > 0) {
-        throw new IoError(`${NAME}: ${this.path}: closing datasets failed: ${errorSummary(lib)}`);
+        throw libraryFailure(NAME, this.path, "closing datasets", errorSummary(lib));
       }
       if (this.fsync) {
         check(lib, lib.fn.H5Fflush(this.#file, H5F_SCOPE_LOCAL), "H5Fflush", this.path);
