@@ -56,6 +56,7 @@ import {
   type ChildOutcome,
   isolates,
   LibraryChild,
+  libraryLimits,
   libraryName,
   relayToTerminal,
 } from "./isolate.ts";
@@ -437,7 +438,15 @@ async function writeInChild(
   existed: boolean,
   job: WriteJob,
 ): Promise<WriteResult> {
-  const child = LibraryChild.start();
+  // The read limits, widened for a write of known size: memory for a few frames, and silence
+  // for the final fsync at 1 MiB/s (the child beats at every frame, not inside close).
+  const base = libraryLimits();
+  const frameBytes = job.n * BYTES_PER_PARTICLE;
+  const child = LibraryChild.start({
+    ...base,
+    memoryBytes: Math.max(base.memoryBytes, 8 * frameBytes),
+    wallSeconds: base.wallSeconds + Math.ceil((frameBytes * job.count) / 2 ** 20),
+  });
   const stop = onInterrupt(() => {
     child.kill();
   });
@@ -460,7 +469,7 @@ async function writeInChild(
   }
   if (outcome.kind === "ok" && result !== undefined) return result;
   const fate = existed ? `${path} was left as it was` : `${path} was not written`;
-  const full = diskFull(temp, job.n * BYTES_PER_PARTICLE);
+  const full = diskFull(temp, frameBytes);
   if (full !== undefined) throw new IoError(`${path}: ${full}; ${fate}`);
   if (outcome.kind === "error") {
     throw new SciobenchError(`${outcome.message} (writing ${path}; ${fate})`, outcome.exitCode);
