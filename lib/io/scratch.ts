@@ -2,7 +2,8 @@
  * Scratch directories for benchmark files: created under a parent the user chose (default the
  * current directory, where fio and IOR also write), and always removed: on return, on error,
  * and on SIGINT or SIGTERM. Each holds an `owner` record (pid, host, start time), so a later run
- * in the same parent removes the directories of runs that were killed.
+ * in the same parent removes the directories of runs that were killed. Under MPI a reaper
+ * process beside the first rank of each host removes the directory when that rank is killed.
  * @module
  */
 import { IoError } from "../errors.ts";
