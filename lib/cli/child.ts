@@ -22,6 +22,9 @@ import { LIBRARY_MEMORY_ENV } from "../peers/common.ts";
 import { PEERS } from "../peers/mod.ts";
 import { openUserFile } from "./open.ts";
 import { measureRead } from "./read.ts";
+import { measureWrite, type WriteJob } from "./write.ts";
+import { usableBackend } from "../backends/registry.ts";
+import { backendOptionArgs } from "./common.ts";
 
 const encoder = new TextEncoder();
 
@@ -83,8 +86,12 @@ async function serve(
   fault: string | undefined,
 ): Promise<void> {
   allowCpu(limits.cpuSeconds);
-  if (fault) injectFault(fault);
   const beat = beater(limits);
+  if (request.op === "write") {
+    await serveWrite(request, beat, fault);
+    return;
+  }
+  if (fault) injectFault(fault);
   const { path, framing } = request;
   const options = request.options ?? [];
   const settings = request.settings ?? {};
@@ -106,6 +113,33 @@ async function serve(
     streamInfo(source, settings.json === true, (text: string) => send({ t: "out", text }));
   } finally {
     source.close();
+  }
+}
+
+/**
+ * Writes the frames of the request's WriteJob to its path (a new file) with its peer, and sends
+ * what was measured as the row. The test fault, if any, strikes before the third frame, with
+ * the file half written.
+ */
+async function serveWrite(
+  request: ChildRequest,
+  beat: () => void,
+  fault: string | undefined,
+): Promise<void> {
+  const job = request.settings as unknown as WriteJob;
+  const backend = usableBackend(request.framing);
+  const backendOptions = backendOptionArgs(backend, job.options, "write");
+  // Ctrl-C reaches the whole process group: the parent, which owns the file, stops this child.
+  const ignore = () => {};
+  Deno.addSignalListener("SIGINT", ignore);
+  try {
+    const result = await measureWrite(backend, request.path, "new", backendOptions, job, (i) => {
+      beat();
+      if (fault && i === 2) injectFault(fault);
+    });
+    send({ t: "row", row: { ...result } });
+  } finally {
+    Deno.removeSignalListener("SIGINT", ignore);
   }
 }
 

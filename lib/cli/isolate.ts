@@ -83,15 +83,19 @@ export function relayToTerminal(m: ChildMessage): void {
 
 /** What the parent asks the child to do with one file. */
 export interface ChildRequest {
-  /** `info` streams the info text, `read` measures and returns a row, `check` reads everything silently. */
-  readonly op: "info" | "read" | "check";
+  /**
+   * `info` streams the info text, `read` measures and returns a row, `check` reads everything
+   * silently; `write` writes frames to `path` (a temporary file the parent owns) and returns
+   * what it measured.
+   */
+  readonly op: "info" | "read" | "check" | "write";
   /** The file. */
   readonly path: string;
   /** The backend that reads it (a peer). */
   readonly framing: string;
   /** Reader options as given (`--option KEY=VALUE` items). */
   readonly options?: readonly string[];
-  /** Command-specific settings (info: json; read: seed, verify, sample). */
+  /** Command-specific settings (info: json; read: seed, verify, sample; write: a WriteJob). */
   readonly settings?: Record<string, unknown>;
 }
 
@@ -248,6 +252,12 @@ export class LibraryChild {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Stops the child at once (SIGKILL), as when this process is interrupted. */
+  kill(): void {
+    this.#dead = true;
+    this.#kill();
   }
 
   #kill(): void {

@@ -17,7 +17,7 @@ import type { Backend, FrameSource } from "../backends/backend.ts";
 import type { ChunkLayout } from "../framings/types.ts";
 import { requireFile } from "./open.ts";
 import { writeFrames } from "../backends/write.ts";
-import { IoError, UsageError } from "../errors.ts";
+import { IoError, SciobenchError, UsageError } from "../errors.ts";
 import type { Transfer } from "../io/transfer.ts";
 import { FileHandle } from "../io/file.ts";
 import { statfs } from "../sys/libc.ts";
@@ -48,8 +48,18 @@ import {
   TRANSFER_OPTIONS,
 } from "./common.ts";
 import type { FsyncPolicy } from "../backends/backend.ts";
+import type { EndianOption } from "../framings/types.ts";
 import type { OptionValues } from "../framings/options.ts";
 import { col, type ColumnDoc, columnHelp } from "../report/human.ts";
+import {
+  type ChildLimits,
+  type ChildOutcome,
+  isolates,
+  LibraryChild,
+  libraryLimits,
+  libraryName,
+  relayToTerminal,
+} from "./isolate.ts";
 
 const COLUMNS: readonly ColumnDoc[] = [
   col("framing", "", "text", "framing written"),
@@ -85,7 +95,9 @@ CSV row with the write's timing. An existing FILE is never replaced unless --for
 With --append the frames are added to an existing FILE (raw, f77, ieeeio, gsd, netcdf), numbered
 on from its last frame, in its byte order; if anything fails, FILE is put back as it was.
 A new or replaced FILE is written to .FILE.sciobench-tmp-PID beside it and renamed over FILE
-when complete. Writers lock FILE: a second writer gets one line and exit 1 (or --wait).
+when complete; a library framing (hdf5, netcdf4, netcdf-lib, hdf4) writes it in a child process,
+so a crash of the library is one line and leaves FILE as it was. Writers lock FILE: a second
+writer gets one line and exit 1 (or --wait).
 SIGINT and SIGTERM leave FILE as it was and exit 130 and 143.
 
 Options:
@@ -211,22 +223,22 @@ export const writeCommand: Command = {
       fsync = parseFsync(values.fsync, [backend]);
       transfer = parseTransfer(values, [backend], dir);
     };
+    /** What a write needs besides the backend and its file (a library child gets it as JSON). */
+    const job = (): WriteJob => ({
+      n,
+      count,
+      seed,
+      first,
+      endian,
+      fsync,
+      transfer,
+      options: values.option ?? [],
+    });
     /** Writes the frames to `file` (the target or its temporary name), measured. */
     const timedWrite = async (file: string, create: "new" | "append"): Promise<PhaseSample> => {
-      startAudit();
-      try {
-        const meter = startMeter("write");
-        await writeFrames(
-          backend,
-          file,
-          { create, endian, fsync, backendOptions, transfer },
-          count,
-          (i) => frames.frame(first + i),
-        );
-        return meter.stop();
-      } finally {
-        audit = finishAudit();
-      }
+      const r = await measureWrite(backend, file, create, backendOptions, job());
+      audit = r.audit;
+      return r.sample;
     };
     // A signal between the steps below (after the file is complete, before the row is out) still
     // gets one line and the signal's exit code, never the default action's silent death.
@@ -282,7 +294,12 @@ export const writeCommand: Command = {
             return target.exists ? `${path} was left as it was` : `${path} was not written`;
           });
           try {
-            m = await timedWrite(temp, "new");
+            if (isolates(backend)) {
+              // A library on a user's path runs in a child; this process owns the temporary file.
+              const r = await writeInChild(backend.name, temp, path, target.exists, job());
+              m = r.sample;
+              audit = r.audit;
+            } else m = await timedWrite(temp, "new");
             // --fsync none: the timing held no fsync, but FILE never appears unsynced
             if (fsync === "none") syncFile(temp);
             commitTemp(temp, target);
@@ -336,6 +353,157 @@ export const writeCommand: Command = {
     }
   },
 };
+
+/** The settings of one write besides its backend and file: plain data, sent to a library child. */
+export interface WriteJob {
+  /** Particles per frame. */
+  readonly n: number;
+  /** Frames to write. */
+  readonly count: number;
+  /** Data seed. */
+  readonly seed: number;
+  /** Index of the first frame (its data and step). */
+  readonly first: number;
+  /** Byte order asked for, if any. */
+  readonly endian?: EndianOption;
+  /** When the write fsyncs. */
+  readonly fsync: FsyncPolicy;
+  /** `--bs` / `--direct`, if given. */
+  readonly transfer?: Transfer;
+  /** The backend's `--option KEY=VALUE` items as given. */
+  readonly options: readonly string[];
+}
+
+/** A measured write: the write phase's sample and the audit trail of its calls. */
+export interface WriteResult {
+  /** Wall and CPU time, device bytes of the write phase. */
+  readonly sample: PhaseSample;
+  /** The calls sciobench made, for --audit. */
+  readonly audit: RowAudit | undefined;
+}
+
+/**
+ * Writes `job`'s frames to `file` with `backend` and measures it (open, every frame, fsync and
+ * close); `beforeFrame(i)` runs before frame i is made (a library child's progress beat).
+ */
+export async function measureWrite(
+  backend: Backend,
+  file: string,
+  create: "new" | "append",
+  backendOptions: OptionValues,
+  job: WriteJob,
+  beforeFrame: (i: number) => void = () => {},
+): Promise<WriteResult> {
+  const frames = new TableFrames(job.n, job.seed);
+  const { endian, fsync, transfer } = job;
+  startAudit();
+  let audit: RowAudit | undefined;
+  try {
+    const meter = startMeter("write");
+    await writeFrames(
+      backend,
+      file,
+      { create, endian, fsync, backendOptions, transfer },
+      job.count,
+      (i) => frames.frame(job.first + i),
+      beforeFrame,
+    );
+    const sample = meter.stop();
+    audit = finishAudit();
+    return { sample, audit };
+  } finally {
+    if (audit === undefined) finishAudit();
+  }
+}
+
+/** Bytes free beside a failed library write below which the failure is the disk being full. */
+const FULL_DISK_MARGIN = 1 << 20;
+
+/**
+ * Writes `job`'s frames to `temp` with the library of peer `framing` in a library child and
+ * returns what it measured. A crash, hang or error of the library is one line naming FILE
+ * (`path`) and what became of it (`existed`: left as it was, else not written); a failure with
+ * the disk nearly full (less than a frame and 1 MiB free) says so instead of the library's
+ * words. The caller removes `temp` after any failure; a signal kills the child first.
+ */
+async function writeInChild(
+  framing: string,
+  temp: string,
+  path: string,
+  existed: boolean,
+  job: WriteJob,
+): Promise<WriteResult> {
+  // The read limits, widened for a write of known size: memory for a few frames, and silence
+  // for the final fsync at 1 MiB/s (the child beats at every frame, not inside close).
+  const base = libraryLimits();
+  const frameBytes = job.n * BYTES_PER_PARTICLE;
+  const child = LibraryChild.start({
+    ...base,
+    memoryBytes: Math.max(base.memoryBytes, 8 * frameBytes),
+    wallSeconds: base.wallSeconds + Math.ceil((frameBytes * job.count) / 2 ** 20),
+  });
+  const stop = onInterrupt(() => {
+    child.kill();
+  });
+  let outcome: ChildOutcome;
+  let result: WriteResult | undefined;
+  try {
+    outcome = await child.request({
+      op: "write",
+      path: temp,
+      framing,
+      options: job.options,
+      settings: { ...job },
+    }, (m) => {
+      if (m.t === "row") result = m.row as unknown as WriteResult;
+      else relayToTerminal(m);
+    });
+  } finally {
+    stop();
+    await child.close();
+  }
+  if (outcome.kind === "ok" && result !== undefined) return result;
+  const fate = existed ? `${path} was left as it was` : `${path} was not written`;
+  const full = diskFull(temp, frameBytes);
+  if (full !== undefined) throw new IoError(`${path}: ${full}; ${fate}`);
+  if (outcome.kind === "error") {
+    throw new SciobenchError(`${outcome.message} (writing ${path}; ${fate})`, outcome.exitCode);
+  }
+  if (outcome.kind === "ok") {
+    throw new IoError(`${path}: the library child sent no result; ${fate}`);
+  }
+  throw new IoError(`${writeFailure(outcome, framing, path, child.limits)}; ${fate}`);
+}
+
+/** "the disk is full (...)" when the file system of `file` has less than a frame and 1 MiB free. */
+function diskFull(file: string, frameBytes: number): string | undefined {
+  const dir = file.includes("/") ? file.slice(0, file.lastIndexOf("/")) || "/" : ".";
+  let free: number;
+  try {
+    free = statfs(dir).availableBytes;
+  } catch {
+    return undefined;
+  }
+  if (free >= frameBytes + FULL_DISK_MARGIN) return undefined;
+  return `the disk is full (${free} bytes free in ${dir}): free some space or write elsewhere`;
+}
+
+/** The one line for a library child that died or hung writing `path`. */
+function writeFailure(
+  outcome: ChildOutcome & { kind: "crash" | "hang" },
+  framing: string,
+  path: string,
+  limits: ChildLimits,
+): string {
+  const lib = `the ${libraryName(framing)} library`;
+  if (outcome.kind === "hang") {
+    return `${lib} did not respond for ${limits.wallSeconds} s writing '${path}' and was stopped`;
+  }
+  const first = outcome.stderr.split("\n")[0]!;
+  const detail = first ? `: ${first.slice(0, 160)}` : "";
+  const how = outcome.signal ?? `exit code ${outcome.code}`;
+  return `${lib} crashed (${how}${detail}) writing '${path}'`;
+}
 
 /** fsyncs `path` (a complete file written with --fsync none, before it is renamed into place). */
 function syncFile(path: string): void {

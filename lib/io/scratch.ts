@@ -5,8 +5,9 @@
  * in the same parent removes the directories of runs that were killed. A directory is never
  * without its owner: it is made under a temporary name that says whose it is
  * (`.sciobench-new-PID-...`), the owner record written inside, then renamed to its name; it is
- * removed with its owner record last. Owner-less empty ones (left by older versions) are removed
- * once they are a minute old.
+ * removed with its owner record last. Owner-less empty ones are removed once they are a minute
+ * old. Under MPI a reaper process beside the first rank of each host removes the directory when
+ * that rank is killed.
  * @module
  */
 import { IoError } from "../errors.ts";
@@ -194,6 +195,61 @@ export interface ScratchShare {
    * before the other ranks find the directory gone and fail on that.
    */
   failing?(error: unknown): void;
+  /**
+   * True on the one rank per host that keeps a reaper beside it: a small shell process, in a
+   * session of its own, that removes the directory (every rank's files) when this rank ends
+   * without finishing, killed by SIGKILL or by a launcher that stops the job after another
+   * rank died.
+   */
+  readonly reaper?: boolean;
+}
+
+/**
+ * The reaper's script (`$1` the directory): waits for the rank to write `done` or to end; at an
+ * end without `done` it removes the directory, when it is still there, and says so in one line.
+ */
+const REAPER_SCRIPT = 'read -r word; [ "$word" = done ] && exit 0; [ -d "$1" ] || exit 0; ' +
+  'rm -rf -- "$1" && echo "sciobench: removed scratch directory $1: its run ended without ' +
+  'removing it (a rank was killed)" >&2';
+
+/** A running reaper of one scratch directory. */
+interface Reaper {
+  /** Tells the reaper the rank finished (the directory is removed): it exits without acting. */
+  finish(): Promise<void>;
+}
+
+/**
+ * Starts the reaper of `dir` (see {@link ScratchShare.reaper}), in a new session (`setsid`) so
+ * that a launcher killing the rank's process group spares it; undefined where it cannot start.
+ */
+function startReaper(dir: string): Reaper | undefined {
+  const script = ["/bin/sh", "-c", REAPER_SCRIPT, "sciobench-reaper", dir];
+  for (const argv of [["setsid", ...script], script]) {
+    let child: Deno.ChildProcess;
+    try {
+      child = new Deno.Command(argv[0]!, {
+        args: argv.slice(1),
+        stdin: "piped",
+        stdout: "null",
+        stderr: "inherit",
+      }).spawn();
+    } catch {
+      continue; // no setsid here: the reaper shares the rank's session
+    }
+    child.unref();
+    const stdin = child.stdin.getWriter();
+    return {
+      async finish() {
+        try {
+          await stdin.write(new TextEncoder().encode("done\n"));
+          await stdin.close();
+        } catch {
+          // the reaper is gone already
+        }
+      },
+    };
+  }
+  return undefined;
 }
 
 function removeTolerant(dir: string): void {
@@ -256,6 +312,7 @@ export async function withScratchDir<T>(
   if (problem !== "") throw new IoError(`cannot create a scratch directory in ${base}: ${problem}`);
   live.add(dir);
   if (live.size === 1) globalThis.addEventListener("unload", removeAll);
+  const reaper = share?.reaper ? startReaper(dir) : undefined;
   const unregister = onInterrupt(() => {
     if (live.delete(dir)) removeTolerant(dir);
   });
@@ -273,6 +330,7 @@ export async function withScratchDir<T>(
       }
     } finally {
       if (live.size === 0) globalThis.removeEventListener("unload", removeAll);
+      await reaper?.finish();
     }
   }
 }
