@@ -93,6 +93,7 @@ async function serve(
       seed: Number(settings.seed ?? 1),
       verify: settings.verify === true,
       sample: typeof settings.sample === "number" ? settings.sample : Infinity,
+      allowExternal: settings.allowExternal === true,
     }, beat);
     send({ t: "row", row });
     return;
@@ -101,9 +102,14 @@ async function serve(
     readWhole(path, framing, options, beat);
     return;
   }
-  const source = openUserFile(path, framing, options, "info");
+  const source = openUserFile(path, framing, options, "info", {
+    allowExternal: settings.allowExternal === true,
+  });
   try {
-    streamInfo(source, settings.json === true, (text: string) => send({ t: "out", text }));
+    streamInfo(source, settings.json === true, (text: string) => {
+      send({ t: "out", text });
+      beat();
+    });
   } finally {
     source.close();
   }
@@ -121,7 +127,7 @@ export function readWhole(
 ): void {
   const source = openUserFile(path, framing, options, "info", {}, () => {});
   try {
-    streamInfo(source, false, beat);
+    streamInfo(source, false, beat, () => {});
     if (source.locate) {
       for (let f = 0; f < source.frameCount; f++) {
         source.readFrame(f);
