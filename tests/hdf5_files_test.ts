@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { hdf5 } from "../lib/peers/hdf5/mod.ts";
 import { streamInfo } from "../lib/cli/info.ts";
+import { HOSTILE_FIFO, writeHostileHdf5 } from "../lib/peers/hdf5/hostile.ts";
 import { commandMissing, peerTest, runCli, spawnCli, tempDir } from "./_helpers.ts";
 
 const MAKER = new URL("./testdata/hdf5/make_issue29.c", import.meta.url).pathname;
@@ -265,5 +266,30 @@ peerTest(
         /^sciobench: error: hdf5: .*bad\.h5: the file is damaged: .*local heap/,
       );
     }
+  },
+);
+
+peerTest(
+  "the fuzzer's hostile HDF5 seed reads in one pass, following no link and no FIFO",
+  () => hdf5.unavailable() ?? commandMissing("mkfifo"),
+  async () => {
+    using d = tempDir();
+    const path = `${d.path}/hostile.h5`;
+    writeHostileHdf5(path);
+    run("mkfifo", [`${d.path}/${HOSTILE_FIFO}`]);
+    const r = await runWithin(["info", path], 20);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /to_fifo \(an external link: not followed\)/);
+    assert.match(r.stdout, /^\/external,int32,256,contiguous,,,-1,\d+,1024,[0-9a-f]{8}$/m);
+    assert.match(r.stdout, /^\/nothing,int32,null,contiguous,,,-1,0,0,$/m);
+    assert.match(r.stdout, /^\/sparse,int8,1073741824,chunked,1048576,,-1,0,-1,$/m);
+    assert.match(r.stdout, /^\/partial,int32,4096,chunked,1024,,-1,4096,-1,$/m);
+    assert.match(r.stderr, /'\/partial' \(1 of 4 chunks written\) and 1 more not read/);
+    const read = await runWithin(["read", "--format", "csv", path], 20);
+    assert.equal(read.code, 0, read.stderr);
+    // The stored datasets only: external (1024 bytes) and small (1024 bytes).
+    const [head, row] = read.stdout.trim().split("\n");
+    const col = head!.split(",").indexOf("read_bytes");
+    assert.equal(row!.split(",")[col], "2048");
   },
 );

@@ -107,6 +107,14 @@ const SYMBOLS = {
   },
   H5Pset_efile_prefix: { parameters: ["i64", "buffer"], result: "i32" },
   H5Pset_elink_cb: { parameters: ["i64", "function", "pointer"], result: "i32" },
+  // Writing the fuzzer's hostile seed (lib/peers/hdf5/hostile.ts).
+  H5Pset_external: { parameters: ["i64", "buffer", "i64", "u64"], result: "i32" },
+  H5Pset_fill_time: { parameters: ["i64", "i32"], result: "i32" },
+  H5Lcreate_external: {
+    parameters: ["buffer", "buffer", "i64", "buffer", "i64", "i64"],
+    result: "i32",
+  },
+  H5Screate: { parameters: ["i32"], result: "i64" },
   H5Oget_info_by_name2: {
     parameters: ["i64", "buffer", "buffer", "u32", "i64"],
     result: "i32",
