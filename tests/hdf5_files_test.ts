@@ -293,3 +293,27 @@ peerTest(
     assert.equal(row!.split(",")[col], "2048");
   },
 );
+
+peerTest(
+  "info streams: its first lines come before a long listing ends",
+  missing,
+  async () => {
+    using d = tempDir();
+    const path = maker(d.path)("many", "many.h5", "12000");
+    const started = performance.now();
+    const child = spawnCli(["info", path]);
+    const reader = child.stdout.getReader();
+    const firstPiece = await reader.read();
+    const firstAt = performance.now() - started;
+    assert.match(new TextDecoder().decode(firstPiece.value), /^path: /);
+    while (!(await reader.read()).done) {
+      // the rest of the listing
+    }
+    const endAt = performance.now() - started;
+    const status = await child.status;
+    await child.stderr.cancel();
+    assert.equal(status.code, 0);
+    // The walk of 12,000 datasets and their CRCs come after the first line.
+    assert.ok(firstAt < endAt * 0.6, `first output at ${firstAt} ms, the end at ${endAt} ms`);
+  },
+);

@@ -215,11 +215,22 @@ export function streamInfo(
   note: (text: string) => void = warn,
 ): void {
   const path = source.path;
+  const fileBytes = Deno.statSync(path).size;
+  const out = new Batcher(emit);
+  // What is known at once goes out at once; the rest (a walk of every group, variables' CRCs)
+  // follows as it is computed.
+  const first = {
+    path,
+    framing: source.framing,
+    frames: source.frameCount,
+    "file_bytes": fileBytes,
+  };
+  if (json) out.add(JSON.stringify(first, null, 1).slice(0, -2));
+  else out.add(Object.entries(first).map(([k, v]) => `${k}: ${v}\n`).join(""));
+  out.flush();
   const variables = listVariables(source);
   const datasets = source.datasets?.() ?? [];
   const facts = source.describe?.() ?? {};
-  const fileBytes = Deno.statSync(path).size;
-  const out = new Batcher(emit);
   // Datasets stream one by one (each is read for its CRC): a file of many shows them as they come.
   const reader = new BlockReader(source);
   const eachDataset = (visit: (d: DatasetRow) => void) => {
@@ -237,19 +248,11 @@ export function streamInfo(
   };
   const d = (i: number) => datasets[i]!;
   if (json) {
-    const head = JSON.stringify(
-      {
-        path,
-        framing: source.framing,
-        frames: source.frameCount,
-        file_bytes: fileBytes,
-        format: facts,
-        ...(variables.length > 0 ? { variables } : {}),
-      },
-      null,
-      1,
-    );
-    out.add(head.slice(0, -2));
+    // Members of the top-level object, indented as JSON.stringify(..., null, 1) indents them.
+    const member = (key: string, value: unknown) =>
+      `,\n ${JSON.stringify(key)}: ${JSON.stringify(value, null, 1).replace(/\n/g, "\n ")}`;
+    out.add(member("format", facts));
+    if (variables.length > 0) out.add(member("variables", variables));
     if (datasets.length > 0) {
       out.add(`,\n "datasets": [`);
       let first = true;
@@ -269,10 +272,6 @@ export function streamInfo(
     out.add(first ? "]\n}\n" : "\n ]\n}\n");
   } else {
     const lines = [
-      `path: ${path}`,
-      `framing: ${source.framing}`,
-      `frames: ${source.frameCount}`,
-      `file_bytes: ${fileBytes}`,
       ...Object.entries(facts).map(([k, v]) =>
         `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`
       ),
@@ -285,7 +284,7 @@ export function streamInfo(
         : []),
       ...(datasets.length > 0 ? ["", DATASET_HEADER] : []),
     ];
-    out.add(lines.join("\n") + "\n");
+    if (lines.length > 0) out.add(lines.join("\n") + "\n");
     eachDataset((d) => out.add(datasetLine(d) + "\n"));
     out.add("\nframe,name,dtype,shape,offset,bytes,crc32\n");
     forEachChunk(source, (c) => {
