@@ -1,7 +1,8 @@
 /**
  * `deno task fuzz`: small valid files of every backend, mutated (bit flips, truncation at every
  * offset, forged length/count/offset fields in both byte orders, zeroed and 0xff runs), read as
- * `info` and `read` read them: the native framings in this process, the C libraries (HDF5,
+ * `info` and `read` read them (`hdf5x`: an HDF5 file with external links, one to a FIFO,
+ * external raw data, sparse and partly written datasets and a NULL dataspace): the native framings in this process, the C libraries (HDF5,
  * netCDF-4, HDF4) through the isolating library child (one child for many mutants, restarted
  * after a crash). Counts per backend: mutants, clean reads, one-line errors, internal errors,
  * multi-line errors, and for the libraries the child's crashes and hangs (contained: the user
@@ -21,6 +22,7 @@ import { backendByName } from "../lib/backends/registry.ts";
 import { readWhole } from "../lib/cli/child.ts";
 import { type ChildOutcome, LibraryChild } from "../lib/cli/isolate.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
+import { HOSTILE_FIFO, writeHostileHdf5 } from "../lib/peers/hdf5/hostile.ts";
 
 /** One fuzzed format: a backend and the writer/reader options of its seed file. */
 export interface FuzzTarget {
@@ -32,6 +34,22 @@ export interface FuzzTarget {
   readonly options: Record<string, unknown>;
   /** File name extension of saved findings. */
   readonly ext: string;
+  /** Writes the seed file at a path instead of the backend's writer (3 table frames). */
+  readonly seed?: (path: string) => void;
+}
+
+/**
+ * The hostile HDF5 seed (lib/peers/hdf5/hostile.ts): external links (one to a FIFO beside it),
+ * external raw data, a sparse and a partly written chunked dataset, a NULL dataspace.
+ */
+function hostileSeed(path: string): void {
+  writeHostileHdf5(path);
+  const fifo = `${path.slice(0, path.lastIndexOf("/"))}/${HOSTILE_FIFO}`;
+  try {
+    Deno.lstatSync(fifo);
+  } catch {
+    new Deno.Command("mkfifo", { args: [fifo] }).outputSync();
+  }
 }
 
 /** Every target: the native framings (netCDF in its three variants) and the library peers. */
@@ -44,6 +62,7 @@ export const TARGETS: readonly FuzzTarget[] = [
   { label: "cdf2", framing: "netcdf", options: { variant: 2 }, ext: "nc" },
   { label: "cdf5", framing: "netcdf", options: { variant: 5 }, ext: "nc" },
   { label: "hdf5", framing: "hdf5", options: {}, ext: "h5" },
+  { label: "hdf5x", framing: "hdf5", options: {}, ext: "h5", seed: hostileSeed },
   { label: "netcdf4", framing: "netcdf4", options: {}, ext: "nc" },
   { label: "hdf4", framing: "hdf4", options: {}, ext: "hdf" },
 ];
@@ -105,6 +124,10 @@ class Rand {
 
 /** Writes the seed file of `target` (N = 4, 3 frames) at `path`. */
 export function writeSeed(target: FuzzTarget, path: string): Uint8Array {
+  if (target.seed) {
+    target.seed(path);
+    return Deno.readFileSync(path);
+  }
   const frames = new TableFrames(4, 7);
   const sink = backendByName(target.framing).openWriter(path, {
     create: "truncate",

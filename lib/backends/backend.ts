@@ -55,6 +55,8 @@ export interface SinkOptions {
   readonly backendOptions?: Readonly<Record<string, unknown>>;
   /** `--bs` / `--direct`: the size of each system call and O_DIRECT (backends with `transfer`). */
   readonly transfer?: Transfer;
+  /** `--allow-external`: read external raw-data files outside the file's directory (HDF5). */
+  readonly allowExternal?: boolean;
 }
 
 /** An open file being written frame by frame. */
@@ -128,6 +130,13 @@ export interface DatasetInfo {
   readonly storedBytes: number;
   /** Other names of the same object (hard links), when any. */
   readonly aliases?: readonly string[];
+  /** `null` for an HDF5 NULL dataspace: no elements at all (shape is then []). */
+  readonly space?: "null";
+  /**
+   * Set when the dataset's storage was never (or only partly) written, saying how much was
+   * (`0 of 2000 chunks written`); such a dataset has no `dtype` and is listed, not read.
+   */
+  readonly unwritten?: string;
 }
 
 /** An open file read frame by frame. */
@@ -212,6 +221,8 @@ export interface SourceOptions {
   readonly backendOptions?: Readonly<Record<string, unknown>>;
   /** `--bs` / `--direct`: the size of each system call and O_DIRECT (backends with `transfer`). */
   readonly transfer?: Transfer;
+  /** `--allow-external`: read external raw-data files outside the file's directory (HDF5). */
+  readonly allowExternal?: boolean;
 }
 
 /** A way to store frames in files: a native framing driven by the engine, or a peer library. */

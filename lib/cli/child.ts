@@ -1,13 +1,13 @@
 /**
- * The library child (`sciobench __library-child`, hidden): limits its own address space
- * (RLIMIT_AS: what it has mapped at start plus the memory limit) and CPU time (RLIMIT_CPU, raised
- * at each sign of progress), then answers requests (JSON lines on stdin) by running a peer
+ * The library child (`sciobench __library-child`, hidden): limits its own CPU time (RLIMIT_CPU,
+ * raised at each sign of progress; its resident memory is watched by the parent, see
+ * lib/cli/isolate.ts), then answers requests (JSON lines on stdin) by running a peer
  * library in-process, with JSON lines on stdout (see lib/cli/isolate.ts). Requests are served
  * one after another until stdin ends, so many files can share one child.
  * @module
  */
 import { SciobenchError } from "../errors.ts";
-import { close, getrusage, O, open, pread, RLIMIT, setrlimit } from "../sys/libc.ts";
+import { getrusage, mapRegion, RLIMIT, setrlimit } from "../sys/libc.ts";
 import { streamInfo } from "./info.ts";
 import {
   CHILD_LIMITS_ENV,
@@ -28,9 +28,6 @@ import { backendOptionArgs } from "./common.ts";
 
 const encoder = new TextEncoder();
 
-/** Address space the child allows its runtime beyond the memory limit, bytes. */
-const RUNTIME_ROOM = 256 * 2 ** 20;
-
 function send(m: ChildMessage): void {
   const bytes = encoder.encode(JSON.stringify(m) + "\n");
   for (let done = 0; done < bytes.length;) done += Deno.stdout.writeSync(bytes.subarray(done));
@@ -39,22 +36,6 @@ function send(m: ChildMessage): void {
 function cpuSecondsUsed(): number {
   const r = getrusage();
   return (r.userUs + r.sysUs) / 1e6;
-}
-
-/** Virtual memory this process has mapped now (VmSize), bytes. */
-function mappedBytes(): number {
-  // Through libc: Deno guards /proc/self behind --allow-all.
-  const fd = open("/proc/self/status", O.RDONLY);
-  const buf = new Uint8Array(8192);
-  let n = 0;
-  try {
-    n = pread(fd, buf, 0, "/proc/self/status");
-  } finally {
-    close(fd);
-  }
-  const status = new TextDecoder().decode(buf.subarray(0, n));
-  const m = /^VmSize:\s+(\d+)\s+kB/m.exec(status);
-  return m ? Number(m[1]) * 1024 : 0;
 }
 
 /** Allows `seconds` more CPU time from now (SIGXCPU when exceeded). */
@@ -100,6 +81,7 @@ async function serve(
       seed: Number(settings.seed ?? 1),
       verify: settings.verify === true,
       sample: typeof settings.sample === "number" ? settings.sample : Infinity,
+      allowExternal: settings.allowExternal === true,
     }, beat);
     send({ t: "row", row });
     return;
@@ -108,9 +90,14 @@ async function serve(
     readWhole(path, framing, options, beat);
     return;
   }
-  const source = openUserFile(path, framing, options, "info");
+  const source = openUserFile(path, framing, options, "info", {
+    allowExternal: settings.allowExternal === true,
+  });
   try {
-    streamInfo(source, settings.json === true, (text: string) => send({ t: "out", text }));
+    streamInfo(source, settings.json === true, (text: string) => {
+      send({ t: "out", text });
+      beat();
+    });
   } finally {
     source.close();
   }
@@ -155,7 +142,7 @@ export function readWhole(
 ): void {
   const source = openUserFile(path, framing, options, "info", {}, () => {});
   try {
-    streamInfo(source, false, beat);
+    streamInfo(source, false, beat, () => {});
     if (source.locate) {
       for (let f = 0; f < source.frameCount; f++) {
         source.readFrame(f);
@@ -184,10 +171,9 @@ async function* requests(): AsyncGenerator<string> {
 export async function runLibraryChild(): Promise<number> {
   enterLibraryChild();
   const limits = readLimits();
-  // The libraries are mapped first, so the limit is all for data; the runtime gets 256 MiB of
-  // room beside it (its heap grows, which the memory limit of a read should not count).
+  // The libraries are loaded once, before the first request (no address-space limit: what a
+  // library reserves is not what it uses; the parent watches the resident memory).
   for (const peer of PEERS) peer.unavailable();
-  setrlimit(RLIMIT.AS, mappedBytes() + limits.memoryBytes + RUNTIME_ROOM, Infinity);
   const fault = Deno.env.get("SCIOBENCH_CHILD_FAULT");
   for await (const line of requests()) {
     if (line.trim() === "") continue;
@@ -204,7 +190,7 @@ export async function runLibraryChild(): Promise<number> {
           t: "end",
           error: `the ${libraryName(request.framing)} library ran out of memory reading ` +
             `'${request.path}' (limit ${limits.memoryBytes} bytes; raise it with ` +
-            `${LIBRARY_MEMORY_ENV}=SIZE); the file is probably damaged`,
+            `${LIBRARY_MEMORY_ENV}=SIZE)`,
           exitCode: 2,
         });
       } else {
@@ -224,7 +210,8 @@ export async function runLibraryChild(): Promise<number> {
 
 /**
  * Test hook (`SCIOBENCH_CHILD_FAULT`): makes the child fail as a broken library would, so tests
- * can check what the parent makes of it: `segv`, `abort`, `spin` (CPU), `sleep` (wall), `grow`.
+ * can check what the parent makes of it: `segv`, `abort`, `spin` (CPU), `sleep` (wall), `grow`
+ * (memory used), `reserve` (64 GiB of address space reserved, never used: not a use of memory).
  */
 function injectFault(fault: string): void {
   if (fault === "segv") new Deno.UnsafePointerView(Deno.UnsafePointer.create(8n)!).getInt32();
@@ -235,6 +222,7 @@ function injectFault(fault: string): void {
     const flag = new Int32Array(new SharedArrayBuffer(4));
     while (Date.now() < until) Atomics.wait(flag, 0, 0, 1000);
   }
+  if (fault === "reserve") mapRegion(64 * 2 ** 30);
   if (fault === "grow") {
     const hoard: number[][] = [];
     for (;;) hoard.push(new Array(1 << 20).fill(1.5));

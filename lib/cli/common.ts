@@ -46,6 +46,14 @@ export const AUDIT_OPTION = { audit: { type: "boolean", default: false } } as co
 /** parseArgs declarations every workload command takes: output, `--audit`, `--quick`, `--dry-run`. */
 export const WORKLOAD_OPTIONS = { ...OUTPUT_OPTIONS, ...AUDIT_OPTION, ...PLAN_OPTIONS } as const;
 
+/** parseArgs declaration of `--allow-external` (info, read). */
+export const EXTERNAL_OPTION = { "allow-external": { type: "boolean", default: false } } as const;
+
+/** Help line of `--allow-external`. */
+export const EXTERNAL_HELP =
+  `  --allow-external    let HDF5 read external raw-data files outside the file's own directory
+                      (never a device, FIFO or socket; external links are listed, not followed)`;
+
 /** Help line of `--audit`. */
 export const AUDIT_HELP =
   `  --audit             with --format json: each row's audit trail (every phase's read, write,

@@ -7,12 +7,13 @@ import { escapeControls, FormatError, UsageError } from "../errors.ts";
 import type { FrameSource } from "../backends/backend.ts";
 import { parseArgs, parseChoice } from "./args.ts";
 import type { Command } from "./command.ts";
-import { backendOptionsHelp } from "./common.ts";
+import { backendOptionsHelp, EXTERNAL_HELP, EXTERNAL_OPTION } from "./common.ts";
 import { csvField, jsonText, writeStdout } from "../report/output.ts";
 import { warn } from "../report/progress.ts";
 import { isolates, relayToTerminal, runIsolated } from "./isolate.ts";
 import { chooseBackend, openUserFile } from "./open.ts";
-import { type DatasetRow, listDatasets } from "../workloads/blocks.ts";
+import type { DatasetInfo } from "../backends/backend.ts";
+import { BlockReader, type DatasetRow, wholeOf } from "../workloads/blocks.ts";
 
 const HELP = `sciobench info: what a file holds
 
@@ -31,7 +32,11 @@ Options:
   --format table|json text (default) or one JSON document (--json is the same as --format json)
   --strict            check the file against its format specification: list every departure
                       the format's library tolerates (such as non-NUL header padding) on
-                      stderr and exit 2 when there is any`;
+                      stderr and exit 2 when there is any
+${EXTERNAL_HELP}
+
+An HDF5 dataset whose storage was never (or only partly) written is listed with its stored bytes
+and no CRC, and a note on stderr: its data would be the fill value, not bytes of the file.`;
 
 /** One chunk as `info` lists it. */
 export interface ChunkInfo {
@@ -126,43 +131,71 @@ export function listChunks(source: FrameSource): ChunkInfo[] {
   return out;
 }
 
+const DATASET_HEADER = "dataset,type,shape,storage,chunk,filters,offset,stored_bytes,bytes,crc32";
+
+/** One dataset as a line of `info`'s text dataset list (shape `null` for a NULL dataspace). */
+function datasetLine(d: DatasetRow): string {
+  return [
+    csvField(d.name),
+    csvField(d.type),
+    d.space === "null" ? "null" : d.shape.join("x"),
+    d.storage,
+    d.chunk?.join("x") ?? "",
+    d.filters?.join("+") ?? "",
+    d.offset,
+    d.storedBytes,
+    d.bytes,
+    d.crc32 ?? "",
+  ].join(",");
+}
+
 /** The text form of `info`'s dataset list (empty when the source lists none). */
 export function datasetLines(datasets: readonly DatasetRow[]): string[] {
   if (datasets.length === 0) return [];
-  return [
-    "",
-    "dataset,type,shape,storage,chunk,filters,offset,stored_bytes,bytes,crc32",
-    ...datasets.map((d) =>
-      [
-        csvField(d.name),
-        csvField(d.type),
-        d.shape.join("x"),
-        d.storage,
-        d.chunk?.join("x") ?? "",
-        d.filters?.join("+") ?? "",
-        d.offset,
-        d.storedBytes,
-        d.bytes,
-        d.crc32 ?? "",
-      ].join(",")
-    ),
-  ];
+  return ["", DATASET_HEADER, ...datasets.map(datasetLine)];
 }
 
 /**
- * Text that reaches `emit` in pieces of about 64 KiB, so a file of a million chunks streams in
- * bounded memory and few writes.
+ * A dataset with its data's size and CRC-32, read now: a NULL dataspace has 0 bytes and no CRC,
+ * a dataset never written (`unwritten`) or not numeric has bytes -1 and no CRC.
+ */
+function datasetRow(
+  source: FrameSource,
+  reader: BlockReader,
+  d: DatasetInfo,
+  index: number,
+): DatasetRow {
+  if (d.space === "null") return { ...d, bytes: 0, crc32: null };
+  if (!d.dtype || !source.readRegion) return { ...d, bytes: -1, crc32: null };
+  let crc = 0;
+  let bytes = 0;
+  for (const b of wholeOf(d, index, source.path)) {
+    crc = crc32(reader.read(b), crc);
+    bytes += b.bytes;
+  }
+  return { ...d, bytes, crc32: hex(crc) };
+}
+
+/** Longest `info` holds back text it has, milliseconds (so a slow listing shows as it goes). */
+const FLUSH_MS = 500;
+
+/**
+ * Text that reaches `emit` in pieces of about 64 KiB, or what there is after {@link FLUSH_MS},
+ * so a file of a million chunks streams in bounded memory and few writes, and a slow one shows
+ * its lines as they come.
  */
 class Batcher {
   #parts: string[] = [];
   #size = 0;
+  #last = performance.now();
   constructor(private readonly emit: (text: string) => void) {}
   add(text: string): void {
     this.#parts.push(text);
     this.#size += text.length;
-    if (this.#size >= 1 << 16) this.flush();
+    if (this.#size >= 1 << 16 || performance.now() - this.#last >= FLUSH_MS) this.flush();
   }
   flush(): void {
+    this.#last = performance.now();
     if (this.#size === 0) return;
     const text = this.#parts.join("");
     this.#parts = [];
@@ -179,34 +212,60 @@ export function streamInfo(
   source: FrameSource,
   json: boolean,
   emit: (text: string) => void,
+  note: (text: string) => void = warn,
 ): void {
   const path = source.path;
-  const variables = listVariables(source);
-  const datasets = listDatasets(source);
-  const facts = source.describe?.() ?? {};
   const fileBytes = Deno.statSync(path).size;
   const out = new Batcher(emit);
+  // What is known at once goes out at once; the rest (a walk of every group, variables' CRCs)
+  // follows as it is computed.
+  const first = {
+    path,
+    framing: source.framing,
+    frames: source.frameCount,
+    "file_bytes": fileBytes,
+  };
+  if (json) out.add(jsonText(first, 1).slice(0, -2));
+  else {
+    out.add(Object.entries(first).map(([k, v]) => `${k}: ${escapeControls(String(v))}\n`).join(""));
+  }
+  out.flush();
+  const variables = listVariables(source);
+  const datasets = source.datasets?.() ?? [];
+  const facts = source.describe?.() ?? {};
+  // Datasets stream one by one (each is read for its CRC): a file of many shows them as they come.
+  const reader = new BlockReader(source);
+  const eachDataset = (visit: (d: DatasetRow) => void) => {
+    for (let i = 0; i < datasets.length; i++) visit(datasetRow(source, reader, d(i), i));
+    // One line however many: the listing shows each one's stored_bytes.
+    const unwritten = datasets.filter((d) => d.unwritten);
+    const first = unwritten[0];
+    if (first) {
+      const more = unwritten.length > 1 ? ` and ${unwritten.length - 1} more` : "";
+      note(
+        `${path}: dataset '${first.name}' (${first.unwritten})${more} not read: storage never ` +
+          `or partly written, the data would be the fill value, not bytes of the file`,
+      );
+    }
+  };
+  const d = (i: number) => datasets[i]!;
   if (json) {
-    const head = jsonText(
-      {
-        path,
-        framing: source.framing,
-        frames: source.frameCount,
-        file_bytes: fileBytes,
-        format: facts,
-        ...(variables.length > 0 ? { variables } : {}),
-        ...(datasets.length > 0
-          ? {
-            datasets: datasets.map(({ storedBytes, ...d }) => ({
-              ...d,
-              stored_bytes: storedBytes,
-            })),
-          }
-          : {}),
-      },
-      1,
-    );
-    out.add(`${head.slice(0, -2)},\n "chunks": [`);
+    // Members of the top-level object, indented as JSON.stringify(..., null, 1) indents them.
+    const member = (key: string, value: unknown) =>
+      `,\n ${JSON.stringify(key)}: ${jsonText(value, 1).replace(/\n/g, "\n ")}`;
+    out.add(member("format", facts));
+    if (variables.length > 0) out.add(member("variables", variables));
+    if (datasets.length > 0) {
+      out.add(`,\n "datasets": [`);
+      let first = true;
+      eachDataset(({ storedBytes, ...d }) => {
+        const text = jsonText({ ...d, stored_bytes: storedBytes }, 1);
+        out.add(`${first ? "\n" : ",\n"}${text.replace(/^/gm, "  ")}`);
+        first = false;
+      });
+      out.add("\n ]");
+    }
+    out.add(`,\n "chunks": [`);
     let first = true;
     forEachChunk(source, (c) => {
       out.add(`${first ? "\n" : ",\n"}${jsonText(c, 1).replace(/^/gm, "  ")}`);
@@ -216,10 +275,6 @@ export function streamInfo(
   } else {
     // names and facts come from the file: escaped (one line each) and quoted as CSV fields
     const lines = [
-      `path: ${escapeControls(path)}`,
-      `framing: ${source.framing}`,
-      `frames: ${source.frameCount}`,
-      `file_bytes: ${fileBytes}`,
       ...Object.entries(facts).map(([k, v]) =>
         `${escapeControls(k)}: ${escapeControls(typeof v === "string" ? v : JSON.stringify(v))}`
       ),
@@ -230,11 +285,11 @@ export function streamInfo(
           ...variables.map((v) => `${csvField(v.name)},${csvField(v.dtype)},${v.bytes},${v.crc32}`),
         ]
         : []),
-      ...datasetLines(datasets),
-      "",
-      "frame,name,dtype,shape,offset,bytes,crc32",
+      ...(datasets.length > 0 ? ["", DATASET_HEADER] : []),
     ];
-    out.add(lines.join("\n") + "\n");
+    if (lines.length > 0) out.add(lines.join("\n") + "\n");
+    eachDataset((d) => out.add(datasetLine(d) + "\n"));
+    out.add("\nframe,name,dtype,shape,offset,bytes,crc32\n");
     forEachChunk(source, (c) => {
       out.add(
         `${c.frame},${csvField(c.name)},${csvField(c.dtype)},${
@@ -277,6 +332,7 @@ export const infoCommand: Command = {
         option: { type: "string", multiple: true },
         json: { type: "boolean", default: false },
         strict: { type: "boolean", default: false },
+        ...EXTERNAL_OPTION,
         format: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -298,13 +354,15 @@ export const infoCommand: Command = {
           path,
           framing: backend.name,
           options: values.option,
-          settings: { json },
+          settings: { json, allowExternal: values["allow-external"] },
         },
         relayToTerminal,
       );
       return;
     }
-    const source = openUserFile(path, backend.name, values.option, "info");
+    const source = openUserFile(path, backend.name, values.option, "info", {
+      allowExternal: values["allow-external"],
+    });
     try {
       if (values.strict) checkStrict(source);
       streamInfo(source, json, writeStdout);

@@ -1,9 +1,10 @@
 /**
  * Running a C library on a file sciobench did not write, in a child process: this same sciobench
- * started with the hidden `__library-child` command (lib/cli/child.ts), which limits its own
- * memory (RLIMIT_AS) and CPU time (RLIMIT_CPU) and answers requests as JSON lines on its stdout.
- * The parent kills it when it stays silent too long. A crash, abort, hang or blowup of the
- * library becomes one line naming the file and the library, exit code 2.
+ * started with the hidden `__library-child` command (lib/cli/child.ts), which limits its own CPU
+ * time (RLIMIT_CPU) and answers requests as JSON lines on its stdout. The parent watches the
+ * child's resident memory (what it uses, not what its libraries reserve) and kills it past the
+ * limit, or when it stays silent too long. A crash, abort, hang or blowup of the library becomes
+ * one line naming the file and the library (and the limit, when one stopped it), exit code 2.
  * @module
  */
 import { SciobenchError } from "../errors.ts";
@@ -11,6 +12,7 @@ import { LIBRARY_MEMORY_ENV, libraryMemoryLimit } from "../peers/common.ts";
 import type { Backend } from "../backends/backend.ts";
 import { writeStdout } from "../report/output.ts";
 import { warn } from "../report/progress.ts";
+import { close, O, open, pread } from "../sys/libc.ts";
 import { selfCommand } from "./self.ts";
 
 /** Environment variable: seconds the library may compute (CPU) or stay silent (wall) per step. */
@@ -25,9 +27,15 @@ export const LIBRARY_CHILD_COMMAND = "__library-child";
 /** Environment variable through which the parent hands the limits to the child (JSON). */
 export const CHILD_LIMITS_ENV = "SCIOBENCH_LIBRARY_CHILD_LIMITS";
 
+/** Resident memory a library child may use for its runtime beyond the memory limit, bytes. */
+export const RUNTIME_ROOM = 256 * 2 ** 20;
+
+/** How often the parent reads a library child's resident memory, milliseconds. */
+export const MEMORY_POLL_MS = 50;
+
 /** Limits of a library child. */
 export interface ChildLimits {
-  /** Bytes of address space the child may add to what it has mapped at start (RLIMIT_AS). */
+  /** Bytes of resident memory the child may use beyond {@link RUNTIME_ROOM} (polled). */
   readonly memoryBytes: number;
   /** CPU seconds per request without progress (RLIMIT_CPU, raised at each progress beat). */
   readonly cpuSeconds: number;
@@ -122,12 +130,16 @@ export type ChildOutcome =
     readonly exitCode: number;
     readonly internal: boolean;
   }
-  /** The child died: by `signal`, or with `code`; `stderr` is what the library printed. */
+  /**
+   * The child died: by `signal`, or with `code`; `stderr` is what the library printed;
+   * `residentBytes` is set when the parent killed it for using more memory than the limit.
+   */
   | {
     readonly kind: "crash";
     readonly signal: string | null;
     readonly code: number | null;
     readonly stderr: string;
+    readonly residentBytes?: number;
   }
   /** The child went silent for longer than the wall limit and was killed. */
   | { readonly kind: "hang" };
@@ -141,6 +153,29 @@ export function libraryName(framing: string): string {
 }
 
 const encoder = new TextEncoder();
+
+const statusBuf = new Uint8Array(4096);
+
+/** Resident memory (VmRSS) of process `pid`, bytes; undefined once it is gone. */
+function residentBytes(pid: number): number | undefined {
+  // Through libc: Deno guards /proc behind --allow-all.
+  let fd: number;
+  try {
+    fd = open(`/proc/${pid}/status`, O.RDONLY);
+  } catch {
+    return undefined;
+  }
+  let n = 0;
+  try {
+    n = pread(fd, statusBuf, 0);
+  } catch {
+    return undefined;
+  } finally {
+    close(fd);
+  }
+  const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(new TextDecoder().decode(statusBuf.subarray(0, n)));
+  return m ? Number(m[1]) * 1024 : undefined;
+}
 
 function writeStderr(text: string): void {
   const b = encoder.encode(text);
@@ -156,6 +191,8 @@ export class LibraryChild {
   #stderrTail = "";
   #stderrDone: Promise<void>;
   #dead = false;
+  #memoryWatch: ReturnType<typeof setInterval> | undefined;
+  #overMemory: number | undefined;
 
   private constructor(limits: ChildLimits, relayNotes: boolean) {
     this.limits = limits;
@@ -168,6 +205,17 @@ export class LibraryChild {
       stderr: "piped",
     }).spawn();
     this.#stdin = this.#process.stdin.getWriter();
+    // What the library uses, polled: an address-space limit would count what it reserves.
+    const pid = this.#process.pid;
+    const most = limits.memoryBytes + RUNTIME_ROOM;
+    const watch = setInterval(() => {
+      const rss = residentBytes(pid);
+      if (rss === undefined || rss <= most || this.#overMemory !== undefined) return;
+      this.#overMemory = rss;
+      this.#kill();
+    }, MEMORY_POLL_MS);
+    Deno.unrefTimer(watch);
+    this.#memoryWatch = watch;
     this.#lines = lines(this.#process.stdout)[Symbol.asyncIterator]();
     const stderr = this.#process.stderr;
     this.#stderrDone = (async () => {
@@ -268,9 +316,15 @@ export class LibraryChild {
     }
   }
 
+  #unwatch(): void {
+    if (this.#memoryWatch !== undefined) clearInterval(this.#memoryWatch);
+    this.#memoryWatch = undefined;
+  }
+
   async #died(): Promise<ChildOutcome> {
     this.#dead = true;
     const status = await this.#process.status;
+    this.#unwatch();
     await this.#stderrDone;
     try {
       await this.#stdin.close();
@@ -282,6 +336,7 @@ export class LibraryChild {
       signal: status.signal,
       code: status.signal === null ? status.code : null,
       stderr: this.#stderrTail,
+      ...(this.#overMemory !== undefined ? { residentBytes: this.#overMemory } : {}),
     };
   }
 
@@ -304,6 +359,7 @@ export class LibraryChild {
     await Promise.race([this.#process.status, late]);
     clearTimeout(timer);
     await this.#process.status;
+    this.#unwatch();
     await this.#stderrDone;
   }
 }
@@ -331,19 +387,25 @@ export function failureMessage(
 ): string {
   const lib = `the ${libraryName(framing)} library`;
   const file = `'${path}'`;
-  const raise = `raise the limit with ${LIBRARY_SECONDS_ENV}=SECONDS`;
+  // A limit that stopped the library is named with how to raise it: no verdict on the file.
+  const raise = `raise it with ${LIBRARY_SECONDS_ENV}=SECONDS`;
   if (outcome.kind === "hang") {
     return `${lib} did not respond for ${limits.wallSeconds} s reading ${file} and was ` +
-      `stopped (${raise}); the file is probably damaged`;
+      `stopped (the limit is twice ${LIBRARY_SECONDS_ENV} plus 30 s; ${raise})`;
+  }
+  if (outcome.residentBytes !== undefined) {
+    return `${lib} used ${outcome.residentBytes} bytes of memory reading ${file} and was ` +
+      `stopped (limit ${limits.memoryBytes} bytes plus ${RUNTIME_ROOM} for the runtime; raise ` +
+      `it with ${LIBRARY_MEMORY_ENV}=SIZE)`;
   }
   if (outcome.signal === "SIGXCPU") {
-    return `${lib} used more than ${limits.cpuSeconds} s of CPU time reading ${file} and was ` +
-      `stopped (${raise}); the file is probably damaged`;
+    return `${lib} used more than ${limits.cpuSeconds} s of CPU time without progress reading ` +
+      `${file} and was stopped (limit ${LIBRARY_SECONDS_ENV}; ${raise})`;
   }
   const oom = /out of memory|cannot allocate|allocation failed|bad_alloc/i.test(outcome.stderr);
   if (oom) {
     return `${lib} ran out of memory reading ${file} (limit ${limits.memoryBytes} bytes; ` +
-      `raise it with ${LIBRARY_MEMORY_ENV}=SIZE); the file is probably damaged`;
+      `raise it with ${LIBRARY_MEMORY_ENV}=SIZE, if the machine has it)`;
   }
   const first = outcome.stderr.split("\n")[0]!;
   const detail = first ? `: ${first.slice(0, 160)}` : "";

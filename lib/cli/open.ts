@@ -32,8 +32,8 @@ export function chooseBackend(path: string, framing: string | undefined): Backen
 
 /**
  * Opens `path` with `framing` (or the detected one), its `--option` items checked against the
- * backend's declared options for `workload`, the frames' `layout` and the `transfer` (`--bs`,
- * `--direct`) when given, and passes the decoder's warnings to `onWarning` (default: a line on
+ * backend's declared options for `workload`, the frames' `layout`, the `transfer` (`--bs`,
+ * `--direct`) and `allowExternal` (`--allow-external`) when given, and passes the decoder's warnings to `onWarning` (default: a line on
  * stderr).
  */
 export function openUserFile(
@@ -41,7 +41,7 @@ export function openUserFile(
   framing: string | undefined,
   optionItems: readonly string[] | undefined,
   workload: Workload,
-  reading: { layout?: readonly ChunkLayout[]; transfer?: Transfer } = {},
+  reading: { layout?: readonly ChunkLayout[]; transfer?: Transfer; allowExternal?: boolean } = {},
   onWarning: (text: string) => void = warn,
 ): FrameSource {
   const backend = chooseBackend(path, framing);

@@ -40,6 +40,8 @@ import {
   checkOutputFormat,
   checkOutputsApart,
   checkPlotPath,
+  EXTERNAL_HELP,
+  EXTERNAL_OPTION,
   openResults,
   OUTPUT_OPTIONS,
   parseTransfer,
@@ -110,6 +112,10 @@ ${TRANSFER_HELP}
                       with --verify frame k is checked while frame k + 1's read is in flight
                       through Linux native AIO, one read at a time)
 ${AUDIT_HELP}
+${EXTERNAL_HELP}
+
+An HDF5 dataset whose storage was never (or only partly) written is not read (a note says so):
+its data would be the fill value, which no device delivers; a file of nothing else is refused.
 
 Columns (CSV order):
 ${columnHelp(COLUMNS)}`;
@@ -203,6 +209,20 @@ function blockPhases(
   beat: () => void,
 ): Phases {
   const plan = planBlocks(source, seed + 1, sample);
+  if (plan.sequential.length === 0) {
+    // A row of 0 bytes (or of fill values no device delivered) would measure nothing.
+    const unwritten = (source.datasets?.() ?? []).filter((d) => d.unwritten);
+    const first = unwritten[0];
+    throw new FormatError(
+      source.framing,
+      source.path,
+      -1,
+      first
+        ? `nothing stored to read: dataset '${first.name}' is not read (${first.unwritten})` +
+          (unwritten.length > 1 ? ` and ${unwritten.length - 1} more are not written either` : "")
+        : "no numeric data to read (see 'sciobench info')",
+    );
+  }
   const reference = referenceCrcs(source, [...plan.sequential, ...plan.random]);
   dropCache(source.path);
   const run = (blocks: readonly Block[], phase: string) => ({
@@ -231,6 +251,8 @@ export interface ReadSettings {
   readonly sample: number;
   /** `--bs` / `--direct` (native framings). With O_DIRECT no cache drop is made. */
   readonly transfer?: Transfer;
+  /** `--allow-external`: HDF5 external raw-data files outside the file's directory are read. */
+  readonly allowExternal?: boolean;
 }
 
 /**
@@ -325,7 +347,7 @@ export async function measureRead(
   settings: ReadSettings,
   beat: () => void = () => {},
 ): Promise<Row> {
-  const { seed, sample, transfer } = settings;
+  const { seed, sample, transfer, allowExternal } = settings;
   // --verify --direct: frame k verified while frame k + 1's read is in flight (native AIO)
   const overlap = settings.verify && readOverlap(transfer, undefined).mode !== "none";
   const fileBytes = Deno.statSync(path).size;
@@ -340,7 +362,7 @@ export async function measureRead(
     // positions), so formats without types (Fortran records) are read with the table's layout.
     let pattern: TableFrames | undefined;
     if (settings.verify) {
-      const probe = openUserFile(path, framing, optionItems, "read", { transfer });
+      const probe = openUserFile(path, framing, optionItems, "read", { transfer, allowExternal });
       try {
         refuseEmpty(probe);
         pattern = tablePatternOf(probe, seed, fileBytes);
@@ -353,6 +375,7 @@ export async function measureRead(
     const source = openUserFile(path, framing, optionItems, "read", {
       layout: pattern?.layout,
       transfer,
+      allowExternal,
     });
     const o = om.stop();
     refuseEmpty(source);
@@ -431,6 +454,7 @@ export const readCommand: Command = {
       options: {
         ...OUTPUT_OPTIONS,
         ...AUDIT_OPTION,
+        ...EXTERNAL_OPTION,
         framing: { type: "string" },
         option: { type: "string", multiple: true },
         seed: { type: "string", default: "1" },
@@ -452,7 +476,8 @@ export const readCommand: Command = {
     const transfer = parseTransfer(values, [backend], { file: path });
     const overlapNote = readOverlap(transfer, undefined).note;
     if (values.verify && overlapNote !== undefined) warn(overlapNote);
-    const settings: ReadSettings = { seed, verify: values.verify, sample, transfer };
+    const allowExternal = values["allow-external"];
+    const settings: ReadSettings = { seed, verify: values.verify, sample, transfer, allowExternal };
     let row: Row | undefined;
     if (isolates(backend)) {
       // A library on a file sciobench did not write: measured in the library child.
@@ -462,7 +487,7 @@ export const readCommand: Command = {
           path,
           framing: backend.name,
           options: values.option,
-          settings: { seed, verify: values.verify, sample },
+          settings: { seed, verify: values.verify, sample, allowExternal },
         },
         (m) => {
           if (m.t === "row") row = m.row as Row;

@@ -3,7 +3,7 @@
  * the life of the process), the error stack as typed errors, and HDF5 path components.
  * @module
  */
-import { IoError, PeerUnavailableError } from "../../errors.ts";
+import { FormatError, IoError, PeerUnavailableError } from "../../errors.ts";
 import type { ByteOrder, DType } from "../../framings/types.ts";
 import {
   cStringAt,
@@ -101,6 +101,32 @@ const SYMBOLS = {
   H5Aread: { parameters: ["i64", "i64", "buffer"], result: "i32" },
   H5Aclose: { parameters: ["i64"], result: "i32" },
   H5Pset_chunk_cache: { parameters: ["i64", "usize", "usize", "f64"], result: "i32" },
+  // Reading files sciobench did not write (links, external storage, sparse datasets).
+  H5Literate: {
+    parameters: ["i64", "i32", "i32", "buffer", "function", "pointer"],
+    result: "i32",
+  },
+  H5Dget_num_chunks: { parameters: ["i64", "i64", "buffer"], result: "i32" },
+  H5Pget_external_count: { parameters: ["i64"], result: "i32" },
+  H5Pget_external: {
+    parameters: ["i64", "u32", "usize", "buffer", "buffer", "buffer"],
+    result: "i32",
+  },
+  H5Pset_efile_prefix: { parameters: ["i64", "buffer"], result: "i32" },
+  H5Pset_elink_cb: { parameters: ["i64", "function", "pointer"], result: "i32" },
+  // Writing the fuzzer's hostile seed (lib/peers/hdf5/hostile.ts).
+  H5Pset_external: { parameters: ["i64", "buffer", "i64", "u64"], result: "i32" },
+  H5Pset_fill_time: { parameters: ["i64", "i32"], result: "i32" },
+  H5Lcreate_external: {
+    parameters: ["buffer", "buffer", "i64", "buffer", "i64", "i64"],
+    result: "i32",
+  },
+  H5Screate: { parameters: ["i32"], result: "i64" },
+  H5Oget_info_by_name2: {
+    parameters: ["i64", "buffer", "buffer", "u32", "i64"],
+    result: "i32",
+  },
+  H5Sget_simple_extent_type: { parameters: ["i64"], result: "i32" },
   // Globals: declared as pointers (their addresses), read after H5open (ffi.md §6.3).
   H5T_NATIVE_SCHAR_g: STATIC,
   H5T_NATIVE_UCHAR_g: STATIC,
@@ -201,6 +227,8 @@ export const HADDR_UNDEF = 0xffffffffffffffffn;
 export const H5L_TYPE_HARD = 0;
 /** HDF5 1.10 constant `H5L_TYPE_SOFT`. */
 export const H5L_TYPE_SOFT = 1;
+/** HDF5 1.10 constant `H5S_NULL` (a dataspace class: no elements). */
+export const H5S_NULL = 2;
 /** HDF5 1.10 constant `H5S_ALL`. */
 export const H5S_ALL = 0n;
 /** HDF5 1.10 constant `H5T_SGN_NONE`. */
@@ -240,6 +268,13 @@ export function load(): Hdf5 | string {
   // No exit handler: every file sciobench opens is closed explicitly, and H5_term_library at
   // exit crashed (SIGSEGV in H5F__close_cb) on a file a failed close left half open (ENOSPC).
   fn.H5dont_atexit();
+  // Where external raw-data files are is decided from the file's directory (external.ts), not
+  // by an environment variable that overrides it at each H5Dopen.
+  try {
+    Deno.env.delete("HDF5_EXTFILE_PREFIX");
+  } catch {
+    // no --allow-env: the library sees the variable, external.ts still checks the paths it names
+  }
   if (fn.H5open() < 0) return (state = `HDF5 library ${loaded.path}: H5open failed`);
   fn.H5Eset_auto2(H5E_DEFAULT, null, null);
   const v = new Uint32Array(3);
@@ -360,6 +395,23 @@ export function errorSummary(lib: Hdf5): string {
   const innerText = [inner.desc, inner.minor].filter((s) => s !== "").join(": ");
   if (entries.length === 1) return oneLineText(`${outer.func}: ${innerText}`);
   return oneLineText(`${outer.func}: ${outer.desc} (${inner.func}: ${innerText})`);
+}
+
+/**
+ * Throws FormatError (exit 2) naming the file, the call and the HDF5 error summary when `id` is
+ * negative: a library call that fails on a file being read means the file is damaged.
+ */
+export function checkFile(lib: Hdf5, id: bigint | number, call: string, path: string): bigint {
+  const v = BigInt(id);
+  if (v < 0n) {
+    throw new FormatError(
+      NAME,
+      path,
+      -1,
+      `the file is damaged: ${call} failed: ${errorSummary(lib)}`,
+    );
+  }
+  return v;
 }
 
 /** Throws IoError naming the call and the HDF5 error summary when `id` is negative. */

@@ -14,19 +14,26 @@ import { cString } from "../../sys/libc.ts";
 import { decodeCBuffer } from "../common.ts";
 import type { Hdf5 } from "./bindings.ts";
 import {
-  check,
+  accessList,
+  checkExternal,
+  groupLinks,
+  H5O_TYPE_DATASET,
+  H5O_TYPE_GROUP,
+  objectInfo,
+  unwritten,
+} from "./walk.ts";
+import {
+  checkFile as check,
   errorSummary,
   H5_INDEX_NAME,
-  H5_ITER_INC,
   H5D_LAYOUT_NAMES,
   H5F_ACC_RDONLY,
-  H5I_DATASET,
-  H5I_GROUP,
   H5L_TYPE_HARD,
   H5L_TYPE_SOFT,
   H5O_INFO_BASIC,
   H5P_DEFAULT,
   H5S_ALL,
+  H5S_NULL,
   H5S_SELECT_SET,
   H5T_CLASS_NAMES,
   H5T_FLOAT,
@@ -58,12 +65,21 @@ const FILTER_NAMES: Readonly<Record<number, string>> = {
   6: "scaleoffset",
 };
 
-interface Opened {
-  readonly id: bigint;
-  readonly space: bigint;
+interface Listed {
   readonly rank: number;
   readonly dtype?: DType;
 }
+
+interface Live {
+  readonly id: bigint;
+  readonly space: bigint;
+}
+
+/**
+ * Most datasets a catalog keeps open for reading (least recently read closed first): an open
+ * dataset costs the library about 12 KiB, so a file of 100,000 stays in bounded memory.
+ */
+export const MAX_OPEN_DATASETS = 256;
 
 /** What a dataset's `NAME` attribute says, when it is a fixed-length string (netCDF-4 dimensions). */
 function nameAttribute(lib: Hdf5, id: bigint): string | undefined {
@@ -111,6 +127,22 @@ export function objectAddress(lib: Hdf5, obj: bigint): bigint | undefined {
 /** Text netCDF-4 puts in the NAME attribute of a dimension that is not also a variable. */
 const NETCDF_DIMENSION_ONLY = "This is a netCDF dimension but not a netCDF variable";
 
+/** How a catalog treats what a file points to and what it never wrote. */
+export interface CatalogOptions {
+  /** Read external raw-data files outside the file's own directory (`--allow-external`). */
+  readonly allowExternal?: boolean;
+  /**
+   * List datasets whose storage was never (or only partly) written without a `dtype`, so they are
+   * not read (their data would be the fill value, not bytes of the file); `unwritten` says why.
+   */
+  readonly skipUnwritten?: boolean;
+  /**
+   * Look for external raw-data files in the file's own directory (`${ORIGIN}`); false for a file
+   * libnetcdf also has open (HDF5 refuses a second prefix for a dataset already open).
+   */
+  readonly origin?: boolean;
+}
+
 /** Every dataset of an HDF5 file, open for reading by region. */
 export class Hdf5Catalog {
   /** The datasets in walk order (groups by name, depth first). */
@@ -124,14 +156,17 @@ export class Hdf5Catalog {
   readonly #lib: Hdf5;
   readonly #path: string;
   readonly #file: bigint;
-  readonly #open: Opened[] = [];
+  readonly #listed: Listed[] = [];
+  readonly #live = new Map<number, Live>(); // index -> open dataset, least recently read first
   readonly #seen = new Map<bigint, number>(); // object address -> index in datasets (-1: group)
+  readonly #options: CatalogOptions;
   #dapl: bigint | undefined;
   #closed = false;
 
-  constructor(lib: Hdf5, path: string) {
+  constructor(lib: Hdf5, path: string, options: CatalogOptions = {}) {
     this.#lib = lib;
     this.#path = path;
+    this.#options = options;
     const id = openReadOnly(lib, path);
     this.#file = id;
     try {
@@ -149,11 +184,14 @@ export class Hdf5Catalog {
     }
   }
 
-  /** A dataset access property list with HDF5's chunk cache turned off (made once). */
+  /**
+   * The access property list of every object opened (see {@link accessList}), with HDF5's chunk
+   * cache turned off (made once).
+   */
   #uncached(): bigint {
     if (this.#dapl !== undefined) return this.#dapl;
     const fn = this.#lib.fn;
-    const dapl = check(this.#lib, fn.H5Pcreate(this.#lib.datasetAccess), "H5Pcreate", this.#path);
+    const dapl = accessList(this.#lib, this.#path, this.#options.origin !== false);
     if (fn.H5Pset_chunk_cache(dapl, 0n, 0n, 1) < 0) {
       fn.H5Pclose(dapl);
       check(this.#lib, -1, "H5Pset_chunk_cache", this.#path);
@@ -168,73 +206,59 @@ export class Hdf5Catalog {
   #walk(group: bigint, prefix: string): void {
     const lib = this.#lib;
     const fn = lib.fn;
-    const info = new BigUint64Array(4);
-    check(lib, fn.H5Gget_info(group, info), "H5Gget_info", this.#path);
-    const dot = cString(".");
-    const linkInfo = new Uint8Array(64);
-    for (let i = 0n; i < info[1]!; i++) {
-      const get = (buf: Uint8Array) =>
-        Number(fn.H5Lget_name_by_idx(
-          group,
-          dot,
-          H5_INDEX_NAME,
-          H5_ITER_INC,
-          i,
-          buf,
-          BigInt(buf.length),
-          H5P_DEFAULT,
-        ));
-      let nameBuf = new Uint8Array(256);
-      const len = get(nameBuf);
-      if (len < 0) check(lib, -1, "H5Lget_name_by_idx", this.#path);
-      if (len >= nameBuf.length) {
-        nameBuf = new Uint8Array(len + 1);
-        get(nameBuf);
-      }
-      const name = decodeCBuffer(nameBuf);
+    for (const link of groupLinks(lib, group, H5_INDEX_NAME, this.#path)) {
+      const name = link.name;
       const full = `${prefix}/${name}`;
       const cname = cString(name);
-      if (fn.H5Lget_info(group, cname, linkInfo, H5P_DEFAULT) < 0) {
-        this.warnings.push(`cannot inspect link '${full}': ${errorSummary(lib)}`);
-        continue;
-      }
-      const linkType = new DataView(linkInfo.buffer).getInt32(0, true);
+      const linkType = link.type;
       if (linkType !== H5L_TYPE_HARD && linkType !== H5L_TYPE_SOFT) {
-        this.links.push({ name: full, kind: "external" });
+        // External (and user-defined) links are listed, never followed.
+        this.links.push({ name: full, kind: linkType === 64 ? "external" : "user-defined" });
         continue;
       }
-      const obj = fn.H5Oopen(group, cname, H5P_DEFAULT);
-      if (obj < 0n) {
-        errorSummary(lib);
+      const found = objectInfo(lib, group, cname, this.#uncached());
+      if (found === undefined) {
         this.links.push({
           name: full,
           kind: linkType === H5L_TYPE_SOFT ? "dangling soft" : "hard",
         });
         continue;
       }
-      try {
-        const addr = this.#address(obj);
-        const seen = addr === undefined ? undefined : this.#seen.get(addr);
-        if (seen !== undefined) {
-          if (seen >= 0) {
-            const d = this.datasets[seen]!;
-            this.datasets[seen] = { ...d, aliases: [...(d.aliases ?? []), full] };
-          }
-          continue;
+      const seen = this.#seen.get(found.address);
+      if (seen !== undefined) {
+        if (seen >= 0) {
+          const d = this.datasets[seen]!;
+          this.datasets[seen] = { ...d, aliases: [...(d.aliases ?? []), full] };
         }
-        const kind = fn.H5Iget_type(obj);
-        if (kind === H5I_GROUP) {
-          if (addr !== undefined) this.#seen.set(addr, -1);
-          this.#walk(obj, full);
-        } else if (kind === H5I_DATASET) {
-          if (addr !== undefined) this.#seen.set(addr, this.datasets.length);
-          // Reopened without HDF5's chunk cache, so a timed read of a chunk reads the file.
-          const dset = fn.H5Dopen2(group, cname, this.#uncached());
-          if (dset < 0n) check(lib, dset, `H5Dopen2 '${full}'`, this.#path);
+        continue;
+      }
+      if (found.type === H5O_TYPE_GROUP) {
+        this.#seen.set(found.address, -1);
+        const sub = check(
+          lib,
+          fn.H5Gopen2(group, cname, H5P_DEFAULT),
+          `H5Gopen2 '${full}'`,
+          this.#path,
+        );
+        try {
+          this.#walk(sub, full);
+        } finally {
+          fn.H5Gclose(sub);
+        }
+      } else if (found.type === H5O_TYPE_DATASET) {
+        this.#seen.set(found.address, this.datasets.length);
+        // Opened without HDF5's chunk cache, so a timed read of a chunk reads the file.
+        const dset = check(
+          lib,
+          fn.H5Dopen2(group, cname, this.#uncached()),
+          `H5Dopen2 '${full}'`,
+          this.#path,
+        );
+        try {
           this.#addDataset(dset, full);
+        } finally {
+          fn.H5Dclose(dset);
         }
-      } finally {
-        fn.H5Oclose(obj);
       }
     }
   }
@@ -250,6 +274,7 @@ export class Hdf5Catalog {
       fn.H5Tclose(type);
     }
     const space = check(lib, fn.H5Dget_space(id), "H5Dget_space", this.#path);
+    const nullSpace = fn.H5Sget_simple_extent_type(space) === H5S_NULL;
     const rank = Math.max(0, fn.H5Sget_simple_extent_ndims(space));
     const dims = new BigUint64Array(Math.max(1, rank));
     if (rank > 0) fn.H5Sget_simple_extent_dims(space, dims, null);
@@ -257,10 +282,20 @@ export class Hdf5Catalog {
     let storage = "unknown";
     let chunk: number[] | undefined;
     const filters: string[] = [];
+    let layout = -1;
+    let external = false;
     const dcpl = fn.H5Dget_create_plist(id);
     if (dcpl >= 0n) {
       try {
-        const layout = fn.H5Pget_layout(dcpl);
+        external = checkExternal(
+          lib,
+          dcpl,
+          this.#path,
+          name,
+          this.#options.allowExternal === true,
+          this.#options.origin !== false,
+        );
+        layout = fn.H5Pget_layout(dcpl);
         storage = H5D_LAYOUT_NAMES[layout] ?? `layout ${layout}`;
         if (storage === "chunked") {
           const c = new BigUint64Array(32);
@@ -283,9 +318,15 @@ export class Hdf5Catalog {
       }
     }
     const offset = fn.H5Dget_offset(id);
-    const dtype = (DTYPES as readonly string[]).includes(kind) ? kind as DType : undefined;
+    const storedBytes = Number(fn.H5Dget_storage_size(id));
+    const empty = nullSpace || !this.#options.skipUnwritten
+      ? undefined
+      : unwritten(lib, id, layout, shape, chunk, storedBytes, external);
+    const numeric = (DTYPES as readonly string[]).includes(kind) && !nullSpace && !empty;
+    const dtype = numeric ? kind as DType : undefined;
     if (nameAttribute(lib, id)?.startsWith(NETCDF_DIMENSION_ONLY)) this.dimensionOnly.add(name);
-    this.#open.push({ id, space, rank, dtype });
+    fn.H5Sclose(space);
+    this.#listed.push({ rank, dtype });
     this.datasets.push({
       name,
       type: kind,
@@ -295,7 +336,9 @@ export class Hdf5Catalog {
       ...(chunk ? { chunk } : {}),
       ...(filters.length > 0 ? { filters } : {}),
       offset: offset === HADDR_UNDEF ? -1 : Number(offset),
-      storedBytes: Number(fn.H5Dget_storage_size(id)),
+      storedBytes,
+      ...(nullSpace ? { space: "null" as const } : {}),
+      ...(empty ? { unwritten: empty } : {}),
     });
   }
 
@@ -309,16 +352,19 @@ export class Hdf5Catalog {
     if (this.#closed) throw new IoError(`${NAME}: ${this.#path}: read after close`);
     const lib = this.#lib;
     const fn = lib.fn;
-    const d = this.#open[index];
+    const listed = this.#listed[index];
     const info = this.datasets[index];
-    if (!d || !info || !d.dtype) {
+    if (!listed || !info || !listed.dtype) {
       throw new RangeError(`dataset ${index} is not a numeric dataset of ${this.#path}`);
     }
     const elements = count.reduce((a, b) => a * b, 1);
-    if (into.length < elements * DTYPE_SIZE[d.dtype]) {
-      throw new RangeError(`buffer of ${into.length} bytes for ${elements} ${d.dtype} elements`);
+    if (into.length < elements * DTYPE_SIZE[listed.dtype]) {
+      throw new RangeError(
+        `buffer of ${into.length} bytes for ${elements} ${listed.dtype} elements`,
+      );
     }
     if (elements === 0) return;
+    const d = { ...listed, dtype: listed.dtype, ...this.#opened(index, info.name) };
     // Storage never allocated and no fill value (netCDF-4 with fill off): HDF5 leaves the
     // buffer as it is, so the data reads as zeros, as for classic data never written.
     if (info.storedBytes === 0) into.fill(0, 0, elements * DTYPE_SIZE[d.dtype]);
@@ -352,16 +398,47 @@ export class Hdf5Catalog {
     }
   }
 
+  /** Dataset `index` open for reading (at most {@link MAX_OPEN_DATASETS} stay open). */
+  #opened(index: number, name: string): Live {
+    const fn = this.#lib.fn;
+    const live = this.#live.get(index);
+    if (live) {
+      this.#live.delete(index);
+      this.#live.set(index, live);
+      return live;
+    }
+    if (this.#live.size >= MAX_OPEN_DATASETS) {
+      const [oldest, old] = this.#live.entries().next().value!;
+      this.#live.delete(oldest);
+      fn.H5Sclose(old.space);
+      fn.H5Dclose(old.id);
+    }
+    const id = check(
+      this.#lib,
+      fn.H5Dopen2(this.#file, cString(name), this.#uncached()),
+      `H5Dopen2 '${name}'`,
+      this.#path,
+    );
+    const space = fn.H5Dget_space(id);
+    if (space < 0n) {
+      fn.H5Dclose(id);
+      check(this.#lib, space, `H5Dget_space '${name}'`, this.#path);
+    }
+    const opened = { id, space };
+    this.#live.set(index, opened);
+    return opened;
+  }
+
   /** Closes every dataset and the file. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
     const fn = this.#lib.fn;
-    for (const d of this.#open) {
+    for (const d of this.#live.values()) {
       fn.H5Sclose(d.space);
-      fn.H5Oclose(d.id);
+      fn.H5Dclose(d.id);
     }
-    this.#open.length = 0;
+    this.#live.clear();
     if (this.#dapl !== undefined) fn.H5Pclose(this.#dapl);
     fn.H5Fclose(this.#file);
   }
@@ -387,7 +464,7 @@ export interface NetcdfDatasets {
  * the dimension-only ones netCDF-4 creates, named as ncdump names them (group path, no leading `/`).
  */
 export function netcdf4Datasets(lib: Hdf5, path: string): NetcdfDatasets {
-  const cat = new Hdf5Catalog(lib, path);
+  const cat = new Hdf5Catalog(lib, path, { origin: false });
   const keep = cat.datasets.map((d, i) => ({ d, i })).filter(({ d }) =>
     !cat.dimensionOnly.has(d.name)
   );

@@ -18,7 +18,13 @@
  * handle opened is closed, also on error.
  * @module
  */
-import type { Backend, FrameSink, FrameSource, SinkOptions } from "../../backends/backend.ts";
+import type {
+  Backend,
+  FrameSink,
+  FrameSource,
+  SinkOptions,
+  SourceOptions,
+} from "../../backends/backend.ts";
 import { type MagicNumber, matchesMagic } from "../../framings/types.ts";
 import { h5, load, NAME } from "./bindings.ts";
 import { Hdf5Source } from "./reader.ts";
@@ -86,7 +92,7 @@ export const hdf5: Backend = {
   openWriter(path: string, options: SinkOptions): FrameSink {
     return new Hdf5Sink(h5(), path, options);
   },
-  openReader(path: string): FrameSource {
-    return new Hdf5Source(h5(), path);
+  openReader(path: string, options?: SourceOptions): FrameSource {
+    return new Hdf5Source(h5(), path, options?.allowExternal === true);
   },
 };

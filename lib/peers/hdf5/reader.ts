@@ -8,21 +8,29 @@ import { FormatError, IoError } from "../../errors.ts";
 import type { DType } from "../../framings/types.ts";
 import { DTYPE_SIZE } from "../../framings/types.ts";
 import { cString } from "../../sys/libc.ts";
-import { allocFrameBuffer, checkFrameCount, decodeCBuffer } from "../common.ts";
+import { allocFrameBuffer, checkFrameCount } from "../common.ts";
 import type { Hdf5 } from "./bindings.ts";
 import { Hdf5Catalog, openReadOnly, type ReadRegion } from "./catalog.ts";
 import {
-  check,
-  errorSummary,
+  accessList,
+  checkExternal,
+  groupLinks,
+  H5O_TYPE_DATASET,
+  H5O_TYPE_GROUP,
+  objectInfo,
+  unwritten,
+} from "./walk.ts";
+import {
+  checkFile as check,
   H5_INDEX_CRT_ORDER,
   H5_INDEX_NAME,
-  H5_ITER_INC,
   H5E_DEFAULT,
-  H5I_DATASET,
-  H5I_GROUP,
+  H5L_TYPE_HARD,
+  H5L_TYPE_SOFT,
   H5O_INFO_BASIC,
   H5P_CRT_ORDER_TRACKED,
   H5P_DEFAULT,
+  H5S_NULL,
   H5S_SELECT_SET,
   H5S_UNLIMITED,
   H5T_FLOAT,
@@ -83,13 +91,18 @@ export class Hdf5Source implements FrameSource {
   #skipped: string[] = [];
   #cat: Hdf5Catalog | undefined;
   #closed = false;
+  readonly #allowExternal: boolean;
+  #dapl: bigint | undefined;
 
-  constructor(lib: Hdf5, path: string) {
+  /** Opens `path`; `allowExternal` reads external raw-data files outside its directory. */
+  constructor(lib: Hdf5, path: string, allowExternal = false) {
     this.#lib = lib;
     this.path = path;
+    this.#allowExternal = allowExternal;
     requireFile(path, NAME);
     this.#file = openReadOnly(lib, path);
     try {
+      this.#dapl = accessList(lib, path);
       const root = check(
         lib,
         lib.fn.H5Gopen2(this.#file, cString("/"), H5P_DEFAULT),
@@ -149,83 +162,75 @@ export class Hdf5Source implements FrameSource {
     interface Level {
       readonly id: bigint;
       readonly prefix: string;
-      readonly links: bigint;
-      readonly index: number;
-      next: bigint;
+      readonly links: readonly { readonly name: string; readonly type: number }[];
+      next: number;
     }
     const visited = new Set<bigint>([this.#address(root)]);
     const stack: Level[] = [];
     const enter = (id: bigint, prefix: string) => {
-      const info = new BigUint64Array(4);
-      if (fn.H5Gget_info(id, info) < 0) {
+      let links;
+      try {
+        links = groupLinks(lib, id, this.#linkIndex(id), this.path);
+      } catch (e) {
         fn.H5Gclose(id);
-        check(lib, -1, "H5Gget_info", this.path);
+        throw e;
       }
-      stack.push({ id, prefix, links: info[1]!, index: this.#linkIndex(id), next: 0n });
+      stack.push({ id, prefix, links, next: 0 });
     };
-    const dot = cString(".");
-    const nameBuf = new Uint8Array(256);
+    const dapl = this.#dapl!;
     try {
       enter(root, "");
       while (stack.length > 0) {
         const level = stack[stack.length - 1]!;
-        if (level.next >= level.links) {
+        if (level.next >= level.links.length) {
           fn.H5Gclose(level.id);
           stack.pop();
           continue;
         }
-        const i = level.next++;
-        const get = (buf: Uint8Array) =>
-          Number(
-            fn.H5Lget_name_by_idx(
-              level.id,
-              dot,
-              level.index,
-              H5_ITER_INC,
-              i,
-              buf,
-              BigInt(buf.length),
-              H5P_DEFAULT,
-            ),
-          );
-        const len = get(nameBuf);
-        if (len < 0) check(lib, -1, "H5Lget_name_by_idx", this.path);
-        let name = decodeCBuffer(nameBuf);
-        if (len >= nameBuf.length) {
-          if (len > 65536) {
-            throw new FormatError(NAME, this.path, -1, `a link name of ${len} bytes`);
-          }
-          const big = new Uint8Array(len + 1);
-          get(big);
-          name = decodeCBuffer(big);
-        }
+        const link = level.links[level.next++]!;
+        const name = link.name;
         const full = level.prefix ? `${level.prefix}/${name}` : name;
-        const obj = fn.H5Oopen(level.id, cString(name), H5P_DEFAULT);
-        if (obj < 0n) {
-          this.warnings.push(`${this.path}: cannot open '${full}': ${errorSummary(lib)}`);
+        if (link.type !== H5L_TYPE_HARD && link.type !== H5L_TYPE_SOFT) {
+          this.#skipped.push(`${full} (an external link: not followed)`);
           continue;
         }
-        const kind = fn.H5Iget_type(obj);
-        if (kind === H5I_GROUP) {
-          const address = this.#address(obj);
-          if (address >= 0n && visited.has(address)) {
-            fn.H5Oclose(obj);
+        const cname = cString(name);
+        const found = objectInfo(lib, level.id, cname, dapl);
+        if (found === undefined) {
+          this.warnings.push(`${this.path}: cannot open '${full}' (a dangling link)`);
+          continue;
+        }
+        if (found.type === H5O_TYPE_GROUP) {
+          if (visited.has(found.address)) {
             this.#skipped.push(`${full} (a link to a group already listed)`);
             continue;
           }
-          visited.add(address);
+          visited.add(found.address);
           if (stack.length >= 64) {
-            fn.H5Oclose(obj);
             throw new FormatError(NAME, this.path, -1, `groups nested deeper than 64 at '${full}'`);
           }
-          enter(obj, full);
+          const sub = check(
+            lib,
+            fn.H5Gopen2(level.id, cname, H5P_DEFAULT),
+            `H5Gopen2 '${full}'`,
+            this.path,
+          );
+          enter(sub, full);
           continue;
         }
+        if (found.type !== H5O_TYPE_DATASET) continue;
+        // Opened with the access list that decides where external raw data is looked for.
+        const dset = check(
+          lib,
+          fn.H5Dopen2(level.id, cname, dapl),
+          `H5Dopen2 '${full}'`,
+          this.path,
+        );
         let keep = false;
         try {
-          if (kind === H5I_DATASET) keep = this.#addDataset(obj, full);
+          keep = this.#addDataset(dset, full);
         } finally {
-          if (!keep) fn.H5Oclose(obj);
+          if (!keep) fn.H5Dclose(dset);
         }
       }
     } finally {
@@ -257,8 +262,9 @@ export class Hdf5Source implements FrameSource {
     const fspace = check(lib, fn.H5Dget_space(id), "H5Dget_space", this.path);
     const rank = fn.H5Sget_simple_extent_ndims(fspace);
     if (rank < 1) {
+      const nullSpace = fn.H5Sget_simple_extent_type(fspace) === H5S_NULL;
       fn.H5Sclose(fspace);
-      this.#skipped.push(`${name} (scalar)`);
+      this.#skipped.push(`${name} (${nullSpace ? "null dataspace" : "scalar"})`);
       return false;
     }
     const dims = new BigUint64Array(rank);
@@ -271,6 +277,23 @@ export class Hdf5Source implements FrameSource {
       return false;
     }
     const shape = [...dims.subarray(1)].map(Number);
+    try {
+      // A frame count the file cannot hold: forged, or never written (one line, before more).
+      checkFrameCount(NAME, this.path, Number(dims[0]));
+    } catch (e) {
+      fn.H5Sclose(fspace);
+      throw e;
+    }
+    const empty = this.#unwritten(id, name, [...dims].map(Number));
+    if (empty) {
+      fn.H5Sclose(fspace);
+      this.#skipped.push(`${name} (${empty}: not read)`);
+      this.warnings.push(
+        `dataset '${name}' is not read: ${empty} (its data would be the fill value, not bytes ` +
+          `of the file)`,
+      );
+      return false;
+    }
     let bytes = DTYPE_SIZE[kind.dtype];
     for (const d of shape) bytes *= d;
     let buf: Uint8Array<ArrayBuffer>;
@@ -305,6 +328,23 @@ export class Hdf5Source implements FrameSource {
     return true;
   }
 
+  /** Why dataset `id` holds no data of its own (see {@link unwritten}); checks external files. */
+  #unwritten(id: bigint, name: string, dims: readonly number[]): string | undefined {
+    const fn = this.#lib.fn;
+    const dcpl = check(this.#lib, fn.H5Dget_create_plist(id), "H5Dget_create_plist", this.path);
+    try {
+      const external = checkExternal(this.#lib, dcpl, this.path, name, this.#allowExternal);
+      const layout = fn.H5Pget_layout(dcpl);
+      const c = new BigUint64Array(32);
+      const n = layout === 2 ? fn.H5Pget_chunk(dcpl, 32, c) : 0;
+      const chunk = n > 0 ? [...c.subarray(0, n)].map(Number) : undefined;
+      const stored = Number(fn.H5Dget_storage_size(id));
+      return unwritten(this.#lib, id, layout, dims, chunk, stored, external);
+    } finally {
+      fn.H5Pclose(dcpl);
+    }
+  }
+
   readFrame(frame: number): readonly ReadChunk[] {
     if (this.#closed) throw new IoError(`${NAME}: ${this.path}: read after close`);
     const lib = this.#lib;
@@ -331,7 +371,10 @@ export class Hdf5Source implements FrameSource {
 
   #catalog(): Hdf5Catalog {
     if (this.#closed) throw new IoError(`${NAME}: ${this.path}: read after close`);
-    return this.#cat ??= new Hdf5Catalog(this.#lib, this.path);
+    return this.#cat ??= new Hdf5Catalog(this.#lib, this.path, {
+      allowExternal: this.#allowExternal,
+      skipUnwritten: true,
+    });
   }
 
   /** Every dataset of the file, frames or not (see {@link Hdf5Catalog}). */
@@ -365,10 +408,11 @@ export class Hdf5Source implements FrameSource {
     for (const s of this.#sets) {
       fn.H5Sclose(s.memspace);
       fn.H5Sclose(s.fspace);
-      fn.H5Oclose(s.id);
+      fn.H5Dclose(s.id);
     }
     this.#sets = [];
     this.#cat?.close();
+    if (this.#dapl !== undefined) fn.H5Pclose(this.#dapl);
     fn.H5Fclose(this.#file);
   }
 }
