@@ -185,7 +185,10 @@ peerTest(
           assert.match(r.stdout, /ext \(an external link: not followed\)/);
         } else {
           assert.equal(r.code, 2, r.stderr);
-          assert.match(oneErrorLine(r.stderr), /holds no frames \(and no datasets\): there is nothing to read/);
+          assert.match(
+            oneErrorLine(r.stderr),
+            /holds no frames \(and no datasets\): there is nothing to read/,
+          );
         }
       }
     });
