@@ -231,3 +231,35 @@ Deno.test("owner-less empty scratch directories over a minute old are removed; y
     ".sciobench-young",
   ]);
 });
+
+Deno.test({
+  name: "write, read, append, info and table work under /dev/shm with the task's permissions",
+  ignore: !SHM,
+  fn: async () => {
+    const f = `/dev/shm/sciobench-test-${Deno.pid}.gsd`;
+    try {
+      const w = await runCli(["write", "--framing", "gsd", "--n", "16", "--frames", "3", f]);
+      assert.equal(w.code, 0, w.stderr);
+      const a = await runCli(["write", "--append", "--n", "16", "--frames", "2", f]);
+      assert.equal(a.code, 0, a.stderr);
+      const r = await runCli(["read", "--verify", "--format", "json", f]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(JSON.parse(r.stdout).rows[0].frames, 5);
+      const i = await runCli(["info", f]);
+      assert.equal(i.code, 0, i.stderr);
+      const t = await runCli(
+        ["table", "--framing", "raw", "--size", "1MiB", "--n", "1024", "--dir", "/dev/shm"],
+      );
+      assert.equal(t.code, 0, t.stderr);
+    } finally {
+      try {
+        Deno.removeSync(f);
+      } catch {
+        // not written
+      }
+    }
+    const left = [...Deno.readDirSync("/dev/shm")].map((e) => e.name)
+      .filter((n) => n.includes(`sciobench-test-${Deno.pid}`) || n.startsWith(".sciobench-"));
+    assert.deepEqual(left, []);
+  },
+});

@@ -14,14 +14,7 @@
 import { parseArgs } from "node:util";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
-const PERMISSIONS = [
-  "--allow-ffi",
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-run",
-  "--allow-sys",
-];
+const PERMISSIONS = ["--allow-all"];
 
 /** The native framings that can append. */
 export const NATIVE_FRAMINGS = ["raw", "gsd", "f77", "ieeeio", "netcdf"] as const;

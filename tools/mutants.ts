@@ -1051,14 +1051,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
 ];
 
-const PERMISSIONS = [
-  "--allow-ffi",
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-run",
-  "--allow-sys",
-];
+const PERMISSIONS = ["--allow-all"];
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const decoder = new TextDecoder();
 
