@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import * as libc from "../lib/sys/libc.ts";
 import { AppendJournal, journalPath, rollBack } from "../lib/io/journal.ts";
 import { FileHandle } from "../lib/io/file.ts";
+import { crashTrials, outTrials, signalWriteTrials } from "../tools/crash_appends.ts";
 import { runCli, spawnCli, tempDir } from "./_helpers.ts";
 
 const LIB = new URL("../lib/", import.meta.url).href;
@@ -262,4 +263,28 @@ Deno.test({
       .filter((n) => n.includes(`sciobench-test-${Deno.pid}`) || n.startsWith(".sciobench-"));
     assert.deepEqual(left, []);
   },
+});
+
+Deno.test("killed appends and --force writes through a symbolic link, and read --out at the data file (deno task crash)", async () => {
+  // A small sample; `deno task crash` runs many more trials.
+  using d = tempDir();
+  for (const framing of ["gsd"]) {
+    for (const signals of [["SIGKILL"], ["SIGINT", "SIGTERM"]] as Deno.Signal[][]) {
+      const c = await crashTrials(framing, {
+        dir: `${d.path}`,
+        trials: 3,
+        seed: 5,
+        signals,
+        frames: 100,
+        link: true,
+      });
+      assert.equal(c.neither + c.unverified + c.badExits, 0, `${framing}: ${c.notes.join("; ")}`);
+      assert.equal(c.original + c.complete, 3);
+    }
+  }
+  const w = await signalWriteTrials("raw", 2, 5, true);
+  assert.equal(w.neither + w.unverified + w.badExits, 0, w.notes.join("; "));
+  const o = await outTrials("raw", 4, 5);
+  assert.equal(o.neither + o.badExits, 0, o.notes.join("; "));
+  assert.equal(o.original, 4);
 });
