@@ -55,7 +55,7 @@ export const MUTANTS: readonly Mutant[] = [
     name: "append: a signal after the commit says the file was left as it was",
     edits: [{
       file: "lib/io/journal.ts",
-      search: 'return Deno.statSync(path).size === sizeBefore ? "as-it-was" : "complete";',
+      search: 'return libc.fileStat(path).size === sizeBefore ? "as-it-was" : "complete";',
       replace: 'return "as-it-was";',
     }],
     tests: ["tests/append_test.ts"],
