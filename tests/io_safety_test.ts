@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import * as libc from "../lib/sys/libc.ts";
-import { AppendJournal, journalPath, rollBack } from "../lib/io/journal.ts";
+import { AppendJournal, generationOf, journalPath, rollBack } from "../lib/io/journal.ts";
 import { FileHandle } from "../lib/io/file.ts";
 import { crashTrials, outTrials, signalWriteTrials } from "../tools/crash_appends.ts";
 import { runCli, spawnCli, tempDir } from "./_helpers.ts";
@@ -287,4 +287,35 @@ Deno.test("killed appends and --force writes through a symbolic link, and read -
   const o = await outTrials("raw", 4, 5);
   assert.equal(o.neither + o.badExits, 0, o.notes.join("; "));
   assert.equal(o.original, 4);
+});
+
+Deno.test("a journal left through one hard link is not applied over an append committed through another", () => {
+  using d = tempDir();
+  const f = `${d.path}/f.raw`;
+  const h = `${d.path}/h.raw`;
+  Deno.writeFileSync(f, new Uint8Array(8192).fill(1));
+  Deno.linkSync(f, h);
+  // An append through h killed after saving a page: its journal, kept as the kill left it.
+  const a = FileHandle.open(h, "update");
+  const killed = AppendJournal.begin(h, a.size);
+  killed.save(a, 0, 4096);
+  a.close();
+  const left = Deno.readFileSync(journalPath(h));
+  killed.commit();
+  Deno.writeFileSync(journalPath(h), left);
+  // A later append through f, which cannot see h's journal, is committed.
+  const b = FileHandle.open(f, "update");
+  const later = AppendJournal.begin(f, b.size);
+  b.writeAt(new Uint8Array(100).fill(2), b.size);
+  b.close();
+  later.commit();
+  const committed = Deno.readFileSync(f);
+  if (generationOf(f) === 0n) {
+    console.error("skipped: this file system keeps no extended attributes");
+    Deno.removeSync(journalPath(h));
+    return;
+  }
+  assert.equal(rollBack(h), "changed");
+  assert.deepEqual(Deno.readFileSync(f), committed, "the committed append is kept");
+  assert.equal(exists(journalPath(h)), false);
 });
