@@ -319,3 +319,33 @@ Deno.test("a journal left through one hard link is not applied over an append co
   assert.deepEqual(Deno.readFileSync(f), committed, "the committed append is kept");
   assert.equal(exists(journalPath(h)), false);
 });
+
+Deno.test("table --plot that is its --out file (another spelling) is refused before the run", async () => {
+  using d = tempDir();
+  Deno.symlinkSync(`${d.path}/t.svg`, `${d.path}/l.svg`);
+  Deno.writeTextFileSync(`${d.path}/t.svg`, "mine");
+  const r = await runCli(
+    [
+      "table",
+      "--force",
+      "--out",
+      "t.svg",
+      "--plot",
+      "l.svg",
+      "--framing",
+      "raw",
+      "--size",
+      "1MiB",
+      "--n",
+      "1024",
+      "--dir",
+      ".",
+    ],
+    { cwd: d.path },
+  );
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /--plot l\.svg is --out itself/);
+  assert.equal(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
+  assert.equal(Deno.readTextFileSync(`${d.path}/t.svg`), "mine");
+  assert.deepEqual([...Deno.readDirSync(d.path)].map((e) => e.name).sort(), ["l.svg", "t.svg"]);
+});
