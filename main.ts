@@ -1,4 +1,4 @@
-#!/usr/bin/env -S deno run --allow-ffi --allow-read --allow-write --allow-env --allow-run --allow-sys
+#!/usr/bin/env -S deno run --allow-all
 /**
  * sciobench: the command-line entry point. All logic lives in lib/cli/main.ts.
  * @module

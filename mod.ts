@@ -7,8 +7,8 @@
  * Words: a *framing* is a native encoder/decoder, a *peer* a library or program doing the same
  * job, a *backend* anything `--framing` names.
  *
- * Runs from anywhere with the permissions of the CLI (`--allow-ffi --allow-read --allow-write
- * --allow-env --allow-run --allow-sys`), importing this file by path or URL:
+ * Runs from anywhere with the permissions of the CLI (`--allow-all`: files under /dev, such as
+ * node-local /dev/shm, need it), importing this file by path or URL:
  *
  * ```ts
  * import { backendByName, Progress, runTable } from "./mod.ts";

@@ -4,7 +4,7 @@
  * reading one small table frame (100 particles) through each peer library against the same
  * frame read through the native engine. Peers that are not installed are skipped.
  *
- *     deno bench --allow-ffi --allow-read --allow-write --allow-env --allow-run --allow-sys bench/ffi_bench.ts
+ *     deno bench --allow-all bench/ffi_bench.ts
  * @module
  */
 import type { Frame } from "../lib/framings/types.ts";

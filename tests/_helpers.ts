@@ -12,14 +12,7 @@ import { type IoObserver, observeIo } from "../lib/sys/libc.ts";
 import { runTableCell } from "../lib/workloads/table.ts";
 
 /** The permission flags of the `sciobench` task; tests run the CLI with exactly these. */
-export const PERMISSIONS = [
-  "--allow-ffi",
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-run",
-  "--allow-sys",
-];
+export const PERMISSIONS = ["--allow-all"];
 
 /** True when CI asks that every peer be present. */
 export const REQUIRE_PEERS = Deno.env.get("SCIOBENCH_REQUIRE_PEERS") === "1";

@@ -5,8 +5,9 @@
  */
 import assert from "node:assert/strict";
 import * as libc from "../lib/sys/libc.ts";
-import { AppendJournal, journalPath, rollBack } from "../lib/io/journal.ts";
+import { AppendJournal, generationOf, journalPath, rollBack } from "../lib/io/journal.ts";
 import { FileHandle } from "../lib/io/file.ts";
+import { crashTrials, outTrials, signalWriteTrials } from "../tools/crash_appends.ts";
 import { runCli, spawnCli, tempDir } from "./_helpers.ts";
 
 const LIB = new URL("../lib/", import.meta.url).href;
@@ -230,4 +231,121 @@ Deno.test("owner-less empty scratch directories over a minute old are removed; y
     ".sciobench-full",
     ".sciobench-young",
   ]);
+});
+
+Deno.test({
+  name: "write, read, append, info and table work under /dev/shm with the task's permissions",
+  ignore: !SHM,
+  fn: async () => {
+    const f = `/dev/shm/sciobench-test-${Deno.pid}.gsd`;
+    try {
+      const w = await runCli(["write", "--framing", "gsd", "--n", "16", "--frames", "3", f]);
+      assert.equal(w.code, 0, w.stderr);
+      const a = await runCli(["write", "--append", "--n", "16", "--frames", "2", f]);
+      assert.equal(a.code, 0, a.stderr);
+      const r = await runCli(["read", "--verify", "--format", "json", f]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(JSON.parse(r.stdout).rows[0].frames, 5);
+      const i = await runCli(["info", f]);
+      assert.equal(i.code, 0, i.stderr);
+      const t = await runCli(
+        ["table", "--framing", "raw", "--size", "1MiB", "--n", "1024", "--dir", "/dev/shm"],
+      );
+      assert.equal(t.code, 0, t.stderr);
+    } finally {
+      try {
+        Deno.removeSync(f);
+      } catch {
+        // not written
+      }
+    }
+    const left = [...Deno.readDirSync("/dev/shm")].map((e) => e.name)
+      .filter((n) => n.includes(`sciobench-test-${Deno.pid}`) || n.startsWith(".sciobench-"));
+    assert.deepEqual(left, []);
+  },
+});
+
+Deno.test("killed appends and --force writes through a symbolic link, and read --out at the data file (deno task crash)", async () => {
+  // A small sample; `deno task crash` runs many more trials.
+  using d = tempDir();
+  for (const framing of ["gsd"]) {
+    for (const signals of [["SIGKILL"], ["SIGINT", "SIGTERM"]] as Deno.Signal[][]) {
+      const c = await crashTrials(framing, {
+        dir: `${d.path}`,
+        trials: 3,
+        seed: 5,
+        signals,
+        frames: 100,
+        link: true,
+      });
+      assert.equal(c.neither + c.unverified + c.badExits, 0, `${framing}: ${c.notes.join("; ")}`);
+      assert.equal(c.original + c.complete, 3);
+    }
+  }
+  const w = await signalWriteTrials("raw", 2, 5, true);
+  assert.equal(w.neither + w.unverified + w.badExits, 0, w.notes.join("; "));
+  const o = await outTrials("raw", 4, 5);
+  assert.equal(o.neither + o.badExits, 0, o.notes.join("; "));
+  assert.equal(o.original, 4);
+});
+
+Deno.test("a journal left through one hard link is not applied over an append committed through another", () => {
+  using d = tempDir();
+  const f = `${d.path}/f.raw`;
+  const h = `${d.path}/h.raw`;
+  Deno.writeFileSync(f, new Uint8Array(8192).fill(1));
+  Deno.linkSync(f, h);
+  // An append through h killed after saving a page: its journal, kept as the kill left it.
+  const a = FileHandle.open(h, "update");
+  const killed = AppendJournal.begin(h, a.size);
+  killed.save(a, 0, 4096);
+  a.close();
+  const left = Deno.readFileSync(journalPath(h));
+  killed.commit();
+  Deno.writeFileSync(journalPath(h), left);
+  // A later append through f, which cannot see h's journal, is committed.
+  const b = FileHandle.open(f, "update");
+  const later = AppendJournal.begin(f, b.size);
+  b.writeAt(new Uint8Array(100).fill(2), b.size);
+  b.close();
+  later.commit();
+  const committed = Deno.readFileSync(f);
+  if (generationOf(f) === 0n) {
+    console.error("skipped: this file system keeps no extended attributes");
+    Deno.removeSync(journalPath(h));
+    return;
+  }
+  assert.equal(rollBack(h), "changed");
+  assert.deepEqual(Deno.readFileSync(f), committed, "the committed append is kept");
+  assert.equal(exists(journalPath(h)), false);
+});
+
+Deno.test("table --plot that is its --out file (another spelling) is refused before the run", async () => {
+  using d = tempDir();
+  Deno.symlinkSync(`${d.path}/t.svg`, `${d.path}/l.svg`);
+  Deno.writeTextFileSync(`${d.path}/t.svg`, "mine");
+  const r = await runCli(
+    [
+      "table",
+      "--force",
+      "--out",
+      "t.svg",
+      "--plot",
+      "l.svg",
+      "--framing",
+      "raw",
+      "--size",
+      "1MiB",
+      "--n",
+      "1024",
+      "--dir",
+      ".",
+    ],
+    { cwd: d.path },
+  );
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /--plot l\.svg is --out itself/);
+  assert.equal(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
+  assert.equal(Deno.readTextFileSync(`${d.path}/t.svg`), "mine");
+  assert.deepEqual([...Deno.readDirSync(d.path)].map((e) => e.name).sort(), ["l.svg", "t.svg"]);
 });

@@ -4,7 +4,10 @@
  * sciobench command on the file (`info` or `read --verify`, which roll back a killed append).
  * Every file must end byte for byte as it was or as the complete append makes it, and verify.
  * Also signals during new and `--force` writes: the target is as it was or complete, and no
- * temporary file is left.
+ * temporary file is left. Both again through a symbolic link in another directory (the journal
+ * and temporary files belong beside the file it points to; the commands after the kill name the
+ * link or the file at random). And `read --force --out` aimed at the data file (by its path,
+ * `./NAME`, a symbolic or a hard link): refused with exit 2, the file unchanged.
  *
  * Usage: deno task crash [--trials K] [--framing raw,gsd,...] [--seed S]
  * Prints one line per framing and a total; exits 1 when any file is neither original nor
@@ -14,14 +17,7 @@
 import { parseArgs } from "node:util";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
-const PERMISSIONS = [
-  "--allow-ffi",
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-run",
-  "--allow-sys",
-];
+const PERMISSIONS = ["--allow-all"];
 
 /** The native framings that can append. */
 export const NATIVE_FRAMINGS = ["raw", "gsd", "f77", "ieeeio", "netcdf"] as const;
@@ -99,13 +95,39 @@ function rng(seed: number): () => number {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Waits until `path` exists or `child` ends; returns false when it ended first. */
-async function appeared(path: string, done: { ended: boolean }): Promise<boolean> {
+/** Waits until `path` (or one of `paths`) exists or `child` ends; false when it ended first. */
+async function appeared(path: string | string[], done: { ended: boolean }): Promise<boolean> {
+  const paths = typeof path === "string" ? [path] : path;
   while (!done.ended) {
-    if (exists(path)) return true;
+    if (paths.some(exists)) return true;
     await sleep(1);
   }
   return false;
+}
+
+/** Names in `dir` that sciobench leaves only by mistake (journals, temporary files, scratch). */
+function leftoversIn(dir: string): string[] {
+  return [...Deno.readDirSync(dir)].filter((e) => e.name.includes(".sciobench-")).map((e) =>
+    e.name
+  );
+}
+
+/**
+ * The data file `${dir}/NAME` and the path commands name it by: itself, or with `link` a
+ * symbolic link `${dir}/links/NAME` to it (made here).
+ */
+function dataPaths(dir: string, name: string, link: boolean): { file: string; named: string } {
+  const file = `${dir}/${name}`;
+  if (!link) return { file, named: file };
+  Deno.mkdirSync(`${dir}/links`, { recursive: true });
+  const named = `${dir}/links/${name}`;
+  try {
+    Deno.removeSync(named);
+  } catch {
+    // not there yet
+  }
+  Deno.symlinkSync(file, named);
+  return { file, named };
 }
 
 function journalOf(path: string): string {
@@ -125,6 +147,8 @@ export interface CrashOptions {
   readonly signals?: readonly Deno.Signal[];
   /** Frames per append (default 200). */
   readonly frames?: number;
+  /** Append through a symbolic link in another directory (see {@link dataPaths}). */
+  readonly link?: boolean;
 }
 
 /**
@@ -146,7 +170,7 @@ export async function crashTrials(framing: string, options: CrashOptions): Promi
     badExits: 0,
     notes: [],
   };
-  const path = `${dir}/crash.${framing}`;
+  const { file: path, named } = dataPaths(dir, `crash.${framing}`, options.link ?? false);
   const made = await run([
     "write",
     "--force",
@@ -160,7 +184,7 @@ export async function crashTrials(framing: string, options: CrashOptions): Promi
   ]);
   if (made.code !== 0) throw new Error(`cannot write ${path}: ${made.stderr}`);
   const original = Deno.readFileSync(path);
-  const append = ["write", "--append", "--n", "64", "--frames", frames, path];
+  const append = ["write", "--append", "--n", "64", "--frames", frames, named];
   // The complete result, and how long an append runs once its journal exists.
   const t0 = performance.now();
   const child = spawn(append);
@@ -169,7 +193,9 @@ export async function crashTrials(framing: string, options: CrashOptions): Promi
     state.ended = true;
     return r;
   });
-  await appeared(journalOf(path), state);
+  // the journal's place is checked after each kill: here wherever it appears
+  const journals = [journalOf(path), journalOf(named)];
+  await appeared(journals, state);
   const t1 = performance.now();
   const full = await ended;
   const t2 = performance.now();
@@ -188,7 +214,7 @@ export async function crashTrials(framing: string, options: CrashOptions): Promi
     });
     // One trial in five picks a moment anywhere from the start; the rest a moment of the append.
     if (random() < 0.2) await sleep(random() * (startup + window));
-    else if (await appeared(journalOf(path), s)) await sleep(random() * window * 1.2);
+    else if (await appeared(journals, s)) await sleep(random() * window * 1.2);
     if (!s.ended) {
       try {
         c.kill(signal);
@@ -206,7 +232,8 @@ export async function crashTrials(framing: string, options: CrashOptions): Promi
         note(`exit ${r.code}, stderr ${JSON.stringify(r.stderr)}`);
       }
     }
-    const follow = random() < 0.5 ? ["info", path] : ["read", "--verify", path];
+    const target = random() < 0.5 ? path : named;
+    const follow = random() < 0.5 ? ["info", target] : ["read", "--verify", target];
     const f = await run(follow);
     if (f.code !== 0) note(`${follow[0]} exited ${f.code}: ${f.stderr.trim()}`);
     const bytes = Deno.readFileSync(path);
@@ -220,12 +247,14 @@ export async function crashTrials(framing: string, options: CrashOptions): Promi
       Deno.copyFileSync(path, `${dir}/neither-${framing}-${trial}`);
     }
     const v = await run(["read", "--verify", path]);
-    const leftovers = [...Deno.readDirSync(dir)].filter((e) => e.name.includes(".sciobench-"));
+    const leftovers = [
+      ...leftoversIn(dir),
+      ...(named !== path ? leftoversIn(`${dir}/links`).map((n) => `links/${n}`) : []),
+    ];
     if (v.code !== 0 || leftovers.length > 0) {
       counts.unverified++;
-      note(
-        `verify exit ${v.code} ${v.stderr.trim()}; left: ${leftovers.map((e) => e.name).join(" ")}`,
-      );
+      note(`verify exit ${v.code} ${v.stderr.trim()}; left: ${leftovers.join(" ")}`);
+      for (const n of leftovers) Deno.removeSync(`${dir}/${n}`, { recursive: true });
     }
   }
   if (options.dir === undefined) Deno.removeSync(dir, { recursive: true });
@@ -240,6 +269,7 @@ export async function signalWriteTrials(
   framing: string,
   trials: number,
   seed = 1,
+  link = false,
 ): Promise<CrashCounts> {
   const dir = Deno.makeTempDirSync({ prefix: "sciobench-crash-" });
   const random = rng(seed * 104729 + framing.length);
@@ -254,12 +284,15 @@ export async function signalWriteTrials(
     notes: [],
   };
   const path = `${dir}/w.${framing}`;
+  const named = link ? dataPaths(dir, `w.${framing}`, true).named : path;
   const args = ["write", "--force", "--framing", framing, "--n", "1024", "--frames", "400", path];
   if ((await run(args)).code !== 0) throw new Error(`cannot write ${path}`);
+  // through a link: --force writes only (a new file is never made through a dangling link)
+  if (link) args[args.length - 1] = named;
   const complete = Deno.readFileSync(path);
   const original = new TextEncoder().encode("the user's precious file\n");
   for (let trial = 0; trial < trials; trial++) {
-    const fresh = random() < 0.5;
+    const fresh = !link && random() < 0.5;
     if (fresh) Deno.removeSync(path);
     else Deno.writeFileSync(path, original);
     const signal: Deno.Signal = random() < 0.5 ? "SIGINT" : "SIGTERM";
@@ -293,11 +326,64 @@ export async function signalWriteTrials(
       counts.neither++;
       note(`target is ${bytes === undefined ? "missing" : `${bytes.length} bytes`}`);
     }
-    const leftovers = [...Deno.readDirSync(dir)].filter((e) => e.name.includes(".sciobench-"));
+    const leftovers = leftoversIn(dir);
+    if (link) {
+      if (!Deno.lstatSync(named).isSymlink) {
+        counts.unverified++;
+        note(`the link ${named} was replaced by a file`);
+        dataPaths(dir, `w.${framing}`, true);
+      }
+      leftovers.push(...leftoversIn(`${dir}/links`).map((n) => `links/${n}`));
+    }
     if (leftovers.length > 0) {
       counts.unverified++;
-      note(`left: ${leftovers.map((e) => e.name).join(" ")}`);
-      for (const e of leftovers) Deno.removeSync(`${dir}/${e.name}`);
+      note(`left: ${leftovers.join(" ")}`);
+      for (const n of leftovers) Deno.removeSync(`${dir}/${n}`);
+    }
+  }
+  Deno.removeSync(dir, { recursive: true });
+  return counts;
+}
+
+/**
+ * `read --force --out OUT FILE` with OUT the data file by another spelling (its path, `./NAME`,
+ * a symbolic link, a hard link) and FILE the file or the link: each must be refused with exit 2
+ * and one line, and leave the file as it was (counted as original; else neither or a bad exit).
+ */
+export async function outTrials(framing: string, trials: number, seed = 1): Promise<CrashCounts> {
+  const dir = Deno.makeTempDirSync({ prefix: "sciobench-crash-" });
+  const random = rng(seed * 15485863 + framing.length);
+  const counts: CrashCounts = {
+    framing,
+    trials: 0,
+    original: 0,
+    complete: 0,
+    neither: 0,
+    unverified: 0,
+    badExits: 0,
+    notes: [],
+  };
+  const { file, named } = dataPaths(dir, `o.${framing}`, true);
+  const made = await run(["write", "--framing", framing, "--n", "64", "--frames", "3", file]);
+  if (made.code !== 0) throw new Error(`cannot write ${file}: ${made.stderr}`);
+  Deno.linkSync(file, `${dir}/hard.${framing}`);
+  const original = Deno.readFileSync(file);
+  const spellings = [file, `${dir}/./o.${framing}`, named, `${dir}/hard.${framing}`];
+  for (let trial = 0; trial < trials; trial++) {
+    const out = spellings[Math.floor(random() * spellings.length)]!;
+    const data = random() < 0.5 ? file : named;
+    const r = await run(["read", "--force", "--out", out, data]);
+    counts.trials++;
+    const note = (what: string) => counts.notes.push(`trial ${trial} (--out ${out}): ${what}`);
+    if (r.code !== 2 || r.stderr.trimEnd().split("\n").length !== 1) {
+      counts.badExits++;
+      note(`exit ${r.code}, stderr ${JSON.stringify(r.stderr)}`);
+    }
+    if (equal(Deno.readFileSync(file), original)) counts.original++;
+    else {
+      counts.neither++;
+      note("the data file was changed");
+      Deno.writeFileSync(file, original);
     }
   }
   Deno.removeSync(dir, { recursive: true });
@@ -305,7 +391,7 @@ export async function signalWriteTrials(
 }
 
 function line(kind: string, c: CrashCounts): string {
-  return `${kind.padEnd(12)} ${c.framing.padEnd(7)} trials ${c.trials}: original ${c.original}, ` +
+  return `${kind.padEnd(14)} ${c.framing.padEnd(7)} trials ${c.trials}: original ${c.original}, ` +
     `complete ${c.complete}, neither ${c.neither}, unverified or left over ${c.unverified}, ` +
     `bad exits ${c.badExits}`;
 }
@@ -336,6 +422,21 @@ if (import.meta.main) {
           }),
         ],
         ["write INT/TERM", await signalWriteTrials(framing, Number(values["signal-trials"]), seed)],
+        ["link SIGKILL", await crashTrials(framing, { trials, seed, link: true })],
+        [
+          "link INT/TERM",
+          await crashTrials(framing, {
+            trials: Number(values["signal-trials"]),
+            seed,
+            signals: ["SIGINT", "SIGTERM"],
+            link: true,
+          }),
+        ],
+        [
+          "link --force",
+          await signalWriteTrials(framing, Number(values["signal-trials"]), seed, true),
+        ],
+        ["read --out", await outTrials(framing, Number(values["signal-trials"]), seed)],
       ] as const
     ) {
       console.log(line(kind, counts));

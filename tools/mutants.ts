@@ -55,7 +55,7 @@ export const MUTANTS: readonly Mutant[] = [
     name: "append: a signal after the commit says the file was left as it was",
     edits: [{
       file: "lib/io/journal.ts",
-      search: 'return Deno.statSync(path).size === sizeBefore ? "as-it-was" : "complete";',
+      search: 'return libc.fileStat(path).size === sizeBefore ? "as-it-was" : "complete";',
       replace: 'return "as-it-was";',
     }],
     tests: ["tests/append_test.ts"],
@@ -1051,14 +1051,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
 ];
 
-const PERMISSIONS = [
-  "--allow-ffi",
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-run",
-  "--allow-sys",
-];
+const PERMISSIONS = ["--allow-all"];
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const decoder = new TextDecoder();
 

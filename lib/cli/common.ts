@@ -71,12 +71,14 @@ export function checkAuditFormat(audit: boolean | undefined, format: string | un
 
 /**
  * The output format of `--format` and `--out` ({@link resolveFormat}); refuses `--audit` with a
- * format that is not JSON ({@link checkAuditFormat}).
+ * format that is not JSON ({@link checkAuditFormat}) and a `--plot` that is the `--out` file
+ * ({@link checkOutputsApart}).
  */
 export function checkOutputFormat(
-  values: { format?: string; out?: string; audit?: boolean },
+  values: { format?: string; out?: string; audit?: boolean; plot?: string },
   hasSeed: boolean,
 ): OutputFormat {
+  checkOutputsApart(values, []);
   const format = resolveFormat(values.format, values.out, hasSeed);
   checkAuditFormat(values.audit, format);
   return format;

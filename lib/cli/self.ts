@@ -13,9 +13,12 @@ const PERMISSION_NAMES = ["read", "write", "ffi", "env", "sys", "run", "net"] as
 /** Program and leading arguments that run this same sciobench again (deno run or the compiled binary). */
 export function selfCommand(): { cmd: string; args: string[] } {
   if (Deno.build.standalone) return { cmd: Deno.execPath(), args: [] };
-  const flags = PERMISSION_NAMES
-    .filter((name) => Deno.permissions.querySync({ name }).state === "granted")
-    .map((name) => `--allow-${name}`);
+  const granted = PERMISSION_NAMES
+    .filter((name) => Deno.permissions.querySync({ name }).state === "granted");
+  // All of them: this process runs with --allow-all, which alone also opens /dev (/dev/shm).
+  const flags = granted.length === PERMISSION_NAMES.length
+    ? ["--allow-all"]
+    : granted.map((name) => `--allow-${name}`);
   // The CLI entry next to lib/, unless this module is itself the main module (a bundle), or an
   // entry that registers more backends named itself in SCIOBENCH_SELF (its children need them).
   const here = import.meta.url;

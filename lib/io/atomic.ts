@@ -118,7 +118,7 @@ export function checkOutputTarget(path: string, force: boolean, what = "FILE"): 
     throw new IoError(`${path} exists; refusing to overwrite it (pass --force to replace it)`);
   }
   return {
-    path: Deno.realPathSync(path),
+    path: libc.realPath(path),
     exists: true,
     mode: (info.mode ?? 0o644) & 0o7777,
   };
@@ -184,7 +184,7 @@ export function samePath(a: string, b: string): boolean {
 function placeOf(path: string): string {
   const slash = path.lastIndexOf("/");
   try {
-    return `${Deno.realPathSync(directoryOf(path))}/${path.slice(slash + 1)}`;
+    return `${libc.realPath(directoryOf(path))}/${path.slice(slash + 1)}`;
   } catch {
     return path;
   }

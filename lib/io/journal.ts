@@ -9,14 +9,18 @@
  *
  * The journal lies beside the file NAME resolves to (through symbolic links), so every spelling
  * of one file finds it. It is applied only to the file it was made for in the state the append
- * left: the same device and inode, no smaller than before the append, and modified no earlier
- * than when the journal began; a journal that does not match is removed (one line), never
- * applied.
+ * left: the same device and inode, no smaller than before the append, modified no earlier than
+ * when the journal began, and with no append committed since. Every committed append counts up
+ * the file's generation, an extended attribute (`user.sciobench.generation`, a u64) of the inode,
+ * so a commit through any name of the file (another hard link too) is seen; where the file
+ * system keeps no such attributes the generation stays 0. A journal that does not match is
+ * removed (one line), never applied.
  *
  * Layout (little-endian): header `SCIOJNL2`, u64 size, u64 inode, u64 device, i64 modification
- * time in nanoseconds since the epoch, u32 CRC-32 of the preceding 40 bytes, u32 zero; then
- * records: u64 offset, u32 length, u32 CRC-32 of the offset, length and data, data. A `SCIOJNL1`
- * header (of earlier versions) has no modification time and ends after 40 bytes.
+ * time in nanoseconds since the epoch, u64 generation, u32 CRC-32 of the preceding 48 bytes, u32
+ * zero; then records: u64 offset, u32 length, u32 CRC-32 of the offset, length and data, data.
+ * A `SCIOJNL1` header (of earlier versions) has no modification time nor generation and ends
+ * after 40 bytes.
  * @module
  */
 import { crc32 } from "node:zlib";
@@ -32,7 +36,7 @@ const PAGE = 4096;
 const MAGIC = new TextEncoder().encode("SCIOJNL2");
 /** The header of earlier versions, without the modification time. */
 const MAGIC_V1 = new TextEncoder().encode("SCIOJNL1");
-const HEADER_BYTES = 48;
+const HEADER_BYTES = 56;
 const HEADER_V1_BYTES = 40;
 const RECORD_HEAD = 16;
 
@@ -60,6 +64,40 @@ function resolvedPath(path: string): string {
     } catch {
       return path;
     }
+  }
+}
+
+/** Extended attribute holding a file's count of committed appends (u64, little-endian). */
+const GENERATION_XATTR = "user.sciobench.generation";
+
+/**
+ * The count of committed appends of the file `path` (its {@link GENERATION_XATTR}); 0 when it
+ * has none or its file system keeps no extended attributes.
+ */
+export function generationOf(path: string): bigint {
+  const fd = libc.open(path, libc.O.RDONLY | libc.O.CLOEXEC);
+  try {
+    return readGeneration(fd, path);
+  } finally {
+    libc.close(fd, path);
+  }
+}
+
+function readGeneration(fd: number, path: string): bigint {
+  const buf = new Uint8Array(8);
+  const n = libc.fgetxattr(fd, GENERATION_XATTR, buf, path);
+  return n === 8 ? new DataView(buf.buffer).getBigUint64(0, true) : 0n;
+}
+
+/** Counts up the generation of the file `path` and fsyncs it (nothing where not kept). */
+function nextGeneration(path: string): void {
+  const fd = libc.open(path, libc.O.RDONLY | libc.O.CLOEXEC);
+  try {
+    const buf = new Uint8Array(8);
+    new DataView(buf.buffer).setBigUint64(0, readGeneration(fd, path) + 1n, true);
+    if (libc.fsetxattr(fd, GENERATION_XATTR, buf, path)) libc.fsync(fd, path);
+  } finally {
+    libc.close(fd, path);
   }
 }
 
@@ -115,7 +153,8 @@ export class AppendJournal {
       v.setBigUint64(16, BigInt(ino), true);
       v.setBigUint64(24, BigInt(dev), true);
       v.setBigInt64(32, mtimeNs, true);
-      v.setUint32(40, crc32(h.subarray(0, 40)), true);
+      v.setBigUint64(40, generationOf(path), true);
+      v.setUint32(48, crc32(h.subarray(0, 48)), true);
       journal.writeAt(h, 0);
       journal.sync();
       syncDirectoryOf(jpath);
@@ -161,11 +200,15 @@ export class AppendJournal {
     this.#journal.sync();
   }
 
-  /** The append is durable: removes the journal and fsyncs its directory. */
+  /**
+   * The append is durable: counts up the file's generation (so that an older journal of it is
+   * never applied over this append), removes the journal and fsyncs its directory.
+   */
   commit(): void {
     if (!this.#open) return;
     this.#open = false;
     this.#journal.close();
+    nextGeneration(this.path);
     const jpath = journalPath(this.path);
     Deno.removeSync(jpath);
     syncDirectoryOf(jpath);
@@ -185,8 +228,9 @@ export class AppendJournal {
  * size, writes the saved pages back, fsyncs, removes the journal. Returns what it did:
  * `none` (no journal), `rolled-back`, `untouched` (the journal ended before any change),
  * `stale` (the journal belonged to another file, since replaced) or `changed` (the file is smaller
- * than before the append, or was last modified before the journal began: not the state the
- * append left); for the last two the journal alone is removed. The caller must hold the file's
+ * than before the append, was last modified before the journal began, or another append was
+ * committed to it since: not the state the append left); for the last two the journal alone is
+ * removed. The caller must hold the file's
  * lock.
  */
 export function rollBack(path: string): RollBackResult {
@@ -211,7 +255,11 @@ export function rollBack(path: string): RollBackResult {
       Number(v.getBigUint64(16, true)) !== now.ino || Number(v.getBigUint64(24, true)) !== now.dev
     ) {
       result = "stale";
-    } else if (now.size < size || (!v1 && now.mtimeNs < v.getBigInt64(32, true))) {
+    } else if (
+      now.size < size ||
+      (!v1 &&
+        (now.mtimeNs < v.getBigInt64(32, true) || generationOf(path) !== v.getBigUint64(40, true)))
+    ) {
       result = "changed";
     } else {
       const file = FileHandle.open(path, "update");
@@ -276,7 +324,7 @@ export function reportRollBack(path: string, result: RollBackResult): void {
   } else if (result === "changed") {
     warn(
       `${path}: removed ${jpath} without applying it: the file changed after that interrupted ` +
-        `append (it is smaller than before it, or older); check the file`,
+        `append (it is smaller than before it, older, or appended to since); check the file`,
     );
   }
 }

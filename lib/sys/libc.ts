@@ -41,6 +41,8 @@ const SYMBOLS = {
   statfs: { parameters: ["buffer", "buffer"], result: "i32" },
   statx: { parameters: ["i32", "buffer", "i32", "u32", "buffer"], result: "i32" },
   realpath: { parameters: ["buffer", "buffer"], result: "pointer" },
+  fgetxattr: { parameters: ["i32", "buffer", "buffer", "usize"], result: "isize" },
+  fsetxattr: { parameters: ["i32", "buffer", "buffer", "usize", "i32"], result: "i32" },
   mmap: { parameters: ["pointer", "usize", "i32", "i32", "i32", "i64"], result: "pointer" },
   munmap: { parameters: ["pointer", "usize"], result: "i32" },
   madvise: { parameters: ["pointer", "usize", "i32"], result: "i32" },
@@ -889,6 +891,38 @@ const realBuf = new Uint8Array(4096);
 export function realPath(path: string): string {
   if (libc().realpath(cString(path), realBuf) === null) fail("realpath", path);
   return new TextDecoder().decode(realBuf.subarray(0, realBuf.indexOf(0)));
+}
+
+/** errno values of an extended attribute that is absent or cannot be kept here. */
+const NO_XATTR = new Set([61, 95, 1, 13]); // ENODATA, EOPNOTSUPP, EPERM, EACCES
+
+/**
+ * Reads the extended attribute `name` of the open file `fd` into `buf`: its length in bytes, or
+ * undefined when the file has none or its file system keeps no such attributes. SysError on
+ * other failures (ERANGE: `buf` too small).
+ */
+export function fgetxattr(
+  fd: number,
+  name: string,
+  buf: Uint8Array,
+  path = "",
+): number | undefined {
+  const n = Number(libc().fgetxattr(fd, cString(name), buf, BigInt(buf.length)));
+  if (n >= 0) return n;
+  const code = errno();
+  if (NO_XATTR.has(code)) return undefined;
+  fail("fgetxattr", path, code);
+}
+
+/**
+ * Sets the extended attribute `name` of the open file `fd` to `value`: false when its file
+ * system keeps no such attributes (or refuses them), SysError on other failures.
+ */
+export function fsetxattr(fd: number, name: string, value: Uint8Array, path = ""): boolean {
+  if (libc().fsetxattr(fd, cString(name), value, BigInt(value.length), 0) === 0) return true;
+  const code = errno();
+  if (NO_XATTR.has(code)) return false;
+  fail("fsetxattr", path, code);
 }
 
 /**
