@@ -14,7 +14,7 @@ async function startLongRun(
   extra: string[] = [],
 ): Promise<Deno.ChildProcess> {
   const child = spawnCli([
-    ...["table", "--framing", "raw", "--size", "256KiB", "--n", "64", "--repeat", "100000"],
+    ...["table", "--framing", "raw", "--size", "256KiB", "--n", "64", "--repeat", "1000"],
     ...["--dir", dir, "--format", format, "--out", out, ...extra],
   ]);
   const reader = child.stderr.getReader();

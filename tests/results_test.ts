@@ -169,7 +169,7 @@ Deno.test("jsonl keeps finished rows after SIGTERM; json is written with interru
       "--n",
       "64",
       "--repeat",
-      "100000",
+      "1000",
       "--dir",
       d.path,
       "--format",
