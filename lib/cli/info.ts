@@ -74,15 +74,24 @@ export interface VariableInfo {
   crc32: string;
 }
 
+/**
+ * Calls `visit` for every whole variable a source reports (netCDF) with the CRC-32 of its data,
+ * one at a time (none listed in advance); no call for other formats.
+ */
+export function forEachVariable(source: FrameSource, visit: (v: VariableInfo) => void): void {
+  if (!source.readStored || !source.variables) return;
+  for (const v of source.variables()) {
+    let bytes = 0;
+    for (const [, len] of v.pieces) bytes += len;
+    visit({ name: v.name, dtype: v.dtype, bytes, crc32: hex(storedCrc(source, v.pieces)) });
+  }
+}
+
 /** CRC-32 of every whole variable a source reports (netCDF); empty for other formats. */
 export function listVariables(source: FrameSource): VariableInfo[] {
-  const vars = source.readStored ? source.variables?.() ?? [] : [];
-  return vars.map((v) => ({
-    name: v.name,
-    dtype: v.dtype,
-    bytes: v.pieces.reduce((a, [, len]) => a + len, 0),
-    crc32: hex(storedCrc(source, v.pieces)),
-  }));
+  const out: VariableInfo[] = [];
+  forEachVariable(source, (v) => out.push(v));
+  return out;
 }
 
 /** Calls `visit` for every chunk of every frame of an open source, with its CRC-32, in order. */
@@ -171,9 +180,34 @@ class Batcher {
   }
 }
 
+/** `value` as JSON with a 1-space indent, its lines after the first indented `depth` spaces. */
+function indented(value: unknown, depth: number): string {
+  return JSON.stringify(value, null, 1).replaceAll("\n", `\n${" ".repeat(depth)}`);
+}
+
+/**
+ * Adds `facts` (a format's facts) to `out` as {@link indented} JSON at nesting `depth`, each
+ * array fact element by element: a list of a million variables is never one string.
+ */
+function addFactsJson(out: Batcher, facts: Record<string, unknown>, depth: number): void {
+  const pad = " ".repeat(depth);
+  const entries = Object.entries(facts).filter(([, v]) => v !== undefined);
+  if (entries.length === 0) return out.add("{}");
+  out.add("{");
+  entries.forEach(([key, value], k) => {
+    out.add(`${k > 0 ? "," : ""}\n${pad} ${JSON.stringify(key)}: `);
+    if (!Array.isArray(value) || value.length === 0) return out.add(indented(value, depth + 1));
+    out.add("[");
+    value.forEach((el, i) => out.add(`${i > 0 ? "," : ""}\n${pad}  ${indented(el, depth + 2)}`));
+    out.add(`\n${pad} ]`);
+  });
+  out.add(`\n${pad}}`);
+}
+
 /**
  * Streams `info`'s output for an open source to `emit` (text or, with `json`, one JSON document),
- * chunk by chunk: memory stays bounded however many chunks the file holds.
+ * variable by variable and chunk by chunk: memory stays bounded however many variables and
+ * chunks the file holds.
  */
 export function streamInfo(
   source: FrameSource,
@@ -181,33 +215,28 @@ export function streamInfo(
   emit: (text: string) => void,
 ): void {
   const path = source.path;
-  const variables = listVariables(source);
   const datasets = listDatasets(source);
   const facts = source.describe?.() ?? {};
   const fileBytes = Deno.statSync(path).size;
   const out = new Batcher(emit);
   if (json) {
     const head = JSON.stringify(
-      {
-        path,
-        framing: source.framing,
-        frames: source.frameCount,
-        file_bytes: fileBytes,
-        format: facts,
-        ...(variables.length > 0 ? { variables } : {}),
-        ...(datasets.length > 0
-          ? {
-            datasets: datasets.map(({ storedBytes, ...d }) => ({
-              ...d,
-              stored_bytes: storedBytes,
-            })),
-          }
-          : {}),
-      },
+      { path, framing: source.framing, frames: source.frameCount, file_bytes: fileBytes },
       null,
       1,
     );
-    out.add(`${head.slice(0, -2)},\n "chunks": [`);
+    out.add(`${head.slice(0, -2)},\n "format": `);
+    addFactsJson(out, facts, 1);
+    let listed = 0;
+    forEachVariable(source, (v) => {
+      out.add(`${listed++ === 0 ? ',\n "variables": [' : ","}\n  ${indented(v, 2)}`);
+    });
+    if (listed > 0) out.add("\n ]");
+    if (datasets.length > 0) {
+      const rows = datasets.map(({ storedBytes, ...d }) => ({ ...d, stored_bytes: storedBytes }));
+      out.add(`,\n "datasets": ${indented(rows, 1)}`);
+    }
+    out.add(`,\n "chunks": [`);
     let first = true;
     forEachChunk(source, (c) => {
       out.add(`${first ? "\n" : ",\n"}${JSON.stringify(c, null, 1).replace(/^/gm, "  ")}`);
@@ -215,26 +244,28 @@ export function streamInfo(
     });
     out.add(first ? "]\n}\n" : "\n ]\n}\n");
   } else {
-    const lines = [
-      `path: ${path}`,
-      `framing: ${source.framing}`,
-      `frames: ${source.frameCount}`,
-      `file_bytes: ${fileBytes}`,
-      ...Object.entries(facts).map(([k, v]) =>
-        `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`
-      ),
-      ...(variables.length > 0
-        ? [
-          "",
-          "variable,dtype,bytes,crc32",
-          ...variables.map((v) => `${v.name},${v.dtype},${v.bytes},${v.crc32}`),
-        ]
-        : []),
-      ...datasetLines(datasets),
-      "",
-      "frame,name,dtype,shape,offset,bytes,crc32",
-    ];
-    out.add(lines.join("\n") + "\n");
+    out.add(
+      [`path: ${path}`, `framing: ${source.framing}`, `frames: ${source.frameCount}`].join("\n") +
+        `\nfile_bytes: ${fileBytes}\n`,
+    );
+    for (const [k, v] of Object.entries(facts)) {
+      if (typeof v === "string") out.add(`${k}: ${v}\n`);
+      else if (!Array.isArray(v) || v.length === 0) out.add(`${k}: ${JSON.stringify(v)}\n`);
+      else {
+        // element by element: the same text as JSON.stringify(v), never one string
+        v.forEach((el, i) => out.add(`${i === 0 ? `${k}: [` : ","}${JSON.stringify(el)}`));
+        out.add("]\n");
+      }
+    }
+    let listed = 0;
+    forEachVariable(source, (v) => {
+      if (listed++ === 0) out.add("\nvariable,dtype,bytes,crc32\n");
+      out.add(`${v.name},${v.dtype},${v.bytes},${v.crc32}\n`);
+    });
+    out.add(
+      [...datasetLines(datasets), "", "frame,name,dtype,shape,offset,bytes,crc32"].join("\n") +
+        "\n",
+    );
     forEachChunk(source, (c) => {
       out.add(
         `${c.frame},${c.name},${c.dtype},${c.shape.join("x")},${c.offset},${c.bytes},${c.crc32}\n`,

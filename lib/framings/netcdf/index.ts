@@ -44,7 +44,8 @@ export class NetcdfIndex implements FrameIndex {
   /** Every netCDF classic element is stored big-endian. */
   readonly order: ByteOrder = "big";
   readonly #file: NcFile;
-  readonly #refs: readonly ChunkRef[]; // record 0 (or the fixed variables)
+  /** The variables a frame holds (record 0's, or the fixed ones), by index in storage order. */
+  readonly #chosen: Uint32Array;
   readonly #stride: number;
 
   constructor(src: ByteSource) {
@@ -57,39 +58,53 @@ export class NetcdfIndex implements FrameIndex {
     // reads as one frame of its fixed variables, so its data is still read.
     const hasRecords = vars.some((v) => v.record) &&
       (f.numrecs > 0 || vars.every((v) => v.record));
-    const chosen = vars
-      .map((v, i) => ({ v, d: f.header.variables[i]! }))
-      .filter((x) => x.v.record === hasRecords)
-      .sort((a, b) => a.v.begin - b.v.begin);
-    this.#refs = chosen.map(({ v, d }) => ({
-      name: chunkNameOf(d),
-      dtype: NC_TYPE_DTYPE[v.type],
-      shape: v.shape,
-      offset: v.begin,
-      bytes: v.slabBytes,
-      order: this.order,
-    }));
+    let count = 0;
+    for (const v of vars) if (v.record === hasRecords) count++;
+    const chosen = new Uint32Array(count);
+    let k = 0, sorted = true;
+    for (let i = 0; i < vars.length; i++) {
+      if (vars[i]!.record !== hasRecords) continue;
+      if (k > 0 && vars[i]!.begin < vars[chosen[k - 1]!]!.begin) sorted = false;
+      chosen[k++] = i;
+    }
+    if (!sorted) chosen.sort((a, b) => vars[a]!.begin - vars[b]!.begin);
+    this.#chosen = chosen;
     this.#stride = hasRecords ? recsize : 0;
     this.frameCount = hasRecords ? f.numrecs : chosen.length > 0 ? 1 : 0;
   }
 
+  /** The chunks of `frame`, made when asked (the index keeps only the variables' numbers). */
   chunks(frame: number): readonly ChunkRef[] {
     const shift = frame * this.#stride;
-    if (shift === 0) return this.#refs;
-    return this.#refs.map((r) => ({ ...r, offset: r.offset + shift }));
+    const { header: h, layout } = this.#file;
+    const out = new Array<ChunkRef>(this.#chosen.length);
+    for (let k = 0; k < out.length; k++) {
+      const i = this.#chosen[k]!;
+      const v = layout.vars[i]!;
+      out[k] = {
+        name: chunkNameOf(h.variables[i]!),
+        dtype: NC_TYPE_DTYPE[v.type],
+        shape: v.shape,
+        offset: v.begin + shift,
+        bytes: v.slabBytes,
+        order: this.order,
+      };
+    }
+    return out;
   }
 
-  variables(): readonly StoredVariable[] {
+  /** Every variable with the pieces of its data, one at a time (none made in advance). */
+  *variables(): Generator<StoredVariable> {
     const { header: h, layout, numrecs } = this.#file;
-    return h.variables.map((v, i) => {
+    for (let i = 0; i < h.variables.length; i++) {
       const l = layout.vars[i]!;
       const pieces: [number, number][] = [];
       if (!l.record) pieces.push([l.begin, l.slabBytes]);
       else {for (let r = 0; r < numrecs; r++) {
           pieces.push([l.begin + r * layout.recsize, l.slabBytes]);
         }}
-      return { name: v.name, dtype: NC_TYPE_DTYPE[v.type], pieces };
-    });
+      yield { name: h.variables[i]!.name, dtype: NC_TYPE_DTYPE[l.type], pieces };
+    }
   }
 
   describe(): Record<string, unknown> {
