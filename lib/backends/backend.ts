@@ -187,8 +187,11 @@ export interface FrameSource {
   ): void;
   /** Format facts for `info`. */
   describe?(): Record<string, unknown>;
-  /** Whole stored arrays spanning frames (netCDF variables), for per-variable CRC-32. */
-  variables?(): readonly StoredVariable[];
+  /**
+   * Whole stored arrays spanning frames (netCDF variables), for per-variable CRC-32: made one at
+   * a time as they are iterated.
+   */
+  variables?(): Iterable<StoredVariable>;
   /** Every stored array of the file (frames or not), in file order where known. */
   datasets?(): readonly DatasetInfo[];
   /**

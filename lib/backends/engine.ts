@@ -827,7 +827,7 @@ class NativeSource implements FrameSource {
     return this.#index.describe?.() ?? {};
   }
 
-  variables(): readonly StoredVariable[] {
+  variables(): Iterable<StoredVariable> {
     return this.#index.variables?.() ?? [];
   }
 

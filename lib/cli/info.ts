@@ -79,15 +79,24 @@ export interface VariableInfo {
   crc32: string;
 }
 
+/**
+ * Calls `visit` for every whole variable a source reports (netCDF) with the CRC-32 of its data,
+ * one at a time (none listed in advance); no call for other formats.
+ */
+export function forEachVariable(source: FrameSource, visit: (v: VariableInfo) => void): void {
+  if (!source.readStored || !source.variables) return;
+  for (const v of source.variables()) {
+    let bytes = 0;
+    for (const [, len] of v.pieces) bytes += len;
+    visit({ name: v.name, dtype: v.dtype, bytes, crc32: hex(storedCrc(source, v.pieces)) });
+  }
+}
+
 /** CRC-32 of every whole variable a source reports (netCDF); empty for other formats. */
 export function listVariables(source: FrameSource): VariableInfo[] {
-  const vars = source.readStored ? source.variables?.() ?? [] : [];
-  return vars.map((v) => ({
-    name: v.name,
-    dtype: v.dtype,
-    bytes: v.pieces.reduce((a, [, len]) => a + len, 0),
-    crc32: hex(storedCrc(source, v.pieces)),
-  }));
+  const out: VariableInfo[] = [];
+  forEachVariable(source, (v) => out.push(v));
+  return out;
 }
 
 /** Calls `visit` for every chunk of every frame of an open source, with its CRC-32, in order. */
@@ -204,9 +213,34 @@ class Batcher {
   }
 }
 
+/** `value` as JSON with a 1-space indent, its lines after the first indented `depth` spaces. */
+function indented(value: unknown, depth: number): string {
+  return jsonText(value, 1).replaceAll("\n", `\n${" ".repeat(depth)}`);
+}
+
+/**
+ * Adds `facts` (a format's facts) to `out` as {@link indented} JSON at nesting `depth`, each
+ * array fact element by element: a list of a million variables is never one string.
+ */
+function addFactsJson(out: Batcher, facts: Record<string, unknown>, depth: number): void {
+  const pad = " ".repeat(depth);
+  const entries = Object.entries(facts).filter(([, v]) => v !== undefined);
+  if (entries.length === 0) return out.add("{}");
+  out.add("{");
+  entries.forEach(([key, value], k) => {
+    out.add(`${k > 0 ? "," : ""}\n${pad} ${JSON.stringify(key)}: `);
+    if (!Array.isArray(value) || value.length === 0) return out.add(indented(value, depth + 1));
+    out.add("[");
+    value.forEach((el, i) => out.add(`${i > 0 ? "," : ""}\n${pad}  ${indented(el, depth + 2)}`));
+    out.add(`\n${pad} ]`);
+  });
+  out.add(`\n${pad}}`);
+}
+
 /**
  * Streams `info`'s output for an open source to `emit` (text or, with `json`, one JSON document),
- * chunk by chunk: memory stays bounded however many chunks the file holds.
+ * variable by variable and chunk by chunk: memory stays bounded however many variables and
+ * chunks the file holds.
  */
 export function streamInfo(
   source: FrameSource,
@@ -230,7 +264,6 @@ export function streamInfo(
     out.add(Object.entries(first).map(([k, v]) => `${k}: ${escapeControls(String(v))}\n`).join(""));
   }
   out.flush();
-  const variables = listVariables(source);
   const datasets = source.datasets?.() ?? [];
   const facts = source.describe?.() ?? {};
   // Datasets stream one by one (each is read for its CRC): a file of many shows them as they come.
@@ -250,11 +283,13 @@ export function streamInfo(
   };
   const d = (i: number) => datasets[i]!;
   if (json) {
-    // Members of the top-level object, indented as JSON.stringify(..., null, 1) indents them.
-    const member = (key: string, value: unknown) =>
-      `,\n ${JSON.stringify(key)}: ${jsonText(value, 1).replace(/\n/g, "\n ")}`;
-    out.add(member("format", facts));
-    if (variables.length > 0) out.add(member("variables", variables));
+    out.add(`,\n "format": `);
+    addFactsJson(out, facts, 1);
+    let listed = 0;
+    forEachVariable(source, (v) => {
+      out.add(`${listed++ === 0 ? ',\n "variables": [' : ","}\n  ${indented(v, 2)}`);
+    });
+    if (listed > 0) out.add("\n ]");
     if (datasets.length > 0) {
       out.add(`,\n "datasets": [`);
       let first = true;
@@ -274,20 +309,25 @@ export function streamInfo(
     out.add(first ? "]\n}\n" : "\n ]\n}\n");
   } else {
     // names and facts come from the file: escaped (one line each) and quoted as CSV fields
-    const lines = [
-      ...Object.entries(facts).map(([k, v]) =>
-        `${escapeControls(k)}: ${escapeControls(typeof v === "string" ? v : JSON.stringify(v))}`
-      ),
-      ...(variables.length > 0
-        ? [
-          "",
-          "variable,dtype,bytes,crc32",
-          ...variables.map((v) => `${csvField(v.name)},${csvField(v.dtype)},${v.bytes},${v.crc32}`),
-        ]
-        : []),
-      ...(datasets.length > 0 ? ["", DATASET_HEADER] : []),
-    ];
-    if (lines.length > 0) out.add(lines.join("\n") + "\n");
+    for (const [k, v] of Object.entries(facts)) {
+      const key = escapeControls(k);
+      if (typeof v === "string") out.add(`${key}: ${escapeControls(v)}\n`);
+      else if (!Array.isArray(v) || v.length === 0) {
+        out.add(`${key}: ${escapeControls(JSON.stringify(v))}\n`);
+      } else {
+        // element by element: the same text as JSON.stringify(v), never one string
+        v.forEach((el, i) =>
+          out.add(`${i === 0 ? `${key}: [` : ","}${escapeControls(JSON.stringify(el))}`)
+        );
+        out.add("]\n");
+      }
+    }
+    let listed = 0;
+    forEachVariable(source, (v) => {
+      if (listed++ === 0) out.add("\nvariable,dtype,bytes,crc32\n");
+      out.add(`${csvField(v.name)},${csvField(v.dtype)},${v.bytes},${v.crc32}\n`);
+    });
+    if (datasets.length > 0) out.add(`\n${DATASET_HEADER}\n`);
     eachDataset((d) => out.add(datasetLine(d) + "\n"));
     out.add("\nframe,name,dtype,shape,offset,bytes,crc32\n");
     forEachChunk(source, (c) => {

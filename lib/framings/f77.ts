@@ -54,7 +54,7 @@ import {
   type WriterOptions,
   WRITING_WORKLOADS,
 } from "./types.ts";
-import { bytesOf, checkChunkSize } from "./kit.ts";
+import { bytesOf, checkChunkSize, MAX_INDEXED_OBJECTS } from "./kit.ts";
 
 /** gfortran's largest subrecord payload with 4-byte markers, in bytes: 2^31 - 9. */
 export const F77_MAX_SUBRECORD = 2147483639;
@@ -284,15 +284,44 @@ class F77Writer implements FrameWriter {
   }
 }
 
+/**
+ * A growing list of byte offsets or sizes in a Float64Array (8 bytes each, exact below 2^53):
+ * a file of millions of records holds no JavaScript array of them.
+ */
+class Offsets {
+  #a: Float64Array;
+  /** Number of values held. */
+  length = 0;
+
+  constructor(capacity = 1024) {
+    this.#a = new Float64Array(capacity);
+  }
+
+  /** Appends `v`. */
+  push(v: number): void {
+    if (this.length === this.#a.length) {
+      const grown = new Float64Array(this.#a.length * 2);
+      grown.set(this.#a);
+      this.#a = grown;
+    }
+    this.#a[this.length++] = v;
+  }
+
+  /** Value `i` (in [0, length)). */
+  at(i: number): number {
+    return this.#a[i]!;
+  }
+}
+
 /** Where the records of a file are: one forward scan of the markers. */
 interface RecordTable {
   /** Marker width and byte order the table was read with. */
   readonly w: MarkerWidth;
   readonly order: ByteOrder;
   /** Offset of each record's first payload byte. */
-  readonly starts: number[];
+  readonly starts: Offsets;
   /** Payload bytes of each record (all subrecords). */
-  readonly sizes: number[];
+  readonly sizes: Offsets;
   /** [offset, length] of every subrecord, for records split into more than one. */
   readonly pieces: Map<number, [number, number][]>;
   /** Total number of subrecords in the file. */
@@ -413,7 +442,14 @@ function scanRecords(
   const path = src.path;
   const rd = new MarkerReader(src, w, order === "little");
   if (reads !== undefined) rd.seed(reads.head, reads.far);
-  const table: RecordTable = { w, order, starts: [], sizes: [], pieces: new Map(), subrecords: 0 };
+  const table: RecordTable = {
+    w,
+    order,
+    starts: new Offsets(),
+    sizes: new Offsets(),
+    pieces: new Map(),
+    subrecords: 0,
+  };
   const bad = (offset: number, problem: string): never => {
     throw new FormatError(FORMAT, path, offset, `${problem} (reading ${comboName(w, order)})`);
   };
@@ -424,6 +460,13 @@ function scanRecords(
   let small = false;
   while (off < size) {
     const rec = table.starts.length + 1;
+    if (rec > MAX_INDEXED_OBJECTS) {
+      bad(
+        off,
+        `more than ${MAX_INDEXED_OBJECTS} records (the most sciobench indexes in one file); ` +
+          `record ${rec} starts at byte ${off}`,
+      );
+    }
     let piece = 0, total = 0;
     let list: [number, number][] | null = null;
     for (;;) {
@@ -479,7 +522,7 @@ function scanRecords(
       if (piece === 1) {
         table.starts.push(dataAt);
       } else {
-        if (list === null) list = [[table.starts[rec - 1]!, total]];
+        if (list === null) list = [[table.starts.at(rec - 1), total]];
         list.push([dataAt, n]);
       }
       total += n;
@@ -700,12 +743,12 @@ function framePlan(options: ReaderOptions): FramePlan {
  */
 function tablePlan(t: RecordTable): FramePlan | undefined {
   const sizes = t.sizes;
-  const n = (sizes[0] ?? 0) / 12;
+  const n = sizes.length > 0 ? sizes.at(0) / 12 : 0;
   if (sizes.length === 0 || sizes.length % 2 !== 0 || !Number.isInteger(n) || n < 1) {
     return undefined;
   }
   for (let r = 0; r < sizes.length; r += 2) {
-    if (sizes[r] !== 12 * n || sizes[r + 1] !== 16 * n) return undefined;
+    if (sizes.at(r) !== 12 * n || sizes.at(r + 1) !== 16 * n) return undefined;
   }
   return {
     perFrame: 2,
@@ -718,6 +761,18 @@ function tablePlan(t: RecordTable): FramePlan | undefined {
   };
 }
 
+/** How every record of a frame position reads: a layout's chunk, or a type spec and name. */
+interface PositionType {
+  /** The caller's layout at this position (every record must match it). */
+  readonly layout?: ChunkLayout;
+  /** Otherwise the requested type and trailing dimensions. */
+  readonly spec: TypeSpec;
+  /** Bytes of one element with its trailing dimensions (the spec's unit). */
+  readonly unit: number;
+  /** The chunk name given for the position (else `record/<r>`). */
+  readonly name?: string;
+}
+
 class F77Index implements FrameIndex {
   readonly framing = FORMAT;
   readonly frameCount: number;
@@ -725,8 +780,8 @@ class F77Index implements FrameIndex {
   readonly #t: RecordTable;
   readonly #plan: FramePlan;
   readonly #detected: boolean;
-  /** Per record: dtype and shape it is read as. */
-  readonly #types: { dtype: DType; shape: readonly number[]; name: string }[] = [];
+  /** How the records at each position of a frame read (one entry a position, not a record). */
+  readonly #positions: readonly PositionType[];
 
   constructor(
     src: ByteSource,
@@ -741,44 +796,41 @@ class F77Index implements FrameIndex {
     this.warnings = warnings;
     const records = t.starts.length;
     this.frameCount = Math.floor(records / plan.perFrame);
-    const fallback: number[] = [];
-    // Records at one position of the caller's layout read alike: one entry each, not one a record.
-    const byLayout = plan.layout?.map((l) => ({ dtype: l.dtype, shape: l.shape, name: l.name }));
-    // the bytes each position's records must hold, computed once, not once a record
-    const wants = plan.layout?.map((l) => l.shape.reduce((a, b) => a * b, 1) * DTYPE_SIZE[l.dtype]);
+    this.#positions = Array.from({ length: plan.perFrame }, (_, pos) => {
+      const layout = plan.layout?.[pos];
+      const spec = plan.types[plan.types.length === 1 ? 0 : pos] ?? { dtype: "uint8", inner: [] };
+      const unit = layout !== undefined
+        ? layout.shape.reduce((a, b) => a * b, 1) * DTYPE_SIZE[layout.dtype]
+        : DTYPE_SIZE[spec.dtype] * spec.inner.reduce((a, b) => a * b, 1);
+      return { layout, spec, unit, name: plan.names?.[pos] };
+    });
+    // the records that do not read as asked: refused (a layout), or counted for one warning
+    let fallback = 0;
+    const shown: number[] = [];
     for (let r = 0; r < this.frameCount * plan.perFrame; r++) {
-      const pos = r % plan.perFrame;
-      const bytes = t.sizes[r]!;
-      const lay = plan.layout?.[pos];
-      if (lay !== undefined) {
-        const want = wants![pos]!;
-        if (bytes !== want) {
+      const p = this.#positions[r % plan.perFrame]!;
+      const bytes = t.sizes.at(r);
+      if (p.layout !== undefined) {
+        if (bytes !== p.unit) {
+          const lay = p.layout;
           throw new FormatError(
             FORMAT,
             src.path,
-            t.starts[r]! - t.w,
+            t.starts.at(r) - t.w,
             `record ${r + 1} holds ${bytes} bytes, but chunk '${lay.name}' (${lay.dtype} ${
               lay.shape.join("x")
-            }) needs ${want}`,
+            }) needs ${p.unit}`,
           );
         }
-        this.#types.push(byLayout![pos]!);
-        continue;
-      }
-      const spec = plan.types[plan.types.length === 1 ? 0 : pos]!;
-      const name = plan.names?.[pos] ?? `record/${r + 1}`;
-      const unit = DTYPE_SIZE[spec.dtype] * spec.inner.reduce((a, b) => a * b, 1);
-      if (bytes % unit === 0) {
-        this.#types.push({ dtype: spec.dtype, shape: [bytes / unit, ...spec.inner], name });
-      } else {
-        fallback.push(r + 1);
-        this.#types.push({ dtype: "uint8", shape: [bytes], name });
+      } else if (bytes % p.unit !== 0) {
+        if (fallback++ < 5) shown.push(r + 1);
       }
     }
-    if (fallback.length > 0) {
-      const shown = fallback.slice(0, 5).join(", ") + (fallback.length > 5 ? ", ..." : "");
+    if (fallback > 0) {
       warnings.push(
-        `f77: ${src.path}: ${fallback.length} record(s) (${shown}) are not a whole number of the requested elements; read as uint8`,
+        `f77: ${src.path}: ${fallback} record(s) (${shown.join(", ")}${
+          fallback > 5 ? ", ..." : ""
+        }) are not a whole number of the requested elements; read as uint8`,
       );
     }
     const left = records - this.frameCount * plan.perFrame;
@@ -789,21 +841,37 @@ class F77Index implements FrameIndex {
     }
   }
 
+  /** The chunks of `frame`, made when asked from the record table (no object kept a record). */
   chunks(frame: number): readonly ChunkRef[] {
     const t = this.#t;
-    const out: ChunkRef[] = [];
-    for (let r = frame * this.#plan.perFrame, end = r + this.#plan.perFrame; r < end; r++) {
-      const ty = this.#types[r]!;
+    const per = this.#plan.perFrame;
+    const out = new Array<ChunkRef>(per);
+    for (let k = 0, r = frame * per; k < per; k++, r++) {
+      const p = this.#positions[k]!;
+      const bytes = t.sizes.at(r);
+      let dtype: DType, shape: readonly number[], name: string;
+      if (p.layout !== undefined) {
+        ({ dtype, shape, name } = p.layout);
+      } else {
+        name = p.name ?? `record/${r + 1}`;
+        if (bytes % p.unit === 0) {
+          dtype = p.spec.dtype;
+          shape = [bytes / p.unit, ...p.spec.inner];
+        } else {
+          dtype = "uint8";
+          shape = [bytes];
+        }
+      }
       const pieces = t.pieces.get(r);
-      out.push({
-        name: ty.name,
-        dtype: ty.dtype,
-        shape: ty.shape,
-        offset: t.starts[r]!,
-        bytes: t.sizes[r]!,
+      out[k] = {
+        name,
+        dtype,
+        shape,
+        offset: t.starts.at(r),
+        bytes,
         order: t.order,
         ...(pieces ? { pieces } : {}),
-      });
+      };
     }
     return out;
   }
@@ -811,7 +879,7 @@ class F77Index implements FrameIndex {
   describe(): Record<string, unknown> {
     const t = this.#t;
     let largest = 0;
-    for (const s of t.sizes) if (s > largest) largest = s;
+    for (let r = 0; r < t.sizes.length; r++) largest = Math.max(largest, t.sizes.at(r));
     return {
       marker_bytes: t.w,
       byte_order: t.order,
@@ -850,8 +918,8 @@ function readTable(
       t: {
         w: combos[0]![0],
         order: combos[0]![1],
-        starts: [],
-        sizes: [],
+        starts: new Offsets(1),
+        sizes: new Offsets(1),
         pieces: new Map(),
         subrecords: 0,
       },

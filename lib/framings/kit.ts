@@ -8,6 +8,14 @@ import type { Chunk, TypedArray } from "./types.ts";
 
 const utf8 = new TextDecoder("utf-8");
 
+/**
+ * Most objects a native reader indexes in one file: records (f77), variables, dimensions or
+ * attributes of a list (netCDF): 2^24 = 16,777,216. Each costs a bounded few dozen bytes of index
+ * (f77: 16 bytes a record); a file that declares more is refused in one line before its index
+ * is built.
+ */
+export const MAX_INDEXED_OBJECTS = 1 << 24;
+
 /** Element count of a shape (the product of its dimensions; 1 for a scalar). */
 export function elementCount(shape: readonly number[]): number {
   let n = 1;

@@ -188,9 +188,10 @@ export interface FrameIndex {
   describe?(): Record<string, unknown>;
   /**
    * Whole stored arrays that span frames (netCDF variables), each as [offset, length] pieces in
-   * order, so `info` can give one CRC-32 per variable.
+   * order, so `info` can give one CRC-32 per variable; made one at a time as they are iterated
+   * (a file of a million variables holds no list of them).
    */
-  variables?(): readonly StoredVariable[];
+  variables?(): Iterable<StoredVariable>;
   /** Notes for stderr, such as a recovered dataset count. */
   readonly warnings?: readonly string[];
   /**

@@ -6,6 +6,7 @@
 import { copySwapped } from "../../bytes/byteswap.ts";
 import { FormatError, UsageError } from "../../errors.ts";
 import type { ByteSource, TypedArray } from "../types.ts";
+import { MAX_INDEXED_OBJECTS } from "../kit.ts";
 import {
   enc,
   encodeValues,
@@ -384,6 +385,11 @@ export interface NcHeader extends NcSchema {
   readonly departures: readonly string[];
 }
 
+/** The attribute list of every variable without attributes (one array, not one a variable). */
+const NO_ATTRIBUTES: readonly NcDecodedAttribute[] = Object.freeze([]);
+/** The dimension ids of every scalar variable (one array, not one a variable). */
+const NO_DIMS: readonly number[] = Object.freeze([]);
+
 class HeaderDecoder {
   pos = 0;
   #buf: Uint8Array = new Uint8Array(0);
@@ -449,7 +455,7 @@ class HeaderDecoder {
    * `n` bytes followed by padding to 4 bytes. The specification says NUL; libnetcdf does not
    * check (old versions wrote other bytes), so other bytes are a departure, not an error.
    */
-  bytes(n: number, what: string): Uint8Array {
+  bytes(n: number, what: string, copy = true): Uint8Array {
     const remaining = this.#src.size - this.pos;
     if (n > remaining) {
       this.fail(
@@ -459,7 +465,9 @@ class HeaderDecoder {
     }
     const padded = pad4(n);
     this.need(padded, what);
-    const out = this.#buf.slice(this.pos, this.pos + n);
+    const out = copy
+      ? this.#buf.slice(this.pos, this.pos + n)
+      : this.#buf.subarray(this.pos, this.pos + n);
     for (let i = this.pos + n; i < this.pos + padded; i++) {
       if (this.#buf[i] !== 0) {
         this.departures.push(
@@ -476,7 +484,7 @@ class HeaderDecoder {
     const at = this.pos;
     const len = this.count(`${what} name length`);
     if (len === 0) this.departures.push(`byte ${at}: ${what} has an empty name`);
-    const b = this.bytes(len, `${what} name`);
+    const b = this.bytes(len, `${what} name`, false); // decoded at once: no copy
     try {
       return dec.decode(b);
     } catch {
@@ -493,6 +501,12 @@ class HeaderDecoder {
       this.fail(
         at,
         `${n} ${what}s cannot fit in the ${this.#src.size - this.pos} bytes left in the file`,
+      );
+    }
+    if (n > MAX_INDEXED_OBJECTS) {
+      this.fail(
+        at,
+        `${n} ${what}s: more than ${MAX_INDEXED_OBJECTS} (the most sciobench indexes in one file)`,
       );
     }
     return n;
@@ -545,8 +559,9 @@ class HeaderDecoder {
     return this.listCount(minBytes, what);
   }
 
-  attributes(variant: NcVariant, owner: string): NcDecodedAttribute[] {
+  attributes(variant: NcVariant, owner: string): readonly NcDecodedAttribute[] {
     const n = this.list(TAG_ATTRIBUTE, "attribute", this.wide ? 24 : 12);
+    if (n === 0) return NO_ATTRIBUTES;
     const out: NcDecodedAttribute[] = [];
     for (let i = 0; i < n; i++) {
       const name = this.name(`${owner} attribute ${i}`);
@@ -625,7 +640,7 @@ export function decodeHeader(src: ByteSource): NcHeader {
   for (let i = 0; i < nv; i++) {
     const name = d.name(`variable ${i}`);
     const rank = d.listCount(d.wide ? 8 : 4, `dimension id of variable '${name}'`);
-    const dims: number[] = [];
+    const ids: number[] = [];
     for (let k = 0; k < rank; k++) {
       const at = d.pos;
       const id = d.count(`dimension id ${k} of '${name}'`);
@@ -641,8 +656,9 @@ export function decodeHeader(src: ByteSource): NcHeader {
           `variable '${name}' uses the unlimited dimension at index ${k}; it must be the first`,
         );
       }
-      dims.push(id);
+      ids.push(id);
     }
+    const dims = rank === 0 ? NO_DIMS : ids;
     const vattrs = d.attributes(variant, `variable '${name}'`);
     const type = d.type(variant, `variable '${name}'`);
     const storedVsize = d.count(`vsize of '${name}'`);

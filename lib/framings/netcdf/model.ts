@@ -108,6 +108,11 @@ export const DEFAULT_FILL: Readonly<Record<NcType, readonly number[]>> = {
   uint64: [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe],
 };
 
+/** {@link DEFAULT_FILL} as bytes, one array per type shared by every variable without `_FillValue`. */
+const DEFAULT_FILL_BYTES: Readonly<Record<NcType, Uint8Array>> = Object.fromEntries(
+  Object.entries(DEFAULT_FILL).map(([t, b]) => [t, new Uint8Array(b)]),
+) as Record<NcType, Uint8Array>;
+
 /** Values of an attribute or variable: text for char, numbers, bigints, or a typed array (native order). */
 export type NcValues = string | Uint8Array | TypedArray | readonly number[] | readonly bigint[];
 
@@ -259,8 +264,12 @@ export function encodeValues(type: NcType, values: NcValues): Uint8Array {
   return out;
 }
 
-/** Big-endian bytes of a variable's fill element: its `_FillValue` attribute or the default. */
+/**
+ * Big-endian bytes of a variable's fill element: its `_FillValue` attribute or the default (an
+ * array shared by every variable of the type: read it, never write it).
+ */
 export function fillBytes(v: NcVariable): Uint8Array {
+  if (v.attributes.length === 0) return DEFAULT_FILL_BYTES[v.type];
   const fv = v.attributes.find((a) => a.name === "_FillValue");
   if (fv !== undefined) {
     if (fv.type !== v.type) {
@@ -271,7 +280,7 @@ export function fillBytes(v: NcVariable): Uint8Array {
     const b = encodeValues(v.type, fv.values);
     if (b.length >= ncTypeSize(v.type)) return b.slice(0, ncTypeSize(v.type));
   }
-  return new Uint8Array(DEFAULT_FILL[v.type]);
+  return DEFAULT_FILL_BYTES[v.type];
 }
 
 /** Fills `dst` with repeats of the element `fill` (dst length a multiple of its length). */

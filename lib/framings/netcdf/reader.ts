@@ -22,6 +22,15 @@ export const MAX_NEVER_WRITTEN_BYTES = 1 << 30;
 /** Most records a readable file may place past its end, or hold when its records are empty. */
 export const MAX_RECORDS_PAST_END = 1 << 16;
 
+/** The shape of every scalar variable (one array, not one a variable). */
+const NO_SHAPE: readonly number[] = Object.freeze([]);
+
+/** True when the variables' begins never decrease. */
+function inOrder(vars: readonly NcVarLayout[]): boolean {
+  for (let i = 1; i < vars.length; i++) if (vars[i]!.begin < vars[i - 1]!.begin) return false;
+  return true;
+}
+
 /** A checked file: header, data layout from the stored begins, and the resolved record count. */
 export interface NcFile {
   /** The decoded header. */
@@ -54,10 +63,11 @@ export function openNetcdf(src: ByteSource): NcFile {
   const beginField = (i: number): number => h.variables[i]!.beginFieldOffset;
   const vars: NcVarLayout[] = h.variables.map((v) => {
     const isRec = v.dims.length > 0 && v.dims[0] === rec;
-    const shape = (isRec ? v.dims.slice(1) : v.dims).map((id) => h.dimensions[id]!.length);
-    const slab = slabOf(v.type, shape);
-    if (!Number.isSafeInteger(slab.slabBytes)) fail(-1, `variable '${v.name}' is too large`);
-    const paddedBytes = slab.paddedBytes;
+    const shape = v.dims.length <= (isRec ? 1 : 0)
+      ? NO_SHAPE
+      : (isRec ? v.dims.slice(1) : v.dims).map((id) => h.dimensions[id]!.length);
+    const { slabBytes, paddedBytes } = slabOf(v.type, shape);
+    if (!Number.isSafeInteger(slabBytes)) fail(-1, `variable '${v.name}' is too large`);
     const clamp = h.variant !== 5 && paddedBytes > 0xfffffffc && v.storedVsize === 0xffffffff;
     if (v.storedVsize !== paddedBytes && !clamp) {
       warnings.push(
@@ -78,7 +88,8 @@ export function openNetcdf(src: ByteSource): NcFile {
       type: v.type,
       record: isRec,
       shape,
-      ...slab,
+      slabBytes,
+      paddedBytes,
       begin: v.begin,
       fill,
     };
@@ -93,8 +104,8 @@ export function openNetcdf(src: ByteSource): NcFile {
       );
     }
   }
-  // Fixed variables must not overlap each other.
-  const sorted = [...fixed].sort((a, b) => a.begin - b.begin);
+  // Fixed variables must not overlap each other (in header order, as written, no sort needed).
+  const sorted = inOrder(fixed) ? fixed : [...fixed].sort((a, b) => a.begin - b.begin);
   for (let i = 1; i < sorted.length; i++) {
     const p = sorted[i - 1]!, q = sorted[i]!;
     if (p.begin + p.slabBytes > q.begin) {
@@ -108,7 +119,9 @@ export function openNetcdf(src: ByteSource): NcFile {
   }
   let recsize = recs.reduce((a, v) => a + v.paddedBytes, 0);
   if (recs.length === 1) recsize = recs[0]!.slabBytes;
-  const recordBegin = recs.length > 0 ? Math.min(...recs.map((v) => v.begin)) : h.headerBytes;
+  const recordBegin = recs.length > 0
+    ? recs.reduce((a, v) => Math.min(a, v.begin), Infinity)
+    : h.headerBytes;
   const fixedEnd = fixed.reduce((a, v) => Math.max(a, v.begin + v.paddedBytes), h.headerBytes);
   if (recs.length > 0) {
     const lastFixed = sorted[sorted.length - 1];
