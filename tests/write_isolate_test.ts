@@ -168,7 +168,7 @@ for (const framing of ["hdf5", "netcdf4"]) {
         assert.match(
           line,
           new RegExp(
-            `out\\.${framing}: the disk is full \\(\\d+ bytes free in .*sciobench-full-\\w+\\).*was left as it was$`,
+            `out\\.${framing}: no space left on the device \\(\\d+ KiB free on .*sciobench-full-\\w+\\).*was left as it was$`,
           ),
         );
         assert.ok(line.length < 300, line);

@@ -378,39 +378,45 @@ async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string
   if (rest !== "") yield rest;
 }
 
-/** The one line for a child that died or hung while its library read `path`. */
+/**
+ * The one line for a child that died or hung while its library read (or wrote) `path`: a limit
+ * that stopped it is named with how to raise it; a crash while reading calls the file probably
+ * damaged, one while writing says only that the library crashed.
+ */
 export function failureMessage(
   outcome: ChildOutcome & { kind: "crash" | "hang" },
   framing: string,
   path: string,
   limits: ChildLimits,
+  doing: "reading" | "writing" = "reading",
 ): string {
   const lib = `the ${libraryName(framing)} library`;
   const file = `'${path}'`;
   // A limit that stopped the library is named with how to raise it: no verdict on the file.
   const raise = `raise it with ${LIBRARY_SECONDS_ENV}=SECONDS`;
   if (outcome.kind === "hang") {
-    return `${lib} did not respond for ${limits.wallSeconds} s reading ${file} and was ` +
+    return `${lib} did not respond for ${limits.wallSeconds} s ${doing} ${file} and was ` +
       `stopped (the limit is twice ${LIBRARY_SECONDS_ENV} plus 30 s; ${raise})`;
   }
   if (outcome.residentBytes !== undefined) {
-    return `${lib} used ${outcome.residentBytes} bytes of memory reading ${file} and was ` +
+    return `${lib} used ${outcome.residentBytes} bytes of memory ${doing} ${file} and was ` +
       `stopped (limit ${limits.memoryBytes} bytes plus ${RUNTIME_ROOM} for the runtime; raise ` +
       `it with ${LIBRARY_MEMORY_ENV}=SIZE)`;
   }
   if (outcome.signal === "SIGXCPU") {
-    return `${lib} used more than ${limits.cpuSeconds} s of CPU time without progress reading ` +
+    return `${lib} used more than ${limits.cpuSeconds} s of CPU time without progress ${doing} ` +
       `${file} and was stopped (limit ${LIBRARY_SECONDS_ENV}; ${raise})`;
   }
   const oom = /out of memory|cannot allocate|allocation failed|bad_alloc/i.test(outcome.stderr);
   if (oom) {
-    return `${lib} ran out of memory reading ${file} (limit ${limits.memoryBytes} bytes; ` +
+    return `${lib} ran out of memory ${doing} ${file} (limit ${limits.memoryBytes} bytes; ` +
       `raise it with ${LIBRARY_MEMORY_ENV}=SIZE, if the machine has it)`;
   }
   const first = outcome.stderr.split("\n")[0]!;
   const detail = first ? `: ${first.slice(0, 160)}` : "";
   const how = outcome.signal ?? `exit code ${outcome.code}`;
-  return `${lib} crashed (${how}${detail}) reading ${file}; the file is probably damaged`;
+  const verdict = doing === "reading" ? "; the file is probably damaged" : "";
+  return `${lib} crashed (${how}${detail}) ${doing} ${file}${verdict}`;
 }
 
 /**

@@ -52,14 +52,14 @@ import type { EndianOption } from "../framings/types.ts";
 import type { OptionValues } from "../framings/options.ts";
 import { col, type ColumnDoc, columnHelp } from "../report/human.ts";
 import {
-  type ChildLimits,
   type ChildOutcome,
+  failureMessage,
   isolates,
   LibraryChild,
   libraryLimits,
-  libraryName,
   relayToTerminal,
 } from "./isolate.ts";
+import { diskFullNote } from "../peers/common.ts";
 
 const COLUMNS: readonly ColumnDoc[] = [
   col("framing", "", "text", "framing written"),
@@ -464,7 +464,7 @@ async function writeInChild(
   }
   if (outcome.kind === "ok" && result !== undefined) return result;
   const fate = existed ? `${path} was left as it was` : `${path} was not written`;
-  const full = diskFull(temp, frameBytes);
+  const full = diskFullNote(temp, frameBytes + FULL_DISK_MARGIN);
   if (full !== undefined) throw new IoError(`${path}: ${full}; ${fate}`);
   if (outcome.kind === "error") {
     throw new SciobenchError(`${outcome.message} (writing ${path}; ${fate})`, outcome.exitCode);
@@ -472,37 +472,7 @@ async function writeInChild(
   if (outcome.kind === "ok") {
     throw new IoError(`${path}: the library child sent no result; ${fate}`);
   }
-  throw new IoError(`${writeFailure(outcome, framing, path, child.limits)}; ${fate}`);
-}
-
-/** "the disk is full (...)" when the file system of `file` has less than a frame and 1 MiB free. */
-function diskFull(file: string, frameBytes: number): string | undefined {
-  const dir = file.includes("/") ? file.slice(0, file.lastIndexOf("/")) || "/" : ".";
-  let free: number;
-  try {
-    free = statfs(dir).availableBytes;
-  } catch {
-    return undefined;
-  }
-  if (free >= frameBytes + FULL_DISK_MARGIN) return undefined;
-  return `the disk is full (${free} bytes free in ${dir}): free some space or write elsewhere`;
-}
-
-/** The one line for a library child that died or hung writing `path`. */
-function writeFailure(
-  outcome: ChildOutcome & { kind: "crash" | "hang" },
-  framing: string,
-  path: string,
-  limits: ChildLimits,
-): string {
-  const lib = `the ${libraryName(framing)} library`;
-  if (outcome.kind === "hang") {
-    return `${lib} did not respond for ${limits.wallSeconds} s writing '${path}' and was stopped`;
-  }
-  const first = outcome.stderr.split("\n")[0]!;
-  const detail = first ? `: ${first.slice(0, 160)}` : "";
-  const how = outcome.signal ?? `exit code ${outcome.code}`;
-  return `${lib} crashed (${how}${detail}) writing '${path}'`;
+  throw new IoError(`${failureMessage(outcome, framing, path, child.limits, "writing")}; ${fate}`);
 }
 
 /** fsyncs `path` (a complete file written with --fsync none, before it is renamed into place). */

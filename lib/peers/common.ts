@@ -262,6 +262,24 @@ const NO_SPACE_TEXT =
   /errno = (28|122)\b|No space left on device|Disk quota exceeded|ENOSPC|EDQUOT/i;
 
 /**
+ * "no space left on the device (N KiB free on DIR); ..." when the file system that holds `path`
+ * has less than `marginBytes` free (Infinity: the failure already said the disk is full), else
+ * undefined. The one wording of a full disk, for library failures in-process and in a child.
+ */
+export function diskFullNote(path: string, marginBytes: number): string | undefined {
+  const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) || "/" : ".";
+  let free = Infinity;
+  try {
+    free = statfs(dir).availableBytes;
+  } catch {
+    // the directory is gone or unreadable: only a failure that said so counts as a full disk
+  }
+  if (!(free < marginBytes) && marginBytes !== Infinity) return undefined;
+  const left = Number.isFinite(free) ? ` (${Math.floor(free / 1024)} KiB free on ${dir})` : "";
+  return `no space left on the device${left}; free some space or write elsewhere`;
+}
+
+/**
  * The IoError (exit 1, one line) for library call `call` on `path` that failed with `detail`
  * (the library's own text, such as `nc_strerror`'s or HDF5's error stack). When the disk is full
  * (the text says so, or the file system of `path` has less than {@link FULL_DISK_BYTES} free:
@@ -275,20 +293,8 @@ export function libraryFailure(
   call: string,
   detail: string,
 ): IoError {
-  const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) || "/" : ".";
-  let free = Infinity;
-  try {
-    free = statfs(dir).availableBytes;
-  } catch {
-    // the directory is gone or unreadable: the library's text is all there is
-  }
-  if (NO_SPACE_TEXT.test(detail) || free < FULL_DISK_BYTES) {
-    const left = Number.isFinite(free) ? ` (${Math.floor(free / 1024)} KiB free on ${dir})` : "";
-    return new IoError(
-      `${backend}: ${path}: ${call} failed: no space left on the device${left}; free some ` +
-        "space or write elsewhere",
-    );
-  }
+  const full = diskFullNote(path, NO_SPACE_TEXT.test(detail) ? Infinity : FULL_DISK_BYTES);
+  if (full !== undefined) return new IoError(`${backend}: ${path}: ${call} failed: ${full}`);
   const text = oneLineText(detail)
     .replace(
       /,?\s*\b(buf|time|file descriptor|total write size|bytes this sub-write|bytes actually written) = [^,)]*/g,
