@@ -52,8 +52,8 @@ export {
   SysError,
   UsageError,
   VerifyError,
-} from "./lib/errors.ts";
-export { VERSION } from "./lib/version.ts";
+} from "./lib/core/errors.ts";
+export { VERSION } from "./lib/core/version.ts";
 
 // ---- the subpaths: sciobench/framings, /peers, /backends, /workloads (deno.json `exports`) -----
 export * from "./lib/framings/mod.ts";

@@ -15,7 +15,7 @@ import { FRAMINGS } from "../lib/backends/registry.ts";
 import { FileHandle } from "../lib/io/file.ts";
 import { alignedBytes, probeDirect, type Transfer } from "../lib/io/transfer.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
-import { UsageError } from "../lib/errors.ts";
+import { UsageError } from "../lib/core/errors.ts";
 
 const FRAME = 28 * 128 * 128;
 const FILE_BYTES = 64 << 20;

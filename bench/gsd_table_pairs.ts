@@ -10,10 +10,10 @@
  */
 import { parseArgs } from "node:util";
 import { parseCount } from "../lib/cli/args.ts";
-import { parseSize } from "../lib/sizes.ts";
+import { parseSize } from "../lib/core/sizes.ts";
 import { backendByName } from "../lib/backends/registry.ts";
 import { Progress } from "../lib/report/progress.ts";
-import type { Row } from "../lib/report/output.ts";
+import type { Row } from "../lib/report/row.ts";
 import { runTable } from "../lib/workloads/table.ts";
 
 const { values } = parseArgs({

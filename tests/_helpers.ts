@@ -6,7 +6,7 @@
  */
 
 import { backendByName } from "../lib/backends/registry.ts";
-import type { Row } from "../lib/report/output.ts";
+import type { Row } from "../lib/report/row.ts";
 import { Progress } from "../lib/report/progress.ts";
 import { type IoObserver, observeIo } from "../lib/sys/libc.ts";
 import { runTableCell } from "../lib/workloads/table.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import { probeDirect } from "../lib/io/transfer.ts";
-import { UsageError } from "../lib/errors.ts";
+import { UsageError } from "../lib/core/errors.ts";
 import { MAIN, PERMISSIONS } from "./_helpers.ts";
 
 /**

@@ -15,7 +15,7 @@ import type {
 import { nativeBackend } from "../lib/backends/engine.ts";
 import { registerBackend } from "../lib/backends/registry.ts";
 import { runCli } from "../lib/cli/main.ts";
-import { IoError } from "../lib/errors.ts";
+import { IoError } from "../lib/core/errors.ts";
 import { checkOptions } from "../lib/framings/options.ts";
 import {
   ALL_WORKLOADS,

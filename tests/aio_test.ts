@@ -13,7 +13,7 @@ import { nativeReads, readFramesOverlapped } from "../lib/backends/overlap.ts";
 import { writeFrames } from "../lib/backends/write.ts";
 import type { Backend } from "../lib/backends/backend.ts";
 import { alignedBytes, type Transfer } from "../lib/io/transfer.ts";
-import { SysError } from "../lib/errors.ts";
+import { SysError } from "../lib/core/errors.ts";
 import * as libc from "../lib/sys/libc.ts";
 import type { RowAudit } from "../lib/sys/audit.ts";
 import { TableFrames } from "../lib/workloads/table.ts";

@@ -7,7 +7,7 @@ import {
   parseShape,
   parseSize,
 } from "../lib/cli/args.ts";
-import { UsageError } from "../lib/errors.ts";
+import { UsageError } from "../lib/core/errors.ts";
 import { formatG } from "../lib/report/rst.ts";
 import { tableSizing } from "../lib/workloads/table.ts";
 import { runCli } from "./_helpers.ts";

@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import { backendByName } from "../lib/backends/registry.ts";
 import type { Backend } from "../lib/backends/backend.ts";
 import { Progress } from "../lib/report/progress.ts";
-import type { Row } from "../lib/report/output.ts";
+import type { Row } from "../lib/report/row.ts";
 import {
   audited,
   auditOf,

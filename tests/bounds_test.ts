@@ -4,7 +4,7 @@
  * line; free-space and memory preflights refuse a run before it writes.
  */
 import assert from "node:assert/strict";
-import { UsageError } from "../lib/errors.ts";
+import { UsageError } from "../lib/core/errors.ts";
 import { parseIntegers, parseSeed, parseSize } from "../lib/cli/args.ts";
 import { checkFreeSpace, checkMemory } from "../lib/cli/common.ts";
 import type { StatFs } from "../lib/sys/libc.ts";

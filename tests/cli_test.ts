@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { crc32 } from "node:zlib";
-import { VerifyError } from "../lib/errors.ts";
+import { VerifyError } from "../lib/core/errors.ts";
 import { TABLE_COLUMNS } from "../lib/workloads/table.ts";
 import { flipByte, MAIN, PERMISSIONS, runCli, runSmallCell, tempDir } from "./_helpers.ts";
 

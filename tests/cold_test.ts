@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { coldReadsDistrusted, DROP_DOES_NOT_WORK } from "../lib/io/cache.ts";
 import * as libc from "../lib/sys/libc.ts";
 import { backendByName } from "../lib/backends/registry.ts";
-import type { Row } from "../lib/report/output.ts";
+import type { Row } from "../lib/report/row.ts";
 import { Progress } from "../lib/report/progress.ts";
 import { runTable } from "../lib/workloads/table.ts";
 import { coldWarning } from "../lib/workloads/transfer.ts";

@@ -1,9 +1,9 @@
 /**
  * Bytes from a file reach the terminal escaped: warnings, info lines, tables and CSV all go
- * through escapeControls (lib/errors.ts); CSV fields are quoted, JSON keeps the names exact.
+ * through escapeControls (lib/core/errors.ts); CSV fields are quoted, JSON keeps the names exact.
  */
 import assert from "node:assert/strict";
-import { escapeControls } from "../lib/errors.ts";
+import { escapeControls } from "../lib/core/errors.ts";
 import { csvField } from "../lib/report/output.ts";
 import { humanValue } from "../lib/report/human.ts";
 import { runCli, tempDir } from "./_helpers.ts";

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { copySwapped, NATIVE_ORDER } from "../lib/bytes/byteswap.ts";
-import { FormatError, UsageError } from "../lib/errors.ts";
+import { FormatError, UsageError } from "../lib/core/errors.ts";
 import { f77, int64At } from "../lib/framings/f77.ts";
 import type {
   ChunkRef,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { FormatError, IoError } from "../lib/errors.ts";
+import { FormatError, IoError } from "../lib/core/errors.ts";
 import { FileHandle, RAMP_BYTES, WriteBatcher } from "../lib/io/file.ts";
 import { observeIo } from "../lib/sys/libc.ts";
 import { withScratchDir } from "../lib/io/scratch.ts";

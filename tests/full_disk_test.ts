@@ -3,7 +3,7 @@
  * the library reports (netCDF: `Permission denied (status 13)`; HDF5: a long error stack).
  */
 import assert from "node:assert/strict";
-import { IoError } from "../lib/errors.ts";
+import { IoError } from "../lib/core/errors.ts";
 import { backendByName } from "../lib/backends/registry.ts";
 import { libraryFailure } from "../lib/peers/common.ts";
 import { peerUsable, tempDir } from "./_helpers.ts";

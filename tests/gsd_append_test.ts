@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { crc32 } from "node:zlib";
-import { FormatError, UsageError } from "../lib/errors.ts";
+import { FormatError, UsageError } from "../lib/core/errors.ts";
 import { gsd, openGsdIndex } from "../lib/framings/gsd/mod.ts";
 import type {
   Chunk,

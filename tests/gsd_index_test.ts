@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { nativeBackend } from "../lib/backends/engine.ts";
-import { FormatError } from "../lib/errors.ts";
+import { FormatError } from "../lib/core/errors.ts";
 import { gsd, GSD_WHOLE_INDEX_BYTES } from "../lib/framings/gsd/mod.ts";
 import { useEntryScanner } from "../lib/framings/gsd/entries_wasm.ts";
 import { memorySource } from "../lib/io/memory.ts";

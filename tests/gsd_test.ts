@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { crc32, gunzipSync } from "node:zlib";
-import { FormatError, UsageError } from "../lib/errors.ts";
+import { FormatError, UsageError } from "../lib/core/errors.ts";
 import {
   gsd,
   GSD_DEFAULT_APPLICATION,

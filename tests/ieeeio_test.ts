@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { FormatError, UsageError } from "../lib/errors.ts";
+import { FormatError, UsageError } from "../lib/core/errors.ts";
 import { copySwapped, NATIVE_ORDER } from "../lib/bytes/byteswap.ts";
 import {
   appendWriter,

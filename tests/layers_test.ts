@@ -1,9 +1,11 @@
 /**
  * The layout of lib/ is the pipeline: cli -> workloads -> backends -> (framings | peers) -> io ->
- * sys (-> bytes), with mpi/ and report/ beside and the root files (errors, version, suggest)
- * shared by all. No import points back up. The one allowed exception is type-only: peers
- * implement the Backend contract that lib/backends/backend.ts declares (`import type`, erased at
- * run time), as the framings implement theirs one layer down.
+ * sys (-> bytes), with mpi/ and report/ beside and lib/core/ (errors, diagnostics, sizes,
+ * suggest, version) under all. No import points back up; io, sys and bytes import nothing but
+ * core and the layers below them; no module imports itself through others (no cycle, type-only
+ * imports included). The one allowed upward import is type-only: peers implement the Backend
+ * contract that lib/backends/backend.ts declares (`import type`, erased at run time), as the
+ * framings implement theirs one layer down.
  */
 import assert from "node:assert/strict";
 
@@ -19,6 +21,7 @@ const RANK: Readonly<Record<string, number>> = {
   io: 4,
   sys: 5,
   bytes: 6,
+  core: 7,
 };
 const BESIDE = ["mpi", "report"];
 const CONTRACT = "backends/backend.ts";
@@ -41,7 +44,8 @@ function edges(): Edge[] {
         const text = Deno.readTextFileSync(path);
         const re = /^(import|export)\s+(type\s+)?[^;]*?\sfrom\s+"(\.[^"]+)"/gms;
         for (const m of text.matchAll(re)) {
-          const to = new URL(m[3]!, `file:///lib/${from}`).pathname.slice("/lib/".length);
+          const target = new URL(m[3]!, `file:///lib/${from}`).pathname;
+          const to = target.startsWith("/lib/") ? target.slice("/lib/".length) : `..${target}`;
           out.push({ from, to, typeOnly: m[2] !== undefined });
         }
       }
@@ -61,15 +65,57 @@ Deno.test("layers: no import in lib/ points back up the pipeline", () => {
   const upward = all.filter(({ from, to, typeOnly }) => {
     const a = layer(from), b = layer(to);
     if (to.startsWith("../")) return true; // outside lib/ (deno.json is read by version.ts only)
-    if (b === "") return false; // root files: errors, version, suggest
+    if (a === "" || b === "") return true; // every module lives in a layer's folder
+    if (b === "core") return false; // core is under every layer
     if (BESIDE.includes(a)) return RANK[b] !== undefined && RANK[b]! < RANK.framings!;
     if (BESIDE.includes(b)) return a !== "" && RANK[a]! > RANK.workloads! && b === "mpi";
     if (a === "" || RANK[a] === undefined || RANK[b] === undefined) return false;
     if (RANK[b]! >= RANK[a]!) return false;
     return !(typeOnly && to === CONTRACT && a === "peers");
-  }).filter((e) => !(e.from === "version.ts" && e.to === "../deno.json"));
+  }).filter((e) => !(e.from === "core/version.ts" && e.to === "../deno.json"));
   assert.deepEqual(upward.map((e) => `${e.from} -> ${e.to}`), []);
   // The check sees the kinds of import it allows and refuses.
   assert.ok(all.some((e) => e.from.startsWith("peers/") && e.to === CONTRACT && e.typeOnly));
   assert.ok(all.some((e) => e.from === "backends/registry.ts" && e.to === "peers/mod.ts"));
+});
+
+Deno.test("layers: io, sys, bytes and core import nothing above them", () => {
+  const low = ["io", "sys", "bytes", "core"];
+  const bad = edges().filter(({ from, to }) => {
+    const a = layer(from), b = layer(to);
+    if (!low.includes(a) || to === "../deno.json") return false;
+    return !low.includes(b) || RANK[b]! < RANK[a]!;
+  });
+  assert.deepEqual(bad.map((e) => `${e.from} -> ${e.to}`), []);
+});
+
+/** The import cycles among `edges`, each as the modules around it (first module repeated last). */
+function cycles(all: readonly Edge[]): string[][] {
+  const next = new Map<string, string[]>();
+  for (const e of all) next.set(e.from, [...(next.get(e.from) ?? []), e.to]);
+  const state = new Map<string, "open" | "done">();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (m: string) => {
+    state.set(m, "open");
+    stack.push(m);
+    for (const n of next.get(m) ?? []) {
+      if (state.get(n) === "open") found.push([...stack.slice(stack.indexOf(n)), n]);
+      else if (!state.has(n)) visit(n);
+    }
+    stack.pop();
+    state.set(m, "done");
+  };
+  for (const m of [...next.keys()].sort()) if (!state.has(m)) visit(m);
+  return found;
+}
+
+Deno.test("layers: no import cycle in lib/, type-only imports included", () => {
+  assert.deepEqual(cycles(edges()).map((c) => c.join(" -> ")), []);
+  // The search finds a cycle where there is one.
+  const made: Edge[] = [
+    { from: "a/x.ts", to: "b/y.ts", typeOnly: false },
+    { from: "b/y.ts", to: "a/x.ts", typeOnly: true },
+  ];
+  assert.deepEqual(cycles(made), [["a/x.ts", "b/y.ts", "a/x.ts"]]);
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { SysError } from "../lib/errors.ts";
+import { SysError } from "../lib/core/errors.ts";
 import * as libc from "../lib/sys/libc.ts";
 import { tempDir } from "./_helpers.ts";
 

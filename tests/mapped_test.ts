@@ -6,7 +6,7 @@
  * writing is never mapped.
  */
 import assert from "node:assert/strict";
-import { ShortReadError } from "../lib/errors.ts";
+import { ShortReadError } from "../lib/core/errors.ts";
 import { dropCache, residency } from "../lib/io/cache.ts";
 import { FileHandle } from "../lib/io/file.ts";
 import { MappedSource } from "../lib/io/mapped.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { FormatError, UsageError } from "../lib/errors.ts";
+import { FormatError, UsageError } from "../lib/core/errors.ts";
 import { netcdf, openNetcdf } from "../lib/framings/netcdf/mod.ts";
 import type {
   ChunkRef,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { crc32 } from "node:zlib";
 import { copySwapped } from "../lib/bytes/byteswap.ts";
-import { FormatError, UsageError } from "../lib/errors.ts";
+import { FormatError, UsageError } from "../lib/core/errors.ts";
 import {
   decodeHeader,
   encodeFile,

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { crc32 } from "node:zlib";
 import { listDatasets } from "../lib/workloads/blocks.ts";
-import { FormatError, IoError } from "../lib/errors.ts";
+import { FormatError, IoError } from "../lib/core/errors.ts";
 import { netcdf } from "../lib/framings/netcdf/mod.ts";
 import { type Frame, matchesMagic } from "../lib/framings/types.ts";
 import { MemoryFile } from "../lib/io/memory.ts";

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { XMLValidator } from "npm:fast-xml-parser@5.2.5";
 import { type ChartWorkload, parseResults, renderChart } from "../lib/report/plot.ts";
-import type { Row } from "../lib/report/output.ts";
+import type { Row } from "../lib/report/row.ts";
 import { peerUsable, runCli, tempDir } from "./_helpers.ts";
 import { FONT_DIR, svgToPng } from "../tools/chart_png.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { FormatError } from "../lib/errors.ts";
+import { FormatError } from "../lib/core/errors.ts";
 import { raw } from "../lib/framings/raw.ts";
 import { type Frame, matchesMagic } from "../lib/framings/types.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";

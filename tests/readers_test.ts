@@ -4,7 +4,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { SciobenchError } from "../lib/errors.ts";
+import { SciobenchError } from "../lib/core/errors.ts";
 import { backendByName } from "../lib/backends/registry.ts";
 import { selfCommand } from "../lib/cli/self.ts";
 import {

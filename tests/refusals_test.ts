@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { MAX_REPEAT, repeatOption } from "../lib/cli/common.ts";
 import { parseCount } from "../lib/cli/args.ts";
-import { UsageError } from "../lib/errors.ts";
+import { UsageError } from "../lib/core/errors.ts";
 import { runCli, tempDir } from "./_helpers.ts";
 
 Deno.test("refusals: nonsense invocations exit 2 with one line, the dry-run as the run", async () => {

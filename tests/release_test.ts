@@ -79,8 +79,8 @@ Deno.test("release.yml: parses; on a v* tag compiles x86_64 and aarch64 with the
   assert.equal(setup?.with?.["deno-version"], Deno.version.deno);
   assert.ok(steps.some((s) => s.uses?.startsWith("actions/checkout@")));
 
-  // The release commit is stamped into the line lib/version.ts has.
-  const version = Deno.readTextFileSync(`${ROOT}/lib/version.ts`);
+  // The release commit is stamped into the line lib/core/version.ts has.
+  const version = Deno.readTextFileSync(`${ROOT}/lib/core/version.ts`);
   assert.match(version, /^export const COMMIT = "";$/m);
   assert.ok(runs.some((c) => c.includes(`s/^export const COMMIT = \\"\\";`)), "stamp step");
 

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { parse } from "npm:csv-parse@6.1.0/sync";
-import { didYouMean } from "../lib/suggest.ts";
+import { didYouMean } from "../lib/core/suggest.ts";
 import { dlopenProblem } from "../lib/peers/common.ts";
 import type { ColumnDoc } from "../lib/report/human.ts";
 import { missWithinNoise, statistic, STATS, summaryRows } from "../lib/report/stats.ts";

@@ -23,7 +23,7 @@ import { FileHandle } from "../lib/io/file.ts";
 import { directAlignment, O } from "../lib/sys/libc.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
 import { hdf5 } from "../lib/peers/hdf5/mod.ts";
-import { UsageError } from "../lib/errors.ts";
+import { UsageError } from "../lib/core/errors.ts";
 import type { RowAudit } from "../lib/sys/audit.ts";
 import { commandMissing, observeDuring, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
 import { DIRECT_REFUSED, isRead, parseStrace, straceSciobench } from "./_syscalls.ts";

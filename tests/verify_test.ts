@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { copySwapped, NATIVE_ORDER } from "../lib/bytes/byteswap.ts";
-import { VerifyError } from "../lib/errors.ts";
+import { VerifyError } from "../lib/core/errors.ts";
 import { backendByName } from "../lib/backends/registry.ts";
 import type { FrameSource, SourceOptions } from "../lib/backends/backend.ts";
 import { chunkBytes } from "../lib/framings/kit.ts";

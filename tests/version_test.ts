@@ -77,14 +77,14 @@ Deno.test("version: 'unknown' commit outside a checkout; a stamped commit wins",
   using d = tempDir("sciobench-version-");
   copySources(d.path);
   assert.equal((await versionIn(d.path)).commit, "unknown");
-  // The release workflow stamps the commit into lib/version.ts before compiling.
-  const path = `${d.path}/lib/version.ts`;
+  // The release workflow stamps the commit into lib/core/version.ts before compiling.
+  const path = `${d.path}/lib/core/version.ts`;
   const text = Deno.readTextFileSync(path);
   const stamped = text.replace(
     'export const COMMIT = "";',
     `export const COMMIT = "${"ab".repeat(20)}";`,
   );
-  assert.notEqual(stamped, text, "lib/version.ts has the line the release workflow stamps");
+  assert.notEqual(stamped, text, "lib/core/version.ts has the line the release workflow stamps");
   Deno.writeTextFileSync(path, stamped);
   assert.equal((await versionIn(d.path)).commit, "ab".repeat(20));
 });

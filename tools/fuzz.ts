@@ -17,7 +17,7 @@
  */
 import { parseArgs } from "node:util";
 import { crc32 } from "node:zlib";
-import { SciobenchError } from "../lib/errors.ts";
+import { SciobenchError } from "../lib/core/errors.ts";
 import { backendByName } from "../lib/backends/registry.ts";
 import { readWhole } from "../lib/cli/child.ts";
 import { type ChildOutcome, LibraryChild } from "../lib/cli/isolate.ts";

@@ -32,14 +32,14 @@
  * @module
  */
 import { parseArgs, parseCount } from "../lib/cli/args.ts";
-import { UsageError } from "../lib/errors.ts";
-import { parseSize } from "../lib/sizes.ts";
+import { UsageError } from "../lib/core/errors.ts";
+import { parseSize } from "../lib/core/sizes.ts";
 import { backendByName } from "../lib/backends/registry.ts";
 import type { Backend } from "../lib/backends/backend.ts";
 import { pythonGsdUnavailable } from "../lib/peers/python_gsd.ts";
 import { gfortranUnavailable } from "../lib/peers/fortran/mod.ts";
 import { Progress } from "../lib/report/progress.ts";
-import type { Row } from "../lib/report/output.ts";
+import type { Row } from "../lib/report/row.ts";
 import { getrusage, RUSAGE } from "../lib/sys/libc.ts";
 import { missWithinNoise } from "../lib/report/stats.ts";
 import { runTable, TableFrames } from "../lib/workloads/table.ts";

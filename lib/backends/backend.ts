@@ -15,7 +15,7 @@ import type {
   OptionSpec,
   StoredVariable,
 } from "../framings/types.ts";
-import type { Row } from "../report/output.ts";
+import type { Row } from "../report/row.ts";
 import type { Transfer } from "../io/transfer.ts";
 
 /**

@@ -16,7 +16,7 @@ import type {
   WriteOp,
 } from "../framings/types.ts";
 import { DTYPE_SIZE, type TypedArray } from "../framings/types.ts";
-import { FormatError, IoError, ShortReadError, UsageError } from "../errors.ts";
+import { FormatError, IoError, ShortReadError, UsageError } from "../core/errors.ts";
 import { checkOptions } from "../framings/options.ts";
 import { FileHandle, OVERLAP_MIN_BYTES, WriteBatcher } from "../io/file.ts";
 import {

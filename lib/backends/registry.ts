@@ -6,7 +6,7 @@
  * one line in lib/peers/mod.ts. Tests and plugins add backends with {@link registerBackend}.
  * @module
  */
-import { FormatError, PeerUnavailableError, UsageError } from "../errors.ts";
+import { FormatError, PeerUnavailableError, UsageError } from "../core/errors.ts";
 import { f77 } from "../framings/f77.ts";
 import { gsd } from "../framings/gsd/mod.ts";
 import { ieeeio } from "../framings/ieeeio.ts";
@@ -14,7 +14,7 @@ import { netcdf } from "../framings/netcdf/mod.ts";
 import { raw } from "../framings/raw.ts";
 import { type Framing, matchesMagic } from "../framings/types.ts";
 import { PEERS } from "../peers/mod.ts";
-import { didYouMean } from "../suggest.ts";
+import { didYouMean } from "../core/suggest.ts";
 import { engineBackend, nativeBackend } from "./engine.ts";
 import { FileHandle } from "../io/file.ts";
 import type { Backend } from "./backend.ts";

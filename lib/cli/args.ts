@@ -4,10 +4,10 @@
  * @module
  */
 import { parseArgs as nodeParseArgs, type ParseArgsConfig } from "node:util";
-import { UsageError } from "../errors.ts";
-import { didYouMean } from "../suggest.ts";
+import { UsageError } from "../core/errors.ts";
+import { didYouMean } from "../core/suggest.ts";
 export { formatCount, formatSize } from "../report/units.ts";
-export { parseSize, SIZE_FORMS } from "../sizes.ts";
+export { parseSize, SIZE_FORMS } from "../core/sizes.ts";
 
 /**
  * Parses a positive integer count such as `1024`, `32^2` or `1024^2` (base and exponent positive:

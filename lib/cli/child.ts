@@ -6,7 +6,7 @@
  * one after another until stdin ends, so many files can share one child.
  * @module
  */
-import { SciobenchError } from "../errors.ts";
+import { SciobenchError } from "../core/errors.ts";
 import { getrusage, mapRegion, RLIMIT, setrlimit } from "../sys/libc.ts";
 import { streamInfo } from "./info.ts";
 import {

@@ -3,7 +3,7 @@
  * options (`--endian`, `--option key=value`), and the run facts stored in JSON output.
  * @module
  */
-import { CellsFailedError, IoError, SysError, UsageError } from "../errors.ts";
+import { CellsFailedError, IoError, SysError, UsageError } from "../core/errors.ts";
 import { BACKENDS } from "../backends/registry.ts";
 import { type OptionValues, parseOptionArgs } from "../framings/options.ts";
 import type { OptionSpec, Workload } from "../framings/types.ts";
@@ -11,11 +11,13 @@ import { type Backend, FSYNC_POLICIES, type FsyncPolicy } from "../backends/back
 import { fsyncRefusal } from "../backends/write.ts";
 import { checkSharedLayout } from "../mpi/shared.ts";
 import { crossNodeShift, world } from "../mpi/world.ts";
-import { type Progress, warn } from "../report/progress.ts";
+import { type Progress } from "../report/progress.ts";
+import { warn } from "../core/diagnostics.ts";
 import type { EndianOption } from "../framings/types.ts";
 import { type AggregateSpec, rankColumns } from "../mpi/aggregate.ts";
 import { col, type ColumnDoc, humanTable } from "../report/human.ts";
-import { openRowSink, type Row, type TableRenderer } from "../report/output.ts";
+import { openRowSink, type TableRenderer } from "../report/output.ts";
+import type { Row } from "../report/row.ts";
 import {
   CHART_WORKLOADS,
   type ChartWorkload,

@@ -9,7 +9,7 @@ import { parseArgs, parseChoice } from "./args.ts";
 import type { Command } from "./command.ts";
 import { openResults, optionDefaultText, optionValueText } from "./common.ts";
 import { col, type ColumnDoc } from "../report/human.ts";
-import { SciobenchError } from "../errors.ts";
+import { SciobenchError } from "../core/errors.ts";
 
 const COLUMNS: readonly ColumnDoc[] = [
   col("name", "", "text", "the name --framing takes"),

@@ -3,13 +3,13 @@
  * @module
  */
 import { crc32 } from "node:zlib";
-import { escapeControls, FormatError, UsageError } from "../errors.ts";
+import { escapeControls, FormatError, UsageError } from "../core/errors.ts";
 import type { FrameSource } from "../backends/backend.ts";
 import { parseArgs, parseChoice } from "./args.ts";
 import type { Command } from "./command.ts";
 import { backendOptionsHelp, EXTERNAL_HELP, EXTERNAL_OPTION } from "./common.ts";
 import { csvField, jsonText, writeStdout } from "../report/output.ts";
-import { warn } from "../report/progress.ts";
+import { warn } from "../core/diagnostics.ts";
 import { isolates, relayToTerminal, runIsolated } from "./isolate.ts";
 import { chooseBackend, openUserFile } from "./open.ts";
 import type { DatasetInfo } from "../backends/backend.ts";

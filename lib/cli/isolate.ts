@@ -7,11 +7,11 @@
  * one line naming the file and the library (and the limit, when one stopped it), exit code 2.
  * @module
  */
-import { SciobenchError } from "../errors.ts";
+import { SciobenchError } from "../core/errors.ts";
 import { LIBRARY_MEMORY_ENV, libraryMemoryLimit } from "../peers/common.ts";
 import type { Backend } from "../backends/backend.ts";
 import { writeStdout } from "../report/output.ts";
-import { warn } from "../report/progress.ts";
+import { warn } from "../core/diagnostics.ts";
 import { close, O, open, pread } from "../sys/libc.ts";
 import { selfCommand } from "./self.ts";
 

@@ -4,13 +4,13 @@
  * unless SCIOBENCH_DEBUG=1.
  * @module
  */
-import { escapeControls, SciobenchError, UsageError } from "../errors.ts";
-import { didYouMean } from "../suggest.ts";
+import { escapeControls, SciobenchError, UsageError } from "../core/errors.ts";
+import { didYouMean } from "../core/suggest.ts";
 import { onUnfencedFailure, RankFailure } from "../mpi/phase.ts";
 import { initWorld, type World } from "../mpi/world.ts";
-import { VERSION } from "../version.ts";
+import { VERSION } from "../core/version.ts";
 import { writeStdout } from "../report/output.ts";
-import { clearProgressLine } from "../report/progress.ts";
+import { clearProgressLine } from "../core/diagnostics.ts";
 import { runLibraryChild } from "./child.ts";
 import { COMMANDS } from "./commands.ts";
 import { LIBRARY_CHILD_COMMAND } from "./isolate.ts";

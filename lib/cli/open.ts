@@ -8,7 +8,7 @@ import type { Backend, FrameSource } from "../backends/backend.ts";
 import type { ChunkLayout, Workload } from "../framings/types.ts";
 import type { Transfer } from "../io/transfer.ts";
 import { backendOptionArgs } from "./common.ts";
-import { warn } from "../report/progress.ts";
+import { warn } from "../core/diagnostics.ts";
 import { requireFile as requireRegularFile } from "../io/file.ts";
 import { recoverInterruptedAppend } from "../io/journal.ts";
 

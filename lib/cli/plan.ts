@@ -7,11 +7,11 @@
  * first stderr line. Also `--quick`, and per-framing byte orders (`--endian hdf4=big,ieeeio=native`).
  * @module
  */
-import { escapeControls, PeerUnavailableError, UsageError } from "../errors.ts";
+import { escapeControls, PeerUnavailableError, UsageError } from "../core/errors.ts";
 import type { Backend } from "../backends/backend.ts";
 import { usableBackend } from "../backends/registry.ts";
 import type { EndianOption } from "../framings/types.ts";
-import { warn } from "../report/progress.ts";
+import { warn } from "../core/diagnostics.ts";
 import { jsonText } from "../report/output.ts";
 import { formatSize, parseChoice, parseList } from "./args.ts";
 

@@ -3,7 +3,7 @@
  * or records) as an SVG chart.
  * @module
  */
-import { IoError, UsageError } from "../errors.ts";
+import { IoError, UsageError } from "../core/errors.ts";
 import { col, type ColumnDoc, columnHelp } from "../report/human.ts";
 import { chartContents, chartWorkload, parseResults } from "../report/plot.ts";
 import { parseArgs } from "./args.ts";

@@ -2,10 +2,10 @@
  * `sciobench read`: times reading an existing file cold: open, sequential read, random read.
  * @module
  */
-import { FormatError, IoError, UsageError } from "../errors.ts";
+import { FormatError, IoError, UsageError } from "../core/errors.ts";
 import { type CacheDrop, type ColdEvidence, dropCache, residency } from "../io/cache.ts";
 import type { Transfer } from "../io/transfer.ts";
-import { warn } from "../report/progress.ts";
+import { warn } from "../core/diagnostics.ts";
 import {
   cacheState,
   coldOkDoc,
@@ -16,7 +16,7 @@ import {
   transferColumns,
 } from "../workloads/transfer.ts";
 import { directoryOf } from "../io/atomic.ts";
-import type { Row } from "../report/output.ts";
+import type { Row } from "../report/row.ts";
 import { Progress } from "../report/progress.ts";
 import { attachAudit, finishAudit, startAudit } from "../sys/audit.ts";
 import { startMeter } from "../sys/meter.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import { NATIVE_ORDER } from "../bytes/byteswap.ts";
-import { UsageError } from "../errors.ts";
+import { UsageError } from "../core/errors.ts";
 import { usableBackend } from "../backends/registry.ts";
 import type { OptionValue } from "../framings/types.ts";
 import type { OptionValues } from "../framings/options.ts";

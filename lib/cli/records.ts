@@ -4,12 +4,12 @@
  * by record, verify; wall and CPU time per phase and averages over trials.
  * @module
  */
-import { UsageError } from "../errors.ts";
+import { UsageError } from "../core/errors.ts";
 import { DTYPE_SIZE } from "../framings/types.ts";
 import { rankRows } from "../mpi/aggregate.ts";
 import { world } from "../mpi/world.ts";
 import { columnHelp } from "../report/human.ts";
-import type { Row } from "../report/output.ts";
+import type { Row } from "../report/row.ts";
 import { Progress } from "../report/progress.ts";
 import {
   commonOrder,

@@ -4,13 +4,14 @@
  * own text layout.
  * @module
  */
-import { UsageError } from "../errors.ts";
+import { UsageError } from "../core/errors.ts";
 import type { Backend, FsyncPolicy } from "../backends/backend.ts";
 import { rankRows } from "../mpi/aggregate.ts";
 import { world } from "../mpi/world.ts";
 import { columnHelp } from "../report/human.ts";
-import type { Row } from "../report/output.ts";
-import { Progress, writeStderrPartial } from "../report/progress.ts";
+import type { Row } from "../report/row.ts";
+import { Progress } from "../report/progress.ts";
+import { writeStderrPartial } from "../core/diagnostics.ts";
 import { SCALING_QUICK, SCALING_SEED } from "../workloads/seeds.ts";
 import {
   datasetBytes,

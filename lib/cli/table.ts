@@ -2,13 +2,13 @@
  * `sciobench table`: the GSD table (write, open, sequential and random read) over framings.
  * @module
  */
-import { UsageError } from "../errors.ts";
+import { UsageError } from "../core/errors.ts";
 import { BACKENDS } from "../backends/registry.ts";
 import type { Backend, FsyncPolicy } from "../backends/backend.ts";
 import { fsyncRefusal } from "../backends/write.ts";
 import { fioUnavailable } from "../peers/fio.ts";
-import { warn } from "../report/progress.ts";
-import { didYouMean } from "../suggest.ts";
+import { warn } from "../core/diagnostics.ts";
+import { didYouMean } from "../core/suggest.ts";
 import { Progress } from "../report/progress.ts";
 import { gsdTableRenderer } from "../report/rst.ts";
 import { world } from "../mpi/world.ts";

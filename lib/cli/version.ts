@@ -6,7 +6,7 @@
  * @module
  */
 import { writeStdout } from "../report/output.ts";
-import { VERSION } from "../version.ts";
+import { VERSION } from "../core/version.ts";
 import { parseArgs, parseChoice } from "./args.ts";
 import type { Command } from "./command.ts";
 import { gitCommit } from "./meta.ts";

@@ -17,7 +17,7 @@ import type { Backend, FrameSource } from "../backends/backend.ts";
 import type { ChunkLayout } from "../framings/types.ts";
 import { requireFile } from "./open.ts";
 import { writeFrames } from "../backends/write.ts";
-import { IoError, SciobenchError, UsageError } from "../errors.ts";
+import { IoError, SciobenchError, UsageError } from "../core/errors.ts";
 import type { Transfer } from "../io/transfer.ts";
 import { FileHandle } from "../io/file.ts";
 import { statfs } from "../sys/libc.ts";

@@ -34,7 +34,7 @@
  * @module
  */
 import { copySwapped, NATIVE_ORDER } from "../bytes/byteswap.ts";
-import { FormatError, UsageError } from "../errors.ts";
+import { FormatError, UsageError } from "../core/errors.ts";
 import { checkAppendOrder } from "./raw.ts";
 import {
   ALL_WORKLOADS,

@@ -49,7 +49,7 @@
  * read from the file when `dataset(i)` (or `describe()`) asks for them.
  * @module
  */
-import { FormatError, UsageError } from "../errors.ts";
+import { FormatError, UsageError } from "../core/errors.ts";
 import { copySwapped, NATIVE_ORDER } from "../bytes/byteswap.ts";
 import type {
   ByteOrder,

@@ -7,8 +7,8 @@
  * backend's options and suggests the nearest name.
  * @module
  */
-import { UsageError } from "../errors.ts";
-import { didYouMean } from "../suggest.ts";
+import { UsageError } from "../core/errors.ts";
+import { didYouMean } from "../core/suggest.ts";
 import type { OptionSpec, OptionValue, Workload } from "./types.ts";
 
 /** Something that declares options: a framing or a backend. */

@@ -13,7 +13,7 @@
  * - footer, last 24 bytes: u64 trailer offset, u64 trailer length, magic "SCIOEND1".
  * @module
  */
-import { FormatError, UsageError } from "../errors.ts";
+import { FormatError, UsageError } from "../core/errors.ts";
 import { copySwapped, NATIVE_ORDER } from "../bytes/byteswap.ts";
 import {
   type ByteOrder,

@@ -6,9 +6,9 @@
  * failure, signal or kill; temporary files of killed runs are removed by the next write to NAME.
  * @module
  */
-import { IoError, UsageError } from "../errors.ts";
+import { IoError, UsageError } from "../core/errors.ts";
 import * as libc from "../sys/libc.ts";
-import { warn } from "../report/progress.ts";
+import { warn } from "../core/diagnostics.ts";
 import { processStart } from "./owner.ts";
 
 const TEMP_MARK = ".sciobench-tmp-";

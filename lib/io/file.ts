@@ -3,7 +3,7 @@
  * loops for short transfers, and a write batcher that coalesces small sequential writes.
  * @module
  */
-import { IoError, ShortReadError, SysError, UsageError } from "../errors.ts";
+import { IoError, ShortReadError, SysError, UsageError } from "../core/errors.ts";
 import * as libc from "../sys/libc.ts";
 import type { ByteSource } from "./types.ts";
 import { giveBackSpareBuffer, takeSpareBuffer } from "./buffers.ts";

@@ -24,11 +24,11 @@
  * @module
  */
 import { crc32 } from "node:zlib";
-import { IoError } from "../errors.ts";
+import { IoError } from "../core/errors.ts";
 import { syncDirectoryOf } from "./atomic.ts";
 import { FileHandle } from "./file.ts";
 import { tryLockFile } from "./lock.ts";
-import { warn } from "../report/progress.ts";
+import { warn } from "../core/diagnostics.ts";
 import * as libc from "../sys/libc.ts";
 
 /** Granularity of the saved original bytes, bytes. */

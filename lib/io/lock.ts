@@ -4,7 +4,7 @@
  * change is durable; a second writer is refused with one line, or waits with `--wait`.
  * @module
  */
-import { IoError } from "../errors.ts";
+import { IoError } from "../core/errors.ts";
 import * as libc from "../sys/libc.ts";
 
 /** How often a waiting writer tries the lock again, milliseconds. */

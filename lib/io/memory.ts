@@ -3,7 +3,7 @@
  * {@link ByteSource}. Used by tests, benchmarks and `encode`-only paths; no file I/O.
  * @module
  */
-import { ShortReadError } from "../errors.ts";
+import { ShortReadError } from "../core/errors.ts";
 import type { ByteSource, WriteOp } from "./types.ts";
 
 /** A growable in-memory file that write ops (`copy` ops too) are applied to. */

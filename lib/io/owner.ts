@@ -4,7 +4,7 @@
  * one (and from a new process that reuses the pid).
  * @module
  */
-import { SysError } from "../errors.ts";
+import { SysError } from "../core/errors.ts";
 import * as libc from "../sys/libc.ts";
 
 /** The owner of a piece of scratch. */

@@ -10,8 +10,8 @@
  * that rank is killed.
  * @module
  */
-import { IoError } from "../errors.ts";
-import { warn } from "../report/progress.ts";
+import { IoError } from "../core/errors.ts";
+import { warn } from "../core/diagnostics.ts";
 import { onInterrupt } from "./interrupt.ts";
 import { ownerGone, parseOwner, processStart, thisOwner } from "./owner.ts";
 

@@ -7,7 +7,7 @@
  * length with ftruncate at the end (as fio and IOR do).
  * @module
  */
-import { ShortReadError, SysError, UsageError } from "../errors.ts";
+import { ShortReadError, SysError, UsageError } from "../core/errors.ts";
 import { directAlignment, pageSize, type SubmittedRead } from "../sys/libc.ts";
 import { FileHandle, type OpenMode } from "./file.ts";
 import { alignedBytes } from "./buffers.ts";

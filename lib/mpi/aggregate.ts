@@ -5,7 +5,7 @@
  * time and MiB/s in extra columns. Without MPI the row passes through unchanged.
  * @module
  */
-import type { Row } from "../report/output.ts";
+import type { Row } from "../report/row.ts";
 import { attachAudit, auditOf, type RowAudit } from "../sys/audit.ts";
 import { type World, world } from "./world.ts";
 

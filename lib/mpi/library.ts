@@ -7,7 +7,7 @@
  * launcher nothing here is loaded.
  * @module
  */
-import { SciobenchError } from "../errors.ts";
+import { SciobenchError } from "../core/errors.ts";
 import { dlopenGlobal, sleepNs, socketPeerPid } from "../sys/libc.ts";
 
 /** The MPI ABI families sciobench speaks. */

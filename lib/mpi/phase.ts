@@ -5,7 +5,7 @@
  * next collective. Without MPI a phase is just the function call.
  * @module
  */
-import { IoError, SciobenchError, UsageError } from "../errors.ts";
+import { IoError, SciobenchError, UsageError } from "../core/errors.ts";
 import type { ScratchShare } from "../io/scratch.ts";
 import { world } from "./world.ts";
 

@@ -8,7 +8,7 @@
  * in that order would have written.
  * @module
  */
-import { IoError, UsageError } from "../errors.ts";
+import { IoError, UsageError } from "../core/errors.ts";
 import type { EndianOption, Frame, FrameWriter, Framing, WriteOp } from "../framings/types.ts";
 import { FileHandle, WriteBatcher } from "../io/file.ts";
 import { signalPoint } from "../io/scratch.ts";

@@ -4,7 +4,8 @@
  * library is loaded. Collectives carry numbers (float64) and strings (UTF-8, JSON).
  * @module
  */
-import { UsageError } from "../errors.ts";
+import { UsageError } from "../core/errors.ts";
+import { setDiagnosticRank } from "../core/diagnostics.ts";
 import {
   detectLaunch,
   loadMpi,
@@ -241,6 +242,7 @@ export function initWorld(): World {
   const mpi = loadMpi(launch);
   mpi.init();
   current = mpiWorld(mpi);
+  setDiagnosticRank(current.rank, current.size);
   return current;
 }
 

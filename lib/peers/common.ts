@@ -4,8 +4,8 @@
  * fsync after the library closed it, and dtype helpers. No library is loaded at import time.
  * @module
  */
-import { FormatError, IoError, UsageError } from "../errors.ts";
-import { parseSize } from "../sizes.ts";
+import { FormatError, IoError, UsageError } from "../core/errors.ts";
+import { parseSize } from "../core/sizes.ts";
 import { type DType, DTYPE_SIZE, type TypedArray } from "../framings/types.ts";
 import { close, dlopenPinned, fsync, O, open, statfs } from "../sys/libc.ts";
 
@@ -180,7 +180,7 @@ export const DEFAULT_LIBRARY_MEMORY = 4 * 2 ** 30;
 
 /**
  * The memory limit for library reads in bytes: `SCIOBENCH_LIBRARY_MEMORY` (a size as every size
- * option reads it, lib/sizes.ts: `8G`, `8GiB`, bytes) or 4 GiB. UsageError for a malformed value.
+ * option reads it, lib/core/sizes.ts: `8G`, `8GiB`, bytes) or 4 GiB. UsageError for a malformed value.
  */
 export function libraryMemoryLimit(): number {
   const text = envValue(LIBRARY_MEMORY_ENV);

@@ -7,7 +7,7 @@
  * is handed plain byte counts (its own `kb_base` never matters) and `--output-format=json`.
  * @module
  */
-import { IoError } from "../errors.ts";
+import { IoError } from "../core/errors.ts";
 import type { FsyncPolicy } from "../backends/backend.ts";
 import { onInterrupt } from "../io/interrupt.ts";
 import { readProc } from "../sys/libc.ts";

@@ -22,7 +22,7 @@
  * `HEvalue(1)`), and every SDS and file id is released, also on error.
  * @module
  */
-import { FormatError, IoError, PeerUnavailableError, UsageError } from "../errors.ts";
+import { FormatError, IoError, PeerUnavailableError, UsageError } from "../core/errors.ts";
 import type { DType, Frame } from "../framings/types.ts";
 import { DTYPE_SIZE } from "../framings/types.ts";
 import type {

@@ -21,7 +21,7 @@
  * files are closed on every path, also on error.
  * @module
  */
-import { FormatError, IoError, PeerUnavailableError, UsageError } from "../errors.ts";
+import { FormatError, IoError, PeerUnavailableError, UsageError } from "../core/errors.ts";
 import type { DType, Frame, OptionSpec } from "../framings/types.ts";
 import { WRITING_WORKLOADS } from "../framings/types.ts";
 import { DTYPE_SIZE } from "../framings/types.ts";

@@ -6,9 +6,9 @@
  * gsd's benchmark-hoomd.py reads) or `python-gsd-fl` (the gsd.fl file layer).
  * @module
  */
-import { IoError, PeerUnavailableError, UsageError, VerifyError } from "../errors.ts";
+import { IoError, PeerUnavailableError, UsageError, VerifyError } from "../core/errors.ts";
 import type { Backend, FrameSink, FrameSource, TableCell } from "../backends/backend.ts";
-import type { Row } from "../report/output.ts";
+import type { Row } from "../report/row.ts";
 import { attachAudit, type RowAudit } from "../sys/audit.ts";
 import { envValue, recordLoaded } from "./common.ts";
 import { GSD_PEER_PY } from "./gsd_peer_py.ts";

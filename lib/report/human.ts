@@ -4,9 +4,10 @@
  * column with its unit. Rounding happens only here.
  * @module
  */
-import type { Row, TableRenderer } from "./output.ts";
+import type { TableRenderer } from "./output.ts";
+import type { Row } from "./row.ts";
 import { formatCount, formatG, formatSize } from "./units.ts";
-import { escapeControls } from "../errors.ts";
+import { escapeControls } from "../core/errors.ts";
 
 /** How a column's values are shown to people. */
 export type ColumnKind =

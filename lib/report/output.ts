@@ -8,7 +8,7 @@
  * @module
  */
 import { stringify } from "npm:csv-stringify@6.6.0/sync";
-import { escapeControls, IoError } from "../errors.ts";
+import { escapeControls, IoError } from "../core/errors.ts";
 import { world } from "../mpi/world.ts";
 import {
   checkOutputTarget,
@@ -19,12 +19,7 @@ import {
 } from "../io/atomic.ts";
 import { onInterrupt } from "../io/interrupt.ts";
 import { summaryRows } from "./stats.ts";
-
-/**
- * One result row: column name to value. Objects appear only in JSON output (a row's audit
- * trail), never in CSV columns.
- */
-export type Row = Record<string, string | number | boolean | null | object>;
+import type { Row } from "./row.ts";
 
 /** Output formats of row-producing commands (`text` is a renderer's: human table or seed layout). */
 export type RowFormat = "csv" | "json" | "jsonl" | "text";

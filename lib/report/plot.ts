@@ -8,8 +8,8 @@
  * @module
  */
 import { parse as parseCsv } from "npm:csv-parse@6.1.0/sync";
-import { FormatError, UsageError } from "../errors.ts";
-import type { Row } from "./output.ts";
+import { FormatError, UsageError } from "../core/errors.ts";
+import type { Row } from "./row.ts";
 import { formatSize } from "./units.ts";
 
 /** The workloads that have a chart. */

@@ -6,17 +6,13 @@
  * @module
  */
 import { formatDuration, formatG } from "./units.ts";
-import { escapeControls } from "../errors.ts";
-
-import { world } from "../mpi/world.ts";
-
-const encoder = new TextEncoder();
-
-function writeErr(text: string): void {
-  const b = encoder.encode(text);
-  let done = 0;
-  while (done < b.length) done += Deno.stderr.writeSync(b.subarray(done));
-}
+import { escapeControls } from "../core/errors.ts";
+import {
+  diagnosticRank,
+  diagnosticRanks,
+  setProgressLineShown,
+  writeStderr as writeErr,
+} from "../core/diagnostics.ts";
 
 /** Where a cell stands in the whole run, for `cell 3/12` and the ETA. */
 export interface CellPosition {
@@ -48,10 +44,10 @@ export class Progress {
   /** `quiet` silences updates (notes still print); `tty` overrides terminal detection. */
   constructor(options: { quiet?: boolean; tty?: boolean } = {}) {
     // under MPI only rank 0 shows progress and notes
-    this.#quiet = (options.quiet ?? false) || world().rank !== 0;
-    this.#ranksQuiet = world().rank !== 0;
+    this.#quiet = (options.quiet ?? false) || diagnosticRank() !== 0;
+    this.#ranksQuiet = diagnosticRank() !== 0;
     // a rank's stderr may be the MPI launcher's pseudo-terminal: plain lines there
-    this.#tty = options.tty ?? (Deno.stderr.isTerminal() && world().size === 1);
+    this.#tty = options.tty ?? (Deno.stderr.isTerminal() && diagnosticRanks() === 1);
   }
 
   /** Starts a new item (one cell); `cell` numbers it within the run. */
@@ -107,7 +103,7 @@ export class Progress {
     writeErr(`\r\x1b[2K${width > 10 ? line.slice(0, width - 1) : line}`);
     if (!this.#shown) globalThis.addEventListener("unload", this.#onUnload);
     this.#shown = true;
-    ttyLineShown = true;
+    setProgressLineShown(true);
   }
 
   /** Prints a diagnostic line on stderr, clearing the progress line first. */
@@ -123,37 +119,7 @@ export class Progress {
       writeErr("\r\x1b[2K");
       globalThis.removeEventListener("unload", this.#onUnload);
     }
-    ttyLineShown = false;
+    setProgressLineShown(false);
     this.#shown = false;
   }
-}
-
-let ttyLineShown = false;
-let partialLine = false;
-
-/** Writes `text` on stderr where a line may stay unfinished (scaling's stars). */
-export function writeStderrPartial(text: string): void {
-  if (text === "") return;
-  writeErr(text);
-  partialLine = !text.endsWith("\n");
-}
-
-/**
- * Ends whatever progress stderr shows (an updating line, an unfinished line of stars) so the
- * next line, such as an error, starts on a line of its own.
- */
-export function clearProgressLine(): void {
-  if (ttyLineShown) writeErr("\r\x1b[2K");
-  else if (partialLine) writeErr("\n");
-  ttyLineShown = false;
-  partialLine = false;
-}
-
-/**
- * Prints one diagnostic line on stderr, prefixed `sciobench: `; control characters (from file
- * names, variable names, library messages) are escaped, so the note stays one line.
- */
-export function warn(text: string): void {
-  if (world().rank !== 0) return;
-  writeErr(`sciobench: ${escapeControls(text)}\n`);
 }

@@ -5,7 +5,8 @@
  * @module
  */
 import { formatCount, formatG, formatSize } from "./units.ts";
-import type { Row, TableRenderer } from "./output.ts";
+import type { TableRenderer } from "./output.ts";
+import type { Row } from "./row.ts";
 export { formatG } from "./units.ts";
 
 const WIDTHS = [7, 6, 9, 13, 12, 14, 11];

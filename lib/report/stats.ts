@@ -5,7 +5,7 @@
  * `repeat`, the number of runs summarised.
  * @module
  */
-import type { Row } from "./output.ts";
+import type { Row } from "./row.ts";
 
 /** The summary statistics, in the order their rows are written. */
 export const STATS = ["mean", "median", "stddev", "min", "max"] as const;

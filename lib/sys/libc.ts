@@ -5,7 +5,7 @@
  * ({@link preadSubmit}). glibc on x86-64/aarch64 Linux only.
  * @module
  */
-import { SciobenchError, SysError } from "../errors.ts";
+import { SciobenchError, SysError } from "../core/errors.ts";
 
 const SYMBOLS = {
   open: { parameters: ["buffer", "i32", "i32"], result: "i32" },

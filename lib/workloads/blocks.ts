@@ -8,7 +8,7 @@
  */
 import { crc32 } from "node:zlib";
 import type { DatasetInfo, FrameSource } from "../backends/backend.ts";
-import { FormatError, VerifyError } from "../errors.ts";
+import { FormatError, VerifyError } from "../core/errors.ts";
 import type { DType } from "../framings/types.ts";
 import { DTYPE_SIZE } from "../framings/types.ts";
 import { Rng, shuffledOrder } from "./pattern.ts";

@@ -4,12 +4,12 @@
  * at the end ({@link CellsFailedError}). Usage errors and interrupts still stop the sweep.
  * @module
  */
-import { CellsFailedError, SciobenchError, UsageError } from "../errors.ts";
+import { CellsFailedError, SciobenchError, UsageError } from "../core/errors.ts";
 import type { Backend } from "../backends/backend.ts";
 import { FRAMINGS } from "../backends/registry.ts";
 import type { Framing } from "../framings/types.ts";
 import { checkSharedLayout } from "../mpi/shared.ts";
-import type { Row } from "../report/output.ts";
+import type { Row } from "../report/row.ts";
 import type { PhaseSample } from "../sys/meter.ts";
 
 /** The sample of a phase that failed: all zeros (its row leaves the numbers empty). */

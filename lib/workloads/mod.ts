@@ -27,5 +27,5 @@ export {
   runRecords,
 } from "./records.ts";
 export { READERS_COLUMNS, type ReadersOptions, runReaders } from "./readers.ts";
-export type { Row } from "../report/output.ts";
+export type { Row } from "../report/row.ts";
 export { Progress } from "../report/progress.ts";

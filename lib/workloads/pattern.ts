@@ -3,7 +3,7 @@
  * was written. The per-frame stamp makes every frame differ, as gsd's benchmark does.
  * @module
  */
-import { VerifyError } from "../errors.ts";
+import { VerifyError } from "../core/errors.ts";
 import type { ByteOrder, Chunk, Frame } from "../framings/types.ts";
 import type { FrameSource, ReadChunk, StoredChunk } from "../backends/backend.ts";
 import { NATIVE_ORDER } from "../bytes/byteswap.ts";

@@ -13,7 +13,7 @@
  * a barrier.
  * @module
  */
-import { SciobenchError, UsageError, VerifyError } from "../errors.ts";
+import { SciobenchError, UsageError, VerifyError } from "../core/errors.ts";
 import { usableBackend } from "../backends/registry.ts";
 import type { OptionValues } from "../framings/options.ts";
 import type { ChunkLayout, EndianOption } from "../framings/types.ts";
@@ -27,7 +27,7 @@ import type { AggregateSpec } from "../mpi/aggregate.ts";
 import { fencedPhase, rankScratchShare } from "../mpi/phase.ts";
 import { world } from "../mpi/world.ts";
 import type { Backend } from "../backends/backend.ts";
-import { type Row } from "../report/output.ts";
+import type { Row } from "../report/row.ts";
 import { col, type ColumnDoc, STAT_COLUMNS } from "../report/human.ts";
 import type { Progress } from "../report/progress.ts";
 import { bytesEqual, clockGettime, statfs } from "../sys/libc.ts";

@@ -14,7 +14,7 @@
  * @module
  */
 import { NATIVE_ORDER } from "../bytes/byteswap.ts";
-import { UsageError, VerifyError } from "../errors.ts";
+import { UsageError, VerifyError } from "../core/errors.ts";
 import type {
   ByteOrder,
   ChunkLayout,
@@ -33,7 +33,8 @@ import { planSharedFile, sharedPart, writeSharedFrames } from "../mpi/shared.ts"
 import { world } from "../mpi/world.ts";
 import { writeFrames } from "../backends/write.ts";
 import type { Backend, FsyncPolicy } from "../backends/backend.ts";
-import { type Row, type TableRenderer } from "../report/output.ts";
+import { type TableRenderer } from "../report/output.ts";
+import type { Row } from "../report/row.ts";
 import { col, type ColumnDoc, STAT_COLUMNS } from "../report/human.ts";
 import type { Progress } from "../report/progress.ts";
 import { statfs } from "../sys/libc.ts";

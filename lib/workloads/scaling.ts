@@ -13,7 +13,7 @@
  * first timed run; fsync is an option (`--fsync end|each`; none by default, as in the seed).
  * @module
  */
-import { UsageError, VerifyError } from "../errors.ts";
+import { UsageError, VerifyError } from "../core/errors.ts";
 import {
   type ChunkLayout,
   type DType,
@@ -30,7 +30,8 @@ import { writeFrames } from "../backends/write.ts";
 import { backendByName } from "../backends/registry.ts";
 import { clockTicksPerSecond } from "../sys/libc.ts";
 import type { Backend, FsyncPolicy } from "../backends/backend.ts";
-import { type Row, type TableRenderer } from "../report/output.ts";
+import { type TableRenderer } from "../report/output.ts";
+import type { Row } from "../report/row.ts";
 import { attachAudit, auditOf, finishAudit, startAudit } from "../sys/audit.ts";
 import { cellError, EMPTY_SAMPLE } from "./cells.ts";
 import { TRANSFER_COLUMN_DOCS, transferColumns } from "./transfer.ts";

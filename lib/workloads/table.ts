@@ -6,7 +6,7 @@
  * every frame read is checked against what was written.
  * @module
  */
-import { UsageError, VerifyError } from "../errors.ts";
+import { UsageError, VerifyError } from "../core/errors.ts";
 import {
   type ByteOrder,
   type Chunk,
@@ -25,7 +25,7 @@ import { fencedPhase, injectedFailure, rankScratchShare } from "../mpi/phase.ts"
 import { planSharedFile, sharedPart, writeSharedFrames } from "../mpi/shared.ts";
 import { world } from "../mpi/world.ts";
 import { col, type ColumnDoc, STAT_COLUMNS } from "../report/human.ts";
-import { type Row } from "../report/output.ts";
+import type { Row } from "../report/row.ts";
 import type { Progress } from "../report/progress.ts";
 import { audited } from "../sys/audit.ts";
 import { formatCount, formatSize } from "../report/units.ts";

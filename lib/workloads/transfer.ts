@@ -9,7 +9,7 @@ import type { Transfer } from "../io/transfer.ts";
 import { aioUnavailable } from "../sys/libc.ts";
 import { world } from "../mpi/world.ts";
 import { col, type ColumnDoc } from "../report/human.ts";
-import type { Row } from "../report/output.ts";
+import type { Row } from "../report/row.ts";
 
 /** `bs_bytes` and `direct`, with units. */
 export const TRANSFER_COLUMN_DOCS: readonly ColumnDoc[] = [

@@ -3,7 +3,7 @@
  * type codes, version packing.
  * @module
  */
-import { VERSION } from "../../version.ts";
+import { VERSION } from "../../core/version.ts";
 import { type DType, DTYPES } from "../types.ts";
 
 /** The 8 bytes a GSD file starts with (u64 0x65DF65DF65DF65DF, little-endian). */

@@ -5,7 +5,7 @@
  * @module
  */
 import { copySwapped, NATIVE_ORDER } from "../../bytes/byteswap.ts";
-import { UsageError } from "../../errors.ts";
+import { UsageError } from "../../core/errors.ts";
 import type {
   ByteSource,
   Chunk,

@@ -4,7 +4,7 @@
  * @module
  */
 import { copySwapped, NATIVE_ORDER } from "../../bytes/byteswap.ts";
-import { FormatError } from "../../errors.ts";
+import { FormatError } from "../../core/errors.ts";
 import type { ByteSource, ChunkRef, FrameIndex } from "../types.ts";
 import { Added, EntryColumns, type EntryLimits, scannedLast, startScan } from "./entries.ts";
 import { type EntryScanner, entryScanner, SCAN } from "./entries_wasm.ts";

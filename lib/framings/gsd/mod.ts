@@ -20,7 +20,7 @@
  * for appending, with frame 0 read back as `append`'s reference.
  * @module
  */
-import { UsageError } from "../../errors.ts";
+import { UsageError } from "../../core/errors.ts";
 import { checkAppendOrder } from "../raw.ts";
 import {
   ALL_WORKLOADS,

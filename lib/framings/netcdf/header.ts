@@ -4,7 +4,7 @@
  * @module
  */
 import { copySwapped } from "../../bytes/byteswap.ts";
-import { FormatError, UsageError } from "../../errors.ts";
+import { FormatError, UsageError } from "../../core/errors.ts";
 import type { ByteSource, TypedArray } from "../types.ts";
 import { MAX_INDEXED_OBJECTS } from "../kit.ts";
 import {

@@ -5,7 +5,7 @@
  * @module
  */
 import { copySwapped } from "../../bytes/byteswap.ts";
-import { UsageError } from "../../errors.ts";
+import { UsageError } from "../../core/errors.ts";
 import type { DType, TypedArray } from "../types.ts";
 import { DTYPE_SIZE, holdsDType, typedArray } from "../types.ts";
 import { elementCount } from "../kit.ts";

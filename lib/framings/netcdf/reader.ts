@@ -3,7 +3,7 @@
  * (offsets, overlaps, the size the records need) and the resolved record count.
  * @module
  */
-import { FormatError } from "../../errors.ts";
+import { FormatError } from "../../core/errors.ts";
 import type { ByteSource } from "../types.ts";
 import type { NcHeader } from "./header.ts";
 import { decodeHeader } from "./header.ts";

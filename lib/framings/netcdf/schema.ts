@@ -5,7 +5,7 @@
  * byte-identical.
  * @module
  */
-import { UsageError } from "../../errors.ts";
+import { UsageError } from "../../core/errors.ts";
 import type { NcDecodedVariable } from "./header.ts";
 import type { ChunkLayout } from "../types.ts";
 import { DTYPE_SIZE } from "../types.ts";

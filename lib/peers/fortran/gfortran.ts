@@ -6,7 +6,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { IoError, PeerUnavailableError } from "../../errors.ts";
+import { IoError, PeerUnavailableError } from "../../core/errors.ts";
 import { IOSPEED_F77, PACKMAN_RD, PACKMAN_WR } from "./sources.ts";
 
 /** The programs sciobench carries, by name. */

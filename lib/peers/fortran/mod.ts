@@ -5,7 +5,7 @@
  * framing's format (4-byte native markers), which reads and checks it.
  * @module
  */
-import { IoError, UsageError } from "../../errors.ts";
+import { IoError, UsageError } from "../../core/errors.ts";
 import type {
   Backend,
   DatasetWrites,

@@ -3,7 +3,7 @@
  * the life of the process), the error stack as typed errors, and HDF5 path components.
  * @module
  */
-import { FormatError, IoError, PeerUnavailableError } from "../../errors.ts";
+import { FormatError, IoError, PeerUnavailableError } from "../../core/errors.ts";
 import type { ByteOrder, DType } from "../../framings/types.ts";
 import {
   cStringAt,

@@ -7,7 +7,7 @@
  * @module
  */
 import type { DatasetInfo, FrameSource } from "../../backends/backend.ts";
-import { FormatError, IoError } from "../../errors.ts";
+import { FormatError, IoError } from "../../core/errors.ts";
 import type { DType } from "../../framings/types.ts";
 import { DTYPE_SIZE, DTYPES } from "../../framings/types.ts";
 import { cString } from "../../sys/libc.ts";

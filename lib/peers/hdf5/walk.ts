@@ -6,7 +6,7 @@
  * the file's own directory unless allowed, and never a device, FIFO or socket).
  * @module
  */
-import { FormatError } from "../../errors.ts";
+import { FormatError } from "../../core/errors.ts";
 import { cString } from "../../sys/libc.ts";
 import { cStringAt, decodeCBuffer } from "../common.ts";
 import type { Hdf5 } from "./bindings.ts";

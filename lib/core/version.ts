@@ -3,7 +3,7 @@
  * document and in GSD headers written by sciobench.
  * @module
  */
-import denoJson from "../deno.json" with { type: "json" };
+import denoJson from "../../deno.json" with { type: "json" };
 
 /** The sciobench version (deno.json's `version`). */
 export const VERSION: string = denoJson.version;
