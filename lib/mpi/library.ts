@@ -203,7 +203,9 @@ type GathervArgs<H> = [
 
 /**
  * Builds the calls over one ABI's symbols: `S` is the symbol table's type, `H` a handle value
- * (a pointer for Open MPI, an int for MPICH), so the code below is written once for both.
+ * (a pointer for Open MPI, an int for MPICH), so the code below is written once for both. It is
+ * long because it is a table: the symbol signatures it takes, then one short method per MPI call;
+ * splitting it would declare the ABI's handle type in two places.
  */
 function wrap<H>(
   abi: MpiAbi,
