@@ -112,7 +112,7 @@ Deno.test("mod.ts: every import under lib/ (dynamic ones too) is relative, node:
   };
   visit(root);
   assert.ok(
-    seen.has("npm:vega@6.4.0") && seen.has("../errors.ts"),
+    seen.has("npm:vega@6.4.0") && seen.has("../core/errors.ts"),
     "dynamic and static imports read",
   );
   assert.deepEqual(bad, []);
