@@ -22,7 +22,8 @@ export type {
   StoredChunk,
   TableCell,
 } from "./backend.ts";
-export { engineBackend, nativeBackend } from "./engine.ts";
+export { nativeBackend } from "./engine.ts";
+export { checkTransfer, engineBackend } from "./guard.ts";
 export { type FrameHook, writeFrames } from "./write.ts";
 export {
   backendByName,
