@@ -38,6 +38,7 @@ import type {
   SourceOptions,
   StoredChunk,
 } from "./backend.ts";
+import { FSYNC_POLICIES } from "./backend.ts";
 
 /** Block size in which `readStored` hands stored bytes to its visitor, bytes. */
 const STORED_BLOCK = 1 << 22;
@@ -847,7 +848,10 @@ export function nativeBackend(framing: Framing): Backend {
     orders: framing.orders,
     options: framing.options,
     magic: framing.magic,
+    fsyncPolicies: FSYNC_POLICIES,
     transfer: true,
+    sharedLayout: framing.sharedLayout,
+    recordBytes: framing.recordBytes?.bind(framing),
     unavailable: () => null,
     detect: framing.detect?.bind(framing),
     openWriter: (path, options) => new NativeSink(framing, path, options),
