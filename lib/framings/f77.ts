@@ -734,7 +734,9 @@ function framePlan(options: ReaderOptions): FramePlan {
   }
   const assumed = options.dtype === undefined && options.names === undefined &&
     options.recordsPerFrame === undefined;
-  const types = (listOption(options.dtype, "dtype") ?? ["float64"]).map(parseTypeSpec);
+  // the declared default when not given: one float64 record per frame
+  const types = (listOption(optionOrDefault(f77, options, "dtype"), "dtype") ?? [])
+    .map(parseTypeSpec);
   const names = listOption(options.names, "names");
   const listed = Math.max(types.length, names?.length ?? 1);
   const perFrame = options.recordsPerFrame === undefined
