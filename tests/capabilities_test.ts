@@ -23,7 +23,7 @@ import { DTYPES } from "../lib/framings/types.ts";
 import type { Transfer } from "../lib/io/transfer.ts";
 import "./_toy_backends.ts";
 import { toyPeer } from "./_toy_backends.ts";
-import { tempDir } from "./_helpers.ts";
+import { PERMISSIONS, tempDir } from "./_helpers.ts";
 
 const BS: Transfer = { bs: 65536, direct: false, readAhead: true };
 const DIRECT: Transfer = { bs: 1 << 20, direct: true };
@@ -179,4 +179,28 @@ Deno.test("guard: writers of new files get the declared defaults, appends and re
   assert.deepEqual(checkOptions(f77, { marker: 8, names: undefined }), { marker: 8 });
   assert.deepEqual(withWriteDefaults(f77, {}), { marker: 4 });
   assert.deepEqual(withWriteDefaults(backendByName("gsd"), { hoomd: false }).hoomd, false);
+});
+
+Deno.test("capabilities: the table's plan warns of a toy's dataset limit, as it does of HDF4's", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      ...[
+        "run",
+        "--quiet",
+        ...PERMISSIONS,
+        new URL("./_toy_backends.ts", import.meta.url).pathname,
+      ],
+      ...["table", "--framing", "toy-peer,toy", "--size", "64KiB", "--n", "1", "--dry-run"],
+    ],
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, text);
+  const warnings = text.split("\n").filter((l) => l.startsWith("warning: "));
+  assert.deepEqual(warnings, [
+    "warning: toy-peer at size 64 KiB, N 1: 4682 datasets (2 per frame) exceed TOY's limit of " +
+    "1000 per file; that cell will fail (toy error) and the sweep goes on",
+  ]);
 });
