@@ -1,6 +1,7 @@
 /**
  * A toy native framing (`toy`) and a toy library peer (`toy-peer`), registered on import with
- * registerBackend and nothing else. tests/registry_test.ts uses them to show that a new backend
+ * registerBackend and nothing else. Each declares its capabilities and makes no check of its own:
+ * the guard checks their options and transfers, the callers read the capabilities. tests/registry_test.ts uses them to show that a new backend
  * is found by every command with no other edit. Run as a program, this module is the sciobench
  * CLI with the toys registered (as a plugin would be).
  * @module
@@ -16,12 +17,12 @@ import { nativeBackend } from "../lib/backends/engine.ts";
 import { registerBackend } from "../lib/backends/registry.ts";
 import { runCli } from "../lib/cli/main.ts";
 import { IoError } from "../lib/core/errors.ts";
-import { checkOptions } from "../lib/framings/options.ts";
 import {
   ALL_WORKLOADS,
   type ByteSource,
   type ChunkRef,
   type DType,
+  DTYPES,
   type Frame,
   type FrameIndex,
   type Framing,
@@ -60,6 +61,7 @@ export const toyFraming: Framing = {
     workloads: ALL_WORKLOADS,
   }],
   magic: [{ bytes: [...enc.encode("TOY1")] }],
+  sharedLayout: false,
   createWriter() {
     let at = 0;
     return {
@@ -138,9 +140,18 @@ export const toyPeer: Backend = {
     workloads: WRITING_WORKLOADS,
   }],
   magic: [{ bytes: [...enc.encode(PEER_MAGIC)] }],
+  fsyncPolicies: ["end", "none"],
+  transfer: false,
+  sharedLayout: false,
+  // the toy's JSON holds every type, but it declares no 64-bit integers: the checks read this
+  dtypes: {
+    only: DTYPES.filter((t) => t !== "int64" && t !== "uint64"),
+    refusal: (dtype) => `toy-peer cannot store ${dtype}: it declares no 64-bit integers`,
+  },
+  limits: { datasets: { max: 1000, failure: "toy error" } },
+  library: { displayName: "TOY", files: ["libtoy.so.0"] },
   unavailable: () => null,
   openWriter(path: string, options: SinkOptions): FrameSink {
-    checkOptions(this, options.backendOptions);
     const file = Deno.openSync(path, {
       write: true,
       create: true,

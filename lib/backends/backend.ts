@@ -48,7 +48,7 @@ export interface SinkOptions {
   readonly endian?: EndianOption;
   /**
    * When to fsync inside the timed write (default `end`: before `close` returns); backends refuse
-   * a policy missing from their {@link Backend.fsyncPolicies}.
+   * a policy missing from their {@link Capabilities.fsyncPolicies}.
    */
   readonly fsync?: FsyncPolicy;
   /** The backend's own options (marker width, netCDF variant ...), as it declares them in `options`. */
@@ -228,8 +228,80 @@ export interface SourceOptions {
   readonly allowExternal?: boolean;
 }
 
+/**
+ * The most datasets one file of a backend can hold, where its library has such a limit (HDF4's
+ * SD interface: 9361). A backend with a limit stores one dataset per chunk of every frame.
+ */
+export interface DatasetLimit {
+  /** Most datasets in one file. */
+  readonly max: number;
+  /** How a write past the limit fails, as the library says it (`error 62`). */
+  readonly failure: string;
+}
+
+/** Limits of a backend's files, beyond what the format's sizes allow. */
+export interface Limits {
+  /** The most datasets one file can hold, when the library has such a limit. */
+  readonly datasets?: DatasetLimit;
+}
+
+/** The C library a peer loads, for messages and `framings`. */
+export interface LibraryInfo {
+  /** The name users know it by (`HDF5`, `netCDF`, `HDF4`). */
+  readonly displayName: string;
+  /** The shared objects it loads, tried in order. */
+  readonly files: readonly string[];
+}
+
+/**
+ * The element types a backend can store, when not every {@link DType}: the types it holds and
+ * the one-line reason the others are refused.
+ */
+export interface DTypeLimit {
+  /** The types it stores. */
+  readonly only: readonly DType[];
+  /**
+   * Why `dtype` (missing from `only`) cannot be stored, one line naming the backend
+   * (`hdf4 (SD interface) cannot store int64: it has no 64-bit integers`).
+   */
+  refusal(dtype: string): string;
+}
+
+/**
+ * What a backend can do, declared on it as data: the checks in lib/backends/capabilities.ts and
+ * the guard (lib/backends/guard.ts) read these, never the backend's name.
+ */
+export interface Capabilities {
+  /** Byte orders the writer can produce. */
+  readonly orders: readonly ByteOrder[];
+  /** The element types it can store, when not all of them (undefined: every {@link DType}). */
+  readonly dtypes?: DTypeLimit;
+  /** The `--fsync` policies its writer honours (the native framings: all three). */
+  readonly fsyncPolicies: readonly FsyncPolicy[];
+  /**
+   * True when it honours {@link Transfer} (`--bs`, `--direct`): the native framings, whose system
+   * calls sciobench makes. Peers make their own calls inside a library or program and refuse them.
+   */
+  readonly transfer: boolean;
+  /**
+   * True when MPI ranks can write one file together (`--layout shared`): a native framing whose
+   * layout follows from the frame sizes alone, so every rank computes the same positioned writes.
+   */
+  readonly sharedLayout: boolean;
+  /** Limits of its files (HDF4's dataset count). */
+  readonly limits?: Limits;
+  /** The C library it loads (peers). */
+  readonly library?: LibraryInfo;
+  /**
+   * Bytes a record of `payloadBytes` takes in its files, written with `options` (the declared
+   * defaults applied): the payload plus the format's framing of it (f77: two record markers).
+   * Undefined: the payload alone.
+   */
+  recordBytes?(payloadBytes: number, options: Readonly<Record<string, unknown>>): number;
+}
+
 /** A way to store frames in files: a native framing driven by the engine, or a peer library. */
-export interface Backend {
+export interface Backend extends Capabilities {
   /** Registry name, e.g. `raw`, `gsd`, `hdf5`. */
   readonly name: string;
   /** One line for `--help` and `sciobench framings`. */
@@ -239,19 +311,10 @@ export interface Backend {
    * `program` (a program that measures whole table cells in its own process, such as python3-gsd).
    */
   readonly kind: "native" | "peer" | "program";
-  /** Byte orders the writer can produce. */
-  readonly orders: readonly ByteOrder[];
   /** The options it takes through `backendOptions` (`--option KEY=VALUE`), as data. */
   readonly options: readonly OptionSpec[];
   /** Magic numbers of its files, which detection matches first (empty: none). */
   readonly magic: readonly MagicNumber[];
-  /** The `--fsync` policies its writer honours (default: all three, as the native framings). */
-  readonly fsyncPolicies?: readonly FsyncPolicy[];
-  /**
-   * True when it honours {@link Transfer} (`--bs`, `--direct`): the native framings, whose system
-   * calls sciobench makes. Peers make their own calls inside a library or program and refuse them.
-   */
-  readonly transfer?: boolean;
   /** null when usable here, else the reason it is not (library missing ...). */
   unavailable(): string | null;
   /**

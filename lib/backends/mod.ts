@@ -1,8 +1,8 @@
 /**
  * Backends (`sciobench/backends`): the contract every backend implements (native framings run by
- * the engine, and peers), the engine, the write loop, and the one registry with detection by
- * declared magic numbers. Backends from the registry ({@link backendByName}) read through the
- * engine's frame-range check.
+ * the engine, and peers) with the capabilities it declares and their readers, the guard, the
+ * engine, the write loop, and the one registry with detection by declared magic numbers. Backends
+ * from the registry ({@link backendByName}) run behind the guard.
  *
  * ```ts
  * import { backendByName, BACKENDS } from "./mod.ts";
@@ -13,16 +13,30 @@
  */
 export type {
   Backend,
+  Capabilities,
   CreateMode,
+  DatasetLimit,
+  DTypeLimit,
   FrameSink,
   FrameSource,
+  LibraryInfo,
+  Limits,
   ReadChunk,
   SinkOptions,
   SourceOptions,
   StoredChunk,
   TableCell,
 } from "./backend.ts";
-export { engineBackend, nativeBackend } from "./engine.ts";
+export {
+  checkSharedLayout,
+  exceededDatasetLimit,
+  libraryName,
+  recordFileBytes,
+  refuseUnstorable,
+  unstorableReason,
+} from "./capabilities.ts";
+export { nativeBackend } from "./engine.ts";
+export { checkTransfer, engineBackend } from "./guard.ts";
 export { type FrameHook, writeFrames } from "./write.ts";
 export {
   backendByName,

@@ -3,7 +3,9 @@
  * the program peers, by name; and the one detection of a file's backend, driven by the magic
  * numbers each backend declares. Adding a native framing is one file (or folder) in
  * lib/framings plus one line in {@link FRAMINGS}; adding a peer is one folder in lib/peers plus
- * one line in lib/peers/mod.ts. Tests and plugins add backends with {@link registerBackend}.
+ * one line in lib/peers/mod.ts; what it can do it declares itself (its `Capabilities`), so no
+ * other file names it. Every backend is registered behind the guard (lib/backends/guard.ts).
+ * Tests and plugins add backends with {@link registerBackend}.
  * @module
  */
 import { FormatError, PeerUnavailableError, UsageError } from "../core/errors.ts";
@@ -15,7 +17,8 @@ import { raw } from "../framings/raw.ts";
 import { type Framing, matchesMagic } from "../framings/types.ts";
 import { PEERS } from "../peers/mod.ts";
 import { didYouMean } from "../core/suggest.ts";
-import { engineBackend, nativeBackend } from "./engine.ts";
+import { nativeBackend } from "./engine.ts";
+import { engineBackend } from "./guard.ts";
 import { FileHandle } from "../io/file.ts";
 import type { Backend } from "./backend.ts";
 import { hexBytes } from "../framings/kit.ts";

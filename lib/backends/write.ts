@@ -7,14 +7,13 @@
 import type { Frame } from "../framings/types.ts";
 import { signalPoint } from "../io/scratch.ts";
 import type { Backend, FsyncPolicy, SinkOptions } from "./backend.ts";
-import { FSYNC_POLICIES } from "./backend.ts";
 
 /**
  * Why `backend` cannot write with fsync policy `policy` (one line for the user), or null when it
  * can (lib/backends/backend.ts: {@link Backend.fsyncPolicies}).
  */
 export function fsyncRefusal(backend: Backend, policy: FsyncPolicy): string | null {
-  const can = backend.fsyncPolicies ?? FSYNC_POLICIES;
+  const can = backend.fsyncPolicies;
   if (can.includes(policy)) return null;
   const why = backend.kind === "peer"
     ? "the library writes the file until it is closed; sciobench can fsync it only then"

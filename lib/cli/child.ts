@@ -16,14 +16,14 @@ import {
   type ChildRequest,
   enterLibraryChild,
   libraryLimits,
-  libraryName,
 } from "./isolate.ts";
+import { libraryName } from "../backends/capabilities.ts";
 import { LIBRARY_MEMORY_ENV } from "../peers/common.ts";
 import { PEERS } from "../peers/mod.ts";
 import { openUserFile } from "./open.ts";
 import { measureRead } from "./read.ts";
 import { measureWrite, type WriteJob } from "./write.ts";
-import { usableBackend } from "../backends/registry.ts";
+import { backendByName, usableBackend } from "../backends/registry.ts";
 import { backendOptionArgs } from "./common.ts";
 
 const encoder = new TextEncoder();
@@ -188,7 +188,10 @@ export async function runLibraryChild(): Promise<number> {
         // A buffer the memory limit refused: the same one line as a library that ran out.
         send({
           t: "end",
-          error: `the ${libraryName(request.framing)} library ran out of memory reading ` +
+          error:
+            `the ${
+              libraryName(backendByName(request.framing))
+            } library ran out of memory reading ` +
             `'${request.path}' (limit ${limits.memoryBytes} bytes; raise it with ` +
             `${LIBRARY_MEMORY_ENV}=SIZE)`,
           exitCode: 2,

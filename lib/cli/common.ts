@@ -29,7 +29,7 @@ import { type StatFs, statfs } from "../sys/libc.ts";
 import { formatSize, parseChoice, parseCount, parseSize } from "./args.ts";
 import { refuseOutputOnInput } from "../io/atomic.ts";
 import { DEFAULT_DIRECT_BS, probeDirect, probeDirectFile, type Transfer } from "../io/transfer.ts";
-import { checkTransfer } from "../backends/engine.ts";
+import { checkTransfer } from "../backends/guard.ts";
 import { librariesMeta, runMeta } from "./meta.ts";
 import { noteSkipped, PLAN_OPTIONS, resolveBackends } from "./plan.ts";
 

@@ -10,6 +10,8 @@
 import { SciobenchError } from "../core/errors.ts";
 import { LIBRARY_MEMORY_ENV, libraryMemoryLimit } from "../peers/common.ts";
 import type { Backend } from "../backends/backend.ts";
+import { libraryName } from "../backends/capabilities.ts";
+import { backendByName } from "../backends/registry.ts";
 import { writeStdout } from "../report/output.ts";
 import { warn } from "../core/diagnostics.ts";
 import { close, O, open, pread } from "../sys/libc.ts";
@@ -143,14 +145,6 @@ export type ChildOutcome =
   }
   /** The child went silent for longer than the wall limit and was killed. */
   | { readonly kind: "hang" };
-
-/** The name users know a peer's library by. */
-export function libraryName(framing: string): string {
-  if (framing === "hdf5") return "HDF5";
-  if (framing === "hdf4") return "HDF4";
-  if (framing.startsWith("netcdf")) return "netCDF";
-  return framing;
-}
 
 const encoder = new TextEncoder();
 
@@ -390,7 +384,7 @@ export function failureMessage(
   limits: ChildLimits,
   doing: "reading" | "writing" = "reading",
 ): string {
-  const lib = `the ${libraryName(framing)} library`;
+  const lib = `the ${libraryName(backendByName(framing))} library`;
   const file = `'${path}'`;
   // A limit that stopped the library is named with how to raise it: no verdict on the file.
   const raise = `raise it with ${LIBRARY_SECONDS_ENV}=SECONDS`;

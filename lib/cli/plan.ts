@@ -257,32 +257,3 @@ export const NUMBER_TYPES = [
 
 /** A number type of {@link NUMBER_TYPES}. */
 export type NumberType = typeof NUMBER_TYPES[number];
-
-/** netCDF classic (CDF-1, CDF-2) types; CDF-5 adds unsigned and 64-bit integers. */
-const CLASSIC_TYPES: readonly string[] = ["int8", "int16", "int32", "float32", "float64"];
-
-/**
- * Why `framing` cannot store `dtype` (null when it can): netCDF classic through the library has no
- * unsigned or 64-bit integers (the native writer switches to CDF-5 for them); HDF4's SD interface
- * has no 64-bit integers (SDcreate fails with error 60).
- */
-export function cannotStore(framing: string, dtype: string): string | null {
-  if (framing === "netcdf-lib" && !CLASSIC_TYPES.includes(dtype)) {
-    return `netcdf-lib (netCDF classic through libnetcdf) cannot store ${dtype}: it holds ${
-      CLASSIC_TYPES.join(", ")
-    }; the native netcdf framing writes CDF-5 for it`;
-  }
-  if (framing === "f77-gfortran" && dtype !== "float64") {
-    return `f77-gfortran writes float64 only (IOspeed's REAL*8 array)`;
-  }
-  if (framing === "hdf4" && (dtype === "int64" || dtype === "uint64")) {
-    return `hdf4 (SD interface) cannot store ${dtype}: it has no 64-bit integers`;
-  }
-  return null;
-}
-
-/** UsageError (one line) when `framing` cannot store `dtype`. */
-export function checkStorable(framing: string, dtype: string): void {
-  const why = cannotStore(framing, dtype);
-  if (why !== null) throw new UsageError(`--type ${dtype}: ${why}`);
-}

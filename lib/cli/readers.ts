@@ -6,9 +6,10 @@
  */
 import { NATIVE_ORDER } from "../bytes/byteswap.ts";
 import { UsageError } from "../core/errors.ts";
-import { usableBackend } from "../backends/registry.ts";
+import { backendByName, usableBackend } from "../backends/registry.ts";
+import { recordFileBytes } from "../backends/capabilities.ts";
 import type { OptionValue } from "../framings/types.ts";
-import type { OptionValues } from "../framings/options.ts";
+import { optionOrDefault, type OptionValues } from "../framings/options.ts";
 import { world } from "../mpi/world.ts";
 import { fortranProgram, gfortranUnavailable } from "../peers/fortran/gfortran.ts";
 import { Progress } from "../report/progress.ts";
@@ -174,8 +175,7 @@ function readersPlan(p: {
   seed: number;
   options: Readonly<Record<string, unknown>>;
 }): RunPlan {
-  const marker = p.backend === "f77" ? Number(p.options["marker"] ?? 4) : 0;
-  const fileBytes = p.records * (p.length * 8 + 2 * marker);
+  const fileBytes = p.records * recordFileBytes(backendByName(p.backend), p.length * 8, p.options);
   let writeBytes = 0;
   let readBytes = 0;
   const files: PlannedFile[] = [];
@@ -253,7 +253,7 @@ function chooseReader(
   const name = asked === undefined
     ? undefined
     : parseChoice(asked, ["gfortran", "sciobench"] as const, "--reader");
-  const marker = f.backendOptions["marker"] ?? 4;
+  const marker = optionOrDefault(backendByName(f.framing), f.backendOptions, "marker");
   const extra = Object.keys(f.backendOptions).filter((k) => k !== "marker");
   const why = gfortranUnavailable() ??
     (world().size > 1
@@ -414,11 +414,13 @@ export const readersCommand: Command = {
     // the plan is printed only once every check of the run has passed (the same calls)
     if (dryRun(plan, values)) return;
     const self = selfCommand();
-    // The readers know what was written: f77 markers are not detected (it would double-scan
-    // Packman's file), and the byte order is given.
-    const readerOptions: Record<string, OptionValue> = backend.name === "f77"
-      ? { marker: 4, ...backendOptions }
-      : { ...backendOptions };
+    // The readers know what was written: record markers are not detected (it would double-scan
+    // Packman's file), the writer's (its declared default when not given) are named; the byte
+    // order is given.
+    const marker = optionOrDefault(backend, backendOptions, "marker") as OptionValue | undefined;
+    const readerOptions: Record<string, OptionValue> = marker === undefined
+      ? { ...backendOptions }
+      : { marker, ...backendOptions };
     const childOptions = [
       ...["--endian", endian === "native" ? NATIVE_ORDER : endian],
       ...(transfer?.readAhead ? ["--bs", String(transfer.bs)] : []),

@@ -6,6 +6,7 @@
  */
 import { UsageError } from "../core/errors.ts";
 import { DTYPE_SIZE } from "../framings/types.ts";
+import { refuseUnstorable } from "../backends/capabilities.ts";
 import { rankRows } from "../mpi/aggregate.ts";
 import { world } from "../mpi/world.ts";
 import { columnHelp } from "../report/human.ts";
@@ -31,7 +32,6 @@ import * as common from "./common.ts";
 import { parseOptionArgs } from "../framings/options.ts";
 import {
   announcePlan,
-  checkStorable,
   dryRun,
   EndianChoice,
   NUMBER_TYPES,
@@ -182,7 +182,7 @@ export const recordsCommand: Command = {
     const backendOptions = parseOptionArgs(resolved.run, values.option, "records");
     const fsync = common.parseFsync(values.fsync, resolved.run);
     const layout = common.parseLayout(values.layout, resolved.run, fsync);
-    for (const b of resolved.run) checkStorable(b.name, dtype);
+    for (const b of resolved.run) refuseUnstorable(b, dtype);
     const notes: string[] = [];
     const targets = recordsTargets(
       resolved.run,

@@ -6,6 +6,7 @@
  */
 import { UsageError } from "../core/errors.ts";
 import type { Backend, FsyncPolicy } from "../backends/backend.ts";
+import { refuseUnstorable } from "../backends/capabilities.ts";
 import { rankRows } from "../mpi/aggregate.ts";
 import { world } from "../mpi/world.ts";
 import { columnHelp } from "../report/human.ts";
@@ -29,7 +30,6 @@ import type { Command } from "./command.ts";
 import * as common from "./common.ts";
 import {
   announcePlan,
-  checkStorable,
   dryRun,
   EndianChoice,
   NUMBER_TYPES,
@@ -189,7 +189,7 @@ export const scalingCommand: Command = {
     }
     const resolved = resolveBackends(values.framing);
     for (const b of resolved.run) {
-      checkStorable(b.name, dtype);
+      refuseUnstorable(b, dtype);
       endian.of(b.name);
     }
     const fsync = common.parseFsync(values.fsync, resolved.run, "none");

@@ -6,6 +6,7 @@ import { UsageError } from "../core/errors.ts";
 import { BACKENDS } from "../backends/registry.ts";
 import type { Backend, FsyncPolicy } from "../backends/backend.ts";
 import { fsyncRefusal } from "../backends/write.ts";
+import { exceededDatasetLimit, libraryName } from "../backends/capabilities.ts";
 import { fioUnavailable } from "../peers/fio.ts";
 import { warn } from "../core/diagnostics.ts";
 import { didYouMean } from "../core/suggest.ts";
@@ -115,9 +116,6 @@ five summary rows (stat=mean, median, stddev, min, max; repeat = runs summarised
 cell leaves its measured columns empty and says why in error; the exit code is then 1.
 Rates are MiB/s; random_ms is milliseconds per frame. write_s includes the fsyncs (--fsync); write_s - write_sync_s is the time to the page cache with --fsync end.`;
 
-/** The HDF4 SD interface's limit on datasets in one file (SDcreate fails with error 62 past it). */
-export const HDF4_MAX_DATASETS = 9361;
-
 /** The resolved settings of a table run (after defaults and `--quick`). */
 interface TableSettings {
   readonly sizes: readonly number[];
@@ -135,7 +133,10 @@ interface TableSettings {
   readonly skipped: readonly SkippedBackend[];
 }
 
-/** The plan of a table run: every cell's file, the bytes written and read, HDF4's limit. */
+/**
+ * The plan of a table run: every cell's file, the bytes written and read, and a warning for each
+ * cell past a backend's limit on datasets in a file (one per chunk, two per frame).
+ */
 function tablePlan(t: TableSettings): RunPlan {
   const names = [...t.backends.map((b) => b.name), ...t.peers];
   const files: PlannedFile[] = [];
@@ -154,12 +155,14 @@ function tablePlan(t: TableSettings): RunPlan {
         writeBytes += t.repeat * (t.warmup ? 2 : 1) * sizing.dataBytes;
         readBytes += t.repeat *
           (2 * sizing.readBytes + (t.cache === "warm" ? 2 * sizing.dataBytes : 0));
-        if (name === "hdf4" && 2 * sizing.frames > HDF4_MAX_DATASETS) {
+        const backend = t.backends.find((b) => b.name === name);
+        const limit = backend && exceededDatasetLimit(backend, 2 * sizing.frames);
+        if (backend && limit) {
           warnings.push(
-            `hdf4 at size ${formatSize(size)}, N ${formatCount(n)}: ${
+            `${name} at size ${formatSize(size)}, N ${formatCount(n)}: ${
               2 * sizing.frames
-            } datasets (2 per frame) exceed HDF4's limit of ${HDF4_MAX_DATASETS} per file; ` +
-              "that cell will fail (error 62) and the sweep goes on",
+            } datasets (2 per frame) exceed ${libraryName(backend)}'s limit of ${limit.max} ` +
+              `per file; that cell will fail (${limit.failure}) and the sweep goes on`,
           );
         }
       }

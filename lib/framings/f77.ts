@@ -55,6 +55,7 @@ import {
   WRITING_WORKLOADS,
 } from "./types.ts";
 import { bytesOf, checkChunkSize, MAX_INDEXED_OBJECTS } from "./kit.ts";
+import { optionOrDefault } from "./options.ts";
 
 /** gfortran's largest subrecord payload with 4-byte markers, in bytes: 2^31 - 9. */
 export const F77_MAX_SUBRECORD = 2147483639;
@@ -96,6 +97,21 @@ function markerOption(value: unknown, what: string): MarkerWidth | "auto" {
   if (value === 4 || value === "4") return 4;
   if (value === 8 || value === "8") return 8;
   throw new UsageError(`f77: bad ${what} '${String(value)}': expected 4 or 8`);
+}
+
+/**
+ * The marker width and the largest subrecord payload (bytes) a writer with `options` uses: the
+ * declared default marker when none is given, and the largest payload its markers can announce
+ * when no `subrecordLimit` is given.
+ */
+function writtenRecords(options: WriterOptions): { marker: MarkerWidth; subrecordLimit: number } {
+  const m = markerOption(optionOrDefault(f77, options, "marker"), "marker");
+  const marker = m === "auto" ? 4 : m;
+  const max = marker === 4 ? INT32_MAX : Number.MAX_SAFE_INTEGER;
+  const subrecordLimit = options.subrecordLimit === undefined
+    ? (marker === 4 ? F77_MAX_SUBRECORD : Number.MAX_SAFE_INTEGER)
+    : positiveInt(options.subrecordLimit, "subrecordLimit", max, F77_MIN_SUBRECORD);
+  return { marker, subrecordLimit };
 }
 
 function endianOption(value: unknown): ByteOrder | "auto" {
@@ -156,15 +172,12 @@ class F77Writer implements FrameWriter {
   #scratchView = new DataView(this.#scratch.buffer);
 
   constructor(options: WriterOptions) {
-    const m = markerOption(options.marker ?? 4, "marker");
-    this.#w = m === "auto" ? 4 : m;
+    const { marker, subrecordLimit } = writtenRecords(options);
+    this.#w = marker;
     const e = options.endian ?? "native";
     this.#order = e === "native" ? NATIVE_ORDER : endianOption(e) as ByteOrder;
     this.#little = this.#order === "little";
-    const max = this.#w === 4 ? INT32_MAX : Number.MAX_SAFE_INTEGER;
-    this.#limit = options.subrecordLimit === undefined
-      ? (this.#w === 4 ? F77_MAX_SUBRECORD : Number.MAX_SAFE_INTEGER)
-      : positiveInt(options.subrecordLimit, "subrecordLimit", max, F77_MIN_SUBRECORD);
+    this.#limit = subrecordLimit;
   }
 
   begin(): WriteOp[] {
@@ -721,7 +734,9 @@ function framePlan(options: ReaderOptions): FramePlan {
   }
   const assumed = options.dtype === undefined && options.names === undefined &&
     options.recordsPerFrame === undefined;
-  const types = (listOption(options.dtype, "dtype") ?? ["float64"]).map(parseTypeSpec);
+  // the declared default when not given: one float64 record per frame
+  const types = (listOption(optionOrDefault(f77, options, "dtype"), "dtype") ?? [])
+    .map(parseTypeSpec);
   const names = listOption(options.names, "names");
   const listed = Math.max(types.length, names?.length ?? 1);
   const perFrame = options.recordsPerFrame === undefined
@@ -1030,6 +1045,7 @@ export const f77: Framing = {
       name: "marker",
       type: "integer",
       choices: [4, 8],
+      default: 4,
       help: "record marker bytes (written: default 4; read: detected when not given)",
       workloads: ALL_WORKLOADS,
     },
@@ -1062,6 +1078,12 @@ export const f77: Framing = {
     },
   ],
   magic: [],
+  sharedLayout: true,
+  /** A record's payload plus a leading and a trailing marker per subrecord. */
+  recordBytes(payloadBytes: number, options: WriterOptions): number {
+    const { marker, subrecordLimit } = writtenRecords(options);
+    return payloadBytes + 2 * marker * Math.max(1, Math.ceil(payloadBytes / subrecordLimit));
+  },
   detect(head: Uint8Array, fileSize: number): boolean {
     for (const w of [4, 8] as const) {
       for (const o of ["little", "big"] as const) {

@@ -1569,6 +1569,7 @@ export const ieeeio: Framing = {
     },
   ],
   magic: [{ bytes: [1, 2, 3, 4] }],
+  sharedLayout: false,
   detect(head: Uint8Array, fileSize: number): boolean {
     if (fileSize < IEEEIO_FILE_HEADER_BYTES || head.length < 8) return false;
     if (head[0] !== 1 || head[1] !== 2 || head[2] !== 3 || head[3] !== 4) return false;

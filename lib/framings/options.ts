@@ -9,7 +9,7 @@
  */
 import { UsageError } from "../core/errors.ts";
 import { didYouMean } from "../core/suggest.ts";
-import type { OptionSpec, OptionValue, Workload } from "./types.ts";
+import { type OptionSpec, type OptionValue, type Workload, WRITING_WORKLOADS } from "./types.ts";
 
 /** Something that declares options: a framing or a backend. */
 export interface OptionOwner {
@@ -190,23 +190,57 @@ export function parseOptionArgs(
 
 /**
  * Checks options given through the library API against what `owner` declares (plus `endian` and
- * `layout`, which every backend takes); UsageError on an unknown key or a bad value.
+ * `layout`, which every backend takes); UsageError on an unknown key or a bad value. Returns the
+ * given values (keys set to undefined left out).
  */
 export function checkOptions(
   owner: OptionOwner,
   values: Readonly<Record<string, unknown>> | undefined,
   workload?: Workload,
-): void {
+): OptionValues {
+  const checked: Record<string, OptionValue> = {};
   for (const [key, value] of Object.entries(values ?? {})) {
-    if (value === undefined || STANDARD_KEYS.includes(key)) continue;
+    if (value === undefined) continue;
+    if (STANDARD_KEYS.includes(key)) {
+      checked[key] = value as OptionValue;
+      continue;
+    }
     const spec = owner.options.find((s) => s.name === key);
     if (spec === undefined) throw unknownKey(key, [owner]);
     checkWorkload(owner, spec, workload);
-    checkOptionValue(owner, spec, value);
+    checked[key] = checkOptionValue(owner, spec, value);
   }
+  return checked;
 }
 
-/** The value of option `name` in `values`, else its declared default (undefined when it has none). */
+/** True when a writer honours `spec` (it is used by a workload that writes files). */
+function writersHonour(spec: OptionSpec): boolean {
+  return spec.workloads.some((w) => WRITING_WORKLOADS.includes(w));
+}
+
+/**
+ * `values` with the declared default of every option a writer honours and `values` lacks: the
+ * options a writer of a new file runs with. Readers and appends get no defaults filled in, as
+ * they take what they are not told from the file.
+ */
+export function withWriteDefaults(
+  owner: OptionOwner,
+  values: Readonly<Record<string, unknown>> | undefined,
+): OptionValues {
+  const out: Record<string, OptionValue> = {};
+  for (const spec of owner.options) {
+    if (spec.default !== undefined && writersHonour(spec)) out[spec.name] = spec.default;
+  }
+  for (const [key, value] of Object.entries(values ?? {})) {
+    if (value !== undefined) out[key] = value as OptionValue;
+  }
+  return out;
+}
+
+/**
+ * The value of option `name` in `values`, else its declared default (undefined when it has
+ * none): how a framing called directly, without the guard's defaults, reads an option.
+ */
 export function optionOrDefault(
   owner: OptionOwner,
   values: Readonly<Record<string, unknown>> | undefined,

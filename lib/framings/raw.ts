@@ -366,6 +366,7 @@ export const raw: Framing = {
   orders: ["little", "big"],
   options: [],
   magic: [{ bytes: [...RAW_MAGIC] }],
+  sharedLayout: true,
   createWriter(options: WriterOptions = {}): FrameWriter {
     const e = options.endian ?? "native";
     return new RawWriter(e === "native" ? NATIVE_ORDER : e);

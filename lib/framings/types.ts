@@ -288,7 +288,11 @@ export interface OptionSpec {
   readonly name: string;
   /** How the value is parsed and checked. */
   readonly type: OptionType;
-  /** The value used when the option is not given (omitted when it depends on the file or other options). */
+  /**
+   * The value used when the option is not given (omitted when it depends on other options). The
+   * guard hands writers of new files these defaults filled in; readers and appends take what they
+   * are not told from the file where it tells (f77's marker is detected), else this.
+   */
   readonly default?: OptionValue;
   /** The only values allowed, when the option is an enumeration. */
   readonly choices?: readonly (string | number)[];
@@ -328,6 +332,16 @@ export interface Framing {
   readonly options: readonly OptionSpec[];
   /** Magic numbers a file of this format holds; detection matches them first (empty: none). */
   readonly magic: readonly MagicNumber[];
+  /**
+   * True when its layout follows from the frame sizes alone, so MPI ranks can write one file
+   * together (`--layout shared`), each computing the same positioned writes.
+   */
+  readonly sharedLayout: boolean;
+  /**
+   * Bytes a record of `payloadBytes` takes in its files, written with `options`: the payload plus
+   * the format's framing of it (f77: two record markers). Absent: the payload alone.
+   */
+  recordBytes?(payloadBytes: number, options: WriterOptions): number;
   /**
    * For a format with magic numbers: a further check once one matched (a byte-order mark, the
    * file size). Without magic numbers: the whole check, a heuristic tried only when no backend's

@@ -24,7 +24,7 @@
  */
 import { FormatError, IoError, PeerUnavailableError, UsageError } from "../core/errors.ts";
 import type { DType, Frame } from "../framings/types.ts";
-import { DTYPE_SIZE } from "../framings/types.ts";
+import { DTYPE_SIZE, DTYPES } from "../framings/types.ts";
 import type {
   Backend,
   FrameSink,
@@ -56,6 +56,9 @@ export const HDF4_PAIRS: readonly (readonly [string, string])[] = [
   ["/usr/lib/libdf.so.0", "/usr/lib/libmfhdf.so.0"],
   ["libdf.so.0", "libmfhdf.so.0"],
 ];
+
+/** The SD interface's limit on datasets in one file (SDcreate fails with error 62 past it). */
+export const HDF4_MAX_DATASETS = 9361;
 
 /** Environment variable: `LIBDF:LIBMFHDF`, paths of the two HDF4 libraries. */
 export const HDF4_ENV = "SCIOBENCH_HDF4_LIBS";
@@ -511,6 +514,14 @@ export const hdf4: Backend = {
   /** HDF4 files begin with the magic number 0e 03 13 01. */
   magic: [{ bytes: [0x0e, 0x03, 0x13, 0x01] }],
   fsyncPolicies: ["end", "none"],
+  transfer: false,
+  sharedLayout: false,
+  dtypes: {
+    only: DTYPES.filter((t) => t !== "int64" && t !== "uint64"),
+    refusal: (dtype) => `hdf4 (SD interface) cannot store ${dtype}: it has no 64-bit integers`,
+  },
+  limits: { datasets: { max: HDF4_MAX_DATASETS, failure: "error 62" } },
+  library: { displayName: "HDF4", files: [...new Set(HDF4_PAIRS.flat())] },
   openWriter(path: string, options: SinkOptions): FrameSink {
     return new Hdf4Sink(h4(), path, options);
   },

@@ -30,9 +30,11 @@ import type {
   DatasetInfo,
   FrameSink,
   FrameSource,
+  LibraryInfo,
   ReadChunk,
   SinkOptions,
 } from "../backends/backend.ts";
+import { optionOrDefault } from "../framings/options.ts";
 import { cString } from "../sys/libc.ts";
 import {
   allocFrameBuffer,
@@ -197,6 +199,15 @@ function classicVariant(options: Readonly<Record<string, unknown>> | undefined):
   return v === 2 ? "cdf2" : v === 5 ? "cdf5" : "cdf1";
 }
 
+/** The library both libnetcdf peers load. */
+const NETCDF_LIBRARY: LibraryInfo = { displayName: "netCDF", files: NETCDF_SONAMES };
+
+/**
+ * The types netCDF classic (CDF-1, CDF-2) holds, which netcdf-lib writes: CDF-5's unsigned and
+ * 64-bit integers are left to the native netcdf framing.
+ */
+const CLASSIC_DTYPES: readonly DType[] = ["int8", "int16", "int32", "float32", "float64"];
+
 /** Options both libnetcdf peers take: the native netcdf framing's `fill` and `recordDim`. */
 const NC_PEER_OPTIONS: readonly OptionSpec[] = NETCDF_OPTIONS.filter((o) =>
   o.name === "fill" || o.name === "recordDim"
@@ -230,9 +241,14 @@ class NcSink extends PeerSink {
     }
     this.#endian = endian;
     const fill = options.backendOptions?.fill === true;
-    const rd = options.backendOptions?.recordDim;
     // (a name the framing's option rule allows: checked before the writer is opened)
-    this.#recordDim = typeof rd === "string" ? rd : "record";
+    this.#recordDim = String(
+      optionOrDefault(
+        { name: backend, options: NC_PEER_OPTIONS },
+        options.backendOptions,
+        "recordDim",
+      ),
+    );
     refuseExisting(backend, path, options.create);
     const mode = (options.create === "new" ? NC_NOCLOBBER : NC_CLOBBER) |
       { netcdf4: NC_NETCDF4, cdf1: 0, cdf2: NC_64BIT_OFFSET, cdf5: NC_64BIT_DATA }[variant];
@@ -679,6 +695,9 @@ export const netcdf4: Backend = {
   options: NC_PEER_OPTIONS,
   magic: [HDF5_SIGNATURE],
   fsyncPolicies: ["end", "none"],
+  transfer: false,
+  sharedLayout: false,
+  library: NETCDF_LIBRARY,
   unavailable,
   /** HDF5 files with superblock version 2 or later, as netCDF-C 4.9 writes them (ffi.md §8). */
   detect(head: Uint8Array): boolean {
@@ -714,6 +733,16 @@ export const netcdfLib: Backend = {
   ],
   magic: [],
   fsyncPolicies: ["end", "none"],
+  transfer: false,
+  sharedLayout: false,
+  dtypes: {
+    only: CLASSIC_DTYPES,
+    refusal: (dtype) =>
+      `netcdf-lib (netCDF classic through libnetcdf) cannot store ${dtype}: it holds ${
+        CLASSIC_DTYPES.join(", ")
+      }; the native netcdf framing writes CDF-5 for it`,
+  },
+  library: NETCDF_LIBRARY,
   unavailable,
   openWriter(path: string, options: SinkOptions): FrameSink {
     return new NcSink(

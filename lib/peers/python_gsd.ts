@@ -135,6 +135,8 @@ function programPeer(name: string, description: string): Backend {
     magic: [],
     // the program fsyncs once when its file is complete
     fsyncPolicies: ["end"],
+    transfer: false,
+    sharedLayout: false,
     unavailable: pythonGsdUnavailable,
     openWriter: (): FrameSink => onlyCells(),
     openReader: (): FrameSource => onlyCells(),

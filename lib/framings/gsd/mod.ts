@@ -43,6 +43,7 @@ import {
 } from "./format.ts";
 import { HoomdWriter, parseSchemaVersion, readResume, stringOption } from "./hoomd.ts";
 import { GsdIndex } from "./index.ts";
+import { optionOrDefault } from "../options.ts";
 
 export {
   GSD_DEFAULT_APPLICATION,
@@ -70,12 +71,12 @@ export function createGsdWriter(options: WriterOptions = {}): FrameWriter {
   if (options.endian === "big") {
     throw new UsageError("gsd: GSD files are little-endian; --endian big is not possible");
   }
-  const hoomd = options.hoomd ?? true;
+  const hoomd = optionOrDefault(gsd, options, "hoomd");
   if (typeof hoomd !== "boolean") throw new UsageError("gsd: option hoomd must be true or false");
   const file = new GsdFileWriter(
-    stringOption(options, "application", GSD_DEFAULT_APPLICATION),
-    stringOption(options, "schema", "hoomd"),
-    parseSchemaVersion(options.schemaVersion),
+    stringOption(options, "application", String(optionOrDefault(gsd, {}, "application"))),
+    stringOption(options, "schema", String(optionOrDefault(gsd, {}, "schema"))),
+    parseSchemaVersion(optionOrDefault(gsd, options, "schemaVersion")),
     options.fileCopies === true,
   );
   return new HoomdWriter(file, hoomd, undefined, options.keepCopy);
@@ -203,6 +204,7 @@ export const gsd: Framing = {
   orders: ["little"],
   options: GSD_OPTIONS,
   magic: [{ bytes: [...GSD_MAGIC] }],
+  sharedLayout: true,
   createWriter: createGsdWriter,
   appendWriter: appendGsdWriter,
   openIndex: openGsdIndex,

@@ -19,17 +19,9 @@
  * with fill on: each frame is one more record, numrecs is rewritten at the end.
  * @module
  */
-import {
-  type ByteSource,
-  type FrameIndex,
-  type FrameWriter,
-  type Framing,
-  type OptionSpec,
-  type WriterOptions,
-  WRITING_WORKLOADS,
-} from "../types.ts";
-import { FORMAT, NC_MAX_NAME } from "./model.ts";
-import { netcdfNameProblem } from "./schema.ts";
+import type { ByteSource, FrameIndex, FrameWriter, Framing, WriterOptions } from "../types.ts";
+import { FORMAT } from "./model.ts";
+import { NETCDF_OPTIONS } from "./schema.ts";
 import { NetcdfIndex } from "./index.ts";
 import { createNetcdfWriter, netcdfAppendWriter } from "./writer.ts";
 
@@ -60,54 +52,14 @@ export { decodeHeader, encodeFile, encodeHeader, layoutSchema, numrecsBytes } fr
 export type { NcFile } from "./reader.ts";
 export { openNetcdf } from "./reader.ts";
 export type { NcChunkSpec, NetcdfWriterOptions } from "./schema.ts";
-export { CHUNK_NAME_ATTR, netcdfName, netcdfNameProblem, schemaForChunks } from "./schema.ts";
+export {
+  CHUNK_NAME_ATTR,
+  NETCDF_OPTIONS,
+  netcdfName,
+  netcdfNameProblem,
+  schemaForChunks,
+} from "./schema.ts";
 export { createNetcdfWriter, netcdfAppendWriter } from "./writer.ts";
-
-/** The options of the `netcdf` framing. */
-export const NETCDF_OPTIONS: readonly OptionSpec[] = [
-  {
-    name: "variant",
-    type: "integer",
-    choices: [1, 2, 5],
-    help: "1 classic, 2 64-bit offset, 5 CDF-5 (default 1, or 5 when a type or size needs it)",
-    workloads: WRITING_WORKLOADS,
-  },
-  {
-    name: "numrecs",
-    type: "string",
-    choices: ["close", "frame"],
-    default: "close",
-    help: "when numrecs is written: at close, or after every record (as with NC_SHARE)",
-    workloads: WRITING_WORKLOADS,
-  },
-  {
-    name: "fill",
-    type: "boolean",
-    default: false,
-    help: "prefill each record with fill values before writing it (netCDF-C with fill on)",
-    workloads: WRITING_WORKLOADS,
-  },
-  {
-    name: "recordDim",
-    type: "string",
-    default: "record",
-    rule: (value) => netcdfNameProblem(String(value)),
-    help: `name of the record dimension (a netCDF name: at most ${NC_MAX_NAME} bytes, no '/')`,
-    workloads: WRITING_WORKLOADS,
-  },
-  {
-    name: "chunks",
-    type: "value",
-    help: "chunk layouts declared up front, so begin() writes the header (library API)",
-    workloads: WRITING_WORKLOADS,
-  },
-  {
-    name: "attributes",
-    type: "value",
-    help: "global attributes (library API)",
-    workloads: WRITING_WORKLOADS,
-  },
-];
 
 /**
  * The netCDF classic framing (`netcdf`): big-endian, one record per frame. Writer options:
@@ -123,6 +75,7 @@ export const netcdf: Framing = {
   options: NETCDF_OPTIONS,
   // Any version byte after "CDF" is claimed, so an unknown version gets the reader's precise error.
   magic: [{ bytes: [0x43, 0x44, 0x46] }],
+  sharedLayout: true,
   createWriter(options: WriterOptions = {}): FrameWriter {
     return createNetcdfWriter(options);
   },

@@ -7,10 +7,11 @@
  */
 import { UsageError } from "../../core/errors.ts";
 import type { NcDecodedVariable } from "./header.ts";
-import type { ChunkLayout } from "../types.ts";
-import { DTYPE_SIZE } from "../types.ts";
+import type { ChunkLayout, OptionSpec } from "../types.ts";
+import { DTYPE_SIZE, WRITING_WORKLOADS } from "../types.ts";
+import { optionOrDefault } from "../options.ts";
 import type { NcAttribute, NcDimension, NcSchema, NcVariable, NcVariant } from "./model.ts";
-import { DTYPE_NC_TYPE, isCdf5Type, NC_MAX_NAME, product } from "./model.ts";
+import { DTYPE_NC_TYPE, FORMAT, isCdf5Type, NC_MAX_NAME, product } from "./model.ts";
 
 /** Variable attribute holding the original chunk name when it is not a valid netCDF name. */
 export const CHUNK_NAME_ATTR = "chunk_name";
@@ -73,7 +74,9 @@ export function schemaForChunks(
   chunks: readonly NcChunkSpec[],
   options: NetcdfWriterOptions = {},
 ): NcSchema {
-  const dims: NcDimension[] = [{ name: options.recordDim ?? "record", length: 0 }];
+  const recordDim = options.recordDim ??
+    String(optionOrDefault({ name: FORMAT, options: NETCDF_OPTIONS }, {}, "recordDim"));
+  const dims: NcDimension[] = [{ name: recordDim, length: 0 }];
   const byLength = new Map<number, number>();
   const names = new Set<string>();
   const variables: NcVariable[] = chunks.map((c) => {
@@ -115,3 +118,49 @@ export function chunkNameOf(v: NcDecodedVariable): string {
   const a = v.attributes.find((x) => x.name === CHUNK_NAME_ATTR && x.type === "char");
   return a !== undefined && typeof a.values === "string" && a.values !== "" ? a.values : v.name;
 }
+
+/** The options of the `netcdf` framing. */
+export const NETCDF_OPTIONS: readonly OptionSpec[] = [
+  {
+    name: "variant",
+    type: "integer",
+    choices: [1, 2, 5],
+    help: "1 classic, 2 64-bit offset, 5 CDF-5 (default 1, or 5 when a type or size needs it)",
+    workloads: WRITING_WORKLOADS,
+  },
+  {
+    name: "numrecs",
+    type: "string",
+    choices: ["close", "frame"],
+    default: "close",
+    help: "when numrecs is written: at close, or after every record (as with NC_SHARE)",
+    workloads: WRITING_WORKLOADS,
+  },
+  {
+    name: "fill",
+    type: "boolean",
+    default: false,
+    help: "prefill each record with fill values before writing it (netCDF-C with fill on)",
+    workloads: WRITING_WORKLOADS,
+  },
+  {
+    name: "recordDim",
+    type: "string",
+    default: "record",
+    rule: (value) => netcdfNameProblem(String(value)),
+    help: `name of the record dimension (a netCDF name: at most ${NC_MAX_NAME} bytes, no '/')`,
+    workloads: WRITING_WORKLOADS,
+  },
+  {
+    name: "chunks",
+    type: "value",
+    help: "chunk layouts declared up front, so begin() writes the header (library API)",
+    workloads: WRITING_WORKLOADS,
+  },
+  {
+    name: "attributes",
+    type: "value",
+    help: "global attributes (library API)",
+    workloads: WRITING_WORKLOADS,
+  },
+];

@@ -89,6 +89,12 @@ export const f77Gfortran: Backend = {
   magic: [],
   // the program closes its file and never fsyncs (IOspeed's writer)
   fsyncPolicies: ["none"],
+  transfer: false,
+  sharedLayout: false,
+  dtypes: {
+    only: ["float64"],
+    refusal: () => `${NAME} writes float64 only (IOspeed's REAL*8 array)`,
+  },
   fileFraming: "f77",
   unavailable: gfortranUnavailable,
   openWriter: (): FrameSink => onlyDatasets(),

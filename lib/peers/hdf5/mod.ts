@@ -26,7 +26,7 @@ import type {
   SourceOptions,
 } from "../../backends/backend.ts";
 import { type MagicNumber, matchesMagic } from "../../framings/types.ts";
-import { h5, load, NAME } from "./bindings.ts";
+import { h5, HDF5_SONAMES, load, NAME } from "./bindings.ts";
 import { Hdf5Source } from "./reader.ts";
 import { netcdf4Datasets as netcdf4DatasetsOf, type NetcdfDatasets } from "./catalog.ts";
 import { Hdf5Sink } from "./writer.ts";
@@ -80,6 +80,9 @@ export const hdf5: Backend = {
   options: [],
   magic: [HDF5_SIGNATURE],
   fsyncPolicies: ["end", "none"],
+  transfer: false,
+  sharedLayout: false,
+  library: { displayName: "HDF5", files: HDF5_SONAMES },
   unavailable(): string | null {
     const s = load();
     return typeof s === "string" ? s : null;

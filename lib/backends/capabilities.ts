@@ -1,0 +1,67 @@
+/**
+ * The readers of what backends declare they can do (lib/backends/backend.ts, `Capabilities`):
+ * callers ask these, never a backend's name, and give the one-line messages they return. The
+ * transfer capability is read by the guard (lib/backends/guard.ts, `checkTransfer`), the fsync
+ * policies by lib/backends/write.ts (`fsyncRefusal`).
+ * @module
+ */
+import { UsageError } from "../core/errors.ts";
+import { withWriteDefaults } from "../framings/options.ts";
+import type { Backend, DatasetLimit } from "./backend.ts";
+import { BACKENDS } from "./registry.ts";
+
+/** Why `backend` cannot store elements of type `dtype` (one line naming it), or null when it can. */
+export function unstorableReason(backend: Backend, dtype: string): string | null {
+  const limit = backend.dtypes;
+  if (limit === undefined || limit.only.some((t) => t === dtype)) return null;
+  return limit.refusal(dtype);
+}
+
+/** UsageError (one line, exit 2) when `backend` cannot store `dtype` (`--type T`). */
+export function refuseUnstorable(backend: Backend, dtype: string): void {
+  const why = unstorableReason(backend, dtype);
+  if (why !== null) throw new UsageError(`--type ${dtype}: ${why}`);
+}
+
+/**
+ * UsageError (one line, exit 2) unless `backend` can be one file written by every MPI rank
+ * (`--layout shared`); the message lists those of `backends` that can.
+ */
+export function checkSharedLayout(backend: Backend, backends: readonly Backend[] = BACKENDS): void {
+  if (backend.sharedLayout) return;
+  const can = backends.filter((b) => b.sharedLayout).map((b) => b.name);
+  throw new UsageError(
+    `--layout shared works for ${can.join(", ")} only; '${backend.name}' ` +
+      `cannot place frames at offsets known in advance (use --layout per-rank)`,
+  );
+}
+
+/**
+ * The limit `datasets` datasets in one file of `backend` exceed (one dataset per chunk of every
+ * frame), or undefined when they fit or the backend has no such limit.
+ */
+export function exceededDatasetLimit(
+  backend: Backend,
+  datasets: number,
+): DatasetLimit | undefined {
+  const limit = backend.limits?.datasets;
+  return limit !== undefined && datasets > limit.max ? limit : undefined;
+}
+
+/** The name users know the library `backend` loads by (`HDF5`), else the backend's name. */
+export function libraryName(backend: Backend): string {
+  return backend.library?.displayName ?? backend.name;
+}
+
+/**
+ * Bytes a record of `payloadBytes` takes in a file `backend` writes with the options `given`
+ * (its declared defaults filled in): the payload plus the format's framing of it (f77's record
+ * markers).
+ */
+export function recordFileBytes(
+  backend: Backend,
+  payloadBytes: number,
+  given: Readonly<Record<string, unknown>> | undefined,
+): number {
+  return backend.recordBytes?.(payloadBytes, withWriteDefaults(backend, given)) ?? payloadBytes;
+}
