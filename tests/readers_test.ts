@@ -11,7 +11,7 @@ import {
   type ReaderReport,
   runReaderProcesses,
   writePackmanFile,
-} from "../lib/workloads/readers.ts";
+} from "../lib/workloads/readers/mod.ts";
 import { runCli, tempDir } from "./_helpers.ts";
 
 const LENGTH = 1000; // 8000-byte records: the marker scan reads exactly the markers

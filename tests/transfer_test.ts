@@ -21,7 +21,7 @@ import {
 } from "../lib/io/transfer.ts";
 import { FileHandle } from "../lib/io/file.ts";
 import { directAlignment, O } from "../lib/sys/libc.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 import { hdf5 } from "../lib/peers/hdf5/mod.ts";
 import { UsageError } from "../lib/core/errors.ts";
 import type { RowAudit } from "../lib/sys/audit.ts";

@@ -10,7 +10,7 @@
  * ```
  * @module
  */
-export { runTable, TABLE_COLUMNS, TableFrames, type TableOptions } from "./table.ts";
+export { runTable, TABLE_COLUMNS, TableFrames, type TableOptions } from "./table/mod.ts";
 export {
   runScaling,
   SCALING_COLUMNS,
@@ -26,6 +26,6 @@ export {
   recordsTargets,
   runRecords,
 } from "./records.ts";
-export { READERS_COLUMNS, type ReadersOptions, runReaders } from "./readers.ts";
+export { READERS_COLUMNS, type ReadersOptions, runReaders } from "./readers/mod.ts";
 export type { Row } from "../report/row.ts";
 export { Progress } from "../report/progress.ts";
