@@ -22,10 +22,18 @@ function csv(text: string): Record<string, string>[] {
   return parse(text, { columns: true }) as Record<string, string>[];
 }
 
-/** Every non-text column holds a finite number in every row that did not fail. */
+/**
+ * Every numeric column holds a finite number in every row that did not fail; every flag column
+ * says true or false (cold_ok: empty too, when warm or direct).
+ */
 function assertNumeric(rows: Record<string, string>[], docs: readonly ColumnDoc[], what: string) {
   assert.ok(rows.length > 0, `${what}: no rows`);
-  for (const doc of docs.filter((d) => d.kind !== "text")) {
+  for (const doc of docs.filter((d) => d.kind === "flag")) {
+    for (const [i, row] of rows.entries()) {
+      assert.match(row[doc.name] ?? "?", /^(true|false|)$/, `${what} row ${i} ${doc.name}`);
+    }
+  }
+  for (const doc of docs.filter((d) => d.kind !== "text" && d.kind !== "flag")) {
     for (const [i, row] of rows.entries()) {
       const v = row[doc.name];
       assert.ok(v !== undefined, `${what}: column ${doc.name} missing`);

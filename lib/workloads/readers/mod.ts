@@ -35,6 +35,7 @@ import {
 import { runOneRanked } from "./mpi.ts";
 export {
   READERS_AGGREGATE,
+  READERS_CHART,
   READERS_COLUMN_DOCS,
   READERS_COLUMNS,
   READERS_HUMAN_COLUMNS,
@@ -160,7 +161,7 @@ export async function runReaders(
               fsType: fs.type,
               residentAfterDrop: Number(row.resident_before),
               readBytes: Number(row.reader_bytes) / (mode === "shared" ? Number(row.procs) : 1),
-              deviceReadBytes: Number(row.dev_read_bytes),
+              deviceReadBytes: Number(row.read_dev_bytes),
             });
             rows.push(out);
             onRow(out);

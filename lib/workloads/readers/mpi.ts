@@ -52,6 +52,9 @@ interface RankedRun {
  * report and trail (MPI_Gatherv) and builds the row, whose trail lists each rank's read as one
  * process (other ranks return a row of their own report only), and with `perRank` one row per
  * rank with its host and its own trail.
+ *
+ * Just over 100 lines: the ranked run's fenced phases (write, drop, prepare, read, remove) in the
+ * order they run, then the gathering of the ranks' reports at rank 0.
  */
 export async function runOneRanked(
   o: ReadersOptions,

@@ -88,6 +88,11 @@ async function readPhase(
  * Measures one cell (backend, size, N, repeat 1..K) and returns this rank's row. Under MPI every
  * phase is fenced (lib/mpi/phase.ts), each rank writes its own file in a scratch directory shared
  * by all ranks, and reads the file of rank (rank + reorder) mod ranks.
+ *
+ * Long (about 200 lines) on purpose: it is the cell's protocol read top to bottom, the phases
+ * (warm-up, write, first open, drop, open, drop, read, drop, random) in the order they run, each
+ * fenced under MPI, then the row of what they measured; spread over functions, the order of the
+ * phases and drops that the numbers depend on would no longer be visible in one place.
  */
 export async function runTableCell(
   backend: Backend,

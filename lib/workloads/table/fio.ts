@@ -7,7 +7,8 @@ import type { Row } from "../../report/row.ts";
 import { fioHugePagesRefused, type FioResult, FioSession } from "../../peers/fio.ts";
 import { cacheState } from "../transfer.ts";
 import { DEFAULT_DIRECT_BS, fileSystemAlignment, transferAlignment } from "../../io/transfer.ts";
-import { BYTES_PER_PARTICLE, type TableOptions } from "./options.ts";
+import { BYTES_PER_PARTICLE, type PhaseBeside, type TableOptions } from "./options.ts";
+import { withScratchDir } from "../../io/scratch.ts";
 import { prepareCache } from "./cell.ts";
 
 interface FioBeside {
@@ -104,7 +105,7 @@ export function addFioColumns(row: Row, fio: FioResult): void {
   row.efficiency_random = Number(row.random_MiBps) / fio.randomMiBps;
   row.fio_bs_bytes = fio.readBlockBytes;
   row.fio_write_bs_bytes = fio.writeBlockBytes;
-  row.fio_huge_pages = fio.hugePages ? "true" : "false";
+  row.fio_huge_pages = fio.hugePages;
 }
 
 /**
@@ -114,4 +115,34 @@ export function addFioColumns(row: Row, fio: FioResult): void {
  */
 export function fioFirst(repeat: number): boolean {
   return repeat % 2 === 0;
+}
+
+/**
+ * Measures a cell with fio's session beside it (`--baseline fio`), in a scratch directory of its
+ * own: a program peer (`peer`) measures the cell in its own process, so fio's phases run all
+ * before or all after it; a backend's cell runs each of fio's phases beside its own (`measure`
+ * gets the pairs). Returns the cell's row and fio's result (or why fio gave none).
+ */
+export async function besideFio(
+  cell: FioBeside,
+  n: number,
+  options: TableOptions,
+  note: (text: string) => void,
+  peer: boolean,
+  measure: (pairs?: PhaseBeside) => Promise<Row>,
+): Promise<readonly [Row, FioResult | string]> {
+  return await withScratchDir(options.dir, async (dir) => {
+    using session = fioSession(dir, cell, n, options, note);
+    const pairs: PhaseBeside = {
+      first: fioFirst(cell.repeat),
+      run: (phase) => session.run(phase),
+    };
+    const allOf = async () => {
+      for (const phase of ["write", "read", "random"] as const) await pairs.run(phase);
+    };
+    if (peer && pairs.first) await allOf();
+    const row = await measure(peer ? undefined : pairs);
+    if (peer && !pairs.first) await allOf();
+    return [row, session.result()] as const;
+  });
 }

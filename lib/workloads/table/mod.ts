@@ -6,7 +6,6 @@
  * every frame read is checked against what was written.
  * @module
  */
-import { withScratchDir } from "../../io/scratch.ts";
 import { rankRows } from "../../mpi/aggregate.ts";
 import { world } from "../../mpi/world.ts";
 import type { Row } from "../../report/row.ts";
@@ -20,7 +19,9 @@ import { checkTransfer } from "../../backends/engine.ts";
 import { type PhaseBeside, type TableOptions, tableSizing } from "./options.ts";
 import { TABLE_AGGREGATE } from "./columns.ts";
 import { runTableCell, tableColdEvidence } from "./cell.ts";
-import { addFioColumns, fioFirst, fioSession } from "./fio.ts";
+import { addFioColumns, besideFio } from "./fio.ts";
+import type { Backend } from "../../backends/backend.ts";
+import { flagsAsBooleans } from "../columns.ts";
 export {
   type BesidePhase,
   BYTES_PER_PARTICLE,
@@ -32,6 +33,7 @@ export {
 } from "./options.ts";
 export {
   TABLE_AGGREGATE,
+  TABLE_CHART,
   TABLE_COLUMN_DOCS,
   TABLE_COLUMNS,
   TABLE_FIO_COLUMN_DOCS,
@@ -44,6 +46,88 @@ export { TableFrames } from "./frames.ts";
 export { runTableCell, tableColdEvidence } from "./cell.ts";
 export { fioFirst } from "./fio.ts";
 
+/** What a failed cell's row says: the columns that name the cell. */
+function cellIdentity(
+  options: TableOptions,
+  framing: string,
+  size: number,
+  n: number,
+  rep: number,
+): Row {
+  return {
+    framing,
+    size_bytes: size,
+    N: n,
+    repeat: rep,
+    seed: options.seed,
+    cache: cacheState(options.transfer, options.cache),
+    fsync: options.fsync ?? "end",
+    ...transferColumns(options.transfer),
+    stat: "run",
+  };
+}
+
+/** Shows which cell (`index` of `count`) is measured on the progress line. */
+function beginCell(
+  options: TableOptions,
+  backend: Backend,
+  size: number,
+  n: number,
+  rep: number,
+  at: { readonly index: number; readonly count: number },
+): void {
+  const sizing = tableSizing(size, n, options.sampleBytes);
+  const again = options.repeat > 1 ? ` repeat ${rep}/${options.repeat}` : "";
+  const beside = options.baseline === "fio" ? " (and fio beside it)" : "";
+  options.progress.begin(
+    `${backend.name} ${formatSize(size)} N=${formatCount(n)}${again}${beside}`,
+    {
+      ...at,
+      phaseBytes: {
+        "warm-up": sizing.dataBytes,
+        write: sizing.dataBytes,
+        read: sizing.readBytes,
+        random: sizing.readBytes,
+      },
+    },
+  );
+}
+
+/**
+ * The row of one cell as `backend` measures it: a program peer in its own process (its row's
+ * flags made booleans), a backend in-process with `pairs`, fio's phases beside its own.
+ */
+async function measureWith(
+  backend: Backend,
+  size: number,
+  n: number,
+  rep: number,
+  options: TableOptions,
+  pairs?: PhaseBeside,
+): Promise<Row> {
+  const measure = backend.measureTableCell;
+  if (measure) {
+    return flagsAsBooleans(
+      await measure({
+        size,
+        n,
+        repeat: rep,
+        dir: options.dir,
+        seed: options.seed,
+        sampleBytes: options.sampleBytes,
+        warmup: options.warmup,
+        cache: options.cache,
+      }),
+    );
+  }
+  // this backend's byte order (`--endian hdf4=big`)
+  return await runTableCell(backend, size, n, rep, {
+    ...options,
+    endian: options.endianOf?.(backend.name) ?? options.endian,
+    beside: pairs,
+  });
+}
+
 /**
  * Runs every cell: for each size, N, backend and repeat, in the order gsd's table lists them;
  * hands each row to `onRow` as it is measured and returns them all. A cell that fails gives a
@@ -55,10 +139,6 @@ export async function runTable(
   onRow: (row: Row) => void = () => {},
 ): Promise<Row[]> {
   const rows: Row[] = [];
-  const emit = (row: Row) => {
-    rows.push(row);
-    onRow(row);
-  };
   const cells = new CellFailures();
   const noted = new Set<string>();
   const noteOnce = (text: string) => {
@@ -66,28 +146,6 @@ export async function runTable(
     noted.add(text);
     options.progress.note(text);
   };
-  // Under MPI a failing rank stops the run (its ranks meet in collective calls per cell).
-  const cell = (
-    framing: string,
-    size: number,
-    n: number,
-    rep: number,
-    run: () => Promise<Row>,
-  ): Promise<Row> =>
-    world().size > 1 ? audited(run) : cells.run(
-      {
-        framing,
-        size_bytes: size,
-        N: n,
-        repeat: rep,
-        seed: options.seed,
-        cache: cacheState(options.transfer, options.cache),
-        fsync: options.fsync ?? "end",
-        ...transferColumns(options.transfer),
-        stat: "run",
-      },
-      () => audited(run),
-    );
   const all = [...options.backends, ...options.peers ?? []];
   for (const b of all) checkTransfer(b, options.transfer);
   const fsType = statfs(options.dir ?? ".").type;
@@ -103,44 +161,14 @@ export async function runTable(
       const sizing = tableSizing(size, n, options.sampleBytes);
       for (const backend of all) {
         for (let rep = 1; rep <= options.repeat; rep++) {
-          index++;
-          const again = options.repeat > 1 ? ` repeat ${rep}/${options.repeat}` : "";
-          const measure = backend.measureTableCell;
-          const beside = options.baseline === "fio" ? " (and fio beside it)" : "";
-          options.progress.begin(
-            `${backend.name} ${formatSize(size)} N=${formatCount(n)}${again}${beside}`,
-            {
-              index,
-              count,
-              phaseBytes: {
-                "warm-up": sizing.dataBytes,
-                write: sizing.dataBytes,
-                read: sizing.readBytes,
-                random: sizing.readBytes,
-              },
-            },
-          );
-          // A program peer measures the cell in its own process: fio's phases run all before or
-          // all after it; a backend's cell runs each of fio's phases beside its own.
-          const measureCell = (pairs?: PhaseBeside) =>
-            cell(backend.name, size, n, rep, () =>
-              measure
-                ? measure({
-                  size,
-                  n,
-                  repeat: rep,
-                  dir: options.dir,
-                  seed: options.seed,
-                  sampleBytes: options.sampleBytes,
-                  warmup: options.warmup,
-                  cache: options.cache,
-                })
-                // this backend's byte order (`--endian hdf4=big`)
-                : runTableCell(backend, size, n, rep, {
-                  ...options,
-                  endian: options.endianOf?.(backend.name) ?? options.endian,
-                  beside: pairs,
-                }));
+          beginCell(options, backend, size, n, rep, { index: ++index, count });
+          // Under MPI a failing rank stops the run (its ranks meet in collective calls per cell).
+          const measureCell = (pairs?: PhaseBeside) => {
+            const run = () => measureWith(backend, size, n, rep, options, pairs);
+            return world().size > 1
+              ? audited(run)
+              : cells.run(cellIdentity(options, backend.name, size, n, rep), () => audited(run));
+          };
           let fio: FioResult | string | undefined;
           let row: Row;
           if (options.baseline === "fio") {
@@ -150,20 +178,8 @@ export async function runTable(
               readBytes: sizing.readBytes,
               repeat: rep,
             };
-            [row, fio] = await withScratchDir(options.dir, async (dir) => {
-              using session = fioSession(dir, fioCell, n, options, noteOnce);
-              const pairs: PhaseBeside = {
-                first: fioFirst(rep),
-                run: (phase) => session.run(phase),
-              };
-              const allOf = async () => {
-                for (const phase of ["write", "read", "random"] as const) await pairs.run(phase);
-              };
-              if (measure && pairs.first) await allOf();
-              const row = await measureCell(measure ? undefined : pairs);
-              if (measure && !pairs.first) await allOf();
-              return [row, session.result()] as const;
-            });
+            const peer = backend.measureTableCell !== undefined;
+            [row, fio] = await besideFio(fioCell, n, options, noteOnce, peer, measureCell);
           } else row = await measureCell();
           if (row.error) options.progress.clear();
           else {
@@ -172,7 +188,10 @@ export async function runTable(
               options.progress.note(`--baseline fio: ${fio}; this row's fio columns stay empty`);
             } else if (fio !== undefined) addFioColumns(row, fio);
           }
-          for (const r of rankRows(row, TABLE_AGGREGATE, options.perRank ?? false)) emit(r);
+          for (const r of rankRows(row, TABLE_AGGREGATE, options.perRank ?? false)) {
+            rows.push(r);
+            onRow(r);
+          }
         }
       }
     }
