@@ -278,7 +278,7 @@ Deno.test({
       assert.equal(row!.cache, direct ? "direct" : "cold", what);
       assert.equal(row!.cold_ok, direct ? "" : true, what);
       assert.equal(row!.bs_bytes, 65536, what);
-      assert.equal(row!.direct, String(direct), what);
+      assert.equal(row!.direct, direct, what);
       assert.equal(row!.verified, true, what);
       const file = `${scratch.path}/f.${name}`;
       const size = Deno.statSync(file).size;
