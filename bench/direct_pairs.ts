@@ -20,7 +20,7 @@ import { FileHandle } from "../lib/io/file.ts";
 import { alignedBytes } from "../lib/io/transfer.ts";
 import { withScratchDir } from "../lib/io/scratch.ts";
 import { readVerifiedFrames, Rng, shuffledOrder } from "../lib/workloads/pattern.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

@@ -14,7 +14,7 @@ import { nativeBackend } from "../lib/backends/engine.ts";
 import { FRAMINGS } from "../lib/backends/registry.ts";
 import { FileHandle } from "../lib/io/file.ts";
 import { alignedBytes, probeDirect, type Transfer } from "../lib/io/transfer.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 import { UsageError } from "../lib/core/errors.ts";
 
 const FRAME = 28 * 128 * 128;

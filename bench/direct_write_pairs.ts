@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 import { FileHandle } from "../lib/io/file.ts";
 import { withScratchDir } from "../lib/io/scratch.ts";
 import { alignedBytes } from "../lib/io/transfer.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 
 const { values } = parseArgs({
   options: {

@@ -13,7 +13,7 @@ import { nativeBackend } from "../lib/backends/engine.ts";
 import { withScratchDir } from "../lib/io/scratch.ts";
 import { startMeter } from "../lib/sys/meter.ts";
 import { verifyFrame } from "../lib/workloads/pattern.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

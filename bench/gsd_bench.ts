@@ -14,7 +14,7 @@ import { gsd } from "../lib/framings/gsd/mod.ts";
 import { raw } from "../lib/framings/raw.ts";
 import type { FrameWriter, Framing } from "../lib/framings/types.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 
 const FRAMINGS: readonly Framing[] = [raw, gsd];
 

@@ -9,7 +9,7 @@
  * @module
  */
 import { backendByName } from "../lib/backends/registry.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 
 const n = 1024 * 1024;
 const frames = new TableFrames(n, 1);

@@ -18,7 +18,7 @@ import { writeFrames } from "../lib/backends/write.ts";
 import { gsd } from "../lib/framings/gsd/mod.ts";
 import type { Frame } from "../lib/framings/types.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 
 const dir = Deno.makeTempDirSync({ prefix: "sciobench-gsd-index-bench-" });
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
@@ -60,7 +60,7 @@ async function firstOpens(runs: number): Promise<number[][]> {
     import { nativeBackend } from "${lib}backends/engine.ts";
     import { writeFrames } from "${lib}backends/write.ts";
     import { gsd } from "${lib}framings/gsd/mod.ts";
-    import { TableFrames } from "${lib}workloads/table.ts";
+    import { TableFrames } from "${lib}workloads/table/mod.ts";
     const backend = nativeBackend(gsd);
     const table = new TableFrames(32 ** 2, 1);
     await writeFrames(backend, "${dir}/warm.gsd", { create: "truncate", fsync: "none" }, 4,

@@ -16,7 +16,7 @@ import { backendByName } from "../lib/backends/registry.ts";
 import { withScratchDir } from "../lib/io/scratch.ts";
 import { CLOCK, clockGettime } from "../lib/sys/libc.ts";
 import { readVerifiedFrames } from "../lib/workloads/pattern.ts";
-import { TableFrames, tableSizing } from "../lib/workloads/table.ts";
+import { TableFrames, tableSizing } from "../lib/workloads/table/mod.ts";
 import { DEFAULT_DIRECT_BS } from "../lib/io/transfer.ts";
 
 const { values } = parseArgs({

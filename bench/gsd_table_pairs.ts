@@ -14,7 +14,7 @@ import { parseSize } from "../lib/core/sizes.ts";
 import { backendByName } from "../lib/backends/registry.ts";
 import { Progress } from "../lib/report/progress.ts";
 import type { Row } from "../lib/report/row.ts";
-import { runTable } from "../lib/workloads/table.ts";
+import { runTable } from "../lib/workloads/table/mod.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

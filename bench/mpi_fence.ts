@@ -16,7 +16,7 @@ import { initWorld } from "../lib/mpi/world.ts";
 import { withScratchDir } from "../lib/io/scratch.ts";
 import { writeFrames } from "../lib/backends/write.ts";
 import { backendByName } from "../lib/backends/registry.ts";
-import { TABLE_AGGREGATE, TABLE_COLUMNS, TableFrames } from "../lib/workloads/table.ts";
+import { TABLE_AGGREGATE, TABLE_COLUMNS, TableFrames } from "../lib/workloads/table/mod.ts";
 
 const w = initWorld();
 const sizeMiB = Number(Deno.args[0] ?? "16");

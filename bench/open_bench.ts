@@ -28,7 +28,7 @@ import type { ChunkLayout, Frame, Framing } from "../lib/framings/types.ts";
 import { dropCache } from "../lib/io/cache.ts";
 import { FileHandle } from "../lib/io/file.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 import { CLOCK, clockGettime } from "../lib/sys/libc.ts";
 
 const FRAMES = Number(Deno.env.get("SCIOBENCH_BENCH_FRAMES") ?? 1170);

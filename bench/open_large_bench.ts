@@ -20,7 +20,7 @@ import { ieeeio } from "../lib/framings/ieeeio.ts";
 import { raw } from "../lib/framings/raw.ts";
 import { FileHandle } from "../lib/io/file.ts";
 import { addressOfBuffer, CLOCK, clockGettime, preadUncached } from "../lib/sys/libc.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 
 const N = 512 * 512;
 const FRAMES = 3;

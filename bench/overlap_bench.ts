@@ -19,7 +19,7 @@ import { FileHandle } from "../lib/io/file.ts";
 import { preadAsync, preadSubmit } from "../lib/sys/libc.ts";
 import { alignedBytes } from "../lib/io/transfer.ts";
 import { readVerifiedFrames } from "../lib/workloads/pattern.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 
 const dir = Deno.makeTempDirSync({ dir: ".", prefix: ".sciobench-bench-" });
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));

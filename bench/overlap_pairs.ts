@@ -15,7 +15,7 @@ import { nativeBackend } from "../lib/backends/engine.ts";
 import { raw } from "../lib/framings/raw.ts";
 import { dropCache } from "../lib/io/cache.ts";
 import { readVerifiedFrames } from "../lib/workloads/pattern.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 
 const { values } = parseArgs({
   options: {

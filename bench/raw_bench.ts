@@ -10,7 +10,7 @@ import { MemoryFile, memorySource } from "../lib/io/memory.ts";
 import { nativeBackend } from "../lib/backends/engine.ts";
 import { FileHandle } from "../lib/io/file.ts";
 import { checkOutputTarget, commitTemp, tempPathFor } from "../lib/io/atomic.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 import { Rng, shuffledOrder } from "../lib/workloads/pattern.ts";
 
 // ---- encode / decode of one frame ----------------------------------------------------------

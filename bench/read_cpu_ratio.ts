@@ -21,7 +21,7 @@ import { backendByName } from "../lib/backends/registry.ts";
 import type { FrameSource } from "../lib/backends/backend.ts";
 import { CLOCK, clockGettime } from "../lib/sys/libc.ts";
 import { readVerified, Rng, shuffledOrder, verifyFrame } from "../lib/workloads/pattern.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 
 /** One cell's ratios over the pairs: raw's CPU time over the framing's (above 1: faster). */
 export interface ReadCpuRatios {

@@ -20,7 +20,7 @@ import { fioArgs, fioBandwidth, type FioCell } from "../lib/peers/fio.ts";
 import { directAlignment } from "../lib/sys/libc.ts";
 import { startMeter } from "../lib/sys/meter.ts";
 import { readVerifiedFrames, Rng, shuffledOrder } from "../lib/workloads/pattern.ts";
-import { TableFrames, tableSizing } from "../lib/workloads/table.ts";
+import { TableFrames, tableSizing } from "../lib/workloads/table/mod.ts";
 import { DEFAULT_DIRECT_BS } from "../lib/io/transfer.ts";
 
 const { values } = parseArgs({

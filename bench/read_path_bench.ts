@@ -21,7 +21,7 @@ import { alignedBytes } from "../lib/io/transfer.ts";
 import { SwapBuffer, swapInPlace } from "../lib/bytes/byteswap.ts";
 import { bytesEqual } from "../lib/sys/libc.ts";
 import { verifyFrame } from "../lib/workloads/pattern.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 
 const dir = Deno.makeTempDirSync({ dir: ".", prefix: ".sciobench-bench-" });
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));

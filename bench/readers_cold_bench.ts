@@ -19,7 +19,7 @@ import { f77 } from "../lib/framings/f77.ts";
 import { dropCache } from "../lib/io/cache.ts";
 import { FileHandle } from "../lib/io/file.ts";
 import { pread } from "../lib/sys/libc.ts";
-import { packmanLayout, writePackmanFile } from "../lib/workloads/readers.ts";
+import { packmanLayout, writePackmanFile } from "../lib/workloads/readers/mod.ts";
 
 const RECORDS = 10;
 const LENGTH = 1_300_000;

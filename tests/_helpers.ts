@@ -9,7 +9,7 @@ import { backendByName } from "../lib/backends/registry.ts";
 import type { Row } from "../lib/report/row.ts";
 import { Progress } from "../lib/report/progress.ts";
 import { type IoObserver, observeIo } from "../lib/sys/libc.ts";
-import { runTableCell } from "../lib/workloads/table.ts";
+import { runTableCell } from "../lib/workloads/table/mod.ts";
 
 /** The permission flags of the `sciobench` task; tests run the CLI with exactly these. */
 export const PERMISSIONS = ["--allow-all"];

@@ -9,7 +9,7 @@ import { backendByName, FRAMINGS } from "../lib/backends/registry.ts";
 import { writeFrames } from "../lib/backends/write.ts";
 import { planSharedFile, sharedPart, writeSharedFrames } from "../lib/mpi/shared.ts";
 import { initWorld } from "../lib/mpi/world.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 
 const [dir, framings, nText, perRankText] = Deno.args;
 const w = initWorld();

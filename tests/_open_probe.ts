@@ -6,7 +6,7 @@
  * @module
  */
 import { backendByName } from "../lib/backends/registry.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 
 const [framing, path, n] = Deno.args;
 const backend = backendByName(framing!);

@@ -16,7 +16,7 @@ import { alignedBytes, type Transfer } from "../lib/io/transfer.ts";
 import { SysError } from "../lib/core/errors.ts";
 import * as libc from "../lib/sys/libc.ts";
 import type { RowAudit } from "../lib/sys/audit.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 import { verifyFrame } from "../lib/workloads/pattern.ts";
 import { commandMissing, observeDuring, REQUIRE_PEERS, tempDir } from "./_helpers.ts";
 import { DIRECT_REFUSED, isRead, parseStrace, straceSciobench, type Traced } from "./_syscalls.ts";

@@ -3,7 +3,7 @@ import { ieeeio } from "../lib/framings/ieeeio.ts";
 import { raw } from "../lib/framings/raw.ts";
 import { nativeBackend } from "../lib/backends/engine.ts";
 import { writeFrames } from "../lib/backends/write.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 import { hdf5 } from "../lib/peers/hdf5/mod.ts";
 import { AppendJournal, journalPath, undoInterruptedAppend } from "../lib/io/journal.ts";
 import { FileHandle } from "../lib/io/file.ts";

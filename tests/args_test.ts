@@ -8,8 +8,8 @@ import {
   parseSize,
 } from "../lib/cli/args.ts";
 import { UsageError } from "../lib/core/errors.ts";
-import { formatG } from "../lib/report/rst.ts";
-import { tableSizing } from "../lib/workloads/table.ts";
+import { formatG } from "../lib/report/units.ts";
+import { tableSizing } from "../lib/workloads/table/mod.ts";
 import { runCli } from "./_helpers.ts";
 
 Deno.test("parseSize accepts B, KiB, MiB, GiB and plain bytes", () => {

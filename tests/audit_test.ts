@@ -26,7 +26,7 @@ import * as libc from "../lib/sys/libc.ts";
 import { startMeter } from "../lib/sys/meter.ts";
 import { recordsRow, recordsTargets, runRecords } from "../lib/workloads/records.ts";
 import { runScaling, scalingRow } from "../lib/workloads/scaling.ts";
-import { runTable, runTableCell, type TableOptions } from "../lib/workloads/table.ts";
+import { runTable, runTableCell, type TableOptions } from "../lib/workloads/table/mod.ts";
 import { peerTest, runCli, tempDir } from "./_helpers.ts";
 import { pythonGsdUnavailable } from "../lib/peers/python_gsd.ts";
 
@@ -432,9 +432,9 @@ Deno.test("audit: scaling rows hold the fsync only when asked, ticks from the re
       const a = trailOf(row);
       const p = a.phases[phaseIndex(a, "write")]!;
       assertFromReadings(p, {
-        wallS: row.real_s,
-        userTicks: row.user_ticks,
-        sysTicks: row.sys_ticks,
+        wallS: row.write_s,
+        userTicks: row.write_user_ticks,
+        sysTicks: row.write_sys_ticks,
         clkTck: row.clk_tck,
       }, what);
       assert.equal(row.fsync, fsync, `${what}: the row says its policy`);
@@ -535,9 +535,12 @@ Deno.test("audit: readers shared and separate, cold: one file for all or one eac
     // The row's sums are the readers' own readings.
     const sum = (f: (r: NonNullable<AuditPhase["readings"]>) => number) =>
       p.processes.reduce((acc, c) => acc + f(c.phase.readings!), 0);
-    assert.equal(row.dev_read_bytes, sum((r) => delta(r.inBlocks) * 512), `${what}: dev bytes`);
+    assert.equal(row.read_dev_bytes, sum((r) => delta(r.inBlocks) * 512), `${what}: dev bytes`);
     const userS = sum((r) => delta(r.userUs)) / 1e6;
-    assert.ok(Math.abs(Number(row.user_s) - userS) <= 1e-5 * userS + 1e-9, `${what}: user_s`);
+    assert.ok(
+      Math.abs(Number(row.read_user_s) - userS) <= 1e-5 * userS + 1e-9,
+      `${what}: read_user_s`,
+    );
   }
 });
 

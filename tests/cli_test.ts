@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { crc32 } from "node:zlib";
 import { VerifyError } from "../lib/core/errors.ts";
-import { TABLE_COLUMNS } from "../lib/workloads/table.ts";
+import { TABLE_COLUMNS } from "../lib/workloads/table/mod.ts";
 import { flipByte, MAIN, PERMISSIONS, runCli, runSmallCell, tempDir } from "./_helpers.ts";
 
 function assertOneLineError(stderr: string, pattern: RegExp): void {

@@ -12,7 +12,7 @@ import * as libc from "../lib/sys/libc.ts";
 import { backendByName } from "../lib/backends/registry.ts";
 import type { Row } from "../lib/report/row.ts";
 import { Progress } from "../lib/report/progress.ts";
-import { runTable } from "../lib/workloads/table.ts";
+import { runTable } from "../lib/workloads/table/mod.ts";
 import { coldWarning } from "../lib/workloads/transfer.ts";
 import { recordsRow, recordsTargets, runRecords } from "../lib/workloads/records.ts";
 import { commandMissing, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";

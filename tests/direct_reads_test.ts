@@ -14,7 +14,7 @@ import { nativeBackend } from "../lib/backends/engine.ts";
 import { readFramesOverlapped } from "../lib/backends/overlap.ts";
 import { writeFrames } from "../lib/backends/write.ts";
 import * as libc from "../lib/sys/libc.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 import { verifyStoredFrame } from "../lib/workloads/pattern.ts";
 
 const NO_DIRECT = DIRECT_REFUSED !== null;

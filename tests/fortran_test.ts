@@ -9,7 +9,7 @@ import { fortranProgram, gfortranUnavailable } from "../lib/peers/fortran/gfortr
 import { f77Gfortran } from "../lib/peers/fortran/mod.ts";
 import { writeFrames } from "../lib/backends/write.ts";
 import { datasetArray } from "../lib/workloads/scaling.ts";
-import { packmanPattern, writePackmanFile } from "../lib/workloads/readers.ts";
+import { packmanPattern, writePackmanFile } from "../lib/workloads/readers/mod.ts";
 import { peerTest, runCli, tempDir } from "./_helpers.ts";
 
 const LENGTH = 13000;

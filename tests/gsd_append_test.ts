@@ -22,7 +22,7 @@ import { DTYPES } from "../lib/framings/types.ts";
 import { nativeBackend } from "../lib/backends/engine.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";
 import { writeFrames } from "../lib/backends/write.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 import { commandMissing, peerTest, runCli, tempDir } from "./_helpers.ts";
 
 const PYTHON = "/usr/bin/python3";

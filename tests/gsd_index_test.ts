@@ -13,7 +13,7 @@ import { memorySource } from "../lib/io/memory.ts";
 import { writeFrames } from "../lib/backends/write.ts";
 import { finishAudit, startAudit } from "../lib/sys/audit.ts";
 import { startMeter } from "../lib/sys/meter.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 import { tempDir } from "./_helpers.ts";
 
 const FRAMES = 1_000_000;

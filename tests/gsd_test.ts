@@ -33,7 +33,7 @@ import { writeFrames } from "../lib/backends/write.ts";
 import { pythonGsdUnavailable, runPythonGsdCell } from "../lib/peers/python_gsd.ts";
 import { GSD_PEER_PY } from "../lib/peers/gsd_peer_py.ts";
 import * as libc from "../lib/sys/libc.ts";
-import { TABLE_COLUMNS, TableFrames } from "../lib/workloads/table.ts";
+import { TABLE_COLUMNS, TableFrames } from "../lib/workloads/table/mod.ts";
 import { commandMissing, peerTest, runCli, tempDir } from "./_helpers.ts";
 
 const DIR = new URL("./testdata/gsd/", import.meta.url);

@@ -15,7 +15,7 @@ import { ieeeio } from "../lib/framings/ieeeio.ts";
 import type { Framing } from "../lib/framings/types.ts";
 import { finishAudit, startAudit } from "../lib/sys/audit.ts";
 import { startMeter } from "../lib/sys/meter.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 import { tempDir } from "./_helpers.ts";
 
 const FRAMES = 12;

@@ -12,7 +12,7 @@ import { writeFrames } from "../lib/backends/write.ts";
 import { f77 } from "../lib/framings/f77.ts";
 import { ieeeio } from "../lib/framings/ieeeio.ts";
 import type { Framing } from "../lib/framings/types.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 import { commandMissing, PERMISSIONS, REQUIRE_PEERS, tempDir } from "./_helpers.ts";
 
 const N = 1 << 17;

@@ -12,7 +12,7 @@ import { writeFrames } from "../lib/backends/write.ts";
 import type { Backend } from "../lib/backends/backend.ts";
 import type { Transfer } from "../lib/io/transfer.ts";
 import { OVERLAP_MIN_BYTES } from "../lib/io/file.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 import { Rng, shuffledOrder, verifyFrame, verifyStoredFrame } from "../lib/workloads/pattern.ts";
 import {
   commandMissing,

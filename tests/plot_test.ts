@@ -4,7 +4,16 @@
  */
 import assert from "node:assert/strict";
 import { XMLValidator } from "npm:fast-xml-parser@5.2.5";
-import { type ChartWorkload, parseResults, renderChart } from "../lib/report/plot.ts";
+import {
+  type ChartWorkload,
+  chartWorkload,
+  parseResults,
+  renderChart,
+} from "../lib/workloads/charts.ts";
+import { tableColumnDocs } from "../lib/workloads/table/mod.ts";
+import { SCALING_COLUMNS } from "../lib/workloads/scaling.ts";
+import { RECORDS_COLUMNS } from "../lib/workloads/records.ts";
+import { READERS_COLUMNS } from "../lib/workloads/readers/mod.ts";
 import type { Row } from "../lib/report/row.ts";
 import { peerUsable, runCli, tempDir } from "./_helpers.ts";
 import { FONT_DIR, svgToPng } from "../tools/chart_png.ts";
@@ -62,9 +71,9 @@ function rows(workload: ChartWorkload): Row[] {
           out.push({
             framing,
             datasets,
-            real_s: datasets * 0.01 * (k + 1) + rep * 1e-3,
-            user_s: 0.001 * datasets,
-            sys_s: 0.002 * datasets,
+            write_s: datasets * 0.01 * (k + 1) + rep * 1e-3,
+            write_user_s: 0.001 * datasets,
+            write_sys_s: 0.002 * datasets,
             repeat: rep,
             stat: "run",
           });
@@ -159,6 +168,31 @@ Deno.test("plot: results read back from CSV, JSON lines and JSON", () => {
   assert.throws(() => parseResults("{nope", "x.json"), /not sciobench results/);
 });
 
+Deno.test("plot: the chart is the meta's command's, or the workload whose columns a CSV declares", () => {
+  const csv = (columns: readonly string[]) =>
+    parseResults(`${columns.join(",")}\n${columns.map(() => "1").join(",")}\n`, "r.csv");
+  for (
+    const [workload, columns] of [
+      ["table", tableColumnDocs(false).map((d) => d.name)],
+      ["table", tableColumnDocs(true).map((d) => d.name)],
+      ["scaling", SCALING_COLUMNS],
+      ["records", RECORDS_COLUMNS],
+      ["readers", READERS_COLUMNS],
+    ] as const
+  ) {
+    assert.equal(chartWorkload(csv(columns), "r.csv"), workload);
+    // under MPI the rank columns follow the workload's own
+    assert.equal(chartWorkload(csv([...columns, "ranks", "rank", "host"]), "r.csv"), workload);
+  }
+  // a few telling columns are not a workload's results: nothing is guessed
+  assert.throws(
+    () => chartWorkload(csv(["framing", "datasets", "write_s", "write_user_s"]), "r.csv"),
+    /r\.csv: not the results of table, readers, scaling, records/,
+  );
+  const named = parseResults('{"meta":{"command":"records"},"rows":[]}', "r.json");
+  assert.equal(chartWorkload(named, "r.json"), "records");
+});
+
 Deno.test("plot: --plot on a workload and 'sciobench plot' on its CSV; no overwrite without --force", async () => {
   using d = tempDir();
   const chart = `${d.path}/scaling.svg`;
@@ -237,7 +271,14 @@ Deno.test("plot: axes start at 0 (no negative ticks from wide error bars); reade
   for (const framing of ["raw", "gsd"]) {
     for (const [rep, t] of [[1, 0.001], [2, 0.2], [3, 0.001]] as const) {
       for (const datasets of [1, 2]) {
-        noisy.push({ framing, datasets, real_s: t, user_s: t / 2, sys_s: 0, repeat: rep });
+        noisy.push({
+          framing,
+          datasets,
+          write_s: t,
+          write_user_s: t / 2,
+          write_sys_s: 0,
+          repeat: rep,
+        });
       }
     }
   }

@@ -3,7 +3,7 @@ import { FormatError } from "../lib/core/errors.ts";
 import { raw } from "../lib/framings/raw.ts";
 import { type Frame, matchesMagic } from "../lib/framings/types.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 
 function encode(frames: Frame[], endian: "native" | "big" | "little" = "native"): Uint8Array {
   const w = raw.createWriter({ endian });

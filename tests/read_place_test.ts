@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { FRAMINGS } from "../lib/backends/registry.ts";
 import { nativeBackend } from "../lib/backends/engine.ts";
 import { writeFrames } from "../lib/backends/write.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 import { readVerified, verifyFrame, verifyStoredFrame } from "../lib/workloads/pattern.ts";
 import { DTYPE_SIZE } from "../lib/framings/types.ts";
 import { DIRECT_REFUSED } from "./_syscalls.ts";

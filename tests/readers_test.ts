@@ -11,7 +11,7 @@ import {
   type ReaderReport,
   runReaderProcesses,
   writePackmanFile,
-} from "../lib/workloads/readers.ts";
+} from "../lib/workloads/readers/mod.ts";
 import { runCli, tempDir } from "./_helpers.ts";
 
 const LENGTH = 1000; // 8000-byte records: the marker scan reads exactly the markers
@@ -58,7 +58,7 @@ Deno.test("readers: 2 processes in both modes and both cache states; every reade
   };
   assert.deepEqual(doc.columns.slice(0, 12), [
     ...["mode", "procs", "file_bytes", "wall_s", "mean_s", "max_s", "min_s", "aggregate_MiBps"],
-    ...["user_s", "sys_s", "dev_read_bytes", "slope_s_per_proc"],
+    ...["read_user_s", "read_sys_s", "read_dev_bytes", "slope_s_per_proc"],
   ]);
   assert.deepEqual(doc.rows.map((x) => `${x.cache}/${x.mode}`), [
     "cold/shared",
@@ -76,7 +76,7 @@ Deno.test("readers: 2 processes in both modes and both cache states; every reade
       Math.abs((row.slope_s_per_proc as number) - wall! / 2) <= 1e-5 * wall!,
       "first row: wall / procs",
     );
-    assert.ok((row.user_s as number) + (row.sys_s as number) > 0);
+    assert.ok((row.read_user_s as number) + (row.read_sys_s as number) > 0);
   }
   assert.deepEqual([...Deno.readDirSync(tmp.path)], [], "scratch files removed");
 });

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { backendByName, BACKENDS, detectBackend } from "../lib/backends/registry.ts";
 import { Progress } from "../lib/report/progress.ts";
-import { runReaders } from "../lib/workloads/readers.ts";
+import { runReaders } from "../lib/workloads/readers/mod.ts";
 import "./_toy_backends.ts";
 import { PERMISSIONS, tempDir } from "./_helpers.ts";
 

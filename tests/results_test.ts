@@ -10,10 +10,10 @@ import { dlopenProblem } from "../lib/peers/common.ts";
 import type { ColumnDoc } from "../lib/report/human.ts";
 import { missWithinNoise, statistic, STATS, summaryRows } from "../lib/report/stats.ts";
 import { COMMANDS } from "../lib/cli/commands.ts";
-import { READERS_COLUMN_DOCS } from "../lib/workloads/readers.ts";
+import { READERS_COLUMN_DOCS } from "../lib/workloads/readers/mod.ts";
 import { RECORDS_COLUMN_DOCS } from "../lib/workloads/records.ts";
 import { SCALING_COLUMN_DOCS } from "../lib/workloads/scaling.ts";
-import { TABLE_COLUMN_DOCS, TABLE_KEYS } from "../lib/workloads/table.ts";
+import { TABLE_COLUMN_DOCS, TABLE_KEYS } from "../lib/workloads/table/mod.ts";
 import { commandMissing, PERMISSIONS, runCli, spawnCli, tempDir } from "./_helpers.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
@@ -22,10 +22,18 @@ function csv(text: string): Record<string, string>[] {
   return parse(text, { columns: true }) as Record<string, string>[];
 }
 
-/** Every non-text column holds a finite number in every row that did not fail. */
+/**
+ * Every numeric column holds a finite number in every row that did not fail; every flag column
+ * says true or false (cold_ok: empty too, when warm or direct).
+ */
 function assertNumeric(rows: Record<string, string>[], docs: readonly ColumnDoc[], what: string) {
   assert.ok(rows.length > 0, `${what}: no rows`);
-  for (const doc of docs.filter((d) => d.kind !== "text")) {
+  for (const doc of docs.filter((d) => d.kind === "flag")) {
+    for (const [i, row] of rows.entries()) {
+      assert.match(row[doc.name] ?? "?", /^(true|false|)$/, `${what} row ${i} ${doc.name}`);
+    }
+  }
+  for (const doc of docs.filter((d) => d.kind !== "text" && d.kind !== "flag")) {
     for (const [i, row] of rows.entries()) {
       const v = row[doc.name];
       assert.ok(v !== undefined, `${what}: column ${doc.name} missing`);

@@ -9,8 +9,9 @@ function csvRows(text: string): Record<string, string>[] {
 }
 
 const COLUMNS =
-  "framing,datasets,bytes,real_s,user_ticks,sys_ticks,combined_ticks,clk_tck,user_s,sys_s,MiBps," +
-  "endian,repeat,file_bytes,dev_write_bytes,fsync,bs_bytes,direct,huge_pages,stat,error";
+  "framing,datasets,bytes,write_s,write_user_ticks,write_sys_ticks,write_cpu_ticks,clk_tck," +
+  "write_user_s,write_sys_s,write_MiBps,endian,repeat,file_bytes,write_dev_bytes,fsync,bs_bytes," +
+  "direct,huge_pages,stat,error";
 
 Deno.test("scaling --datasets 1..2 (csv): one row per framing and count, payload bytes, ticks", async () => {
   using dir = tempDir();
@@ -37,12 +38,15 @@ Deno.test("scaling --datasets 1..2 (csv): one row per framing and count, payload
     ["raw", "2", "1024"],
   ]);
   for (const x of rows) {
-    assert.equal(Number(x["combined_ticks"]), Number(x["user_ticks"]) + Number(x["sys_ticks"]));
+    assert.equal(
+      Number(x["write_cpu_ticks"]),
+      Number(x["write_user_ticks"]) + Number(x["write_sys_ticks"]),
+    );
     assert.ok(Number(x["clk_tck"]) > 0);
-    assert.ok(Number(x["real_s"]) > 0);
+    assert.ok(Number(x["write_s"]) > 0);
     assert.ok(
-      Math.abs(Number(x["MiBps"]) - Number(x["bytes"]) / 2 ** 20 / Number(x["real_s"])) <
-        1e-3 * Number(x["MiBps"]),
+      Math.abs(Number(x["write_MiBps"]) - Number(x["bytes"]) / 2 ** 20 / Number(x["write_s"])) <
+        1e-3 * Number(x["write_MiBps"]),
     );
   }
   // Off a terminal, one timestamped line per cell on stderr; the scratch directory is gone.
@@ -147,8 +151,8 @@ Deno.test("scaling --trials 2 (csv): summary rows per (framing, datasets) after 
     ...stats.map((s) => ["3", "192", s, "2"]),
   ]);
   const runs = rows.filter((x) => x["datasets"] === "1" && x["stat"] === "run");
-  const mean = runs.reduce((a, x) => a + Number(x["real_s"]), 0) / 2;
-  assert.equal(Number(rows[4]!["real_s"]), mean);
+  const mean = runs.reduce((a, x) => a + Number(x["write_s"]), 0) / 2;
+  assert.equal(Number(rows[4]!["write_s"]), mean);
 });
 
 Deno.test("scaling usage errors exit 2 with a message", async () => {
@@ -185,10 +189,10 @@ Deno.test("scaling helpers: pattern array, seed renderer without repeats", () =>
     r.row({
       framing: "ieeeio",
       datasets: 5,
-      real_s: 1.2346,
-      user_ticks: 2,
-      sys_ticks: 10,
-      combined_ticks: 12,
+      write_s: 1.2346,
+      write_user_ticks: 2,
+      write_sys_ticks: 10,
+      write_cpu_ticks: 12,
       repeat: 1,
       stat: "run",
     }),
@@ -198,10 +202,10 @@ Deno.test("scaling helpers: pattern array, seed renderer without repeats", () =>
     r.row({
       framing: "ieeeio",
       datasets: 10,
-      real_s: 2,
-      user_ticks: 0,
-      sys_ticks: 1,
-      combined_ticks: 1,
+      write_s: 2,
+      write_user_ticks: 0,
+      write_sys_ticks: 1,
+      write_cpu_ticks: 1,
       repeat: 1,
       stat: "run",
     }),

@@ -262,7 +262,7 @@ Deno.test("scaling and records sweeps go on past a run the backend cannot hold",
     ["f77", 9400, ""],
   ]);
   assert.match(String(runs[1]!["error"]), /HDF4 error 62/);
-  assert.equal(runs[1]!["real_s"], undefined, "no numbers for the failed run");
+  assert.equal(runs[1]!["write_s"], undefined, "no numbers for the failed run");
   const records = await runCli([
     ...["records", "--framing", "hdf4,raw", "--shape", "9400x2", "--endian", "native"],
     ...["--dir", d.path, "--format", "json"],

@@ -11,7 +11,7 @@ import {
   readVerified,
   verifyFrame,
 } from "../lib/workloads/pattern.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 import type { ByteOrder } from "../lib/bytes/byteswap.ts";
 import { auditOf, type AuditPhase, finishAudit, startAudit } from "../lib/sys/audit.ts";
 import { clockGettime } from "../lib/sys/libc.ts";

@@ -21,7 +21,7 @@ import { SciobenchError } from "../lib/core/errors.ts";
 import { backendByName } from "../lib/backends/registry.ts";
 import { readWhole } from "../lib/cli/child.ts";
 import { type ChildOutcome, LibraryChild } from "../lib/cli/isolate.ts";
-import { TableFrames } from "../lib/workloads/table.ts";
+import { TableFrames } from "../lib/workloads/table/mod.ts";
 import { HOSTILE_FIFO, writeHostileHdf5 } from "../lib/peers/hdf5/hostile.ts";
 
 /** One fuzzed format: a backend and the writer/reader options of its seed file. */

@@ -42,7 +42,7 @@ import { Progress } from "../lib/report/progress.ts";
 import type { Row } from "../lib/report/row.ts";
 import { getrusage, RUSAGE } from "../lib/sys/libc.ts";
 import { missWithinNoise } from "../lib/report/stats.ts";
-import { runTable, TableFrames } from "../lib/workloads/table.ts";
+import { runTable, TableFrames } from "../lib/workloads/table/mod.ts";
 import { readCpuRatios } from "../bench/read_cpu_ratio.ts";
 
 /** A goal on a ratio's median: at least (`>=`) or at most (`<=`) `value`. */

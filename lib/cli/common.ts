@@ -23,7 +23,7 @@ import {
   type ChartWorkload,
   renderChart,
   type Results as ChartResults,
-} from "../report/plot.ts";
+} from "../workloads/charts.ts";
 import { auditOf, auditSummary } from "../sys/audit.ts";
 import { type StatFs, statfs } from "../sys/libc.ts";
 import { formatSize, parseChoice, parseCount, parseSize } from "./args.ts";

@@ -5,7 +5,7 @@
  */
 import { IoError, UsageError } from "../core/errors.ts";
 import { col, type ColumnDoc, columnHelp } from "../report/human.ts";
-import { chartContents, chartWorkload, parseResults } from "../report/plot.ts";
+import { chartContents, chartWorkload, parseResults } from "../workloads/charts.ts";
 import { parseArgs } from "./args.ts";
 import type { Command } from "./command.ts";
 import { checkOutputsApart, checkPlotPath, openResults, writeChart } from "./common.ts";

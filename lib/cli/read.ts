@@ -28,7 +28,7 @@ import {
   Rng,
   shuffledOrder,
 } from "../workloads/pattern.ts";
-import { TableFrames } from "../workloads/table.ts";
+import { TableFrames } from "../workloads/table/mod.ts";
 import { parseArgs, parseSeed, parseSize } from "./args.ts";
 import { type Block, planBlocks, readBlocks, referenceCrcs } from "../workloads/blocks.ts";
 import type { FrameSource } from "../backends/backend.ts";

@@ -24,7 +24,7 @@ import {
   READERS_KEYS,
   type ReadersMode,
   runReaders,
-} from "../workloads/readers.ts";
+} from "../workloads/readers/mod.ts";
 import { READERS_QUICK, READERS_SEED } from "../workloads/seeds.ts";
 import {
   parseArgs,

@@ -11,7 +11,7 @@ import { fioUnavailable } from "../peers/fio.ts";
 import { warn } from "../core/diagnostics.ts";
 import { didYouMean } from "../core/suggest.ts";
 import { Progress } from "../report/progress.ts";
-import { gsdTableRenderer } from "../report/rst.ts";
+import { gsdTableRenderer } from "../report/formats/seed.ts";
 import { world } from "../mpi/world.ts";
 import { TABLE_QUICK, TABLE_SEED } from "../workloads/seeds.ts";
 import { columnHelp } from "../report/human.ts";
@@ -23,7 +23,7 @@ import {
   TABLE_RANK_COLUMNS,
   tableColumnDocs,
   tableSizing,
-} from "../workloads/table.ts";
+} from "../workloads/table/mod.ts";
 import {
   formatCount,
   formatSize,

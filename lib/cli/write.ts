@@ -24,7 +24,7 @@ import { statfs } from "../sys/libc.ts";
 import { attachAudit, finishAudit, type RowAudit, startAudit } from "../sys/audit.ts";
 import { type PhaseSample, startMeter } from "../sys/meter.ts";
 import { TRANSFER_COLUMN_DOCS, transferColumns } from "../workloads/transfer.ts";
-import { BYTES_PER_PARTICLE, TableFrames } from "../workloads/table.ts";
+import { BYTES_PER_PARTICLE, TableFrames } from "../workloads/table/mod.ts";
 import { parseArgs, parseCount, parseSeed } from "./args.ts";
 import type { Command } from "./command.ts";
 import {

@@ -9,14 +9,19 @@ import type { Row } from "./row.ts";
 import { formatCount, formatG, formatSize } from "./units.ts";
 import { escapeControls } from "../core/errors.ts";
 
-/** How a column's values are shown to people. */
+/**
+ * How a column's values are shown to people: text (left-aligned), a size (`128 MiB`), a count,
+ * a particle count (`32^2`), a number (4 significant digits), a fraction (2 decimals), or a flag
+ * (true or false: a JSON boolean, the words in CSV and text).
+ */
 export type ColumnKind =
   | "text"
   | "size"
   | "count"
   | "particles"
   | "number"
-  | "fraction";
+  | "fraction"
+  | "flag";
 
 /** One documented output column: name, unit (empty for text and counts) and meaning. */
 export interface ColumnDoc {
@@ -34,17 +39,6 @@ export interface ColumnDoc {
 export function col(name: string, unit: string, kind: ColumnKind, text: string): ColumnDoc {
   return { name, unit, kind, text };
 }
-
-/** Columns every workload ends with: the row kind and a failed cell's reason. */
-export const STAT_COLUMNS: readonly ColumnDoc[] = [
-  col(
-    "stat",
-    "",
-    "text",
-    "run for a measurement; mean, median, stddev (sample), min or max over the repeats of a cell",
-  ),
-  col("error", "", "text", "why the cell failed (its measured columns are then empty)"),
-];
 
 /** Help lines describing every column: `  name (unit)  meaning`, wrapped to 100 columns. */
 export function columnHelp(docs: readonly ColumnDoc[]): string {
@@ -91,6 +85,7 @@ export function humanValue(kind: ColumnKind, value: Row[string] | undefined): st
     case "number":
       return formatG(value, 4);
     case "text":
+    case "flag":
       return String(value);
   }
 }
@@ -125,7 +120,7 @@ export function humanTable(docs: readonly ColumnDoc[]): TableRenderer {
       const widths = shown.map((_, i) =>
         Math.max(heads[i]!.length, ...cells.map((c) => c[i]!.length))
       );
-      const right = shown.map((d) => d.kind !== "text");
+      const right = shown.map((d) => d.kind !== "text" && d.kind !== "flag");
       const line = (values: string[]) =>
         values.map((v, i) => right[i] ? v.padStart(widths[i]!) : v.padEnd(widths[i]!)).join("  ")
           .trimEnd() + "\n";

@@ -7,8 +7,7 @@
  * interrupted.
  * @module
  */
-import { stringify } from "npm:csv-stringify@6.6.0/sync";
-import { escapeControls, IoError } from "../core/errors.ts";
+import { IoError } from "../core/errors.ts";
 import { world } from "../mpi/world.ts";
 import {
   checkOutputTarget,
@@ -20,19 +19,25 @@ import {
 import { onInterrupt } from "../io/interrupt.ts";
 import { summaryRows } from "./stats.ts";
 import type { Row } from "./row.ts";
+import { CSV_FORMAT } from "./formats/csv.ts";
+import { JSON_FORMAT } from "./formats/json.ts";
+import { JSONL_FORMAT } from "./formats/jsonl.ts";
+import { TEXT_FORMAT } from "./formats/table.ts";
+import type { RowFormatSpec, TableRenderer } from "./formats/writer.ts";
+export type { TableRenderer } from "./formats/writer.ts";
+export { csvField } from "./formats/csv.ts";
+export { jsonText } from "./formats/json.ts";
 
 /** Output formats of row-producing commands (`text` is a renderer's: human table or seed layout). */
 export type RowFormat = "csv" | "json" | "jsonl" | "text";
 
-/** Renders rows as text (the human table, or a seed's layout). */
-export interface TableRenderer {
-  /** Text printed before the first row (header lines). */
-  head(): string;
-  /** Text for one row. */
-  row(row: Row): string;
-  /** Text after the last row. */
-  foot(): string;
-}
+/** The writer of each output format. */
+const ROW_FORMATS: Readonly<Record<RowFormat, RowFormatSpec>> = {
+  csv: CSV_FORMAT,
+  json: JSON_FORMAT,
+  jsonl: JSONL_FORMAT,
+  text: TEXT_FORMAT,
+};
 
 /** Options for {@link openRowSink}. */
 export interface RowSinkOptions {
@@ -94,41 +99,74 @@ export function writeStdout(text: string): void {
 }
 
 /**
- * One CSV field: control characters escaped ({@link escapeControls}: a name from a file never
- * reaches a terminal raw), then quoted as RFC 4180 when it holds a comma, a quote or a space at
- * an end.
+ * Where a sink's text goes: stdout, or for `--out` a temporary file beside the target that
+ * replaces it (or appears under its name) only once complete and fsynced ({@link commit}).
  */
-export function csvField(value: string | number | boolean): string {
-  const text = escapeControls(String(value));
-  return /[",]|^\s|\s$/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
+class RowDestination {
+  readonly #out: string | undefined;
+  readonly #target: OutputTarget | undefined;
+  readonly #temp: string;
+  #file: Deno.FsFile | undefined;
 
-/**
- * JSON text of `value` (`indent` spaces, none when omitted) with DEL and the C1 controls written
- * as `\u` escapes too (JSON.stringify escapes only C0): valid JSON that cannot drive a terminal.
- */
-export function jsonText(value: unknown, indent?: number): string {
-  return JSON.stringify(value, null, indent).replace(
-    /[\x7f-\x9f]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
-}
+  /** Checks `out` (refused when it exists unless `force`); nothing is created yet. */
+  constructor(out: string | undefined, force: boolean) {
+    this.#out = out;
+    this.#target = out === undefined ? undefined : checkOutputTarget(out, force, "--out");
+    this.#temp = this.#target ? tempPathFor(this.#target.path) : "";
+  }
 
-function csvLine(values: readonly unknown[]): string {
-  const cells = values.map((v) =>
-    v === null || v === undefined ? "" : typeof v === "string" ? escapeControls(v) : v
-  );
-  return stringify([cells], {
-    eof: true,
-    record_delimiter: "unix",
-    // booleans as the words the column docs use (csv-stringify's default is 1 and "")
-    cast: { object: (v) => JSON.stringify(v), boolean: (v) => String(v) },
-  });
+  /** True while a temporary file is open (`--out`, neither committed nor discarded). */
+  get open(): boolean {
+    return this.#file !== undefined;
+  }
+
+  /** Creates the temporary file of `--out` (nothing for stdout). */
+  create(): void {
+    if (!this.#temp) return;
+    try {
+      this.#file = Deno.openSync(this.#temp, { write: true, createNew: true });
+    } catch (e) {
+      throw new IoError(`cannot write ${this.#out}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  /** Writes `text` (see {@link writeAll}). */
+  write(text: string): void {
+    if (text === "") return;
+    const bytes = encoder.encode(text);
+    if (this.#file) writeAll(this.#file, bytes, this.#out);
+    else writeAll(Deno.stdout, bytes);
+  }
+
+  /** Closes and removes the temporary file: the target stays as it was. */
+  discard(): void {
+    try {
+      this.#file?.close();
+    } catch {
+      // already closed
+    }
+    this.#file = undefined;
+    if (this.#temp) removeQuietly(this.#temp);
+  }
+
+  /** Fsyncs the temporary file and puts it in the target's place. */
+  commit(): void {
+    if (!this.#file || !this.#target) return;
+    try {
+      this.#file.syncSync();
+    } catch (e) {
+      throw new IoError(`cannot write ${this.#out}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    this.#file.close();
+    this.#file = undefined;
+    commitTemp(this.#temp, this.#target);
+  }
 }
 
 /**
  * Opens a sink for rows with the given columns (CSV header order; extra row keys are ignored in
- * CSV and kept in JSON). Open it only after every option is checked: `out` is created here.
+ * CSV and kept in JSON), in the format's writer ({@link ROW_FORMATS}). Open it only after every
+ * option is checked: `out` is created here.
  */
 export function openRowSink(columns: readonly string[], options: RowSinkOptions): RowSink {
   // under MPI only rank 0 prints (or writes --out)
@@ -138,83 +176,39 @@ export function openRowSink(columns: readonly string[], options: RowSinkOptions)
   // old file as it was and removes the temporary one; so does SIGINT or SIGTERM for CSV and text,
   // while JSON and JSON lines are completed, marked interrupted, and committed (what finished is
   // kept). A SIGKILL leaves the finished rows in the temporary file `.NAME.sciobench-tmp-PID`.
-  let file: Deno.FsFile | undefined;
-  let target: OutputTarget | undefined;
-  let temp = "";
-  if (options.out !== undefined) {
-    target = checkOutputTarget(options.out, options.force ?? false, "--out");
-    temp = tempPathFor(target.path);
-  }
-  const keepsInterrupted = options.format === "json" || options.format === "jsonl";
+  const destination = new RowDestination(options.out, options.force ?? false);
+  const format = ROW_FORMATS[options.format];
   // The signal handlers are in place before the temporary file exists: a SIGTERM right after it
   // appears must not meet the default action (death, with the temporary file left behind).
   const unregister = onInterrupt(() => {
-    if (!keepsInterrupted) {
-      discard();
+    if (!format.keepsInterrupted) {
+      destination.discard();
       return;
     }
     sink.close({ interrupted: true });
     return options.out ? `kept the finished rows in ${options.out}` : undefined;
   });
-  if (temp) {
-    try {
-      file = Deno.openSync(temp, { write: true, createNew: true });
-    } catch (e) {
-      unregister();
-      throw new IoError(
-        `cannot write ${options.out}: ${e instanceof Error ? e.message : String(e)}`,
-      );
-    }
+  try {
+    destination.create();
+  } catch (e) {
+    unregister();
+    throw e;
   }
-  const discard = () => {
-    try {
-      file?.close();
-    } catch {
-      // already closed
-    }
-    file = undefined;
-    if (temp) removeQuietly(temp);
-  };
-  const commit = () => {
-    if (!file || !target) return;
-    try {
-      file.syncSync();
-    } catch (e) {
-      throw new IoError(
-        `cannot write ${options.out}: ${e instanceof Error ? e.message : String(e)}`,
-      );
-    }
-    file.close();
-    file = undefined;
-    commitTemp(temp, target);
-  };
-  const write = (text: string) => {
-    const bytes = encoder.encode(text);
-    if (file) writeAll(file, bytes, options.out);
-    else writeAll(Deno.stdout, bytes);
-  };
   const rows: Row[] = [];
   let started = false;
   let closed = false;
   let failed = 0;
-  const emit = (row: Row) => {
-    if (options.format === "csv") write(csvLine(columns.map((c) => row[c] ?? null)));
-    else if (options.format === "jsonl") write(jsonText(row) + "\n");
-    else if (options.format === "text" && options.table) write(options.table.row(row));
-  };
+  const writer = format.open({ columns, meta: options.meta ?? {}, table: options.table });
+  const emit = (row: Row) => destination.write(writer.row(row));
   const start = () => {
     if (started) return;
     started = true;
-    if (options.format === "csv") write(csvLine(columns));
-    if (options.format === "jsonl") {
-      write(jsonText({ meta: options.meta ?? {}, columns }) + "\n");
-    }
-    if (options.format === "text" && options.table) write(options.table.head());
+    destination.write(writer.head());
   };
   // Interrupted runs (SIGINT, SIGTERM; also between cells) still complete a JSON document; an
   // exit on a failure completes it on stdout but never commits a half-written --out.
   const onUnload = () => {
-    if (file) discard();
+    if (destination.open) destination.discard();
     else sink.close({ interrupted: true });
   };
   globalThis.addEventListener("unload", onUnload);
@@ -242,19 +236,12 @@ export function openRowSink(columns: readonly string[], options: RowSinkOptions)
             emit(row);
           }
         }
-        if (options.format === "json") {
-          const meta = { ...options.meta, ...(close.interrupted ? { interrupted: true } : {}) };
-          write(jsonText({ meta, columns, rows }, 1) + "\n");
-        } else if (options.format === "jsonl" && close.interrupted) {
-          write(JSON.stringify({ interrupted: true }) + "\n");
-        } else if (options.format === "text" && options.table) {
-          write(options.table.foot());
-        }
+        destination.write(writer.end(rows, close.interrupted ?? false));
       } catch (e) {
-        discard();
+        destination.discard();
         throw e;
       }
-      commit();
+      destination.commit();
     },
   };
   return sink;

@@ -1,7 +1,8 @@
 /**
  * The workloads (`sciobench/workloads`): the four seed benchmarks as functions that take typed
  * options (backends, sizes, seeds, a Progress) and return rows with the CSV columns of the
- * matching command (`table`, `scaling`, `records`, `readers`).
+ * matching command (`table`, `scaling`, `records`, `readers`), each column as the schema
+ * (`COLUMN_SCHEMA`: unit, kind, meaning) declares it.
  *
  * ```ts
  * import { READERS_COLUMNS, runTable, TABLE_COLUMNS } from "./mod.ts";
@@ -10,7 +11,7 @@
  * ```
  * @module
  */
-export { runTable, TABLE_COLUMNS, TableFrames, type TableOptions } from "./table.ts";
+export { runTable, TABLE_COLUMNS, TableFrames, type TableOptions } from "./table/mod.ts";
 export {
   runScaling,
   SCALING_COLUMNS,
@@ -26,6 +27,7 @@ export {
   recordsTargets,
   runRecords,
 } from "./records.ts";
-export { READERS_COLUMNS, type ReadersOptions, runReaders } from "./readers.ts";
+export { READERS_COLUMNS, type ReadersOptions, runReaders } from "./readers/mod.ts";
+export { COLUMN_SCHEMA, type ColumnEntry, type ColumnName } from "./columns.ts";
 export type { Row } from "../report/row.ts";
 export { Progress } from "../report/progress.ts";

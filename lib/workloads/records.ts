@@ -35,51 +35,28 @@ import { writeFrames } from "../backends/write.ts";
 import type { Backend, FsyncPolicy } from "../backends/backend.ts";
 import { type TableRenderer } from "../report/output.ts";
 import type { Row } from "../report/row.ts";
-import { col, type ColumnDoc, STAT_COLUMNS } from "../report/human.ts";
+import type { ColumnDoc } from "../report/human.ts";
+import type { ChartSpec } from "../report/chart.ts";
+import { columnDocs, STAT_COLUMN_NAMES, TRANSFER_COLUMN_NAMES } from "./columns.ts";
 import type { Progress } from "../report/progress.ts";
 import { statfs } from "../sys/libc.ts";
 import { attachAudit, auditOf, finishAudit, startAudit } from "../sys/audit.ts";
 import { type PhaseSample, startMeter } from "../sys/meter.ts";
 import { cellError, EMPTY_SAMPLE, sharedFraming } from "./cells.ts";
-import {
-  coldOkDoc,
-  ColdReads,
-  readOverlap,
-  TRANSFER_COLUMN_DOCS,
-  transferColumns,
-} from "./transfer.ts";
+import { ColdReads, readOverlap, transferColumns } from "./transfer.ts";
 import type { Transfer } from "../io/transfer.ts";
 import { checkTransfer } from "../backends/engine.ts";
 import { nativeReads, readFramesOverlapped } from "../backends/overlap.ts";
 import { fillRandom, Rng, verifyFrame } from "./pattern.ts";
 
-/** The columns of `records` with units, in CSV order. */
-export const RECORDS_COLUMN_DOCS: readonly ColumnDoc[] = [
-  col("framing", "", "text", "framing or peer measured"),
-  col("endian", "", "text", "byte order asked for: big, little or native"),
-  col("phase", "", "text", "write (open, every record, fsync, close) or read (cold, verified)"),
-  col("shape", "", "text", "records x record shape"),
-  col("bytes", "bytes", "size", "payload: records x record bytes"),
-  col("wall_s", "s", "number", "wall time of the phase (monotonic clock)"),
-  col("cpu_s", "s", "number", "user_s + sys_s"),
-  col("user_s", "s", "number", "user CPU (getrusage, whole process)"),
-  col("sys_s", "s", "number", "system CPU (getrusage, whole process)"),
-  col("MiBps", "MiB/s", "number", "bytes / 2^20 / wall_s"),
-  col("repeat", "", "count", "1..K in run rows; in summary rows the number of runs summarised"),
-  col("file_bytes", "bytes", "count", "file size after writing"),
-  col("dev_read_bytes", "bytes", "count", "bytes fetched from the device during the phase"),
-  col("dev_write_bytes", "bytes", "count", "bytes sent to the device during the phase"),
-  col(
-    "resident_after_drop",
-    "0..1",
-    "fraction",
-    "fraction cached after the drop (0 for write; with --direct no drop is made: what is cached)",
-  ),
-  col("fsync", "", "text", "the write's fsync policy: end, each (after every record) or none"),
-  coldOkDoc("dev_read_bytes against bytes; read rows only"),
-  ...TRANSFER_COLUMN_DOCS,
-  ...STAT_COLUMNS,
-];
+/** The columns of `records` with units, in CSV order (from the schema, lib/workloads/columns.ts). */
+export const RECORDS_COLUMN_DOCS: readonly ColumnDoc[] = columnDocs(
+  ["framing", "endian", "phase", "shape", "bytes", "wall_s", "cpu_s", "user_s", "sys_s"],
+  ["MiBps", "repeat", "file_bytes", "dev_read_bytes", "dev_write_bytes"],
+  ["resident_after_drop", "fsync", "cold_ok"],
+  TRANSFER_COLUMN_NAMES,
+  STAT_COLUMN_NAMES,
+);
 
 /** The CSV columns of `records`, in order. */
 export const RECORDS_COLUMNS: readonly string[] = RECORDS_COLUMN_DOCS.map((c) => c.name);
@@ -106,6 +83,24 @@ export const RECORDS_AGGREGATE: AggregateSpec = {
   sum: ["bytes", "cpu_s", "user_s", "sys_s", "file_bytes", "dev_read_bytes", "dev_write_bytes"],
   max: ["wall_s", "resident_after_drop"],
   rates: [{ rate: "MiBps", bytes: "bytes", seconds: "wall_s" }],
+};
+
+/** The chart of `records`: wall and CPU seconds per backend and byte order, write and read. */
+export const RECORDS_CHART: ChartSpec = {
+  command: "records",
+  title: "wall and CPU time per backend and byte order",
+  mark: "bar",
+  x: { column: "framing", title: "backend" },
+  yTitle: "time (s, mean ± sd)",
+  measures: [{ name: "wall", columns: ["wall_s"] }, { name: "CPU", columns: ["cpu_s"] }],
+  series: { columns: ["framing"], title: "backend" },
+  facets: {
+    row: { field: "measure", title: null, order: ["wall", "CPU"] },
+    column: { field: "phase", title: "phase", order: ["write", "read"] },
+  },
+  offset: { column: "endian", title: "byte order" },
+  width: 300,
+  height: 160,
 };
 
 /** Element types the workload writes: every number type (the seed wrote integers). */
@@ -302,7 +297,13 @@ function label(t: RecordsTarget): string {
   return `${t.backend.name} ${t.endian}`;
 }
 
-/** Runs the workload; calls `onRun` as each phase is measured and returns every run. */
+/**
+ * Runs the workload; calls `onRun` as each phase is measured and returns every run.
+ *
+ * Long (about 200 lines) on purpose: it is the seed's protocol read top to bottom (per repeat and
+ * target: write every record with its fsync, drop, read and verify every record), each phase
+ * fenced under MPI, in the order the numbers depend on.
+ */
 export async function runRecords(
   options: RecordsOptions,
   onRun: (run: RecordsRun) => void = () => {},

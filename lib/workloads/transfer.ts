@@ -8,27 +8,12 @@ import { type ColdEvidence, coldReadsDistrusted } from "../io/cache.ts";
 import type { Transfer } from "../io/transfer.ts";
 import { aioUnavailable } from "../sys/libc.ts";
 import { world } from "../mpi/world.ts";
-import { col, type ColumnDoc } from "../report/human.ts";
+import type { ColumnDoc } from "../report/human.ts";
+import { columnDoc, columnDocs, TRANSFER_COLUMN_NAMES } from "./columns.ts";
 import type { Row } from "../report/row.ts";
 
-/** `bs_bytes` and `direct`, with units. */
-export const TRANSFER_COLUMN_DOCS: readonly ColumnDoc[] = [
-  col(
-    "bs_bytes",
-    "bytes",
-    "size",
-    "bytes of each read and write call of native framings (--bs); 0: the default, small " +
-      "writes coalesced into 4 MiB calls, larger writes and each frame's read in one call",
-  ),
-  col("direct", "", "text", "true when the files were opened with O_DIRECT (--direct)"),
-  col(
-    "huge_pages",
-    "",
-    "text",
-    "true when the O_DIRECT buffers were asked to be 2 MiB transparent huge pages (--direct; " +
-      "--no-huge-pages: false, 4 KiB pages)",
-  ),
-];
+/** `bs_bytes`, `direct` and `huge_pages`, with units (from the schema). */
+export const TRANSFER_COLUMN_DOCS: readonly ColumnDoc[] = columnDocs(TRANSFER_COLUMN_NAMES);
 
 /**
  * How a read phase's frame reads go beside the verification of the frame before: `aio` (O_DIRECT
@@ -61,13 +46,13 @@ export function readOverlap(
 /** The values of {@link TRANSFER_COLUMN_DOCS} for a run with `transfer`. */
 export function transferColumns(
   transfer: Transfer | undefined,
-): { bs_bytes: number; direct: "true" | "false"; huge_pages: "true" | "false" } {
-  // text, so CSV says false rather than leaving it empty
+): { bs_bytes: number; direct: boolean; huge_pages: boolean } {
+  // JSON booleans; CSV writes them as true and false
   const direct = transfer?.direct ?? false;
   return {
     bs_bytes: transfer?.bs ?? 0,
-    direct: direct ? "true" : "false",
-    huge_pages: direct && (transfer?.hugePages ?? true) ? "true" : "false",
+    direct,
+    huge_pages: direct && (transfer?.hugePages ?? true),
   };
 }
 
@@ -83,18 +68,11 @@ export function cacheState(
 }
 
 /**
- * `cold_ok`, with what counts as read in `readBytes` and `deviceReadBytes` (`what`: e.g.
- * "read_dev_bytes + random_dev_bytes").
+ * The schema's `cold_ok` column. `what` (which bytes count as read, as a caller words it) is
+ * covered by the schema's one text and not used.
  */
-export function coldOkDoc(what: string): ColumnDoc {
-  return col(
-    "cold_ok",
-    "",
-    "text",
-    "cold rows: true when cold reads can be trusted: not NFS, Lustre, GPFS, BeeGFS, CephFS, " +
-      "FUSE or tmpfs, at most 5% resident after the drop, half the bytes read or more from the " +
-      `device (${what}); false otherwise (stderr says why); empty when warm or direct`,
-  );
+export function coldOkDoc(_what?: string): ColumnDoc {
+  return columnDoc("cold_ok");
 }
 
 /**

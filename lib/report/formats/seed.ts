@@ -4,10 +4,9 @@
  * header says MB/s over the same MiB/s values). Run rows only; a failed cell shows its error.
  * @module
  */
-import { formatCount, formatG, formatSize } from "./units.ts";
-import type { TableRenderer } from "./output.ts";
-import type { Row } from "./row.ts";
-export { formatG } from "./units.ts";
+import { formatCount, formatG, formatSize } from "../units.ts";
+import type { TableRenderer } from "./writer.ts";
+import type { Row } from "../row.ts";
 
 const WIDTHS = [7, 6, 9, 13, 12, 14, 11];
 const TITLES = [

@@ -1,0 +1,333 @@
+/**
+ * The column schema: every column a measuring command writes (table, scaling, records, readers,
+ * read, write, and the columns MPI adds), each declared once with its unit, how people see it
+ * (kind) and what it holds. A workload's column list picks names from here
+ * ({@link columnDocs}); a name not declared here does not type-check. The same name means the
+ * same thing in the same unit in every workload. A phase's columns carry the phase's name as a
+ * prefix (`write_s`, `write_MiBps`, `read_user_s`, `random_dev_bytes`); records, whose rows are
+ * one phase each (named in `phase`), has the phase-less ones (`wall_s`, `user_s`, `MiBps`).
+ * docs/columns.md is generated from it (tools/columns_doc.ts).
+ * @module
+ */
+import type { ColumnDoc, ColumnKind } from "../report/human.ts";
+
+/** What the schema says of one column (its name is its key). */
+export interface ColumnEntry {
+  /** Unit of the values (`s`, `ms`, `MiB/s`, `bytes`, `ticks`, `0..1`), "" for none. */
+  readonly unit: string;
+  /** How human output shows the values; `flag` columns are JSON booleans. */
+  readonly kind: ColumnKind;
+  /** What the column holds. */
+  readonly text: string;
+}
+
+function entry(unit: string, kind: ColumnKind, text: string): ColumnEntry {
+  return { unit, kind, text };
+}
+
+/** The text of each phase's `*_verify_s` column, for the phase whose time is `phase`. */
+const verifyText = (phase: string) =>
+  `part of ${phase} the reading thread spent comparing the frames read with the expected ` +
+  "bytes (python3-gsd's rows: its array comparisons); reads in flight meanwhile (readahead, " +
+  "--overlap) go on, so it bounds what verifying costs the phase from above";
+
+const REPEAT_TEXT = "1..K in run rows; in summary rows the number of runs summarised";
+
+/** Every column, by name, in the order docs/columns.md lists them. */
+export const COLUMN_SCHEMA = {
+  // what was measured: the cell's identity
+  framing: entry("", "text", "framing or peer measured (read: the file's framing)"),
+  path: entry("", "text", "the file read or written (read, write)"),
+  size_bytes: entry("bytes", "size", "target file size of the cell"),
+  N: entry("particles", "particles", "particles per frame"),
+  datasets: entry("datasets", "count", "datasets written to the file"),
+  shape: entry("", "text", "records x record shape"),
+  endian: entry("", "text", "byte order asked for or written: big, little or native"),
+  phase: entry("", "text", "write (open, every record, fsync, close) or read (cold, verified)"),
+  mode: entry("", "text", "shared (all readers read one file) or separate (one file each)"),
+  procs: entry("processes", "count", "reader processes started at once"),
+  reader: entry("", "text", "the program that read: sciobench, or gfortran (Packman's rd)"),
+  records: entry("records", "count", "records per file"),
+  length: entry("doubles", "count", "doubles per record"),
+  seed: entry("", "count", "seed of the data and of the random order"),
+  first_frame: entry("", "count", "index of the first frame written (0 unless --append)"),
+  cache: entry(
+    "",
+    "text",
+    "page cache before each read phase: cold (the file dropped) or warm (read once); direct: " +
+      "O_DIRECT reads, no drop",
+  ),
+  fsync: entry(
+    "",
+    "text",
+    "fsync policy of the write: end (one fsync after the last frame, record or dataset), each " +
+      "(after every one) or none (page-cache numbers; scaling's default, as the seed)",
+  ),
+  fs_type: entry(
+    "",
+    "text",
+    "file system of --dir, or of the file read (tmpfs means memory numbers)",
+  ),
+  repeat: entry("", "count", REPEAT_TEXT),
+  // sizes and counts
+  frames: entry(
+    "frames",
+    "count",
+    "frames in the file: written (ceil(size / 28 N) in table), or found by read",
+  ),
+  file_bytes: entry("bytes", "size", "size of the file (of each file, for readers) after writing"),
+  data_bytes: entry("bytes", "count", "payload written: frames x 28 N"),
+  bytes: entry(
+    "bytes",
+    "size",
+    "payload of the row: records x record bytes, or datasets x dataset bytes",
+  ),
+  read_frames: entry("frames", "count", "frames read in each read phase"),
+  read_bytes: entry("bytes", "count", "payload read in each read phase (read: in order)"),
+  random_bytes: entry("bytes", "count", "payload read at random"),
+  reader_bytes: entry("bytes", "count", "payload read, summed over readers"),
+  unit: entry("", "text", "what one random read reads: a frame, or a record"),
+  random_units: entry("", "count", "frames (or records) read at random"),
+  // the open
+  open_ms: entry("ms", "number", "time to open the file for reading (cold unless --cache warm)"),
+  open_first_ms: entry(
+    "ms",
+    "number",
+    "the first open of the file in the process, right after the write and before the drop " +
+      "(closed at once): it includes compiling the reader's code, which V8 does at a function's " +
+      "first call; open_ms is timed after up to 15 more untimed opens (python3-gsd's peer opens " +
+      "alike)",
+  ),
+  open_dev_bytes: entry(
+    "bytes",
+    "count",
+    "bytes the open fetched from the device (an index, or every record marker for f77 and " +
+      "IEEEIO); cold rows drop the file again after the open, so the read starts cold",
+  ),
+  // the write phase
+  write_s: entry(
+    "s",
+    "number",
+    "the write: open, every frame (record, dataset), the fsyncs of --fsync, and close",
+  ),
+  write_MiBps: entry("MiB/s", "number", "payload (data_bytes; scaling: bytes) / 2^20 / write_s"),
+  write_user_s: entry("s", "number", "user CPU of the write (getrusage)"),
+  write_sys_s: entry("s", "number", "system CPU of the write (getrusage)"),
+  write_dev_bytes: entry("bytes", "count", "bytes the write sent to the device (ru_oublock)"),
+  write_user_ticks: entry("ticks", "count", "user CPU of the write, times() clock ticks"),
+  write_sys_ticks: entry("ticks", "count", "system CPU of the write, clock ticks"),
+  write_cpu_ticks: entry("ticks", "count", "write_user_ticks + write_sys_ticks"),
+  write_sync_s: entry("s", "number", "part of write_s spent closing (trailer, fsync)"),
+  // the sequential read phase
+  read_s: entry("s", "number", "sequential read of read_frames, every frame verified"),
+  read_MiBps: entry("MiB/s", "number", "read_bytes / 2^20 / read_s, frames in order"),
+  read_user_s: entry(
+    "s",
+    "number",
+    "user CPU of the sequential read (readers: summed over readers)",
+  ),
+  read_sys_s: entry(
+    "s",
+    "number",
+    "system CPU of the sequential read (readers: summed over readers)",
+  ),
+  read_dev_bytes: entry(
+    "bytes",
+    "count",
+    "bytes the sequential read fetched from the device (readers: summed over readers)",
+  ),
+  read_user_ticks: entry("ticks", "count", "user CPU of the sequential read, clock ticks"),
+  read_sys_ticks: entry("ticks", "count", "system CPU of the sequential read, clock ticks"),
+  read_verify_s: entry("s", "number", verifyText("read_s")),
+  // the random read phase
+  random_s: entry(
+    "s",
+    "number",
+    "random read of read_frames (read: random_units), every frame verified",
+  ),
+  random_MiBps: entry(
+    "MiB/s",
+    "number",
+    "payload read at random (table: read_bytes; read: random_bytes) / 2^20 / random_s",
+  ),
+  random_ms: entry("ms", "number", "random_s per frame read"),
+  random_user_s: entry("s", "number", "user CPU of the random read"),
+  random_sys_s: entry("s", "number", "system CPU of the random read"),
+  random_dev_bytes: entry("bytes", "count", "bytes the random read fetched from the device"),
+  random_user_ticks: entry("ticks", "count", "user CPU of the random read, clock ticks"),
+  random_sys_ticks: entry("ticks", "count", "system CPU of the random read, clock ticks"),
+  random_verify_s: entry("s", "number", verifyText("random_s")),
+  // one phase per row (records: the phase column names it)
+  wall_s: entry(
+    "s",
+    "number",
+    "wall time of the row's phase on the monotonic clock (readers: the first reader's start to " +
+      "the last reader's end)",
+  ),
+  cpu_s: entry("s", "number", "user_s + sys_s"),
+  user_s: entry("s", "number", "user CPU of the row's phase (getrusage, whole process)"),
+  sys_s: entry("s", "number", "system CPU of the row's phase (getrusage, whole process)"),
+  MiBps: entry("MiB/s", "number", "bytes / 2^20 / wall_s"),
+  dev_read_bytes: entry("bytes", "count", "bytes fetched from the device during the row's phase"),
+  dev_write_bytes: entry("bytes", "count", "bytes sent to the device during the row's phase"),
+  // readers
+  mean_s: entry("s", "number", "mean time of one reader, open to close"),
+  max_s: entry("s", "number", "slowest reader"),
+  min_s: entry("s", "number", "fastest reader"),
+  aggregate_MiBps: entry("MiB/s", "number", "procs x file_bytes / 2^20 / wall_s"),
+  slope_s_per_proc: entry(
+    "s/process",
+    "number",
+    "wall time added per added process since the previous row of the same mode (first row: " +
+      "wall_s / procs), the seed's cost per process",
+  ),
+  start_spread_s: entry("s", "number", "last reader's start minus the first's"),
+  resident_before: entry("0..1", "fraction", "fraction of the file(s) cached at the start"),
+  // the page cache and the clocks
+  resident_after_drop: entry(
+    "0..1",
+    "fraction",
+    "fraction of the file cached after the drop (records: 0 for write; with --direct no drop is " +
+      "made: what is cached)",
+  ),
+  drop_s: entry("s", "number", "time spent dropping (or warming) the page cache, untimed"),
+  clk_tck: entry("ticks/s", "count", "clock ticks per second"),
+  cold_ok: entry(
+    "",
+    "flag",
+    "cold rows: true when cold reads can be trusted: not NFS, Lustre, GPFS, BeeGFS, CephFS, " +
+      "FUSE or tmpfs, at most 5% resident after the drop, half the bytes read or more from the " +
+      "device (the read phases' *_dev_bytes against their payload; readers: against the distinct " +
+      "files' bytes; records: read rows only); false otherwise (stderr says why); empty when " +
+      "warm or direct",
+  ),
+  verified: entry("", "flag", "true when --verify checked the data"),
+  // system calls
+  bs_bytes: entry(
+    "bytes",
+    "size",
+    "bytes of each read and write call of native framings (--bs); 0: the default, small " +
+      "writes coalesced into 4 MiB calls, larger writes and each frame's read in one call",
+  ),
+  direct: entry("", "flag", "true when the files were opened with O_DIRECT (--direct)"),
+  huge_pages: entry(
+    "",
+    "flag",
+    "true when the O_DIRECT buffers were asked to be 2 MiB transparent huge pages (--direct; " +
+      "--no-huge-pages: false, 4 KiB pages)",
+  ),
+  // --baseline fio
+  fio_write_MiBps: entry(
+    "MiB/s",
+    "number",
+    "--baseline fio: fio writing a file of data_bytes in the same directory (psync, bs = " +
+      "fio_write_bs_bytes, same direct flag and fsync policy: end_fsync=1, or fsync=1 with each)",
+  ),
+  fio_read_MiBps: entry(
+    "MiB/s",
+    "number",
+    "--baseline fio: fio reading read_bytes of it in order, after the same drop (and " +
+      "invalidate=1)",
+  ),
+  fio_random_MiBps: entry("MiB/s", "number", "--baseline fio: fio randread of read_bytes of it"),
+  efficiency_write: entry("ratio", "number", "write_MiBps / fio_write_MiBps (1 = fio's speed)"),
+  efficiency_read: entry("ratio", "number", "read_MiBps / fio_read_MiBps"),
+  efficiency_random: entry("ratio", "number", "random_MiBps / fio_random_MiBps"),
+  fio_bs_bytes: entry(
+    "bytes",
+    "size",
+    "--baseline fio: fio's block size when it reads, as each of our read calls: bs_bytes with " +
+      "--bs, else one frame (28 N bytes; a file's first read of 1 MiB or more is 128 KiB then " +
+      "the rest), with --direct rounded up to the alignment of our direct reads (a page, 4096, " +
+      "or the file system's direct-I/O alignment when larger)",
+  ),
+  fio_write_bs_bytes: entry(
+    "bytes",
+    "size",
+    "--baseline fio: fio's block size when it writes: bs_bytes with --bs, else 4 MiB with " +
+      "--direct (our staged writes; at most the file), else one frame",
+  ),
+  fio_huge_pages: entry(
+    "",
+    "flag",
+    "--baseline fio: true when fio's buffers were reserved huge pages (mem=shmhuge, given with " +
+      "--direct where free huge pages and the right to lock them allow), as ours (huge_pages)",
+  ),
+  // MPI (lib/mpi/aggregate.ts; each rate's and time's min, mean and max over ranks follow as
+  // NAME_min, NAME_mean, NAME_max in NAME's unit)
+  ranks: entry("ranks", "count", "MPI ranks in the run"),
+  rank: entry("", "text", "under MPI: the rank (a number, or all for the aggregate row)"),
+  host: entry("", "text", "under MPI: the rank's host (the aggregate row: N nodes)"),
+  write_path: entry("", "text", "under MPI: the file the rank wrote"),
+  read_path: entry("", "text", "under MPI: the file the rank read"),
+  // every row ends with these
+  stat: entry(
+    "",
+    "text",
+    "run for a measurement; mean, median, stddev (sample), min or max over the repeats of a cell",
+  ),
+  error: entry("", "text", "why the cell failed (its measured columns are then empty)"),
+} as const satisfies Record<string, ColumnEntry>;
+
+/** The name of a column of the schema. */
+export type ColumnName = keyof typeof COLUMN_SCHEMA;
+
+/** Whether `name` is a column of the schema. */
+export function isColumnName(name: string): name is ColumnName {
+  return Object.hasOwn(COLUMN_SCHEMA, name);
+}
+
+/** The documented column `name` (unit, kind and meaning from the schema). */
+export function columnDoc(name: ColumnName): ColumnDoc {
+  const e: ColumnEntry = COLUMN_SCHEMA[name];
+  return { name, unit: e.unit, kind: e.kind, text: e.text };
+}
+
+/** The names of `groups` joined in order (a column list written a few names a line). */
+export function columnNames(...groups: readonly (readonly ColumnName[])[]): ColumnName[] {
+  return groups.flat();
+}
+
+/** The documented columns of `groups` joined in order (see {@link columnNames}). */
+export function columnDocs(...groups: readonly (readonly ColumnName[])[]): ColumnDoc[] {
+  return columnNames(...groups).map(columnDoc);
+}
+
+/** The columns every workload ends with: the row kind and a failed cell's reason. */
+export const STAT_COLUMN_NAMES = ["stat", "error"] as const satisfies readonly ColumnName[];
+
+/** The columns about system calls every workload writes (`--bs`, `--direct`). */
+export const TRANSFER_COLUMN_NAMES = [
+  "bs_bytes",
+  "direct",
+  "huge_pages",
+] as const satisfies readonly ColumnName[];
+
+/** The columns of `sciobench read`, in CSV order. */
+export const READ_COLUMN_NAMES: readonly ColumnName[] = columnNames(
+  ["framing", "path", "frames", "file_bytes", "open_ms", "read_MiBps", "random_MiBps"],
+  ["random_ms", "read_frames", "read_bytes", "random_bytes", "read_s", "random_s"],
+  ["read_user_s", "read_sys_s", "read_dev_bytes", "random_dev_bytes", "resident_after_drop"],
+  ["fs_type", "unit", "random_units", "verified", "open_dev_bytes", "cache", "cold_ok"],
+  TRANSFER_COLUMN_NAMES,
+);
+
+/** The columns of `sciobench write`, in CSV order. */
+export const WRITE_COLUMN_NAMES: readonly ColumnName[] = columnNames(
+  ["framing", "path", "N", "frames", "file_bytes", "data_bytes", "write_s", "write_MiBps"],
+  ["write_user_s", "write_sys_s", "write_dev_bytes", "seed", "first_frame", "fsync"],
+  TRANSFER_COLUMN_NAMES,
+);
+
+/**
+ * Turns the words `true` and `false` in `row`'s flag columns (kind `flag`: direct, huge_pages,
+ * ...) into booleans, in place, for rows a program peer printed as text; returns `row`.
+ */
+export function flagsAsBooleans<R extends Record<string, unknown>>(row: R): R {
+  const values = row as Record<string, unknown>;
+  for (const [name, value] of Object.entries(row)) {
+    if (value !== "true" && value !== "false") continue;
+    if (isColumnName(name) && COLUMN_SCHEMA[name].kind === "flag") values[name] = value === "true";
+  }
+  return row;
+}

@@ -1,0 +1,322 @@
+/**
+ * One table cell measured in-process: write all frames with fsync, drop the file from the page
+ * cache, time the open, drop again, read a sample in order, drop again, read it in a seeded random
+ * order; every frame read is checked against what was written.
+ * @module
+ */
+import { UsageError, VerifyError } from "../../core/errors.ts";
+import { type CacheDrop, type ColdEvidence, dropCache, residency } from "../../io/cache.ts";
+import { FileHandle } from "../../io/file.ts";
+import { signalPoint, withScratchDir } from "../../io/scratch.ts";
+import { writeFrames } from "../../backends/write.ts";
+import type { Backend, FrameSource } from "../../backends/backend.ts";
+import { fencedPhase, injectedFailure, rankScratchShare } from "../../mpi/phase.ts";
+import { planSharedFile, sharedPart, writeSharedFrames } from "../../mpi/shared.ts";
+import { world } from "../../mpi/world.ts";
+import type { Row } from "../../report/row.ts";
+import type { Progress } from "../../report/progress.ts";
+import { startMeter, warmUpOpens } from "../../sys/meter.ts";
+import { statfs } from "../../sys/libc.ts";
+import { sharedFraming } from "../cells.ts";
+import { cacheState, readOverlap, transferColumns } from "../transfer.ts";
+import { checkTransfer } from "../../backends/engine.ts";
+import {
+  prepareVerified,
+  readVerifiedFrames,
+  Rng,
+  shuffledOrder,
+  type VerifyTime,
+} from "../pattern.ts";
+import { type BesidePhase, type PhaseBeside, type TableOptions, tableSizing } from "./options.ts";
+import { TableFrames } from "./frames.ts";
+
+/** Runs `ours` with `beside`'s matching phase just before or just after it (none: ours alone). */
+async function pairedPhase<T>(
+  beside: PhaseBeside | undefined,
+  phase: BesidePhase,
+  ours: () => Promise<T>,
+): Promise<T> {
+  if (beside?.first) await beside.run(phase);
+  const result = await ours();
+  if (beside !== undefined && !beside.first) await beside.run(phase);
+  return result;
+}
+
+/**
+ * Drops `path` from the page cache (cold), reads it through once (warm), or (direct: the reads
+ * bypass the cache) only measures the residency; returns it.
+ */
+export function prepareCache(path: string, cache: "cold" | "warm" | "direct"): CacheDrop {
+  if (cache === "cold") return dropCache(path);
+  if (cache === "direct") return { seconds: 0, residentAfter: residency(path) };
+  const t0 = performance.now();
+  const f = FileHandle.open(path, "read");
+  try {
+    const buf = new Uint8Array(4 << 20);
+    for (let at = 0; at < f.size; at += buf.length) f.readInto(buf, at);
+  } finally {
+    f.close();
+  }
+  return { seconds: (performance.now() - t0) / 1000, residentAfter: residency(path) };
+}
+
+async function readPhase(
+  source: FrameSource,
+  order: ArrayLike<number>,
+  frames: TableFrames,
+  progress: Progress,
+  phase: string,
+  overlap: boolean,
+) {
+  // the expected bytes in the file's byte order exist before the clock starts, as the native
+  // arrays raw is compared with do (big-endian netCDF: a swapped copy of a frame)
+  prepareVerified(source, frames);
+  const spent: VerifyTime = { seconds: 0 };
+  const meter = startMeter(phase);
+  const n = order.length;
+  // --overlap: the read of frame k + 1 is in flight while frame k is verified (native framings)
+  const after = (k: number) => {
+    if ((k & 63) !== 0) return undefined;
+    progress.update(k / n, phase);
+    return signalPoint();
+  };
+  await readVerifiedFrames(source, order, frames, after, overlap, spent);
+  return { ...meter.stop(), verifyS: spent.seconds };
+}
+
+/**
+ * Measures one cell (backend, size, N, repeat 1..K) and returns this rank's row. Under MPI every
+ * phase is fenced (lib/mpi/phase.ts), each rank writes its own file in a scratch directory shared
+ * by all ranks, and reads the file of rank (rank + reorder) mod ranks.
+ *
+ * Long (about 200 lines) on purpose: it is the cell's protocol read top to bottom, the phases
+ * (warm-up, write, first open, drop, open, drop, read, drop, random) in the order they run, each
+ * fenced under MPI, then the row of what they measured; spread over functions, the order of the
+ * phases and drops that the numbers depend on would no longer be visible in one place.
+ */
+export async function runTableCell(
+  backend: Backend,
+  size: number,
+  n: number,
+  repeat: number,
+  options: TableOptions,
+): Promise<Row> {
+  const w = world();
+  const sizing = tableSizing(size, n, options.sampleBytes);
+  const readRank = (w.rank + (options.reorder ?? 0)) % w.size;
+  const frames = new TableFrames(n, options.seed, w.rank);
+  const readFrames = readRank === w.rank ? frames : new TableFrames(n, options.seed, readRank);
+  const p = options.progress;
+  checkTransfer(backend, options.transfer);
+  const cache = cacheState(options.transfer, options.cache);
+  // --layout shared: one file, rank r's frames are r x frames .. (r + 1) x frames - 1
+  const shared = options.layout === "shared" && w.size > 1;
+  if (shared && options.transfer) {
+    throw new UsageError("--layout shared does not take --bs or --direct; use --layout per-rank");
+  }
+  const readBase = shared ? readRank * sizing.frames : 0;
+  let other: { rank: number; frames: TableFrames } | undefined;
+  const framesOf = (rank: number): TableFrames => {
+    if (rank === w.rank) return frames;
+    if (rank === readRank) return readFrames;
+    if (other?.rank !== rank) other = { rank, frames: new TableFrames(n, options.seed, rank) };
+    return other.frames;
+  };
+  const globalFrame = (g: number) => framesOf(Math.floor(g / sizing.frames)).frame(g);
+  return await withScratchDir(options.dir, async (dir) => {
+    const fs = statfs(dir);
+    injectedFailure("unfenced", w.rank); // test hook: a failure no other rank hears of
+    const fileOf = (rank: number) =>
+      w.size === 1
+        ? `${dir}/table.${backend.name}`
+        : `${dir}/table.${backend.name}.${shared ? "shared" : `r${rank}`}`;
+    const path = fileOf(w.rank);
+    const readPath = fileOf(readRank);
+    const fsync = options.fsync ?? "end";
+    const sink = {
+      create: "truncate",
+      endian: options.endian,
+      fsync,
+      transfer: options.transfer,
+    } as const;
+    // the shared file fsyncs at its end or not at all (the command refuses --fsync each)
+    const sharedSink = { endian: options.endian, fsync: fsync !== "none" };
+    const plan = shared
+      ? await fencedPhase(
+        "plan",
+        () =>
+          planSharedFile(
+            sharedFraming(backend),
+            sharedSink,
+            sharedPart(sizing.frames),
+            globalFrame,
+          ),
+      )
+      : undefined;
+    const write = (phase: string): Promise<number> => {
+      const progress = (i: number) => {
+        if ((i & 63) === 0) p.update(i / sizing.frames, phase);
+      };
+      if (plan) {
+        return writeSharedFrames(
+          sharedFraming(backend),
+          path,
+          sharedSink,
+          plan,
+          globalFrame,
+          progress,
+        );
+      }
+      return writeFrames(backend, path, sink, sizing.frames, (i) => frames.frame(i), progress);
+    };
+    const writer = !shared || w.rank === 0;
+    if (options.warmup) {
+      await fencedPhase("warm-up", async () => {
+        await write("warm-up");
+        if (writer) Deno.removeSync(path);
+      });
+    }
+    const { w: wr, syncS, fileBytes } = await pairedPhase(
+      options.beside,
+      "write",
+      () =>
+        fencedPhase("write", async () => {
+          const wm = startMeter("write");
+          const syncS = await write("write");
+          const w = wm.stop();
+          // a shared file is counted once, on rank 0, so the sum over ranks is its size
+          return { w, syncS, fileBytes: writer ? Deno.statSync(path).size : 0 };
+        }),
+    );
+    options.afterWrite?.(path);
+
+    // The first open of the file in the process, closed at once, before the drop: V8 compiles a
+    // function at its first call (most of a first gsd open's 1 ms; python3-gsd's gsd_open is C,
+    // compiled ahead of time); it is kept as open_first_ms. Untimed opens follow (V8 optimises
+    // after some calls), so the open timed below is the reader's optimised code, as the
+    // python3-gsd peer's is (lib/peers/gsd_peer_py.ts does the same).
+    const openClose = () =>
+      backend.openReader(readPath, { layout: readFrames.layout, transfer: options.transfer })
+        .close();
+    const first = await fencedPhase("first open", () => {
+      const fm = startMeter("first open");
+      openClose();
+      const m = fm.stop();
+      warmUpOpens(openClose);
+      return m;
+    });
+    const drop1 = await fencedPhase("drop", () => prepareCache(readPath, cache));
+    const { o, source } = await fencedPhase("open", () => {
+      const om = startMeter("open");
+      const source = backend.openReader(readPath, {
+        layout: readFrames.layout,
+        transfer: options.transfer,
+      });
+      const o = om.stop();
+      const written = shared ? sizing.frames * w.size : sizing.frames;
+      if (source.frameCount !== written) {
+        source.close();
+        throw new VerifyError(
+          `${readPath}: ${source.frameCount} frames read back, ${written} written`,
+        );
+      }
+      return { o, source };
+    });
+    // Opening f77 and IEEEIO files scans every record marker, which caches the file: a cold read
+    // phase starts from a second drop (untimed), so it reads from the device like the others.
+    const dropOpen = cache === "cold"
+      ? await fencedPhase("drop", () => prepareCache(readPath, cache))
+      : undefined;
+    try {
+      const seq = Uint32Array.from({ length: sizing.readFrames }, (_, i) => readBase + i);
+      const overlap = readOverlap(options.transfer, options.overlap).mode !== "none";
+      const r = await pairedPhase(
+        options.beside,
+        "read",
+        () => fencedPhase("read", () => readPhase(source, seq, readFrames, p, "read", overlap)),
+      );
+      const drop2 = await fencedPhase("drop", () => prepareCache(readPath, cache));
+      const order = shuffledOrder(
+        sizing.frames,
+        sizing.readFrames,
+        new Rng(options.seed + repeat),
+      ).map((i) => readBase + i);
+      const x = await pairedPhase(
+        options.beside,
+        "random",
+        () =>
+          fencedPhase("random", () => readPhase(source, order, readFrames, p, "random", overlap)),
+      );
+      p.clear();
+      const mib = 2 ** 20;
+      return {
+        framing: backend.name,
+        size_bytes: size,
+        N: n,
+        open_ms: o.wallS * 1000,
+        write_MiBps: sizing.dataBytes / mib / wr.wallS,
+        read_MiBps: sizing.readBytes / mib / r.wallS,
+        random_MiBps: sizing.readBytes / mib / x.wallS,
+        random_ms: (x.wallS / sizing.readFrames) * 1000,
+        frames: sizing.frames,
+        file_bytes: fileBytes,
+        repeat,
+        write_s: wr.wallS,
+        write_user_s: wr.userS,
+        write_sys_s: wr.sysS,
+        read_user_s: r.userS,
+        read_sys_s: r.sysS,
+        write_dev_bytes: wr.devWriteBytes,
+        read_dev_bytes: r.devReadBytes,
+        resident_after_drop: drop1.residentAfter,
+        fs_type: fs.typeName,
+        data_bytes: sizing.dataBytes,
+        read_frames: sizing.readFrames,
+        read_bytes: sizing.readBytes,
+        read_s: r.wallS,
+        random_s: x.wallS,
+        random_user_s: x.userS,
+        random_sys_s: x.sysS,
+        random_dev_bytes: x.devReadBytes,
+        drop_s: drop1.seconds + (dropOpen?.seconds ?? 0) + drop2.seconds,
+        write_user_ticks: wr.userTicks,
+        write_sys_ticks: wr.sysTicks,
+        clk_tck: wr.clkTck,
+        seed: options.seed,
+        write_sync_s: syncS,
+        read_user_ticks: r.userTicks,
+        read_sys_ticks: r.sysTicks,
+        random_user_ticks: x.userTicks,
+        random_sys_ticks: x.sysTicks,
+        cache,
+        fsync,
+        ...transferColumns(options.transfer),
+        open_dev_bytes: o.devReadBytes,
+        open_first_ms: first.wallS * 1000,
+        read_verify_s: r.verifyS,
+        random_verify_s: x.verifyS,
+        ...(w.size > 1 ? { "write_path": path, "read_path": readPath } : {}),
+        stat: "run",
+        error: "",
+      };
+    } finally {
+      source.close();
+    }
+  }, rankScratchShare());
+}
+
+/**
+ * What a table row shows about its cold reads (`cold_ok`): its residency after the drop, the
+ * bytes both read phases read and fetched from the device, and the file system (`fsType`, statfs
+ * f_type).
+ */
+export function tableColdEvidence(row: Row, fsType: number): ColdEvidence {
+  return {
+    fsType,
+    residentAfterDrop: Number(row.resident_after_drop),
+    readBytes: 2 * Number(row.read_bytes),
+    deviceReadBytes: Number(row.read_dev_bytes) + Number(row.random_dev_bytes),
+  };
+}
+
+/** What `--baseline fio` needs of a cell before it is measured. */
