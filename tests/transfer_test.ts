@@ -6,8 +6,9 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { FRAMINGS } from "../lib/backends/registry.ts";
-import { checkTransfer, nativeBackend } from "../lib/backends/engine.ts";
+import { backendByName, FRAMINGS } from "../lib/backends/registry.ts";
+import { nativeBackend } from "../lib/backends/engine.ts";
+import { checkTransfer } from "../lib/backends/guard.ts";
 import { writeFrames } from "../lib/backends/write.ts";
 import type { Backend, SinkOptions } from "../lib/backends/backend.ts";
 import type { Transfer } from "../lib/io/transfer.ts";
@@ -278,6 +279,16 @@ Deno.test("peers refuse --direct and --bs with one line", () => {
   );
   assert.throws(() => checkTransfer(hdf5, { bs: 65536, direct: false }), /--bs: hdf5/);
   checkTransfer(backend("raw"), { bs: 65536, direct: true });
+});
+
+Deno.test("the guard refuses --bs to a program peer's table cell before the program runs", async () => {
+  const peer = backendByName("python-gsd");
+  assert.ok(peer.measureTableCell, "python-gsd measures table cells in its own process");
+  const cell = { size: 1 << 20, n: 32, repeat: 0, seed: 1, warmup: false };
+  await assert.rejects(
+    () => peer.measureTableCell!({ ...cell, transfer: { bs: 65536, direct: false } }),
+    (e: unknown) => e instanceof UsageError && /--bs: python-gsd is a program peer/.test(e.message),
+  );
 });
 
 Deno.test({

@@ -381,4 +381,6 @@ export interface TableCell {
   readonly cache?: "cold" | "warm";
   /** Parent directory of the scratch file (default: current directory). */
   readonly dir?: string;
+  /** `--bs` / `--direct` asked of the cell (the guard refuses it to a backend without `transfer`). */
+  readonly transfer?: Transfer;
 }

@@ -837,7 +837,6 @@ class NativeSource implements FrameSource {
 }
 
 /** Kept here for the callers that import it from the engine; it lives in the guard. */
-export { checkTransfer } from "./guard.ts";
 
 /** A {@link Backend} that stores frames with `framing`, through the FFI file layer. */
 export function nativeBackend(framing: Framing): Backend {

@@ -60,7 +60,8 @@ const GUARDED = new WeakSet<Backend>();
 
 /**
  * `backend` as the registry runs it, behind the checks every backend shares, made here once
- * before the backend opens a file: `transfer` against `transfer` capability (lib/backends/backend.ts), and its
+ * before the backend opens a file or measures a table cell in its own process: `transfer` against
+ * the `transfer` capability (lib/backends/backend.ts), and its
  * `backendOptions` against the options it declares (UsageError); a writer of a new file gets
  * them with the declared defaults filled in (an append takes the file's). Every frame number
  * its readers are asked for is checked against the range before the backend's own `readFrame`
@@ -84,6 +85,13 @@ export function engineBackend(backend: Backend): Backend {
       return rangeChecked(backend.openReader(path, options));
     },
   };
+  const measure = backend.measureTableCell;
+  if (measure !== undefined) {
+    run.measureTableCell = async (cell) => {
+      checkTransfer(backend, cell.transfer);
+      return await measure.call(backend, cell);
+    };
+  }
   GUARDED.add(run);
   return run;
 }

@@ -45,7 +45,6 @@ import { type PhaseSample, startMeter } from "../sys/meter.ts";
 import { cellError, EMPTY_SAMPLE, sharedFraming } from "./cells.ts";
 import { ColdReads, readOverlap, transferColumns } from "./transfer.ts";
 import type { Transfer } from "../io/transfer.ts";
-import { checkTransfer } from "../backends/engine.ts";
 import { nativeReads, readFramesOverlapped } from "../backends/overlap.ts";
 import { fillRandom, Rng, verifyFrame } from "./pattern.ts";
 
@@ -320,7 +319,6 @@ export async function runRecords(
   const shared = options.layout === "shared" && w.size > 1;
   const readBase = shared ? readRank * frames.records : 0;
   const p = options.progress;
-  for (const t of options.targets) checkTransfer(t.backend, options.transfer);
   const transfer = options.transfer;
   const runs: RecordsRun[] = [];
   let index = 0;

@@ -36,7 +36,6 @@ import { attachAudit, auditOf, finishAudit, startAudit } from "../sys/audit.ts";
 import { cellError, EMPTY_SAMPLE } from "./cells.ts";
 import { transferColumns } from "./transfer.ts";
 import type { Transfer } from "../io/transfer.ts";
-import { checkTransfer } from "../backends/engine.ts";
 import type { ColumnDoc } from "../report/human.ts";
 import type { ChartSpec } from "../report/chart.ts";
 import { columnDocs, STAT_COLUMN_NAMES, TRANSFER_COLUMN_NAMES } from "./columns.ts";
@@ -210,7 +209,6 @@ export async function runScaling(
     options.endianOf?.(name) ?? options.endian ?? "native";
   const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   const transfer = options.transfer;
-  for (const b of options.backends) checkTransfer(b, transfer);
   /**
    * Writes one file of `n` datasets, timed: open, writes and close in this process, or in the
    * program's own process for a program peer (gfortran's runtime), which times itself.

@@ -15,7 +15,6 @@
  */
 import { UsageError } from "../../core/errors.ts";
 import { dropCache, residency } from "../../io/cache.ts";
-import { checkTransfer } from "../../backends/engine.ts";
 import { ColdReads } from "../transfer.ts";
 import { withScratchDir } from "../../io/scratch.ts";
 import { rankScratchShare } from "../../mpi/phase.ts";
@@ -114,7 +113,6 @@ export async function runReaders(
   if (o.records < 1 || o.length < 1) {
     throw new UsageError("readers: --records and --length must be positive");
   }
-  checkTransfer(o.backend, o.transfer);
   if (o.transfer && o.reader === "gfortran") {
     throw new UsageError(
       `--${o.transfer.direct ? "direct" : "bs"}: the gfortran reader is a program that makes its ` +

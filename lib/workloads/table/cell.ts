@@ -19,7 +19,6 @@ import { startMeter, warmUpOpens } from "../../sys/meter.ts";
 import { statfs } from "../../sys/libc.ts";
 import { sharedFraming } from "../cells.ts";
 import { cacheState, readOverlap, transferColumns } from "../transfer.ts";
-import { checkTransfer } from "../../backends/engine.ts";
 import {
   prepareVerified,
   readVerifiedFrames,
@@ -107,7 +106,6 @@ export async function runTableCell(
   const frames = new TableFrames(n, options.seed, w.rank);
   const readFrames = readRank === w.rank ? frames : new TableFrames(n, options.seed, readRank);
   const p = options.progress;
-  checkTransfer(backend, options.transfer);
   const cache = cacheState(options.transfer, options.cache);
   // --layout shared: one file, rank r's frames are r x frames .. (r + 1) x frames - 1
   const shared = options.layout === "shared" && w.size > 1;

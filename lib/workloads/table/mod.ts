@@ -15,7 +15,6 @@ import { statfs } from "../../sys/libc.ts";
 import { type FioResult } from "../../peers/fio.ts";
 import { CellFailures } from "../cells.ts";
 import { cacheState, ColdReads, readOverlap, transferColumns } from "../transfer.ts";
-import { checkTransfer } from "../../backends/engine.ts";
 import { type PhaseBeside, type TableOptions, tableSizing } from "./options.ts";
 import { TABLE_AGGREGATE } from "./columns.ts";
 import { runTableCell, tableColdEvidence } from "./cell.ts";
@@ -117,6 +116,7 @@ async function measureWith(
         sampleBytes: options.sampleBytes,
         warmup: options.warmup,
         cache: options.cache,
+        transfer: options.transfer,
       }),
     );
   }
@@ -147,7 +147,6 @@ export async function runTable(
     options.progress.note(text);
   };
   const all = [...options.backends, ...options.peers ?? []];
-  for (const b of all) checkTransfer(b, options.transfer);
   const fsType = statfs(options.dir ?? ".").type;
   const cold = new ColdReads(options.dir ?? ".", (text) => options.progress.note(text));
   if (options.overlap === undefined && all.some((b) => b.kind === "native")) {
