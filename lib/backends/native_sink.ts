@@ -1,0 +1,221 @@
+/**
+ * The native sink: applies a pure framing's write ops through a batched FFI file handle (or, with
+ * `--bs` / `--direct`, a block writer of exactly bs-byte transfers), fsyncs before a write is
+ * called done, and journals appends so a failed one leaves the file as it was.
+ * @module
+ */
+import type { Frame, FrameWriter, Framing, TypedArray, WriteOp } from "../framings/types.ts";
+import { IoError, UsageError } from "../core/errors.ts";
+import { FileHandle, WriteBatcher } from "../io/file.ts";
+import { BlockWriter, openForTransfer, transferAlignment } from "../io/transfer.ts";
+import {
+  alignedBytes,
+  giveBackSpareBuffer,
+  HUGE_PAGES_MIN,
+  takeSpareBuffer,
+} from "../io/buffers.ts";
+import { AppendJournal } from "../io/journal.ts";
+import type { FrameSink, FsyncPolicy, SinkOptions } from "./backend.ts";
+
+/** Bytes a `copy` op reads back and writes at a time. */
+const COPY_BLOCK = 1 << 22;
+
+/** A {@link FrameSink} that stores frames with a native framing, through the FFI file layer. */
+export class NativeSink implements FrameSink {
+  readonly path: string;
+  readonly #file: FileHandle;
+  /** Today's 4 MiB write batcher, or with --bs / --direct transfers of exactly bs bytes. */
+  readonly #batch: WriteBatcher | BlockWriter;
+  readonly #writer: FrameWriter;
+  /** Spare buffers the writer's kept copies took (keepCopy), given back at close. */
+  readonly #kept: Uint8Array[] = [];
+  readonly #fsync: FsyncPolicy;
+  /** Appending: the undo journal on disk beside the file (lib/io/journal.ts). */
+  readonly #journal: AppendJournal | undefined;
+  /** File offset and memory alignment reads need (O_DIRECT), for `copy` ops; 1 otherwise. */
+  readonly #align: {
+    readonly align: number;
+    readonly memoryAlign: number;
+    readonly hugePages: boolean;
+  };
+  #open = true;
+  /** Bytes were written since the last fsync. */
+  #unsynced = false;
+
+  constructor(framing: Framing, path: string, options: SinkOptions) {
+    this.path = path;
+    this.#fsync = options.fsync ?? "end";
+    const transfer = options.transfer;
+    let align = { align: 1, memoryAlign: 1, hugePages: false };
+    if (options.create === "append") {
+      if (transfer?.direct) {
+        throw new UsageError(
+          `--direct cannot append to ${path} (its undo journal reads through the page cache); ` +
+            "write a new file, or append without --direct",
+        );
+      }
+      if (!framing.appendWriter) {
+        throw new UsageError(`framing '${framing.name}' cannot append to an existing file`);
+      }
+      this.#file = FileHandle.open(path, "update");
+      try {
+        // Options are checked against the file before anything changes.
+        this.#writer = framing.appendWriter(this.#file, {
+          ...options.backendOptions,
+          endian: options.endian,
+          fileCopies: true,
+          keepCopy: (data) => keepCopy(data, this.#kept),
+        });
+        this.#journal = AppendJournal.begin(path, this.#file.size);
+      } catch (e) {
+        this.#open = false;
+        this.#file.close();
+        throw e;
+      }
+    } else {
+      // Options are checked (the encoder is built) before the file is created.
+      this.#writer = framing.createWriter({
+        ...options.backendOptions,
+        endian: options.endian ?? "native",
+        fileCopies: true,
+        keepCopy: (data) => keepCopy(data, this.#kept),
+      });
+      const mode = options.create === "new" ? "new" : "truncate";
+      if (transfer) {
+        const t = openForTransfer(path, mode, transfer);
+        this.#file = t.file;
+        align = { ...transferAlignment(t, transfer.bs), hugePages: t.hugePages };
+      } else {
+        this.#file = FileHandle.open(path, mode);
+      }
+    }
+    this.#align = align;
+    this.#batch = transfer
+      ? new BlockWriter({ file: this.#file, ...align }, transfer.bs)
+      : new WriteBatcher(this.#file);
+    try {
+      this.#apply(this.#writer.begin());
+    } catch (e) {
+      this.abort();
+      throw e;
+    }
+  }
+
+  #apply(ops: readonly WriteOp[]): void {
+    const journal = this.#journal;
+    for (const op of ops) {
+      if (op.kind === "write") {
+        if (journal && op.offset < journal.size) {
+          journal.save(this.#file, op.offset, op.data.length);
+        }
+        this.#batch.write(op.data, op.offset);
+        this.#unsynced = true;
+      } else if (op.kind === "copy") {
+        if (journal && op.offset < journal.size) journal.save(this.#file, op.offset, op.length);
+        this.#copy(op.from, op.offset, op.length);
+        this.#unsynced = true;
+      } else if (this.#fsync !== "none" || journal) {
+        // the framing's own syncs (gsd's at creation); --fsync none means none at all
+        this.#sync();
+      }
+    }
+  }
+
+  /**
+   * A `copy` op: what is queued is written out, then the bytes are read back (in aligned pieces
+   * under O_DIRECT) and queued again at `to`, COPY_BLOCK bytes at a time.
+   */
+  #copy(from: number, to: number, length: number): void {
+    this.#batch.flush();
+    const { align, memoryAlign } = this.#align;
+    for (let done = 0; done < length;) {
+      const n = Math.min(COPY_BLOCK, length - done);
+      const lo = from + done - ((from + done) % align);
+      const hi = Math.ceil((from + done + n) / align) * align;
+      const buf = alignedBytes(hi - lo, memoryAlign);
+      const got = this.#file.readInto(buf, lo);
+      if (got < from + done + n - lo) {
+        throw new IoError(
+          `${this.path}: reading back bytes [${from + done}, ${from + done + n}) to copy, ` +
+            `the file ended at byte ${lo + got}`,
+        );
+      }
+      this.#batch.write(buf.subarray(from + done - lo, from + done - lo + n), to + done);
+      done += n;
+    }
+  }
+
+  #sync(): void {
+    this.#batch.flush();
+    this.#file.sync();
+    this.#unsynced = false;
+  }
+
+  writeFrame(frame: Frame): void {
+    this.#apply(this.#writer.writeFrame(frame));
+    if (this.#fsync === "each" && this.#unsynced) this.#sync();
+  }
+
+  close(): void {
+    if (!this.#open) return;
+    if (this.#journal) {
+      // The appended data is durable before the trailer, index or header that makes it visible.
+      this.#batch.flush();
+      this.#file.sync();
+    }
+    this.#apply(this.#writer.finish());
+    if (this.#batch instanceof BlockWriter) this.#batch.finish(); // cut the padded tail
+    else this.#batch.flush();
+    // with `each` the frames are synced already: once more only when a trailer or header followed
+    if (this.#fsync === "end" || (this.#fsync === "each" && this.#unsynced)) this.#file.sync();
+    else if (this.#journal) this.#file.sync(); // an append is always made durable
+    this.#open = false;
+    this.#file.close();
+    this.#journal?.commit();
+    this.#giveBackKept();
+  }
+
+  /** Gives the kept copies' buffers back to the spares (the writer is done with them). */
+  #giveBackKept(): void {
+    for (const buf of this.#kept.splice(0)) giveBackSpareBuffer(buf);
+  }
+
+  abort(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    this.#giveBackKept();
+    try {
+      this.#file.close();
+    } finally {
+      if (this.#journal) {
+        // Put the user's file back as it was: cut what was appended, restore replaced bytes.
+        this.#journal.rollBack();
+      } else {
+        try {
+          Deno.removeSync(this.path);
+        } catch {
+          // already gone
+        }
+      }
+    }
+  }
+}
+
+/**
+ * A copy of `data` that a framing's writer keeps across frames (WriterOptions.keepCopy: gsd's
+ * HOOMD reference, frame 0's chunks). From HUGE_PAGES_MIN bytes it goes into a spare buffer,
+ * or a new one in huge pages ({@link takeSpareBuffer}), and `taken` collects it: the sink gives it
+ * back at close, for the next writer's copy or the next source's reads. Made inside the timed
+ * write of frame 0, a new 28 MiB copy at N = 1024^2 first touched 7,168 4 KiB pages (about 15 µs
+ * each on a shadow-paged VM), and a new allocation of that size there took memory the write's
+ * page cache then lacked.
+ */
+export function keepCopy<T extends TypedArray>(data: T, taken?: Uint8Array[]): T {
+  if (data.byteLength < HUGE_PAGES_MIN) return data.slice() as T;
+  const bytes = takeSpareBuffer(data.byteLength);
+  taken?.push(bytes);
+  const Kind = data.constructor as new (buffer: ArrayBuffer, offset: number, length: number) => T;
+  const copy = new Kind(bytes.buffer as ArrayBuffer, bytes.byteOffset, data.length);
+  (copy as Uint8Array).set(data as Uint8Array);
+  return copy;
+}
