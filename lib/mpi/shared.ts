@@ -202,8 +202,11 @@ function newWriter(framing: Framing, options: SharedWriteOptions): FrameWriter {
 
 /**
  * Writes this rank's share of the shared file `path` (a collective: every rank calls it with the
- * same arguments but its own plan) through the native sink. `frameAt(g)` gives global frame g
- * (any rank's data, as every rank encodes every frame); `beforeFrame(i)` is called before each of
+ * same arguments but its own plan) through the native sink. `frameAt(g)` gives global frame g,
+ * of the same layout on every rank (every rank encodes every frame); its data reaches the file
+ * from the rank whose share holds its bytes: without O_DIRECT only this rank's own frames' data
+ * does, under O_DIRECT also the bytes of its neighbours' frames in the pages it owns, so
+ * `frameAt` then gives every frame its owner's data. `beforeFrame(i)` is called before each of
  * this rank's frames. Returns the seconds spent completing the file (the index and header, the
  * fsync, the close). A rank that fails stops the others here with {@link PeerRankFailed}, never a
  * hang.
