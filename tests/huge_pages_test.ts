@@ -8,7 +8,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { keepCopy } from "../lib/backends/engine.ts";
+import { keepCopy } from "../lib/backends/native_sink.ts";
 import { alignedBytes, HUGE_PAGES_MIN } from "../lib/io/transfer.ts";
 import { fioArgs, type FioCell, fioHugePagesRefused, hugePageFacts } from "../lib/peers/fio.ts";
 import { HUGE_PAGE, readProc, transparentHugePages } from "../lib/sys/libc.ts";

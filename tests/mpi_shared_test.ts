@@ -1,8 +1,9 @@
 /**
  * `--layout shared` files: 4 ranks write one file per framing (raw, f77, netcdf, gsd), each its
  * own frames, rank 0 the header and index. The file is byte for byte what one process writes
- * with the same frames, the same backend reads every rank's frames back, and python3-gsd, ncdump
- * and a gfortran program read it.
+ * with the same frames, also with --bs 64k and --direct (each rank's calls bs bytes of its own
+ * blocks), the same backend reads every rank's frames back, and python3-gsd, ncdump and a
+ * gfortran program read it.
  * @module
  */
 import assert from "node:assert/strict";
@@ -12,6 +13,9 @@ import { RecordFrames } from "../lib/workloads/records.ts";
 import { TableFrames } from "../lib/workloads/table/mod.ts";
 import { commandMissing, REQUIRE_PEERS, tempDir } from "./_helpers.ts";
 import { mpiTest, runMpi } from "./_mpi.ts";
+import { PROBE_MODES, type ProbeCalls } from "./_mpi_shared_probe.ts";
+import { DIRECT_REFUSED } from "./_syscalls.ts";
+import { O } from "../lib/sys/libc.ts";
 
 const PROBE = new URL("./_mpi_shared_probe.ts", import.meta.url).pathname;
 const N = 10;
@@ -109,6 +113,100 @@ mpiTest(
       assert.equal(f.code, 0, f.out);
       assert.match(f.out, new RegExp(`frames\\s+${TOTAL}`));
     });
+  },
+);
+
+/** Frames of 2,800 bytes: rank boundaries fall inside 4 KiB blocks and 64 KiB transfers. */
+const TRANSFER_N = 100;
+/** The modes of the probe with a transfer; `direct` and `direct64k` where O_DIRECT works. */
+const TRANSFER_MODES = DIRECT_REFUSED === null ? ["bs64k", "direct", "direct64k"] : ["bs64k"];
+
+/**
+ * Asserts `got` is `want` byte for byte, naming the first byte that differs (a diff of two files
+ * of a MiB would take the test's memory).
+ */
+function sameBytes(got: Uint8Array, want: Uint8Array, what: string): void {
+  const n = Math.min(got.length, want.length);
+  let at = 0;
+  while (at < n && got[at] === want[at]) at++;
+  if (at < n || got.length !== want.length) {
+    assert.fail(`${what}: ${got.length} bytes against ${want.length}, the first differs at ${at}`);
+  }
+}
+
+/** The [start, end) ranges `writes` cover, widened to multiples of `align`. */
+function covered(writes: readonly [number, number][], align: number): [number, number][] {
+  return writes.map(([o, n]) => [o - (o % align), Math.ceil((o + n) / align) * align]);
+}
+
+mpiTest(
+  "mpi shared layout --bs 64k and --direct: the one-process file, each rank's calls bs bytes of its own blocks",
+  async (launcher) => {
+    if (DIRECT_REFUSED !== null) console.error(`skip part (--direct): ${DIRECT_REFUSED}`);
+    using tmp = tempDir();
+    const names = ["raw", "f77", "netcdf", "gsd"];
+    const r = await runMpi(
+      launcher,
+      [tmp.path, names.join(","), String(TRANSFER_N), String(PER_RANK), TRANSFER_MODES.join(",")],
+      { script: PROBE },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const owners = [0, 1, 2, 3].map((rank) => new TableFrames(TRANSFER_N, 1, rank));
+    for (const name of names) {
+      const serial = Deno.readFileSync(`${tmp.path}/serial.${name}`);
+      for (const mode of TRANSFER_MODES) {
+        const what = `${name} ${mode}`;
+        const transfer = PROBE_MODES[mode]!;
+        const path = `${tmp.path}/shared.${mode}.${name}`;
+        sameBytes(Deno.readFileSync(path), serial, `${what}: the one-process file`);
+        // each rank: opens with O_DIRECT when asked, calls of at most bs bytes, full ones bs
+        // (under O_DIRECT at page offsets and lengths); the ranks' calls never share a block
+        const align = transfer.direct ? 4096 : 1;
+        const blocks: [number, number, number][] = [];
+        for (const rank of [0, 1, 2, 3]) {
+          const calls: ProbeCalls = JSON.parse(
+            Deno.readTextFileSync(`${tmp.path}/calls.${mode}.${name}.r${rank}.json`),
+          );
+          assert.equal(calls.flags.length, 1, `${what} rank ${rank}: one open`);
+          assert.equal((calls.flags[0]! & O.DIRECT) !== 0, transfer.direct, `${what}: O_DIRECT`);
+          const sizes = calls.writes.map(([, n]) => n);
+          assert.ok(sizes.length > 0, `${what} rank ${rank} wrote nothing`);
+          assert.ok(sizes.every((n) => n <= transfer.bs), `${what} rank ${rank}: ${sizes}`);
+          const bytes = sizes.reduce((a, n) => a + n, 0);
+          const full = sizes.filter((n) => n === transfer.bs).length;
+          // whole transfers but for the end of each run (data, and gsd's index)
+          assert.ok(full >= Math.floor(bytes / transfer.bs) - 2, `${what} rank ${rank}: ${sizes}`);
+          for (const [o, n] of calls.writes) {
+            assert.equal(o % align, 0, `${what} rank ${rank}: a write at ${o}`);
+            assert.equal(n % align, 0, `${what} rank ${rank}: a write of ${n}`);
+          }
+          for (const [s, e] of covered(calls.writes, align)) blocks.push([s, e, rank]);
+        }
+        for (const [s, e, rank] of blocks) {
+          for (const [s2, e2, rank2] of blocks) {
+            if (rank < rank2 && s < e2 && s2 < e) {
+              assert.fail(
+                `${what}: ranks ${rank} and ${rank2} both write [${s}, ${e}), [${s2}, ${e2})`,
+              );
+            }
+          }
+        }
+        // read back through the native source with the same transfers
+        const source = backendByName(name).openReader(path, {
+          layout: owners[0]!.layout,
+          transfer,
+        });
+        try {
+          assert.equal(source.frameCount, TOTAL);
+          for (const g of [0, PER_RANK - 1, PER_RANK, 2 * PER_RANK + 7, TOTAL - 1]) {
+            const owner = owners[Math.floor(g / PER_RANK)]!;
+            verifyFrame(source.path, g, owner.frame(g).chunks, source.readFrame(g));
+          }
+        } finally {
+          source.close();
+        }
+      }
+    }
   },
 );
 

@@ -1,11 +1,13 @@
 /**
  * `sciobench table` under mpirun (Open MPI) and mpiexec (MPICH) with 4 ranks: one output from
  * rank 0, aggregate bytes 4 x one rank's, --reorder reading another rank's file, per-rank rows,
- * and one failing rank stopping all four with one line and no files left.
+ * one shared file (also with --bs and --direct), and one failing rank stopping all four with one
+ * line and no files left.
  * @module
  */
 import assert from "node:assert/strict";
 import { tempDir } from "./_helpers.ts";
+import { DIRECT_REFUSED } from "./_syscalls.ts";
 import { type JsonDoc, leftovers, mpiTest, runMpi, runMpiJson } from "./_mpi.ts";
 
 type Row = Record<string, string | number>;
@@ -169,6 +171,21 @@ mpiTest(
       assert.ok(Number(all.file_bytes) > Number(all.data_bytes));
       assert.deepEqual(ranks.slice(1).map((x) => x.file_bytes), [0, 0, 0]);
     }
+    // --bs and --direct as a per-rank file takes them; the reads verify every rank's frames
+    const direct = DIRECT_REFUSED === null;
+    if (!direct) console.error(`skip part (--direct): ${DIRECT_REFUSED}`);
+    const sized = await runMpiJson(launcher, [
+      ...["table", ...SMALL, "--framing", "raw,gsd", "--layout", "shared", "--bs", "64k"],
+      ...(direct ? ["--direct"] : []),
+      ...["--dir", tmp.path],
+    ]);
+    assert.deepEqual(sized.rows.map((x) => x.framing), ["raw", "gsd"]);
+    for (const row of sized.rows) {
+      assert.equal(row.bs_bytes, 65536, JSON.stringify(row));
+      assert.equal(row.direct, String(direct), JSON.stringify(row));
+      assert.ok(Number(row.file_bytes) > Number(row.data_bytes), JSON.stringify(row));
+    }
+    assert.deepEqual(leftovers(tmp.path), []);
     const r = await runMpi(launcher, ["table", ...SMALL, "--layout", "shared", "--dir", tmp.path], {
       env: { SCIOBENCH_TEST_FAIL_RANK: "2", SCIOBENCH_TEST_FAIL_PHASE: "shared-write" },
     });

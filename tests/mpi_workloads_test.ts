@@ -1,11 +1,13 @@
 /**
  * `records`, `scaling` and `readers` under mpirun (Open MPI) and mpiexec (MPICH) with 4 ranks:
  * one document from rank 0, bytes summed over ranks, the ranks as readers, per-rank rows and
- * audit trails, --layout shared, one failing rank stopping all, no files left.
+ * audit trails, --layout shared (also with --direct), one failing rank stopping all, no files
+ * left.
  * @module
  */
 import assert from "node:assert/strict";
 import { tempDir } from "./_helpers.ts";
+import { DIRECT_REFUSED } from "./_syscalls.ts";
 import { type JsonDoc, leftovers, mpiTest, runMpi, runMpiJson } from "./_mpi.ts";
 
 type Row = Record<string, string | number>;
@@ -141,6 +143,20 @@ mpiTest(
       // the one shared file: its size on rank 0's row, the sum over ranks
       assert.ok(Number(all.file_bytes) > 4 * one, JSON.stringify(all));
       assert.deepEqual(ranks.map((x) => x.file_bytes), [all.file_bytes, 0, 0, 0]);
+    }
+    assert.deepEqual(leftovers(tmp.path), []);
+    // --direct (or --bs where O_DIRECT is refused) as a per-rank file takes it; records verified
+    const direct = DIRECT_REFUSED === null;
+    if (!direct) console.error(`skip part (--direct): ${DIRECT_REFUSED}`);
+    const sized = await runMpiJson(launcher, [
+      ...["records", "--shape", "8x10x100", "--framing", "raw,netcdf", "--layout", "shared"],
+      ...(direct ? ["--direct"] : ["--bs", "64k"]),
+      ...["--dir", tmp.path],
+    ]);
+    assert.equal(sized.rows.length, 2 * 2);
+    for (const row of sized.rows) {
+      assert.equal(row.direct, String(direct), JSON.stringify(row));
+      assert.equal(row.bytes, 4 * one, JSON.stringify(row));
     }
     assert.deepEqual(leftovers(tmp.path), []);
     for (

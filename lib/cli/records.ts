@@ -202,9 +202,6 @@ export const recordsCommand: Command = {
     );
     common.checkMemory(3 * recordBytes, "a record of --shape", "use a smaller --shape");
     const transfer = common.parseTransfer(values, resolved.run, values.dir);
-    if (transfer && layout === "shared" && world().size > 1) {
-      throw new UsageError("--layout shared does not take --bs or --direct; use --layout per-rank");
-    }
     // the plan is printed only once every check of the run has passed (the same calls)
     if (dryRun(plan, values)) return;
     const progress = new Progress();

@@ -296,9 +296,6 @@ export const tableCommand: Command = {
       throw new UsageError("--baseline fio does not run under MPI (use fio's own MPI-free jobs)");
     }
     const layout = common.parseLayout(values.layout, resolved.run, fsync);
-    if (sized && layout === "shared" && world().size > 1) {
-      throw new UsageError("--layout shared does not take --bs or --direct; use --layout per-rank");
-    }
     if (values.direct && cache === "warm") {
       throw new UsageError(
         "--direct reads bypass the page cache: --cache warm means nothing with it",

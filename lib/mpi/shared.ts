@@ -3,15 +3,37 @@
  * offsets known in advance, rank 0 the header, name lists and index. It works for the native
  * framings whose layout follows from the frame sizes alone (raw, f77, netcdf, gsd): every rank
  * runs the framing's pure writer (lib/framings) over every frame in order, so all ranks compute
- * the same positioned writes, and applies only those of its own frames (rank 0 also those of
- * `begin` and `finish`). The file is then byte for byte what one process writing all the frames
- * in that order would have written.
+ * the same positioned writes, and applies through the native sink (lib/backends/native_sink.ts,
+ * with its batching, `--bs` block writer, `--direct`, fsync and audit trail, as a per-rank file)
+ * only the bytes of its share. The file is then byte for byte what one process writing all the
+ * frames in that order would have written.
+ *
+ * The shares are planned before the write, outside any timing ({@link planSharedFile}): each byte
+ * (each block under O_DIRECT) goes to the rank of the last write that touches it, and that rank
+ * applies, of every write in stream order, the bytes inside its share. So each rank writes its
+ * own frames (rank 0 the header and index), every byte is written by one rank only, later writes
+ * win over earlier ones within that rank (GSD zero-fills a relocated index block whose slots
+ * later frames fill), and the file ends up as the serial writer's whatever order the ranks run in.
+ *
+ * O_DIRECT writes whole aligned blocks: a block holding the end of one rank's frames and the
+ * start of the next rank's would be read back, patched and rewritten by both at once, the later
+ * rewrite losing the other's bytes, and a rank's padded tail would overwrite its neighbour's head.
+ * Frame boundaries cannot be moved onto blocks without changing the file, so under `--direct` the
+ * shares are whole blocks ({@link shareBlock}: a page): the rank that owns a block writes all its
+ * bytes, a few of them from a neighbouring rank's frame (every rank encodes every frame), and a
+ * block's read-back and padding only ever meet its own writes. Only the rank that writes the
+ * file's last block cuts the padded tail to the file's length; the others never change it. A
+ * file system whose O_DIRECT alignment is larger than a page is refused in one line (use
+ * `--layout per-rank`). Without O_DIRECT (`--bs` alone) the shares are exact bytes: the block
+ * writer pads nothing, and each rank's calls are bs bytes of its own share.
  * @module
  */
-import { IoError, UsageError } from "../core/errors.ts";
+import { UsageError } from "../core/errors.ts";
 import type { EndianOption, Frame, FrameWriter, Framing, WriteOp } from "../framings/types.ts";
-import { FileHandle, WriteBatcher } from "../io/file.ts";
+import type { Transfer } from "../io/transfer.ts";
 import { signalPoint } from "../io/scratch.ts";
+import { pageSize } from "../sys/libc.ts";
+import { NativeSink, type NativeSinkOptions, type SinkShare } from "../backends/native_sink.ts";
 import { injectedFailure, PeerRankFailed } from "./phase.ts";
 import { type World, world } from "./world.ts";
 
@@ -28,7 +50,7 @@ export function checkSharedLayout(name: string): void {
   }
 }
 
-/** How the shared file is written: the framing's options, byte order, and the final fsync. */
+/** How the shared file is written: the framing's options, byte order, fsync and transfers. */
 export interface SharedWriteOptions {
   /** Byte order of the data (default native). */
   readonly endian?: EndianOption;
@@ -36,6 +58,8 @@ export interface SharedWriteOptions {
   readonly fsync?: boolean;
   /** The framing's own options (marker width, netCDF variant ...). */
   readonly backendOptions?: Readonly<Record<string, unknown>>;
+  /** `--bs` / `--direct`: the size of each write system call and O_DIRECT. */
+  readonly transfer?: Transfer;
 }
 
 /** The frames of one rank in a shared file: global indices first .. first + count - 1 of total. */
@@ -53,23 +77,29 @@ export function sharedPart(perRank: number, w: World = world()): SharedPart {
   return { first: w.rank * perRank, count: perRank, total: perRank * w.size };
 }
 
-/**
- * Which bytes of which op each rank writes. In one process the ops apply in order and a later op
- * wins where two overlap (GSD zero-fills a relocated index block whose slots later frames fill);
- * ranks run concurrently, so each rank writes, of its own ops, only the bytes no later op
- * overwrites: the bytes each rank writes are then disjoint from every other rank's, and the
- * file ends up as the serial writer's whatever the order the ranks run in.
- */
+/** This rank's part of the frames and its share of the file's bytes. */
 export interface SharedPlan {
   /** This rank's part. */
   readonly part: SharedPart;
-  /** Surviving [start, end) pieces of this rank's ops (by op number) that do not survive whole. */
-  readonly pieces: ReadonlyMap<number, readonly (readonly [number, number])[]>;
-  /** Number of ops in the whole file's stream (a check that both passes saw the same stream). */
-  readonly ops: number;
+  /** The bytes this rank writes, of every write of the stream (the native sink's filter). */
+  readonly share: SinkShare;
 }
 
-/** Sorted, disjoint, merged byte ranges; `subtract` and `add` walk it with a binary search. */
+/**
+ * Bytes of the blocks the ranks share a file out in: 1 without O_DIRECT; with it a page, or the
+ * largest power of two dividing `bs` when that is smaller (bs is a multiple of the file system's
+ * O_DIRECT alignment). Every transfer alignment the native sink uses then divides it, unless the
+ * file system's alignment is larger than a page (refused at open).
+ */
+export function shareBlock(transfer: Transfer | undefined): number {
+  if (!transfer?.direct) return 1;
+  const page = pageSize();
+  let block = 1;
+  while (block < page && transfer.bs % (block * 2) === 0) block *= 2;
+  return block;
+}
+
+/** Sorted, disjoint, merged ranges; `subtract` and `add` walk it with a binary search. */
 class Ranges {
   readonly #starts: number[] = [];
   readonly #ends: number[] = [];
@@ -109,6 +139,11 @@ class Ranges {
     this.#starts.splice(i, n, s);
     this.#ends.splice(i, n, e);
   }
+
+  /** The ranges as [start, end) pairs, in order. */
+  list(): [number, number][] {
+    return this.#starts.map((s, i) => [s, this.#ends[i]!]);
+  }
 }
 
 function ownerOf(g: number, part: SharedPart): number {
@@ -116,9 +151,9 @@ function ownerOf(g: number, part: SharedPart): number {
 }
 
 /**
- * Plans this rank's writes (outside any timing): runs the writer over every frame once,
- * recording each op's byte range, then finds, from the last op back, what each of this rank's
- * ops leaves standing.
+ * Plans this rank's share (outside any timing): runs the writer over every frame once, recording
+ * each write's byte range and rank (rank 0 for `begin` and `finish`), then, from the last write
+ * back, gives each write's rank the blocks ({@link shareBlock}) no later write touches.
  */
 export function planSharedFile(
   framing: Framing,
@@ -142,17 +177,22 @@ export function planSharedFile(
   record(writer.begin(), 0);
   for (let g = 0; g < part.total; g++) record(writer.writeFrame(frameAt(g)), ownerOf(g, part));
   record(writer.finish(), 0);
-  const covered = new Ranges();
-  const pieces = new Map<number, [number, number][]>();
+  const block = shareBlock(options.transfer);
+  const touched = new Ranges();
+  const mine = new Ranges();
+  let fileEnd = 0;
   for (let k = starts.length - 1; k >= 0; k--) {
-    const s = starts[k]!, e = ends[k]!;
-    if (owners[k] === w.rank) {
-      const left = covered.subtract(s, e);
-      if (left.length !== 1 || left[0]![0] !== s || left[0]![1] !== e) pieces.set(k, left);
-    }
-    covered.add(s, e);
+    const lo = Math.floor(starts[k]! / block), hi = Math.ceil(ends[k]! / block);
+    if (owners[k] === w.rank) { for (const [s, e] of touched.subtract(lo, hi)) mine.add(s, e); }
+    touched.add(lo, hi);
+    if (ends[k]! > fileEnd) fileEnd = ends[k]!;
   }
-  return { part, pieces, ops: starts.length };
+  const ranges = mine.list().map(([s, e]) => [s * block, e * block] as const);
+  const last = fileEnd === 0 ? w.rank === 0 : ranges.some(([s, e]) => s < fileEnd && fileEnd <= e);
+  return {
+    part,
+    share: { ranges, block, creates: w.rank === 0, last, writes: starts.length },
+  };
 }
 
 function newWriter(framing: Framing, options: SharedWriteOptions): FrameWriter {
@@ -160,48 +200,16 @@ function newWriter(framing: Framing, options: SharedWriteOptions): FrameWriter {
   return framing.createWriter({ ...options.backendOptions, endian: options.endian ?? "native" });
 }
 
-/** Applies this rank's share of `ops` (numbered from `seq`); returns the next op number. */
-function apply(
-  ops: readonly WriteOp[],
-  seq: number,
-  mine: boolean,
-  plan: SharedPlan,
-  batch: WriteBatcher | undefined,
-  file: FileHandle | undefined,
-): number {
-  for (const op of ops) {
-    if (op.kind === "sync") {
-      if (mine) {
-        batch!.flush();
-        file!.sync();
-      }
-      continue;
-    }
-    if (op.kind === "copy") {
-      // writers here are made without fileCopies (a copy would read other ranks' bytes)
-      throw new Error("a shared file cannot apply copy ops");
-    }
-    if (op.data.length === 0) continue;
-    if (mine) {
-      const pieces = plan.pieces.get(seq);
-      if (pieces === undefined) batch!.write(op.data, op.offset);
-      else {
-        for (const [s, e] of pieces) {
-          batch!.write(op.data.subarray(s - op.offset, e - op.offset), s);
-        }
-      }
-    }
-    seq++;
-  }
-  return seq;
-}
-
 /**
- * Writes this rank's part of the shared file `path` (a collective: every rank calls it with the
- * same arguments but its own plan). `frameAt(g)` gives global frame g (any rank's data, as every
- * rank encodes every frame); `beforeFrame(i)` is called before each of this rank's frames.
- * Returns the seconds spent completing the file (rank 0's index and header, fsync, close).
- * A rank that fails stops the others here with {@link PeerRankFailed}, never a hang.
+ * Writes this rank's share of the shared file `path` (a collective: every rank calls it with the
+ * same arguments but its own plan) through the native sink. `frameAt(g)` gives global frame g,
+ * of the same layout on every rank (every rank encodes every frame); its data reaches the file
+ * from the rank whose share holds its bytes: without O_DIRECT only this rank's own frames' data
+ * does, under O_DIRECT also the bytes of its neighbours' frames in the pages it owns, so
+ * `frameAt` then gives every frame its owner's data. `beforeFrame(i)` is called before each of
+ * this rank's frames. Returns the seconds spent completing the file (the index and header, the
+ * fsync, the close). A rank that fails stops the others here with {@link PeerRankFailed}, never a
+ * hang.
  */
 export async function writeSharedFrames(
   framing: Framing,
@@ -211,50 +219,49 @@ export async function writeSharedFrames(
   frameAt: (g: number) => Frame,
   beforeFrame?: (i: number) => void,
 ): Promise<number> {
+  checkSharedLayout(framing.name);
   const w = world();
   const part = plan.part;
-  let file: FileHandle | undefined;
-  let batch: WriteBatcher | undefined;
-  let writer: FrameWriter | undefined;
-  let seq = 0;
+  const sinkOptions: NativeSinkOptions = {
+    create: "truncate",
+    endian: options.endian,
+    fsync: (options.fsync ?? true) ? "end" : "none",
+    backendOptions: options.backendOptions,
+    transfer: options.transfer,
+    share: plan.share,
+  };
+  let sink: NativeSink | undefined;
   let failure: unknown;
-  try {
-    const created = newWriter(framing, options);
-    writer = created;
-    if (w.rank === 0) {
-      file = FileHandle.open(path, "truncate");
-      batch = new WriteBatcher(file);
+  if (plan.share.creates) {
+    try {
+      sink = new NativeSink(framing, path, sinkOptions);
+    } catch (e) {
+      failure = e;
     }
-    seq = apply(created.begin(), seq, w.rank === 0, plan, batch, file);
-  } catch (e) {
-    failure = e;
   }
-  w.barrier(); // rank 0 has created the file
+  w.barrier(); // the file is created
   try {
-    if (failure === undefined && writer) {
-      if (!file) {
-        file = FileHandle.open(path, "update");
-        batch = new WriteBatcher(file);
-      }
+    if (failure === undefined) {
+      sink ??= new NativeSink(framing, path, sinkOptions);
       const end = part.first + part.count;
       for (let g = 0; g < part.total; g++) {
         const mine = g >= part.first && g < end;
         if (mine) beforeFrame?.(g - part.first);
-        seq = apply(writer.writeFrame(frameAt(g)), seq, mine, plan, batch, file);
+        sink.writeFrame(frameAt(g));
         if (mine && g === part.first) injectedFailure("shared-write", w.rank);
         const y = signalPoint();
         if (y) await y;
       }
-      batch!.flush();
+      sink.flush();
     }
   } catch (e) {
     failure ??= e;
   }
-  // Every rank's frames are in the file (or some rank failed) before rank 0 completes it.
+  // Every rank's frames are in the file (or some rank failed) before it is completed.
   const [ok] = w.allreduce([failure === undefined ? 1 : 0], "min");
   if (failure !== undefined || ok !== 1) {
     try {
-      file?.close();
+      sink?.abort();
     } catch {
       // the first failure is the one to report
     }
@@ -262,12 +269,11 @@ export async function writeSharedFrames(
     throw new PeerRankFailed(`${path}: another rank failed while writing the shared file`);
   }
   const t0 = performance.now();
-  seq = apply(writer!.finish(), seq, w.rank === 0, plan, batch, file);
-  if (seq !== plan.ops) {
-    throw new IoError(`${path}: the writer made ${seq} writes, the plan ${plan.ops}`);
+  try {
+    sink!.close();
+  } catch (e) {
+    sink!.abort();
+    throw e;
   }
-  batch!.flush();
-  if (options.fsync ?? true) file!.sync();
-  file!.close();
   return (performance.now() - t0) / 1000;
 }

@@ -318,6 +318,22 @@ export async function runRecords(
   // --layout shared: one file per target, rank r's records are r x R .. (r + 1) x R - 1
   const shared = options.layout === "shared" && w.size > 1;
   const readBase = shared ? readRank * frames.records : 0;
+  // A shared file's record g: the layout follows from the records' shape alone, so every rank
+  // lays out every rank's records with its own data and writes its own; under --direct a rank
+  // writes the pages it owns whole, a few bytes of them from its neighbours' records, which are
+  // then theirs (lib/mpi/shared.ts)
+  let other: { rank: number; frames: RecordFrames } | undefined;
+  const framesOf = (rank: number): RecordFrames => {
+    if (rank === w.rank) return frames;
+    if (rank === readRank) return readFrames;
+    if (other?.rank !== rank) {
+      other = { rank, frames: new RecordFrames(options.shape, options.dtype, options.seed, rank) };
+    }
+    return other.frames;
+  };
+  const sharedRecord = options.transfer?.direct
+    ? (g: number) => framesOf(Math.floor(g / frames.records)).frame(g)
+    : (g: number) => frames.frame(g);
   const p = options.progress;
   const transfer = options.transfer;
   const runs: RecordsRun[] = [];
@@ -366,12 +382,15 @@ export async function runRecords(
             transfer,
           } as const;
           // the shared file fsyncs at its end or not at all (the command refuses --fsync each)
-          const sharedSink = { endian: t.endian, fsync: fsync !== "none", backendOptions };
+          const sharedSink = {
+            endian: t.endian,
+            fsync: fsync !== "none",
+            backendOptions,
+            transfer,
+          };
           const progress = (r: number) => {
             if ((r & 15) === 0) p?.update(r / frames.records, "write");
           };
-          // (the layout of a shared file follows from the records' shape alone: every rank lays
-          // out every rank's records with its own data, and writes its own)
           const plan = shared
             ? await fencedPhase(
               "plan",
@@ -380,7 +399,7 @@ export async function runRecords(
                   sharedFraming(t.backend),
                   sharedSink,
                   sharedPart(frames.records),
-                  (g) => frames.frame(g),
+                  sharedRecord,
                 ),
             )
             : undefined;
@@ -393,7 +412,7 @@ export async function runRecords(
                 path,
                 sharedSink,
                 plan,
-                (g) => frames.frame(g),
+                sharedRecord,
                 progress,
               );
             } else {

@@ -4,7 +4,7 @@
  * order; every frame read is checked against what was written.
  * @module
  */
-import { UsageError, VerifyError } from "../../core/errors.ts";
+import { VerifyError } from "../../core/errors.ts";
 import { type CacheDrop, type ColdEvidence, dropCache, residency } from "../../io/cache.ts";
 import { FileHandle } from "../../io/file.ts";
 import { signalPoint, withScratchDir } from "../../io/scratch.ts";
@@ -109,9 +109,6 @@ export async function runTableCell(
   const cache = cacheState(options.transfer, options.cache);
   // --layout shared: one file, rank r's frames are r x frames .. (r + 1) x frames - 1
   const shared = options.layout === "shared" && w.size > 1;
-  if (shared && options.transfer) {
-    throw new UsageError("--layout shared does not take --bs or --direct; use --layout per-rank");
-  }
   const readBase = shared ? readRank * sizing.frames : 0;
   let other: { rank: number; frames: TableFrames } | undefined;
   const framesOf = (rank: number): TableFrames => {
@@ -138,7 +135,11 @@ export async function runTableCell(
       transfer: options.transfer,
     } as const;
     // the shared file fsyncs at its end or not at all (the command refuses --fsync each)
-    const sharedSink = { endian: options.endian, fsync: fsync !== "none" };
+    const sharedSink = {
+      endian: options.endian,
+      fsync: fsync !== "none",
+      transfer: options.transfer,
+    };
     const plan = shared
       ? await fencedPhase(
         "plan",
