@@ -19,6 +19,7 @@ import { gsd } from "../lib/framings/gsd/mod.ts";
 import type { Frame } from "../lib/framings/types.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
+import { median } from "../tools/probes/common.ts";
 
 const dir = Deno.makeTempDirSync({ prefix: "sciobench-gsd-index-bench-" });
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
@@ -86,7 +87,7 @@ async function firstOpens(runs: number): Promise<number[][]> {
 }
 {
   const opens = await firstOpens(7);
-  const med = (xs: number[]) => xs[xs.length >> 1]!.toFixed(0);
+  const med = (xs: number[]) => median(xs).toFixed(0);
   console.log(
     `gsd open of the table file in a fresh process (median of 7): 1st ${med(opens[0]!)} us, ` +
       `2nd ${med(opens[1]!)} us (the table's open_ms), 3rd ${med(opens[2]!)} us`,

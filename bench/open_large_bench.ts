@@ -21,6 +21,7 @@ import { raw } from "../lib/framings/raw.ts";
 import { FileHandle } from "../lib/io/file.ts";
 import { addressOfBuffer, CLOCK, clockGettime, preadUncached } from "../lib/sys/libc.ts";
 import { TableFrames } from "../lib/workloads/table.ts";
+import { median } from "../tools/probes/common.ts";
 
 const N = 512 * 512;
 const FRAMES = 3;
@@ -74,7 +75,6 @@ for (const open of opens.values()) for (let k = 0; k < 30; k++) open(); // compi
       cpu.get(framing.name)!.push((clockGettime(CLOCK.THREAD_CPUTIME) - c0) / 1000);
     }
   }
-  const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1]!;
   const rawCpu = cpu.get("raw")!;
   for (const [name, v] of cpu) {
     const over = name === "raw"

@@ -20,6 +20,7 @@ import { dropCache } from "../lib/io/cache.ts";
 import { FileHandle } from "../lib/io/file.ts";
 import { pread } from "../lib/sys/libc.ts";
 import { packmanLayout, writePackmanFile } from "../lib/workloads/readers.ts";
+import { median } from "../tools/probes/common.ts";
 
 const RECORDS = 10;
 const LENGTH = 1_300_000;
@@ -109,9 +110,8 @@ for (
 globalThis.addEventListener("unload", () => {
   if (!statFile) return;
   for (const [what, counts] of requests) {
-    const sorted = [...counts].sort((a, b) => a - b);
     console.log(
-      `packman cold ${what}: device read requests, median ${sorted[sorted.length >> 1]} ` +
+      `packman cold ${what}: device read requests, median ${median(counts)} ` +
         `(the device's, other processes' included)`,
     );
   }

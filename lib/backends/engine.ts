@@ -139,12 +139,14 @@ class NativeSink implements FrameSink {
       if (transfer) {
         const t = openForTransfer(path, mode, transfer);
         this.#file = t.file;
+        // mutant: direct-writer-page-align
         align = { ...transferAlignment(t, transfer.bs), hugePages: t.hugePages };
       } else {
         this.#file = FileHandle.open(path, mode);
       }
     }
     this.#align = align;
+    // mutant: bs-write-batcher
     this.#batch = transfer
       ? new BlockWriter({ file: this.#file, ...align }, transfer.bs)
       : new WriteBatcher(this.#file);
@@ -208,6 +210,7 @@ class NativeSink implements FrameSink {
 
   writeFrame(frame: Frame): void {
     this.#apply(this.#writer.writeFrame(frame));
+    // mutant: engine-fsync-each
     if (this.#fsync === "each" && this.#unsynced) this.#sync();
   }
 
@@ -222,6 +225,7 @@ class NativeSink implements FrameSink {
     if (this.#batch instanceof BlockWriter) this.#batch.finish(); // cut the padded tail
     else this.#batch.flush();
     // with `each` the frames are synced already: once more only when a trailer or header followed
+    // mutant: engine-close-fsync
     if (this.#fsync === "end" || (this.#fsync === "each" && this.#unsynced)) this.#file.sync();
     else if (this.#journal) this.#file.sync(); // an append is always made durable
     this.#open = false;
@@ -232,6 +236,7 @@ class NativeSink implements FrameSink {
 
   /** Gives the kept copies' buffers back to the spares (the writer is done with them). */
   #giveBackKept(): void {
+    // mutant: gsd-kept-give-back
     for (const buf of this.#kept.splice(0)) giveBackSpareBuffer(buf);
   }
 
@@ -361,7 +366,9 @@ class PendingFrame<T> implements PromiseLike<T> {
  * page cache then lacked.
  */
 export function keepCopy<T extends TypedArray>(data: T, taken?: Uint8Array[]): T {
+  // mutant: gsd-reference-copy
   if (data.byteLength < HUGE_PAGES_MIN) return data.slice() as T;
+  // mutant: gsd-reference-huge-pages
   const bytes = takeSpareBuffer(data.byteLength);
   taken?.push(bytes);
   const Kind = data.constructor as new (buffer: ArrayBuffer, offset: number, length: number) => T;
@@ -493,6 +500,7 @@ class NativeSource implements FrameSource {
   ): Uint8Array {
     // every byte 0-7 bytes before its file offset's place in a page (fileOffset's on a multiple
     // of 8), or with an anchor 0-63 bytes before, the anchor's byte on a cache line
+    // mutant: read-place-cache-line
     const shift = anchor === undefined ? fileOffset % 8 : anchor % LINE;
     let at = fileOffset % PAGE - shift;
     if (at < 0) at += PAGE;
@@ -621,6 +629,7 @@ class NativeSource implements FrameSource {
    * read and only the reap lies between the two reads, as between fio's preads.
    */
   get pipelined(): boolean {
+    // mutant: pipelined-direct
     return this.#blocks !== undefined && this.#file.direct;
   }
 

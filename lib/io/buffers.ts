@@ -48,6 +48,7 @@ export function takeSpareBuffer(bytes: number): Uint8Array {
     const length = spares[k]!.length;
     if (length >= bytes && (best < 0 || length < spares[best]!.length)) best = k;
   }
+  // mutant: spare-read-buffer
   return best >= 0 ? spares.splice(best, 1)[0]! : alignedBytes(bytes, PAGE, true);
 }
 

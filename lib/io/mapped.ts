@@ -91,6 +91,7 @@ const SPARSE = 1 << 20;
  * (lease, mmap, first page fault, and at release munmap: ~40 µs measured) pays for a run of near
  * records, not for the two or three a marker detection or a header reads (bench/open_bench.ts).
  */
+// mutant: open-scan-near-preads
 const NEAR_PREADS = 4;
 
 /** The region a source maps its windows into, kept for the next source when released (see {@link MapRegion}). */
@@ -320,12 +321,14 @@ export class MappedSource implements ByteSource {
     this.#lastStart = offset;
     this.#nearRun = near ? this.#nearRun + 1 : 0;
     const far = !near && length <= FAR_READ;
+    // mutant: cold-scan-sparse-read
     if (far && sparse) return this.#sparseRead(offset, length);
     // the scan's first read is a pread too: a page fault there would start the file's readahead
     // with one large synchronous read, which the kernel sends to the device in smaller requests
     // than the window it ramps up from a small read (RAMP_BYTES in lib/io/file.ts); it tells
     // whether its window is cached too (no cachestat for it)
     const first = !Number.isFinite(this.#lastEnd);
+    // mutant: cold-scan-first-read
     if (far && first) return this.#firstRead(offset, length);
     // near, before a run of near records makes a mapping of a cached file worth its setup
     const early = near && length <= FAR_READ && this.#map === undefined &&
@@ -336,6 +339,7 @@ export class MappedSource implements ByteSource {
     ) {
       return this.#farRead(offset, length, far);
     }
+    // mutant: open-scan-dense-copy
     if (near && !this.#released && this.#cached(offset)) return this.#copied(offset, length, ahead);
     const map = this.#lease === "off" ? undefined : this.#cover(offset, length);
     if ((far && (map === undefined || this.#warm)) || (early && map !== undefined && this.#warm)) {
@@ -400,6 +404,7 @@ export class MappedSource implements ByteSource {
   #firstRead(offset: number, length: number): Uint8Array {
     const buf = this.#farBuffer(length);
     const n = preadIfCached(this.#file.fd, buf, offset, this.path, this.#far!.address);
+    // mutant: open-scan-cachestat
     this.#warmWindow = Math.floor(offset / WINDOW);
     this.#warm = n === length;
     if (n !== length) return this.#farRead(offset, length);
@@ -410,6 +415,7 @@ export class MappedSource implements ByteSource {
   /** The first `length` bytes (at most FAR_READ) of the far reads' buffer, one array reused. */
   #farBuffer(length: number): Uint8Array {
     let buf = this.#farView;
+    // mutant: open-scan-far-array
     if (buf === undefined || buf.length !== length) {
       buf = this.#farView = (this.#far ??= takeFar()).bytes.subarray(0, length);
     }
@@ -431,6 +437,7 @@ export class MappedSource implements ByteSource {
     this.#file.readExactly(buf, offset);
     // the reads after this one, when the last ones repeat a pattern (after it: the trail's order)
     const p = ahead.period();
+    // mutant: open-scan-read-ahead
     if (p > 0) ahead.readAhead(p, this.#file.fd, this.size, this.path);
     return buf;
   }
@@ -483,6 +490,7 @@ function takeAhead(): FarAhead {
 
 /** The spare copy window, or a new one. */
 function takeCopy(): Uint8Array {
+  // mutant: open-scan-copy-window
   const copy = spareCopy ?? new Uint8Array(WINDOW + OVERLAP);
   spareCopy = undefined;
   return copy;
@@ -491,6 +499,7 @@ function takeCopy(): Uint8Array {
 /** The spare far reads' buffer, or a new one (its address looked up once). */
 function takeFar(): FarBuffer {
   const far = spareFar;
+  // mutant: open-scan-far-buffer
   if (far !== undefined) {
     spareFar = undefined;
     return far;

@@ -218,6 +218,7 @@ export class BlockWriter {
     if (!w.dirty) return;
     w.dirty = false;
     const fill = w.fill;
+    // mutant: direct-write-pad
     const bytes = alignUp(fill, this.#align);
     const last = alignDown(fill, this.#align);
     if (bytes > fill && bytes > w.valid) {
@@ -278,6 +279,7 @@ export function transferAlignment(
 ): { readonly align: number; readonly memoryAlign: number } {
   if (t.align <= 1) return { align: t.align, memoryAlign: t.memoryAlign };
   const page = pageSize();
+  // mutant: direct-read-page-offsets
   const align = t.align < page && bs % page === 0 ? page : t.align;
   return { align, memoryAlign: Math.max(t.memoryAlign, align, page) };
 }
@@ -316,9 +318,11 @@ export class BlockReader {
     const a = transferAlignment(t, bs);
     this.#align = a.align;
     this.#memoryAlign = a.memoryAlign;
+    // mutant: direct-reader-huge-pages
     this.#hugePages = t.hugePages;
     this.#size = t.file.size;
     this.#readAhead = readAhead;
+    // mutant: direct-read-page-buffer
     this.#buf = alignedBytes(bs, this.#memoryAlign, this.#hugePages);
     this.#bufs = [this.#buf, undefined];
   }
@@ -382,6 +386,7 @@ export class BlockReader {
     const first = this.#next(want, limit);
     let read: SubmittedRead | undefined;
     try {
+      // mutant: transfer-submit-first
       read = first && this.#file.preadSubmit(first, this.#hi);
     } finally {
       this.#carry();
@@ -427,6 +432,7 @@ export class BlockReader {
   #begin(offset: number, want: number, alternate: boolean, carry = false): number {
     if (offset < this.#lo || offset > this.#hi) {
       if (alternate && want > offset) this.#switch(0, 0);
+      // mutant: direct-read-align-down
       this.#lo = this.#hi = alignDown(offset, this.#align);
     } else if (want > this.#hi) {
       // keep the buffered bytes from the block holding `offset` on, and read on after them

@@ -312,6 +312,7 @@ function aioId(): bigint | undefined {
     const off = Deno.env.get("SCIOBENCH_AIO") === "off";
     aioCtxId[0] = 0n;
     const rc = libc().syscall_ints(SYS_IO.setup, off ? 0n : 4n, aioBase, 0n, 0n, 0n);
+    // mutant: aio-setup-failure
     if (Number(rc) === 0) aioContext = { id: aioCtxId[0]! };
     else {
       const why = sysError("io_setup", "", errno()).message;
@@ -389,6 +390,7 @@ class AioRead implements SubmittedRead {
   }
 
   wait(): number {
+    // mutant: aio-reap
     if (this.#buf !== undefined) this.#reap();
     if (this.#error !== undefined) throw this.#error;
     return this.#count;
@@ -464,6 +466,7 @@ export function preadSubmit(
 ): SubmittedRead {
   const ctx = aioId();
   if (ctx === undefined) return new MadeRead(pread(fd, buf, offset, path));
+  // mutant: aio-wait-in-flight
   inFlight?.wait();
   let id = ++lastReadId;
   if (id >= TWO32) id = lastReadId = 1;
@@ -480,6 +483,7 @@ export function preadSubmit(
   const rc = Number(libc().syscall_ints(SYS_IO.submit, ctx, 1n, IOCB_LIST, 0n, 0n));
   if (rc !== 1) return new MadeRead(pread(fd, buf, offset, path));
   const read = new AioRead(id, fd, buf, offset, path);
+  // mutant: aio-wait-at-submit
   inFlight = read;
   return read;
 }
@@ -571,6 +575,7 @@ export function preadMany(
     }
     for (let e = 0; e < submitted; e++) {
       const k = manyEvents[e * 8]!;
+      // mutant: pread-many-count
       counts[k] = manyEventsSigned[e * 8 + 5]! * TWO32 + manyEvents[e * 8 + 4]!;
     }
     for (let k = 0; k < submitted; k++) {
@@ -681,6 +686,7 @@ export function times(): Tms {
   const r = Number(libc().times(tmsBuf));
   if (r === -1) fail("times", "");
   return {
+    // mutant: libc-times-swapped
     user: Number(tmsBuf[0]),
     sys: Number(tmsBuf[1]),
     childUser: Number(tmsBuf[2]),
@@ -1202,6 +1208,7 @@ export function preadUncached(
   path = "",
   address?: bigint,
 ): number | undefined {
+  // mutant: uncached-dontcache
   return preadv2Once(fd, buf, offset, path, address, RWF_DONTCACHE);
 }
 
@@ -1274,6 +1281,7 @@ export function hugePageBytes(bytes: number): Uint8Array {
   const whole = Math.ceil(bytes / HUGE_PAGE) * HUGE_PAGE;
   const raw = new Uint8Array(whole + HUGE_PAGE);
   const skip = (HUGE_PAGE - (addressOf(raw) % HUGE_PAGE)) % HUGE_PAGE;
+  // mutant: direct-huge-pages-advise
   adviseHugePages(raw.subarray(skip, skip + whole));
   return raw.subarray(skip, skip + bytes);
 }

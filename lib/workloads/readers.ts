@@ -296,6 +296,7 @@ export function prepareReader(path: string, s: ReaderSettings): PreparedReader {
       startAudit();
       const meter = startMeter("read");
       const t0Ns = clockGettime();
+      // mutant: readers-read-twice
       const source = backend.openReader(path, {
         layout: packmanLayout(s.length),
         endian: s.endian,
@@ -535,6 +536,7 @@ async function runOne(
   mode: ReadersMode,
   procs: number,
 ): Promise<Omit<Row, "slope_s_per_proc"> & { wall_s: number }> {
+  // mutant: readers-file-count
   const nFiles = mode === "shared" ? 1 : procs;
   // A user's own file (--file) is read as it is: no write phase, and it is never removed.
   const files = o.file !== undefined
@@ -550,6 +552,7 @@ async function runOne(
   let resident = 0;
   for (const path of files) {
     if (o.transfer?.direct) resident = Math.max(resident, residency(path));
+    // mutant: readers-cold-drop
     else if (cache === "cold") resident = Math.max(resident, dropCache(path).residentAfter);
     else {
       warmUp(path);
@@ -560,6 +563,7 @@ async function runOne(
   // The parent only waits in this phase: the readers record their own trails and report them.
   const phase = beginPhase("read");
   const reports = await runReaderProcesses(
+    // mutant: readers-file-of-reader
     Array.from({ length: procs }, (_, k) => files[mode === "shared" ? 0 : k]!),
     o.launch,
     (k) => (mode === "shared" ? 0 : k),
@@ -838,6 +842,7 @@ export async function runReaders(
             cold.judge(out, String(row.cache), {
               fsType: fs.type,
               residentAfterDrop: Number(row.resident_before),
+              // mutant: readers-cold-ok-shared-bytes
               readBytes: Number(row.reader_bytes) / (mode === "shared" ? Number(row.procs) : 1),
               deviceReadBytes: Number(row.dev_read_bytes),
             });

@@ -358,6 +358,7 @@ async function pairedPhase<T>(
  */
 function lineAlignedFloats(count: number): Float32Array {
   const bytes = alignedBytes(count * 4, 64);
+  // mutant: table-expected-cache-line
   return new Float32Array(bytes.buffer, bytes.byteOffset, count);
 }
 
@@ -409,6 +410,7 @@ export class TableFrames implements ExpectedFrames {
       });
     }
     for (const bytes of this.#swapped) {
+      // mutant: table-expected-stamp
       new DataView(bytes.buffer).setFloat32(0, i, order === "little");
     }
     return this.#swapped;
@@ -420,6 +422,7 @@ export class TableFrames implements ExpectedFrames {
  * bypass the cache) only measures the residency; returns it.
  */
 function prepareCache(path: string, cache: "cold" | "warm" | "direct"): CacheDrop {
+  // mutant: table-cold-drop
   if (cache === "cold") return dropCache(path);
   if (cache === "direct") return { seconds: 0, residentAfter: residency(path) };
   const t0 = performance.now();
@@ -443,6 +446,7 @@ async function readPhase(
 ) {
   // the expected bytes in the file's byte order exist before the clock starts, as the native
   // arrays raw is compared with do (big-endian netCDF: a swapped copy of a frame)
+  // mutant: table-expected-untimed
   prepareVerified(source, frames);
   const spent: VerifyTime = { seconds: 0 };
   const meter = startMeter(phase);
@@ -453,6 +457,7 @@ async function readPhase(
     progress.update(k / n, phase);
     return signalPoint();
   };
+  // mutant: table-verified-reads
   await readVerifiedFrames(source, order, frames, after, overlap, spent);
   return { ...meter.stop(), verifyS: spent.seconds };
 }
@@ -504,6 +509,7 @@ export async function runTableCell(
     const sink = {
       create: "truncate",
       endian: options.endian,
+      // mutant: table-write-fsync
       fsync,
       transfer: options.transfer,
     } as const;
@@ -551,6 +557,7 @@ export async function runTableCell(
         fencedPhase("write", async () => {
           const wm = startMeter("write");
           const syncS = await write("write");
+          // mutant: table-write-stop
           const w = wm.stop();
           // a shared file is counted once, on rank 0, so the sum over ranks is its size
           return { w, syncS, fileBytes: writer ? Deno.statSync(path).size : 0 };
@@ -570,6 +577,7 @@ export async function runTableCell(
       const fm = startMeter("first open");
       openClose();
       const m = fm.stop();
+      // mutant: table-warm-up-opens
       warmUpOpens(openClose);
       return m;
     });
@@ -593,6 +601,7 @@ export async function runTableCell(
     // Opening f77 and IEEEIO files scans every record marker, which caches the file: a cold read
     // phase starts from a second drop (untimed), so it reads from the device like the others.
     const dropOpen = cache === "cold"
+      // mutant: table-drop-after-open
       ? await fencedPhase("drop", () => prepareCache(readPath, cache))
       : undefined;
     try {
@@ -601,6 +610,7 @@ export async function runTableCell(
       const r = await pairedPhase(
         options.beside,
         "read",
+        // mutant: table-sequential-order
         () => fencedPhase("read", () => readPhase(source, seq, readFrames, p, "read", overlap)),
       );
       const drop2 = await fencedPhase("drop", () => prepareCache(readPath, cache));
@@ -613,6 +623,7 @@ export async function runTableCell(
         options.beside,
         "random",
         () =>
+          // mutant: table-random-order
           fencedPhase("random", () => readPhase(source, order, readFrames, p, "random", overlap)),
       );
       p.clear();
@@ -635,7 +646,9 @@ export async function runTableCell(
         read_user_s: r.userS,
         read_sys_s: r.sysS,
         write_dev_bytes: wr.devWriteBytes,
+        // mutant: table-read-dev-bytes
         read_dev_bytes: r.devReadBytes,
+        // mutant: table-resident-after-drop
         resident_after_drop: drop1.residentAfter,
         fs_type: fs.typeName,
         data_bytes: sizing.dataBytes,
@@ -759,6 +772,7 @@ function fioSession(
       hugePages,
     },
     (path) => prepareCache(path, cache),
+    // mutant: fio-direct-read-align
     frameReads ? (path) => directReadAlignment(path) : undefined,
   );
 }
@@ -791,6 +805,7 @@ function addFioColumns(row: Row, fio: FioResult): void {
  * run favours neither side in the median.
  */
 export function fioFirst(repeat: number): boolean {
+  // mutant: fio-abba-pairing
   return repeat % 2 === 0;
 }
 
