@@ -14,8 +14,8 @@
  *   record (a chunk's record: 2 a frame), and per record beyond raw's open (the goal's, as the
  *   file-system's open and fstat, a fixed cost, would dominate a file of a few records);
  * - every native framing's verified read, sequential and random, against raw's in the reading
- *   thread's CPU time, page cache warm (tools/probes/read_cpu_ratio.ts), which the load moves far less
- *   than the table's wall-time ratios;
+ *   thread's CPU time, page cache warm (tools/probes/read_cpu_ratio.ts), which the load moves far
+ *   less than the table's wall-time ratios;
  * - gsd against python3-gsd (the table's python-gsd peer): the same four, and write CPU; the
  *   open is each side's open after its untimed warm-up opens (the table's open_ms), and the first (open_first_ms,
  *   code not yet compiled) is shown beside it without a goal;
@@ -64,7 +64,7 @@ interface PerfRow {
   readonly unit: string;
   /** One value per pair. */
   readonly values: number[];
-  /** The goal, when the issue sets one. */
+  /** The goal, when the project sets one. */
   readonly goal?: Goal;
 }
 
@@ -167,7 +167,7 @@ function num(r: Row, column: string): number {
   return v;
 }
 
-/** The read goals of the issue: >= 0.9x raw at N >= 128^2, >= 0.8x at 32^2. */
+/** The read goals: >= 0.9x raw at N >= 128^2, >= 0.8x at 32^2. */
 function readGoal(n: number): Goal {
   return { op: ">=", value: n >= 128 ** 2 ? 0.9 : 0.8 };
 }
@@ -301,9 +301,10 @@ async function tableSection(): Promise<void> {
 
 // ---- read CPU: every framing's verified read against raw's, in thread CPU time ---------------
 /**
- * The read goals in the calling thread's CPU time (tools/probes/read_cpu_ratio.ts): page cache warm, each
- * framing's verified read (as the table's) against raw's, sequential and random. Wall-time ratios of
- * a read that takes milliseconds move with the load of a shared machine; CPU time much less.
+ * The read goals in the calling thread's CPU time (tools/probes/read_cpu_ratio.ts): page cache
+ * warm, each framing's verified read (as the table's) against raw's, sequential and random.
+ * Wall-time ratios of a read that takes milliseconds move with the load of a shared machine; CPU
+ * time much less.
  */
 function readCpuSection(): void {
   const scratch = Deno.makeTempDirSync({ dir: dir ?? ".", prefix: ".sciobench-perf-" });
@@ -386,8 +387,8 @@ async function readersSection(): Promise<void> {
     skipped.push(`gfortran: ${why}`);
     return;
   }
-  // each side's median of 3 runs in a pair: one read of 100 MB takes 20-150 ms here, so a
-  // single run's ratio moved from 0.5 to 2.4 under a load of 2-3
+  // each side's median of 3 runs in a pair: a read of 100 MB takes tens of milliseconds, so one
+  // run's ratio swings with the machine's load
   const common = [
     "readers",
     "--procs",

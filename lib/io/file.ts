@@ -10,8 +10,8 @@ import { giveBackSpareBuffer, takeSpareBuffer } from "./buffers.ts";
 
 /**
  * Reads smaller than this, bytes, are made on the caller's thread by the asynchronous reads too
- * ({@link FileHandle.readIntoAsync}): a hop to another thread and back costs 20-50 µs on the 2-core
- * VM this was measured on (bench/overlap_bench.ts), more than such a read can hide.
+ * ({@link FileHandle.readIntoAsync}): a hop to another thread and back (bench/overlap_bench.ts
+ * measures it) costs more than such a read can hide.
  */
 export const OVERLAP_MIN_BYTES = 256 << 10;
 
@@ -288,8 +288,8 @@ export class WriteBatcher {
     }
     if (this.#regions.length >= this.#streams) this.#flushRegion(this.#regions.shift()!);
     // a spare of the process (lib/io/buffers.ts), given back when the run is written, or new in
-    // huge pages: a new buffer's first fill is inside the timed write (about 1,000 first-touch
-    // faults of 4 KiB pages for 4 MiB on a shadow-paged VM)
+    // huge pages: a new buffer's first fill is inside the timed write (a first-touch fault a
+    // page)
     // mutant: batcher-spare-buffer
     const buf = takeSpareBuffer(this.#capacity).subarray(0, this.#capacity);
     buf.set(data, 0);

@@ -8,19 +8,17 @@
  * - but in a cached file such a record is read from a copy instead: one pread of the 4 MiB from
  *   the record on into one buffer the process reuses (the copy window), for it and the records
  *   after it. Faulting in the pages of a new mapping costs more than copying them where page
- *   faults are dear (a shadow-paged VM: a 32^2 table file's open, records of 12 and 16 KiB, took
- *   3.3-3.8 µs a record mapped against 0.6-0.9 copied), and a record's share of the copy is small
- *   anywhere (6 KiB there: 0.2 µs at the 28 GB/s a cached pread copies);
+ *   faults are dear (a shadow-paged VM; bench/open_bench.ts measures both), and a record's share
+ *   of the copy is small anywhere (a few KiB of a cached pread's copy);
  * - a record far from the last is one small pread when its window is cached (a page fault per
  *   record costs more than a pread there; cachestat of the page read tells, once a window, or,
  *   on kernels before 6.5, mincore of the mapping), else the mapping too; the pread goes into
  *   one buffer the source reuses (a new array a record cost more than the pread: 128^2 table
  *   files, bench/open_bench.ts); once such reads repeat a pattern (the same distances and
  *   lengths every 1 to 4 reads, as a table file's record boundaries do), the next ones it
- *   predicts, up to 64, are read in one io_submit (two system calls for 64 reads, where a
- *   system call costs about 1.3 µs on a shadow-paged VM: a 128^2 table file's warm open took
- *   3.2 µs a record over raw's with a pread each and 0.6-1.3 with the reads ahead, f77, and 2.4-
- *   4.3 against 0.6-0.7, IEEEIO); a read asked for that was not predicted ends the prediction;
+ *   predicts, up to 64, are read in one io_submit (two system calls for 64 reads instead of one
+ *   a record, which is most of a warm open's cost a record: bench/open_bench.ts); a read asked
+ *   for that was not predicted ends the prediction;
  * - so are the first 4 records in a row near one another in a cached file not mapped yet: the
  *   mapping's setup (lease, mmap, a page fault, munmap) pays for a run of near records, not for
  *   the two or three reads of a marker detection or a header;
@@ -88,7 +86,7 @@ const NEAR = 1 << 16;
 const SPARSE = 1 << 20;
 /**
  * Near windows of a cached file read by pread before the file is mapped: the mapping's setup
- * (lease, mmap, first page fault, and at release munmap: ~40 µs measured) pays for a run of near
+ * (lease, mmap, first page fault, and at release munmap) pays for a run of near
  * records, not for the two or three a marker detection or a header reads (bench/open_bench.ts).
  */
 // mutant: open-scan-near-preads

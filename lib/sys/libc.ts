@@ -516,7 +516,7 @@ let manyContext: bigint | null | undefined;
  * `lengths[k]` bytes from byte `offsets[k]`, into `into` from byte k * `stride` (a buffer of a
  * page or more), all submitted in one io_submit and reaped by io_getevents (Linux native AIO,
  * which reads a buffered file in io_submit itself): two system calls for many small reads, where
- * each pread is one (about 1.3 µs on a shadow-paged VM). Returns each range's byte count in
+ * each pread is one. Returns each range's byte count in
  * `counts` (pread's: short only at the end of the file); the observer sees every read, in range
  * order. Where AIO is unavailable (as {@link aioUnavailable}), or io_submit or a read through
  * it is refused, those reads are preads.
@@ -1184,9 +1184,8 @@ const iovec = new BigUint64Array(2);
 /**
  * The address of `buf`'s first byte, for {@link preadUncached} and {@link preadIfCached} to be
  * given with a buffer they read into again and again: the lookup (Deno.UnsafePointer.of) costs
- * more than the read itself (hot, ~0.7 us against a cached 8-byte read's ~0.7 us; its first call
- * after the CPU caches were flushed, as after a read through a large file, ~15 us:
- * bench/open_large_bench.ts). Only for a buffer that does not move: over 64 bytes (V8 keeps
+ * as much as a cached 8-byte read when hot, and many times more after the CPU caches were
+ * flushed, as after a read through a large file (bench/open_large_bench.ts). Only for a buffer that does not move: over 64 bytes (V8 keeps
  * smaller typed arrays in its heap) and not resizable.
  */
 export function addressOfBuffer(buf: Uint8Array): bigint {
@@ -1273,8 +1272,8 @@ export function transparentHugePages(): string {
 /**
  * A new zeroed Uint8Array of `bytes` bytes that starts on a {@link HUGE_PAGE} boundary, its whole
  * 2 MiB pages advised to be transparent huge pages ({@link adviseHugePages}) before anything
- * touches them: its first touch faults in 2 MiB at a time (about 15 us a 4 KiB page on a
- * shadow-paged VM: 7,200 faults for a 28 MiB buffer). Takes `bytes` rounded up to 2 MiB, plus
+ * touches them: its first touch faults in 2 MiB at a time (instead of a fault a 4 KiB page,
+ * 7,200 for a 28 MiB buffer, each dear on a shadow-paged VM). Takes `bytes` rounded up to 2 MiB, plus
  * 2 MiB of address space.
  */
 export function hugePageBytes(bytes: number): Uint8Array {

@@ -3,7 +3,7 @@
  * size, measured in interleaved pairs (fio, sciobench, fio, sciobench ...), as
  * shared/specs/measurement.md §6 asks. Prints one CSV row per pair and the median ratio.
  *
- * Run: deno run -A tools/probes/fio_ratio.ts [--size 1GiB] [--n 16384] [--pairs 7] [--dir DIR] [--verify]
+ * Run: deno task fio-ratio [--size 1GiB] [--n 16384] [--pairs 7] [--dir DIR] [--verify]
  * The block size is one frame, 28 N bytes (N = 16384: 448 KiB).
  */
 import { raw } from "../../lib/framings/raw.ts";
