@@ -1,11 +1,11 @@
 /**
- * What touching a frame costs the O_DIRECT read after it, and gsd's native decode before and
- * after it stopped copying its frames: on the shadow-paged VM of the latest measurements, a
- * 448 KiB O_DIRECT pread into a huge-page buffer took 107 us when nothing had read the frame
- * before it and 127 us when the frame before had been copied out (the copy itself 19 us, against
- * 11 us from memory no device had just written); a `read --direct` of gsd, whose 8-byte step chunk
- * sits 4 bytes off alignment, copied every 448 KiB frame for that one chunk. Each case reads the
- * next 448 KiB frame of a 64 MiB raw file (N = 128^2), in 2 MiB transparent huge pages.
+ * What touching a frame costs the O_DIRECT read after it, and gsd's native decode against raw's
+ * under `read --direct`: a 448 KiB O_DIRECT pread into a huge-page buffer when nothing read the
+ * frame before it, against when the frame before was copied out (what a decoder that copies its
+ * frames adds to the next read); and a `read --direct` readFrame of raw and of gsd, whose 8-byte
+ * step chunk sits 4 bytes off alignment (a decoder that copied the whole frame for that one chunk
+ * would pay the copy every frame). Each case reads the next 448 KiB frame of a 64 MiB raw file
+ * (N = 128^2), in 2 MiB transparent huge pages.
  *
  *     deno bench -A bench/direct_touch_bench.ts
  * @module

@@ -1,5 +1,5 @@
 /**
- * The gsd index (issue 17): open time and memory against the frames, and the writer's memory.
+ * The gsd index: open time and memory against the frames, and the writer's memory.
  * - open of a table file (N = 32^2, 64 MiB, 2340 frames) through the engine, page cache warm:
  *   the open alone, and the open with the first lookup (which reads and checks every entry);
  * - open of a synthetic index of 10^5 and 10^6 frames (one chunk each) in memory;
@@ -9,7 +9,7 @@
  *   (printed: V8 compiles the reader at its first call and tiers it up over the next few; the
  *   table's open_ms is the 2nd).
  *
- * Run in this tree and in one before the change for before/after:
+ * Run it in two trees to compare a change of the index:
  *     deno bench --allow-all bench/gsd_index_bench.ts
  * @module
  */
@@ -19,6 +19,7 @@ import { gsd } from "../lib/framings/gsd/mod.ts";
 import type { Frame } from "../lib/framings/types.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";
 import { TableFrames } from "../lib/workloads/table/mod.ts";
+import { median } from "../tools/probes/common.ts";
 
 const dir = Deno.makeTempDirSync({ prefix: "sciobench-gsd-index-bench-" });
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
@@ -86,7 +87,7 @@ async function firstOpens(runs: number): Promise<number[][]> {
 }
 {
   const opens = await firstOpens(7);
-  const med = (xs: number[]) => xs[xs.length >> 1]!.toFixed(0);
+  const med = (xs: number[]) => median(xs).toFixed(0);
   console.log(
     `gsd open of the table file in a fresh process (median of 7): 1st ${med(opens[0]!)} us, ` +
       `2nd ${med(opens[1]!)} us (the table's open_ms), 3rd ${med(opens[2]!)} us`,

@@ -1,10 +1,10 @@
 /**
- * Opening a file (issue 17): f77's and IEEEIO's open of a table file at N = 32^2 (2 records, or
+ * Opening a file: f77's and IEEEIO's open of a table file at N = 32^2 (2 records, or
  * 2 datasets and 4 attribute records, per frame: records of 12 and 16 KiB) warm and cold, and at
- * N = 128^2 (records of 192 and 256 KiB) warm, through the engine as the table opens it (after:
- * lib/io/mapped.ts windows: near records in place from a mapping, far cached ones one pread, cold
- * ones through the mapping's readahead) and through a pread per read (before: the file handle
- * itself as the decoder's source, no windows, as every open read before). At 128^2, the floor
+ * N = 128^2 (records of 192 and 256 KiB) warm, through the engine as the table opens it
+ * (lib/io/mapped.ts windows: near records in place from a mapping, far cached ones one pread, cold
+ * ones through the mapping's readahead) and through a pread per read (the file handle itself as
+ * the decoder's source, no windows). At 128^2, the floor
  * beside them: an 8-byte pread at each record boundary and nothing else, with the opens hot and
  * after a read-through of the file (the table's open follows one). And the open time and
  * memory of synthetic gsd and IEEEIO indexes of 10^5 and 10^6 records: linear in the records.
@@ -183,8 +183,8 @@ for (const { side, frames, caches } of CELLS) {
         if (cache === "cold") dropCache(path);
       };
       const cases = [
-        ["before, a pread per read", openWithPreads],
-        ["after, the engine's open", openWithEngine],
+        ["a pread per read", openWithPreads],
+        ["the engine's open", openWithEngine],
       ] as const;
       for (const [what, open] of cases) {
         Deno.bench(`${framing.name} ${side}^2 ${cache}: ${what}`, {

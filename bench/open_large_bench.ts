@@ -1,13 +1,13 @@
 /**
- * Opening a file of a few large records (issue 17: the table's files at N = 1024^2 hold 6 records
- * in 84 MiB, so an open's fixed costs are most of it): f77's and IEEEIO's open against raw's of
+ * Opening a file of a few large records (the table's files at N = 1024^2 hold 6 records in 84
+ * MiB, so an open's fixed costs are most of it): f77's and IEEEIO's open against raw's of
  * table files at N = 512^2 (3 frames: records of 3 and 4 MiB, over 1 MiB apart as at 1024^2),
  * each after a read-through of the file, as the table's warm open comes after one (the CPU's
  * caches then hold none of the open's code or data). Printed first: the calling thread's CPU time
  * of each open in interleaved rounds (robust to the load of a shared machine), and what a record
- * adds beyond raw's open (the table's `open ... per record over raw`). Then, the cost that a
- * record's uncached read of a cached page paid before (lib/sys/libc.ts addressOfBuffer): the
- * buffer's address looked up at every read, against given.
+ * adds beyond raw's open (the table's `open ... per record over raw`). Then, what a record's
+ * uncached read of a cached page saves by being given its buffer's address (lib/sys/libc.ts
+ * addressOfBuffer) against looking it up at every read.
  *
  * Run: deno bench --allow-all bench/open_large_bench.ts (writes 3 x 21 MiB in a temporary
  * directory)
@@ -21,6 +21,7 @@ import { raw } from "../lib/framings/raw.ts";
 import { FileHandle } from "../lib/io/file.ts";
 import { addressOfBuffer, CLOCK, clockGettime, preadUncached } from "../lib/sys/libc.ts";
 import { TableFrames } from "../lib/workloads/table/mod.ts";
+import { median } from "../tools/probes/common.ts";
 
 const N = 512 * 512;
 const FRAMES = 3;
@@ -74,7 +75,6 @@ for (const open of opens.values()) for (let k = 0; k < 30; k++) open(); // compi
       cpu.get(framing.name)!.push((clockGettime(CLOCK.THREAD_CPUTIME) - c0) / 1000);
     }
   }
-  const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1]!;
   const rawCpu = cpu.get("raw")!;
   for (const [name, v] of cpu) {
     const over = name === "raw"
@@ -124,7 +124,7 @@ for (const framing of framings) {
       readThrough(path);
       b.start();
       for (const offset of at) {
-        // before: the address looked up at every read (Deno.UnsafePointer.of), as preadUncached did
+        // looked up: the address found at every read (Deno.UnsafePointer.of)
         const a = given ? address : BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(view)));
         preadUncached(file.fd, view, offset, path, a);
       }

@@ -1,6 +1,6 @@
 /**
- * Overlapped reads (issue 14): the table's read phase, serial (before: read frame k, verify it,
- * read frame k + 1) vs overlapped (after: frame k + 1's pread in flight while frame k is verified:
+ * Overlapped reads: the table's read phase, serial (read frame k, verify it, read frame k + 1) vs
+ * overlapped (frame k + 1's pread in flight while frame k is verified:
  * submitted through Linux native AIO with O_DIRECT, on another thread from the page cache), on a
  * 64 MiB raw file in 448 KiB frames (N = 128^2) and in 28 KiB frames (N = 32^2, under
  * OVERLAP_MIN_BYTES: read at once either way), with O_DIRECT (device reads at queue depth 1, where
@@ -45,7 +45,7 @@ for (const n of [128 * 128, 32 * 32]) {
     const group = `read 64 MiB verified, N=${n}, ${cache}`;
     for (const overlap of [false, true]) {
       Deno.bench({
-        name: overlap ? "overlapped (after)" : "serial (before)",
+        name: overlap ? "overlapped" : "serial",
         group,
         baseline: !overlap,
         async fn() {

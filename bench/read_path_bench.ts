@@ -1,9 +1,9 @@
 /**
- * The passes over memory on the table's read path (issue 17), on a 64 MiB file in the page cache
+ * The passes over memory on the table's read path, on a 64 MiB file in the page cache
  * read in 448 KiB frames (N = 128^2):
  * - the pread alone into a buffer whose address is 16 bytes past the file offset's place in its
  *   page (as an ordinary ArrayBuffer can be: the kernel's `rep movsb` copy runs at half speed) vs
- *   one at the file offset's page offset (the engine's read buffer since issue 17);
+ *   one at the file offset's page offset (as the engine places its read buffer);
  * - pread + verification (memcmp against the expected frame): what verifying every byte costs;
  * - the byte swap of a frame to native order: through the module's memory (copy in, swap, copy
  *   out) vs in place in a SwapBuffer the frame was read into (one pass);
@@ -56,7 +56,7 @@ const past16 = page.subarray(firstOffset % 4096 + 16, firstOffset % 4096 + 16 + 
 const contents = Deno.readFileSync(rawPath);
 
 Deno.bench({
-  name: "pread, buffer 16 bytes past the source in its page (before)",
+  name: "pread, buffer 16 bytes past the source in its page",
   group: "pread 64 MiB in 448 KiB frames",
   baseline: true,
   fn() {
@@ -64,14 +64,14 @@ Deno.bench({
   },
 });
 Deno.bench({
-  name: "pread, buffer at the source's page offset (after)",
+  name: "pread, buffer at the source's page offset",
   group: "pread 64 MiB in 448 KiB frames",
   fn() {
     for (let i = 0; i < FRAMES; i++) file.readInto(matched, firstOffset + i * FRAME);
   },
 });
 Deno.bench({
-  name: "pread (after) + memcmp of every byte (verify)",
+  name: "pread + memcmp of every byte (verify)",
   group: "pread 64 MiB in 448 KiB frames",
   fn() {
     for (let i = 0; i < FRAMES; i++) {
@@ -87,7 +87,7 @@ const swapBuffer = SwapBuffer.create()!;
 const inModule = swapBuffer.view(0, FRAME);
 const ordinary = new Uint8Array(FRAME);
 Deno.bench({
-  name: "swapInPlace: copy into the module's memory, swap, copy out (before)",
+  name: "swapInPlace: copy into the module's memory, swap, copy out",
   group: "byte swap 448 KiB of float32",
   baseline: true,
   fn() {
@@ -95,7 +95,7 @@ Deno.bench({
   },
 });
 Deno.bench({
-  name: "SwapBuffer.swap in place, one pass (after)",
+  name: "SwapBuffer.swap in place, one pass",
   group: "byte swap 448 KiB of float32",
   fn() {
     swapBuffer.swap(inModule, 4);

@@ -1,10 +1,10 @@
 /**
- * Packman's reader, cold (issue 17): a Fortran file of 10 records of 1.3e6 doubles (104 MB, the
+ * Packman's reader, cold: a Fortran file of 10 records of 1.3e6 doubles (104 MB, the
  * perf `readers` cell), dropped from the page cache, then opened and read record by record as
  * the readers workload does, three ways:
- * - before: the open's far marker reads plain preads (each leaves its page cached amid the cold
- *   file) and every record one whole pread, the first too;
- * - after: the engine as it is (lib/io/mapped.ts: marker reads that leave no page cached;
+ * - plain preads: the open's far marker reads plain preads (each leaves its page cached amid the
+ *   cold file) and every record one whole pread, the first too;
+ * - engine: the engine's open and reads (lib/io/mapped.ts: marker reads that leave no page cached;
  *   lib/io/file.ts: the first large read starts with 128 KiB);
  * - floor: no marker reads at all, the records read as the engine reads them.
  * The device requests of each (from /sys/block/DEV/stat, when it can be found) are printed once
@@ -20,6 +20,7 @@ import { dropCache } from "../lib/io/cache.ts";
 import { FileHandle } from "../lib/io/file.ts";
 import { pread } from "../lib/sys/libc.ts";
 import { packmanLayout, writePackmanFile } from "../lib/workloads/readers/mod.ts";
+import { median } from "../tools/probes/common.ts";
 
 const RECORDS = 10;
 const LENGTH = 1_300_000;
@@ -53,8 +54,8 @@ const readRequests = () =>
   statFile ? Number(Deno.readTextFileSync(statFile).trim().split(/\s+/)[0]) : NaN;
 const requests = new Map<string, number[]>();
 
-/** Before: the markers by plain preads, then each record one pread of its payload. */
-function before(): void {
+/** The markers by plain preads, then each record one pread of its payload. */
+function plainPreads(): void {
   const f = FileHandle.open(path, "read");
   try {
     const marker = new Uint8Array(8);
@@ -65,8 +66,8 @@ function before(): void {
   }
 }
 
-/** After: the engine's open and reads, as a reader process makes them. */
-function after(): void {
+/** The engine's open and reads, as a reader process makes them. */
+function engine(): void {
   const source = backend.openReader(path, {
     layout: packmanLayout(LENGTH),
     backendOptions: { marker: 4 },
@@ -89,11 +90,14 @@ function floor(): void {
 }
 
 for (
-  const [what, read] of [["before", before], ["after", after], ["floor", floor]] as const
+  const [what, read] of [["plain preads", plainPreads], ["engine", engine], [
+    "floor",
+    floor,
+  ]] as const
 ) {
   Deno.bench(`packman cold 10 x 10.4 MB: ${what}`, {
     group: "packman cold",
-    baseline: read === before,
+    baseline: read === plainPreads,
     n: 8,
     warmup: 1,
   }, (b) => {
@@ -109,9 +113,8 @@ for (
 globalThis.addEventListener("unload", () => {
   if (!statFile) return;
   for (const [what, counts] of requests) {
-    const sorted = [...counts].sort((a, b) => a - b);
     console.log(
-      `packman cold ${what}: device read requests, median ${sorted[sorted.length >> 1]} ` +
+      `packman cold ${what}: device read requests, median ${median(counts)} ` +
         `(the device's, other processes' included)`,
     );
   }

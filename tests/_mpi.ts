@@ -1,6 +1,6 @@
 /**
  * Helpers for tests under an MPI launcher: Open MPI's `mpirun.openmpi` and MPICH's
- * `mpiexec.mpich` with 4 ranks on this machine. The deno binary is launched directly (MPICH's
+ * `mpiexec.mpich` with 4 ranks. The deno binary is launched directly (MPICH's
  * Hydra passes its PMI file descriptor, which the npx wrapper does not forward). A test whose
  * launcher is missing skips with a message, and fails under SCIOBENCH_REQUIRE_PEERS=1.
  * @module

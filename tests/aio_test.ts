@@ -1,5 +1,5 @@
 /**
- * Linux native AIO for O_DIRECT reads (issue 14): a read is submitted on the main thread
+ * Linux native AIO for O_DIRECT reads: a read is submitted on the main thread
  * (io_submit) and waited for (io_getevents) only when its result is asked, so frame k is verified
  * while frame k + 1's read is in flight; one read in flight at a time, the same preads (offsets,
  * lengths, order) as the serial loop, the same typed errors, and a serial fallback where io_setup

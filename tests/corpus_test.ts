@@ -1,5 +1,5 @@
 /**
- * The conformance corpus (issue 18): files made at test time by the formats' own tools (ncgen in
+ * The conformance corpus: files made at test time by the formats' own tools (ncgen in
  * all four kinds with fill on and off, the HDF5 and HDF4 C libraries, python3-gsd, gfortran), plus classic
  * files with data never written and non-NUL header padding. Every file is described and read by
  * sciobench, and the variable list and each variable's CRC-32 must equal what the real library

@@ -1,5 +1,5 @@
 /**
- * `--direct` reads made as fio's (issue 14's read efficiency): at file offsets that are multiples
+ * `--direct` reads made as fio's (for the read's efficiency): at file offsets that are multiples
  * of a page, into page-aligned buffers, a frame's bytes each (raw: 448 KiB at N = 128^2 after the
  * first), on a file system that would take 512-byte alignment too (strace observer); and frame
  * k + 1's read planned while frame k's is in flight and submitted right at its reap (pipelined).

@@ -1,9 +1,9 @@
 /**
- * `--direct` writes made as fio's (issue 14's write efficiency): every pwrite of the native
+ * `--direct` writes made as fio's (for the write's efficiency): every pwrite of the native
  * framings' writers, and every read-back of a partial block, from a page-aligned buffer at a file
  * offset and of a length that are multiples of a page, on a file system that would take 512-byte
  * alignment too (strace observer, the calls' raw arguments). A staging buffer 512 bytes past a
- * page made the table's 1 GiB write run at 0.2-0.35 of fio's on this machine.
+ * page splits each call's pages between two and cuts the write's rate (docs/direct-io.md).
  * @module
  */
 import assert from "node:assert/strict";

@@ -1,7 +1,7 @@
 /**
  * `info` streams: a file of 200,000 one-byte Fortran records is listed in pieces of bounded size,
- * and listing it does not grow the heap by the whole listing (1M records took 1 GB when every
- * chunk was collected before printing).
+ * and listing it does not grow the heap by the whole listing (as collecting every chunk before
+ * printing would, with the record count).
  */
 import assert from "node:assert/strict";
 import { streamInfo } from "../lib/cli/info.ts";

@@ -1,5 +1,5 @@
 /**
- * The native readers' memory (issue 29): data past the end of a netCDF file costs no memory, and
+ * The native readers' memory: data past the end of a netCDF file costs no memory, and
  * `info` and `read` of files of many objects (netCDF variables, Fortran records) stay within a
  * bounded size per object. Each case runs the CLI as a child process under /usr/bin/time and
  * asserts its peak resident set.

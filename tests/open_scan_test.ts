@@ -1,6 +1,6 @@
 /**
  * The open's scan of an f77 or IEEEIO file whose records lie far apart (the table's at N =
- * 128^2: records of 192 and 256 KiB), page cache warm (issue 17: at most 1 µs a record): one
+ * 128^2: records of 192 and 256 KiB), page cache warm (the goal: at most 1 µs a record): one
  * small pread a record boundary (a trailing marker with the next leading one, or a dataset's
  * attribute run with the next dataset's header), and a marker detection's few reads preads too,
  * not a mapping (its lease, mmap and page fault cost more than the reads: bench/open_bench.ts);

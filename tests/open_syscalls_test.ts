@@ -1,7 +1,7 @@
 /**
  * The system calls of a warm open of f77 and IEEEIO files whose records lie over 1 MiB apart (the
- * table's at N = 1024^2, here N = 2^17: records of 1.5 and 2 MiB), seen by strace (issue 17: a
- * file of a few records, where an open's fixed costs are most of it): one small read a record
+ * table's at N = 1024^2, here N = 2^17: records of 1.5 and 2 MiB), seen by strace (a file of a
+ * few records, where an open's fixed costs are most of it): one small read a record
  * boundary and nothing else; the first of them, a pread with RWF_NOWAIT, tells that the file is
  * cached, so no cachestat probes it, and no mapping or lease is set up.
  * @module

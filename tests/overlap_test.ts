@@ -1,6 +1,6 @@
 /**
- * Overlapped reads (issue 14): the read of frame k + 1 is in flight on another thread while frame
- * k is verified, with the same system calls (offsets, lengths, order) as a plain loop, and every
+ * Overlapped reads: the read of frame k + 1 is in flight on another thread while frame k is
+ * verified, with the same system calls (offsets, lengths, order) as a plain loop, and every
  * frame's bytes intact although two buffers alternate.
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * `deno task perf --quick --format json` (tools/perf.ts): the document's shape, and every goal row
- * the issue names present with its pairs, or its peer skipped with one line (never skipped when
+ * the project sets present with its pairs, or its peer skipped with one line (never skipped when
  * SCIOBENCH_REQUIRE_PEERS=1).
  */
 import assert from "node:assert/strict";

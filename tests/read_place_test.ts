@@ -1,5 +1,5 @@
 /**
- * Where a verified read's bytes sit in memory (issue 14's read efficiency): the table's expected
+ * Where a verified read's bytes sit in memory (for the read's efficiency): the table's expected
  * arrays and, through the page cache, each frame's largest chunk start on a 64-byte cache line,
  * where the verification's memcmp runs at full speed; the chunks keep their typed-array alignment.
  * @module

@@ -14,15 +14,15 @@
  *   record (a chunk's record: 2 a frame), and per record beyond raw's open (the goal's, as the
  *   file-system's open and fstat, a fixed cost, would dominate a file of a few records);
  * - every native framing's verified read, sequential and random, against raw's in the reading
- *   thread's CPU time, page cache warm (bench/read_cpu_ratio.ts), which the load moves far less
- *   than the table's wall-time ratios;
+ *   thread's CPU time, page cache warm (tools/probes/read_cpu_ratio.ts), which the load moves far
+ *   less than the table's wall-time ratios;
  * - gsd against python3-gsd (the table's python-gsd peer): the same four, and write CPU; the
  *   open is each side's open after its untimed warm-up opens (the table's open_ms), and the first (open_first_ms,
  *   code not yet compiled) is shown beside it without a goal;
  * - the native netCDF writer against libnetcdf's (`sciobench records`, netcdf vs netcdf-lib);
  * - the Packman reader against gfortran's rd (`sciobench readers --reader`), each side's median of
  *   3 runs in every pair;
- * - the raw engine against fio psync at the same block size (bench/fio_ratio.ts), with every
+ * - the raw engine against fio psync at the same block size (tools/probes/fio_ratio.ts), with every
  *   byte verified as the table reads, and without (the read alone, as fio's);
  * - peak RSS of a table child at two file sizes (VmHWM), and its slope extrapolated to 16 GiB,
  *   in each pair.
@@ -43,7 +43,8 @@ import type { Row } from "../lib/report/row.ts";
 import { getrusage, RUSAGE } from "../lib/sys/libc.ts";
 import { missWithinNoise } from "../lib/report/stats.ts";
 import { runTable, TableFrames } from "../lib/workloads/table/mod.ts";
-import { readCpuRatios } from "../bench/read_cpu_ratio.ts";
+import { readCpuRatios } from "./probes/read_cpu_ratio.ts";
+import { median } from "./probes/common.ts";
 
 /** A goal on a ratio's median: at least (`>=`) or at most (`<=`) `value`. */
 interface Goal {
@@ -63,7 +64,7 @@ interface PerfRow {
   readonly unit: string;
   /** One value per pair. */
   readonly values: number[];
-  /** The goal, when the issue sets one. */
+  /** The goal, when the project sets one. */
   readonly goal?: Goal;
 }
 
@@ -166,7 +167,7 @@ function num(r: Row, column: string): number {
   return v;
 }
 
-/** The read goals of the issue: >= 0.9x raw at N >= 128^2, >= 0.8x at 32^2. */
+/** The read goals: >= 0.9x raw at N >= 128^2, >= 0.8x at 32^2. */
 function readGoal(n: number): Goal {
   return { op: ">=", value: n >= 128 ** 2 ? 0.9 : 0.8 };
 }
@@ -300,9 +301,10 @@ async function tableSection(): Promise<void> {
 
 // ---- read CPU: every framing's verified read against raw's, in thread CPU time ---------------
 /**
- * The read goals in the calling thread's CPU time (bench/read_cpu_ratio.ts): page cache warm, each
- * framing's verified read (as the table's) against raw's, sequential and random. Wall-time ratios of
- * a read that takes milliseconds move with the load of a shared machine; CPU time much less.
+ * The read goals in the calling thread's CPU time (tools/probes/read_cpu_ratio.ts): page cache
+ * warm, each framing's verified read (as the table's) against raw's, sequential and random.
+ * Wall-time ratios of a read that takes milliseconds move with the load of a shared machine; CPU
+ * time much less.
  */
 function readCpuSection(): void {
   const scratch = Deno.makeTempDirSync({ dir: dir ?? ".", prefix: ".sciobench-perf-" });
@@ -385,8 +387,8 @@ async function readersSection(): Promise<void> {
     skipped.push(`gfortran: ${why}`);
     return;
   }
-  // each side's median of 3 runs in a pair: one read of 100 MB takes 20-150 ms here, so a
-  // single run's ratio moved from 0.5 to 2.4 under a load of 2-3
+  // each side's median of 3 runs in a pair: a read of 100 MB takes tens of milliseconds, so one
+  // run's ratio swings with the machine's load
   const common = [
     "readers",
     "--procs",
@@ -425,9 +427,9 @@ async function fioSection(): Promise<void> {
     return;
   }
   note(`fio ${pairs} pairs`);
-  const script = new URL("../bench/fio_ratio.ts", import.meta.url).pathname;
+  const script = new URL("./probes/fio_ratio.ts", import.meta.url).pathname;
   // verified (every byte compared, as the table reads) and not (the read alone, as fio's): the gap
-  // between the two is what verification costs (bench/read_cpu_ratio.ts)
+  // between the two is what verification costs (tools/probes/read_cpu_ratio.ts)
   for (const verify of [true, false]) {
     const out = await new Deno.Command(Deno.execPath(), {
       args: [
@@ -541,12 +543,6 @@ async function rssSection(): Promise<void> {
 // ---- run and report --------------------------------------------------------------------------
 for (const [name, run] of sections) {
   if (wants(name)) await run();
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
 function met(r: PerfRow): boolean | null {

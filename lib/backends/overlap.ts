@@ -69,6 +69,7 @@ export async function readFramesOverlapped<C>(
   try {
     for (let k = 0; k < n; k++) {
       const chunks: readonly C[] = await next!;
+      // mutant: overlap-read-ahead
       next = k + 1 < n ? readAsync(order[k + 1]!) : undefined;
       const seen = visit(order[k]!, chunks, k);
       if (seen) await seen;
@@ -96,6 +97,7 @@ async function readPipelined<C>(
   let upcoming: PromiseLike<readonly C[]> | undefined;
   try {
     for (let k = 0; k < n; k++) {
+      // mutant: pipelined-read-ahead
       upcoming = k + 1 < n ? readAsync(order[k + 1]!) : undefined;
       const chunks: readonly C[] = await current!;
       current = upcoming;

@@ -399,6 +399,7 @@ export const tableCommand: Command = {
           perRank: values["per-rank"],
           layout,
           transfer,
+          // mutant: table-cli-overlap
           overlap: overlap.mode !== "none",
         },
         (row) => results.add(row),

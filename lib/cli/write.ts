@@ -301,6 +301,7 @@ export const writeCommand: Command = {
               audit = r.audit;
             } else m = await timedWrite(temp, "new");
             // --fsync none: the timing held no fsync, but FILE never appears unsynced
+            // mutant: write-cli-fsync-none
             if (fsync === "none") syncFile(temp);
             commitTemp(temp, target);
             complete = true;
@@ -403,6 +404,7 @@ export async function measureWrite(
     await writeFrames(
       backend,
       file,
+      // mutant: write-cli-transfer
       { create, endian, fsync, backendOptions, transfer },
       job.count,
       (i) => frames.frame(job.first + i),

@@ -89,6 +89,7 @@ export class NumberColumn {
     const old = this.#blocks[i >> BLOCK_SHIFT];
     const n = i < BLOCK ? Math.min(BLOCK, Math.max(this.#first, 2 * (old?.length ?? 0))) : BLOCK;
     const block = this.#kind === "float64" ? new Float64Array(n) : new Int32Array(n);
+    // mutant: columns-grow
     if (old !== undefined) block.set(old);
     this.#blocks[i >> BLOCK_SHIFT] = block;
     return block;

@@ -454,6 +454,7 @@ function scanRecords(
   const size = src.size;
   const path = src.path;
   const rd = new MarkerReader(src, w, order === "little");
+  // mutant: f77-scan-seed
   if (reads !== undefined) rd.seed(reads.head, reads.far);
   const table: RecordTable = {
     w,
@@ -561,6 +562,7 @@ function scanRecords(
 /** Bytes of the file's start a marker detection reads once (every combination's leading marker). */
 const HEAD_BYTES = 64;
 /** Bytes a detection reads at a trailing marker past the head: the other widths' fall in them too. */
+// mutant: f77-detect-ahead
 const DETECT_AHEAD = 16;
 /** Reads past the head a detection makes at most: a trailing marker a width and byte order. */
 const DETECT_FAR = 4;
@@ -611,6 +613,7 @@ class DetectionReads {
    */
   marker(offset: number, w: MarkerWidth, little: boolean): number | undefined {
     let view: DataView, p: number;
+    // mutant: f77-detect-head
     if (offset + w <= this.head.length) {
       view = DETECTED_VIEW;
       p = offset;

@@ -633,6 +633,7 @@ class ShapeTable {
       return this.shapes.push({ code, dims, shape: dims.toReversed(), bytes }) - 1;
     }
     const key = `${code}:${dims.join(",")}`;
+    // mutant: ieeeio-shape-intern
     let id = this.#ids.get(key);
     if (id === undefined) {
       id = this.shapes.push({ code, dims, shape: dims.toReversed(), bytes }) - 1;
@@ -680,6 +681,7 @@ class NameTable {
     let name: string | undefined;
     for (let k = 0; k < processNameBytes.length; k++) {
       const p = processNameBytes[k]!;
+      // mutant: ieeeio-name-intern
       if (p.bytes.length === length && sameBytesAt(bytes, view, at, p)) {
         known = p;
         name = processNames[k]!;
@@ -743,6 +745,7 @@ class NamedAttributes {
         3 * (first ? Math.min(COLUMN_BLOCK, 2 * k) : blocks.length ? COLUMN_BLOCK : this.#first),
       );
       if (first) {
+        // mutant: ieeeio-attributes-grow
         next.set(block!);
         blocks.pop();
       }
@@ -1054,6 +1057,7 @@ function scanRecords(
             : first;
           const o = new Float64Array(next), sh = new Int32Array(next), nm = new Int32Array(next);
           if (grown) {
+            // mutant: ieeeio-offsets-grow
             o.set(offsets);
             sh.set(shapeIds);
             nm.set(nameIds);
@@ -1306,6 +1310,7 @@ export function openIeeeio(source: ByteSource, options: ReaderOptions = {}): Iee
   }
   // the header and the first records' peek in one read (the source's window when it has one:
   // no array made; copied, as the scan's next window replaces it, into the buffer every open uses)
+  // mutant: ieeeio-head-peek
   const headBytes = Math.min(size, IEEEIO_FILE_HEADER_BYTES + PEEK_BYTES);
   const window = source.window?.(0, headBytes);
   let head: Uint8Array;

@@ -1,8 +1,8 @@
 /**
  * Large buffers of one process: aligned allocation (in transparent huge pages from 1 MiB), and
  * the spares, buffers that a closed source, a finished writer or a write batcher gave back, for
- * the next one. On a shadow-paged VM the first touch of a new 4 KiB page costs about 15 µs, and
- * on one that reports free memory to its host (virtio-balloon free page reporting) a new
+ * the next one. The first touch of a new page is a page fault (dear on a shadow-paged VM), and
+ * on a VM that reports free memory to its host (virtio-balloon free page reporting) a new
  * allocation takes memory the host must fault in again: a buffer made inside a timed phase costs
  * that phase, and takes memory the phase's page cache then lacks. Reusing the spares keeps both
  * out of every cell after a process's first.
@@ -48,6 +48,7 @@ export function takeSpareBuffer(bytes: number): Uint8Array {
     const length = spares[k]!.length;
     if (length >= bytes && (best < 0 || length < spares[best]!.length)) best = k;
   }
+  // mutant: spare-read-buffer
   return best >= 0 ? spares.splice(best, 1)[0]! : alignedBytes(bytes, PAGE, true);
 }
 

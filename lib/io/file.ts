@@ -10,8 +10,8 @@ import { giveBackSpareBuffer, takeSpareBuffer } from "./buffers.ts";
 
 /**
  * Reads smaller than this, bytes, are made on the caller's thread by the asynchronous reads too
- * ({@link FileHandle.readIntoAsync}): a hop to another thread and back costs 20-50 µs on the 2-core
- * VM this was measured on (bench/overlap_bench.ts), more than such a read can hide.
+ * ({@link FileHandle.readIntoAsync}): a hop to another thread and back (bench/overlap_bench.ts
+ * measures it) costs more than such a read can hide.
  */
 export const OVERLAP_MIN_BYTES = 256 << 10;
 
@@ -65,6 +65,7 @@ export class FileHandle implements ByteSource {
   static open(path: string, mode: OpenMode, options: { direct?: boolean } = {}): FileHandle {
     let fd: number;
     try {
+      // mutant: direct-open-flag
       fd = libc.open(path, FLAGS[mode] | (options.direct ? libc.O.DIRECT : 0));
     } catch (e) {
       if (e instanceof SysError && e.code === "EEXIST") {
@@ -91,6 +92,7 @@ export class FileHandle implements ByteSource {
    * RAMP_MIN_BYTES or more, whose first RAMP_BYTES are read alone (see {@link RAMP_BYTES}).
    */
   #firstPiece(buf: Uint8Array): Uint8Array {
+    // mutant: file-read-ramp
     if (this.#ramped || buf.length < RAMP_MIN_BYTES) return buf;
     this.#ramped = true;
     return buf.subarray(0, RAMP_BYTES);
@@ -286,8 +288,9 @@ export class WriteBatcher {
     }
     if (this.#regions.length >= this.#streams) this.#flushRegion(this.#regions.shift()!);
     // a spare of the process (lib/io/buffers.ts), given back when the run is written, or new in
-    // huge pages: a new buffer's first fill is inside the timed write (about 1,000 first-touch
-    // faults of 4 KiB pages for 4 MiB on a shadow-paged VM)
+    // huge pages: a new buffer's first fill is inside the timed write (a first-touch fault a
+    // page)
+    // mutant: batcher-spare-buffer
     const buf = takeSpareBuffer(this.#capacity).subarray(0, this.#capacity);
     buf.set(data, 0);
     this.#regions.push({ buf, start: offset, fill: n });
@@ -295,6 +298,7 @@ export class WriteBatcher {
 
   #flushRegion(r: Region): void {
     this.#file.writeAt(r.buf.subarray(0, r.fill), r.start);
+    // mutant: batcher-give-back
     giveBackSpareBuffer(r.buf);
   }
 

@@ -118,6 +118,7 @@ export type RollBackResult = "none" | "rolled-back" | "untouched" | "stale" | "c
  */
 export function undoInterruptedAppend(path: string, sizeBefore: number): "as-it-was" | "complete" {
   if (rollBack(path) !== "none") return "as-it-was";
+  // mutant: journal-signal-after-commit
   return libc.fileStat(path).size === sizeBefore ? "as-it-was" : "complete";
 }
 

@@ -8,19 +8,17 @@
  * - but in a cached file such a record is read from a copy instead: one pread of the 4 MiB from
  *   the record on into one buffer the process reuses (the copy window), for it and the records
  *   after it. Faulting in the pages of a new mapping costs more than copying them where page
- *   faults are dear (a shadow-paged VM: a 32^2 table file's open, records of 12 and 16 KiB, took
- *   3.3-3.8 µs a record mapped against 0.6-0.9 copied), and a record's share of the copy is small
- *   anywhere (6 KiB there: 0.2 µs at the 28 GB/s a cached pread copies);
+ *   faults are dear (a shadow-paged VM; bench/open_bench.ts measures both), and a record's share
+ *   of the copy is small anywhere (a few KiB of a cached pread's copy);
  * - a record far from the last is one small pread when its window is cached (a page fault per
  *   record costs more than a pread there; cachestat of the page read tells, once a window, or,
  *   on kernels before 6.5, mincore of the mapping), else the mapping too; the pread goes into
  *   one buffer the source reuses (a new array a record cost more than the pread: 128^2 table
  *   files, bench/open_bench.ts); once such reads repeat a pattern (the same distances and
  *   lengths every 1 to 4 reads, as a table file's record boundaries do), the next ones it
- *   predicts, up to 64, are read in one io_submit (two system calls for 64 reads, where a
- *   system call costs about 1.3 µs on a shadow-paged VM: a 128^2 table file's warm open took
- *   3.2 µs a record over raw's with a pread each and 0.6-1.3 with the reads ahead, f77, and 2.4-
- *   4.3 against 0.6-0.7, IEEEIO); a read asked for that was not predicted ends the prediction;
+ *   predicts, up to 64, are read in one io_submit (two system calls for 64 reads instead of one
+ *   a record, which is most of a warm open's cost a record: bench/open_bench.ts); a read asked
+ *   for that was not predicted ends the prediction;
  * - so are the first 4 records in a row near one another in a cached file not mapped yet: the
  *   mapping's setup (lease, mmap, a page fault, munmap) pays for a run of near records, not for
  *   the two or three reads of a marker detection or a header;
@@ -88,9 +86,10 @@ const NEAR = 1 << 16;
 const SPARSE = 1 << 20;
 /**
  * Near windows of a cached file read by pread before the file is mapped: the mapping's setup
- * (lease, mmap, first page fault, and at release munmap: ~40 µs measured) pays for a run of near
+ * (lease, mmap, first page fault, and at release munmap) pays for a run of near
  * records, not for the two or three a marker detection or a header reads (bench/open_bench.ts).
  */
+// mutant: open-scan-near-preads
 const NEAR_PREADS = 4;
 
 /** The region a source maps its windows into, kept for the next source when released (see {@link MapRegion}). */
@@ -320,12 +319,14 @@ export class MappedSource implements ByteSource {
     this.#lastStart = offset;
     this.#nearRun = near ? this.#nearRun + 1 : 0;
     const far = !near && length <= FAR_READ;
+    // mutant: cold-scan-sparse-read
     if (far && sparse) return this.#sparseRead(offset, length);
     // the scan's first read is a pread too: a page fault there would start the file's readahead
     // with one large synchronous read, which the kernel sends to the device in smaller requests
     // than the window it ramps up from a small read (RAMP_BYTES in lib/io/file.ts); it tells
     // whether its window is cached too (no cachestat for it)
     const first = !Number.isFinite(this.#lastEnd);
+    // mutant: cold-scan-first-read
     if (far && first) return this.#firstRead(offset, length);
     // near, before a run of near records makes a mapping of a cached file worth its setup
     const early = near && length <= FAR_READ && this.#map === undefined &&
@@ -336,6 +337,7 @@ export class MappedSource implements ByteSource {
     ) {
       return this.#farRead(offset, length, far);
     }
+    // mutant: open-scan-dense-copy
     if (near && !this.#released && this.#cached(offset)) return this.#copied(offset, length, ahead);
     const map = this.#lease === "off" ? undefined : this.#cover(offset, length);
     if ((far && (map === undefined || this.#warm)) || (early && map !== undefined && this.#warm)) {
@@ -400,6 +402,7 @@ export class MappedSource implements ByteSource {
   #firstRead(offset: number, length: number): Uint8Array {
     const buf = this.#farBuffer(length);
     const n = preadIfCached(this.#file.fd, buf, offset, this.path, this.#far!.address);
+    // mutant: open-scan-cachestat
     this.#warmWindow = Math.floor(offset / WINDOW);
     this.#warm = n === length;
     if (n !== length) return this.#farRead(offset, length);
@@ -410,6 +413,7 @@ export class MappedSource implements ByteSource {
   /** The first `length` bytes (at most FAR_READ) of the far reads' buffer, one array reused. */
   #farBuffer(length: number): Uint8Array {
     let buf = this.#farView;
+    // mutant: open-scan-far-array
     if (buf === undefined || buf.length !== length) {
       buf = this.#farView = (this.#far ??= takeFar()).bytes.subarray(0, length);
     }
@@ -431,6 +435,7 @@ export class MappedSource implements ByteSource {
     this.#file.readExactly(buf, offset);
     // the reads after this one, when the last ones repeat a pattern (after it: the trail's order)
     const p = ahead.period();
+    // mutant: open-scan-read-ahead
     if (p > 0) ahead.readAhead(p, this.#file.fd, this.size, this.path);
     return buf;
   }
@@ -483,6 +488,7 @@ function takeAhead(): FarAhead {
 
 /** The spare copy window, or a new one. */
 function takeCopy(): Uint8Array {
+  // mutant: open-scan-copy-window
   const copy = spareCopy ?? new Uint8Array(WINDOW + OVERLAP);
   spareCopy = undefined;
   return copy;
@@ -491,6 +497,7 @@ function takeCopy(): Uint8Array {
 /** The spare far reads' buffer, or a new one (its address looked up once). */
 function takeFar(): FarBuffer {
   const far = spareFar;
+  // mutant: open-scan-far-buffer
   if (far !== undefined) {
     spareFar = undefined;
     return far;

@@ -27,8 +27,8 @@ export interface Transfer {
   /**
    * With `direct`: the staging and read buffers are 2 MiB transparent huge pages (the default);
    * false: 4 KiB pages, as fio's malloc'd buffers (`--no-huge-pages`). O_DIRECT pins each page of
-   * the buffer and hands the device one segment per page: on this project's VM, reads of 448 KiB
-   * ran at 1,500 MiB/s from 4 KiB pages and 4,100 from huge pages (fio's own, mem=shmhuge).
+   * the buffer and hands the device one segment per page, so huge pages make far fewer segments
+   * (docs/direct-io.md gives the rates; fio's own buffers take them with mem=shmhuge).
    */
   readonly hugePages?: boolean;
 }
@@ -218,6 +218,7 @@ export class BlockWriter {
     if (!w.dirty) return;
     w.dirty = false;
     const fill = w.fill;
+    // mutant: direct-write-pad
     const bytes = alignUp(fill, this.#align);
     const last = alignDown(fill, this.#align);
     if (bytes > fill && bytes > w.valid) {
@@ -266,11 +267,10 @@ export class BlockWriter {
  * at page boundaries, as fio's (its buffers are page-aligned and its calls of a `bs` that is a
  * multiple of 4096 start at multiples of it). When `bs` is no multiple of a page, the offsets keep
  * the file system's alignment (`bs` is one of it). Without O_DIRECT (alignment 1) nothing changes.
- * ext4 on this machine's virtio disk reports 512 bytes (statx STATX_DIOALIGN; its physical blocks
- * are 4096): frames read at 512-byte offsets into buffers 512 bytes past a page, and a 4 MiB
- * staging buffer 512 bytes past a page, made the device get requests off its 4 KiB blocks and
- * scatter lists of partial pages; the table's 1 GiB --direct write ran at 0.2-0.35 of fio's
- * (0.8-1.1 page-aligned; bench/direct_write_pairs.ts: 0.32-0.37 against 0.97-1.00).
+ * ext4 on a virtio disk can report 512 bytes (statx STATX_DIOALIGN) over physical blocks of 4096:
+ * frames read at 512-byte offsets into buffers 512 bytes past a page, and a 4 MiB staging buffer
+ * 512 bytes past a page, give the device requests off its 4 KiB blocks and scatter lists of
+ * partial pages, which cut a --direct write to a fraction of fio's (docs/direct-io.md).
  */
 export function transferAlignment(
   t: { readonly align: number; readonly memoryAlign: number },
@@ -278,6 +278,7 @@ export function transferAlignment(
 ): { readonly align: number; readonly memoryAlign: number } {
   if (t.align <= 1) return { align: t.align, memoryAlign: t.memoryAlign };
   const page = pageSize();
+  // mutant: direct-read-page-offsets
   const align = t.align < page && bs % page === 0 ? page : t.align;
   return { align, memoryAlign: Math.max(t.memoryAlign, align, page) };
 }
@@ -316,9 +317,11 @@ export class BlockReader {
     const a = transferAlignment(t, bs);
     this.#align = a.align;
     this.#memoryAlign = a.memoryAlign;
+    // mutant: direct-reader-huge-pages
     this.#hugePages = t.hugePages;
     this.#size = t.file.size;
     this.#readAhead = readAhead;
+    // mutant: direct-read-page-buffer
     this.#buf = alignedBytes(bs, this.#memoryAlign, this.#hugePages);
     this.#bufs = [this.#buf, undefined];
   }
@@ -382,6 +385,7 @@ export class BlockReader {
     const first = this.#next(want, limit);
     let read: SubmittedRead | undefined;
     try {
+      // mutant: transfer-submit-first
       read = first && this.#file.preadSubmit(first, this.#hi);
     } finally {
       this.#carry();
@@ -427,6 +431,7 @@ export class BlockReader {
   #begin(offset: number, want: number, alternate: boolean, carry = false): number {
     if (offset < this.#lo || offset > this.#hi) {
       if (alternate && want > offset) this.#switch(0, 0);
+      // mutant: direct-read-align-down
       this.#lo = this.#hi = alignDown(offset, this.#align);
     } else if (want > this.#hi) {
       // keep the buffered bytes from the block holding `offset` on, and read on after them

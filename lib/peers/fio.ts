@@ -61,6 +61,7 @@ export function fioArgs(cell: FioCell, phase: FioPhase): string[] {
   // fio writes whole blocks only: its file is fileBytes rounded down to the write block. Its reads
   // are given that size, else fio finds the file short and lays it out anew before it reads
   // (unlink, buffered writes, fsync): a file in another state than its write left, which ours is not
+  // mutant: fio-read-size
   const size = phase === "write" ? cell.fileBytes : fioWrittenBytes(cell);
   const args = [
     `--name=sciobench-${phase}`,
@@ -73,13 +74,16 @@ export function fioArgs(cell: FioCell, phase: FioPhase): string[] {
     "--output-format=json",
     // fio advises POSIX_FADV_SEQUENTIAL/RANDOM before it reads (fadvise_hint=1, its default);
     // sciobench's reads give no access hint, so fio gives none either: the same calls on both sides
+    // mutant: fio-fadvise-hint
     "--fadvise_hint=0",
   ];
+  // mutant: fio-huge-pages
   if (cell.hugePages) args.push("--mem=shmhuge");
   if (phase === "write") {
     // sciobench does not preallocate; the fsync policy's calls are inside fio's timing too
     args.push("--fallocate=none", "--create_on_open=1");
     if (cell.fsync === "each") args.push("--fsync=1");
+    // mutant: fio-end-fsync
     if (cell.fsync !== "none") args.push("--end_fsync=1");
   } else {
     // the caller drops the file first (fdatasync + fadvise DONTNEED, as before our reads); fio's

@@ -312,6 +312,7 @@ function aioId(): bigint | undefined {
     const off = Deno.env.get("SCIOBENCH_AIO") === "off";
     aioCtxId[0] = 0n;
     const rc = libc().syscall_ints(SYS_IO.setup, off ? 0n : 4n, aioBase, 0n, 0n, 0n);
+    // mutant: aio-setup-failure
     if (Number(rc) === 0) aioContext = { id: aioCtxId[0]! };
     else {
       const why = sysError("io_setup", "", errno()).message;
@@ -389,6 +390,7 @@ class AioRead implements SubmittedRead {
   }
 
   wait(): number {
+    // mutant: aio-reap
     if (this.#buf !== undefined) this.#reap();
     if (this.#error !== undefined) throw this.#error;
     return this.#count;
@@ -464,6 +466,7 @@ export function preadSubmit(
 ): SubmittedRead {
   const ctx = aioId();
   if (ctx === undefined) return new MadeRead(pread(fd, buf, offset, path));
+  // mutant: aio-wait-in-flight
   inFlight?.wait();
   let id = ++lastReadId;
   if (id >= TWO32) id = lastReadId = 1;
@@ -480,6 +483,7 @@ export function preadSubmit(
   const rc = Number(libc().syscall_ints(SYS_IO.submit, ctx, 1n, IOCB_LIST, 0n, 0n));
   if (rc !== 1) return new MadeRead(pread(fd, buf, offset, path));
   const read = new AioRead(id, fd, buf, offset, path);
+  // mutant: aio-wait-at-submit
   inFlight = read;
   return read;
 }
@@ -512,7 +516,7 @@ let manyContext: bigint | null | undefined;
  * `lengths[k]` bytes from byte `offsets[k]`, into `into` from byte k * `stride` (a buffer of a
  * page or more), all submitted in one io_submit and reaped by io_getevents (Linux native AIO,
  * which reads a buffered file in io_submit itself): two system calls for many small reads, where
- * each pread is one (about 1.3 µs on a shadow-paged VM). Returns each range's byte count in
+ * each pread is one. Returns each range's byte count in
  * `counts` (pread's: short only at the end of the file); the observer sees every read, in range
  * order. Where AIO is unavailable (as {@link aioUnavailable}), or io_submit or a read through
  * it is refused, those reads are preads.
@@ -571,6 +575,7 @@ export function preadMany(
     }
     for (let e = 0; e < submitted; e++) {
       const k = manyEvents[e * 8]!;
+      // mutant: pread-many-count
       counts[k] = manyEventsSigned[e * 8 + 5]! * TWO32 + manyEvents[e * 8 + 4]!;
     }
     for (let k = 0; k < submitted; k++) {
@@ -681,6 +686,7 @@ export function times(): Tms {
   const r = Number(libc().times(tmsBuf));
   if (r === -1) fail("times", "");
   return {
+    // mutant: libc-times-swapped
     user: Number(tmsBuf[0]),
     sys: Number(tmsBuf[1]),
     childUser: Number(tmsBuf[2]),
@@ -1178,9 +1184,8 @@ const iovec = new BigUint64Array(2);
 /**
  * The address of `buf`'s first byte, for {@link preadUncached} and {@link preadIfCached} to be
  * given with a buffer they read into again and again: the lookup (Deno.UnsafePointer.of) costs
- * more than the read itself (hot, ~0.7 us against a cached 8-byte read's ~0.7 us; its first call
- * after the CPU caches were flushed, as after a read through a large file, ~15 us:
- * bench/open_large_bench.ts). Only for a buffer that does not move: over 64 bytes (V8 keeps
+ * as much as a cached 8-byte read when hot, and many times more after the CPU caches were
+ * flushed, as after a read through a large file (bench/open_large_bench.ts). Only for a buffer that does not move: over 64 bytes (V8 keeps
  * smaller typed arrays in its heap) and not resizable.
  */
 export function addressOfBuffer(buf: Uint8Array): bigint {
@@ -1202,6 +1207,7 @@ export function preadUncached(
   path = "",
   address?: bigint,
 ): number | undefined {
+  // mutant: uncached-dontcache
   return preadv2Once(fd, buf, offset, path, address, RWF_DONTCACHE);
 }
 
@@ -1266,14 +1272,15 @@ export function transparentHugePages(): string {
 /**
  * A new zeroed Uint8Array of `bytes` bytes that starts on a {@link HUGE_PAGE} boundary, its whole
  * 2 MiB pages advised to be transparent huge pages ({@link adviseHugePages}) before anything
- * touches them: its first touch faults in 2 MiB at a time (about 15 us a 4 KiB page on a
- * shadow-paged VM: 7,200 faults for a 28 MiB buffer). Takes `bytes` rounded up to 2 MiB, plus
+ * touches them: its first touch faults in 2 MiB at a time (instead of a fault a 4 KiB page,
+ * 7,200 for a 28 MiB buffer, each dear on a shadow-paged VM). Takes `bytes` rounded up to 2 MiB, plus
  * 2 MiB of address space.
  */
 export function hugePageBytes(bytes: number): Uint8Array {
   const whole = Math.ceil(bytes / HUGE_PAGE) * HUGE_PAGE;
   const raw = new Uint8Array(whole + HUGE_PAGE);
   const skip = (HUGE_PAGE - (addressOf(raw) % HUGE_PAGE)) % HUGE_PAGE;
+  // mutant: direct-huge-pages-advise
   adviseHugePages(raw.subarray(skip, skip + whole));
   return raw.subarray(skip, skip + bytes);
 }

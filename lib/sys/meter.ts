@@ -60,6 +60,7 @@ let clkTck = 0;
  * is recorded under `phase` with the readings below, from its first reading to its last.
  */
 export function startMeter(phase = "phase"): Meter {
+  // mutant: meter-clock-ticks
   if (clkTck === 0) clkTck = libc.clockTicksPerSecond();
   const audit = beginPhase(phase);
   const r0 = libc.getrusage();
@@ -89,6 +90,7 @@ export function startMeter(phase = "phase"): Meter {
         wallS: (w1 - w0) / 1e9,
         userS: (r1.userUs - r0.userUs) / 1e6,
         sysS: (r1.sysUs - r0.sysUs) / 1e6,
+        // mutant: meter-ticks
         userTicks: t1.user - t0.user,
         sysTicks: t1.sys - t0.sys,
         clkTck,

@@ -180,6 +180,7 @@ export function verifyStoredFrame(
   let swapped: readonly Uint8Array[] | undefined;
   let swappedOrder: ByteOrder | undefined;
   const wantOf = (k: number, g: StoredChunk): Uint8Array => {
+    // mutant: verify-stored-big-endian
     if (g.order === NATIVE_ORDER) return chunkBytes(chunks[k]!);
     if (swappedOrder !== g.order) {
       swapped = expected.bytesIn(frame, g.order);

@@ -454,6 +454,7 @@ export async function runRecords(
             () =>
               transfer?.direct
                 ? { seconds: 0, residentAfter: residency(readPath) }
+                // mutant: records-cold-drop
                 : dropCache(readPath),
           );
           const rs = await fencedPhase("read", async () => {
@@ -473,6 +474,7 @@ export async function runRecords(
                 verifyFrame(readPath, g, readFrames.frame(g).chunks, chunks);
                 if ((r & 15) !== 0) return undefined;
                 p?.update(r / frames.records, "read");
+                // mutant: records-direct-aio
                 return signalPoint();
               }, overlap);
             } finally {
@@ -487,11 +489,13 @@ export async function runRecords(
             repeat,
             bytes,
             fileBytes,
+            // mutant: records-resident-after-drop
             residentAfterDrop: drop.residentAfter,
             fsync,
             sample: rs,
           };
           const judged: { cold_ok?: boolean | "" } = {};
+          // mutant: records-cold-ok-judge
           cold.judge(judged, transfer?.direct ? "direct" : "cold", {
             fsType: fs.type,
             residentAfterDrop: measured.residentAfterDrop,

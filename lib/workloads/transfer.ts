@@ -35,6 +35,7 @@ export function readOverlap(
   if (overlap === false) return { mode: "none" };
   if (!transfer?.direct) return { mode: overlap ? "thread" : "none" };
   const why = aioUnavailable();
+  // mutant: direct-aio-default
   if (why === undefined) return { mode: "aio" };
   return {
     mode: "none",

@@ -41,6 +41,7 @@ export class NetcdfIndex implements FrameIndex {
   /** Data never written (past the end of the file) reads as zeros, as in libnetcdf. */
   readonly pastEndReadsZero = true;
   /** Every netCDF classic element is stored big-endian. */
+  // mutant: netcdf-order
   readonly order: ByteOrder = "big";
   readonly #header: NcHeader;
   readonly #numrecs: number;
@@ -106,6 +107,7 @@ export class NetcdfIndex implements FrameIndex {
         shape: this.#shapes[i]!,
         offset: v.begin + shift,
         bytes: this.#slab[i]!,
+        // mutant: netcdf-frame-order
         order: this.order,
       };
     }

@@ -1,5 +1,5 @@
 /**
- * Where the table's read efficiency against fio goes (issue 14): one cell of
+ * Where the table's read efficiency against fio goes: one cell of
  * `table --framing F --size S --n N --baseline fio [--direct]`, its read phase only, measured in
  * interleaved rounds (fio first in odd rounds, ours first in even: ABBA) beside fio's read of its
  * own file with the args lib/peers/fio.ts `fioArgs` builds. Each phase starts from the table's
@@ -7,39 +7,36 @@
  * readVerifiedFrames; fio: its bw_bytes) and by the device's counters (/sys/block/DEV/stat: reads,
  * sectors, read ticks). Prints one CSV row per phase and the medians of ours / fio.
  *
- *     deno run -A bench/read_gap.ts [--framing raw] [--size 1GiB] [--n 16384] [--rounds 8]
+ *     deno run -A tools/probes/read_gap.ts [--framing raw] [--size 1GiB] [--n 16384] [--rounds 8]
  *       [--direct] [--no-overlap] [--random] [--dev vda] [--dir DIR]
  * @module
  */
-import { parseArgs } from "node:util";
-import { parseCount, parseSize } from "../lib/cli/args.ts";
-import { backendByName } from "../lib/backends/registry.ts";
-import { dropCache } from "../lib/io/cache.ts";
-import { withScratchDir } from "../lib/io/scratch.ts";
-import { fioArgs, fioBandwidth, type FioCell } from "../lib/peers/fio.ts";
-import { directAlignment } from "../lib/sys/libc.ts";
-import { startMeter } from "../lib/sys/meter.ts";
-import { readVerifiedFrames, Rng, shuffledOrder } from "../lib/workloads/pattern.ts";
-import { TableFrames, tableSizing } from "../lib/workloads/table/mod.ts";
-import { DEFAULT_DIRECT_BS } from "../lib/io/transfer.ts";
+import { backendByName } from "../../lib/backends/registry.ts";
+import { dropCache } from "../../lib/io/cache.ts";
+import { withScratchDir } from "../../lib/io/scratch.ts";
+import { fioArgs, fioBandwidth, type FioCell } from "../../lib/peers/fio.ts";
+import { directAlignment } from "../../lib/sys/libc.ts";
+import { startMeter } from "../../lib/sys/meter.ts";
+import { readVerifiedFrames, Rng, shuffledOrder } from "../../lib/workloads/pattern.ts";
+import { TableFrames, tableSizing } from "../../lib/workloads/table/mod.ts";
+import { DEFAULT_DIRECT_BS } from "../../lib/io/transfer.ts";
+import { countOption, median, probeArgs, roundOrder, sizeOption } from "./common.ts";
 
-const { values } = parseArgs({
-  args: Deno.args,
-  options: {
-    framing: { type: "string", default: "raw" },
-    size: { type: "string", default: "1GiB" },
-    n: { type: "string", default: "16384" },
-    rounds: { type: "string", default: "8" },
-    direct: { type: "boolean", default: false },
-    "no-overlap": { type: "boolean", default: false },
-    random: { type: "boolean", default: false },
-    dev: { type: "string", default: "vda" },
-    dir: { type: "string" },
-  },
+const PROBE = "read_gap";
+const { values } = probeArgs(PROBE, {
+  framing: { type: "string", default: "raw" },
+  size: { type: "string", default: "1GiB" },
+  n: { type: "string", default: "16384" },
+  rounds: { type: "string", default: "8" },
+  direct: { type: "boolean", default: false },
+  "no-overlap": { type: "boolean", default: false },
+  random: { type: "boolean", default: false },
+  dev: { type: "string", default: "vda" },
+  dir: { type: "string" },
 });
-const size = parseSize(values.size);
-const n = parseCount(values.n);
-const rounds = parseCount(values.rounds);
+const size = sizeOption(PROBE, values.size, "--size");
+const n = countOption(PROBE, values.n, "--n");
+const rounds = countOption(PROBE, values.rounds, "--rounds");
 const direct = values.direct;
 const phase = values.random ? "random" : "read";
 const backend = backendByName(values.framing);
@@ -50,12 +47,6 @@ const frameBytes = 28 * n;
 function devStat(): [number, number, number] {
   const f = Deno.readTextFileSync(`/sys/block/${values.dev}/stat`).trim().split(/\s+/).map(Number);
   return [f[0]!, f[2]!, f[3]!];
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
 await withScratchDir(values.dir, async (dir) => {
@@ -98,7 +89,7 @@ await withScratchDir(values.dir, async (dir) => {
   const rates: Record<string, number[]> = { ours: [], fio: [] };
   for (let r = 0; r < rounds; r++) {
     const rate: Record<string, number> = {};
-    for (const side of r % 2 === 0 ? ["fio", "ours"] : ["ours", "fio"]) {
+    for (const side of roundOrder(["fio", "ours"], r)) {
       if (!direct) dropCache(side === "fio" ? cell.path : path);
       const d0 = devStat();
       let mibps: number, wall: number, user = 0, sys = 0;

@@ -3,39 +3,30 @@
  * size, measured in interleaved pairs (fio, sciobench, fio, sciobench ...), as
  * shared/specs/measurement.md §6 asks. Prints one CSV row per pair and the median ratio.
  *
- * Run: deno run -A bench/fio_ratio.ts [--size 1GiB] [--n 16384] [--pairs 7] [--dir DIR] [--verify]
+ * Run: deno task fio-ratio [--size 1GiB] [--n 16384] [--pairs 7] [--dir DIR] [--verify]
  * The block size is one frame, 28 N bytes (N = 16384: 448 KiB).
  */
-import { parseArgs } from "node:util";
-import { parseCount, parseSize } from "../lib/cli/args.ts";
-import { raw } from "../lib/framings/raw.ts";
-import { nativeBackend } from "../lib/backends/engine.ts";
-import { withScratchDir } from "../lib/io/scratch.ts";
-import { startMeter } from "../lib/sys/meter.ts";
-import { verifyFrame } from "../lib/workloads/pattern.ts";
-import { TableFrames } from "../lib/workloads/table/mod.ts";
+import { raw } from "../../lib/framings/raw.ts";
+import { nativeBackend } from "../../lib/backends/engine.ts";
+import { withScratchDir } from "../../lib/io/scratch.ts";
+import { startMeter } from "../../lib/sys/meter.ts";
+import { verifyFrame } from "../../lib/workloads/pattern.ts";
+import { TableFrames } from "../../lib/workloads/table/mod.ts";
+import { countOption, formatSpread, probeArgs, sizeOption } from "./common.ts";
 
-const { values } = parseArgs({
-  args: Deno.args,
-  options: {
-    size: { type: "string", default: "1GiB" },
-    n: { type: "string", default: "16384" },
-    pairs: { type: "string", default: "7" },
-    dir: { type: "string" },
-    verify: { type: "boolean", default: false },
-  },
+const PROBE = "fio_ratio";
+const { values } = probeArgs(PROBE, {
+  size: { type: "string", default: "1GiB" },
+  n: { type: "string", default: "16384" },
+  pairs: { type: "string", default: "7" },
+  dir: { type: "string" },
+  verify: { type: "boolean", default: false },
 });
-const size = parseSize(values.size);
-const n = parseCount(values.n);
-const pairs = parseCount(values.pairs);
+const size = sizeOption(PROBE, values.size, "--size");
+const n = countOption(PROBE, values.n, "--n");
+const pairs = countOption(PROBE, values.pairs, "--pairs");
 const block = 28 * n;
 const frames = Math.ceil(size / block);
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
 await withScratchDir(values.dir, async (dir) => {
   const path = `${dir}/ratio.raw`;
@@ -89,9 +80,5 @@ await withScratchDir(values.dir, async (dir) => {
     );
   }
   source.close();
-  console.log(
-    `# median ratio ${median(ratios).toFixed(3)} (min ${Math.min(...ratios).toFixed(3)}, max ${
-      Math.max(...ratios).toFixed(3)
-    })`,
-  );
+  console.log(`# ratio ${formatSpread(ratios, 3)}`);
 });

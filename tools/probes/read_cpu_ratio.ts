@@ -4,7 +4,7 @@
  * frame, in interleaved pairs, at N = 32^2, 128^2, 1024^2:
  * - FRAMING/raw: a verified read as the table's (readVerified: the frame read as stored, compared
  *   in the file's byte order, so big-endian netCDF is not swapped), sequential and random order
- *   (issue 17's read goal), for every native framing;
+ *   (the perf table's read goal), for every native framing;
  * - netcdf/raw decoded: readFrame (netCDF swapped to native) + verifyFrame, the verified read
  *   before readVerified, sequential;
  * - raw verified/raw alone: what verifying every byte costs the raw engine (the bound of its
@@ -13,15 +13,15 @@
  * pair's ratios times both sides twice, in the order A B B A.
  * `deno task perf` prints the FRAMING/raw rows (`read CPU FRAMING/raw`) from {@link readCpuRatios}.
  *
- *     deno run -A bench/read_cpu_ratio.ts [--pairs 15] [--framings f77,ieeeio,gsd,netcdf]
+ *     deno run -A tools/probes/read_cpu_ratio.ts [--pairs 15] [--framings f77,ieeeio,gsd,netcdf]
  * @module
  */
-import { parseArgs } from "node:util";
-import { backendByName } from "../lib/backends/registry.ts";
-import type { FrameSource } from "../lib/backends/backend.ts";
-import { CLOCK, clockGettime } from "../lib/sys/libc.ts";
-import { readVerified, Rng, shuffledOrder, verifyFrame } from "../lib/workloads/pattern.ts";
-import { TableFrames } from "../lib/workloads/table/mod.ts";
+import { backendByName } from "../../lib/backends/registry.ts";
+import type { FrameSource } from "../../lib/backends/backend.ts";
+import { CLOCK, clockGettime } from "../../lib/sys/libc.ts";
+import { readVerified, Rng, shuffledOrder, verifyFrame } from "../../lib/workloads/pattern.ts";
+import { TableFrames } from "../../lib/workloads/table/mod.ts";
+import { countOption, formatSpread, probeArgs } from "./common.ts";
 
 /** One cell's ratios over the pairs: raw's CPU time over the framing's (above 1: faster). */
 export interface ReadCpuRatios {
@@ -97,10 +97,10 @@ export function readCpuRatios(
           // is A alternates): an effect of going first or second, and a drift of the machine's
           // load that is linear over the four passes, fall on both sides alike
           const ratio = (order: readonly number[], mode: Mode) => {
-            const rawFirst = p % 2 === 0;
             let rawUs = 0;
             let sourceUs = 0;
-            for (const side of rawFirst ? [0, 1, 1, 0] : [1, 0, 0, 1]) {
+            // ABBA in even pairs, BAAB in odd ones
+            for (const side of p % 2 === 0 ? [0, 1, 1, 0] : [1, 0, 0, 1]) {
               if (side === 0) rawUs += timed(raw, order, mode);
               else sourceUs += timed(source, order, mode);
             }
@@ -125,21 +125,13 @@ export function readCpuRatios(
   return out;
 }
 
-function quantiles(xs: number[]): string {
-  const s = [...xs].sort((a, b) => a - b);
-  const f = (x: number) => x.toFixed(2);
-  return `median ${f(s[s.length >> 1]!)} (min ${f(s[0]!)}, max ${f(s[s.length - 1]!)})`;
-}
-
 if (import.meta.main) {
-  const { values } = parseArgs({
-    args: Deno.args,
-    options: {
-      pairs: { type: "string", default: "15" },
-      framings: { type: "string", default: "netcdf" },
-    },
+  const PROBE = "read_cpu_ratio";
+  const { values } = probeArgs(PROBE, {
+    pairs: { type: "string", default: "15" },
+    framings: { type: "string", default: "netcdf" },
   });
-  const pairs = Number(values.pairs);
+  const pairs = countOption(PROBE, values.pairs, "--pairs");
   const framings = values.framings.split(",");
   const dir = Deno.makeTempDirSync({ dir: ".", prefix: ".sciobench-bench-" });
   try {
@@ -150,11 +142,11 @@ if (import.meta.main) {
       const got = readCpuRatios({ framings, n, pairs, bytes: 64 << 20, dir });
       const side = Math.sqrt(n);
       for (const [name, r] of got.framings) {
-        console.log(`N=${side}^2 read ${name}/raw ${quantiles(r.sequential)}`);
-        console.log(`N=${side}^2 random ${name}/raw ${quantiles(r.random)}`);
-        console.log(`N=${side}^2 read ${name}/raw decoded ${quantiles(r.decoded)}`);
+        console.log(`N=${side}^2 read ${name}/raw ${formatSpread(r.sequential)}`);
+        console.log(`N=${side}^2 random ${name}/raw ${formatSpread(r.random)}`);
+        console.log(`N=${side}^2 read ${name}/raw decoded ${formatSpread(r.decoded)}`);
       }
-      console.log(`N=${side}^2 raw verified/raw alone ${quantiles(got.rawVerify)}`);
+      console.log(`N=${side}^2 raw verified/raw alone ${formatSpread(got.rawVerify)}`);
     }
   } finally {
     Deno.removeSync(dir, { recursive: true });

@@ -7,26 +7,24 @@
  * write phase of SIZE bytes (fsync included) on each rank. Rank 0 prints one JSON line.
  * `SCIOBENCH_MPI_WAIT=block` measures the library's blocking collectives instead of the polled
  * nonblocking ones (lib/mpi/library.ts).
- * Usage: mpirun -np 4 deno run -A bench/mpi_fence.ts [SIZE_MiB] [DIR]
+ * Usage: mpirun -np 4 deno run -A tools/probes/mpi_fence.ts [SIZE_MiB] [DIR]
  * @module
  */
-import { rankRows } from "../lib/mpi/aggregate.ts";
-import { fencedPhase, rankScratchShare } from "../lib/mpi/phase.ts";
-import { initWorld } from "../lib/mpi/world.ts";
-import { withScratchDir } from "../lib/io/scratch.ts";
-import { writeFrames } from "../lib/backends/write.ts";
-import { backendByName } from "../lib/backends/registry.ts";
-import { TABLE_AGGREGATE, TABLE_COLUMNS, TableFrames } from "../lib/workloads/table/mod.ts";
+import { rankRows } from "../../lib/mpi/aggregate.ts";
+import { fencedPhase, rankScratchShare } from "../../lib/mpi/phase.ts";
+import { initWorld } from "../../lib/mpi/world.ts";
+import { withScratchDir } from "../../lib/io/scratch.ts";
+import { writeFrames } from "../../lib/backends/write.ts";
+import { backendByName } from "../../lib/backends/registry.ts";
+import { TABLE_AGGREGATE, TABLE_COLUMNS, TableFrames } from "../../lib/workloads/table/mod.ts";
+import { countOption, median, probeArgs } from "./common.ts";
 
 const w = initWorld();
-const sizeMiB = Number(Deno.args[0] ?? "16");
-const dir = Deno.args[1];
+const PROBE = "mpi_fence";
+const { positionals } = probeArgs(PROBE, {});
+const sizeMiB = countOption(PROBE, positionals[0] ?? "16", "SIZE_MiB");
+const dir = positionals[1];
 const REPS = 200;
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
 
 const fence: number[] = [];
 for (let i = 0; i < REPS; i++) {

@@ -1,5 +1,5 @@
 /**
- * The table's `--direct` read path against a psync loop as fio's (issue 14), in one process,
+ * The table's `--direct` read path against a psync loop as fio's, in one process,
  * interleaved in blocks of `--block` frames (each block at a seeded random frame of the file, so
  * no way reads right after another and gains from the host's readahead; the ways in a seeded
  * random order each round), so a disk whose rate swings within seconds favours none:
@@ -10,33 +10,31 @@
  *   file's frames; `serial`: the same with `--no-overlap`.
  * Prints each way's MiB/s (total bytes / total seconds) and its ratio to psync.
  *
- *     deno run -A bench/direct_pairs.ts [--mib 1024] [--rounds 30] [--n 16384] [--block 16]
+ *     deno run -A tools/probes/direct_pairs.ts [--mib 1024] [--rounds 30] [--n 16384] [--block 16]
  *       [--framing raw] [--dir DIR]
  * @module
  */
-import { parseArgs } from "node:util";
-import { backendByName } from "../lib/backends/registry.ts";
-import { FileHandle } from "../lib/io/file.ts";
-import { alignedBytes } from "../lib/io/transfer.ts";
-import { withScratchDir } from "../lib/io/scratch.ts";
-import { readVerifiedFrames, Rng, shuffledOrder } from "../lib/workloads/pattern.ts";
-import { TableFrames } from "../lib/workloads/table/mod.ts";
+import { backendByName } from "../../lib/backends/registry.ts";
+import { FileHandle } from "../../lib/io/file.ts";
+import { alignedBytes } from "../../lib/io/transfer.ts";
+import { withScratchDir } from "../../lib/io/scratch.ts";
+import { readVerifiedFrames, Rng, shuffledOrder } from "../../lib/workloads/pattern.ts";
+import { TableFrames } from "../../lib/workloads/table/mod.ts";
+import { countOption, probeArgs } from "./common.ts";
 
-const { values } = parseArgs({
-  args: Deno.args,
-  options: {
-    mib: { type: "string", default: "1024" },
-    rounds: { type: "string", default: "30" },
-    n: { type: "string", default: "16384" },
-    block: { type: "string", default: "16" },
-    framing: { type: "string", default: "raw" },
-    dir: { type: "string" },
-  },
+const PROBE = "direct_pairs";
+const { values } = probeArgs(PROBE, {
+  mib: { type: "string", default: "1024" },
+  rounds: { type: "string", default: "30" },
+  n: { type: "string", default: "16384" },
+  block: { type: "string", default: "16" },
+  framing: { type: "string", default: "raw" },
+  dir: { type: "string" },
 });
-const n = Number(values.n);
-const BLOCK = Number(values.block);
+const n = countOption(PROBE, values.n, "--n");
+const BLOCK = countOption(PROBE, values.block, "--block");
 const L = 28 * n;
-const frames = Math.floor((Number(values.mib) << 20) / L);
+const frames = Math.floor(countOption(PROBE, values.mib, "--mib") * 2 ** 20 / L);
 const backend = backendByName(values.framing);
 const data = new TableFrames(n, 1);
 
@@ -54,7 +52,7 @@ await withScratchDir(values.dir, async (dir) => {
   const bytes: Record<string, number> = {};
   for (const w of ways) seconds[w] = bytes[w] = 0;
   const rng = new Rng(11);
-  const rounds = Number(values.rounds);
+  const rounds = countOption(PROBE, values.rounds, "--rounds");
   for (let r = 0; r < rounds; r++) {
     for (const j of shuffledOrder(ways.length, ways.length, rng)) {
       const way = ways[j]!;
