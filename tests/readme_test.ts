@@ -6,7 +6,8 @@
  * The rule for commands: every line of a block fenced ```sh is a command (a trailing `\` joins the
  * next line; `#` lines are comments) and runs, block by block in order, with `sh -c` in the
  * checkout, as a user of the checkout types it; blocks fenced ```bash (batch scripts, launchers)
- * and ```console (shown output) are not run. The commands find, first on PATH:
+ * are only parsed (`bash -n`), and ```console blocks (shown output) are not run. The commands
+ * find, first on PATH:
  * - `sciobench`: main.ts run with the task's permissions, in the block's temporary directory, so
  *   the files a recipe makes (`traj.gsd`, `--out runs.jsonl`) land there;
  * - `npx -y deno@VERSION` and `deno`: this Deno (VERSION must be its version).
@@ -195,6 +196,19 @@ Deno.test("README: the substitution makes runs small and leaves other words alon
 });
 
 const SH_BLOCKS = blocks(README).filter((b) => b.lang === "sh");
+
+Deno.test("README: the bash blocks, not run here (batch scripts, launchers), are valid shell", async () => {
+  const scripts = blocks(README).filter((b) => b.lang === "bash");
+  assert.ok(scripts.length > 0, "the Slurm script and the MPICH launch");
+  for (const script of scripts) {
+    const out = await new Deno.Command("/bin/bash", {
+      args: ["-n", "-c", script.text],
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 0, `${script.text}\n${new TextDecoder().decode(out.stderr)}`);
+    assert.match(script.text, /sciobench|main\.ts/, "each runs sciobench");
+  }
+});
 
 Deno.test("README: every sh block's commands run as written and print results", async (t) => {
   assert.ok(SH_BLOCKS.length >= 5, "the quick start, install and recipes have sh blocks");
