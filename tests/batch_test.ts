@@ -1,7 +1,8 @@
 /**
- * README's batch-job recipe, as it says: `--out` is atomic; on SIGTERM jsonl is completed and
- * committed under the name while csv keeps the old file; a SIGKILL leaves the target untouched and
- * the finished rows (meta line first) in `.NAME.sciobench-tmp-PID`.
+ * The batch-job behaviour the README (many nodes) and docs/measurement.md (results files)
+ * describe: `--out` is atomic; on SIGTERM jsonl is completed and committed under the name while
+ * csv keeps the old file; a SIGKILL leaves the target untouched and the finished rows (meta line
+ * first) in `.NAME.sciobench-tmp-PID`.
  */
 import assert from "node:assert/strict";
 import { spawnCli, tempDir } from "./_helpers.ts";
