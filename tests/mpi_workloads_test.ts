@@ -161,8 +161,8 @@ mpiTest(
     assert.deepEqual(leftovers(tmp.path), []);
     for (
       const [command, framing, why] of [
-        ["records", "ieeeio", /--layout shared works for raw, f77, netcdf, gsd only; 'ieeeio'/],
-        ["records", "hdf5", /--layout shared works for raw, f77, netcdf, gsd only; 'hdf5'/],
+        ["records", "ieeeio", /--layout shared works for gsd, raw, netcdf, f77 only; 'ieeeio'/],
+        ["records", "hdf5", /--layout shared works for gsd, raw, netcdf, f77 only; 'hdf5'/],
         ["scaling", "f77", /scaling --layout shared is not offered: IOspeed times/],
       ] as const
     ) {

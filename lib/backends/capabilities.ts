@@ -27,7 +27,10 @@ export function refuseUnstorable(backend: Backend, dtype: string): void {
  * UsageError (one line, exit 2) unless `backend` can be one file written by every MPI rank
  * (`--layout shared`); the message lists those of `backends` that can.
  */
-export function checkSharedLayout(backend: Backend, backends: readonly Backend[] = BACKENDS): void {
+export function checkSharedLayout(
+  backend: Pick<Backend, "name" | "sharedLayout">,
+  backends: readonly Backend[] = BACKENDS,
+): void {
   if (backend.sharedLayout) return;
   const can = backends.filter((b) => b.sharedLayout).map((b) => b.name);
   throw new UsageError(

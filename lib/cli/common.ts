@@ -9,7 +9,7 @@ import { type OptionValues, parseOptionArgs } from "../framings/options.ts";
 import type { OptionSpec, Workload } from "../framings/types.ts";
 import { type Backend, FSYNC_POLICIES, type FsyncPolicy } from "../backends/backend.ts";
 import { fsyncRefusal } from "../backends/write.ts";
-import { checkSharedLayout } from "../mpi/shared.ts";
+import { checkSharedLayout } from "../backends/capabilities.ts";
 import { crossNodeShift, world } from "../mpi/world.ts";
 import { type Progress } from "../report/progress.ts";
 import { warn } from "../core/diagnostics.ts";
@@ -414,7 +414,7 @@ export const LAYOUT_HELP =
  */
 export function parseLayout(
   value: string | undefined,
-  backends: readonly { readonly name: string }[],
+  backends: readonly { readonly name: string; readonly sharedLayout: boolean }[],
   fsync: FsyncPolicy,
 ): "per-rank" | "shared" {
   const layout = parseChoice(value ?? "per-rank", ["per-rank", "shared"] as const, "--layout");
@@ -425,7 +425,7 @@ export function parseLayout(
     );
   }
   if (layout === "shared") {
-    for (const b of backends) checkSharedLayout(b.name);
+    for (const b of backends) checkSharedLayout(b);
     if (fsync === "each" && world().size > 1) {
       throw new UsageError(
         "--layout shared fsyncs at the end or not at all: use --fsync end or none",

@@ -28,27 +28,14 @@
  * writer pads nothing, and each rank's calls are bs bytes of its own share.
  * @module
  */
-import { UsageError } from "../core/errors.ts";
 import type { EndianOption, Frame, FrameWriter, Framing, WriteOp } from "../framings/types.ts";
 import type { Transfer } from "../io/transfer.ts";
 import { signalPoint } from "../io/scratch.ts";
 import { pageSize } from "../sys/libc.ts";
 import { NativeSink, type NativeSinkOptions, type SinkShare } from "../backends/native_sink.ts";
+import { checkSharedLayout } from "../backends/capabilities.ts";
 import { injectedFailure, PeerRankFailed } from "./phase.ts";
 import { type World, world } from "./world.ts";
-
-/** The framings `--layout shared` supports. */
-export const SHARED_LAYOUT_FRAMINGS: readonly string[] = ["raw", "f77", "netcdf", "gsd"];
-
-/** UsageError (one line) unless the framing or peer `name` can be one file shared by ranks. */
-export function checkSharedLayout(name: string): void {
-  if (!SHARED_LAYOUT_FRAMINGS.includes(name)) {
-    throw new UsageError(
-      `--layout shared works for ${SHARED_LAYOUT_FRAMINGS.join(", ")} only; '${name}' ` +
-        `cannot place frames at offsets known in advance (use --layout per-rank)`,
-    );
-  }
-}
 
 /** How the shared file is written: the framing's options, byte order, fsync and transfers. */
 export interface SharedWriteOptions {
@@ -196,7 +183,7 @@ export function planSharedFile(
 }
 
 function newWriter(framing: Framing, options: SharedWriteOptions): FrameWriter {
-  checkSharedLayout(framing.name);
+  checkSharedLayout(framing);
   return framing.createWriter({ ...options.backendOptions, endian: options.endian ?? "native" });
 }
 
@@ -219,7 +206,7 @@ export async function writeSharedFrames(
   frameAt: (g: number) => Frame,
   beforeFrame?: (i: number) => void,
 ): Promise<number> {
-  checkSharedLayout(framing.name);
+  checkSharedLayout(framing);
   const w = world();
   const part = plan.part;
   const sinkOptions: NativeSinkOptions = {

@@ -8,7 +8,7 @@ import { CellsFailedError, SciobenchError, UsageError } from "../core/errors.ts"
 import type { Backend } from "../backends/backend.ts";
 import { FRAMINGS } from "../backends/registry.ts";
 import type { Framing } from "../framings/types.ts";
-import { checkSharedLayout } from "../mpi/shared.ts";
+import { checkSharedLayout } from "../backends/capabilities.ts";
 import type { Row } from "../report/row.ts";
 import type { PhaseSample } from "../sys/meter.ts";
 
@@ -79,6 +79,6 @@ export class CellFailures {
  * UsageError (one line) for a backend that cannot share one file between ranks.
  */
 export function sharedFraming(backend: Backend): Framing {
-  checkSharedLayout(backend.name);
+  checkSharedLayout(backend);
   return FRAMINGS.find((f) => f.name === backend.name)!;
 }
