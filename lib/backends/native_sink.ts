@@ -139,6 +139,7 @@ export class NativeSink implements FrameSink {
       if (transfer) {
         const t = openForTransfer(path, mode, transfer);
         this.#file = t.file;
+        // mutant: direct-writer-page-align
         align = { ...transferAlignment(t, transfer.bs), hugePages: t.hugePages };
         if (share && share.block % align.align !== 0) {
           this.#file.close();
@@ -152,6 +153,7 @@ export class NativeSink implements FrameSink {
       }
     }
     this.#align = align;
+    // mutant: bs-write-batcher
     this.#batch = transfer
       ? new BlockWriter({ file: this.#file, ...align }, transfer.bs)
       : new WriteBatcher(this.#file);
@@ -248,6 +250,7 @@ export class NativeSink implements FrameSink {
 
   writeFrame(frame: Frame): void {
     this.#apply(this.#writer.writeFrame(frame));
+    // mutant: engine-fsync-each
     if (this.#fsync === "each" && this.#unsynced) this.#sync();
   }
 
@@ -269,6 +272,7 @@ export class NativeSink implements FrameSink {
     if (this.#batch instanceof BlockWriter && (share?.last ?? true)) this.#batch.finish();
     else this.#batch.flush();
     // with `each` the frames are synced already: once more only when a trailer or header followed
+    // mutant: engine-close-fsync
     if (this.#fsync === "end" || (this.#fsync === "each" && this.#unsynced)) this.#file.sync();
     else if (this.#journal) this.#file.sync(); // an append is always made durable
     this.#open = false;
@@ -279,6 +283,7 @@ export class NativeSink implements FrameSink {
 
   /** Gives the kept copies' buffers back to the spares (the writer is done with them). */
   #giveBackKept(): void {
+    // mutant: gsd-kept-give-back
     for (const buf of this.#kept.splice(0)) giveBackSpareBuffer(buf);
   }
 
@@ -315,7 +320,9 @@ export class NativeSink implements FrameSink {
  * page cache then lacked.
  */
 export function keepCopy<T extends TypedArray>(data: T, taken?: Uint8Array[]): T {
+  // mutant: gsd-reference-copy
   if (data.byteLength < HUGE_PAGES_MIN) return data.slice() as T;
+  // mutant: gsd-reference-huge-pages
   const bytes = takeSpareBuffer(data.byteLength);
   taken?.push(bytes);
   const Kind = data.constructor as new (buffer: ArrayBuffer, offset: number, length: number) => T;

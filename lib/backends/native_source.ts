@@ -267,6 +267,7 @@ export class NativeSource implements FrameSource {
   ): Uint8Array {
     // every byte 0-7 bytes before its file offset's place in a page (fileOffset's on a multiple
     // of 8), or with an anchor 0-63 bytes before, the anchor's byte on a cache line
+    // mutant: read-place-cache-line
     const shift = anchor === undefined ? fileOffset % 8 : anchor % LINE;
     let at = fileOffset % PAGE - shift;
     if (at < 0) at += PAGE;
@@ -395,6 +396,7 @@ export class NativeSource implements FrameSource {
    * read and only the reap lies between the two reads, as between fio's preads.
    */
   get pipelined(): boolean {
+    // mutant: pipelined-direct
     return this.#blocks !== undefined && this.#file.direct;
   }
 

@@ -60,6 +60,7 @@ async function runOne(
   mode: ReadersMode,
   procs: number,
 ): Promise<Omit<Row, "slope_s_per_proc"> & { wall_s: number }> {
+  // mutant: readers-file-count
   const nFiles = mode === "shared" ? 1 : procs;
   // A user's own file (--file) is read as it is: no write phase, and it is never removed.
   const files = o.file !== undefined
@@ -75,6 +76,7 @@ async function runOne(
   let resident = 0;
   for (const path of files) {
     if (o.transfer?.direct) resident = Math.max(resident, residency(path));
+    // mutant: readers-cold-drop
     else if (cache === "cold") resident = Math.max(resident, dropCache(path).residentAfter);
     else {
       warmUp(path);
@@ -85,6 +87,7 @@ async function runOne(
   // The parent only waits in this phase: the readers record their own trails and report them.
   const phase = beginPhase("read");
   const reports = await runReaderProcesses(
+    // mutant: readers-file-of-reader
     Array.from({ length: procs }, (_, k) => files[mode === "shared" ? 0 : k]!),
     o.launch,
     (k) => (mode === "shared" ? 0 : k),
@@ -158,6 +161,7 @@ export async function runReaders(
             cold.judge(out, String(row.cache), {
               fsType: fs.type,
               residentAfterDrop: Number(row.resident_before),
+              // mutant: readers-cold-ok-shared-bytes
               readBytes: Number(row.reader_bytes) / (mode === "shared" ? Number(row.procs) : 1),
               deviceReadBytes: Number(row.read_dev_bytes),
             });

@@ -179,6 +179,7 @@ export function prepareReader(path: string, s: ReaderSettings): PreparedReader {
       startAudit();
       const meter = startMeter("read");
       const t0Ns = clockGettime();
+      // mutant: readers-read-twice
       const source = backend.openReader(path, {
         layout: packmanLayout(s.length),
         endian: s.endian,

@@ -46,6 +46,7 @@ async function pairedPhase<T>(
  * bypass the cache) only measures the residency; returns it.
  */
 export function prepareCache(path: string, cache: "cold" | "warm" | "direct"): CacheDrop {
+  // mutant: table-cold-drop
   if (cache === "cold") return dropCache(path);
   if (cache === "direct") return { seconds: 0, residentAfter: residency(path) };
   const t0 = performance.now();
@@ -69,6 +70,7 @@ async function readPhase(
 ) {
   // the expected bytes in the file's byte order exist before the clock starts, as the native
   // arrays raw is compared with do (big-endian netCDF: a swapped copy of a frame)
+  // mutant: table-expected-untimed
   prepareVerified(source, frames);
   const spent: VerifyTime = { seconds: 0 };
   const meter = startMeter(phase);
@@ -79,6 +81,7 @@ async function readPhase(
     progress.update(k / n, phase);
     return signalPoint();
   };
+  // mutant: table-verified-reads
   await readVerifiedFrames(source, order, frames, after, overlap, spent);
   return { ...meter.stop(), verifyS: spent.seconds };
 }
@@ -131,6 +134,7 @@ export async function runTableCell(
     const sink = {
       create: "truncate",
       endian: options.endian,
+      // mutant: table-write-fsync
       fsync,
       transfer: options.transfer,
     } as const;
@@ -182,6 +186,7 @@ export async function runTableCell(
         fencedPhase("write", async () => {
           const wm = startMeter("write");
           const syncS = await write("write");
+          // mutant: table-write-stop
           const w = wm.stop();
           // a shared file is counted once, on rank 0, so the sum over ranks is its size
           return { w, syncS, fileBytes: writer ? Deno.statSync(path).size : 0 };
@@ -201,6 +206,7 @@ export async function runTableCell(
       const fm = startMeter("first open");
       openClose();
       const m = fm.stop();
+      // mutant: table-warm-up-opens
       warmUpOpens(openClose);
       return m;
     });
@@ -224,6 +230,7 @@ export async function runTableCell(
     // Opening f77 and IEEEIO files scans every record marker, which caches the file: a cold read
     // phase starts from a second drop (untimed), so it reads from the device like the others.
     const dropOpen = cache === "cold"
+      // mutant: table-drop-after-open
       ? await fencedPhase("drop", () => prepareCache(readPath, cache))
       : undefined;
     try {
@@ -232,6 +239,7 @@ export async function runTableCell(
       const r = await pairedPhase(
         options.beside,
         "read",
+        // mutant: table-sequential-order
         () => fencedPhase("read", () => readPhase(source, seq, readFrames, p, "read", overlap)),
       );
       const drop2 = await fencedPhase("drop", () => prepareCache(readPath, cache));
@@ -244,6 +252,7 @@ export async function runTableCell(
         options.beside,
         "random",
         () =>
+          // mutant: table-random-order
           fencedPhase("random", () => readPhase(source, order, readFrames, p, "random", overlap)),
       );
       p.clear();
@@ -266,7 +275,9 @@ export async function runTableCell(
         read_user_s: r.userS,
         read_sys_s: r.sysS,
         write_dev_bytes: wr.devWriteBytes,
+        // mutant: table-read-dev-bytes
         read_dev_bytes: r.devReadBytes,
+        // mutant: table-resident-after-drop
         resident_after_drop: drop1.residentAfter,
         fs_type: fs.typeName,
         data_bytes: sizing.dataBytes,

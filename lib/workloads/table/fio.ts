@@ -82,6 +82,7 @@ export function fioSession(
       hugePages,
     },
     (path) => prepareCache(path, cache),
+    // mutant: fio-direct-read-align
     frameReads ? (path) => directReadAlignment(path) : undefined,
   );
 }
@@ -114,6 +115,7 @@ export function addFioColumns(row: Row, fio: FioResult): void {
  * run favours neither side in the median.
  */
 export function fioFirst(repeat: number): boolean {
+  // mutant: fio-abba-pairing
   return repeat % 2 === 0;
 }
 

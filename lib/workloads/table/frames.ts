@@ -22,6 +22,7 @@ import { chunkBytes } from "../../framings/kit.ts";
  */
 function lineAlignedFloats(count: number): Float32Array {
   const bytes = alignedBytes(count * 4, 64);
+  // mutant: table-expected-cache-line
   return new Float32Array(bytes.buffer, bytes.byteOffset, count);
 }
 
@@ -73,6 +74,7 @@ export class TableFrames implements ExpectedFrames {
       });
     }
     for (const bytes of this.#swapped) {
+      // mutant: table-expected-stamp
       new DataView(bytes.buffer).setFloat32(0, i, order === "little");
     }
     return this.#swapped;
