@@ -182,7 +182,7 @@ mpiTest(
     assert.deepEqual(sized.rows.map((x) => x.framing), ["raw", "gsd"]);
     for (const row of sized.rows) {
       assert.equal(row.bs_bytes, 65536, JSON.stringify(row));
-      assert.equal(row.direct, String(direct), JSON.stringify(row));
+      assert.equal(row.direct, direct, JSON.stringify(row));
       assert.ok(Number(row.file_bytes) > Number(row.data_bytes), JSON.stringify(row));
     }
     assert.deepEqual(leftovers(tmp.path), []);

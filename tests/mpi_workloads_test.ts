@@ -155,7 +155,7 @@ mpiTest(
     ]);
     assert.equal(sized.rows.length, 2 * 2);
     for (const row of sized.rows) {
-      assert.equal(row.direct, String(direct), JSON.stringify(row));
+      assert.equal(row.direct, direct, JSON.stringify(row));
       assert.equal(row.bytes, 4 * one, JSON.stringify(row));
     }
     assert.deepEqual(leftovers(tmp.path), []);
