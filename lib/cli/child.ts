@@ -24,7 +24,7 @@ import { openUserFile } from "./open.ts";
 import { measureRead } from "./read.ts";
 import { measureWrite, type WriteJob } from "./write.ts";
 import { usableBackend } from "../backends/registry.ts";
-import { backendOptionArgs } from "./common.ts";
+import { backendOptionArgs } from "./settings.ts";
 
 const encoder = new TextEncoder();
 

@@ -7,7 +7,7 @@ import { detectBackend, usableBackend } from "../backends/registry.ts";
 import type { Backend, FrameSource } from "../backends/backend.ts";
 import type { ChunkLayout, Workload } from "../framings/types.ts";
 import type { Transfer } from "../io/transfer.ts";
-import { backendOptionArgs } from "./common.ts";
+import { backendOptionArgs } from "./settings.ts";
 import { warn } from "../core/diagnostics.ts";
 import { requireFile as requireRegularFile } from "../io/file.ts";
 import { recoverInterruptedAppend } from "../io/journal.ts";

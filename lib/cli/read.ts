@@ -29,25 +29,14 @@ import {
   shuffledOrder,
 } from "../workloads/pattern.ts";
 import { TableFrames } from "../workloads/table.ts";
-import { parseArgs, parseSeed, parseSize } from "./args.ts";
+import { parseSeed, parseSize } from "./args.ts";
 import { type Block, planBlocks, readBlocks, referenceCrcs } from "../workloads/blocks.ts";
 import type { FrameSource } from "../backends/backend.ts";
 import type { Command } from "./command.ts";
-import {
-  AUDIT_HELP,
-  AUDIT_OPTION,
-  backendOptionsHelp,
-  checkOutputFormat,
-  checkOutputsApart,
-  checkPlotPath,
-  EXTERNAL_HELP,
-  EXTERNAL_OPTION,
-  openResults,
-  OUTPUT_OPTIONS,
-  parseTransfer,
-  TRANSFER_HELP,
-  TRANSFER_OPTIONS,
-} from "./common.ts";
+import { parseFlags } from "./flags.ts";
+import { commandHelp } from "./help.ts";
+import { checkOutputFormat, checkOutputsApart, checkPlotPath, openResults } from "./output.ts";
+import { parseTransfer } from "./settings.ts";
 import { col, type ColumnDoc, columnHelp } from "../report/human.ts";
 import { isolates, relayToTerminal, runIsolated } from "./isolate.ts";
 import { chooseBackend, openUserFile } from "./open.ts";
@@ -81,44 +70,28 @@ const COLUMNS: readonly ColumnDoc[] = [
   ...TRANSFER_COLUMN_DOCS,
 ];
 
-const HELP = `sciobench read: time reading an existing file, cold
-
-Usage: sciobench read [options] FILE
-
-Drops FILE from the page cache (posix_fadvise; FILE is not modified), times the open, drops
-again (an f77 or IEEEIO open scans the file), reads every frame in order, drops again, reads every frame in a seeded random order, and prints one
-row (with --sample, a sample of the frames in each phase). A file without frames (HDF5
-datasets, netCDF-4 without an unlimited dimension) is read by dataset instead: every numeric
-dataset whole in file order, then seeded random units (one HDF5 chunk of a chunked dataset, else
-a block of about 1 MiB along the slowest dimension), each checked against the CRC-32 of a first,
-untimed read (verified is then true); the column unit says which unit was timed (frame, chunk,
-block or chunk+block) and random_units how many. The format's own checks run on every read (markers, sizes, index bounds). With --verify the
-data must also equal what 'sciobench write' writes with the same --seed.
-
-Options:
-  --framing NAME      backend that reads the file: a native framing or a peer (default:
-                      detected from its first bytes; see 'sciobench framings')
-  --option KEY=VALUE  the backend's own reader setting, repeatable (e.g. dtype=float32 for f77)
-  --seed S            seed for the random order (and for --verify; default 1)
-  --verify            check the data against the table pattern written by 'sciobench write'
-  --sample SIZE       read only the first frames up to SIZE bytes in order, and as many frames
-                      at random (default: every frame); 256M and 256MiB are 2^20-byte units
-                      as in fio, 256MB decimal
-  --format F          table (default on a terminal), csv (default otherwise), json or jsonl
-  --out FILE          write the row to FILE instead of stdout
-  --force             allow --out to replace an existing file
-${TRANSFER_HELP}
-                      (read: the file itself is opened with O_DIRECT; no drops are made;
-                      with --verify frame k is checked while frame k + 1's read is in flight
-                      through Linux native AIO, one read at a time)
-${AUDIT_HELP}
-${EXTERNAL_HELP}
-
-An HDF5 dataset whose storage was never (or only partly) written is not read (a note says so):
+const HELP = () =>
+  commandHelp("read", {
+    title: "time reading an existing file, cold",
+    usage: "[options] FILE",
+    intro:
+      `Drops FILE from the page cache (posix_fadvise; FILE is not modified), times the open, drops
+again (an f77 or IEEEIO open scans the file), reads every frame in order, drops again, reads
+every frame in a seeded random order, and prints one row (with --sample, a sample of the frames
+in each phase). A file without frames (HDF5 datasets, netCDF-4 without an unlimited dimension)
+is read by dataset instead: every numeric dataset whole in file order, then seeded random units
+(one HDF5 chunk of a chunked dataset, else a block of about 1 MiB along the slowest dimension),
+each checked against the CRC-32 of a first, untimed read (verified is then true); the column
+unit says which unit was timed (frame, chunk, block or chunk+block) and random_units how many.
+The format's own checks run on every read (markers, sizes, index bounds). With --verify the
+data must also equal what 'sciobench write' writes with the same --seed.`,
+    after:
+      `An HDF5 dataset whose storage was never (or only partly) written is not read (a note says so):
 its data would be the fill value, which no device delivers; a file of nothing else is refused.
 
 Columns (CSV order):
-${columnHelp(COLUMNS)}`;
+${columnHelp(COLUMNS)}`,
+  });
 
 /** The two timed phases of `read`: what each reads, in pieces (frames or blocks), and bytes. */
 interface Phases {
@@ -446,23 +419,10 @@ export const readCommand: Command = {
   name: "read",
   summary: "time reading an existing file (open, sequential, random; cold cache)",
   get help(): string {
-    return HELP + backendOptionsHelp("read");
+    return HELP();
   },
   async run(args: string[]): Promise<void> {
-    const { values, positionals } = parseArgs("read", args, {
-      allowPositionals: true,
-      options: {
-        ...OUTPUT_OPTIONS,
-        ...AUDIT_OPTION,
-        ...EXTERNAL_OPTION,
-        framing: { type: "string" },
-        option: { type: "string", multiple: true },
-        seed: { type: "string", default: "1" },
-        verify: { type: "boolean", default: false },
-        sample: { type: "string" },
-        ...TRANSFER_OPTIONS,
-      },
-    });
+    const { values, positionals } = parseFlags("read", args, true);
     if (positionals.length !== 1) {
       throw new UsageError("read: give exactly one FILE (see 'sciobench read --help')");
     }

@@ -24,26 +24,29 @@ import {
   seedRenderer,
   seedStderrLabel,
 } from "../workloads/scaling.ts";
-import { formatSize, parseArgs, parseChoice, parseIntegers, parseShape } from "./args.ts";
+import { formatSize, parseChoice, parseIntegers, parseShape } from "./args.ts";
 import type { Command } from "./command.ts";
-import * as common from "./common.ts";
+import { checkMemory, checkScratchRoom } from "./checks.ts";
+import { parseFlags } from "./flags.ts";
+import { commandHelp } from "./help.ts";
+import { checkOutputFormat, measureInto, openResults, rankColumnDocs } from "./output.ts";
+import { parseFsync, parseTransfer, repeatOption } from "./settings.ts";
 import {
   announcePlan,
   checkStorable,
   dryRun,
   EndianChoice,
   NUMBER_TYPES,
-  PLAN_HELP,
   resolveBackends,
   type RunPlan,
   type SkippedBackend,
 } from "./plan.ts";
 
-const HELP = `sciobench scaling: FlexIO's IOspeed (write 5..40 datasets of 64^3 doubles per backend)
-
-Usage: sciobench scaling [options]
-
-For each trial, backend and dataset count n: open a file, write n datasets (one frame of one
+const HELP = commandHelp("scaling", {
+  title: "FlexIO's IOspeed (write 5..40 datasets of 64^3 doubles per backend)",
+  usage: "[options]",
+  intro:
+    `For each trial, backend and dataset count n: open a file, write n datasets (one frame of one
 array each, the same array every time), close it; open, writes and close are all timed. Real
 time comes from the monotonic clock, user and system CPU from times() in clock ticks and from
 getrusage in seconds (whole process). A '*' goes to stderr as each dataset is written, as
@@ -51,39 +54,14 @@ IOspeed did. Before the first timed run each backend writes one untimed dataset 
 each run's file is deleted before its timer starts. Files go to a scratch directory that is
 always removed.
 
-Options:
 With no options it is the seed's experiment: sections IEEE, HDF, F77 in that order (HDF4 where
 the library loads, with a note otherwise), 5..40 datasets of 64^3 float64, HDF4 big-endian
-(DFNT_FLOAT64) and the others in native order.
-
-  --framing LIST      backends to run, native framings or peers, in section order (default
-                      ieeeio,hdf4,f77)
-  --datasets LIST     dataset counts, e.g. 5..40:5 (default; --quick 1..8) or 1,2,4
-  --shape SHAPE       shape of each dataset, slowest first (default 64x64x64)
-  --type T            element type: ${NUMBER_TYPES.join(", ")} (default float64); a
-                      backend that cannot store it is refused with one line
-  --repeat K          repeat everything K times (default 1); K > 1 adds summary rows per
-                      (framing, datasets). --trials K is the same (IOspeed's name)
-${common.fsyncHelp("none", ", as in the seed; a bare --fsync is end")}
-  --endian E          native|little|big for every backend, or per backend (default
-                      native,hdf4=big: the seed's orders)
-  --dir DIR           where to write the scratch files (default: current directory)
-${common.TRANSFER_HELP}
-${common.OUTPUT_HELP}
-                      --format seed prints IOspeed's text layout: a banner per backend,
-                      'Write  5:*****', '        Realtime=R, UserTime=U, SystemTime=S,
-                      Combined=C' (R in seconds, CPU in clock ticks); with K > 1 the 'Average
-                      of K trials' blocks over every count (times in seconds)
-${common.PER_RANK_HELP}
-  --layout per-rank   under MPI each rank writes its own files (the only layout: IOspeed times
-                      the open, writes and close of a whole file, which ranks cannot share)
-${PLAN_HELP}
-${common.AUDIT_HELP}
-
-Columns (CSV order):
+(DFNT_FLOAT64) and the others in native order.`,
+  after: `Columns (CSV order):
 ${columnHelp(SCALING_COLUMN_DOCS)}
 One row per (framing, datasets, repeat) in the order measured; with --repeat K > 1, then five
-summary rows per (framing, datasets): stat = mean, median, stddev, min, max.`;
+summary rows per (framing, datasets): stat = mean, median, stddev, min, max.`,
+});
 
 /**
  * `--fsync` without a value (scaling's old flag, followed by another option or nothing) is
@@ -146,23 +124,7 @@ export const scalingCommand: Command = {
   summary: "FlexIO's IOspeed: time open + n dataset writes + close per backend, CPU in ticks",
   help: HELP,
   async run(args: string[]): Promise<void> {
-    const { values } = parseArgs("scaling", bareFsyncIsEnd(args), {
-      options: {
-        ...common.WORKLOAD_OPTIONS,
-        framing: { type: "string", default: SCALING_SEED.framing },
-        datasets: { type: "string" },
-        shape: { type: "string", default: SCALING_SEED.shape },
-        type: { type: "string", default: SCALING_SEED.type },
-        repeat: { type: "string" },
-        trials: { type: "string" },
-        ...common.FSYNC_OPTION,
-        endian: { type: "string", default: SCALING_SEED.endian },
-        dir: { type: "string" },
-        ...common.TRANSFER_OPTIONS,
-        ...common.PER_RANK_OPTION,
-        ...common.LAYOUT_OPTION,
-      },
-    });
+    const { values } = parseFlags("scaling", bareFsyncIsEnd(args));
     if (parseChoice(values.layout, ["per-rank", "shared"] as const, "--layout") === "shared") {
       throw new UsageError(
         "scaling --layout shared is not offered: IOspeed times opening one file, writing n " +
@@ -178,9 +140,9 @@ export const scalingCommand: Command = {
     );
     const shape = parseShape(values.shape, "--shape");
     const dtype = parseChoice(values.type, NUMBER_TYPES, "--type");
-    const repeat = common.repeatOption(values.repeat, values.trials);
+    const repeat = repeatOption(values.repeat, values.trials);
     const endian = new EndianChoice(values.endian);
-    const format = common.checkOutputFormat(values, true);
+    const format = checkOutputFormat(values, true);
     const bytes = datasetBytes(shape, dtype);
     if (!Number.isSafeInteger(bytes) || bytes > 2 ** 31 - 1) {
       throw new UsageError(
@@ -192,28 +154,28 @@ export const scalingCommand: Command = {
       checkStorable(b.name, dtype);
       endian.of(b.name);
     }
-    const fsync = common.parseFsync(values.fsync, resolved.run, "none");
+    const fsync = parseFsync(values.fsync, resolved.run, "none");
     const plan = scalingPlan(
       { datasets, shape, dtype, trials: repeat, fsync, bytes, endian },
       resolved,
     );
-    common.checkScratchRoom(
+    checkScratchRoom(
       values.dir,
       Math.max(...datasets) * bytes,
       `the largest file (${Math.max(...datasets)} datasets of ${formatSize(bytes)})`,
       "use fewer --datasets, a smaller --shape or another --dir",
     );
-    common.checkMemory(2 * bytes, `a dataset of --shape ${values.shape}`, "use a smaller --shape");
-    const transfer = common.parseTransfer(values, resolved.run, values.dir);
+    checkMemory(2 * bytes, `a dataset of --shape ${values.shape}`, "use a smaller --shape");
+    const transfer = parseTransfer(values, resolved.run, values.dir);
     // the plan is printed only once every check of the run has passed (the same calls)
     if (dryRun(plan, values)) return;
     announcePlan(plan);
     const backends = resolved.run;
 
-    const results = common.openResults({
+    const results = openResults({
       command: "scaling",
       args,
-      columns: common.rankColumnDocs(SCALING_COLUMN_DOCS, SCALING_AGGREGATE),
+      columns: rankColumnDocs(SCALING_COLUMN_DOCS, SCALING_AGGREGATE),
       human: SCALING_HUMAN_COLUMNS,
       keys: SCALING_KEYS,
       seed: seedRenderer(repeat),
@@ -244,7 +206,7 @@ export const scalingCommand: Command = {
     const add = (row: Row) => {
       for (const r of rankRows(row, SCALING_AGGREGATE, values["per-rank"])) results.add(r);
     };
-    await common.measureInto(results, progress, () =>
+    await measureInto(results, progress, () =>
       runScaling(
         {
           backends,

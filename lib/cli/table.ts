@@ -26,7 +26,6 @@ import {
 import {
   formatCount,
   formatSize,
-  parseArgs,
   parseChoice,
   parseCount,
   parseList,
@@ -37,7 +36,6 @@ import {
   announcePlan,
   dryRun,
   EndianChoice,
-  PLAN_HELP,
   type PlannedFile,
   resolveBackends,
   type RunPlan,
@@ -45,66 +43,26 @@ import {
 } from "./plan.ts";
 import { readOverlap } from "../workloads/transfer.ts";
 import type { Command } from "./command.ts";
-import * as common from "./common.ts";
+import { checkMemory, checkScratchRoom } from "./checks.ts";
+import { parseFlags } from "./flags.ts";
+import { commandHelp } from "./help.ts";
+import { checkOutputFormat, measureInto, openResults, rankColumnDocs } from "./output.ts";
+import { parseFsync, parseLayout, parseReorder, parseTransfer, repeatOption } from "./settings.ts";
 
-const HELP = `sciobench table: the GSD benchmark table (gsd's benchmark-hoomd.py), over backends
-
-Usage: sciobench table [options]
-
-For each size, N and backend: write ceil(size / 28N) frames of position (N x 3 float32) and
+const HELP = commandHelp("table", {
+  title: "the GSD benchmark table (gsd's benchmark-hoomd.py), over backends",
+  usage: "[options]",
+  intro:
+    `For each size, N and backend: write ceil(size / 28N) frames of position (N x 3 float32) and
 orientation (N x 4 float32) with fsync inside the timing; drop the file from the page cache
 (posix_fadvise, no root needed) and time the open; read a 0.25 GiB sample in order; drop again;
 read it in a seeded random order. Every frame read is checked against what was written.
 
 With no options it is the seed's experiment: gsd's own framing, and python3-gsd (gsd.hoomd) as a
 peer where it is importable, at 128 MiB and 1 GiB, N = 32^2, 128^2, 1024^2, each file written
-once untimed first.
-
-Options:
-  --framing LIST      backends to run: native framings or peers (default gsd); see 'sciobench
-                      framings'
-  --size LIST         target file sizes (default 128MiB,1GiB; --quick 16MiB); 128M, 1G, 4k
-                      and 128MiB, 1GiB, 4KiB are binary (2^20, 2^30, 2^10, as in fio and
-                      dd), 100MB, 1GB, 4kB decimal (10^6, 10^9, 10^3)
-  --n LIST            particle counts (default 32^2,128^2,1024^2)
-  --dir DIR           where to write the scratch files (default: current directory)
-  --repeat K          measure each cell K times (default 1); K > 1 adds summary rows
-  --seed S            seed of the data and the random order (default 1)
-  --no-warmup         skip gsd's untimed warm-up write of each file before the timed write (the
-                      warm-up is on by default; --warmup is accepted and changes nothing)
-  --sample SIZE       bytes to read in each read phase (default 256MiB, capped at the file;
-                      units as --size)
-${common.fsyncHelp("end")}
-  --cache cold|warm   page cache before each read phase: cold drops the file (default), warm
-                      reads it once first (memory-speed numbers of the backend's code)
-  --endian E          native|little|big, for backends that offer a choice (default native);
-                      per backend as hdf4=big,native
-${common.TRANSFER_HELP}
-  --overlap           native framings: verify frame k while the read of frame k + 1 is in flight
-                      (the same calls, one in flight at a time): with --direct through Linux
-                      native AIO (io_submit now, io_getevents when the frame is needed), else
-                      on another thread (frames under 256 KiB stay serial). Default: on with
-                      --direct (where io_setup works; else one line says the reads are
-                      serial), off without
-  --no-overlap        read, verify, then read the next frame, with --direct too
-  --peer LIST         also measure the real library on the same cells: python-gsd (gsd.hoomd,
-                      as gsd's benchmark reads) or python-gsd-fl (gsd.fl); needs python3-gsd.
-                      Without --framing and --peer, python-gsd is added where it is importable
-  --no-peers          leave the python-gsd peer out of the bare command
-${common.MPI_HELP}
-${PLAN_HELP}
-  --baseline fio      beside each cell, fio (where installed) writes, reads and randomly reads
-                      a file of the same size in the same directory with the same block size,
-                      direct flag, fsync policy and cache state, each fio phase right after
-                      ours in odd repeats and right before it in even ones (ABBA);
-                      adds fio_*_MiBps and efficiency_* = ours / fio. Without fio: one line on
-                      stderr and those columns empty
-${common.LAYOUT_HELP}
-${common.OUTPUT_HELP}
-                      --format seed prints gsd's own reST table
-${common.AUDIT_HELP}
-
-List options accumulate when repeated (--framing gsd --framing raw runs both). Every option is
+once untimed first.`,
+  after:
+    `List options accumulate when repeated (--framing gsd --framing raw runs both). Every option is
 checked, and the disk and memory the largest cell needs, before anything is written.
 
 Columns (CSV order; MiB = 2^20 bytes, as gsd prints them; fio_* and efficiency_* only with
@@ -113,7 +71,9 @@ ${columnHelp(tableColumnDocs(true))}
 With --repeat K > 1, each cell's K run rows (stat=run, repeat 1..K) are followed at the end by
 five summary rows (stat=mean, median, stddev, min, max; repeat = runs summarised). A failed
 cell leaves its measured columns empty and says why in error; the exit code is then 1.
-Rates are MiB/s; random_ms is milliseconds per frame. write_s includes the fsyncs (--fsync); write_s - write_sync_s is the time to the page cache with --fsync end.`;
+Rates are MiB/s; random_ms is milliseconds per frame. write_s includes the fsyncs (--fsync);
+write_s - write_sync_s is the time to the page cache with --fsync end.`,
+});
 
 /** The HDF4 SD interface's limit on datasets in one file (SDcreate fails with error 62 past it). */
 export const HDF4_MAX_DATASETS = 9361;
@@ -200,39 +160,15 @@ export const tableCommand: Command = {
   summary: "the GSD table: write, open, read and random read per size, N and backend",
   help: HELP,
   async run(args: string[]): Promise<void> {
-    const { values } = parseArgs("table", args, {
-      options: {
-        ...common.WORKLOAD_OPTIONS,
-        ...common.MPI_OPTIONS,
-        ...common.FSYNC_OPTION,
-        baseline: { type: "string" },
-        ...common.LAYOUT_OPTION,
-        framing: { type: "string" },
-        size: { type: "string" },
-        n: { type: "string" },
-        dir: { type: "string" },
-        repeat: { type: "string", default: "1" },
-        seed: { type: "string", default: "1" },
-        warmup: { type: "boolean", default: false },
-        "no-warmup": { type: "boolean", default: false },
-        sample: { type: "string", default: "256MiB" },
-        endian: { type: "string", default: "native" },
-        peer: { type: "string" },
-        "no-peers": { type: "boolean", default: false },
-        cache: { type: "string", default: "cold" },
-        overlap: { type: "boolean" },
-        "no-overlap": { type: "boolean", default: false },
-        ...common.TRANSFER_OPTIONS,
-      },
-    });
+    const { values } = parseFlags("table", args);
     const quick = values.quick;
     const sizes = parseList(values.size ?? (quick ? TABLE_QUICK.size : TABLE_SEED.size), "--size")
       .map((s) => parseSize(s, "--size"));
     const ns = parseList(values.n ?? (quick ? TABLE_QUICK.n : TABLE_SEED.n), "--n")
       .map((s) => parseCount(s, "--n"));
-    const repeat = common.repeatOption(values.repeat, undefined);
+    const repeat = repeatOption(values.repeat, undefined);
     const seed = parseSeed(values.seed);
-    common.checkMemory(
+    checkMemory(
       4 * 28 * Math.max(...ns),
       `a frame of N = ${Math.max(...ns)} particles`,
       "use a smaller --n",
@@ -248,7 +184,7 @@ export const tableCommand: Command = {
     const resolved = resolveBackends(values.framing ?? TABLE_SEED.framing);
     const skipped = [...resolved.skipped];
     const cache = parseChoice(values.cache, ["cold", "warm"] as const, "--cache");
-    common.checkOutputFormat(values, true);
+    checkOutputFormat(values, true);
     const peers: Backend[] = [];
     const notes: string[] = [];
     // The bare command measures the seed's own library beside ours, where it is importable.
@@ -262,7 +198,7 @@ export const tableCommand: Command = {
       throw new UsageError("give --peer or --no-peers, not both");
     }
     const programs = BACKENDS.filter((b) => b.kind === "program");
-    const fsync = common.parseFsync(values.fsync, resolved.run);
+    const fsync = parseFsync(values.fsync, resolved.run);
     for (const name of peerList === undefined ? [] : parseList(peerList, "--peer")) {
       const peer = programs.find((b) => b.name === name);
       if (peer === undefined) {
@@ -292,7 +228,7 @@ export const tableCommand: Command = {
     if (baseline !== undefined && world().size > 1) {
       throw new UsageError("--baseline fio does not run under MPI (use fio's own MPI-free jobs)");
     }
-    const layout = common.parseLayout(values.layout, resolved.run, fsync);
+    const layout = parseLayout(values.layout, resolved.run, fsync);
     if (sized && layout === "shared" && world().size > 1) {
       throw new UsageError("--layout shared does not take --bs or --direct; use --layout per-rank");
     }
@@ -324,13 +260,13 @@ export const tableCommand: Command = {
     }
     const plan = tablePlan(settings);
     // every rank's files may share this file system
-    common.checkScratchRoom(
+    checkScratchRoom(
       values.dir,
       Math.max(...sizes) * world().size,
       "the largest --size",
       "use a smaller --size or another --dir",
     );
-    const transfer = common.parseTransfer(values, [...resolved.run, ...peers], values.dir);
+    const transfer = parseTransfer(values, [...resolved.run, ...peers], values.dir);
     // the plan is printed only once every check of the run has passed (the same calls)
     if (dryRun(plan, values)) return;
     // frame k + 1's read in flight while frame k is verified: by default with --direct
@@ -345,12 +281,12 @@ export const tableCommand: Command = {
     }
     const progress = new Progress();
     announcePlan(plan, notes);
-    const reorder = common.parseReorder(values.reorder);
+    const reorder = parseReorder(values.reorder);
     const names = [...resolved.run, ...peers].map((b) => b.name);
-    const results = common.openResults({
+    const results = openResults({
       command: "table",
       args,
-      columns: common.rankColumnDocs(
+      columns: rankColumnDocs(
         tableColumnDocs(baseline !== undefined),
         TABLE_AGGREGATE,
         TABLE_RANK_COLUMNS,
@@ -378,7 +314,7 @@ export const tableCommand: Command = {
       },
       dir: values.dir,
     }, values);
-    await common.measureInto(results, progress, () =>
+    await measureInto(results, progress, () =>
       runTable(
         {
           backends: resolved.run,

@@ -25,28 +25,13 @@ import { attachAudit, finishAudit, type RowAudit, startAudit } from "../sys/audi
 import { type PhaseSample, startMeter } from "../sys/meter.ts";
 import { TRANSFER_COLUMN_DOCS, transferColumns } from "../workloads/transfer.ts";
 import { BYTES_PER_PARTICLE, TableFrames } from "../workloads/table.ts";
-import { parseArgs, parseCount, parseSeed } from "./args.ts";
+import { parseCount, parseSeed } from "./args.ts";
 import type { Command } from "./command.ts";
-import {
-  AUDIT_HELP,
-  AUDIT_OPTION,
-  backendOptionArgs,
-  backendOptionsHelp,
-  checkFreeSpace,
-  checkMemory,
-  checkOutputFormat,
-  checkOutputsApart,
-  checkPlotPath,
-  FSYNC_OPTION,
-  fsyncHelp,
-  openResults,
-  OUTPUT_OPTIONS,
-  parseEndian,
-  parseFsync,
-  parseTransfer,
-  TRANSFER_HELP,
-  TRANSFER_OPTIONS,
-} from "./common.ts";
+import { checkFreeSpace, checkMemory } from "./checks.ts";
+import { parseFlags } from "./flags.ts";
+import { commandHelp } from "./help.ts";
+import { checkOutputFormat, checkOutputsApart, checkPlotPath, openResults } from "./output.ts";
+import { backendOptionArgs, parseEndian, parseFsync, parseTransfer } from "./settings.ts";
 import type { FsyncPolicy } from "../backends/backend.ts";
 import type { EndianOption } from "../framings/types.ts";
 import type { OptionValues } from "../framings/options.ts";
@@ -85,73 +70,34 @@ const COLUMNS: readonly ColumnDoc[] = [
   ...TRANSFER_COLUMN_DOCS,
 ];
 
-const HELP = `sciobench write: write the table's frames to FILE and keep it
-
-Usage: sciobench write --framing NAME --n N --frames K [options] FILE
-
-Writes K frames of position (N x 3 float32) and orientation (N x 4 float32), the same seeded data
+const HELP = () =>
+  commandHelp("write", {
+    title: "write the table's frames to FILE and keep it",
+    usage: "--framing NAME --n N --frames K [options] FILE",
+    intro:
+      `Writes K frames of position (N x 3 float32) and orientation (N x 4 float32), the same seeded data
 'sciobench table' uses (frame i has step 10 i and element [0][0] = i), fsyncs, and prints one
-CSV row with the write's timing. An existing FILE is never replaced unless --force is given.
-With --append the frames are added to an existing FILE (raw, f77, ieeeio, gsd, netcdf), numbered
-on from its last frame, in its byte order; if anything fails, FILE is put back as it was.
-A new or replaced FILE is written to .FILE.sciobench-tmp-PID beside it and renamed over FILE
-when complete; a library framing (hdf5, netcdf4, netcdf-lib, hdf4) writes it in a child process,
-so a crash of the library is one line and leaves FILE as it was. Writers lock FILE: a second
-writer gets one line and exit 1 (or --wait).
-SIGINT and SIGTERM leave FILE as it was and exit 130 and 143.
-
-Options:
-  --framing NAME      backend to write with: a native framing or a peer (see 'sciobench
-                      framings'); required unless --append
-  --n N               particles per frame (1024 or 32^2); required
-  --frames K          number of frames; required
-  --seed S            data seed (default 1)
-  --endian E          native|little|big, where the framing allows it (default native)
-  --option KEY=VALUE  the backend's own setting, repeatable (e.g. marker=8 for f77)
-  --force             replace FILE if it exists (atomically: the old file stays until the new
-                      one is complete and fsynced)
-  --append            add the frames to an existing FILE (its framing is detected); an undo
-                      journal beside FILE rolls it back after any failure, signal or crash
-  --wait              wait for another writer of FILE to finish instead of giving up
-${fsyncHelp("end")}
-                      A new FILE is fsynced before it is renamed into place in any case (with
-                      none, after the timing); --append always fsyncs (its undo journal needs
-                      it) and refuses none
-${TRANSFER_HELP}
-                      --append takes --bs but not --direct (its undo journal reads through
-                      the page cache)
-  --format F          table (default on a terminal), csv (default otherwise), json or jsonl
-  --out FILE          write the timing row to this file instead of stdout
-${AUDIT_HELP}
-
-Columns (CSV order):
-${columnHelp(COLUMNS)}`;
+row with the write's timing (in the --format asked). An existing FILE is never replaced unless
+--force is given. With --append the frames are added to an existing FILE (raw, f77, ieeeio,
+gsd, netcdf), numbered on from its last frame, in its byte order; if anything fails, FILE is put
+back as it was. A new or replaced FILE is written to .FILE.sciobench-tmp-PID beside it and
+renamed over FILE when complete; a library framing (hdf5, netcdf4, netcdf-lib, hdf4) writes it
+in a child process, so a crash of the library is one line and leaves FILE as it was. Writers
+lock FILE: a second writer gets one line and exit 1 (or --wait). SIGINT and SIGTERM leave FILE
+as it was and exit 130 and 143.`,
+    after: `Columns (CSV order):
+${columnHelp(COLUMNS)}`,
+  });
 
 /** The `write` subcommand. */
 export const writeCommand: Command = {
   name: "write",
   summary: "write the table's frames to a file and keep it",
   get help(): string {
-    return HELP + backendOptionsHelp("write");
+    return HELP();
   },
   async run(args: string[]): Promise<void> {
-    const { values, positionals } = parseArgs("write", args, {
-      allowPositionals: true,
-      options: {
-        ...OUTPUT_OPTIONS,
-        framing: { type: "string" },
-        n: { type: "string" },
-        frames: { type: "string" },
-        seed: { type: "string", default: "1" },
-        endian: { type: "string" },
-        option: { type: "string", multiple: true },
-        append: { type: "boolean", default: false },
-        wait: { type: "boolean", default: false },
-        ...AUDIT_OPTION,
-        ...FSYNC_OPTION,
-        ...TRANSFER_OPTIONS,
-      },
-    });
+    const { values, positionals } = parseFlags("write", args, true);
     if (values.append && values.force) {
       throw new UsageError(
         "write: --append adds to FILE and --force replaces it; give one of them",
