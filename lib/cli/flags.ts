@@ -6,6 +6,8 @@
  */
 import { NUMBER_TYPES } from "./plan.ts";
 import { parseArgs } from "./args.ts";
+import { UsageError } from "../core/errors.ts";
+import type { FlagRecord, WorkloadFlag } from "../workloads/workload.ts";
 import {
   READERS_QUICK,
   READERS_SEED,
@@ -555,9 +557,33 @@ export function flagsOf(command: CommandName): [string, FlagSpec][] {
     .filter(([, f]) => f.commands.includes(command));
 }
 
+/** The built-in workloads: a flag all of them take, every registered workload takes too. */
+const BUILT_IN_WORKLOADS: readonly CommandName[] = WORKLOADS;
+
+/**
+ * The flags of a registered workload: those every built-in workload takes, the shared flags it
+ * names, and its own (given as {@link WorkloadFlag}s), in that order.
+ */
+export function registeredFlags(
+  flags: readonly (string | WorkloadFlag)[],
+): [string, FlagSpec][] {
+  const shared = (Object.entries(FLAGS) as [string, FlagSpec][]).filter(([name, f]) =>
+    BUILT_IN_WORKLOADS.every((c) => f.commands.includes(c)) || flags.includes(name)
+  );
+  for (const name of flags) {
+    if (typeof name === "string" && !(name in FLAGS)) {
+      throw new UsageError(`a workload names the flag --${name}, which the flag table lacks`);
+    }
+  }
+  const own = flags.filter((f): f is WorkloadFlag => typeof f !== "string").map((
+    f,
+  ): [string, FlagSpec] => [f.name, { ...f, commands: [] }]);
+  return [...shared, ...own];
+}
+
 /** The default of `flag` in `command`, if it has one. */
-export function defaultOf(flag: FlagSpec, command: CommandName): string | undefined {
-  return typeof flag.default === "string" ? flag.default : flag.default?.[command];
+export function defaultOf(flag: FlagSpec, command: string): string | undefined {
+  return typeof flag.default === "string" ? flag.default : flag.default?.[command as CommandName];
 }
 
 /**
@@ -570,12 +596,23 @@ export function parseFlags<C extends CommandName>(
   args: readonly string[],
   allowPositionals = false,
 ): { values: FlagValues<C>; positionals: string[] } {
+  const parsed = parseFlagList(command, flagsOf(command), args, allowPositionals);
+  return { values: parsed.values as unknown as FlagValues<C>, positionals: parsed.positionals };
+}
+
+/** {@link parseFlags} for any command, against the flags given. */
+export function parseFlagList(
+  command: string,
+  flags: readonly [string, FlagSpec][],
+  args: readonly string[],
+  allowPositionals = false,
+): { values: FlagRecord; positionals: string[] } {
   const options: Record<
     string,
     { type: "string" | "boolean"; short?: string; multiple?: boolean; default?: string | boolean }
   > = {};
   const lists: string[] = [];
-  for (const [name, f] of flagsOf(command)) {
+  for (const [name, f] of flags) {
     const d = defaultOf(f, command);
     options[name] = {
       type: f.type,
@@ -591,10 +628,7 @@ export function parseFlags<C extends CommandName>(
   }
   const what = command === "_reader" ? "readers _reader" : command;
   const parsed = parseArgs(what, [...args], { options, allowPositionals }, lists);
-  return {
-    values: parsed.values as unknown as FlagValues<C>,
-    positionals: parsed.positionals as string[],
-  };
+  return { values: parsed.values as FlagRecord, positionals: parsed.positionals as string[] };
 }
 
 /** Width of the flag column of the help (`  --bs SIZE` padded), and of a help line. */
@@ -624,8 +658,8 @@ export function wrap(first: string, text: string, indent = FLAG_COLUMN): string 
 }
 
 /** The full help sentence of `flag` in `command`: its help, what it adds there, its default. */
-export function flagText(flag: FlagSpec, command: CommandName): string {
-  const about = flag.about?.[command];
+export function flagText(flag: FlagSpec, command: string): string {
+  const about = flag.about?.[command as CommandName];
   let text = flag.help;
   if (about !== undefined) {
     // a fragment continues the sentence; a sentence of its own follows it
@@ -644,7 +678,12 @@ export function flagLabel(name: string, flag: FlagSpec): string {
 
 /** The Options section of `command`'s help, made from the table, every line within 100 columns. */
 export function optionsHelp(command: CommandName): string {
-  return flagsOf(command).filter(([, f]) => !f.hidden).map(([name, f]) =>
+  return optionsText(command, flagsOf(command));
+}
+
+/** The Options section of a help listing `flags` (of `command`), every line within 100 columns. */
+export function optionsText(command: string, flags: readonly [string, FlagSpec][]): string {
+  return flags.filter(([, f]) => !f.hidden).map(([name, f]) =>
     wrap(`  ${flagLabel(name, f)}`, flagText(f, command))
   ).join("\n");
 }

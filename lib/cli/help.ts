@@ -6,7 +6,7 @@
 import { BACKENDS } from "../backends/registry.ts";
 import type { Workload } from "../framings/types.ts";
 import { optionDefaultText, optionValueText } from "./settings.ts";
-import { type CommandName, FLAGS, optionsHelp, wrap } from "./flags.ts";
+import { type CommandName, optionsHelp, wrap } from "./flags.ts";
 
 /** The help's section listing every backend's options that `workload` honours. */
 export function backendOptionsHelp(workload: Workload): string {
@@ -40,8 +40,12 @@ export interface HelpText {
  * The whole help of `command`: title, usage, its prose, the Options section made from the flag
  * table, the backend options it honours (where it takes `--option`), and what follows.
  */
-export function commandHelp(command: CommandName, text: HelpText): string {
-  const takesOption = FLAGS.option.commands.some((c) => c === command);
+export function commandHelp(
+  command: string,
+  text: HelpText,
+  options: string = optionsHelp(command as CommandName),
+): string {
+  const takesOption = /^ {2}--option /m.test(options);
   const backends = takesOption ? backendOptionsHelp(command as Workload) : "";
   return [
     `sciobench ${command}: ${text.title}`,
@@ -50,7 +54,7 @@ export function commandHelp(command: CommandName, text: HelpText): string {
     ...(text.intro === "" ? [] : ["", text.intro]),
     "",
     "Options:",
-    optionsHelp(command),
+    options,
     ...(backends === "" ? [] : ["", backends]),
     ...(text.after === undefined ? [] : ["", text.after]),
   ].join("\n");

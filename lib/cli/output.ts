@@ -46,16 +46,17 @@ export function checkOutputFormat(
 }
 
 /**
- * Checks a `--plot FILE.svg` before anything runs: the command must have a chart, the name must
- * end in .svg, and an existing file is replaced only with --force. Returns the path.
+ * Checks a `--plot FILE.svg` before anything runs: the command must have a chart (`chart`), the
+ * name must end in .svg, and an existing file is replaced only with --force. Returns the path.
  */
 export function checkPlotPath(
   command: string,
+  chart: ChartWorkload | undefined,
   plot: string | undefined,
   force: boolean | undefined,
 ): string | undefined {
   if (plot === undefined) return undefined;
-  if (!(CHART_WORKLOADS as readonly string[]).includes(command)) {
+  if (chart === undefined) {
     throw new UsageError(`--plot: '${command}' has no chart (${CHART_WORKLOADS.join(", ")} do)`);
   }
   if (!plot.toLowerCase().endsWith(".svg")) {
@@ -128,6 +129,8 @@ export interface ResultsSpec {
   readonly columns: readonly ColumnDoc[];
   /** Columns the human table shows. */
   readonly human: readonly string[];
+  /** The chart `--plot` draws, where the command has one. */
+  readonly chart?: ChartWorkload;
   /** Key columns of a cell: summary rows over repeats are added when given. */
   readonly keys?: readonly string[];
   /** The seed's own layout (`--format seed`). */
@@ -208,7 +211,7 @@ export function openResults(
 ): Results {
   checkOutputsApart(values, spec.inputs ?? []);
   const format = checkOutputFormat(values, spec.seed !== undefined);
-  const plot = checkPlotPath(spec.command, values.plot, values.force);
+  const plot = checkPlotPath(spec.command, spec.chart, values.plot, values.force);
   const meta = runMeta(spec.command, spec.args, spec.options, spec.dir);
   const human = spec.human.map((name) => spec.columns.find((c) => c.name === name)!);
   const sink = openRowSink(spec.columns.map((c) => c.name), {
@@ -238,7 +241,7 @@ export function openResults(
       if (plot !== undefined) {
         await writeChart(
           plot,
-          spec.command as ChartWorkload,
+          spec.chart!,
           { meta, rows: sink.rows },
           values.force,
         );

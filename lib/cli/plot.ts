@@ -60,7 +60,7 @@ export const plotCommand: Command = {
     }
     const results = parseResults(text, path);
     const workload = chartWorkload(results, path);
-    checkPlotPath(workload, values.out, values.force);
+    checkPlotPath(workload, workload, values.out, values.force);
     const contents = chartContents(workload, results);
     const summary = openResults({
       command: "plot",

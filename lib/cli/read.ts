@@ -431,7 +431,7 @@ export const readCommand: Command = {
     const seed = parseSeed(values.seed);
     const sample = values.sample === undefined ? Infinity : parseSize(values.sample, "--sample");
     checkOutputFormat(values, false);
-    checkPlotPath("read", values.plot, values.force);
+    checkPlotPath("read", undefined, values.plot, values.force);
     const backend = chooseBackend(path, values.framing);
     const transfer = parseTransfer(values, [backend], { file: path });
     const overlapNote = readOverlap(transfer, undefined).note;

@@ -11,7 +11,6 @@ import type { OptionValue } from "../framings/types.ts";
 import type { OptionValues } from "../framings/options.ts";
 import { world } from "../mpi/world.ts";
 import { fortranProgram, gfortranUnavailable } from "../peers/fortran/gfortran.ts";
-import { Progress } from "../report/progress.ts";
 import { columnHelp } from "../report/human.ts";
 import {
   type CacheState,
@@ -27,29 +26,25 @@ import {
 import { READERS_QUICK, READERS_SEED } from "../workloads/seeds.ts";
 import { parseChoice, parseCount, parseIntegers, parseList, parseSeed, parseSize } from "./args.ts";
 import { DEFAULT_DIRECT_BS } from "../io/transfer.ts";
-import { announcePlan, dryRun, type PlannedFile, type RunPlan } from "./plan.ts";
-import type { Command } from "./command.ts";
+import type {
+  PlannedFile,
+  PlannedRun,
+  RunPlan,
+  Workload,
+  WorkloadHelp,
+} from "../workloads/workload.ts";
 import { requireFile } from "./open.ts";
 import { selfCommand } from "./self.ts";
 import { checkMemory, checkScratchRoom } from "./checks.ts";
-import { parseFlags } from "./flags.ts";
-import { commandHelp } from "./help.ts";
-import {
-  checkOutputFormat,
-  checkOutputsApart,
-  type Inputs,
-  measureInto,
-  openResults,
-  rankColumnDocs,
-} from "./output.ts";
+import { type FlagValues, parseFlags } from "./flags.ts";
+import { type WorkloadCommand, workloadCommand } from "./workload_command.ts";
+import { checkOutputFormat, checkOutputsApart, type Inputs, rankColumnDocs } from "./output.ts";
 import { backendOptionArgs, parseEndian, parseTransfer, repeatOption } from "./settings.ts";
 
-const HELP = () =>
-  commandHelp("readers", {
-    title: "simultaneous readers of one shared file vs one file each (Packman 1990)",
-    usage: "[options]",
-    intro:
-      `For each cache state, mode and process count: write the file(s) (--records records of --length
+const HELP: WorkloadHelp = {
+  title: "simultaneous readers of one shared file vs one file each (Packman 1990)",
+  intro:
+    `For each cache state, mode and process count: write the file(s) (--records records of --length
 doubles; record i holds a seeded pattern with i in its last element, as Packman's wr), drop them
 from the page cache (cold) or read them once (warm), start that many reader processes, release
 them together once all have loaded, and let each read every record and check it (the seed's
@@ -58,7 +53,7 @@ a(n) = i, and the pattern). One row per (mode, procs); the reader column says wh
 The readers are the seed's own: Packman's rd, compiled by gfortran (once, into
 ~/.cache/sciobench/gfortran, keyed by compiler version and source hash) where gfortran is
 installed, else this program again (never a shell).`,
-    after: `Columns (CSV order):
+  after: `Columns (CSV order):
 ${columnHelp(READERS_COLUMN_DOCS)}
 With --repeat K > 1, five summary rows per (cache, mode, procs) follow: stat = mean, median,
 stddev, min, max.
@@ -68,7 +63,7 @@ last rank's end. The row adds ranks, rank (all), host (the node count) and read_
 file, else empty); its audit trail lists each rank's read as a process with its rank and host.
 With --per-rank each rank's row follows (procs = ranks): its wall_s from the barrier, its own
 mean_s, min_s and max_s, its host, file and audit trail (write and read).`,
-  });
+};
 
 /** Most reader processes one row may start at once. */
 const MAX_READER_PROCS = 256;
@@ -255,16 +250,18 @@ function gfortranLauncher(
   };
 }
 
-/** The `readers` subcommand. */
-export const readersCommand: Command = {
+/** The `readers` workload. */
+export const readersWorkload: Workload<FlagValues<"readers">> = {
   name: "readers",
   summary: "simultaneous reader processes of one shared file vs one file each (Packman 1990)",
-  get help(): string {
-    return HELP();
-  },
-  async run(args: string[]): Promise<void> {
-    if (args[0] === "_reader") return await runReaderChild(args.slice(1));
-    const { values } = parseFlags("readers", args);
+  help: HELP,
+  flags: [],
+  columns: READERS_COLUMN_DOCS,
+  keys: READERS_KEYS,
+  aggregate: READERS_AGGREGATE,
+  human: READERS_HUMAN_COLUMNS,
+  chart: "readers",
+  plan(values): PlannedRun {
     const procs = parseIntegers(
       values.procs ?? (values.quick ? READERS_QUICK.procs : READERS_SEED.procs),
       "--procs",
@@ -337,9 +334,6 @@ export const readersCommand: Command = {
     );
     checkMemory(2 * length * 8, `a record of --length ${length}`, "use a smaller --length");
     const transfer = parseTransfer(values, [backend], values.dir);
-    // the plan is printed only once every check of the run has passed (the same calls)
-    if (dryRun(plan, values)) return;
-    const self = selfCommand();
     // The readers know what was written: f77 markers are not detected (it would double-scan
     // Packman's file), and the byte order is given.
     const readerOptions: Record<string, OptionValue> = backend.name === "f77"
@@ -351,39 +345,15 @@ export const readersCommand: Command = {
       ...(transfer?.direct ? ["--direct"] : []),
       ...Object.entries(readerOptions).flatMap(([k, v]) => ["--option", `${k}=${String(v)}`]),
     ];
-    const launch = reader.name === "gfortran"
-      ? gfortranLauncher(records, length, seed, userFile === undefined)
-      : (path: string, fileIndex: number) =>
-        new Deno.Command(self.cmd, {
-          args: [
-            ...self.args,
-            "readers",
-            "_reader",
-            path,
-            "--framing",
-            backend.name,
-            "--records",
-            String(records),
-            "--length",
-            String(length),
-            "--seed",
-            String(seed),
-            "--file-index",
-            String(fileIndex),
-            ...childOptions,
-          ],
-          stdin: "piped",
-          stdout: "piped",
-          stderr: "piped",
-        }).spawn();
-    const progress = new Progress();
-    const results = openResults({
-      command: "readers",
-      args,
+    let launch: (path: string, fileIndex: number) => Deno.ChildProcess = () => {
+      throw new Error("readers: the reader processes are started only after begin()");
+    };
+    return {
+      plan,
+      notes: reader.note === null ? [] : [reader.note],
+      dir: values.dir,
       inputs,
       columns: rankColumnDocs(READERS_COLUMN_DOCS, READERS_AGGREGATE, ["read_path"]),
-      human: READERS_HUMAN_COLUMNS,
-      keys: READERS_KEYS,
       options: {
         procs,
         mode: modes,
@@ -400,26 +370,67 @@ export const readersCommand: Command = {
         ...(world().size > 1 ? { per_rank: values["per-rank"] } : {}),
         dir: values.dir ?? ".",
       },
-      dir: values.dir,
-    }, values);
-    announcePlan(plan, reader.note === null ? [] : [reader.note]);
-    await measureInto(results, progress, () =>
-      runReaders(
-        {
-          backend,
-          ...cells,
-          backendOptions,
-          dir: values.dir,
-          progress,
-          launch,
-          readerOptions,
-          reader: reader.name,
-          file: userFile,
-          repeat,
-          transfer,
-          perRank: values["per-rank"],
-        },
-        (row) => results.add(row),
-      ));
+      begin(): void {
+        // gfortran's rd is compiled here, once, before any timing (never for a dry run)
+        const self = selfCommand();
+        launch = reader.name === "gfortran"
+          ? gfortranLauncher(records, length, seed, userFile === undefined)
+          : (path: string, fileIndex: number) =>
+            new Deno.Command(self.cmd, {
+              args: [
+                ...self.args,
+                "readers",
+                "_reader",
+                path,
+                "--framing",
+                backend.name,
+                "--records",
+                String(records),
+                "--length",
+                String(length),
+                "--seed",
+                String(seed),
+                "--file-index",
+                String(fileIndex),
+                ...childOptions,
+              ],
+              stdin: "piped",
+              stdout: "piped",
+              stderr: "piped",
+            }).spawn();
+      },
+      run: (add, progress) =>
+        runReaders(
+          {
+            backend,
+            ...cells,
+            backendOptions,
+            dir: values.dir,
+            progress,
+            launch,
+            readerOptions,
+            reader: reader.name,
+            file: userFile,
+            repeat,
+            transfer,
+            perRank: values["per-rank"],
+          },
+          add,
+        ),
+    };
   },
+};
+
+const readersWorkloadCommand = workloadCommand(readersWorkload);
+
+/** The `readers` command: its workload, and the hidden reader process `readers _reader`. */
+export const readersCommand: WorkloadCommand = {
+  name: readersWorkloadCommand.name,
+  summary: readersWorkloadCommand.summary,
+  rankAware: readersWorkloadCommand.rankAware,
+  get help(): string {
+    return readersWorkloadCommand.help;
+  },
+  run: (args) =>
+    args[0] === "_reader" ? runReaderChild(args.slice(1)) : readersWorkloadCommand.run(args),
 };

@@ -9,8 +9,6 @@ import { DTYPE_SIZE } from "../framings/types.ts";
 import { rankRows } from "../mpi/aggregate.ts";
 import { world } from "../mpi/world.ts";
 import { columnHelp } from "../report/human.ts";
-import type { Row } from "../report/row.ts";
-import { Progress } from "../report/progress.ts";
 import {
   commonOrder,
   RECORDS_AGGREGATE,
@@ -26,40 +24,34 @@ import {
 } from "../workloads/records.ts";
 import { RECORDS_QUICK, RECORDS_SEED } from "../workloads/seeds.ts";
 import { parseChoice, parseCount, parseShape } from "./args.ts";
-import type { Command } from "./command.ts";
 import { checkMemory, checkScratchRoom } from "./checks.ts";
-import { parseFlags } from "./flags.ts";
-import { commandHelp } from "./help.ts";
-import { checkOutputFormat, measureInto, openResults, rankColumnDocs } from "./output.ts";
+import type { FlagValues } from "./flags.ts";
+import type {
+  PlannedRun,
+  RunPlan,
+  SkippedBackend,
+  Workload,
+  WorkloadHelp,
+} from "../workloads/workload.ts";
+import { checkOutputFormat } from "./output.ts";
 import { parseFsync, parseLayout, parseReorder, parseTransfer, repeatOption } from "./settings.ts";
 import { parseOptionArgs } from "../framings/options.ts";
-import {
-  announcePlan,
-  checkStorable,
-  dryRun,
-  EndianChoice,
-  NUMBER_TYPES,
-  resolveBackends,
-  type RunPlan,
-  type SkippedBackend,
-} from "./plan.ts";
+import { checkStorable, EndianChoice, NUMBER_TYPES, resolveBackends } from "./plan.ts";
 
-const HELP = () =>
-  commandHelp("records", {
-    title: "write and read a variable record by record (netCDF-4's 2003 timing test)",
-    usage: "[options]",
-    intro:
-      `For each trial, backend and byte order: open a file, write the variable one record (the first
+const HELP: WorkloadHelp = {
+  title: "write and read a variable record by record (netCDF-4's 2003 timing test)",
+  intro:
+    `For each trial, backend and byte order: open a file, write the variable one record (the first
 dimension) at a time, fsync, close (timed: the write phase); drop the file from the page cache
 (posix_fadvise, no root needed); open it, read every record in order and check it against what
 was written, close (timed: the read phase); delete the file. Wall time comes from the monotonic
 clock, CPU (user + system) from getrusage for the whole process. Files go to a scratch
 directory that is always removed.`,
-    after: `Columns (CSV order):
+  after: `Columns (CSV order):
 ${columnHelp(RECORDS_COLUMN_DOCS)}
 One row per (framing, endian, phase, repeat) in the order measured; with --repeat K > 1, then
 five summary rows per (framing, endian, phase): stat = mean, median, stddev, min, max.`,
-  });
+};
 
 /** The plan of a records run: one file per (target, trial), written once and read once. */
 function recordsPlan(
@@ -103,15 +95,18 @@ function recordsPlan(
   };
 }
 
-/** The `records` subcommand. */
-export const recordsCommand: Command = {
+/** The `records` workload. */
+export const recordsWorkload: Workload<FlagValues<"records">> = {
   name: "records",
   summary: "netCDF-4's 2003 test: write and read a variable record by record, big-endian vs native",
-  get help(): string {
-    return HELP();
-  },
-  async run(args: string[]): Promise<void> {
-    const { values } = parseFlags("records", args);
+  help: HELP,
+  flags: [],
+  columns: RECORDS_COLUMN_DOCS,
+  keys: RECORDS_KEYS,
+  aggregate: RECORDS_AGGREGATE,
+  human: RECORDS_HUMAN_COLUMNS,
+  chart: "records",
+  plan(values): PlannedRun {
     const shapeText = values.shape ?? (values.quick ? RECORDS_QUICK.shape : RECORDS_SEED.shape);
     const shape = parseShape(shapeText, "--shape");
     if (shape.length < 2) {
@@ -160,18 +155,11 @@ export const recordsCommand: Command = {
     if (transfer && layout === "shared" && world().size > 1) {
       throw new UsageError("--layout shared does not take --bs or --direct; use --layout per-rank");
     }
-    // the plan is printed only once every check of the run has passed (the same calls)
-    if (dryRun(plan, values)) return;
-    const progress = new Progress();
-    announcePlan(plan, notes);
-
     const reorder = parseReorder(values.reorder);
-    const results = openResults({
-      command: "records",
-      args,
-      columns: rankColumnDocs(RECORDS_COLUMN_DOCS, RECORDS_AGGREGATE),
-      human: RECORDS_HUMAN_COLUMNS,
-      keys: RECORDS_KEYS,
+    return {
+      plan,
+      notes,
+      dir: values.dir,
       seed: seedRecordsRenderer(shape),
       options: {
         framing: resolved.run.map((b) => b.name),
@@ -187,19 +175,19 @@ export const recordsCommand: Command = {
         direct: transfer?.direct ?? false,
         dir: values.dir ?? ".",
       },
-      dir: values.dir,
-    }, values);
-    // under MPI every rank's row goes to rank 0, which prints the aggregate (and --per-rank rows)
-    const add = (row: Row) => {
-      for (const r of rankRows(row, RECORDS_AGGREGATE, values["per-rank"])) results.add(r);
+      run: (add, progress) =>
+        runRecords(
+          {
+            ...{ targets, shape, dtype, repeat, seed, dir: values.dir, backendOptions, progress },
+            ...{ reorder, fsync, transfer, layout },
+          },
+          (run) => {
+            // under MPI every rank's row goes to rank 0, which prints the aggregate (and
+            // --per-rank rows)
+            const row = recordsRow(run, shape, transfer);
+            for (const r of rankRows(row, RECORDS_AGGREGATE, values["per-rank"])) add(r);
+          },
+        ),
     };
-    await measureInto(results, progress, () =>
-      runRecords(
-        {
-          ...{ targets, shape, dtype, repeat, seed, dir: values.dir, backendOptions, progress },
-          ...{ reorder, fsync, transfer, layout },
-        },
-        (run) => add(recordsRow(run, shape, transfer)),
-      ));
   },
 };

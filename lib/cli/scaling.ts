@@ -9,7 +9,6 @@ import type { Backend, FsyncPolicy } from "../backends/backend.ts";
 import { rankRows } from "../mpi/aggregate.ts";
 import { world } from "../mpi/world.ts";
 import { columnHelp } from "../report/human.ts";
-import type { Row } from "../report/row.ts";
 import { Progress } from "../report/progress.ts";
 import { writeStderrPartial } from "../core/diagnostics.ts";
 import { SCALING_QUICK, SCALING_SEED } from "../workloads/seeds.ts";
@@ -25,26 +24,22 @@ import {
   seedStderrLabel,
 } from "../workloads/scaling.ts";
 import { formatSize, parseChoice, parseIntegers, parseShape } from "./args.ts";
-import type { Command } from "./command.ts";
 import { checkMemory, checkScratchRoom } from "./checks.ts";
-import { parseFlags } from "./flags.ts";
-import { commandHelp } from "./help.ts";
-import { checkOutputFormat, measureInto, openResults, rankColumnDocs } from "./output.ts";
+import type { FlagValues } from "./flags.ts";
+import { type WorkloadCommand, workloadCommand } from "./workload_command.ts";
+import type {
+  PlannedRun,
+  RunPlan,
+  SkippedBackend,
+  Workload,
+  WorkloadHelp,
+} from "../workloads/workload.ts";
+import { checkOutputFormat } from "./output.ts";
 import { parseFsync, parseTransfer, repeatOption } from "./settings.ts";
-import {
-  announcePlan,
-  checkStorable,
-  dryRun,
-  EndianChoice,
-  NUMBER_TYPES,
-  resolveBackends,
-  type RunPlan,
-  type SkippedBackend,
-} from "./plan.ts";
+import { checkStorable, EndianChoice, NUMBER_TYPES, resolveBackends } from "./plan.ts";
 
-const HELP = commandHelp("scaling", {
+const HELP: WorkloadHelp = {
   title: "FlexIO's IOspeed (write 5..40 datasets of 64^3 doubles per backend)",
-  usage: "[options]",
   intro:
     `For each trial, backend and dataset count n: open a file, write n datasets (one frame of one
 array each, the same array every time), close it; open, writes and close are all timed. Real
@@ -61,7 +56,7 @@ the library loads, with a note otherwise), 5..40 datasets of 64^3 float64, HDF4 
 ${columnHelp(SCALING_COLUMN_DOCS)}
 One row per (framing, datasets, repeat) in the order measured; with --repeat K > 1, then five
 summary rows per (framing, datasets): stat = mean, median, stddev, min, max.`,
-});
+};
 
 /**
  * `--fsync` without a value (scaling's old flag, followed by another option or nothing) is
@@ -118,13 +113,18 @@ function scalingPlan(
   };
 }
 
-/** The `scaling` subcommand. */
-export const scalingCommand: Command = {
+/** The `scaling` workload. */
+export const scalingWorkload: Workload<FlagValues<"scaling">> = {
   name: "scaling",
   summary: "FlexIO's IOspeed: time open + n dataset writes + close per backend, CPU in ticks",
   help: HELP,
-  async run(args: string[]): Promise<void> {
-    const { values } = parseFlags("scaling", bareFsyncIsEnd(args));
+  flags: [],
+  columns: SCALING_COLUMN_DOCS,
+  keys: SCALING_KEYS,
+  aggregate: SCALING_AGGREGATE,
+  human: SCALING_HUMAN_COLUMNS,
+  chart: "scaling",
+  plan(values): PlannedRun {
     if (parseChoice(values.layout, ["per-rank", "shared"] as const, "--layout") === "shared") {
       throw new UsageError(
         "scaling --layout shared is not offered: IOspeed times opening one file, writing n " +
@@ -167,18 +167,18 @@ export const scalingCommand: Command = {
     );
     checkMemory(2 * bytes, `a dataset of --shape ${values.shape}`, "use a smaller --shape");
     const transfer = parseTransfer(values, resolved.run, values.dir);
-    // the plan is printed only once every check of the run has passed (the same calls)
-    if (dryRun(plan, values)) return;
-    announcePlan(plan);
     const backends = resolved.run;
-
-    const results = openResults({
-      command: "scaling",
-      args,
-      columns: rankColumnDocs(SCALING_COLUMN_DOCS, SCALING_AGGREGATE),
-      human: SCALING_HUMAN_COLUMNS,
-      keys: SCALING_KEYS,
+    // IOspeed's stars with --format seed; under MPI only rank 0 draws them
+    const quiet = format !== "seed" || world().rank !== 0;
+    const stars = (text: string) => {
+      if (!quiet) writeStderrPartial(text);
+    };
+    const count = repeat * backends.length * datasets.length;
+    return {
+      plan,
+      dir: values.dir,
       seed: seedRenderer(repeat),
+      progress: new Progress({ quiet: format === "seed" }),
       options: {
         framing: backends.map((b) => b.name),
         datasets,
@@ -192,51 +192,50 @@ export const scalingCommand: Command = {
         dir: values.dir ?? ".",
         ...(world().size > 1 ? { per_rank: values["per-rank"] } : {}),
       },
-      dir: values.dir,
-    }, values);
-    // IOspeed's stars with --format seed; under MPI only rank 0 draws them
-    const quiet = format !== "seed" || world().rank !== 0;
-    const stars = (text: string) => {
-      if (!quiet) writeStderrPartial(text);
-    };
-    const progress = new Progress({ quiet: format === "seed" });
-    const count = repeat * backends.length * datasets.length;
-    let index = 0;
-    // under MPI every rank's row goes to rank 0, which prints the aggregate (and --per-rank rows)
-    const add = (row: Row) => {
-      for (const r of rankRows(row, SCALING_AGGREGATE, values["per-rank"])) results.add(r);
-    };
-    await measureInto(results, progress, () =>
-      runScaling(
-        {
-          backends,
-          datasets,
-          shape,
-          dtype,
-          repeat,
-          fsync,
-          dir: values.dir,
-          endianOf: (name) => endian.of(name),
-          transfer,
-        },
-        {
-          runStart: (backend, n, rep, path) => {
-            index++;
-            const again = repeat > 1 ? ` repeat ${rep}/${repeat}` : "";
-            progress.begin(`${backend.name} datasets=${n}${again}`, {
-              index,
-              count,
-              phaseBytes: { write: n * bytes },
-            });
-            stars(seedStderrLabel(backend.name, n, path));
+      run(add, progress) {
+        let index = 0;
+        return runScaling(
+          {
+            backends,
+            datasets,
+            shape,
+            dtype,
+            repeat,
+            fsync,
+            dir: values.dir,
+            endianOf: (name) => endian.of(name),
+            transfer,
           },
-          dataset: () => stars("*"),
-          runEnd: (run) => {
-            stars("\n");
-            progress.clear();
-            add(scalingRow(run));
+          {
+            runStart: (backend, n, rep, path) => {
+              index++;
+              const again = repeat > 1 ? ` repeat ${rep}/${repeat}` : "";
+              progress.begin(`${backend.name} datasets=${n}${again}`, {
+                index,
+                count,
+                phaseBytes: { write: n * bytes },
+              });
+              stars(seedStderrLabel(backend.name, n, path));
+            },
+            dataset: () => stars("*"),
+            runEnd: (run) => {
+              stars("\n");
+              progress.clear();
+              // under MPI every rank's row goes to rank 0, which prints the aggregate (and
+              // --per-rank rows)
+              for (const r of rankRows(scalingRow(run), SCALING_AGGREGATE, values["per-rank"])) {
+                add(r);
+              }
+            },
           },
-        },
-      ));
+        );
+      },
+    };
   },
+};
+
+/** The `scaling` command: its workload, after a bare `--fsync` became `--fsync end`. */
+export const scalingCommand: WorkloadCommand = {
+  ...workloadCommand(scalingWorkload),
+  run: (args) => workloadCommand(scalingWorkload).run(bareFsyncIsEnd(args)),
 };

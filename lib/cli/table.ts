@@ -9,7 +9,6 @@ import { fsyncRefusal } from "../backends/write.ts";
 import { fioUnavailable } from "../peers/fio.ts";
 import { warn } from "../core/diagnostics.ts";
 import { didYouMean } from "../core/suggest.ts";
-import { Progress } from "../report/progress.ts";
 import { gsdTableRenderer } from "../report/rst.ts";
 import { world } from "../mpi/world.ts";
 import { TABLE_QUICK, TABLE_SEED } from "../workloads/seeds.ts";
@@ -32,26 +31,23 @@ import {
   parseSeed,
   parseSize,
 } from "./args.ts";
-import {
-  announcePlan,
-  dryRun,
-  EndianChoice,
-  type PlannedFile,
-  resolveBackends,
-  type RunPlan,
-  type SkippedBackend,
-} from "./plan.ts";
+import { EndianChoice, resolveBackends } from "./plan.ts";
 import { readOverlap } from "../workloads/transfer.ts";
-import type { Command } from "./command.ts";
+import type {
+  PlannedFile,
+  PlannedRun,
+  RunPlan,
+  SkippedBackend,
+  Workload,
+  WorkloadHelp,
+} from "../workloads/workload.ts";
 import { checkMemory, checkScratchRoom } from "./checks.ts";
-import { parseFlags } from "./flags.ts";
-import { commandHelp } from "./help.ts";
-import { checkOutputFormat, measureInto, openResults, rankColumnDocs } from "./output.ts";
+import type { FlagValues } from "./flags.ts";
+import { checkOutputFormat, rankColumnDocs } from "./output.ts";
 import { parseFsync, parseLayout, parseReorder, parseTransfer, repeatOption } from "./settings.ts";
 
-const HELP = commandHelp("table", {
+const HELP: WorkloadHelp = {
   title: "the GSD benchmark table (gsd's benchmark-hoomd.py), over backends",
-  usage: "[options]",
   intro:
     `For each size, N and backend: write ceil(size / 28N) frames of position (N x 3 float32) and
 orientation (N x 4 float32) with fsync inside the timing; drop the file from the page cache
@@ -73,7 +69,7 @@ five summary rows (stat=mean, median, stddev, min, max; repeat = runs summarised
 cell leaves its measured columns empty and says why in error; the exit code is then 1.
 Rates are MiB/s; random_ms is milliseconds per frame. write_s includes the fsyncs (--fsync);
 write_s - write_sync_s is the time to the page cache with --fsync end.`,
-});
+};
 
 /** The HDF4 SD interface's limit on datasets in one file (SDcreate fails with error 62 past it). */
 export const HDF4_MAX_DATASETS = 9361;
@@ -154,13 +150,18 @@ function tablePlan(t: TableSettings): RunPlan {
   };
 }
 
-/** The `table` subcommand. */
-export const tableCommand: Command = {
+/** The `table` workload. */
+export const tableWorkload: Workload<FlagValues<"table">> = {
   name: "table",
   summary: "the GSD table: write, open, read and random read per size, N and backend",
   help: HELP,
-  async run(args: string[]): Promise<void> {
-    const { values } = parseFlags("table", args);
+  flags: [],
+  columns: tableColumnDocs(false),
+  keys: TABLE_KEYS,
+  aggregate: TABLE_AGGREGATE,
+  human: TABLE_HUMAN_COLUMNS,
+  chart: "table",
+  plan(values): PlannedRun {
     const quick = values.quick;
     const sizes = parseList(values.size ?? (quick ? TABLE_QUICK.size : TABLE_SEED.size), "--size")
       .map((s) => parseSize(s, "--size"));
@@ -267,32 +268,20 @@ export const tableCommand: Command = {
       "use a smaller --size or another --dir",
     );
     const transfer = parseTransfer(values, [...resolved.run, ...peers], values.dir);
-    // the plan is printed only once every check of the run has passed (the same calls)
-    if (dryRun(plan, values)) return;
     // frame k + 1's read in flight while frame k is verified: by default with --direct
     const overlap = readOverlap(transfer, values["no-overlap"] ? false : values.overlap);
-    if (overlap.note !== undefined && resolved.run.some((b) => b.kind === "native")) {
-      warn(overlap.note);
-    }
-    // fio missing: one line, and the run goes on with the fio columns empty
-    const fioMissing = baseline === "fio" ? fioUnavailable() : null;
-    if (fioMissing !== null) {
-      warn(`--baseline fio: ${fioMissing}; the fio_* and efficiency_* columns stay empty`);
-    }
-    const progress = new Progress();
-    announcePlan(plan, notes);
     const reorder = parseReorder(values.reorder);
     const names = [...resolved.run, ...peers].map((b) => b.name);
-    const results = openResults({
-      command: "table",
-      args,
+    let fioMissing: string | null = null;
+    return {
+      plan,
+      notes,
+      dir: values.dir,
       columns: rankColumnDocs(
         tableColumnDocs(baseline !== undefined),
         TABLE_AGGREGATE,
         TABLE_RANK_COLUMNS,
       ),
-      human: TABLE_HUMAN_COLUMNS,
-      keys: TABLE_KEYS,
       seed: gsdTableRenderer(names.length > 1),
       options: {
         framing: names,
@@ -312,32 +301,41 @@ export const tableCommand: Command = {
         dir: values.dir ?? ".",
         ...(world().size > 1 ? { reorder, per_rank: values["per-rank"], layout } : {}),
       },
-      dir: values.dir,
-    }, values);
-    await measureInto(results, progress, () =>
-      runTable(
-        {
-          backends: resolved.run,
-          peers,
-          cache: settings.cache,
-          fsync,
-          baseline: fioMissing === null ? baseline : undefined,
-          sizes,
-          ns,
-          dir: values.dir,
-          repeat,
-          seed,
-          warmup: settings.warmup,
-          sampleBytes,
-          endianOf: (name) => endian.of(name),
-          progress,
-          reorder,
-          perRank: values["per-rank"],
-          layout,
-          transfer,
-          overlap: overlap.mode !== "none",
-        },
-        (row) => results.add(row),
-      ));
+      begin(): void {
+        if (overlap.note !== undefined && resolved.run.some((b) => b.kind === "native")) {
+          warn(overlap.note);
+        }
+        // fio missing: one line, and the run goes on with the fio columns empty
+        fioMissing = baseline === "fio" ? fioUnavailable() : null;
+        if (fioMissing !== null) {
+          warn(`--baseline fio: ${fioMissing}; the fio_* and efficiency_* columns stay empty`);
+        }
+      },
+      run: (add, progress) =>
+        runTable(
+          {
+            backends: resolved.run,
+            peers,
+            cache: settings.cache,
+            fsync,
+            baseline: fioMissing === null ? baseline : undefined,
+            sizes,
+            ns,
+            dir: values.dir,
+            repeat,
+            seed,
+            warmup: settings.warmup,
+            sampleBytes,
+            endianOf: (name) => endian.of(name),
+            progress,
+            reorder,
+            perRank: values["per-rank"],
+            layout,
+            transfer,
+            overlap: overlap.mode !== "none",
+          },
+          add,
+        ),
+    };
   },
 };

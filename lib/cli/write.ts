@@ -148,7 +148,7 @@ export const writeCommand: Command = {
           "file's index or header points to it); use --fsync end or each",
       );
     }
-    checkPlotPath("write", values.plot, values.force);
+    checkPlotPath("write", undefined, values.plot, values.force);
     checkOutputsApart(values, [["FILE", path]]);
     const frames = new TableFrames(n, seed);
     // Everything is checked before any file is created, truncated or changed.
