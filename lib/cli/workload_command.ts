@@ -17,7 +17,14 @@ import {
   registeredFlags,
 } from "./flags.ts";
 import { commandHelp } from "./help.ts";
-import { measureInto, openResults, rankColumnDocs } from "./output.ts";
+import {
+  checkOutputFormat,
+  checkOutputsApart,
+  checkPlotPath,
+  measureInto,
+  openResults,
+  rankColumnDocs,
+} from "./output.ts";
 import { announcePlan, dryRun } from "./plan.ts";
 
 /** A command of the CLI made from a workload, with whether it runs as one rank of many. */
@@ -65,6 +72,10 @@ export function workloadCommand<V extends FlagRecord>(workload: Workload<V>): Wo
         audit?: boolean;
         plot?: string;
       };
+      // the output flags are checked with the rest, before the plan's first line
+      checkOutputsApart(output, planned.inputs ?? []);
+      checkOutputFormat(output, planned.seed !== undefined);
+      checkPlotPath(w.name, w.chart, output.plot, output.force);
       if (dryRun(planned.plan, output)) return;
       planned.begin?.();
       const progress = planned.progress ?? new Progress();
