@@ -20,9 +20,9 @@ import {
 } from "./isolate.ts";
 import { LIBRARY_MEMORY_ENV } from "../peers/common.ts";
 import { PEERS } from "../peers/mod.ts";
-import { openUserFile } from "./open.ts";
-import { measureRead } from "./read.ts";
-import { measureWrite, type WriteJob } from "./write.ts";
+import { openUserFile } from "../workloads/open.ts";
+import { measureRead } from "../workloads/read.ts";
+import { measureWrite, type WriteJob } from "../workloads/write.ts";
 import { usableBackend } from "../backends/registry.ts";
 import { backendOptionArgs } from "./settings.ts";
 

@@ -12,7 +12,7 @@ import { commandHelp } from "./help.ts";
 import { csvField, jsonText, writeStdout } from "../report/output.ts";
 import { warn } from "../core/diagnostics.ts";
 import { isolates, relayToTerminal, runIsolated } from "./isolate.ts";
-import { chooseBackend, openUserFile } from "./open.ts";
+import { chooseBackend, openUserFile } from "../workloads/open.ts";
 import type { DatasetInfo } from "../backends/backend.ts";
 import { BlockReader, type DatasetRow, wholeOf } from "../workloads/blocks.ts";
 

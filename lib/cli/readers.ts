@@ -33,7 +33,7 @@ import type {
   Workload,
   WorkloadHelp,
 } from "../workloads/workload.ts";
-import { requireFile } from "./open.ts";
+import { requireFile } from "../workloads/open.ts";
 import { selfCommand } from "./self.ts";
 import { checkMemory, checkScratchRoom } from "./checks.ts";
 import { type FlagValues, parseFlags } from "./flags.ts";

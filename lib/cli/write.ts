@@ -15,15 +15,20 @@ import { reportRollBack, rollBack, undoInterruptedAppend } from "../io/journal.t
 import { type FileLock, lockFile } from "../io/lock.ts";
 import type { Backend, FrameSource } from "../backends/backend.ts";
 import type { ChunkLayout } from "../framings/types.ts";
-import { requireFile } from "./open.ts";
-import { writeFrames } from "../backends/write.ts";
+import { requireFile } from "../workloads/open.ts";
 import { IoError, SciobenchError, UsageError } from "../core/errors.ts";
 import type { Transfer } from "../io/transfer.ts";
 import { FileHandle } from "../io/file.ts";
 import { statfs } from "../sys/libc.ts";
-import { attachAudit, finishAudit, type RowAudit, startAudit } from "../sys/audit.ts";
-import { type PhaseSample, startMeter } from "../sys/meter.ts";
-import { TRANSFER_COLUMN_DOCS, transferColumns } from "../workloads/transfer.ts";
+import { attachAudit, type RowAudit } from "../sys/audit.ts";
+import type { PhaseSample } from "../sys/meter.ts";
+import { transferColumns } from "../workloads/transfer.ts";
+import {
+  measureWrite,
+  WRITE_COLUMN_DOCS as COLUMNS,
+  type WriteJob,
+  type WriteResult,
+} from "../workloads/write.ts";
 import { BYTES_PER_PARTICLE, TableFrames } from "../workloads/table.ts";
 import { parseCount, parseSeed } from "./args.ts";
 import type { Command } from "./command.ts";
@@ -33,9 +38,8 @@ import { commandHelp } from "./help.ts";
 import { checkOutputFormat, checkOutputsApart, checkPlotPath, openResults } from "./output.ts";
 import { backendOptionArgs, parseEndian, parseFsync, parseTransfer } from "./settings.ts";
 import type { FsyncPolicy } from "../backends/backend.ts";
-import type { EndianOption } from "../framings/types.ts";
 import type { OptionValues } from "../framings/options.ts";
-import { col, type ColumnDoc, columnHelp } from "../report/human.ts";
+import { columnHelp } from "../report/human.ts";
 import {
   type ChildOutcome,
   failureMessage,
@@ -45,30 +49,6 @@ import {
   relayToTerminal,
 } from "./isolate.ts";
 import { diskFullNote } from "../peers/common.ts";
-
-const COLUMNS: readonly ColumnDoc[] = [
-  col("framing", "", "text", "framing written"),
-  col("path", "", "text", "the file"),
-  col("N", "particles", "particles", "particles per frame"),
-  col("frames", "frames", "count", "frames written by this command"),
-  col("file_bytes", "bytes", "size", "file size afterwards"),
-  col("data_bytes", "bytes", "count", "payload written: frames x 28 N"),
-  col("write_s", "s", "number", "open, every frame, fsync and close"),
-  col("write_MiBps", "MiB/s", "number", "data_bytes / 2^20 / write_s"),
-  col("user_s", "s", "number", "user CPU (getrusage)"),
-  col("sys_s", "s", "number", "system CPU (getrusage)"),
-  col("dev_write_bytes", "bytes", "count", "bytes sent to the device"),
-  col("seed", "", "count", "data seed"),
-  col("first_frame", "", "count", "index of the first frame written (0 unless --append)"),
-  col(
-    "fsync",
-    "",
-    "text",
-    "fsync policy inside write_s: end, each (after every frame) or none (FILE is then " +
-      "fsynced after the timing, before it is renamed into place)",
-  ),
-  ...TRANSFER_COLUMN_DOCS,
-];
 
 const HELP = () =>
   commandHelp("write", {
@@ -287,9 +267,9 @@ export const writeCommand: Command = {
         data_bytes: dataBytes,
         write_s: m.wallS,
         write_MiBps: dataBytes / 2 ** 20 / m.wallS,
-        user_s: m.userS,
-        sys_s: m.sysS,
-        dev_write_bytes: m.devWriteBytes,
+        write_user_s: m.userS,
+        write_sys_s: m.sysS,
+        write_dev_bytes: m.devWriteBytes,
         seed,
         first_frame: first,
         fsync,
@@ -299,68 +279,6 @@ export const writeCommand: Command = {
     }
   },
 };
-
-/** The settings of one write besides its backend and file: plain data, sent to a library child. */
-export interface WriteJob {
-  /** Particles per frame. */
-  readonly n: number;
-  /** Frames to write. */
-  readonly count: number;
-  /** Data seed. */
-  readonly seed: number;
-  /** Index of the first frame (its data and step). */
-  readonly first: number;
-  /** Byte order asked for, if any. */
-  readonly endian?: EndianOption;
-  /** When the write fsyncs. */
-  readonly fsync: FsyncPolicy;
-  /** `--bs` / `--direct`, if given. */
-  readonly transfer?: Transfer;
-  /** The backend's `--option KEY=VALUE` items as given. */
-  readonly options: readonly string[];
-}
-
-/** A measured write: the write phase's sample and the audit trail of its calls. */
-export interface WriteResult {
-  /** Wall and CPU time, device bytes of the write phase. */
-  readonly sample: PhaseSample;
-  /** The calls sciobench made, for --audit. */
-  readonly audit: RowAudit | undefined;
-}
-
-/**
- * Writes `job`'s frames to `file` with `backend` and measures it (open, every frame, fsync and
- * close); `beforeFrame(i)` runs before frame i is made (a library child's progress beat).
- */
-export async function measureWrite(
-  backend: Backend,
-  file: string,
-  create: "new" | "append",
-  backendOptions: OptionValues,
-  job: WriteJob,
-  beforeFrame: (i: number) => void = () => {},
-): Promise<WriteResult> {
-  const frames = new TableFrames(job.n, job.seed);
-  const { endian, fsync, transfer } = job;
-  startAudit();
-  let audit: RowAudit | undefined;
-  try {
-    const meter = startMeter("write");
-    await writeFrames(
-      backend,
-      file,
-      { create, endian, fsync, backendOptions, transfer },
-      job.count,
-      (i) => frames.frame(job.first + i),
-      beforeFrame,
-    );
-    const sample = meter.stop();
-    audit = finishAudit();
-    return { sample, audit };
-  } finally {
-    if (audit === undefined) finishAudit();
-  }
-}
 
 /** Bytes free beside a failed library write below which the failure is the disk being full. */
 const FULL_DISK_MARGIN = 1 << 20;
