@@ -102,7 +102,7 @@ Deno.test({
       );
       assert.equal(out!.code, 0, out!.stderr);
       const rows = JSON.parse(out!.stdout).rows as Record<string, unknown>[];
-      for (const row of rows) assert.equal(row.huge_pages, huge ? "true" : "false");
+      for (const row of rows) assert.equal(row.huge_pages, huge);
       const ranges = hugePageRanges(trace.path);
       const inHuge = (buffer: bigint, count: number) =>
         ranges.some(([lo, hi]) => lo <= buffer && buffer + BigInt(count) <= hi);
@@ -257,7 +257,7 @@ Deno.test("table --direct --baseline fio: fio's buffers as ours where the machin
   const refused = fioHugePagesRefused(4 << 20);
   const notes = r.stderr.split("\n").filter((l) => /fio's buffers are 4 KiB pages/.test(l));
   for (const row of rows) {
-    assert.equal(row.huge_pages, "true");
+    assert.equal(row.huge_pages, true);
     assert.equal(row.fio_huge_pages, refused === null ? "true" : "false", refused ?? "");
   }
   assert.equal(notes.length, refused === null ? 0 : 1, r.stderr);
@@ -268,7 +268,7 @@ Deno.test("table --direct --baseline fio: fio's buffers as ours where the machin
   assert.doesNotMatch(small.stderr, /fio's buffers are 4 KiB pages/);
   for (const row of JSON.parse(small.stdout).rows as Record<string, unknown>[]) {
     if (row.stat !== "run") continue;
-    assert.equal(row.huge_pages, "false");
+    assert.equal(row.huge_pages, false);
     assert.equal(row.fio_huge_pages, "false");
   }
 });

@@ -307,7 +307,7 @@ Deno.test({
       const what = `table ${row.framing}`;
       assert.equal(row.cache, "direct", what);
       assert.equal(row.bs_bytes, 65536, what);
-      assert.equal(row.direct, "true", what);
+      assert.equal(row.direct, true, what);
       const path = `${scratch.path}/`;
       const files = row.audit.phases.flatMap((p) => p.files).filter((f) =>
         f.path.startsWith(path) && f.path.endsWith(`/table.${row.framing}`)
@@ -375,11 +375,11 @@ Deno.test("table --bs 64k rows say bs_bytes and direct; without it bs_bytes is 0
   };
   const sized = await run(["--transfer-size", "64k"]);
   assert.equal(sized.bs_bytes, 65536);
-  assert.equal(sized.direct, "false");
+  assert.equal(sized.direct, false);
   assert.equal(sized.cache, "cold");
   const plain = await run([]);
   assert.equal(plain.bs_bytes, 0);
-  assert.equal(plain.direct, "false");
+  assert.equal(plain.direct, false);
 });
 
 Deno.test("a file system that refuses O_DIRECT is named in one line that recommends another --dir", () => {

@@ -66,7 +66,7 @@ Deno.test({
       const [row] = JSON.parse(Deno.readTextFileSync(`${rows.path}/${name}.json`))
         .rows as AuditedRow[];
       assert.equal(row!.bs_bytes, 65536, what);
-      assert.equal(row!.direct, "true", what);
+      assert.equal(row!.direct, true, what);
       assert.equal(row!.fsync, "end", what);
       const mine = tempCalls(calls, scratch.path, `direct.${name}`);
       const opens = mine.filter((c) => c.call === "openat");
@@ -278,7 +278,7 @@ Deno.test({
       assert.equal(row!.cache, direct ? "direct" : "cold", what);
       assert.equal(row!.cold_ok, direct ? "" : true, what);
       assert.equal(row!.bs_bytes, 65536, what);
-      assert.equal(row!.direct, String(direct), what);
+      assert.equal(row!.direct, direct, what);
       assert.equal(row!.verified, true, what);
       const file = `${scratch.path}/f.${name}`;
       const size = Deno.statSync(file).size;

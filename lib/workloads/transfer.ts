@@ -61,13 +61,13 @@ export function readOverlap(
 /** The values of {@link TRANSFER_COLUMN_DOCS} for a run with `transfer`. */
 export function transferColumns(
   transfer: Transfer | undefined,
-): { bs_bytes: number; direct: "true" | "false"; huge_pages: "true" | "false" } {
-  // text, so CSV says false rather than leaving it empty
+): { bs_bytes: number; direct: boolean; huge_pages: boolean } {
+  // booleans: JSON says true or false, CSV and the human table the words
   const direct = transfer?.direct ?? false;
   return {
     bs_bytes: transfer?.bs ?? 0,
-    direct: direct ? "true" : "false",
-    huge_pages: direct && (transfer?.hugePages ?? true) ? "true" : "false",
+    direct,
+    huge_pages: direct && (transfer?.hugePages ?? true),
   };
 }
 
