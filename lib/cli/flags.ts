@@ -106,10 +106,13 @@ export const FLAGS = {
     type: "string",
     list: true,
     value: "LIST",
-    help: `target file sizes (default ${TABLE_SEED.size}; --quick ${TABLE_QUICK.size}); 128M, ` +
-      "1G, 4k and 128MiB, 1GiB, 4KiB are binary (2^20, 2^30, 2^10, as in fio and dd), 100MB, " +
-      "1GB, 4kB decimal (10^6, 10^9, 10^3)",
-    commands: ["table"],
+    help: "target file size: ceil(size / 28 N) frames; 128M, 1G, 4k and 128MiB, 1GiB, 4KiB are " +
+      "binary (2^20, 2^30, 2^10, as in fio and dd), 100MB, 1GB, 4kB decimal (10^6, 10^9, 10^3)",
+    about: {
+      table: `: a list (default ${TABLE_SEED.size}; --quick ${TABLE_QUICK.size})`,
+      write: "(instead of --frames)",
+    },
+    commands: ["table", "write"],
   },
   n: {
     type: "string",
@@ -125,7 +128,7 @@ export const FLAGS = {
   frames: {
     type: "string",
     value: "K",
-    help: "number of frames; required",
+    help: "number of frames; required unless --size",
     commands: ["write"],
   },
   datasets: {

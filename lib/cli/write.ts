@@ -30,7 +30,7 @@ import {
   type WriteResult,
 } from "../workloads/write.ts";
 import { BYTES_PER_PARTICLE, TableFrames } from "../workloads/table.ts";
-import { parseCount, parseSeed } from "./args.ts";
+import { parseCount, parseSeed, parseSize } from "./args.ts";
 import type { Command } from "./command.ts";
 import { checkFreeSpace, checkMemory } from "./checks.ts";
 import { parseFlags } from "./flags.ts";
@@ -53,7 +53,7 @@ import { diskFullNote } from "../peers/common.ts";
 const HELP = () =>
   commandHelp("write", {
     title: "write the table's frames to FILE and keep it",
-    usage: "--framing NAME --n N --frames K [options] FILE",
+    usage: "--framing NAME --n N (--frames K | --size SIZE) [options] FILE",
     intro:
       `Writes K frames of position (N x 3 float32) and orientation (N x 4 float32), the same seeded data
 'sciobench table' uses (frame i has step 10 i and element [0][0] = i), fsyncs, and prints one
@@ -87,13 +87,21 @@ export const writeCommand: Command = {
       throw new UsageError("write: --framing is required");
     }
     if (values.n === undefined) throw new UsageError("write: --n is required");
-    if (values.frames === undefined) throw new UsageError("write: --frames is required");
+    if (values.frames === undefined && values.size === undefined) {
+      throw new UsageError("write: --frames is required (or --size: frames of that many bytes)");
+    }
+    if (values.frames !== undefined && values.size !== undefined) {
+      throw new UsageError("write: give --frames K or --size SIZE, not both");
+    }
     if (positionals.length !== 1) {
       throw new UsageError("write: give exactly one FILE (see 'sciobench write --help')");
     }
     const path = positionals[0]!;
     const n = parseCount(values.n, "--n");
-    const count = parseCount(values.frames, "--frames");
+    // --size as the table sizes its files: ceil(size / 28 N) frames
+    const count = values.frames !== undefined
+      ? parseCount(values.frames, "--frames")
+      : Math.max(1, Math.ceil(parseSize(values.size!, "--size") / (BYTES_PER_PARTICLE * n)));
     const seed = parseSeed(values.seed);
     // Bounds before anything is allocated or created: one frame in memory, all of them on disk.
     checkMemory(4 * BYTES_PER_PARTICLE * n, `a frame of N = ${n} particles`, "use a smaller --n");
