@@ -5,7 +5,8 @@
  * carry `direct` and `huge_pages` as booleans.
  */
 import assert from "node:assert/strict";
-import { FLAGS, flagsOf, type FlagSpec, parseFlags } from "../lib/cli/flags.ts";
+import { FLAGS, flagsOf, type FlagSpec } from "../lib/cli/flags.ts";
+import { parseFlags } from "../lib/cli/parse_flags.ts";
 import { runCli, tempDir } from "./_helpers.ts";
 
 Deno.test("flags: -o is --out in every command that writes output", () => {

@@ -1,13 +1,12 @@
 /**
  * The one table of the CLI's flags: each flag's name, type, default, help and the commands that
- * take it. The parser of every command ({@link parseFlags}), the Options section of every
- * `--help` ({@link optionsHelp}) and the reference docs/cli.md are all made from it.
+ * take it. The parser of every command (lib/cli/parse_flags.ts), the Options section of every
+ * `--help` (lib/cli/help.ts) and the reference docs/cli.md are all made from it.
  * @module
  */
 import { NUMBER_TYPES } from "./plan.ts";
-import { parseArgs } from "./args.ts";
 import { UsageError } from "../core/errors.ts";
-import type { FlagRecord, WorkloadFlag } from "../workloads/workload.ts";
+import type { WorkloadFlag } from "../workloads/workload.ts";
 import {
   READERS_QUICK,
   READERS_SEED,
@@ -587,106 +586,4 @@ export function registeredFlags(
 /** The default of `flag` in `command`, if it has one. */
 export function defaultOf(flag: FlagSpec, command: string): string | undefined {
   return typeof flag.default === "string" ? flag.default : flag.default?.[command as CommandName];
-}
-
-/**
- * Parses `args` for `command` against the table: unknown flags, missing values and empty values
- * are one-line usage errors naming the command (with the nearest known flag); list flags
- * accumulate when repeated; defaults are filled in. `positionals` are the other arguments.
- */
-export function parseFlags<C extends CommandName>(
-  command: C,
-  args: readonly string[],
-  allowPositionals = false,
-): { values: FlagValues<C>; positionals: string[] } {
-  const parsed = parseFlagList(command, flagsOf(command), args, allowPositionals);
-  return { values: parsed.values as unknown as FlagValues<C>, positionals: parsed.positionals };
-}
-
-/** {@link parseFlags} for any command, against the flags given. */
-export function parseFlagList(
-  command: string,
-  flags: readonly [string, FlagSpec][],
-  args: readonly string[],
-  allowPositionals = false,
-): { values: FlagRecord; positionals: string[] } {
-  const options: Record<
-    string,
-    { type: "string" | "boolean"; short?: string; multiple?: boolean; default?: string | boolean }
-  > = {};
-  const lists: string[] = [];
-  for (const [name, f] of flags) {
-    const d = defaultOf(f, command);
-    options[name] = {
-      type: f.type,
-      ...(f.short ? { short: f.short } : {}),
-      ...(f.multiple ? { multiple: true } : {}),
-      ...(d !== undefined
-        ? { default: d }
-        : f.type === "boolean" && !f.optional
-        ? { default: false }
-        : {}),
-    };
-    if (f.list) lists.push(name);
-  }
-  const what = command === "_reader" ? "readers _reader" : command;
-  const parsed = parseArgs(what, [...args], { options, allowPositionals }, lists);
-  return { values: parsed.values as FlagRecord, positionals: parsed.positionals as string[] };
-}
-
-/** Width of the flag column of the help (`  --bs SIZE` padded), and of a help line. */
-const FLAG_COLUMN = 22;
-const LINE_WIDTH = 100;
-
-/** `text` wrapped to {@link LINE_WIDTH} columns, every line after the first indented `indent`. */
-export function wrap(first: string, text: string, indent = FLAG_COLUMN): string {
-  const lines: string[] = [];
-  let line = first.length >= indent ? first : first.padEnd(indent);
-  if (first.length >= indent) {
-    lines.push(first);
-    line = " ".repeat(indent);
-  }
-  let empty = true;
-  for (const word of text.split(/\s+/).filter((w) => w !== "")) {
-    if (!empty && line.length + 1 + word.length > LINE_WIDTH) {
-      lines.push(line);
-      line = " ".repeat(indent);
-      empty = true;
-    }
-    line += (empty ? "" : " ") + word;
-    empty = false;
-  }
-  lines.push(line);
-  return lines.join("\n");
-}
-
-/** The full help sentence of `flag` in `command`: its help, what it adds there, its default. */
-export function flagText(flag: FlagSpec, command: string): string {
-  const about = flag.about?.[command as CommandName];
-  let text = flag.help;
-  if (about !== undefined) {
-    // a fragment continues the sentence; a sentence of its own follows it
-    text += /^[:;,.]/.test(about) ? about : /^[A-Z-]/.test(about) ? `. ${about}` : ` ${about}`;
-  }
-  const d = defaultOf(flag, command);
-  if (d !== undefined && !/\(default/.test(text)) text += ` (default ${d})`;
-  return text;
-}
-
-/** The flag as the help's left column shows it: `-o, --out FILE`, `--direct`. */
-export function flagLabel(name: string, flag: FlagSpec): string {
-  const short = flag.short ? `-${flag.short}, ` : "";
-  return `${short}--${name}${flag.value ? ` ${flag.value}` : ""}`;
-}
-
-/** The Options section of `command`'s help, made from the table, every line within 100 columns. */
-export function optionsHelp(command: CommandName): string {
-  return optionsText(command, flagsOf(command));
-}
-
-/** The Options section of a help listing `flags` (of `command`), every line within 100 columns. */
-export function optionsText(command: string, flags: readonly [string, FlagSpec][]): string {
-  return flags.filter(([, f]) => !f.hidden).map(([name, f]) =>
-    wrap(`  ${flagLabel(name, f)}`, flagText(f, command))
-  ).join("\n");
 }

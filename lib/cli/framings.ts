@@ -6,7 +6,7 @@
 import { BACKENDS } from "../backends/registry.ts";
 import { writeStdout } from "../report/output.ts";
 import { parseChoice } from "./args.ts";
-import { parseFlags } from "./flags.ts";
+import { parseFlags } from "./parse_flags.ts";
 import { commandHelp } from "./help.ts";
 import type { Command } from "./command.ts";
 import { openResults } from "./output.ts";

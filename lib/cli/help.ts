@@ -6,7 +6,7 @@
 import { BACKENDS } from "../backends/registry.ts";
 import type { Workload } from "../framings/types.ts";
 import { optionDefaultText, optionValueText } from "./settings.ts";
-import { type CommandName, optionsHelp, wrap } from "./flags.ts";
+import { type CommandName, defaultOf, flagsOf, type FlagSpec } from "./flags.ts";
 
 /** The help's section listing every backend's options that `workload` honours. */
 export function backendOptionsHelp(workload: Workload): string {
@@ -58,4 +58,61 @@ export function commandHelp(
     ...(backends === "" ? [] : ["", backends]),
     ...(text.after === undefined ? [] : ["", text.after]),
   ].join("\n");
+}
+
+/** Width of the flag column of the help (`  --bs SIZE` padded), and of a help line. */
+const FLAG_COLUMN = 22;
+const LINE_WIDTH = 100;
+
+/** `text` wrapped to {@link LINE_WIDTH} columns, every line after the first indented `indent`. */
+export function wrap(first: string, text: string, indent = FLAG_COLUMN): string {
+  const lines: string[] = [];
+  let line = first.length >= indent ? first : first.padEnd(indent);
+  if (first.length >= indent) {
+    lines.push(first);
+    line = " ".repeat(indent);
+  }
+  let empty = true;
+  for (const word of text.split(/\s+/).filter((w) => w !== "")) {
+    if (!empty && line.length + 1 + word.length > LINE_WIDTH) {
+      lines.push(line);
+      line = " ".repeat(indent);
+      empty = true;
+    }
+    line += (empty ? "" : " ") + word;
+    empty = false;
+  }
+  lines.push(line);
+  return lines.join("\n");
+}
+
+/** The full help sentence of `flag` in `command`: its help, what it adds there, its default. */
+export function flagText(flag: FlagSpec, command: string): string {
+  const about = flag.about?.[command as CommandName];
+  let text = flag.help;
+  if (about !== undefined) {
+    // a fragment continues the sentence; a sentence of its own follows it
+    text += /^[:;,.]/.test(about) ? about : /^[A-Z-]/.test(about) ? `. ${about}` : ` ${about}`;
+  }
+  const d = defaultOf(flag, command);
+  if (d !== undefined && !/\(default/.test(text)) text += ` (default ${d})`;
+  return text;
+}
+
+/** The flag as the help's left column shows it: `-o, --out FILE`, `--direct`. */
+export function flagLabel(name: string, flag: FlagSpec): string {
+  const short = flag.short ? `-${flag.short}, ` : "";
+  return `${short}--${name}${flag.value ? ` ${flag.value}` : ""}`;
+}
+
+/** The Options section of `command`'s help, made from the table, every line within 100 columns. */
+export function optionsHelp(command: CommandName): string {
+  return optionsText(command, flagsOf(command));
+}
+
+/** The Options section of a help listing `flags` (of `command`), every line within 100 columns. */
+export function optionsText(command: string, flags: readonly [string, FlagSpec][]): string {
+  return flags.filter(([, f]) => !f.hidden).map(([name, f]) =>
+    wrap(`  ${flagLabel(name, f)}`, flagText(f, command))
+  ).join("\n");
 }

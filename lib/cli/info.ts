@@ -7,7 +7,7 @@ import { escapeControls, FormatError, UsageError } from "../core/errors.ts";
 import type { FrameSource } from "../backends/backend.ts";
 import { parseChoice } from "./args.ts";
 import type { Command } from "./command.ts";
-import { parseFlags } from "./flags.ts";
+import { parseFlags } from "./parse_flags.ts";
 import { commandHelp } from "./help.ts";
 import { csvField, jsonText, writeStdout } from "../report/output.ts";
 import { warn } from "../core/diagnostics.ts";

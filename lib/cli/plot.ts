@@ -6,7 +6,7 @@
 import { IoError, UsageError } from "../core/errors.ts";
 import { col, type ColumnDoc, columnHelp } from "../report/human.ts";
 import { chartContents, chartWorkload, parseResults } from "../report/plot.ts";
-import { parseFlags } from "./flags.ts";
+import { parseFlags } from "./parse_flags.ts";
 import { commandHelp } from "./help.ts";
 import type { Command } from "./command.ts";
 import { checkOutputsApart, checkPlotPath, openResults, writeChart } from "./output.ts";

@@ -11,7 +11,7 @@ import type { Row } from "../report/row.ts";
 import { statfs } from "../sys/libc.ts";
 import { parseSeed, parseSize } from "./args.ts";
 import type { Command } from "./command.ts";
-import { parseFlags } from "./flags.ts";
+import { parseFlags } from "./parse_flags.ts";
 import { commandHelp } from "./help.ts";
 import { checkOutputFormat, checkOutputsApart, checkPlotPath, openResults } from "./output.ts";
 import { parseTransfer } from "./settings.ts";

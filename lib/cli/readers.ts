@@ -36,7 +36,8 @@ import type {
 import { requireFile } from "../workloads/open.ts";
 import { selfCommand } from "./self.ts";
 import { checkMemory, checkScratchRoom } from "./checks.ts";
-import { type FlagValues, parseFlags } from "./flags.ts";
+import type { FlagValues } from "./flags.ts";
+import { parseFlags } from "./parse_flags.ts";
 import { type WorkloadCommand, workloadCommand } from "./workload_command.ts";
 import { checkOutputFormat, checkOutputsApart, type Inputs, rankColumnDocs } from "./output.ts";
 import { backendOptionArgs, parseEndian, parseTransfer, repeatOption } from "./settings.ts";

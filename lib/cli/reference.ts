@@ -6,7 +6,8 @@
  * @module
  */
 import { COMMANDS } from "./commands.ts";
-import { defaultOf, FLAGS, type FlagSpec, wrap } from "./flags.ts";
+import { defaultOf, FLAGS, type FlagSpec } from "./flags.ts";
+import { wrap } from "./help.ts";
 
 /** Where the reference lives, relative to the repository root. */
 export const REFERENCE_PATH = "docs/cli.md";

@@ -8,7 +8,7 @@
 import { writeStdout } from "../report/output.ts";
 import { VERSION } from "../core/version.ts";
 import { parseChoice } from "./args.ts";
-import { parseFlags } from "./flags.ts";
+import { parseFlags } from "./parse_flags.ts";
 import { commandHelp } from "./help.ts";
 import type { Command } from "./command.ts";
 import { gitCommit } from "./meta.ts";

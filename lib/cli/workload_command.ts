@@ -8,15 +8,9 @@ import type { FlagRecord, Workload } from "../workloads/workload.ts";
 import { registeredWorkloads } from "../workloads/registry.ts";
 import { Progress } from "../report/progress.ts";
 import type { Command } from "./command.ts";
-import {
-  COMMAND_NAMES,
-  type CommandName,
-  flagsOf,
-  optionsText,
-  parseFlagList,
-  registeredFlags,
-} from "./flags.ts";
-import { commandHelp } from "./help.ts";
+import { COMMAND_NAMES, type CommandName, flagsOf, registeredFlags } from "./flags.ts";
+import { commandHelp, optionsText } from "./help.ts";
+import { parseFlagList } from "./parse_flags.ts";
 import {
   checkOutputFormat,
   checkOutputsApart,

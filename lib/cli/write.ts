@@ -33,7 +33,7 @@ import { BYTES_PER_PARTICLE, TableFrames } from "../workloads/table.ts";
 import { parseCount, parseSeed, parseSize } from "./args.ts";
 import type { Command } from "./command.ts";
 import { checkFreeSpace, checkMemory } from "./checks.ts";
-import { parseFlags } from "./flags.ts";
+import { parseFlags } from "./parse_flags.ts";
 import { commandHelp } from "./help.ts";
 import { checkOutputFormat, checkOutputsApart, checkPlotPath, openResults } from "./output.ts";
 import { backendOptionArgs, parseEndian, parseFsync, parseTransfer } from "./settings.ts";
