@@ -226,8 +226,16 @@ export const FLAGS = {
   seed: {
     type: "string",
     value: "S",
-    help: "seed of the data and of the random order",
+    help: "seed",
     default: "1",
+    about: {
+      table: "of the data and of the random order",
+      records: "of the data",
+      readers: "of the data pattern",
+      write: "of the data",
+      read: "of the random order (and of --verify's data)",
+      _reader: "of the data pattern",
+    },
     commands: ["table", "records", "readers", "write", "read", "_reader"],
   },
   "file-index": {
@@ -257,12 +265,13 @@ export const FLAGS = {
   sample: {
     type: "string",
     value: "SIZE",
-    help: "bytes to read in each read phase (units as --size)",
+    help: "bytes to read in each read phase (256M and 256MiB are 2^20-byte units as in fio, " +
+      "256MB decimal)",
     default: { table: "256MiB" },
     about: {
       table: "; capped at the file",
-      read: "in frames from the first in order, and as many frames at random (default: every " +
-        "frame)",
+      read: ": the first frames up to SIZE in order, and as many frames at random (default: " +
+        "every frame)",
     },
     commands: ["table", "read"],
   },

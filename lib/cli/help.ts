@@ -4,12 +4,12 @@
  * @module
  */
 import { BACKENDS } from "../backends/registry.ts";
-import type { Workload } from "../framings/types.ts";
+import type { Workload as OptionScope } from "../framings/types.ts";
 import { optionDefaultText, optionValueText } from "./settings.ts";
 import { type CommandName, defaultOf, flagsOf, type FlagSpec } from "./flags.ts";
 
 /** The help's section listing every backend's options that `workload` honours. */
-export function backendOptionsHelp(workload: Workload): string {
+export function backendOptionsHelp(workload: OptionScope): string {
   const lines: string[] = [];
   for (const b of BACKENDS) {
     const specs = b.options.filter((s) => s.workloads.includes(workload) && s.type !== "value");
@@ -46,7 +46,7 @@ export function commandHelp(
   options: string = optionsHelp(command as CommandName),
 ): string {
   const takesOption = /^ {2}--option /m.test(options);
-  const backends = takesOption ? backendOptionsHelp(command as Workload) : "";
+  const backends = takesOption ? backendOptionsHelp(command as OptionScope) : "";
   return [
     `sciobench ${command}: ${text.title}`,
     "",

@@ -6,7 +6,7 @@
  */
 import { UsageError } from "../core/errors.ts";
 import { type OptionValues, parseOptionArgs } from "../framings/options.ts";
-import type { EndianOption, OptionSpec, Workload } from "../framings/types.ts";
+import type { EndianOption, OptionSpec, Workload as OptionScope } from "../framings/types.ts";
 import { type Backend, FSYNC_POLICIES, type FsyncPolicy } from "../backends/backend.ts";
 import { fsyncRefusal } from "../backends/write.ts";
 import { checkSharedLayout } from "../mpi/shared.ts";
@@ -112,7 +112,7 @@ export function parseReorder(value: string | undefined): number {
 export function backendOptionArgs(
   backend: Backend,
   items: readonly string[] | undefined,
-  workload: Workload,
+  workload: OptionScope,
 ): OptionValues {
   return parseOptionArgs([backend], items, workload).get(backend.name)!;
 }

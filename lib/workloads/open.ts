@@ -5,7 +5,7 @@
  */
 import { detectBackend, usableBackend } from "../backends/registry.ts";
 import type { Backend, FrameSource } from "../backends/backend.ts";
-import type { ChunkLayout, Workload } from "../framings/types.ts";
+import type { ChunkLayout, Workload as OptionScope } from "../framings/types.ts";
 import type { Transfer } from "../io/transfer.ts";
 import { parseOptionArgs } from "../framings/options.ts";
 import { warn } from "../core/diagnostics.ts";
@@ -40,7 +40,7 @@ export function openUserFile(
   path: string,
   framing: string | undefined,
   optionItems: readonly string[] | undefined,
-  workload: Workload,
+  workload: OptionScope,
   reading: { layout?: readonly ChunkLayout[]; transfer?: Transfer; allowExternal?: boolean } = {},
   onWarning: (text: string) => void = warn,
 ): FrameSource {
