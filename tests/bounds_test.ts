@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { UsageError } from "../lib/core/errors.ts";
 import { parseIntegers, parseSeed, parseSize } from "../lib/cli/args.ts";
-import { checkFreeSpace, checkMemory } from "../lib/cli/common.ts";
+import { checkFreeSpace, checkMemory } from "../lib/cli/checks.ts";
 import type { StatFs } from "../lib/sys/libc.ts";
 import { runCli, runCliLimited, tempDir } from "./_helpers.ts";
 

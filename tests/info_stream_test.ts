@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { streamInfo } from "../lib/cli/info.ts";
-import { openUserFile } from "../lib/cli/open.ts";
+import { openUserFile } from "../lib/workloads/open.ts";
 import { tempDir } from "./_helpers.ts";
 
 Deno.test("info streams a file of 200,000 records in bounded pieces and memory", () => {

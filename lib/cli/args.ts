@@ -121,27 +121,18 @@ export function parseChoice<T extends string>(
   return value as T;
 }
 
-/** Options that take comma-separated lists, so that repeating them accumulates. */
-const LIST_OPTIONS = [
-  "framing",
-  "size",
-  "n",
-  "datasets",
-  "procs",
-  "mode",
-  "cache",
-  "endian",
-  "peer",
-];
-
 /**
  * Merges repeated list options into one comma-separated value (`--framing gsd --framing raw`
  * becomes `--framing=gsd,raw`); other arguments keep their order.
  */
-function mergeRepeated(args: readonly string[], config: ParseArgsConfig): string[] {
+function mergeRepeated(
+  args: readonly string[],
+  config: ParseArgsConfig,
+  listNames: readonly string[],
+): string[] {
   const lists = new Set(
     Object.entries(config.options ?? {}).filter(([name, o]) =>
-      o.type === "string" && !o.multiple && LIST_OPTIONS.includes(name)
+      o.type === "string" && !o.multiple && listNames.includes(name)
     ).map(([name]) => name),
   );
   const merged = new Map<string, string[]>();
@@ -179,10 +170,16 @@ function mergeRepeated(args: readonly string[], config: ParseArgsConfig): string
 
 /**
  * `node:util` parseArgs (strict) whose errors become one-line usage errors naming the command,
- * with the nearest known option for a mistyped one; repeated string options accumulate.
+ * with the nearest known option for a mistyped one; the string options named in `lists` take
+ * comma-separated lists, and accumulate when repeated.
  */
-export function parseArgs<T extends ParseArgsConfig>(command: string, args: string[], config: T) {
-  const parsed = parseStrict(command, args, config);
+export function parseArgs<T extends ParseArgsConfig>(
+  command: string,
+  args: string[],
+  config: T,
+  lists: readonly string[] = [],
+) {
+  const parsed = parseStrict(command, args, config, lists);
   // An empty word (`--out ""`, `info ""`) names no file and no value: one usage line, not a
   // failed system call.
   for (const [name, value] of Object.entries(parsed.values)) {
@@ -196,9 +193,14 @@ export function parseArgs<T extends ParseArgsConfig>(command: string, args: stri
   return parsed;
 }
 
-function parseStrict<T extends ParseArgsConfig>(command: string, args: string[], config: T) {
+function parseStrict<T extends ParseArgsConfig>(
+  command: string,
+  args: string[],
+  config: T,
+  lists: readonly string[],
+) {
   try {
-    return nodeParseArgs({ ...config, args: mergeRepeated(args, config), strict: true });
+    return nodeParseArgs({ ...config, args: mergeRepeated(args, config, lists), strict: true });
   } catch (e) {
     const msg = e instanceof Error ? e.message.split("\n")[0]! : String(e);
     const unknown = /Unknown option '(-{1,2}[^']+)'/.exec(msg)?.[1];

@@ -20,11 +20,11 @@ import {
 import { libraryName } from "../backends/capabilities.ts";
 import { LIBRARY_MEMORY_ENV } from "../peers/common.ts";
 import { PEERS } from "../peers/mod.ts";
-import { openUserFile } from "./open.ts";
-import { measureRead } from "./read.ts";
-import { measureWrite, type WriteJob } from "./write.ts";
+import { openUserFile } from "../workloads/open.ts";
+import { measureRead } from "../workloads/read.ts";
+import { measureWrite, type WriteJob } from "../workloads/write.ts";
 import { backendByName, usableBackend } from "../backends/registry.ts";
-import { backendOptionArgs } from "./common.ts";
+import { backendOptionArgs } from "./settings.ts";
 
 const encoder = new TextEncoder();
 

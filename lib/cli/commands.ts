@@ -1,5 +1,6 @@
 /**
- * The list of subcommands. Adding a command is one new file in lib/cli plus one line here.
+ * The list of subcommands. A built-in command is one file in lib/cli plus one line here; a
+ * workload registered with lib/workloads/registry.ts is a command with no line here.
  * @module
  */
 import type { Command } from "./command.ts";
@@ -7,18 +8,19 @@ import { framingsCommand } from "./framings.ts";
 import { infoCommand } from "./info.ts";
 import { plotCommand } from "./plot.ts";
 import { readCommand } from "./read.ts";
-import { recordsCommand } from "./records.ts";
+import { recordsWorkload } from "./records.ts";
 import { readersCommand } from "./readers.ts";
 import { scalingCommand } from "./scaling.ts";
-import { tableCommand } from "./table.ts";
+import { tableWorkload } from "./table.ts";
 import { versionCommand } from "./version.ts";
 import { writeCommand } from "./write.ts";
+import { registeredCommands, workloadCommand } from "./workload_command.ts";
 
-/** Every subcommand, in the order `sciobench --help` lists them. */
+/** The built-in subcommands, in the order `sciobench --help` lists them. */
 export const COMMANDS: readonly Command[] = [
-  tableCommand,
+  workloadCommand(tableWorkload),
   scalingCommand,
-  recordsCommand,
+  workloadCommand(recordsWorkload),
   readersCommand,
   writeCommand,
   readCommand,
@@ -27,3 +29,13 @@ export const COMMANDS: readonly Command[] = [
   plotCommand,
   versionCommand,
 ];
+
+/** Every command: the built-in ones, then those of the registered workloads. */
+export function allCommands(): Command[] {
+  return [...COMMANDS, ...registeredCommands()];
+}
+
+/** True when `command` runs as one rank of many under MPI (a workload whose rows aggregate). */
+export function rankAware(command: Command): boolean {
+  return "rankAware" in command && command.rankAware === true;
+}

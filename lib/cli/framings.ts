@@ -5,9 +5,12 @@
  */
 import { BACKENDS } from "../backends/registry.ts";
 import { writeStdout } from "../report/output.ts";
-import { parseArgs, parseChoice } from "./args.ts";
+import { parseChoice } from "./args.ts";
+import { parseFlags } from "./parse_flags.ts";
+import { commandHelp } from "./help.ts";
 import type { Command } from "./command.ts";
-import { openResults, optionDefaultText, optionValueText } from "./common.ts";
+import { openResults } from "./output.ts";
+import { optionDefaultText, optionValueText } from "./settings.ts";
 import { col, type ColumnDoc } from "../report/human.ts";
 import { SciobenchError } from "../core/errors.ts";
 
@@ -23,23 +26,18 @@ const COLUMNS: readonly ColumnDoc[] = [
 export const framingsCommand: Command = {
   name: "framings",
   summary: "list every backend (native framings and peers), its options, and which run here",
-  help: `sciobench framings: list every backend: the native framings and the peers
-
-Usage: sciobench framings [--format table|json|csv|jsonl]
-
-One line per backend (native framing or peer): name, kind, byte orders, and availability (with
+  help: commandHelp("framings", {
+    title: "list every backend: the native framings and the peers",
+    usage: "[--format table|json|csv|jsonl]",
+    intro:
+      `One line per backend (native framing or peer): name, kind, byte orders, and availability (with
 the reason when a peer library or program is missing), then its options (--option KEY=VALUE)
 with their values, default and the commands that use them. --format json prints one document:
 for each backend its name, kind, description, orders, availability and options (name, type,
-default, choices, min, max, help, workloads). --format csv or jsonl gives one row per backend
-(name, kind, orders, available, description). --format text is the same as table, the default.`,
+default, choices, min, max, help, workloads).`,
+  }),
   async run(args: string[]): Promise<void> {
-    const { values } = parseArgs("framings", args, {
-      options: {
-        format: { type: "string", default: "table" },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
+    const { values } = parseFlags("framings", args);
     const format = parseChoice(
       values.format,
       ["table", "text", "json", "csv", "jsonl"] as const,

@@ -5,38 +5,31 @@
 import { crc32 } from "node:zlib";
 import { escapeControls, FormatError, UsageError } from "../core/errors.ts";
 import type { FrameSource } from "../backends/backend.ts";
-import { parseArgs, parseChoice } from "./args.ts";
+import { parseChoice } from "./args.ts";
 import type { Command } from "./command.ts";
-import { backendOptionsHelp, EXTERNAL_HELP, EXTERNAL_OPTION } from "./common.ts";
+import { parseFlags } from "./parse_flags.ts";
+import { commandHelp } from "./help.ts";
 import { csvField, jsonText, writeStdout } from "../report/output.ts";
 import { warn } from "../core/diagnostics.ts";
 import { isolates, relayToTerminal, runIsolated } from "./isolate.ts";
-import { chooseBackend, openUserFile } from "./open.ts";
+import { chooseBackend, openUserFile } from "../workloads/open.ts";
 import type { DatasetInfo } from "../backends/backend.ts";
 import { BlockReader, type DatasetRow, wholeOf } from "../workloads/blocks.ts";
 
-const HELP = `sciobench info: what a file holds
-
-Usage: sciobench info [options] FILE
-
-Prints the framing, the frame count, format facts, for netCDF files every variable with the
+const HELP = () =>
+  commandHelp("info", {
+    title: "what a file holds",
+    usage: "[options] FILE",
+    intro:
+      `Prints the framing, the frame count, format facts, for netCDF files every variable with the
 CRC-32 of all its data (records in order), and for every chunk (a named array; formats
 without names get generated names such as record/3): frame, name, dtype, shape, offset, bytes and
 crc32 (CRC-32 of the chunk's bytes as stored, hex). For peer formats read through a library
-(HDF5, netCDF-4, HDF4) the offset is -1 and the CRC is of the data in native byte order.
-
-Options:
-  --framing NAME      backend that reads the file: a native framing or a peer (default:
-                      detected from its first bytes; see 'sciobench framings')
-  --option KEY=VALUE  the backend's own reader setting, repeatable
-  --format table|json text (default) or one JSON document (--json is the same as --format json)
-  --strict            check the file against its format specification: list every departure
-                      the format's library tolerates (such as non-NUL header padding) on
-                      stderr and exit 2 when there is any
-${EXTERNAL_HELP}
-
-An HDF5 dataset whose storage was never (or only partly) written is listed with its stored bytes
-and no CRC, and a note on stderr: its data would be the fill value, not bytes of the file.`;
+(HDF5, netCDF-4, HDF4) the offset is -1 and the CRC is of the data in native byte order.`,
+    after:
+      `An HDF5 dataset whose storage was never (or only partly) written is listed with its stored bytes
+and no CRC, and a note on stderr: its data would be the fill value, not bytes of the file.`,
+  });
 
 /** One chunk as `info` lists it. */
 export interface ChunkInfo {
@@ -362,21 +355,10 @@ export const infoCommand: Command = {
   name: "info",
   summary: "list a file's framing, frames and chunks with CRC-32",
   get help(): string {
-    return HELP + backendOptionsHelp("info");
+    return HELP();
   },
   async run(args: string[]): Promise<void> {
-    const { values, positionals } = parseArgs("info", args, {
-      allowPositionals: true,
-      options: {
-        framing: { type: "string" },
-        option: { type: "string", multiple: true },
-        json: { type: "boolean", default: false },
-        strict: { type: "boolean", default: false },
-        ...EXTERNAL_OPTION,
-        format: { type: "string" },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
+    const { values, positionals } = parseFlags("info", args, true);
     const format = parseChoice(values.format ?? "table", ["table", "json"], "--format");
     if (values.json && values.format !== undefined && format !== "json") {
       throw new UsageError(`info: --json and --format ${format} disagree; --json is --format json`);

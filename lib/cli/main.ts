@@ -12,18 +12,20 @@ import { VERSION } from "../core/version.ts";
 import { writeStdout } from "../report/output.ts";
 import { clearProgressLine } from "../core/diagnostics.ts";
 import { runLibraryChild } from "./child.ts";
-import { COMMANDS } from "./commands.ts";
+import { allCommands, rankAware } from "./commands.ts";
 import { LIBRARY_CHILD_COMMAND } from "./isolate.ts";
 import { versionText } from "./version.ts";
+import type { Command } from "./command.ts";
 
 function globalHelp(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  const commands = allCommands();
+  const width = Math.max(...commands.map((c) => c.name.length));
   return `sciobench ${VERSION}: a benchmark for scientific file I/O
 
 Usage: sciobench COMMAND [options]
 
 Commands:
-${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join("\n")}
+${commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join("\n")}
 
 'sciobench COMMAND --help' describes each command. Data goes to stdout, progress and
 diagnostics to stderr. Exit codes: 0 ok, 1 I/O or verification failure, 2 bad usage or
@@ -61,15 +63,16 @@ function debug(): boolean {
 /** Runs the CLI on `argv` (without the program name); returns the exit code. */
 export async function runCli(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv;
+  const commands = allCommands();
   if (name === undefined) {
     console.error(globalHelp());
     return 2;
   }
   if (name === "--help" || name === "-h" || name === "help") {
     const topic = name === "help" ? rest[0] : undefined;
-    const cmd = COMMANDS.find((c) => c.name === topic);
+    const cmd = commands.find((c) => c.name === topic);
     if (topic !== undefined && !cmd) {
-      const names = COMMANDS.map((c) => c.name);
+      const names = commands.map((c) => c.name);
       errorLine(
         `help: no command '${topic}'; commands: ${names.join(", ")}${didYouMean(topic, names)}`,
       );
@@ -79,9 +82,9 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   }
   if (name === "--version" || name === "-V") return printOut(versionText());
   if (name === LIBRARY_CHILD_COMMAND) return await runLibraryChild();
-  const cmd = COMMANDS.find((c) => c.name === name);
+  const cmd = commands.find((c) => c.name === name);
   if (!cmd) {
-    const names = COMMANDS.map((c) => c.name);
+    const names = commands.map((c) => c.name);
     errorLine(`unknown command '${name}'; commands: ${names.join(", ")}${didYouMean(name, names)}`);
     return 2;
   }
@@ -110,18 +113,16 @@ export async function runCli(argv: readonly string[]): Promise<number> {
 /** Failures a rank reported before its scratch directory went, with their exit codes. */
 const reported = new WeakMap<object, number>();
 
-/** Commands that run as one rank of many under MPI; others refuse more than one rank. */
-const RANK_AWARE = new Set(["table", "readers", "records", "scaling"]);
-
 async function runCommand(
-  cmd: (typeof COMMANDS)[number],
+  cmd: Command,
   args: string[],
   w: World | null,
 ): Promise<number> {
   try {
-    if (w && !RANK_AWARE.has(cmd.name)) {
+    if (w && !rankAware(cmd)) {
+      const aware = allCommands().filter(rankAware).map((c) => c.name);
       throw new UsageError(
-        `'${cmd.name}' does not run under MPI (only ${[...RANK_AWARE].join(", ")} do); run ` +
+        `'${cmd.name}' does not run under MPI (only ${aware.join(", ")} do); run ` +
           `it without mpirun or srun`,
       );
     }

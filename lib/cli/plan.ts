@@ -14,6 +14,7 @@ import type { EndianOption } from "../framings/types.ts";
 import { warn } from "../core/diagnostics.ts";
 import { jsonText } from "../report/output.ts";
 import { formatSize, parseChoice, parseList } from "./args.ts";
+import type { RunPlan, SkippedBackend } from "../workloads/workload.ts";
 
 /** parseArgs declarations of `--quick` and `--dry-run`. */
 export const PLAN_OPTIONS = {
@@ -28,44 +29,6 @@ export const PLAN_HELP =
                       files to write, known limits) and exit without writing data, after the
                       checks the run makes (--dir, free space, --bs with --direct); text, or
                       JSON with --format json`;
-
-/** A backend left out of a run, with the reason. */
-export interface SkippedBackend {
-  /** Backend (or peer program) name. */
-  readonly name: string;
-  /** Why it does not run. */
-  readonly reason: string;
-}
-
-/** One kind of file a run creates (in its scratch directory), how many, and each one's bytes. */
-export interface PlannedFile {
-  /** File name inside the scratch directory (a pattern where it varies). */
-  readonly name: string;
-  /** How many times the run creates it. */
-  readonly count: number;
-  /** Approximate payload bytes of one file. */
-  readonly bytes: number;
-}
-
-/** The resolved plan of a workload run. */
-export interface RunPlan {
-  /** The workload: table, scaling, readers or records. */
-  readonly command: string;
-  /** Every parameter after defaults, by option name. */
-  readonly parameters: Record<string, unknown>;
-  /** Backends (and peer programs) that will run, in order. */
-  readonly backends: readonly { name: string; endian?: string }[];
-  /** Backends asked for (or defaulted) that will not run. */
-  readonly skipped: readonly SkippedBackend[];
-  /** Files the run creates (all removed at the end). */
-  readonly files: readonly PlannedFile[];
-  /** Total bytes written, warm-ups included. */
-  readonly writeBytes: number;
-  /** Total bytes read back. */
-  readonly readBytes: number;
-  /** Cells known to exceed a library's limits, and other cautions. */
-  readonly warnings: readonly string[];
-}
 
 /**
  * The one-line summary a run prints first on stderr: bytes and files. No duration: rates here

@@ -6,9 +6,10 @@
 import { IoError, UsageError } from "../core/errors.ts";
 import { col, type ColumnDoc, columnHelp } from "../report/human.ts";
 import { chartContents, chartWorkload, parseResults } from "../workloads/charts.ts";
-import { parseArgs } from "./args.ts";
+import { parseFlags } from "./parse_flags.ts";
+import { commandHelp } from "./help.ts";
 import type { Command } from "./command.ts";
-import { checkOutputsApart, checkPlotPath, openResults, writeChart } from "./common.ts";
+import { checkOutputsApart, checkPlotPath, openResults, writeChart } from "./output.ts";
 
 const COLUMNS: readonly ColumnDoc[] = [
   col("chart", "", "text", "the SVG file written"),
@@ -17,11 +18,11 @@ const COLUMNS: readonly ColumnDoc[] = [
   col("series", "", "text", "series drawn, one per backend (readers: mode and cache), joined by /"),
 ];
 
-const HELP = `sciobench plot: draw results as an SVG chart
-
-Usage: sciobench plot RESULTS.(csv|jsonl|json) -o CHART.svg [--force] [--format F]
-
-Reads the rows 'sciobench table', 'readers', 'scaling' or 'records' wrote (any format but the
+const HELP = commandHelp("plot", {
+  title: "draw results as an SVG chart",
+  usage: "RESULTS.(csv|jsonl|json) -o CHART.svg [--force] [--format F]",
+  intro:
+    `Reads the rows 'sciobench table', 'readers', 'scaling' or 'records' wrote (any format but the
 text ones; the workload is taken from the JSON meta or the columns) and draws one chart with
 Vega-Lite, rendered to SVG without a browser:
   table    write, read and random MiB/s against N per backend, one panel per size and phase,
@@ -31,16 +32,10 @@ Vega-Lite, rendered to SVG without a browser:
   scaling  wall and CPU (user + system) seconds against datasets written, per backend
   records  wall and CPU seconds per backend and byte order, write and read
 The title names the host, the --dir file system and the date when the results carry them (JSON).
-'--plot CHART.svg' on those commands draws the same chart at the end of a run.
-
-Options:
-  -o, --out FILE      the SVG to write (refused if it exists)
-  --force             replace an existing FILE
-  --format F          how to print what was drawn (one row, on stdout): table (the default on a
-                      terminal), csv (the default otherwise), json or jsonl
-
-Columns:
-${columnHelp(COLUMNS)}`;
+'--plot CHART.svg' on those commands draws the same chart at the end of a run.`,
+  after: `Columns:
+${columnHelp(COLUMNS)}`,
+});
 
 /** The `plot` subcommand. */
 export const plotCommand: Command = {
@@ -48,15 +43,7 @@ export const plotCommand: Command = {
   summary: "draw a results file (CSV, JSON lines, JSON) as an SVG chart",
   help: HELP,
   async run(args: string[]): Promise<void> {
-    const { values, positionals } = parseArgs("plot", args, {
-      allowPositionals: true,
-      options: {
-        out: { type: "string", short: "o" },
-        force: { type: "boolean", default: false },
-        format: { type: "string" },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
+    const { values, positionals } = parseFlags("plot", args, true);
     if (positionals.length !== 1) {
       throw new UsageError("plot: give exactly one RESULTS file (see 'sciobench plot --help')");
     }
@@ -73,7 +60,7 @@ export const plotCommand: Command = {
     }
     const results = parseResults(text, path);
     const workload = chartWorkload(results, path);
-    checkPlotPath(workload, values.out, values.force);
+    checkPlotPath(workload, workload, values.out, values.force);
     const contents = chartContents(workload, results);
     const summary = openResults({
       command: "plot",

@@ -12,7 +12,6 @@ import type { OptionValue } from "../framings/types.ts";
 import { optionOrDefault, type OptionValues } from "../framings/options.ts";
 import { world } from "../mpi/world.ts";
 import { fortranProgram, gfortranUnavailable } from "../peers/fortran/gfortran.ts";
-import { Progress } from "../report/progress.ts";
 import { columnHelp } from "../report/human.ts";
 import {
   type CacheState,
@@ -26,49 +25,28 @@ import {
   runReaders,
 } from "../workloads/readers/mod.ts";
 import { READERS_QUICK, READERS_SEED } from "../workloads/seeds.ts";
-import {
-  parseArgs,
-  parseChoice,
-  parseCount,
-  parseIntegers,
-  parseList,
-  parseSeed,
-  parseSize,
-} from "./args.ts";
+import { parseChoice, parseCount, parseIntegers, parseList, parseSeed, parseSize } from "./args.ts";
 import { DEFAULT_DIRECT_BS } from "../io/transfer.ts";
-import { announcePlan, dryRun, PLAN_HELP, type PlannedFile, type RunPlan } from "./plan.ts";
-import type { Command } from "./command.ts";
-import { requireFile } from "./open.ts";
+import type {
+  PlannedFile,
+  PlannedRun,
+  RunPlan,
+  Workload,
+  WorkloadHelp,
+} from "../workloads/workload.ts";
+import { requireFile } from "../workloads/open.ts";
 import { selfCommand } from "./self.ts";
-import {
-  AUDIT_HELP,
-  backendOptionArgs,
-  backendOptionsHelp,
-  checkMemory,
-  checkOutputFormat,
-  checkOutputsApart,
-  checkScratchRoom,
-  type Inputs,
-  measureInto,
-  openResults,
-  OUTPUT_HELP,
-  parseEndian,
-  parseTransfer,
-  PER_RANK_HELP,
-  PER_RANK_OPTION,
-  rankColumnDocs,
-  repeatOption,
-  TRANSFER_HELP,
-  TRANSFER_OPTIONS,
-  WORKLOAD_OPTIONS,
-} from "./common.ts";
+import { checkMemory, checkScratchRoom } from "./checks.ts";
+import type { FlagValues } from "./flags.ts";
+import { parseFlags } from "./parse_flags.ts";
+import { type WorkloadCommand, workloadCommand } from "./workload_command.ts";
+import { checkOutputFormat, checkOutputsApart, type Inputs, rankColumnDocs } from "./output.ts";
+import { backendOptionArgs, parseEndian, parseTransfer, repeatOption } from "./settings.ts";
 
-const HELP =
-  `sciobench readers: simultaneous readers of one shared file vs one file each (Packman 1990)
-
-Usage: sciobench readers [options]
-
-For each cache state, mode and process count: write the file(s) (--records records of --length
+const HELP: WorkloadHelp = {
+  title: "simultaneous readers of one shared file vs one file each (Packman 1990)",
+  intro:
+    `For each cache state, mode and process count: write the file(s) (--records records of --length
 doubles; record i holds a seeded pattern with i in its last element, as Packman's wr), drop them
 from the page cache (cold) or read them once (warm), start that many reader processes, release
 them together once all have loaded, and let each read every record and check it (the seed's
@@ -76,33 +54,8 @@ a(n) = i, and the pattern). One row per (mode, procs); the reader column says wh
 
 The readers are the seed's own: Packman's rd, compiled by gfortran (once, into
 ~/.cache/sciobench/gfortran, keyed by compiler version and source hash) where gfortran is
-installed, else this program again (never a shell).
-
-Options:
-  --reader R          gfortran (the default where installed: the seed's rd) or sciobench
-  --file PATH         read your own Fortran file (records of equal length, 4-byte markers) with
-                      rd, checking a(n) = i; no write phase, the file is never changed; shared
-                      mode only
-  --procs LIST        reader process counts, e.g. 1..7 or 1,2,4 (default 1..7; --quick 1..3)
-  --mode LIST         shared (all read one file), separate (one file each); default both
-  --records R         records per file (default 10)
-  --length L          doubles per record (default 130000, Packman's)
-  --framing NAME      backend that writes the files: a native framing or a peer (default f77)
-  --cache LIST        cold and/or warm page cache before the readers start (default cold)
-  --dir DIR           where to write the scratch files (default: current directory)
-  --seed S            seed of the data pattern (default 1)
-  --endian E          native|little|big byte order of the files (default native)
-  --option KEY=VALUE  backend setting for writer and readers, repeatable (f77: marker=8,
-                      subrecordLimit=65536)
-  --repeat K          run every (cache, mode, procs) cell K times (default 1)
-${TRANSFER_HELP}
-                      (reads with --reader sciobench, the default with them)
-${PER_RANK_HELP}
-${OUTPUT_HELP}
-${PLAN_HELP}
-${AUDIT_HELP}
-
-Columns (CSV order):
+installed, else this program again (never a shell).`,
+  after: `Columns (CSV order):
 ${columnHelp(READERS_COLUMN_DOCS)}
 With --repeat K > 1, five summary rows per (cache, mode, procs) follow: stat = mean, median,
 stddev, min, max.
@@ -111,7 +64,8 @@ used, each rank reads in-process, released by a barrier; wall_s runs from the ba
 last rank's end. The row adds ranks, rank (all), host (the node count) and read_path (the shared
 file, else empty); its audit trail lists each rank's read as a process with its rank and host.
 With --per-rank each rank's row follows (procs = ranks): its wall_s from the barrier, its own
-mean_s, min_s and max_s, its host, file and audit trail (write and read).`;
+mean_s, min_s and max_s, its host, file and audit trail (write and read).`,
+};
 
 /** Most reader processes one row may start at once. */
 const MAX_READER_PROCS = 256;
@@ -124,20 +78,7 @@ function integer(text: string, what: string): number {
 
 /** The hidden reader process: `sciobench readers _reader FILE --framing F ...`. */
 async function runReaderChild(args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs("readers _reader", args, {
-    allowPositionals: true,
-    options: {
-      framing: { type: "string", default: "f77" },
-      records: { type: "string", default: "10" },
-      length: { type: "string", default: "130000" },
-      seed: { type: "string", default: "1" },
-      "file-index": { type: "string", default: "0" },
-      endian: { type: "string" },
-      option: { type: "string", multiple: true },
-      "no-wait": { type: "boolean", default: false },
-      ...TRANSFER_OPTIONS,
-    },
-  });
+  const { values, positionals } = parseFlags("_reader", args, true);
   if (positionals.length !== 1) throw new UsageError("readers _reader: give exactly one FILE");
   const backend = usableBackend(values.framing);
   const reader = prepareReader(positionals[0]!, {
@@ -310,35 +251,18 @@ function gfortranLauncher(
   };
 }
 
-/** The `readers` subcommand. */
-export const readersCommand: Command = {
+/** The `readers` workload. */
+export const readersWorkload: Workload<FlagValues<"readers">> = {
   name: "readers",
   summary: "simultaneous reader processes of one shared file vs one file each (Packman 1990)",
-  get help(): string {
-    return HELP + backendOptionsHelp("readers");
-  },
-  async run(args: string[]): Promise<void> {
-    if (args[0] === "_reader") return await runReaderChild(args.slice(1));
-    const { values } = parseArgs("readers", args, {
-      options: {
-        ...WORKLOAD_OPTIONS,
-        ...PER_RANK_OPTION,
-        procs: { type: "string" },
-        mode: { type: "string" },
-        records: { type: "string", default: "10" },
-        length: { type: "string", default: "130000" },
-        framing: { type: "string", default: "f77" },
-        cache: { type: "string", default: "cold" },
-        dir: { type: "string" },
-        seed: { type: "string", default: "1" },
-        endian: { type: "string", default: "native" },
-        option: { type: "string", multiple: true },
-        reader: { type: "string" },
-        file: { type: "string" },
-        repeat: { type: "string", default: "1" },
-        ...TRANSFER_OPTIONS,
-      },
-    });
+  help: HELP,
+  flags: [],
+  columns: READERS_COLUMN_DOCS,
+  keys: READERS_KEYS,
+  aggregate: READERS_AGGREGATE,
+  human: READERS_HUMAN_COLUMNS,
+  chart: "readers",
+  plan(values): PlannedRun {
     const procs = parseIntegers(
       values.procs ?? (values.quick ? READERS_QUICK.procs : READERS_SEED.procs),
       "--procs",
@@ -411,9 +335,6 @@ export const readersCommand: Command = {
     );
     checkMemory(2 * length * 8, `a record of --length ${length}`, "use a smaller --length");
     const transfer = parseTransfer(values, [backend], values.dir);
-    // the plan is printed only once every check of the run has passed (the same calls)
-    if (dryRun(plan, values)) return;
-    const self = selfCommand();
     // The readers know what was written: record markers are not detected (it would double-scan
     // Packman's file), the writer's (its declared default when not given) are named; the byte
     // order is given.
@@ -427,39 +348,15 @@ export const readersCommand: Command = {
       ...(transfer?.direct ? ["--direct"] : []),
       ...Object.entries(readerOptions).flatMap(([k, v]) => ["--option", `${k}=${String(v)}`]),
     ];
-    const launch = reader.name === "gfortran"
-      ? gfortranLauncher(records, length, seed, userFile === undefined)
-      : (path: string, fileIndex: number) =>
-        new Deno.Command(self.cmd, {
-          args: [
-            ...self.args,
-            "readers",
-            "_reader",
-            path,
-            "--framing",
-            backend.name,
-            "--records",
-            String(records),
-            "--length",
-            String(length),
-            "--seed",
-            String(seed),
-            "--file-index",
-            String(fileIndex),
-            ...childOptions,
-          ],
-          stdin: "piped",
-          stdout: "piped",
-          stderr: "piped",
-        }).spawn();
-    const progress = new Progress();
-    const results = openResults({
-      command: "readers",
-      args,
+    let launch: (path: string, fileIndex: number) => Deno.ChildProcess = () => {
+      throw new Error("readers: the reader processes are started only after begin()");
+    };
+    return {
+      plan,
+      notes: reader.note === null ? [] : [reader.note],
+      dir: values.dir,
       inputs,
       columns: rankColumnDocs(READERS_COLUMN_DOCS, READERS_AGGREGATE, ["read_path"]),
-      human: READERS_HUMAN_COLUMNS,
-      keys: READERS_KEYS,
       options: {
         procs,
         mode: modes,
@@ -476,26 +373,67 @@ export const readersCommand: Command = {
         ...(world().size > 1 ? { per_rank: values["per-rank"] } : {}),
         dir: values.dir ?? ".",
       },
-      dir: values.dir,
-    }, values);
-    announcePlan(plan, reader.note === null ? [] : [reader.note]);
-    await measureInto(results, progress, () =>
-      runReaders(
-        {
-          backend,
-          ...cells,
-          backendOptions,
-          dir: values.dir,
-          progress,
-          launch,
-          readerOptions,
-          reader: reader.name,
-          file: userFile,
-          repeat,
-          transfer,
-          perRank: values["per-rank"],
-        },
-        (row) => results.add(row),
-      ));
+      begin(): void {
+        // gfortran's rd is compiled here, once, before any timing (never for a dry run)
+        const self = selfCommand();
+        launch = reader.name === "gfortran"
+          ? gfortranLauncher(records, length, seed, userFile === undefined)
+          : (path: string, fileIndex: number) =>
+            new Deno.Command(self.cmd, {
+              args: [
+                ...self.args,
+                "readers",
+                "_reader",
+                path,
+                "--framing",
+                backend.name,
+                "--records",
+                String(records),
+                "--length",
+                String(length),
+                "--seed",
+                String(seed),
+                "--file-index",
+                String(fileIndex),
+                ...childOptions,
+              ],
+              stdin: "piped",
+              stdout: "piped",
+              stderr: "piped",
+            }).spawn();
+      },
+      run: (add, progress) =>
+        runReaders(
+          {
+            backend,
+            ...cells,
+            backendOptions,
+            dir: values.dir,
+            progress,
+            launch,
+            readerOptions,
+            reader: reader.name,
+            file: userFile,
+            repeat,
+            transfer,
+            perRank: values["per-rank"],
+          },
+          add,
+        ),
+    };
   },
+};
+
+const readersWorkloadCommand = workloadCommand(readersWorkload);
+
+/** The `readers` command: its workload, and the hidden reader process `readers _reader`. */
+export const readersCommand: WorkloadCommand = {
+  name: readersWorkloadCommand.name,
+  summary: readersWorkloadCommand.summary,
+  rankAware: readersWorkloadCommand.rankAware,
+  get help(): string {
+    return readersWorkloadCommand.help;
+  },
+  run: (args) =>
+    args[0] === "_reader" ? runReaderChild(args.slice(1)) : readersWorkloadCommand.run(args),
 };

@@ -6,12 +6,9 @@
  */
 import { UsageError } from "../core/errors.ts";
 import { DTYPE_SIZE } from "../framings/types.ts";
-import { refuseUnstorable } from "../backends/capabilities.ts";
 import { rankRows } from "../mpi/aggregate.ts";
 import { world } from "../mpi/world.ts";
 import { columnHelp } from "../report/human.ts";
-import type { Row } from "../report/row.ts";
-import { Progress } from "../report/progress.ts";
 import {
   commonOrder,
   RECORDS_AGGREGATE,
@@ -26,68 +23,36 @@ import {
   seedRecordsRenderer,
 } from "../workloads/records.ts";
 import { RECORDS_QUICK, RECORDS_SEED } from "../workloads/seeds.ts";
-import { parseArgs, parseChoice, parseCount, parseShape } from "./args.ts";
-import type { Command } from "./command.ts";
-import * as common from "./common.ts";
+import { parseChoice, parseCount, parseShape } from "./args.ts";
+import { checkMemory, checkScratchRoom } from "./checks.ts";
+import type { FlagValues } from "./flags.ts";
+import type {
+  PlannedRun,
+  RunPlan,
+  SkippedBackend,
+  Workload,
+  WorkloadHelp,
+} from "../workloads/workload.ts";
+import { checkOutputFormat } from "./output.ts";
+import { parseFsync, parseLayout, parseReorder, parseTransfer, repeatOption } from "./settings.ts";
 import { parseOptionArgs } from "../framings/options.ts";
-import {
-  announcePlan,
-  dryRun,
-  EndianChoice,
-  NUMBER_TYPES,
-  PLAN_HELP,
-  resolveBackends,
-  type RunPlan,
-  type SkippedBackend,
-} from "./plan.ts";
+import { refuseUnstorable } from "../backends/capabilities.ts";
+import { EndianChoice, NUMBER_TYPES, resolveBackends } from "./plan.ts";
 
-const HELP =
-  `sciobench records: write and read a variable record by record (netCDF-4's 2003 timing test)
-
-Usage: sciobench records [options]
-
-For each trial, backend and byte order: open a file, write the variable one record (the first
+const HELP: WorkloadHelp = {
+  title: "write and read a variable record by record (netCDF-4's 2003 timing test)",
+  intro:
+    `For each trial, backend and byte order: open a file, write the variable one record (the first
 dimension) at a time, fsync, close (timed: the write phase); drop the file from the page cache
 (posix_fadvise, no root needed); open it, read every record in order and check it against what
 was written, close (timed: the read phase); delete the file. Wall time comes from the monotonic
 clock, CPU (user + system) from getrusage for the whole process. Files go to a scratch
-directory that is always removed.
-
-Options:
-  --shape SHAPE       records x record shape (default ${RECORDS_SEED.shape}, the seed's: 1.2 GB
-                      per file as int32; --quick ${RECORDS_QUICK.shape})
-  --type T            ${NUMBER_TYPES.join(", ")} (default ${RECORDS_SEED.type}: the
-                      seed wrote integers); a backend that cannot store it is refused
-  --framing LIST      backends to run, native framings and peers (default
-                      ${RECORDS_SEED.framing}: the seed's HDF5, netCDF-3 through the library
-                      and netCDF-4 files, and our native classic writer; peers run where
-                      their library is installed)
-  --endian LIST       big, native (or little), one or more, for every backend or per backend
-                      as NAME=ORDER (default without --framing ${RECORDS_SEED.endian}: HDF5
-                      big-endian as netCDF-3, netCDF-4 native, as the seed; with --framing one
-                      order for all: native, or big when a backend writes big-endian only);
-                      netcdf classic is big-endian only
-  --repeat K          repeat everything K times (default 1); K > 1 adds summary rows per
-                      (framing, endian, phase). --trials K is the same
-  --seed S            data seed (default 1)
-  --option KEY=VALUE  writer setting, repeatable (e.g. variant=2, fill=true, numrecs=frame for
-                      netcdf)
-${common.fsyncHelp("end")}
-  --dir DIR           where to write the scratch files (default: current directory)
-${common.TRANSFER_HELP}
-${common.OUTPUT_HELP}
-                      --format seed prints the seed's 'About to write ... / avg CPU time =
-                      ... secs. / avg User Time = ... secs.' lines, means over the repeats (the
-                      seed's "User Time" is wall clock time)
-${common.MPI_HELP}
-${common.LAYOUT_HELP}
-${PLAN_HELP}
-${common.AUDIT_HELP}
-
-Columns (CSV order):
+directory that is always removed.`,
+  after: `Columns (CSV order):
 ${columnHelp(RECORDS_COLUMN_DOCS)}
 One row per (framing, endian, phase, repeat) in the order measured; with --repeat K > 1, then
-five summary rows per (framing, endian, phase): stat = mean, median, stddev, min, max.`;
+five summary rows per (framing, endian, phase): stat = mean, median, stddev, min, max.`,
+};
 
 /** The plan of a records run: one file per (target, trial), written once and read once. */
 function recordsPlan(
@@ -131,32 +96,18 @@ function recordsPlan(
   };
 }
 
-/** The `records` subcommand. */
-export const recordsCommand: Command = {
+/** The `records` workload. */
+export const recordsWorkload: Workload<FlagValues<"records">> = {
   name: "records",
   summary: "netCDF-4's 2003 test: write and read a variable record by record, big-endian vs native",
-  get help(): string {
-    return HELP + common.backendOptionsHelp("records");
-  },
-  async run(args: string[]): Promise<void> {
-    const { values } = parseArgs("records", args, {
-      options: {
-        ...common.WORKLOAD_OPTIONS,
-        shape: { type: "string" },
-        type: { type: "string", default: RECORDS_SEED.type },
-        framing: { type: "string" },
-        endian: { type: "string" },
-        repeat: { type: "string" },
-        trials: { type: "string" },
-        seed: { type: "string", default: "1" },
-        option: { type: "string", multiple: true },
-        dir: { type: "string" },
-        ...common.TRANSFER_OPTIONS,
-        ...common.MPI_OPTIONS,
-        ...common.FSYNC_OPTION,
-        ...common.LAYOUT_OPTION,
-      },
-    });
+  help: HELP,
+  flags: [],
+  columns: RECORDS_COLUMN_DOCS,
+  keys: RECORDS_KEYS,
+  aggregate: RECORDS_AGGREGATE,
+  human: RECORDS_HUMAN_COLUMNS,
+  chart: "records",
+  plan(values): PlannedRun {
     const shapeText = values.shape ?? (values.quick ? RECORDS_QUICK.shape : RECORDS_SEED.shape);
     const shape = parseShape(shapeText, "--shape");
     if (shape.length < 2) {
@@ -165,9 +116,9 @@ export const recordsCommand: Command = {
       );
     }
     const dtype: RecordsType = parseChoice(values.type, NUMBER_TYPES, "--type");
-    const repeat = common.repeatOption(values.repeat, values.trials);
+    const repeat = repeatOption(values.repeat, values.trials);
     const seed = parseCount(values.seed, "--seed");
-    common.checkOutputFormat(values, true);
+    checkOutputFormat(values, true);
     const recordBytes = shape.slice(1).reduce((a, b) => a * b, 1) * DTYPE_SIZE[dtype];
     if (!Number.isSafeInteger(recordBytes * shape[0]!) || recordBytes > 2 ** 31 - 1) {
       throw new UsageError(`--shape ${shapeText} of ${dtype}: at most 2 GiB - 1 per record`);
@@ -180,8 +131,8 @@ export const recordsCommand: Command = {
         (values.framing === undefined ? RECORDS_SEED.endian : commonOrder(resolved.run)),
     );
     const backendOptions = parseOptionArgs(resolved.run, values.option, "records");
-    const fsync = common.parseFsync(values.fsync, resolved.run);
-    const layout = common.parseLayout(values.layout, resolved.run, fsync);
+    const fsync = parseFsync(values.fsync, resolved.run);
+    const layout = parseLayout(values.layout, resolved.run, fsync);
     for (const b of resolved.run) refuseUnstorable(b, dtype);
     const notes: string[] = [];
     const targets = recordsTargets(
@@ -194,26 +145,19 @@ export const recordsCommand: Command = {
       targets,
       resolved.skipped,
     );
-    common.checkScratchRoom(
+    checkScratchRoom(
       values.dir,
       recordBytes * shape[0]!,
       "the file of --shape",
       "use a smaller --shape or another --dir",
     );
-    common.checkMemory(3 * recordBytes, "a record of --shape", "use a smaller --shape");
-    const transfer = common.parseTransfer(values, resolved.run, values.dir);
-    // the plan is printed only once every check of the run has passed (the same calls)
-    if (dryRun(plan, values)) return;
-    const progress = new Progress();
-    announcePlan(plan, notes);
-
-    const reorder = common.parseReorder(values.reorder);
-    const results = common.openResults({
-      command: "records",
-      args,
-      columns: common.rankColumnDocs(RECORDS_COLUMN_DOCS, RECORDS_AGGREGATE),
-      human: RECORDS_HUMAN_COLUMNS,
-      keys: RECORDS_KEYS,
+    checkMemory(3 * recordBytes, "a record of --shape", "use a smaller --shape");
+    const transfer = parseTransfer(values, resolved.run, values.dir);
+    const reorder = parseReorder(values.reorder);
+    return {
+      plan,
+      notes,
+      dir: values.dir,
       seed: seedRecordsRenderer(shape),
       options: {
         framing: resolved.run.map((b) => b.name),
@@ -229,19 +173,19 @@ export const recordsCommand: Command = {
         direct: transfer?.direct ?? false,
         dir: values.dir ?? ".",
       },
-      dir: values.dir,
-    }, values);
-    // under MPI every rank's row goes to rank 0, which prints the aggregate (and --per-rank rows)
-    const add = (row: Row) => {
-      for (const r of rankRows(row, RECORDS_AGGREGATE, values["per-rank"])) results.add(r);
+      run: (add, progress) =>
+        runRecords(
+          {
+            ...{ targets, shape, dtype, repeat, seed, dir: values.dir, backendOptions, progress },
+            ...{ reorder, fsync, transfer, layout },
+          },
+          (run) => {
+            // under MPI every rank's row goes to rank 0, which prints the aggregate (and
+            // --per-rank rows)
+            const row = recordsRow(run, shape, transfer);
+            for (const r of rankRows(row, RECORDS_AGGREGATE, values["per-rank"])) add(r);
+          },
+        ),
     };
-    await common.measureInto(results, progress, () =>
-      runRecords(
-        {
-          ...{ targets, shape, dtype, repeat, seed, dir: values.dir, backendOptions, progress },
-          ...{ reorder, fsync, transfer, layout },
-        },
-        (run) => add(recordsRow(run, shape, transfer)),
-      ));
   },
 };

@@ -6,11 +6,9 @@
  */
 import { UsageError } from "../core/errors.ts";
 import type { Backend, FsyncPolicy } from "../backends/backend.ts";
-import { refuseUnstorable } from "../backends/capabilities.ts";
 import { rankRows } from "../mpi/aggregate.ts";
 import { world } from "../mpi/world.ts";
 import { columnHelp } from "../report/human.ts";
-import type { Row } from "../report/row.ts";
 import { Progress } from "../report/progress.ts";
 import { writeStderrPartial } from "../core/diagnostics.ts";
 import { SCALING_QUICK, SCALING_SEED } from "../workloads/seeds.ts";
@@ -25,25 +23,26 @@ import {
   seedRenderer,
   seedStderrLabel,
 } from "../workloads/scaling.ts";
-import { formatSize, parseArgs, parseChoice, parseIntegers, parseShape } from "./args.ts";
-import type { Command } from "./command.ts";
-import * as common from "./common.ts";
-import {
-  announcePlan,
-  dryRun,
-  EndianChoice,
-  NUMBER_TYPES,
-  PLAN_HELP,
-  resolveBackends,
-  type RunPlan,
-  type SkippedBackend,
-} from "./plan.ts";
+import { formatSize, parseChoice, parseIntegers, parseShape } from "./args.ts";
+import { checkMemory, checkScratchRoom } from "./checks.ts";
+import type { FlagValues } from "./flags.ts";
+import { type WorkloadCommand, workloadCommand } from "./workload_command.ts";
+import type {
+  PlannedRun,
+  RunPlan,
+  SkippedBackend,
+  Workload,
+  WorkloadHelp,
+} from "../workloads/workload.ts";
+import { checkOutputFormat } from "./output.ts";
+import { parseFsync, parseTransfer, repeatOption } from "./settings.ts";
+import { refuseUnstorable } from "../backends/capabilities.ts";
+import { EndianChoice, NUMBER_TYPES, resolveBackends } from "./plan.ts";
 
-const HELP = `sciobench scaling: FlexIO's IOspeed (write 5..40 datasets of 64^3 doubles per backend)
-
-Usage: sciobench scaling [options]
-
-For each trial, backend and dataset count n: open a file, write n datasets (one frame of one
+const HELP: WorkloadHelp = {
+  title: "FlexIO's IOspeed (write 5..40 datasets of 64^3 doubles per backend)",
+  intro:
+    `For each trial, backend and dataset count n: open a file, write n datasets (one frame of one
 array each, the same array every time), close it; open, writes and close are all timed. Real
 time comes from the monotonic clock, user and system CPU from times() in clock ticks and from
 getrusage in seconds (whole process). A '*' goes to stderr as each dataset is written, as
@@ -51,39 +50,14 @@ IOspeed did. Before the first timed run each backend writes one untimed dataset 
 each run's file is deleted before its timer starts. Files go to a scratch directory that is
 always removed.
 
-Options:
 With no options it is the seed's experiment: sections IEEE, HDF, F77 in that order (HDF4 where
 the library loads, with a note otherwise), 5..40 datasets of 64^3 float64, HDF4 big-endian
-(DFNT_FLOAT64) and the others in native order.
-
-  --framing LIST      backends to run, native framings or peers, in section order (default
-                      ieeeio,hdf4,f77)
-  --datasets LIST     dataset counts, e.g. 5..40:5 (default; --quick 1..8) or 1,2,4
-  --shape SHAPE       shape of each dataset, slowest first (default 64x64x64)
-  --type T            element type: ${NUMBER_TYPES.join(", ")} (default float64); a
-                      backend that cannot store it is refused with one line
-  --repeat K          repeat everything K times (default 1); K > 1 adds summary rows per
-                      (framing, datasets). --trials K is the same (IOspeed's name)
-${common.fsyncHelp("none", ", as in the seed; a bare --fsync is end")}
-  --endian E          native|little|big for every backend, or per backend (default
-                      native,hdf4=big: the seed's orders)
-  --dir DIR           where to write the scratch files (default: current directory)
-${common.TRANSFER_HELP}
-${common.OUTPUT_HELP}
-                      --format seed prints IOspeed's text layout: a banner per backend,
-                      'Write  5:*****', '        Realtime=R, UserTime=U, SystemTime=S,
-                      Combined=C' (R in seconds, CPU in clock ticks); with K > 1 the 'Average
-                      of K trials' blocks over every count (times in seconds)
-${common.PER_RANK_HELP}
-  --layout per-rank   under MPI each rank writes its own files (the only layout: IOspeed times
-                      the open, writes and close of a whole file, which ranks cannot share)
-${PLAN_HELP}
-${common.AUDIT_HELP}
-
-Columns (CSV order):
+(DFNT_FLOAT64) and the others in native order.`,
+  after: `Columns (CSV order):
 ${columnHelp(SCALING_COLUMN_DOCS)}
 One row per (framing, datasets, repeat) in the order measured; with --repeat K > 1, then five
-summary rows per (framing, datasets): stat = mean, median, stddev, min, max.`;
+summary rows per (framing, datasets): stat = mean, median, stddev, min, max.`,
+};
 
 /**
  * `--fsync` without a value (scaling's old flag, followed by another option or nothing) is
@@ -140,29 +114,18 @@ function scalingPlan(
   };
 }
 
-/** The `scaling` subcommand. */
-export const scalingCommand: Command = {
+/** The `scaling` workload. */
+export const scalingWorkload: Workload<FlagValues<"scaling">> = {
   name: "scaling",
   summary: "FlexIO's IOspeed: time open + n dataset writes + close per backend, CPU in ticks",
   help: HELP,
-  async run(args: string[]): Promise<void> {
-    const { values } = parseArgs("scaling", bareFsyncIsEnd(args), {
-      options: {
-        ...common.WORKLOAD_OPTIONS,
-        framing: { type: "string", default: SCALING_SEED.framing },
-        datasets: { type: "string" },
-        shape: { type: "string", default: SCALING_SEED.shape },
-        type: { type: "string", default: SCALING_SEED.type },
-        repeat: { type: "string" },
-        trials: { type: "string" },
-        ...common.FSYNC_OPTION,
-        endian: { type: "string", default: SCALING_SEED.endian },
-        dir: { type: "string" },
-        ...common.TRANSFER_OPTIONS,
-        ...common.PER_RANK_OPTION,
-        ...common.LAYOUT_OPTION,
-      },
-    });
+  flags: [],
+  columns: SCALING_COLUMN_DOCS,
+  keys: SCALING_KEYS,
+  aggregate: SCALING_AGGREGATE,
+  human: SCALING_HUMAN_COLUMNS,
+  chart: "scaling",
+  plan(values): PlannedRun {
     if (parseChoice(values.layout, ["per-rank", "shared"] as const, "--layout") === "shared") {
       throw new UsageError(
         "scaling --layout shared is not offered: IOspeed times opening one file, writing n " +
@@ -178,9 +141,9 @@ export const scalingCommand: Command = {
     );
     const shape = parseShape(values.shape, "--shape");
     const dtype = parseChoice(values.type, NUMBER_TYPES, "--type");
-    const repeat = common.repeatOption(values.repeat, values.trials);
+    const repeat = repeatOption(values.repeat, values.trials);
     const endian = new EndianChoice(values.endian);
-    const format = common.checkOutputFormat(values, true);
+    const format = checkOutputFormat(values, true);
     const bytes = datasetBytes(shape, dtype);
     if (!Number.isSafeInteger(bytes) || bytes > 2 ** 31 - 1) {
       throw new UsageError(
@@ -192,31 +155,31 @@ export const scalingCommand: Command = {
       refuseUnstorable(b, dtype);
       endian.of(b.name);
     }
-    const fsync = common.parseFsync(values.fsync, resolved.run, "none");
+    const fsync = parseFsync(values.fsync, resolved.run, "none");
     const plan = scalingPlan(
       { datasets, shape, dtype, trials: repeat, fsync, bytes, endian },
       resolved,
     );
-    common.checkScratchRoom(
+    checkScratchRoom(
       values.dir,
       Math.max(...datasets) * bytes,
       `the largest file (${Math.max(...datasets)} datasets of ${formatSize(bytes)})`,
       "use fewer --datasets, a smaller --shape or another --dir",
     );
-    common.checkMemory(2 * bytes, `a dataset of --shape ${values.shape}`, "use a smaller --shape");
-    const transfer = common.parseTransfer(values, resolved.run, values.dir);
-    // the plan is printed only once every check of the run has passed (the same calls)
-    if (dryRun(plan, values)) return;
-    announcePlan(plan);
+    checkMemory(2 * bytes, `a dataset of --shape ${values.shape}`, "use a smaller --shape");
+    const transfer = parseTransfer(values, resolved.run, values.dir);
     const backends = resolved.run;
-
-    const results = common.openResults({
-      command: "scaling",
-      args,
-      columns: common.rankColumnDocs(SCALING_COLUMN_DOCS, SCALING_AGGREGATE),
-      human: SCALING_HUMAN_COLUMNS,
-      keys: SCALING_KEYS,
+    // IOspeed's stars with --format seed; under MPI only rank 0 draws them
+    const quiet = format !== "seed" || world().rank !== 0;
+    const stars = (text: string) => {
+      if (!quiet) writeStderrPartial(text);
+    };
+    const count = repeat * backends.length * datasets.length;
+    return {
+      plan,
+      dir: values.dir,
       seed: seedRenderer(repeat),
+      progress: new Progress({ quiet: format === "seed" }),
       options: {
         framing: backends.map((b) => b.name),
         datasets,
@@ -230,51 +193,50 @@ export const scalingCommand: Command = {
         dir: values.dir ?? ".",
         ...(world().size > 1 ? { per_rank: values["per-rank"] } : {}),
       },
-      dir: values.dir,
-    }, values);
-    // IOspeed's stars with --format seed; under MPI only rank 0 draws them
-    const quiet = format !== "seed" || world().rank !== 0;
-    const stars = (text: string) => {
-      if (!quiet) writeStderrPartial(text);
-    };
-    const progress = new Progress({ quiet: format === "seed" });
-    const count = repeat * backends.length * datasets.length;
-    let index = 0;
-    // under MPI every rank's row goes to rank 0, which prints the aggregate (and --per-rank rows)
-    const add = (row: Row) => {
-      for (const r of rankRows(row, SCALING_AGGREGATE, values["per-rank"])) results.add(r);
-    };
-    await common.measureInto(results, progress, () =>
-      runScaling(
-        {
-          backends,
-          datasets,
-          shape,
-          dtype,
-          repeat,
-          fsync,
-          dir: values.dir,
-          endianOf: (name) => endian.of(name),
-          transfer,
-        },
-        {
-          runStart: (backend, n, rep, path) => {
-            index++;
-            const again = repeat > 1 ? ` repeat ${rep}/${repeat}` : "";
-            progress.begin(`${backend.name} datasets=${n}${again}`, {
-              index,
-              count,
-              phaseBytes: { write: n * bytes },
-            });
-            stars(seedStderrLabel(backend.name, n, path));
+      run(add, progress) {
+        let index = 0;
+        return runScaling(
+          {
+            backends,
+            datasets,
+            shape,
+            dtype,
+            repeat,
+            fsync,
+            dir: values.dir,
+            endianOf: (name) => endian.of(name),
+            transfer,
           },
-          dataset: () => stars("*"),
-          runEnd: (run) => {
-            stars("\n");
-            progress.clear();
-            add(scalingRow(run));
+          {
+            runStart: (backend, n, rep, path) => {
+              index++;
+              const again = repeat > 1 ? ` repeat ${rep}/${repeat}` : "";
+              progress.begin(`${backend.name} datasets=${n}${again}`, {
+                index,
+                count,
+                phaseBytes: { write: n * bytes },
+              });
+              stars(seedStderrLabel(backend.name, n, path));
+            },
+            dataset: () => stars("*"),
+            runEnd: (run) => {
+              stars("\n");
+              progress.clear();
+              // under MPI every rank's row goes to rank 0, which prints the aggregate (and
+              // --per-rank rows)
+              for (const r of rankRows(scalingRow(run), SCALING_AGGREGATE, values["per-rank"])) {
+                add(r);
+              }
+            },
           },
-        },
-      ));
+        );
+      },
+    };
   },
+};
+
+/** The `scaling` command: its workload, after a bare `--fsync` became `--fsync end`. */
+export const scalingCommand: WorkloadCommand = {
+  ...workloadCommand(scalingWorkload),
+  run: (args) => workloadCommand(scalingWorkload).run(bareFsyncIsEnd(args)),
 };

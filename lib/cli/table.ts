@@ -4,13 +4,12 @@
  */
 import { UsageError } from "../core/errors.ts";
 import { BACKENDS } from "../backends/registry.ts";
+import { exceededDatasetLimit, libraryName } from "../backends/capabilities.ts";
 import type { Backend, FsyncPolicy } from "../backends/backend.ts";
 import { fsyncRefusal } from "../backends/write.ts";
-import { exceededDatasetLimit, libraryName } from "../backends/capabilities.ts";
 import { fioUnavailable } from "../peers/fio.ts";
 import { warn } from "../core/diagnostics.ts";
 import { didYouMean } from "../core/suggest.ts";
-import { Progress } from "../report/progress.ts";
 import { gsdTableRenderer } from "../report/formats/seed.ts";
 import { world } from "../mpi/world.ts";
 import { TABLE_QUICK, TABLE_SEED } from "../workloads/seeds.ts";
@@ -27,85 +26,40 @@ import {
 import {
   formatCount,
   formatSize,
-  parseArgs,
   parseChoice,
   parseCount,
   parseList,
   parseSeed,
   parseSize,
 } from "./args.ts";
-import {
-  announcePlan,
-  dryRun,
-  EndianChoice,
-  PLAN_HELP,
-  type PlannedFile,
-  resolveBackends,
-  type RunPlan,
-  type SkippedBackend,
-} from "./plan.ts";
+import { EndianChoice, resolveBackends } from "./plan.ts";
 import { readOverlap } from "../workloads/transfer.ts";
-import type { Command } from "./command.ts";
-import * as common from "./common.ts";
+import type {
+  PlannedFile,
+  PlannedRun,
+  RunPlan,
+  SkippedBackend,
+  Workload,
+  WorkloadHelp,
+} from "../workloads/workload.ts";
+import { checkMemory, checkScratchRoom } from "./checks.ts";
+import type { FlagValues } from "./flags.ts";
+import { checkOutputFormat, rankColumnDocs } from "./output.ts";
+import { parseFsync, parseLayout, parseReorder, parseTransfer, repeatOption } from "./settings.ts";
 
-const HELP = `sciobench table: the GSD benchmark table (gsd's benchmark-hoomd.py), over backends
-
-Usage: sciobench table [options]
-
-For each size, N and backend: write ceil(size / 28N) frames of position (N x 3 float32) and
+const HELP: WorkloadHelp = {
+  title: "the GSD benchmark table (gsd's benchmark-hoomd.py), over backends",
+  intro:
+    `For each size, N and backend: write ceil(size / 28N) frames of position (N x 3 float32) and
 orientation (N x 4 float32) with fsync inside the timing; drop the file from the page cache
 (posix_fadvise, no root needed) and time the open; read a 0.25 GiB sample in order; drop again;
 read it in a seeded random order. Every frame read is checked against what was written.
 
 With no options it is the seed's experiment: gsd's own framing, and python3-gsd (gsd.hoomd) as a
 peer where it is importable, at 128 MiB and 1 GiB, N = 32^2, 128^2, 1024^2, each file written
-once untimed first.
-
-Options:
-  --framing LIST      backends to run: native framings or peers (default gsd); see 'sciobench
-                      framings'
-  --size LIST         target file sizes (default 128MiB,1GiB; --quick 16MiB); 128M, 1G, 4k
-                      and 128MiB, 1GiB, 4KiB are binary (2^20, 2^30, 2^10, as in fio and
-                      dd), 100MB, 1GB, 4kB decimal (10^6, 10^9, 10^3)
-  --n LIST            particle counts (default 32^2,128^2,1024^2)
-  --dir DIR           where to write the scratch files (default: current directory)
-  --repeat K          measure each cell K times (default 1); K > 1 adds summary rows
-  --seed S            seed of the data and the random order (default 1)
-  --no-warmup         skip gsd's untimed warm-up write of each file before the timed write (the
-                      warm-up is on by default; --warmup is accepted and changes nothing)
-  --sample SIZE       bytes to read in each read phase (default 256MiB, capped at the file;
-                      units as --size)
-${common.fsyncHelp("end")}
-  --cache cold|warm   page cache before each read phase: cold drops the file (default), warm
-                      reads it once first (memory-speed numbers of the backend's code)
-  --endian E          native|little|big, for backends that offer a choice (default native);
-                      per backend as hdf4=big,native
-${common.TRANSFER_HELP}
-  --overlap           native framings: verify frame k while the read of frame k + 1 is in flight
-                      (the same calls, one in flight at a time): with --direct through Linux
-                      native AIO (io_submit now, io_getevents when the frame is needed), else
-                      on another thread (frames under 256 KiB stay serial). Default: on with
-                      --direct (where io_setup works; else one line says the reads are
-                      serial), off without
-  --no-overlap        read, verify, then read the next frame, with --direct too
-  --peer LIST         also measure the real library on the same cells: python-gsd (gsd.hoomd,
-                      as gsd's benchmark reads) or python-gsd-fl (gsd.fl); needs python3-gsd.
-                      Without --framing and --peer, python-gsd is added where it is importable
-  --no-peers          leave the python-gsd peer out of the bare command
-${common.MPI_HELP}
-${PLAN_HELP}
-  --baseline fio      beside each cell, fio (where installed) writes, reads and randomly reads
-                      a file of the same size in the same directory with the same block size,
-                      direct flag, fsync policy and cache state, each fio phase right after
-                      ours in odd repeats and right before it in even ones (ABBA);
-                      adds fio_*_MiBps and efficiency_* = ours / fio. Without fio: one line on
-                      stderr and those columns empty
-${common.LAYOUT_HELP}
-${common.OUTPUT_HELP}
-                      --format seed prints gsd's own reST table
-${common.AUDIT_HELP}
-
-List options accumulate when repeated (--framing gsd --framing raw runs both). Every option is
+once untimed first.`,
+  after:
+    `List options accumulate when repeated (--framing gsd --framing raw runs both). Every option is
 checked, and the disk and memory the largest cell needs, before anything is written.
 
 Columns (CSV order; MiB = 2^20 bytes, as gsd prints them; fio_* and efficiency_* only with
@@ -114,7 +68,9 @@ ${columnHelp(tableColumnDocs(true))}
 With --repeat K > 1, each cell's K run rows (stat=run, repeat 1..K) are followed at the end by
 five summary rows (stat=mean, median, stddev, min, max; repeat = runs summarised). A failed
 cell leaves its measured columns empty and says why in error; the exit code is then 1.
-Rates are MiB/s; random_ms is milliseconds per frame. write_s includes the fsyncs (--fsync); write_s - write_sync_s is the time to the page cache with --fsync end.`;
+Rates are MiB/s; random_ms is milliseconds per frame. write_s includes the fsyncs (--fsync);
+write_s - write_sync_s is the time to the page cache with --fsync end.`,
+};
 
 /** The resolved settings of a table run (after defaults and `--quick`). */
 interface TableSettings {
@@ -197,45 +153,26 @@ function tablePlan(t: TableSettings): RunPlan {
   };
 }
 
-/** The `table` subcommand. */
-export const tableCommand: Command = {
+/** The `table` workload. */
+export const tableWorkload: Workload<FlagValues<"table">> = {
   name: "table",
   summary: "the GSD table: write, open, read and random read per size, N and backend",
   help: HELP,
-  async run(args: string[]): Promise<void> {
-    const { values } = parseArgs("table", args, {
-      options: {
-        ...common.WORKLOAD_OPTIONS,
-        ...common.MPI_OPTIONS,
-        ...common.FSYNC_OPTION,
-        baseline: { type: "string" },
-        ...common.LAYOUT_OPTION,
-        framing: { type: "string" },
-        size: { type: "string" },
-        n: { type: "string" },
-        dir: { type: "string" },
-        repeat: { type: "string", default: "1" },
-        seed: { type: "string", default: "1" },
-        warmup: { type: "boolean", default: false },
-        "no-warmup": { type: "boolean", default: false },
-        sample: { type: "string", default: "256MiB" },
-        endian: { type: "string", default: "native" },
-        peer: { type: "string" },
-        "no-peers": { type: "boolean", default: false },
-        cache: { type: "string", default: "cold" },
-        overlap: { type: "boolean" },
-        "no-overlap": { type: "boolean", default: false },
-        ...common.TRANSFER_OPTIONS,
-      },
-    });
+  flags: [],
+  columns: tableColumnDocs(false),
+  keys: TABLE_KEYS,
+  aggregate: TABLE_AGGREGATE,
+  human: TABLE_HUMAN_COLUMNS,
+  chart: "table",
+  plan(values): PlannedRun {
     const quick = values.quick;
     const sizes = parseList(values.size ?? (quick ? TABLE_QUICK.size : TABLE_SEED.size), "--size")
       .map((s) => parseSize(s, "--size"));
     const ns = parseList(values.n ?? (quick ? TABLE_QUICK.n : TABLE_SEED.n), "--n")
       .map((s) => parseCount(s, "--n"));
-    const repeat = common.repeatOption(values.repeat, undefined);
+    const repeat = repeatOption(values.repeat, undefined);
     const seed = parseSeed(values.seed);
-    common.checkMemory(
+    checkMemory(
       4 * 28 * Math.max(...ns),
       `a frame of N = ${Math.max(...ns)} particles`,
       "use a smaller --n",
@@ -251,7 +188,7 @@ export const tableCommand: Command = {
     const resolved = resolveBackends(values.framing ?? TABLE_SEED.framing);
     const skipped = [...resolved.skipped];
     const cache = parseChoice(values.cache, ["cold", "warm"] as const, "--cache");
-    common.checkOutputFormat(values, true);
+    checkOutputFormat(values, true);
     const peers: Backend[] = [];
     const notes: string[] = [];
     // The bare command measures the seed's own library beside ours, where it is importable.
@@ -265,7 +202,7 @@ export const tableCommand: Command = {
       throw new UsageError("give --peer or --no-peers, not both");
     }
     const programs = BACKENDS.filter((b) => b.kind === "program");
-    const fsync = common.parseFsync(values.fsync, resolved.run);
+    const fsync = parseFsync(values.fsync, resolved.run);
     for (const name of peerList === undefined ? [] : parseList(peerList, "--peer")) {
       const peer = programs.find((b) => b.name === name);
       if (peer === undefined) {
@@ -295,7 +232,7 @@ export const tableCommand: Command = {
     if (baseline !== undefined && world().size > 1) {
       throw new UsageError("--baseline fio does not run under MPI (use fio's own MPI-free jobs)");
     }
-    const layout = common.parseLayout(values.layout, resolved.run, fsync);
+    const layout = parseLayout(values.layout, resolved.run, fsync);
     if (values.direct && cache === "warm") {
       throw new UsageError(
         "--direct reads bypass the page cache: --cache warm means nothing with it",
@@ -324,39 +261,27 @@ export const tableCommand: Command = {
     }
     const plan = tablePlan(settings);
     // every rank's files may share this file system
-    common.checkScratchRoom(
+    checkScratchRoom(
       values.dir,
       Math.max(...sizes) * world().size,
       "the largest --size",
       "use a smaller --size or another --dir",
     );
-    const transfer = common.parseTransfer(values, [...resolved.run, ...peers], values.dir);
-    // the plan is printed only once every check of the run has passed (the same calls)
-    if (dryRun(plan, values)) return;
+    const transfer = parseTransfer(values, [...resolved.run, ...peers], values.dir);
     // frame k + 1's read in flight while frame k is verified: by default with --direct
     const overlap = readOverlap(transfer, values["no-overlap"] ? false : values.overlap);
-    if (overlap.note !== undefined && resolved.run.some((b) => b.kind === "native")) {
-      warn(overlap.note);
-    }
-    // fio missing: one line, and the run goes on with the fio columns empty
-    const fioMissing = baseline === "fio" ? fioUnavailable() : null;
-    if (fioMissing !== null) {
-      warn(`--baseline fio: ${fioMissing}; the fio_* and efficiency_* columns stay empty`);
-    }
-    const progress = new Progress();
-    announcePlan(plan, notes);
-    const reorder = common.parseReorder(values.reorder);
+    const reorder = parseReorder(values.reorder);
     const names = [...resolved.run, ...peers].map((b) => b.name);
-    const results = common.openResults({
-      command: "table",
-      args,
-      columns: common.rankColumnDocs(
+    let fioMissing: string | null = null;
+    return {
+      plan,
+      notes,
+      dir: values.dir,
+      columns: rankColumnDocs(
         tableColumnDocs(baseline !== undefined),
         TABLE_AGGREGATE,
         TABLE_RANK_COLUMNS,
       ),
-      human: TABLE_HUMAN_COLUMNS,
-      keys: TABLE_KEYS,
       seed: gsdTableRenderer(names.length > 1),
       options: {
         framing: names,
@@ -376,33 +301,41 @@ export const tableCommand: Command = {
         dir: values.dir ?? ".",
         ...(world().size > 1 ? { reorder, per_rank: values["per-rank"], layout } : {}),
       },
-      dir: values.dir,
-    }, values);
-    await common.measureInto(results, progress, () =>
-      runTable(
-        {
-          backends: resolved.run,
-          peers,
-          cache: settings.cache,
-          fsync,
-          baseline: fioMissing === null ? baseline : undefined,
-          sizes,
-          ns,
-          dir: values.dir,
-          repeat,
-          seed,
-          warmup: settings.warmup,
-          sampleBytes,
-          endianOf: (name) => endian.of(name),
-          progress,
-          reorder,
-          perRank: values["per-rank"],
-          layout,
-          transfer,
-          // mutant: table-cli-overlap
-          overlap: overlap.mode !== "none",
-        },
-        (row) => results.add(row),
-      ));
+      begin(): void {
+        if (overlap.note !== undefined && resolved.run.some((b) => b.kind === "native")) {
+          warn(overlap.note);
+        }
+        // fio missing: one line, and the run goes on with the fio columns empty
+        fioMissing = baseline === "fio" ? fioUnavailable() : null;
+        if (fioMissing !== null) {
+          warn(`--baseline fio: ${fioMissing}; the fio_* and efficiency_* columns stay empty`);
+        }
+      },
+      run: (add, progress) =>
+        runTable(
+          {
+            backends: resolved.run,
+            peers,
+            cache: settings.cache,
+            fsync,
+            baseline: fioMissing === null ? baseline : undefined,
+            sizes,
+            ns,
+            dir: values.dir,
+            repeat,
+            seed,
+            warmup: settings.warmup,
+            sampleBytes,
+            endianOf: (name) => endian.of(name),
+            progress,
+            reorder,
+            perRank: values["per-rank"],
+            layout,
+            transfer,
+            overlap: overlap.mode !== "none",
+          },
+          add,
+        ),
+    };
   },
 };

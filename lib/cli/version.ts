@@ -7,7 +7,9 @@
  */
 import { writeStdout } from "../report/output.ts";
 import { VERSION } from "../core/version.ts";
-import { parseArgs, parseChoice } from "./args.ts";
+import { parseChoice } from "./args.ts";
+import { parseFlags } from "./parse_flags.ts";
+import { commandHelp } from "./help.ts";
 import type { Command } from "./command.ts";
 import { gitCommit } from "./meta.ts";
 
@@ -65,22 +67,18 @@ export function versionText(): string {
 export const versionCommand: Command = {
   name: "version",
   summary: "print the version, the git commit and the runtime (Deno, V8, target)",
-  help: `sciobench version: the version, commit and runtime
-
-Usage: sciobench version [--format table|text|json]
-
-Prints the sciobench version, the git commit it was built from (stamped into release binaries,
+  help: commandHelp("version", {
+    title: "the version, commit and runtime",
+    usage: "[--format table|text|json]",
+    intro:
+      `Prints the sciobench version, the git commit it was built from (stamped into release binaries,
 read from .git when run from a checkout, else 'unknown'), and the runtime: the Deno, V8 and
 TypeScript versions and the target triple (e.g. x86_64-unknown-linux-gnu). --format json prints
-one object {tool, version, commit, deno, v8, typescript, target}; table and text (the default)
-print one fact per line. 'sciobench --version' is the same as 'sciobench version'.`,
+one object {tool, version, commit, deno, v8, typescript, target}. 'sciobench --version' is the
+same as 'sciobench version'.`,
+  }),
   run(args: string[]): Promise<void> {
-    const { values } = parseArgs("version", args, {
-      options: {
-        format: { type: "string", default: "table" },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
+    const { values } = parseFlags("version", args);
     const format = parseChoice(values.format, ["table", "text", "json"] as const, "--format");
     writeStdout(
       format === "json" ? JSON.stringify(versionFacts(), null, 2) + "\n" : versionText() + "\n",

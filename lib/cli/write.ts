@@ -15,42 +15,31 @@ import { reportRollBack, rollBack, undoInterruptedAppend } from "../io/journal.t
 import { type FileLock, lockFile } from "../io/lock.ts";
 import type { Backend, FrameSource } from "../backends/backend.ts";
 import type { ChunkLayout } from "../framings/types.ts";
-import { requireFile } from "./open.ts";
-import { writeFrames } from "../backends/write.ts";
+import { requireFile } from "../workloads/open.ts";
 import { IoError, SciobenchError, UsageError } from "../core/errors.ts";
 import type { Transfer } from "../io/transfer.ts";
 import { FileHandle } from "../io/file.ts";
 import { statfs } from "../sys/libc.ts";
-import { attachAudit, finishAudit, type RowAudit, startAudit } from "../sys/audit.ts";
-import { type PhaseSample, startMeter } from "../sys/meter.ts";
-import { TRANSFER_COLUMN_DOCS, transferColumns } from "../workloads/transfer.ts";
-import { BYTES_PER_PARTICLE, TableFrames } from "../workloads/table/mod.ts";
-import { parseArgs, parseCount, parseSeed } from "./args.ts";
-import type { Command } from "./command.ts";
+import { attachAudit, type RowAudit } from "../sys/audit.ts";
+import type { PhaseSample } from "../sys/meter.ts";
+import { transferColumns } from "../workloads/transfer.ts";
 import {
-  AUDIT_HELP,
-  AUDIT_OPTION,
-  backendOptionArgs,
-  backendOptionsHelp,
-  checkFreeSpace,
-  checkMemory,
-  checkOutputFormat,
-  checkOutputsApart,
-  checkPlotPath,
-  FSYNC_OPTION,
-  fsyncHelp,
-  openResults,
-  OUTPUT_OPTIONS,
-  parseEndian,
-  parseFsync,
-  parseTransfer,
-  TRANSFER_HELP,
-  TRANSFER_OPTIONS,
-} from "./common.ts";
+  measureWrite,
+  WRITE_COLUMN_DOCS as COLUMNS,
+  type WriteJob,
+  type WriteResult,
+} from "../workloads/write.ts";
+import { BYTES_PER_PARTICLE, TableFrames } from "../workloads/table/mod.ts";
+import { parseCount, parseSeed, parseSize } from "./args.ts";
+import type { Command } from "./command.ts";
+import { checkFreeSpace, checkMemory } from "./checks.ts";
+import { parseFlags } from "./parse_flags.ts";
+import { commandHelp } from "./help.ts";
+import { checkOutputFormat, checkOutputsApart, checkPlotPath, openResults } from "./output.ts";
+import { backendOptionArgs, parseEndian, parseFsync, parseTransfer } from "./settings.ts";
 import type { FsyncPolicy } from "../backends/backend.ts";
-import type { EndianOption } from "../framings/types.ts";
 import type { OptionValues } from "../framings/options.ts";
-import { col, type ColumnDoc, columnHelp } from "../report/human.ts";
+import { columnHelp } from "../report/human.ts";
 import {
   type ChildOutcome,
   failureMessage,
@@ -61,97 +50,34 @@ import {
 } from "./isolate.ts";
 import { diskFullNote } from "../peers/common.ts";
 
-const COLUMNS: readonly ColumnDoc[] = [
-  col("framing", "", "text", "framing written"),
-  col("path", "", "text", "the file"),
-  col("N", "particles", "particles", "particles per frame"),
-  col("frames", "frames", "count", "frames written by this command"),
-  col("file_bytes", "bytes", "size", "file size afterwards"),
-  col("data_bytes", "bytes", "count", "payload written: frames x 28 N"),
-  col("write_s", "s", "number", "open, every frame, fsync and close"),
-  col("write_MiBps", "MiB/s", "number", "data_bytes / 2^20 / write_s"),
-  col("user_s", "s", "number", "user CPU (getrusage)"),
-  col("sys_s", "s", "number", "system CPU (getrusage)"),
-  col("dev_write_bytes", "bytes", "count", "bytes sent to the device"),
-  col("seed", "", "count", "data seed"),
-  col("first_frame", "", "count", "index of the first frame written (0 unless --append)"),
-  col(
-    "fsync",
-    "",
-    "text",
-    "fsync policy inside write_s: end, each (after every frame) or none (FILE is then " +
-      "fsynced after the timing, before it is renamed into place)",
-  ),
-  ...TRANSFER_COLUMN_DOCS,
-];
-
-const HELP = `sciobench write: write the table's frames to FILE and keep it
-
-Usage: sciobench write --framing NAME --n N --frames K [options] FILE
-
-Writes K frames of position (N x 3 float32) and orientation (N x 4 float32), the same seeded data
+const HELP = () =>
+  commandHelp("write", {
+    title: "write the table's frames to FILE and keep it",
+    usage: "--framing NAME --n N (--frames K | --size SIZE) [options] FILE",
+    intro:
+      `Writes K frames of position (N x 3 float32) and orientation (N x 4 float32), the same seeded data
 'sciobench table' uses (frame i has step 10 i and element [0][0] = i), fsyncs, and prints one
-CSV row with the write's timing. An existing FILE is never replaced unless --force is given.
-With --append the frames are added to an existing FILE (raw, f77, ieeeio, gsd, netcdf), numbered
-on from its last frame, in its byte order; if anything fails, FILE is put back as it was.
-A new or replaced FILE is written to .FILE.sciobench-tmp-PID beside it and renamed over FILE
-when complete; a library framing (hdf5, netcdf4, netcdf-lib, hdf4) writes it in a child process,
-so a crash of the library is one line and leaves FILE as it was. Writers lock FILE: a second
-writer gets one line and exit 1 (or --wait).
-SIGINT and SIGTERM leave FILE as it was and exit 130 and 143.
-
-Options:
-  --framing NAME      backend to write with: a native framing or a peer (see 'sciobench
-                      framings'); required unless --append
-  --n N               particles per frame (1024 or 32^2); required
-  --frames K          number of frames; required
-  --seed S            data seed (default 1)
-  --endian E          native|little|big, where the framing allows it (default native)
-  --option KEY=VALUE  the backend's own setting, repeatable (e.g. marker=8 for f77)
-  --force             replace FILE if it exists (atomically: the old file stays until the new
-                      one is complete and fsynced)
-  --append            add the frames to an existing FILE (its framing is detected); an undo
-                      journal beside FILE rolls it back after any failure, signal or crash
-  --wait              wait for another writer of FILE to finish instead of giving up
-${fsyncHelp("end")}
-                      A new FILE is fsynced before it is renamed into place in any case (with
-                      none, after the timing); --append always fsyncs (its undo journal needs
-                      it) and refuses none
-${TRANSFER_HELP}
-                      --append takes --bs but not --direct (its undo journal reads through
-                      the page cache)
-  --format F          table (default on a terminal), csv (default otherwise), json or jsonl
-  --out FILE          write the timing row to this file instead of stdout
-${AUDIT_HELP}
-
-Columns (CSV order):
-${columnHelp(COLUMNS)}`;
+row with the write's timing (in the --format asked). An existing FILE is never replaced unless
+--force is given. With --append the frames are added to an existing FILE (raw, f77, ieeeio,
+gsd, netcdf), numbered on from its last frame, in its byte order; if anything fails, FILE is put
+back as it was. A new or replaced FILE is written to .FILE.sciobench-tmp-PID beside it and
+renamed over FILE when complete; a library framing (hdf5, netcdf4, netcdf-lib, hdf4) writes it
+in a child process, so a crash of the library is one line and leaves FILE as it was. Writers
+lock FILE: a second writer gets one line and exit 1 (or --wait). SIGINT and SIGTERM leave FILE
+as it was and exit 130 and 143.`,
+    after: `Columns (CSV order):
+${columnHelp(COLUMNS)}`,
+  });
 
 /** The `write` subcommand. */
 export const writeCommand: Command = {
   name: "write",
   summary: "write the table's frames to a file and keep it",
   get help(): string {
-    return HELP + backendOptionsHelp("write");
+    return HELP();
   },
   async run(args: string[]): Promise<void> {
-    const { values, positionals } = parseArgs("write", args, {
-      allowPositionals: true,
-      options: {
-        ...OUTPUT_OPTIONS,
-        framing: { type: "string" },
-        n: { type: "string" },
-        frames: { type: "string" },
-        seed: { type: "string", default: "1" },
-        endian: { type: "string" },
-        option: { type: "string", multiple: true },
-        append: { type: "boolean", default: false },
-        wait: { type: "boolean", default: false },
-        ...AUDIT_OPTION,
-        ...FSYNC_OPTION,
-        ...TRANSFER_OPTIONS,
-      },
-    });
+    const { values, positionals } = parseFlags("write", args, true);
     if (values.append && values.force) {
       throw new UsageError(
         "write: --append adds to FILE and --force replaces it; give one of them",
@@ -161,13 +87,21 @@ export const writeCommand: Command = {
       throw new UsageError("write: --framing is required");
     }
     if (values.n === undefined) throw new UsageError("write: --n is required");
-    if (values.frames === undefined) throw new UsageError("write: --frames is required");
+    if (values.frames === undefined && values.size === undefined) {
+      throw new UsageError("write: --frames is required (or --size: frames of that many bytes)");
+    }
+    if (values.frames !== undefined && values.size !== undefined) {
+      throw new UsageError("write: give --frames K or --size SIZE, not both");
+    }
     if (positionals.length !== 1) {
       throw new UsageError("write: give exactly one FILE (see 'sciobench write --help')");
     }
     const path = positionals[0]!;
     const n = parseCount(values.n, "--n");
-    const count = parseCount(values.frames, "--frames");
+    // --size as the table sizes its files: ceil(size / 28 N) frames
+    const count = values.frames !== undefined
+      ? parseCount(values.frames, "--frames")
+      : Math.max(1, Math.ceil(parseSize(values.size!, "--size") / (BYTES_PER_PARTICLE * n)));
     const seed = parseSeed(values.seed);
     // Bounds before anything is allocated or created: one frame in memory, all of them on disk.
     checkMemory(4 * BYTES_PER_PARTICLE * n, `a frame of N = ${n} particles`, "use a smaller --n");
@@ -202,7 +136,7 @@ export const writeCommand: Command = {
           "file's index or header points to it); use --fsync end or each",
       );
     }
-    checkPlotPath("write", values.plot, values.force);
+    checkPlotPath("write", undefined, values.plot, values.force);
     checkOutputsApart(values, [["FILE", path]]);
     const frames = new TableFrames(n, seed);
     // Everything is checked before any file is created, truncated or changed.
@@ -301,7 +235,6 @@ export const writeCommand: Command = {
               audit = r.audit;
             } else m = await timedWrite(temp, "new");
             // --fsync none: the timing held no fsync, but FILE never appears unsynced
-            // mutant: write-cli-fsync-none
             if (fsync === "none") syncFile(temp);
             commitTemp(temp, target);
             complete = true;
@@ -342,9 +275,9 @@ export const writeCommand: Command = {
         data_bytes: dataBytes,
         write_s: m.wallS,
         write_MiBps: dataBytes / 2 ** 20 / m.wallS,
-        user_s: m.userS,
-        sys_s: m.sysS,
-        dev_write_bytes: m.devWriteBytes,
+        write_user_s: m.userS,
+        write_sys_s: m.sysS,
+        write_dev_bytes: m.devWriteBytes,
         seed,
         first_frame: first,
         fsync,
@@ -354,69 +287,6 @@ export const writeCommand: Command = {
     }
   },
 };
-
-/** The settings of one write besides its backend and file: plain data, sent to a library child. */
-export interface WriteJob {
-  /** Particles per frame. */
-  readonly n: number;
-  /** Frames to write. */
-  readonly count: number;
-  /** Data seed. */
-  readonly seed: number;
-  /** Index of the first frame (its data and step). */
-  readonly first: number;
-  /** Byte order asked for, if any. */
-  readonly endian?: EndianOption;
-  /** When the write fsyncs. */
-  readonly fsync: FsyncPolicy;
-  /** `--bs` / `--direct`, if given. */
-  readonly transfer?: Transfer;
-  /** The backend's `--option KEY=VALUE` items as given. */
-  readonly options: readonly string[];
-}
-
-/** A measured write: the write phase's sample and the audit trail of its calls. */
-export interface WriteResult {
-  /** Wall and CPU time, device bytes of the write phase. */
-  readonly sample: PhaseSample;
-  /** The calls sciobench made, for --audit. */
-  readonly audit: RowAudit | undefined;
-}
-
-/**
- * Writes `job`'s frames to `file` with `backend` and measures it (open, every frame, fsync and
- * close); `beforeFrame(i)` runs before frame i is made (a library child's progress beat).
- */
-export async function measureWrite(
-  backend: Backend,
-  file: string,
-  create: "new" | "append",
-  backendOptions: OptionValues,
-  job: WriteJob,
-  beforeFrame: (i: number) => void = () => {},
-): Promise<WriteResult> {
-  const frames = new TableFrames(job.n, job.seed);
-  const { endian, fsync, transfer } = job;
-  startAudit();
-  let audit: RowAudit | undefined;
-  try {
-    const meter = startMeter("write");
-    await writeFrames(
-      backend,
-      file,
-      // mutant: write-cli-transfer
-      { create, endian, fsync, backendOptions, transfer },
-      job.count,
-      (i) => frames.frame(job.first + i),
-      beforeFrame,
-    );
-    const sample = meter.stop();
-    audit = finishAudit();
-    return { sample, audit };
-  } finally {
-    if (audit === undefined) finishAudit();
-  }
-}
 
 /** Bytes free beside a failed library write below which the failure is the disk being full. */
 const FULL_DISK_MARGIN = 1 << 20;

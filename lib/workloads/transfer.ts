@@ -69,14 +69,6 @@ export function cacheState(
 }
 
 /**
- * The schema's `cold_ok` column. `what` (which bytes count as read, as a caller words it) is
- * covered by the schema's one text and not used.
- */
-export function coldOkDoc(_what?: string): ColumnDoc {
-  return columnDoc("cold_ok");
-}
-
-/**
  * Sets `row.cold_ok` for a read measured with page cache state `cache`: true or false from the
  * evidence when it was cold, empty otherwise (warm, or O_DIRECT: nothing to trust). Returns why
  * cold reads cannot be trusted, or null.

@@ -5,9 +5,9 @@
  */
 import { detectBackend, usableBackend } from "../backends/registry.ts";
 import type { Backend, FrameSource } from "../backends/backend.ts";
-import type { ChunkLayout, Workload } from "../framings/types.ts";
+import type { ChunkLayout, Workload as OptionScope } from "../framings/types.ts";
 import type { Transfer } from "../io/transfer.ts";
-import { backendOptionArgs } from "./common.ts";
+import { parseOptionArgs } from "../framings/options.ts";
 import { warn } from "../core/diagnostics.ts";
 import { requireFile as requireRegularFile } from "../io/file.ts";
 import { recoverInterruptedAppend } from "../io/journal.ts";
@@ -40,12 +40,12 @@ export function openUserFile(
   path: string,
   framing: string | undefined,
   optionItems: readonly string[] | undefined,
-  workload: Workload,
+  workload: OptionScope,
   reading: { layout?: readonly ChunkLayout[]; transfer?: Transfer; allowExternal?: boolean } = {},
   onWarning: (text: string) => void = warn,
 ): FrameSource {
   const backend = chooseBackend(path, framing);
-  const backendOptions = backendOptionArgs(backend, optionItems, workload);
+  const backendOptions = parseOptionArgs([backend], optionItems, workload).get(backend.name)!;
   const source = backend.openReader(path, { backendOptions, ...reading });
   for (const w of source.warnings) onWarning(`${path}: ${w}`);
   return source;

@@ -1,0 +1,284 @@
+/**
+ * A command's results: the output format (`--format`, `--out`, `--plot`, `--audit`), the files
+ * that must stay apart from its inputs, and the sink its rows go to.
+ * @module
+ */
+import { CellsFailedError, IoError, UsageError } from "../core/errors.ts";
+import { world } from "../mpi/world.ts";
+import { type Progress } from "../report/progress.ts";
+import { type AggregateSpec, rankColumns } from "../mpi/aggregate.ts";
+import { col, type ColumnDoc, humanTable } from "../report/human.ts";
+import { openRowSink, type TableRenderer } from "../report/output.ts";
+import type { Row } from "../report/row.ts";
+import {
+  CHART_WORKLOADS,
+  type ChartWorkload,
+  renderChart,
+  type Results as ChartResults,
+} from "../workloads/charts.ts";
+import { auditOf, auditSummary } from "../sys/audit.ts";
+import { parseChoice } from "./args.ts";
+import { refuseOutputOnInput } from "../io/atomic.ts";
+import { librariesMeta, runMeta } from "./meta.ts";
+
+/** UsageError when `--audit` is given with an output format other than JSON. */
+export function checkAuditFormat(audit: boolean | undefined, format: string | undefined): void {
+  if (audit && format !== "json" && format !== "jsonl") {
+    throw new UsageError(
+      "--audit adds the audit trail to JSON output: use it with --format json or jsonl",
+    );
+  }
+}
+
+/**
+ * The output format of `--format` and `--out` ({@link resolveFormat}); refuses `--audit` with a
+ * format that is not JSON ({@link checkAuditFormat}) and a `--plot` that is the `--out` file
+ * ({@link checkOutputsApart}).
+ */
+export function checkOutputFormat(
+  values: { format?: string; out?: string; audit?: boolean; plot?: string },
+  hasSeed: boolean,
+): OutputFormat {
+  checkOutputsApart(values, []);
+  const format = resolveFormat(values.format, values.out, hasSeed);
+  checkAuditFormat(values.audit, format);
+  return format;
+}
+
+/**
+ * Checks a `--plot FILE.svg` before anything runs: the command must have a chart (`chart`), the
+ * name must end in .svg, and an existing file is replaced only with --force. Returns the path.
+ */
+export function checkPlotPath(
+  command: string,
+  chart: ChartWorkload | undefined,
+  plot: string | undefined,
+  force: boolean | undefined,
+): string | undefined {
+  if (plot === undefined) return undefined;
+  if (chart === undefined) {
+    throw new UsageError(`--plot: '${command}' has no chart (${CHART_WORKLOADS.join(", ")} do)`);
+  }
+  if (!plot.toLowerCase().endsWith(".svg")) {
+    throw new UsageError(`--plot ${plot}: the chart is SVG; give a name ending in .svg`);
+  }
+  if (!force) {
+    try {
+      Deno.lstatSync(plot);
+      throw new IoError(`${plot} exists; refusing to overwrite it (pass --force to replace it)`);
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+  }
+  return plot;
+}
+
+/** Renders the chart of `results` and writes it to `path` (replaced only with `force`). */
+export async function writeChart(
+  path: string,
+  workload: ChartWorkload,
+  results: ChartResults,
+  force: boolean | undefined,
+): Promise<void> {
+  const svg = await renderChart(workload, results);
+  try {
+    Deno.writeTextFileSync(path, svg, { createNew: !force });
+  } catch (e) {
+    if (e instanceof Deno.errors.AlreadyExists) {
+      throw new IoError(`${path} exists; refusing to overwrite it (pass --force to replace it)`);
+    }
+    throw new IoError(`cannot write ${path}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** The formats of row output; `seed` is a command's seed layout where it has one. */
+export type OutputFormat = "csv" | "json" | "jsonl" | "table" | "seed";
+
+/**
+ * Checks `--format` (default: `table` when stdout is a terminal, there is no --out and no MPI,
+ * else `csv`); `seed` only where the command has a seed layout.
+ */
+export function resolveFormat(
+  value: string | undefined,
+  out: string | undefined,
+  hasSeed: boolean,
+): OutputFormat {
+  if (value === undefined) {
+    // Under MPI a rank's stdout is often the launcher's pseudo-terminal, whatever mpirun's own
+    // stdout is: only a single process trusts isTerminal().
+    const terminal = Deno.stdout.isTerminal() && world().size === 1;
+    return out === undefined && terminal ? "table" : "csv";
+  }
+  const formats: OutputFormat[] = [
+    "table",
+    "csv",
+    "json",
+    "jsonl",
+    ...(hasSeed ? ["seed"] as const : []),
+  ];
+  return parseChoice(value, formats, "--format");
+}
+
+/** What a command's results look like, for {@link openResults}. */
+export interface ResultsSpec {
+  /** The command's name. */
+  readonly command: string;
+  /** Its arguments as given. */
+  readonly args: readonly string[];
+  /** Every column with its unit, in CSV order. */
+  readonly columns: readonly ColumnDoc[];
+  /** Columns the human table shows. */
+  readonly human: readonly string[];
+  /** The chart `--plot` draws, where the command has one. */
+  readonly chart?: ChartWorkload;
+  /** Key columns of a cell: summary rows over repeats are added when given. */
+  readonly keys?: readonly string[];
+  /** The seed's own layout (`--format seed`). */
+  readonly seed?: TableRenderer;
+  /** Every resolved option, for the JSON meta. */
+  readonly options: Record<string, unknown>;
+  /** The scratch parent directory (for the file-system facts). */
+  readonly dir?: string;
+  /** The files the command reads (see {@link checkOutputsApart}). */
+  readonly inputs?: Inputs;
+}
+
+/** A command's input or data files, each `[name in messages, path]` (`["FILE", path]`). */
+export type Inputs = readonly (readonly [string, string])[];
+
+/**
+ * Refuses (UsageError, exit 2) an `--out` or `--plot` that is one of the command's `inputs`, or
+ * a `--plot` that is the `--out` file, however spelled (same inode, through symbolic and hard
+ * links), with or without `--force`. Commands call it before they read or write anything;
+ * {@link openResults} calls it again.
+ */
+export function checkOutputsApart(
+  values: { out?: string; plot?: string },
+  inputs: Inputs,
+): void {
+  if (values.out !== undefined) refuseOutputOnInput("--out", values.out, inputs);
+  if (values.plot !== undefined) {
+    refuseOutputOnInput("--plot", values.plot, [
+      ...inputs,
+      ...(values.out === undefined ? [] : [["--out", values.out] as const]),
+    ]);
+  }
+}
+
+/**
+ * The documented columns of a workload, with those MPI adds (lib/mpi/aggregate.ts: ranks, rank,
+ * host, extra columns, and each rate's and time's min, mean and max over ranks) when running as
+ * one rank of many.
+ */
+export function rankColumnDocs(
+  docs: readonly ColumnDoc[],
+  spec: AggregateSpec,
+  extra: readonly string[] = [],
+): ColumnDoc[] {
+  return rankColumns(docs.map((d) => d.name), spec, extra).map((name) => {
+    const known = docs.find((c) => c.name === name);
+    if (known) return known;
+    const spread = /^(.*)_(min|mean|max)$/.exec(name);
+    if (spread) {
+      const base = docs.find((c) => c.name === spread[1]);
+      return col(name, base?.unit ?? "", "number", `${spread[2]} over ranks of ${spread[1]}`);
+    }
+    if (name === "ranks") return col(name, "ranks", "count", "MPI ranks in the run");
+    return col(name, "", "text", `under MPI: ${name.replace("_", " ")} (rank: a number, or all)`);
+  });
+}
+
+/** A command's open results: add rows, then `finish()`. */
+export interface Results {
+  /** Adds one row. */
+  add(row: Row): void;
+  /**
+   * Completes the output (and the --plot chart); CellsFailedError when some cell failed (its row
+   * says why).
+   */
+  finish(): Promise<void>;
+  /** Completes the output after an error (no summary of a broken run is claimed). */
+  abort(): void;
+}
+
+/**
+ * Opens a command's results in the format its options ask for. Call only after every option is
+ * checked and every preflight passed: `--out` is created here.
+ */
+export function openResults(
+  spec: ResultsSpec,
+  values: { format?: string; out?: string; force?: boolean; audit?: boolean; plot?: string },
+): Results {
+  checkOutputsApart(values, spec.inputs ?? []);
+  const format = checkOutputFormat(values, spec.seed !== undefined);
+  const plot = checkPlotPath(spec.command, spec.chart, values.plot, values.force);
+  const meta = runMeta(spec.command, spec.args, spec.options, spec.dir);
+  const human = spec.human.map((name) => spec.columns.find((c) => c.name === name)!);
+  const sink = openRowSink(spec.columns.map((c) => c.name), {
+    format: format === "table" || format === "seed" ? "text" : format,
+    out: values.out,
+    force: values.force,
+    meta,
+    table: format === "seed" ? spec.seed : humanTable(human),
+    // under MPI, --per-rank rows are cells of their own
+    summaryKeys: spec.keys && world().size > 1 ? [...spec.keys, "rank", "host"] : spec.keys,
+  });
+  let rows = 0;
+  const json = format === "json" || format === "jsonl";
+  return {
+    add(row: Row): void {
+      rows++;
+      // JSON rows carry their audit trail (lib/sys/audit.ts): a one-line summary, or with
+      // --audit the whole trail.
+      const audit = json ? auditOf(row) : undefined;
+      if (audit === undefined) sink.add(row);
+      else sink.add({ ...row, audit: values.audit ? audit : auditSummary(audit) });
+    },
+    async finish(): Promise<void> {
+      // Libraries loaded during the run belong in the facts too.
+      meta.libraries = librariesMeta();
+      sink.close();
+      if (plot !== undefined) {
+        await writeChart(
+          plot,
+          spec.chart!,
+          { meta, rows: sink.rows },
+          values.force,
+        );
+      }
+      if (sink.failed > 0) {
+        const first = sink.rows.find((r) => r.error);
+        const which = [first?.framing, first?.phase, first?.datasets ?? first?.size_bytes]
+          .filter((v) => v !== undefined && v !== "").join(" ");
+        throw new CellsFailedError(
+          `${sink.failed} of ${rows} cells failed (first: ${which}: ${first?.error}); ` +
+            "each row's 'error' column says why",
+        );
+      }
+    },
+    abort(): void {
+      meta.libraries = librariesMeta();
+      sink.close({ interrupted: true });
+    },
+  };
+}
+
+/**
+ * Runs a measurement that adds its rows to `results`, then completes them. On an error it
+ * clears the progress line, closes the output as interrupted and rethrows.
+ */
+export async function measureInto(
+  results: Results,
+  progress: Progress,
+  measure: () => Promise<unknown>,
+): Promise<void> {
+  try {
+    await measure();
+  } catch (e) {
+    progress.clear();
+    results.abort();
+    throw e;
+  }
+  progress.clear();
+  await results.finish();
+}

@@ -1,0 +1,179 @@
+/**
+ * Flag values turned into a run's settings, each checked with one line on refusal: the transfers
+ * (`--bs`, `--direct`), `--fsync`, `--endian`, `--layout`, `--reorder`, `--repeat`, and the
+ * backend's own `--option KEY=VALUE`.
+ * @module
+ */
+import { UsageError } from "../core/errors.ts";
+import { type OptionValues, parseOptionArgs } from "../framings/options.ts";
+import type { EndianOption, OptionSpec, Workload as OptionScope } from "../framings/types.ts";
+import { type Backend, FSYNC_POLICIES, type FsyncPolicy } from "../backends/backend.ts";
+import { fsyncRefusal } from "../backends/write.ts";
+import { checkSharedLayout } from "../backends/capabilities.ts";
+import { crossNodeShift, world } from "../mpi/world.ts";
+import { warn } from "../core/diagnostics.ts";
+import { parseChoice, parseCount, parseSize } from "./args.ts";
+import { DEFAULT_DIRECT_BS, probeDirect, probeDirectFile, type Transfer } from "../io/transfer.ts";
+import { checkTransfer } from "../backends/guard.ts";
+import { checkMemory } from "./checks.ts";
+
+/**
+ * The `--bs` / `--direct` of a run, checked before anything is written: each backend must honour
+ * them (peers refuse with one line), and with --direct the file system of `dir` must take
+ * O_DIRECT and the size be a multiple of its alignment (for a read of an existing file, `dir`
+ * is `{ file }`: that file is opened with O_DIRECT, nothing is created). undefined when neither
+ * is given.
+ */
+export function parseTransfer(
+  values: { bs?: string; "transfer-size"?: string; direct?: boolean; "no-huge-pages"?: boolean },
+  backends: readonly Backend[],
+  dir: string | undefined | { readonly file: string },
+): Transfer | undefined {
+  const given = values.bs ?? values["transfer-size"];
+  if (values.bs !== undefined && values["transfer-size"] !== undefined) {
+    if (values.bs !== values["transfer-size"]) {
+      throw new UsageError(
+        `--bs ${values.bs} and --transfer-size ${values["transfer-size"]} disagree; ` +
+          "--transfer-size is --bs",
+      );
+    }
+  }
+  if (values["no-huge-pages"] && !values.direct) {
+    throw new UsageError(
+      "--no-huge-pages sets the buffers of O_DIRECT transfers; give it with --direct",
+    );
+  }
+  if (given === undefined && !values.direct) return undefined;
+  const flag = values.bs !== undefined ? "--bs" : "--transfer-size";
+  const bs = given === undefined ? DEFAULT_DIRECT_BS : parseSize(given, flag);
+  const transfer: Transfer = {
+    bs,
+    direct: values.direct ?? false,
+    readAhead: given !== undefined,
+    hugePages: !(values["no-huge-pages"] ?? false),
+  };
+  for (const b of backends) checkTransfer(b, transfer);
+  // a writer keeps two staging buffers of bs bytes, a reader one (or a frame, when larger)
+  checkMemory(3 * bs, `${flag} ${given ?? "4MiB"} staging buffers`, `use a smaller ${flag}`);
+  if (transfer.direct) {
+    if (typeof dir === "object") probeDirectFile(dir.file, bs);
+    else probeDirect(dir ?? ".", bs);
+  }
+  return transfer;
+}
+
+/**
+ * The `--layout` value; for `shared`, UsageError (one line) without several MPI ranks, unless
+ * every backend can share one file between ranks, and for `--fsync each` under MPI (a shared
+ * file fsyncs once, at its end).
+ */
+export function parseLayout(
+  value: string | undefined,
+  backends: readonly { readonly name: string; readonly sharedLayout: boolean }[],
+  fsync: FsyncPolicy,
+): "per-rank" | "shared" {
+  const layout = parseChoice(value ?? "per-rank", ["per-rank", "shared"] as const, "--layout");
+  if (layout === "shared" && world().size === 1) {
+    throw new UsageError(
+      "--layout shared: one file shared by MPI ranks, but this is one process; run it under " +
+        "mpirun or srun with several ranks, or leave --layout out",
+    );
+  }
+  if (layout === "shared") {
+    for (const b of backends) checkSharedLayout(b);
+    if (fsync === "each" && world().size > 1) {
+      throw new UsageError(
+        "--layout shared fsyncs at the end or not at all: use --fsync end or none",
+      );
+    }
+  }
+  return layout;
+}
+
+/**
+ * The `--reorder` shift: the value given, else, when the ranks span more than one node, the
+ * smallest shift that makes every rank read a file written on another node (the ranks per node
+ * when ranks are placed node by node; {@link crossNodeShift}), else 0. Without MPI always 0.
+ */
+export function parseReorder(value: string | undefined): number {
+  const w = world();
+  if (value === undefined) return crossNodeShift(w.hosts);
+  const k = Number(value);
+  if (!Number.isSafeInteger(k) || k < 0) {
+    throw new UsageError(`bad --reorder '${value}': expected an integer >= 0`);
+  }
+  return k % w.size;
+}
+
+/**
+ * Parses `--option KEY=VALUE` items for one backend in command `workload`, against the options
+ * the backend declares; UsageError (exit 2) naming its options and the nearest name.
+ */
+export function backendOptionArgs(
+  backend: Backend,
+  items: readonly string[] | undefined,
+  workload: OptionScope,
+): OptionValues {
+  return parseOptionArgs([backend], items, workload).get(backend.name)!;
+}
+
+/** What a value of `spec` looks like: its choices, or its type. */
+export function optionValueText(spec: OptionSpec): string {
+  if (spec.choices) return spec.choices.join("|");
+  return spec.type === "boolean" ? "true|false" : spec.type === "list" ? "A,B,..." : spec.type;
+}
+
+/** ` (default X)` for an option with a default, else "". */
+export function optionDefaultText(spec: OptionSpec): string {
+  if (spec.default === undefined) return "";
+  const d = Array.isArray(spec.default) ? spec.default.join(",") : String(spec.default);
+  return ` (default ${d})`;
+}
+
+/**
+ * The `--fsync` policy (default `defaultPolicy`); UsageError (one line) when it is not one of
+ * end, each, none, or when one of `backends` cannot honour it. With `none` on a command whose
+ * default fsyncs, one warning on stderr: the write numbers are page-cache numbers.
+ */
+export function parseFsync(
+  value: string | undefined,
+  backends: readonly Backend[],
+  defaultPolicy: FsyncPolicy = "end",
+): FsyncPolicy {
+  const policy = value === undefined
+    ? defaultPolicy
+    : parseChoice(value, FSYNC_POLICIES, "--fsync");
+  for (const b of backends) {
+    const why = fsyncRefusal(b, policy);
+    if (why !== null) throw new UsageError(why);
+  }
+  if (policy === "none" && defaultPolicy !== "none" && world().rank === 0) {
+    warn(
+      "--fsync none: nothing is forced to the disk inside the write timing, so the write " +
+        "numbers are page-cache numbers (fsync=none in every row)",
+    );
+  }
+  return policy;
+}
+
+/** Checks an `--endian` value. */
+export function parseEndian(value: string): EndianOption {
+  return parseChoice(value, ["native", "little", "big"] as const, "--endian");
+}
+
+/** Most times `--repeat` (`--trials`) measures each cell: beyond it a run never ends. */
+export const MAX_REPEAT = 1000;
+
+/**
+ * The repeat count from `--repeat K` or its alias `--trials K` (default 1; both must agree; at
+ * most {@link MAX_REPEAT}).
+ */
+export function repeatOption(repeat: string | undefined, trials: string | undefined): number {
+  if (repeat !== undefined && trials !== undefined && repeat !== trials) {
+    throw new UsageError(
+      `--repeat ${repeat} and --trials ${trials} disagree; --trials is --repeat`,
+    );
+  }
+  const text = repeat ?? trials ?? "1";
+  return parseCount(text, repeat !== undefined ? "--repeat" : "--trials", MAX_REPEAT);
+}

@@ -1,0 +1,98 @@
+/**
+ * A command made from a workload (lib/workloads/workload.ts): its flags parsed against the flag
+ * table, its help generated, `--dry-run`, the plan's first stderr line, every output format and
+ * `--plot` handled here, the same for every workload.
+ * @module
+ */
+import type { FlagRecord, Workload } from "../workloads/workload.ts";
+import { registeredWorkloads } from "../workloads/registry.ts";
+import { Progress } from "../report/progress.ts";
+import type { Command } from "./command.ts";
+import { COMMAND_NAMES, type CommandName, flagsOf, registeredFlags } from "./flags.ts";
+import { commandHelp, optionsText } from "./help.ts";
+import { parseFlagList } from "./parse_flags.ts";
+import {
+  checkOutputFormat,
+  checkOutputsApart,
+  checkPlotPath,
+  measureInto,
+  openResults,
+  rankColumnDocs,
+} from "./output.ts";
+import { announcePlan, dryRun } from "./plan.ts";
+
+/** A command of the CLI made from a workload, with whether it runs as one rank of many. */
+export interface WorkloadCommand extends Command {
+  /** True when the workload runs under MPI (it says how rows aggregate over ranks). */
+  readonly rankAware: boolean;
+}
+
+/** True when `name` is a command of the flag table (a built-in workload). */
+function isBuiltIn(name: string): name is CommandName {
+  return (COMMAND_NAMES as readonly string[]).includes(name);
+}
+
+/** The flags `workload` takes: the table's for a built-in one, else the registered rule. */
+function flagsOfWorkload(workload: Workload) {
+  return isBuiltIn(workload.name) ? flagsOf(workload.name) : registeredFlags(workload.flags);
+}
+
+/** The command that runs `workload`. */
+export function workloadCommand<V extends FlagRecord>(workload: Workload<V>): WorkloadCommand {
+  const w = workload as unknown as Workload;
+  return {
+    name: w.name,
+    summary: w.summary,
+    rankAware: w.aggregate !== undefined,
+    get help(): string {
+      return commandHelp(
+        w.name,
+        { ...w.help, usage: "[options]" },
+        optionsText(
+          w.name,
+          flagsOfWorkload(w),
+        ),
+      );
+    },
+    async run(args: string[]): Promise<void> {
+      const { values } = parseFlagList(w.name, flagsOfWorkload(w), args);
+      const planned = await w.plan(values, args);
+      // the plan is printed only once every check of the run has passed
+      const output = values as {
+        "dry-run": boolean;
+        format?: string;
+        out?: string;
+        force?: boolean;
+        audit?: boolean;
+        plot?: string;
+      };
+      // the output flags are checked with the rest, before the plan's first line
+      checkOutputsApart(output, planned.inputs ?? []);
+      checkOutputFormat(output, planned.seed !== undefined);
+      checkPlotPath(w.name, w.chart, output.plot, output.force);
+      if (dryRun(planned.plan, output)) return;
+      planned.begin?.();
+      const progress = planned.progress ?? new Progress();
+      announcePlan(planned.plan, planned.notes);
+      const results = openResults({
+        command: w.name,
+        args,
+        columns: planned.columns ??
+          (w.aggregate === undefined ? w.columns : rankColumnDocs(w.columns, w.aggregate)),
+        human: w.human,
+        keys: w.keys,
+        chart: w.chart,
+        seed: planned.seed,
+        options: planned.options,
+        dir: planned.dir,
+        inputs: planned.inputs,
+      }, output);
+      await measureInto(results, progress, () => planned.run((row) => results.add(row), progress));
+    },
+  };
+}
+
+/** The commands of the workloads registered with lib/workloads/registry.ts. */
+export function registeredCommands(): WorkloadCommand[] {
+  return registeredWorkloads().map((w) => workloadCommand(w));
+}

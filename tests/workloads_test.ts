@@ -1,0 +1,88 @@
+/**
+ * One registry of workloads: a toy workload (tests/_toy_workload.ts), added with registerWorkload
+ * and no other edit, is a command with its help, `--dry-run`, every output format, `--plot`'s
+ * one-line refusal and MPI.
+ */
+import assert from "node:assert/strict";
+import { PERMISSIONS } from "./_helpers.ts";
+import { type JsonDoc, mpiTest, runMpi } from "./_mpi.ts";
+
+const TOY_CLI = new URL("./_toy_workload.ts", import.meta.url).pathname;
+
+/** Runs the sciobench CLI with the toy registered (tests/_toy_workload.ts as the program). */
+async function toyCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", ...PERMISSIONS, TOY_CLI, ...args],
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  const d = new TextDecoder();
+  return { code: out.code, stdout: d.decode(out.stdout), stderr: d.decode(out.stderr) };
+}
+
+Deno.test("workloads: a toy workload is a command: list, --help, --dry-run, every format", async () => {
+  const list = await toyCli(["--help"]);
+  assert.match(list.stdout, /^ {2}toy +a toy workload of tests\/_toy_workload\.ts$/m);
+  const help = await toyCli(["toy", "--help"]);
+  assert.equal(help.code, 0, help.stderr);
+  assert.match(help.stdout, /^Usage: sciobench toy \[options\]$/m);
+  // its own flag, a shared flag it names, and the flags every workload takes
+  for (const flag of ["--steps K", "--seed S", "--format F", "-o, --out FILE", "--dry-run"]) {
+    assert.match(
+      help.stdout,
+      new RegExp(`^ {2}${flag.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`, "m"),
+    );
+  }
+  assert.match(help.stdout, /rows made \(default 3\)/);
+
+  const dry = await toyCli(["toy", "--steps", "2", "--dry-run", "--format", "json"]);
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.deepEqual(JSON.parse(dry.stdout).parameters, { steps: 2, seed: 1 });
+
+  const csv = await toyCli(["toy", "--steps", "2", "--seed", "5", "--format", "csv"]);
+  assert.equal(csv.code, 0, csv.stderr);
+  assert.deepEqual(csv.stdout.trim().split("\n"), [
+    "step,value,bytes,wall_s",
+    "1,5,8,0",
+    "2,10,16,0",
+  ]);
+  assert.match(
+    csv.stderr,
+    /^sciobench: plan: toy will write 0 B in 0 scratch files and read 0 B$/m,
+  );
+  const json = await toyCli(["toy", "--format", "json"]);
+  const doc = JSON.parse(json.stdout) as { meta: { command: string }; rows: { value: number }[] };
+  assert.equal(doc.meta.command, "toy");
+  assert.deepEqual(doc.rows.map((r) => r.value), [1, 2, 3]);
+  const jsonl = await toyCli(["toy", "--format", "jsonl", "--repeat", "1"]);
+  assert.equal(jsonl.stdout.trim().split("\n").length, 4, "the facts, then one line per row");
+  const table = await toyCli(["toy", "--format", "table"]);
+  assert.equal(table.code, 0, table.stderr);
+  assert.match(table.stdout, /step/);
+
+  // one line, exit 2: no seed layout, no chart, a bad value, an unknown flag
+  for (
+    const [args, re] of [
+      [["--format", "seed"], /bad --format 'seed': expected one of table, csv, json, jsonl/],
+      [["--plot", "t.svg"], /--plot: 'toy' has no chart/],
+      [["--steps", "0"], /bad --steps '0'/],
+      [["--stesp", "2"], /toy: Unknown option '--stesp'.*did you mean '--steps'/],
+    ] as const
+  ) {
+    const r = await toyCli(["toy", ...args]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+    assert.match(r.stderr, re);
+  }
+});
+
+mpiTest("workloads: a toy workload runs under MPI, its rows aggregated over ranks", async (l) => {
+  const r = await runMpi(l, ["toy", "--steps", "2", "--format", "json"], {
+    ranks: 2,
+    script: TOY_CLI,
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const doc = JSON.parse(r.stdout) as JsonDoc;
+  assert.deepEqual(doc.rows.map((r) => [r.step, r.bytes, r.ranks]), [[1, 16, 2], [2, 32, 2]]);
+});
