@@ -16,7 +16,7 @@ import { parseCount, parseSize } from "../lib/cli/args.ts";
 import { backendByName } from "../lib/backends/registry.ts";
 import { dropCache } from "../lib/io/cache.ts";
 import { withScratchDir } from "../lib/io/scratch.ts";
-import { fioArgs, fioBandwidth, type FioCell } from "../lib/peers/fio.ts";
+import { fioArgs, fioBandwidth, type FioCell } from "../lib/baselines/fio.ts";
 import { directAlignment } from "../lib/sys/libc.ts";
 import { startMeter } from "../lib/sys/meter.ts";
 import { readVerifiedFrames, Rng, shuffledOrder } from "../lib/workloads/pattern.ts";

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { keepCopy } from "../lib/backends/engine.ts";
 import { alignedBytes, HUGE_PAGES_MIN } from "../lib/io/transfer.ts";
-import { fioArgs, type FioCell, fioHugePagesRefused, hugePageFacts } from "../lib/peers/fio.ts";
+import { fioArgs, type FioCell, fioHugePagesRefused, hugePageFacts } from "../lib/baselines/fio.ts";
 import { HUGE_PAGE, readProc, transparentHugePages } from "../lib/sys/libc.ts";
 import { commandMissing, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
 import {

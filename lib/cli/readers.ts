@@ -10,7 +10,7 @@ import { usableBackend } from "../backends/registry.ts";
 import type { OptionValue } from "../framings/types.ts";
 import type { OptionValues } from "../framings/options.ts";
 import { world } from "../mpi/world.ts";
-import { fortranProgram, gfortranUnavailable } from "../peers/fortran/gfortran.ts";
+import { fortranProgram, gfortranUnavailable } from "../baselines/gfortran/compile.ts";
 import { Progress } from "../report/progress.ts";
 import { columnHelp } from "../report/human.ts";
 import {

@@ -6,7 +6,7 @@ import { UsageError } from "../core/errors.ts";
 import { BACKENDS } from "../backends/registry.ts";
 import type { Backend, FsyncPolicy } from "../backends/backend.ts";
 import { fsyncRefusal } from "../backends/write.ts";
-import { fioUnavailable } from "../peers/fio.ts";
+import { fioUnavailable } from "../baselines/fio.ts";
 import { warn } from "../core/diagnostics.ts";
 import { didYouMean } from "../core/suggest.ts";
 import { Progress } from "../report/progress.ts";

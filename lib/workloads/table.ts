@@ -31,7 +31,7 @@ import { audited } from "../sys/audit.ts";
 import { formatCount, formatSize } from "../report/units.ts";
 import { startMeter, warmUpOpens } from "../sys/meter.ts";
 import { statfs } from "../sys/libc.ts";
-import { fioHugePagesRefused, type FioResult, FioSession } from "../peers/fio.ts";
+import { fioHugePagesRefused, type FioResult, FioSession } from "../baselines/fio.ts";
 import { CellFailures, sharedFraming } from "./cells.ts";
 import {
   cacheState,

@@ -21,10 +21,10 @@
  * files are closed on every path, also on error.
  * @module
  */
-import { FormatError, IoError, PeerUnavailableError, UsageError } from "../core/errors.ts";
-import type { DType, Frame, OptionSpec } from "../framings/types.ts";
-import { WRITING_WORKLOADS } from "../framings/types.ts";
-import { DTYPE_SIZE } from "../framings/types.ts";
+import { FormatError, IoError, PeerUnavailableError, UsageError } from "../../core/errors.ts";
+import type { DType, Frame, OptionSpec } from "../../framings/types.ts";
+import { WRITING_WORKLOADS } from "../../framings/types.ts";
+import { DTYPE_SIZE } from "../../framings/types.ts";
 import type {
   Backend,
   DatasetInfo,
@@ -32,8 +32,8 @@ import type {
   FrameSource,
   ReadChunk,
   SinkOptions,
-} from "../backends/backend.ts";
-import { cString } from "../sys/libc.ts";
+} from "../../backends/backend.ts";
+import { cString } from "../../sys/libc.ts";
 import {
   allocFrameBuffer,
   checkChunkBytes,
@@ -46,18 +46,18 @@ import {
   oneLineText,
   recordLoaded,
   refuseExisting,
-} from "./common.ts";
+} from "../common.ts";
 import {
   HDF5_SIGNATURE,
   hdf5SuperblockVersion,
   netcdf4Datasets,
   type NetcdfDatasets,
   type ReadRegion,
-} from "./hdf5/mod.ts";
-import { prepareHdf5 } from "./hdf5/bindings.ts";
-import { CHUNK_NAME_ATTR, NETCDF_OPTIONS, schemaForChunks } from "../framings/netcdf/mod.ts";
-import { requireFile } from "../io/file.ts";
-import { PeerSink } from "./common.ts";
+} from "../hdf5/mod.ts";
+import { prepareHdf5 } from "../hdf5/bindings.ts";
+import { CHUNK_NAME_ATTR, NETCDF_OPTIONS, schemaForChunks } from "../../framings/netcdf/mod.ts";
+import { requireFile } from "../../io/file.ts";
+import { PeerSink } from "../common.ts";
 
 /** Sonames tried in order when `SCIOBENCH_NETCDF_LIB` is not set. */
 export const NETCDF_SONAMES: readonly string[] = ["libnetcdf.so.19", "libnetcdf.so"];

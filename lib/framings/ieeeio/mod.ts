@@ -49,8 +49,8 @@
  * read from the file when `dataset(i)` (or `describe()`) asks for them.
  * @module
  */
-import { FormatError, UsageError } from "../core/errors.ts";
-import { copySwapped, NATIVE_ORDER } from "../bytes/byteswap.ts";
+import { FormatError, UsageError } from "../../core/errors.ts";
+import { copySwapped, NATIVE_ORDER } from "../../bytes/byteswap.ts";
 import type {
   ByteOrder,
   ByteSource,
@@ -65,10 +65,10 @@ import type {
   TypedArray,
   WriteOp,
   WriterOptions,
-} from "./types.ts";
-import { ALL_WORKLOADS, DTYPES, holdsDType, typedArray, WRITING_WORKLOADS } from "./types.ts";
-import { cStringOf, elementCount, hexBytes } from "./kit.ts";
-import { COLUMN_BLOCK, FIRST_BLOCK, NumberColumn } from "./columns.ts";
+} from "../types.ts";
+import { ALL_WORKLOADS, DTYPES, holdsDType, typedArray, WRITING_WORKLOADS } from "../types.ts";
+import { cStringOf, elementCount, hexBytes } from "../kit.ts";
+import { COLUMN_BLOCK, FIRST_BLOCK, NumberColumn } from "../columns.ts";
 
 const FORMAT = "ieeeio";
 /** Bytes read at the start of each record during the scan. */
