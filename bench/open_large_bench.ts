@@ -15,7 +15,7 @@
  */
 import { nativeBackend } from "../lib/backends/engine.ts";
 import { writeFrames } from "../lib/backends/write.ts";
-import { f77 } from "../lib/framings/f77.ts";
+import { f77 } from "../lib/framings/f77/mod.ts";
 import { ieeeio } from "../lib/framings/ieeeio/mod.ts";
 import { raw } from "../lib/framings/raw.ts";
 import { FileHandle } from "../lib/io/file.ts";

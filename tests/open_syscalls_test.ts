@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { nativeBackend } from "../lib/backends/engine.ts";
 import { writeFrames } from "../lib/backends/write.ts";
-import { f77 } from "../lib/framings/f77.ts";
+import { f77 } from "../lib/framings/f77/mod.ts";
 import { ieeeio } from "../lib/framings/ieeeio/mod.ts";
 import type { Framing } from "../lib/framings/types.ts";
 import { TableFrames } from "../lib/workloads/table.ts";

@@ -33,9 +33,9 @@
  * reports a broken file with the record number and the byte offset.
  * @module
  */
-import { copySwapped, NATIVE_ORDER } from "../bytes/byteswap.ts";
-import { FormatError, UsageError } from "../core/errors.ts";
-import { checkAppendOrder } from "./raw.ts";
+import { copySwapped, NATIVE_ORDER } from "../../bytes/byteswap.ts";
+import { FormatError, UsageError } from "../../core/errors.ts";
+import { checkAppendOrder } from "../raw.ts";
 import {
   ALL_WORKLOADS,
   type ByteOrder,
@@ -53,8 +53,8 @@ import {
   type WriteOp,
   type WriterOptions,
   WRITING_WORKLOADS,
-} from "./types.ts";
-import { bytesOf, checkChunkSize, MAX_INDEXED_OBJECTS } from "./kit.ts";
+} from "../types.ts";
+import { bytesOf, checkChunkSize, MAX_INDEXED_OBJECTS } from "../kit.ts";
 
 /** gfortran's largest subrecord payload with 4-byte markers, in bytes: 2^31 - 9. */
 export const F77_MAX_SUBRECORD = 2147483639;
