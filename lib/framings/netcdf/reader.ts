@@ -5,8 +5,8 @@
  */
 import { FormatError } from "../../core/errors.ts";
 import type { ByteSource } from "../types.ts";
-import type { NcHeader } from "./header.ts";
-import { decodeHeader } from "./header.ts";
+import type { NcHeader } from "./header_decode.ts";
+import { decodeHeader } from "./header_decode.ts";
 import type { NcLayout, NcVarLayout } from "./model.ts";
 import {
   DEFAULT_FILL,

@@ -6,7 +6,7 @@
  * @module
  */
 import { UsageError } from "../../core/errors.ts";
-import type { NcDecodedVariable } from "./header.ts";
+import type { NcDecodedVariable } from "./header_decode.ts";
 import type { ChunkLayout } from "../types.ts";
 import { DTYPE_SIZE } from "../types.ts";
 import type { NcAttribute, NcDimension, NcSchema, NcVariable, NcVariant } from "./model.ts";
