@@ -5,7 +5,7 @@
  * @module
  */
 import { copySwapped, NATIVE_ORDER } from "../lib/bytes/byteswap.ts";
-import { f77 } from "../lib/framings/f77.ts";
+import { f77 } from "../lib/framings/f77/mod.ts";
 import { raw } from "../lib/framings/raw.ts";
 import type { Frame, Framing, ReaderOptions, WriterOptions } from "../lib/framings/types.ts";
 import { DTYPE_SIZE } from "../lib/framings/types.ts";

@@ -10,9 +10,9 @@
 import type { Frame } from "../lib/framings/types.ts";
 import { backendByName } from "../lib/backends/registry.ts";
 import type { Backend, FrameSource } from "../lib/backends/backend.ts";
-import { hdf4, hdf4ErrorValueCall } from "../lib/peers/hdf4.ts";
+import { hdf4, hdf4ErrorValueCall } from "../lib/peers/hdf4/mod.ts";
 import { hdf5, hdf5LibversionCall } from "../lib/peers/hdf5/mod.ts";
-import { netcdf4, netcdfLib, netcdfLibversCall } from "../lib/peers/netcdf4.ts";
+import { netcdf4, netcdfLib, netcdfLibversCall } from "../lib/peers/netcdf4/mod.ts";
 import { beginPhase, endPhase, finishAudit, startAudit } from "../lib/sys/audit.ts";
 import { bytesEqual, clockGettime, close, O, open, pread, times } from "../lib/sys/libc.ts";
 

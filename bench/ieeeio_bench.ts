@@ -8,7 +8,7 @@
  * @module
  */
 import { copySwapped, NATIVE_ORDER } from "../lib/bytes/byteswap.ts";
-import { ieeeio } from "../lib/framings/ieeeio.ts";
+import { ieeeio } from "../lib/framings/ieeeio/mod.ts";
 import { raw } from "../lib/framings/raw.ts";
 import type { ByteOrder, Frame, Framing, WriteOp } from "../lib/framings/types.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";

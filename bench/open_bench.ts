@@ -20,9 +20,9 @@
  */
 import { nativeBackend } from "../lib/backends/engine.ts";
 import { writeFrames } from "../lib/backends/write.ts";
-import { f77 } from "../lib/framings/f77.ts";
+import { f77 } from "../lib/framings/f77/mod.ts";
 import { gsd } from "../lib/framings/gsd/mod.ts";
-import { ieeeio } from "../lib/framings/ieeeio.ts";
+import { ieeeio } from "../lib/framings/ieeeio/mod.ts";
 import { raw } from "../lib/framings/raw.ts";
 import type { ChunkLayout, Frame, Framing } from "../lib/framings/types.ts";
 import { dropCache } from "../lib/io/cache.ts";

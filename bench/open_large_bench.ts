@@ -15,8 +15,8 @@
  */
 import { nativeBackend } from "../lib/backends/engine.ts";
 import { writeFrames } from "../lib/backends/write.ts";
-import { f77 } from "../lib/framings/f77.ts";
-import { ieeeio } from "../lib/framings/ieeeio.ts";
+import { f77 } from "../lib/framings/f77/mod.ts";
+import { ieeeio } from "../lib/framings/ieeeio/mod.ts";
 import { raw } from "../lib/framings/raw.ts";
 import { FileHandle } from "../lib/io/file.ts";
 import { addressOfBuffer, CLOCK, clockGettime, preadUncached } from "../lib/sys/libc.ts";

@@ -15,7 +15,7 @@
  * @module
  */
 import { nativeBackend } from "../lib/backends/engine.ts";
-import { f77 } from "../lib/framings/f77.ts";
+import { f77 } from "../lib/framings/f77/mod.ts";
 import { dropCache } from "../lib/io/cache.ts";
 import { FileHandle } from "../lib/io/file.ts";
 import { pread } from "../lib/sys/libc.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ieeeio } from "../lib/framings/ieeeio.ts";
+import { ieeeio } from "../lib/framings/ieeeio/mod.ts";
 import { raw } from "../lib/framings/raw.ts";
 import { nativeBackend } from "../lib/backends/engine.ts";
 import { writeFrames } from "../lib/backends/write.ts";

@@ -28,7 +28,7 @@ import { recordsRow, recordsTargets, runRecords } from "../lib/workloads/records
 import { runScaling, scalingRow } from "../lib/workloads/scaling.ts";
 import { runTable, runTableCell, type TableOptions } from "../lib/workloads/table/mod.ts";
 import { peerTest, runCli, tempDir } from "./_helpers.ts";
-import { pythonGsdUnavailable } from "../lib/peers/python_gsd.ts";
+import { pythonGsdUnavailable } from "../lib/peers/python_gsd/mod.ts";
 
 const NATIVE = ["raw", "f77", "ieeeio", "gsd", "netcdf"];
 const PEERS = ["hdf5", "netcdf4", "netcdf-lib", "hdf4"];

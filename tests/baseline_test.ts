@@ -5,7 +5,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { fioArgs, fioBandwidth, type FioCell } from "../lib/peers/fio.ts";
+import { fioArgs, fioBandwidth, type FioCell } from "../lib/baselines/fio.ts";
 import { commandMissing, PERMISSIONS, runCli, tempDir } from "./_helpers.ts";
 
 const CELL: FioCell = {

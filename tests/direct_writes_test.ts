@@ -3,7 +3,7 @@
  * framings' writers, and every read-back of a partial block, from a page-aligned buffer at a file
  * offset and of a length that are multiples of a page, on a file system that would take 512-byte
  * alignment too (strace observer, the calls' raw arguments). A staging buffer 512 bytes past a
- * page splits each call's pages between two and cuts the write's rate (docs/direct-io.md).
+ * page splits each call's pages between two and cuts the write's rate (docs/measurement.md, "Transfer size and direct I/O").
  * @module
  */
 import assert from "node:assert/strict";

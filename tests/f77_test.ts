@@ -1,12 +1,12 @@
 /**
- * Tests of the Fortran unformatted framing (lib/framings/f77.ts): the spec's hexdumps, round
+ * Tests of the Fortran unformatted framing (lib/framings/f77/): the spec's hexdumps, round
  * trips, gfortran's golden files, every malformed-file rule, detection, and gfortran as a peer.
  * @module
  */
 import assert from "node:assert/strict";
 import { copySwapped, NATIVE_ORDER } from "../lib/bytes/byteswap.ts";
 import { FormatError, UsageError } from "../lib/core/errors.ts";
-import { f77, int64At } from "../lib/framings/f77.ts";
+import { f77, int64At } from "../lib/framings/f77/mod.ts";
 import type {
   ChunkRef,
   Frame,

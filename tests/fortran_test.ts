@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { backendByName } from "../lib/backends/registry.ts";
-import { fortranProgram, gfortranUnavailable } from "../lib/peers/fortran/gfortran.ts";
-import { f77Gfortran } from "../lib/peers/fortran/mod.ts";
+import { fortranProgram, gfortranUnavailable } from "../lib/baselines/gfortran/compile.ts";
+import { f77Gfortran } from "../lib/peers/gfortran/mod.ts";
 import { writeFrames } from "../lib/backends/write.ts";
 import { datasetArray } from "../lib/workloads/scaling.ts";
 import { packmanPattern, writePackmanFile } from "../lib/workloads/readers/mod.ts";

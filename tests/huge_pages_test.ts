@@ -4,13 +4,13 @@
  * kernel backs such a buffer with huge pages (smaps), and the fio baseline is given huge pages
  * (mem=shmhuge) exactly when the machine can give them, else one line says the two differ.
  * O_DIRECT pins every page of its buffer and hands the device a segment per page, so huge pages
- * read faster, fio's own reads alike (docs/direct-io.md gives the rates).
+ * read faster, fio's own reads alike (docs/measurement.md, "Transfer size and direct I/O", gives the rates).
  * @module
  */
 import assert from "node:assert/strict";
 import { keepCopy } from "../lib/backends/native_sink.ts";
 import { alignedBytes, HUGE_PAGES_MIN } from "../lib/io/transfer.ts";
-import { fioArgs, type FioCell, fioHugePagesRefused, hugePageFacts } from "../lib/peers/fio.ts";
+import { fioArgs, type FioCell, fioHugePagesRefused, hugePageFacts } from "../lib/baselines/fio.ts";
 import { HUGE_PAGE, readProc, transparentHugePages } from "../lib/sys/libc.ts";
 import { commandMissing, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
 import {

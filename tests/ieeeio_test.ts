@@ -10,7 +10,7 @@ import {
   type IeeeioIndex,
   type IeeeioTypeName,
   openIeeeio,
-} from "../lib/framings/ieeeio.ts";
+} from "../lib/framings/ieeeio/mod.ts";
 import type { ByteOrder, ChunkRef, Frame, TypedArray, WriteOp } from "../lib/framings/types.ts";
 import { MemoryFile, memorySource } from "../lib/io/memory.ts";
 import { runCli, tempDir } from "./_helpers.ts";

@@ -7,6 +7,12 @@
  * imports included). The one allowed upward import is type-only: peers implement the Backend
  * contract that lib/backends/backend.ts declares (`import type`, erased at run time), as the
  * framings implement theirs one layer down.
+ *
+ * lib/baselines/ holds the programs sciobench measures beside its own pipeline to compare with
+ * (fio, the gfortran-compiled programs): not backends, so the registry never lists them. They sit
+ * under peers and over io: a baseline runs on io, sys and core (and names the contract's types,
+ * type-only, as a peer does); the commands and workloads that compare with one import it, and so
+ * does a peer that runs a program a baseline builds (f77-gfortran); backends and framings never do.
  */
 import assert from "node:assert/strict";
 
@@ -19,11 +25,14 @@ const RANK: Readonly<Record<string, number>> = {
   backends: 2,
   framings: 3,
   peers: 3,
-  io: 4,
-  sys: 5,
-  bytes: 6,
-  core: 7,
+  baselines: 4,
+  io: 5,
+  sys: 6,
+  bytes: 7,
+  core: 8,
 };
+/** The layers that may import a baseline (beside itself). */
+const BASELINE_USERS = ["cli", "workloads", "peers", "baselines"];
 const BESIDE = ["mpi", "report"];
 const CONTRACT = "backends/backend.ts";
 
@@ -75,12 +84,21 @@ Deno.test("layers: no import in lib/ points back up the pipeline", () => {
     if (BESIDE.includes(b)) return a !== "" && RANK[a]! > RANK.workloads! && b === "mpi";
     if (a === "" || RANK[a] === undefined || RANK[b] === undefined) return false;
     if (RANK[b]! >= RANK[a]!) return false;
-    return !(typeOnly && to === CONTRACT && a === "peers");
+    return !(typeOnly && to === CONTRACT && (a === "peers" || a === "baselines"));
   }).filter((e) => !(e.from === "core/version.ts" && e.to === "../deno.json"));
   assert.deepEqual(upward.map((e) => `${e.from} -> ${e.to}`), []);
   // The check sees the kinds of import it allows and refuses.
   assert.ok(all.some((e) => e.from.startsWith("peers/") && e.to === CONTRACT && e.typeOnly));
   assert.ok(all.some((e) => e.from === "backends/registry.ts" && e.to === "peers/mod.ts"));
+});
+
+Deno.test("layers: only commands, workloads and peers import a baseline", () => {
+  const all = edges();
+  const users = (e: Edge) => layer(e.to) === "baselines" && !BASELINE_USERS.includes(layer(e.from));
+  assert.deepEqual(all.filter(users).map((e) => `${e.from} -> ${e.to}`), []);
+  // The check sees the imports it allows, and would see a backend importing a baseline.
+  assert.ok(all.some((e) => e.from === "workloads/table/fio.ts" && e.to === "baselines/fio.ts"));
+  assert.ok(users({ from: "backends/registry.ts", to: "baselines/fio.ts", typeOnly: false }));
 });
 
 Deno.test("layers: io, sys, bytes and core import nothing above them", () => {

@@ -16,7 +16,7 @@
  */
 import assert from "node:assert/strict";
 import type { AuditPhase, RowAudit } from "../lib/sys/audit.ts";
-import { gfortranUnavailable } from "../lib/peers/fortran/mod.ts";
+import { gfortranUnavailable } from "../lib/peers/gfortran/mod.ts";
 import { hdf5 } from "../lib/peers/hdf5/mod.ts";
 import { commandMissing, peerTest, PERMISSIONS, tempDir } from "./_helpers.ts";
 

@@ -10,8 +10,8 @@
 import assert from "node:assert/strict";
 import { nativeBackend } from "../lib/backends/engine.ts";
 import { writeFrames } from "../lib/backends/write.ts";
-import { f77 } from "../lib/framings/f77.ts";
-import { ieeeio } from "../lib/framings/ieeeio.ts";
+import { f77 } from "../lib/framings/f77/mod.ts";
+import { ieeeio } from "../lib/framings/ieeeio/mod.ts";
 import type { Framing } from "../lib/framings/types.ts";
 import { finishAudit, startAudit } from "../lib/sys/audit.ts";
 import { startMeter } from "../lib/sys/meter.ts";

@@ -9,8 +9,8 @@
 import assert from "node:assert/strict";
 import { nativeBackend } from "../lib/backends/engine.ts";
 import { writeFrames } from "../lib/backends/write.ts";
-import { f77 } from "../lib/framings/f77.ts";
-import { ieeeio } from "../lib/framings/ieeeio.ts";
+import { f77 } from "../lib/framings/f77/mod.ts";
+import { ieeeio } from "../lib/framings/ieeeio/mod.ts";
 import type { Framing } from "../lib/framings/types.ts";
 import { TableFrames } from "../lib/workloads/table/mod.ts";
 import { commandMissing, PERMISSIONS, REQUIRE_PEERS, tempDir } from "./_helpers.ts";

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { UsageError } from "../lib/core/errors.ts";
 import { backendByName } from "../lib/backends/registry.ts";
 import { checkOptions, parseOptionArgs } from "../lib/framings/options.ts";
-import { f77 } from "../lib/framings/f77.ts";
+import { f77 } from "../lib/framings/f77/mod.ts";
 import { netcdf } from "../lib/framings/netcdf/mod.ts";
 import { didYouMean, editDistance, suggest } from "../lib/core/suggest.ts";
 import { peerUsable, runCli, tempDir } from "./_helpers.ts";

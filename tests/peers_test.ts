@@ -14,7 +14,7 @@ import { type Frame, matchesMagic } from "../lib/framings/types.ts";
 import { MemoryFile } from "../lib/io/memory.ts";
 import type { Backend, ReadChunk } from "../lib/backends/backend.ts";
 import { loadLibrary } from "../lib/peers/common.ts";
-import { hdf4, HDF4_ENV, HDF4_PAIRS, hdf4Libraries } from "../lib/peers/hdf4.ts";
+import { hdf4, HDF4_ENV, HDF4_PAIRS, hdf4Libraries } from "../lib/peers/hdf4/mod.ts";
 import {
   hdf5,
   HDF5_SONAMES,
@@ -23,7 +23,7 @@ import {
 } from "../lib/peers/hdf5/mod.ts";
 import { PEERS } from "../lib/peers/mod.ts";
 import { backendByName } from "../lib/backends/registry.ts";
-import { netcdf4, netcdfLib } from "../lib/peers/netcdf4.ts";
+import { netcdf4, netcdfLib } from "../lib/peers/netcdf4/mod.ts";
 import { commandMissing, peerTest, peerUsable, runCli, tempDir } from "./_helpers.ts";
 
 // ---- data ----------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
  * never reported as corruption.
  */
 import assert from "node:assert/strict";
-import { pythonGsdUnavailable } from "../lib/peers/python_gsd.ts";
+import { pythonGsdUnavailable } from "../lib/peers/python_gsd/mod.ts";
 import { flipByte, peerTest, runCli, tempDir } from "./_helpers.ts";
 
 /** Writes hoomd files with python3-gsd: `frames` frames of N = 16 random particles each. */

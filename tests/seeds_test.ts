@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
-import { hdf4Version } from "../lib/peers/hdf4.ts";
-import { gfortranUnavailable } from "../lib/peers/fortran/gfortran.ts";
+import { hdf4Version } from "../lib/peers/hdf4/mod.ts";
+import { gfortranUnavailable } from "../lib/baselines/gfortran/compile.ts";
 
 const SEEDS = new URL("../../shared/seeds/", import.meta.url);
 

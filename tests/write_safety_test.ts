@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { crashTrials, NATIVE_FRAMINGS } from "../tools/crash_appends.ts";
-import { hdf4 } from "../lib/peers/hdf4.ts";
+import { hdf4 } from "../lib/peers/hdf4/mod.ts";
 import { journalPath } from "../lib/io/journal.ts";
 import * as libc from "../lib/sys/libc.ts";
 import { peerTest, runCli, runCliLimited, spawnCli, tempDir } from "./_helpers.ts";

@@ -9,9 +9,9 @@
  * @module
  */
 import { FormatError, PeerUnavailableError, UsageError } from "../core/errors.ts";
-import { f77 } from "../framings/f77.ts";
+import { f77 } from "../framings/f77/mod.ts";
 import { gsd } from "../framings/gsd/mod.ts";
-import { ieeeio } from "../framings/ieeeio.ts";
+import { ieeeio } from "../framings/ieeeio/mod.ts";
 import { netcdf } from "../framings/netcdf/mod.ts";
 import { raw } from "../framings/raw.ts";
 import { type Framing, matchesMagic } from "../framings/types.ts";

@@ -7,7 +7,7 @@
 import { world } from "../mpi/world.ts";
 import { loadedLibraries } from "../peers/common.ts";
 import { glibcVersion, readProc, statfs, transparentHugePages } from "../sys/libc.ts";
-import { hugePageFacts } from "../peers/fio.ts";
+import { hugePageFacts } from "../baselines/fio.ts";
 import { COMMIT, VERSION } from "../core/version.ts";
 
 function readText(path: string): string | undefined {

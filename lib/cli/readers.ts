@@ -1,6 +1,6 @@
 /**
  * `sciobench readers`: the Packman workload, 1..7 simultaneous reader processes of one shared
- * file or of one file each (lib/workloads/readers.ts). The reader processes are this same
+ * file or of one file each (lib/workloads/readers/mod.ts). The reader processes are this same
  * program run again with the hidden `sciobench readers _reader FILE ...`, never a shell.
  * @module
  */
@@ -11,7 +11,7 @@ import { recordFileBytes } from "../backends/capabilities.ts";
 import type { OptionValue } from "../framings/types.ts";
 import { optionOrDefault, type OptionValues } from "../framings/options.ts";
 import { world } from "../mpi/world.ts";
-import { fortranProgram, gfortranUnavailable } from "../peers/fortran/gfortran.ts";
+import { fortranProgram, gfortranUnavailable } from "../baselines/gfortran/compile.ts";
 import { columnHelp } from "../report/human.ts";
 import {
   type CacheState,

@@ -7,7 +7,7 @@ import { BACKENDS } from "../backends/registry.ts";
 import { exceededDatasetLimit, libraryName } from "../backends/capabilities.ts";
 import type { Backend, FsyncPolicy } from "../backends/backend.ts";
 import { fsyncRefusal } from "../backends/write.ts";
-import { fioUnavailable } from "../peers/fio.ts";
+import { fioUnavailable } from "../baselines/fio.ts";
 import { warn } from "../core/diagnostics.ts";
 import { didYouMean } from "../core/suggest.ts";
 import { gsdTableRenderer } from "../report/formats/seed.ts";
@@ -332,6 +332,7 @@ export const tableWorkload: Workload<FlagValues<"table">> = {
             perRank: values["per-rank"],
             layout,
             transfer,
+            // mutant: table-cli-overlap
             overlap: overlap.mode !== "none",
           },
           add,

@@ -235,6 +235,7 @@ export const writeCommand: Command = {
               audit = r.audit;
             } else m = await timedWrite(temp, "new");
             // --fsync none: the timing held no fsync, but FILE never appears unsynced
+            // mutant: write-cli-fsync-none
             if (fsync === "none") syncFile(temp);
             commitTemp(temp, target);
             complete = true;

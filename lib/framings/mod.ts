@@ -45,6 +45,6 @@ export { checkOptions, type OptionValues, parseOptionArgs } from "./options.ts";
 export { MemoryFile, memorySource } from "../io/memory.ts";
 export { raw } from "./raw.ts";
 export { gsd } from "./gsd/mod.ts";
-export { f77 } from "./f77.ts";
-export { ieeeio } from "./ieeeio.ts";
+export { f77 } from "./f77/mod.ts";
+export { ieeeio } from "./ieeeio/mod.ts";
 export { netcdf } from "./netcdf/mod.ts";

@@ -28,7 +28,7 @@ export interface Transfer {
    * With `direct`: the staging and read buffers are 2 MiB transparent huge pages (the default);
    * false: 4 KiB pages, as fio's malloc'd buffers (`--no-huge-pages`). O_DIRECT pins each page of
    * the buffer and hands the device one segment per page, so huge pages make far fewer segments
-   * (docs/direct-io.md gives the rates; fio's own buffers take them with mem=shmhuge).
+   * (docs/measurement.md, "Transfer size and direct I/O", gives the rates; fio's own buffers take them with mem=shmhuge).
    */
   readonly hugePages?: boolean;
 }
@@ -270,7 +270,7 @@ export class BlockWriter {
  * ext4 on a virtio disk can report 512 bytes (statx STATX_DIOALIGN) over physical blocks of 4096:
  * frames read at 512-byte offsets into buffers 512 bytes past a page, and a 4 MiB staging buffer
  * 512 bytes past a page, give the device requests off its 4 KiB blocks and scatter lists of
- * partial pages, which cut a --direct write to a fraction of fio's (docs/direct-io.md).
+ * partial pages, which cut a --direct write to a fraction of fio's (docs/measurement.md, "Transfer size and direct I/O").
  */
 export function transferAlignment(
   t: { readonly align: number; readonly memoryAlign: number },

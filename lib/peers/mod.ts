@@ -12,11 +12,11 @@
  * @module
  */
 import type { Backend } from "../backends/backend.ts";
-import { hdf4 } from "./hdf4.ts";
+import { hdf4 } from "./hdf4/mod.ts";
 import { hdf5 } from "./hdf5/mod.ts";
-import { netcdf4, netcdfLib } from "./netcdf4.ts";
-import { pythonGsd, pythonGsdFl } from "./python_gsd.ts";
-import { f77Gfortran } from "./fortran/mod.ts";
+import { netcdf4, netcdfLib } from "./netcdf4/mod.ts";
+import { pythonGsd, pythonGsdFl } from "./python_gsd/mod.ts";
+import { f77Gfortran } from "./gfortran/mod.ts";
 
 /** Every peer backend, in the order `sciobench framings` lists them: libraries, then programs. */
 export const PEERS: readonly Backend[] = [

@@ -3,6 +3,16 @@
  * {@link SysError} (errno, its name, the path) on failure, and two asynchronous preads: one on
  * another thread ({@link preadAsync}), one through Linux native AIO for O_DIRECT files
  * ({@link preadSubmit}). glibc on x86-64/aarch64 Linux only.
+ *
+ * One module on purpose, though long: it is the one FFI boundary to libc, the bindings and their
+ * typed wrappers, and its parts share state that must not cross a module boundary: the library
+ * handle, errno (read right after the failed call), the one I/O observer every call reports to,
+ * and the native AIO read in flight, which `close` waits for (the AIO reads, in their own module,
+ * would import the observer from here and this module their read in flight: a cycle). Its
+ * sections: file calls (open, pread, pwrite, syncs, locks, advice), the asynchronous and native
+ * AIO reads, process clocks and usage, file-system facts (statfs, statx, residency, cachestat),
+ * mappings and leases, library loading, limits, the uncached and cached-only reads (preadv2), and
+ * huge pages.
  * @module
  */
 import { SciobenchError, SysError } from "../core/errors.ts";

@@ -258,14 +258,17 @@ export async function measureRead(
 ): Promise<Row> {
   const { seed, sample, transfer, allowExternal } = settings;
   // --verify --direct: frame k verified while frame k + 1's read is in flight (native AIO)
+  // mutant: read-verify-direct-aio
   const overlap = settings.verify && readOverlap(transfer, undefined).mode !== "none";
   const fileBytes = Deno.statSync(path).size;
   const cache = cacheState(transfer, "cold");
   // O_DIRECT reads bypass the page cache: no drop is made, what is cached is only measured
   const drop = (): CacheDrop =>
+    // mutant: read-direct-drop
     cache === "direct" ? { seconds: 0, residentAfter: residency(path) } : dropCache(path);
   startAudit();
   try {
+    // mutant: read-cold-drop
     const drop1 = drop();
     // With --verify the frames are the table's: N follows from the first chunk (12 N bytes of
     // positions), so formats without types (Fortran records) are read with the table's layout.
@@ -290,6 +293,7 @@ export async function measureRead(
     refuseEmpty(source);
     // --verify: the expected bytes in the file's byte order (big-endian netCDF: a swapped copy of
     // a frame) are made before the reads are timed, as the native arrays are
+    // mutant: read-expected-untimed
     if (pattern) prepareVerified(source, pattern);
     // an open that scans the file (f77, IEEEIO) cached it: the read starts from a second drop
     drop();

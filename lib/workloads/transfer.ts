@@ -9,7 +9,7 @@ import type { Transfer } from "../io/transfer.ts";
 import { aioUnavailable } from "../sys/libc.ts";
 import { world } from "../mpi/world.ts";
 import type { ColumnDoc } from "../report/human.ts";
-import { columnDoc, columnDocs, TRANSFER_COLUMN_NAMES } from "./columns.ts";
+import { columnDocs, TRANSFER_COLUMN_NAMES } from "./columns.ts";
 import type { Row } from "../report/row.ts";
 
 /** `bs_bytes`, `direct` and `huge_pages`, with units (from the schema). */

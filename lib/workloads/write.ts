@@ -67,6 +67,7 @@ export async function measureWrite(
     await writeFrames(
       backend,
       file,
+      // mutant: write-cli-transfer
       { create, endian, fsync, backendOptions, transfer },
       job.count,
       (i) => frames.frame(job.first + i),

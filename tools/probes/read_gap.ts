@@ -2,7 +2,7 @@
  * Where the table's read efficiency against fio goes: one cell of
  * `table --framing F --size S --n N --baseline fio [--direct]`, its read phase only, measured in
  * interleaved rounds (fio first in odd rounds, ours first in even: ABBA) beside fio's read of its
- * own file with the args lib/peers/fio.ts `fioArgs` builds. Each phase starts from the table's
+ * own file with the args lib/baselines/fio.ts `fioArgs` builds. Each phase starts from the table's
  * cache state (dropped, or O_DIRECT) and is measured by wall time (ours: the table's read path,
  * readVerifiedFrames; fio: its bw_bytes) and by the device's counters (/sys/block/DEV/stat: reads,
  * sectors, read ticks). Prints one CSV row per phase and the medians of ours / fio.
@@ -14,7 +14,7 @@
 import { backendByName } from "../../lib/backends/registry.ts";
 import { dropCache } from "../../lib/io/cache.ts";
 import { withScratchDir } from "../../lib/io/scratch.ts";
-import { fioArgs, fioBandwidth, type FioCell } from "../../lib/peers/fio.ts";
+import { fioArgs, fioBandwidth, type FioCell } from "../../lib/baselines/fio.ts";
 import { directAlignment } from "../../lib/sys/libc.ts";
 import { startMeter } from "../../lib/sys/meter.ts";
 import { readVerifiedFrames, Rng, shuffledOrder } from "../../lib/workloads/pattern.ts";

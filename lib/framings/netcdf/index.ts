@@ -12,7 +12,7 @@ import type {
   StoredVariable,
   TypedArray,
 } from "../types.ts";
-import type { NcDecodedAttribute, NcHeader } from "./header.ts";
+import type { NcDecodedAttribute, NcHeader } from "./header_decode.ts";
 import { FORMAT, KIND_NAMES, NC_TYPE_DTYPE, STREAMING_NUMRECS } from "./model.ts";
 import { openNetcdf } from "./reader.ts";
 import { chunkNameOf } from "./schema.ts";

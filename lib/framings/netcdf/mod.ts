@@ -47,8 +47,9 @@ export {
   ncTypeSize,
   STREAMING_NUMRECS,
 } from "./model.ts";
-export type { NcDecodedAttribute, NcDecodedVariable, NcHeader } from "./header.ts";
-export { decodeHeader, encodeFile, encodeHeader, layoutSchema, numrecsBytes } from "./header.ts";
+export type { NcDecodedAttribute, NcDecodedVariable, NcHeader } from "./header_decode.ts";
+export { decodeHeader } from "./header_decode.ts";
+export { encodeFile, encodeHeader, layoutSchema, numrecsBytes } from "./header_encode.ts";
 export type { NcFile } from "./reader.ts";
 export { openNetcdf } from "./reader.ts";
 export type { NcChunkSpec, NetcdfWriterOptions } from "./schema.ts";

@@ -302,3 +302,10 @@ export const KIND_NAMES: Readonly<Record<NcVariant, string>> = {
   2: "64-bit offset",
   5: "cdf5",
 };
+
+/** Header list tags: a dimension, variable and attribute list (NC_DIMENSION, NC_VARIABLE, NC_ATTRIBUTE). */
+export const TAG_DIMENSION = 0x0a;
+/** See {@link TAG_DIMENSION}. */
+export const TAG_VARIABLE = 0x0b;
+/** See {@link TAG_DIMENSION}. */
+export const TAG_ATTRIBUTE = 0x0c;

@@ -5,8 +5,8 @@
  */
 import { FormatError } from "../../core/errors.ts";
 import type { ByteSource } from "../types.ts";
-import type { NcHeader } from "./header.ts";
-import { decodeHeader } from "./header.ts";
+import type { NcHeader } from "./header_decode.ts";
+import { decodeHeader } from "./header_decode.ts";
 import type { NcLayout, NcVarLayout } from "./model.ts";
 import {
   DEFAULT_FILL,
@@ -47,21 +47,18 @@ export interface NcFile {
   readonly missingData?: { readonly offset: number; readonly problem: string };
 }
 
+/** A failure at a byte offset of the file being opened: throws its FormatError. */
+type Fail = (offset: number, problem: string) => never;
+
 /**
- * Decodes a header and checks it against the file as libnetcdf's `nc_open` does: offsets inside
- * the header and overlaps are errors. Data that lies (wholly or partly) past the end of the file
- * was never written (fill off, a file synced before its data): libnetcdf opens such a file and
- * reads the missing bytes as zeros, and so does this reader (a warning and a departure).
+ * The data layout of every variable of `h` from its stored begin: record or fixed, shape, slab
+ * and padded bytes, fill. A stored vsize that disagrees with the computed one, and a _FillValue
+ * of another type than its variable's, are warnings (the computed size and the default fill are
+ * used, as libnetcdf does).
  */
-export function openNetcdf(src: ByteSource): NcFile {
-  const h = decodeHeader(src);
-  const fail = (offset: number, problem: string): never => {
-    throw new FormatError(FORMAT, src.path, offset, problem);
-  };
-  const warnings: string[] = [];
+function variableLayouts(h: NcHeader, fail: Fail, warnings: string[]): NcVarLayout[] {
   const rec = recordDimId(h.dimensions);
-  const beginField = (i: number): number => h.variables[i]!.beginFieldOffset;
-  const vars: NcVarLayout[] = h.variables.map((v) => {
+  return h.variables.map((v) => {
     const isRec = v.dims.length > 0 && v.dims[0] === rec;
     const shape = v.dims.length <= (isRec ? 1 : 0)
       ? NO_SHAPE
@@ -94,12 +91,32 @@ export function openNetcdf(src: ByteSource): NcFile {
       fill,
     };
   });
-  const fixed = vars.filter((v) => !v.record);
-  const recs = vars.filter((v) => v.record);
+}
+
+/** Where the record data lies: the records' first byte and the bytes of one record. */
+interface RecordSpan {
+  readonly recordBegin: number;
+  readonly recsize: number;
+}
+
+/**
+ * Checks where the variables lie, as `nc_open` does: no begin inside the header, no fixed
+ * variable overlapping another or the record data, every record variable inside its record.
+ * `fixed` and `recs`: the fixed and record variables of `vars`, in header order.
+ */
+function checkPlacement(
+  h: NcHeader,
+  vars: readonly NcVarLayout[],
+  fixed: readonly NcVarLayout[],
+  recs: readonly NcVarLayout[],
+  span: RecordSpan,
+  fail: Fail,
+): void {
+  const { recordBegin, recsize } = span;
   for (const [i, v] of vars.entries()) {
     if (v.begin < h.headerBytes) {
       fail(
-        beginField(i),
+        h.variables[i]!.beginFieldOffset,
         `begin ${v.begin} of variable '${v.name}' lies inside the header (${h.headerBytes} bytes)`,
       );
     }
@@ -117,35 +134,51 @@ export function openNetcdf(src: ByteSource): NcFile {
       );
     }
   }
-  let recsize = recs.reduce((a, v) => a + v.paddedBytes, 0);
-  if (recs.length === 1) recsize = recs[0]!.slabBytes;
-  const recordBegin = recs.length > 0
-    ? recs.reduce((a, v) => Math.min(a, v.begin), Infinity)
-    : h.headerBytes;
-  const fixedEnd = fixed.reduce((a, v) => Math.max(a, v.begin + v.paddedBytes), h.headerBytes);
-  if (recs.length > 0) {
-    const lastFixed = sorted[sorted.length - 1];
-    if (lastFixed !== undefined && lastFixed.begin + lastFixed.slabBytes > recordBegin) {
+  if (recs.length === 0) return;
+  const lastFixed = sorted[sorted.length - 1];
+  if (lastFixed !== undefined && lastFixed.begin + lastFixed.slabBytes > recordBegin) {
+    fail(
+      recordBegin,
+      `record data at byte ${recordBegin} overlaps fixed variable '${lastFixed.name}'`,
+    );
+  }
+  const inRecord = [...recs].sort((a, b) => a.begin - b.begin);
+  for (const [k, v] of inRecord.entries()) {
+    const rel = v.begin - recordBegin;
+    const next = inRecord[k + 1];
+    const limit = next === undefined ? recsize : next.begin - recordBegin;
+    if (rel + v.slabBytes > limit) {
       fail(
-        recordBegin,
-        `record data at byte ${recordBegin} overlaps fixed variable '${lastFixed.name}'`,
+        v.begin,
+        `record variable '${v.name}' (${v.slabBytes} bytes at byte ${v.begin}) does not fit its record of ${recsize} bytes`,
       );
     }
-    const inRecord = [...recs].sort((a, b) => a.begin - b.begin);
-    for (const [k, v] of inRecord.entries()) {
-      const rel = v.begin - recordBegin;
-      const next = inRecord[k + 1];
-      const limit = next === undefined ? recsize : next.begin - recordBegin;
-      if (rel + v.slabBytes > limit) {
-        fail(
-          v.begin,
-          `record variable '${v.name}' (${v.slabBytes} bytes at byte ${v.begin}) does not fit its record of ${recsize} bytes`,
-        );
-      }
-    }
   }
-  // Data past the end of the file was never written: libnetcdf reads it as zeros.
-  const departures = [...h.departures];
+}
+
+/** The record count of a file, and the data its header places past the file's end. */
+interface ResolvedRecords {
+  readonly numrecs: number;
+  /** Bytes of data past the end of the file (never written). */
+  readonly neverWritten: number;
+  readonly missingData?: NcFile["missingData"];
+}
+
+/**
+ * The number of records (the stored count, or for a streaming count the whole records the file
+ * holds), and the data past the end of the file, which was never written: libnetcdf reads it as
+ * zeros, and each stretch of it is a departure and a warning (pushed to both lists).
+ */
+function resolveRecords(
+  src: ByteSource,
+  h: NcHeader,
+  fixed: readonly NcVarLayout[],
+  recs: readonly NcVarLayout[],
+  span: RecordSpan,
+  warnings: string[],
+  departures: string[],
+): ResolvedRecords {
+  const { recordBegin, recsize } = span;
   let missingData: NcFile["missingData"];
   let neverWritten = 0;
   const missing = (what: string, from: number, to: number) => {
@@ -182,9 +215,23 @@ export function openNetcdf(src: ByteSource): NcFile {
       );
     }
   }
-  // A header that places more than a gibibyte of data, or more than a million records, past the
-  // end of its file was not merely synced before its data: refuse it (O(1), before any index of
-  // those records is built) rather than read gigabytes of zeros.
+  return { numrecs, neverWritten, ...(missingData ? { missingData } : {}) };
+}
+
+/**
+ * Refuses a header that places more than a gibibyte of data, or more than a million records,
+ * past the end of its file: such a file was not merely synced before its data (O(1), before any
+ * index of those records is built, rather than read gigabytes of zeros).
+ */
+function refuseDamaged(
+  src: ByteSource,
+  recs: readonly NcVarLayout[],
+  span: RecordSpan,
+  resolved: ResolvedRecords,
+  fail: Fail,
+): void {
+  const { recordBegin, recsize } = span;
+  const { numrecs, neverWritten } = resolved;
   const recordsPastEnd = recs.length === 0 ? 0 : Math.max(
     0,
     numrecs - (recsize === 0 ? numrecs : Math.floor(Math.max(0, src.size - recordBegin) / recsize)),
@@ -204,12 +251,40 @@ export function openNetcdf(src: ByteSource): NcFile {
         `records; the file is probably damaged`,
     );
   }
+}
+
+/**
+ * Decodes a header and checks it against the file as libnetcdf's `nc_open` does: offsets inside
+ * the header and overlaps are errors. Data that lies (wholly or partly) past the end of the file
+ * was never written (fill off, a file synced before its data): libnetcdf opens such a file and
+ * reads the missing bytes as zeros, and so does this reader (a warning and a departure).
+ */
+export function openNetcdf(src: ByteSource): NcFile {
+  const h = decodeHeader(src);
+  const fail: Fail = (offset, problem) => {
+    throw new FormatError(FORMAT, src.path, offset, problem);
+  };
+  const warnings: string[] = [];
+  const vars = variableLayouts(h, fail, warnings);
+  const fixed = vars.filter((v) => !v.record);
+  const recs = vars.filter((v) => v.record);
+  let recsize = recs.reduce((a, v) => a + v.paddedBytes, 0);
+  if (recs.length === 1) recsize = recs[0]!.slabBytes;
+  const recordBegin = recs.length > 0
+    ? recs.reduce((a, v) => Math.min(a, v.begin), Infinity)
+    : h.headerBytes;
+  const fixedEnd = fixed.reduce((a, v) => Math.max(a, v.begin + v.paddedBytes), h.headerBytes);
+  const span: RecordSpan = { recordBegin, recsize };
+  checkPlacement(h, vars, fixed, recs, span, fail);
+  const departures = [...h.departures];
+  const resolved = resolveRecords(src, h, fixed, recs, span, warnings, departures);
+  refuseDamaged(src, recs, span, resolved, fail);
   return {
     header: h,
     layout: { headerBytes: h.headerBytes, vars, recordBegin, recsize, fixedEnd },
-    numrecs,
+    numrecs: resolved.numrecs,
     warnings,
     departures,
-    ...(missingData ? { missingData } : {}),
+    ...(resolved.missingData ? { missingData: resolved.missingData } : {}),
   };
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import { UsageError } from "../../core/errors.ts";
-import type { NcDecodedVariable } from "./header.ts";
+import type { NcDecodedVariable } from "./header_decode.ts";
 import type { ChunkLayout, OptionSpec } from "../types.ts";
 import { DTYPE_SIZE, WRITING_WORKLOADS } from "../types.ts";
 import { optionOrDefault } from "../options.ts";

@@ -15,7 +15,7 @@ import type {
   WriteOp,
   WriterOptions,
 } from "../types.ts";
-import { encodeHeader, layoutSchema, numrecsBytes } from "./header.ts";
+import { encodeHeader, layoutSchema, numrecsBytes } from "./header_encode.ts";
 
 import type { NcAttribute, NcLayout, NcSchema, NcVariant, NcVarLayout } from "./model.ts";
 import {

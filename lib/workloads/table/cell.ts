@@ -198,7 +198,7 @@ export async function runTableCell(
     // function at its first call (most of a first gsd open's 1 ms; python3-gsd's gsd_open is C,
     // compiled ahead of time); it is kept as open_first_ms. Untimed opens follow (V8 optimises
     // after some calls), so the open timed below is the reader's optimised code, as the
-    // python3-gsd peer's is (lib/peers/gsd_peer_py.ts does the same).
+    // python3-gsd peer's is (lib/peers/python_gsd/program.ts does the same).
     const openClose = () =>
       backend.openReader(readPath, { layout: readFrames.layout, transfer: options.transfer })
         .close();

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Row } from "../../report/row.ts";
-import { fioHugePagesRefused, type FioResult, FioSession } from "../../peers/fio.ts";
+import { fioHugePagesRefused, type FioResult, FioSession } from "../../baselines/fio.ts";
 import { cacheState } from "../transfer.ts";
 import { DEFAULT_DIRECT_BS, fileSystemAlignment, transferAlignment } from "../../io/transfer.ts";
 import { BYTES_PER_PARTICLE, type PhaseBeside, type TableOptions } from "./options.ts";

@@ -12,7 +12,7 @@ import type { Row } from "../../report/row.ts";
 import { audited } from "../../sys/audit.ts";
 import { formatCount, formatSize } from "../../report/units.ts";
 import { statfs } from "../../sys/libc.ts";
-import { type FioResult } from "../../peers/fio.ts";
+import { type FioResult } from "../../baselines/fio.ts";
 import { CellFailures } from "../cells.ts";
 import { cacheState, ColdReads, readOverlap, transferColumns } from "../transfer.ts";
 import { type PhaseBeside, type TableOptions, tableSizing } from "./options.ts";

@@ -71,7 +71,7 @@ export interface TableOptions {
   /**
    * `fio`: beside each of the cell's timed phases, fio measures the same phase with the same file
    * size, transfer size, direct flag, fsync policy and cache state in the same directory
-   * (lib/peers/fio.ts), for the efficiency columns.
+   * (lib/baselines/fio.ts), for the efficiency columns.
    */
   readonly baseline?: "fio";
   /** Internal (`--baseline fio`): another tool's phases, each run beside the matching one of ours. */

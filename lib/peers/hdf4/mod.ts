@@ -22,17 +22,17 @@
  * `HEvalue(1)`), and every SDS and file id is released, also on error.
  * @module
  */
-import { FormatError, IoError, PeerUnavailableError, UsageError } from "../core/errors.ts";
-import type { DType, Frame } from "../framings/types.ts";
-import { DTYPE_SIZE, DTYPES } from "../framings/types.ts";
+import { FormatError, IoError, PeerUnavailableError, UsageError } from "../../core/errors.ts";
+import type { DType, Frame } from "../../framings/types.ts";
+import { DTYPE_SIZE, DTYPES } from "../../framings/types.ts";
 import type {
   Backend,
   FrameSink,
   FrameSource,
   ReadChunk,
   SinkOptions,
-} from "../backends/backend.ts";
-import { cString, dlopenGlobal, dlopenPinned } from "../sys/libc.ts";
+} from "../../backends/backend.ts";
+import { cString, dlopenGlobal, dlopenPinned } from "../../sys/libc.ts";
 import {
   allocFrameBuffer,
   checkChunkBytes,
@@ -43,9 +43,9 @@ import {
   oneLineText,
   recordLoaded,
   refuseExisting,
-} from "./common.ts";
-import { requireFile } from "../io/file.ts";
-import { PeerSink } from "./common.ts";
+} from "../common.ts";
+import { requireFile } from "../../io/file.ts";
+import { PeerSink } from "../common.ts";
 
 const NAME = "hdf4";
 

@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { IoError, PeerUnavailableError } from "../../core/errors.ts";
-import { IOSPEED_F77, PACKMAN_RD, PACKMAN_WR } from "./sources.ts";
+import { IOSPEED_F77, PACKMAN_RD, PACKMAN_WR } from "./programs.ts";
 
 /** The programs sciobench carries, by name. */
 export const FORTRAN_PROGRAMS = { rd: PACKMAN_RD, wr: PACKMAN_WR, iospeed: IOSPEED_F77 } as const;

@@ -2,7 +2,7 @@
  * The seeds' own Fortran programs, carried as source text so a compiled sciobench has them:
  * Packman's `wr` and `rd` (shared/seeds/001, lines 24-40), and an IOspeed-style F77 writer of n
  * datasets (FlexIO's writef77.f as ieeeio.md §3.5 reconstructs it). gfortran compiles them once
- * (lib/peers/fortran/gfortran.ts). Each keeps its seed's loop and adds only what sciobench needs:
+ * (compile.ts). Each keeps its seed's loop and adds only what sciobench needs:
  * file and sizes from the command line, a start barrier (it prints `ready` and waits for a line
  * on stdin), CLOCK_MONOTONIC and getrusage around open..close, and one JSON line of results.
  * @module

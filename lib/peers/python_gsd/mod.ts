@@ -1,17 +1,17 @@
 /**
  * The real GSD library as a peer of the table: cells of `sciobench table` measured by
- * the Python program of gsd_peer_py.ts with python3-gsd through /usr/bin/python3 (or $SCIOBENCH_PYTHON). The script
+ * the Python program of program.ts with python3-gsd through /usr/bin/python3 (or $SCIOBENCH_PYTHON). The script
  * uses the same seeded data, frame count, read sample and random order as the native cells and
  * prints a row with the table's columns; `framing` is `python-gsd` (the gsd.hoomd layer, as
  * gsd's benchmark-hoomd.py reads) or `python-gsd-fl` (the gsd.fl file layer).
  * @module
  */
-import { IoError, PeerUnavailableError, UsageError, VerifyError } from "../core/errors.ts";
-import type { Backend, FrameSink, FrameSource, TableCell } from "../backends/backend.ts";
-import type { Row } from "../report/row.ts";
-import { attachAudit, type RowAudit } from "../sys/audit.ts";
-import { envValue, recordLoaded } from "./common.ts";
-import { GSD_PEER_PY } from "./gsd_peer_py.ts";
+import { IoError, PeerUnavailableError, UsageError, VerifyError } from "../../core/errors.ts";
+import type { Backend, FrameSink, FrameSource, TableCell } from "../../backends/backend.ts";
+import type { Row } from "../../report/row.ts";
+import { attachAudit, type RowAudit } from "../../sys/audit.ts";
+import { envValue, recordLoaded } from "../common.ts";
+import { GSD_PEER_PY } from "./program.ts";
 
 /** Peer names this module measures, and the gsd API each uses. */
 export const PYTHON_GSD_PEERS: Readonly<Record<string, "hoomd" | "fl">> = {

@@ -2,11 +2,11 @@
  * The python3-gsd side of `sciobench table --peer python-gsd`: a Python program, kept here as a
  * string so a compiled sciobench carries it (no file is read next to the module). It is run as
  * `python3 -c GSD_PEER_PY ARGS`. To run it alone, save it first:
- * `deno eval 'import { GSD_PEER_PY } from "./lib/peers/gsd_peer_py.ts"; console.log(GSD_PEER_PY)' > gsd_peer.py`.
+ * `deno eval 'import { GSD_PEER_PY } from "./lib/peers/python_gsd/program.ts"; console.log(GSD_PEER_PY)' > gsd_peer.py`.
  * @module
  */
 
-import { OPEN_WARMUP_OPENS, OPEN_WARMUP_SECONDS } from "../sys/meter.ts";
+import { OPEN_WARMUP_OPENS, OPEN_WARMUP_SECONDS } from "../../sys/meter.ts";
 
 /** Source of the Python program that measures the GSD table with python3-gsd. */
 export const GSD_PEER_PY = String.raw`#!/usr/bin/python3
@@ -465,7 +465,7 @@ def run_cell(size, n, repeat, args):
             "random_sys_ticks": x["sys_ticks"],
             "cache": args.cache,
             "fsync": "end",
-            "cold_ok": "",  # sciobench judges it from the row (lib/workloads/table.ts)
+            "cold_ok": "",  # sciobench judges it from the row (lib/workloads/table/cell.ts)
             "bs_bytes": 0,
             "direct": "false",
             "huge_pages": "false",

@@ -11,7 +11,7 @@ import { IoError } from "../core/errors.ts";
 import type { FsyncPolicy } from "../backends/backend.ts";
 import { onInterrupt } from "../io/interrupt.ts";
 import { readProc } from "../sys/libc.ts";
-import { removeQuietly } from "./common.ts";
+import { removeQuietly } from "../io/atomic.ts";
 
 /** One cell for fio to measure. */
 export interface FioCell {

@@ -14,9 +14,13 @@ import type {
   ProgramSample,
 } from "../../backends/backend.ts";
 import { NATIVE_ORDER } from "../../bytes/byteswap.ts";
-import { fortranProgram, gfortranUnavailable } from "./gfortran.ts";
+import { fortranProgram, gfortranUnavailable } from "../../baselines/gfortran/compile.ts";
 
-export { fortranProgram, gfortranUnavailable, gfortranVersion } from "./gfortran.ts";
+export {
+  fortranProgram,
+  gfortranUnavailable,
+  gfortranVersion,
+} from "../../baselines/gfortran/compile.ts";
 
 const NAME = "f77-gfortran";
 
