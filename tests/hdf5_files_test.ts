@@ -115,18 +115,23 @@ peerTest(
   async () => {
     using d = tempDir();
     const make = maker(d.path);
+    // The faster of two listings of one file: a wall-clock ratio, and the other load of a shared
+    // machine only ever adds time.
     const time = (n: number) => {
       const path = make("many", `many${n}.h5`, String(n));
-      const started = performance.now();
-      const source = hdf5.openReader(path);
-      let rows = 0;
-      try {
-        streamInfo(source, false, (text) => rows += text.split("\n").length, () => {});
-      } finally {
-        source.close();
-      }
-      assert.ok(rows > n, `${rows} lines for ${n} datasets`);
-      return (performance.now() - started) / 1000;
+      const once = () => {
+        const started = performance.now();
+        const source = hdf5.openReader(path);
+        let rows = 0;
+        try {
+          streamInfo(source, false, (text) => rows += text.split("\n").length, () => {});
+        } finally {
+          source.close();
+        }
+        assert.ok(rows > n, `${rows} lines for ${n} datasets`);
+        return (performance.now() - started) / 1000;
+      };
+      return Math.min(once(), once());
     };
     time(500); // warm-up
     const small = time(3000);

@@ -315,9 +315,9 @@ export class NativeSink implements FrameSink {
  * HOOMD reference, frame 0's chunks). From HUGE_PAGES_MIN bytes it goes into a spare buffer,
  * or a new one in huge pages ({@link takeSpareBuffer}), and `taken` collects it: the sink gives it
  * back at close, for the next writer's copy or the next source's reads. Made inside the timed
- * write of frame 0, a new 28 MiB copy at N = 1024^2 first touched 7,168 4 KiB pages (about 15 µs
- * each on a shadow-paged VM), and a new allocation of that size there took memory the write's
- * page cache then lacked.
+ * write of frame 0, a new 28 MiB copy at N = 1024^2 would first touch 7,168 4 KiB pages (each a
+ * dear page fault on a shadow-paged VM), and a new allocation of that size takes memory the
+ * write's page cache then lacks.
  */
 export function keepCopy<T extends TypedArray>(data: T, taken?: Uint8Array[]): T {
   // mutant: gsd-reference-copy

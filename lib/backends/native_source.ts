@@ -28,8 +28,8 @@ const MAX_GAP = 1 << 20;
 
 /**
  * Page size the read buffer is placed against, bytes. A pread's copy out of the page cache runs
- * at a fraction of its speed on this machine's CPU (AMD EPYC, `rep movsb`: 1-7 GB/s instead of
- * 15) when the destination sits 4 to 32 bytes past the source's offset within a page, and at full
+ * at a fraction of its speed on some CPUs (AMD EPYC's `rep movsb`) when the destination sits 4 to
+ * 32 bytes past the source's offset within a page, and at full
  * speed when it sits at the same offset or a few bytes before it. The engine reads file offset
  * `o` into the buffer address `o` mod 4096 rounded down to a multiple of 8 (so typed arrays of
  * 8-byte elements can still view the data), or 0-63 bytes before it so that a frame's largest
@@ -39,9 +39,9 @@ const PAGE = 4096;
 
 /**
  * Cache line the largest chunk of a frame read through the page cache is placed on, bytes: the
- * verification's memcmp of 448 KiB ran in 10 us with both arrays on a line, 14 us with one 16
- * bytes off (Intel Xeon of 2026-12; its pread copy took 29-33 us whatever the destination's place
- * within 64 bytes of the source's, so the read costs the same).
+ * verification's memcmp runs faster with both arrays on a line than with one 16 bytes off, and
+ * the pread's copy costs the same wherever the destination sits within 64 bytes of the source's
+ * place (bench/read_path_bench.ts).
  */
 const LINE = 64;
 
@@ -520,7 +520,7 @@ export class NativeSource implements FrameSource {
       // a chunk that would not start on a multiple of its element size is copied alone (a
       // typed-array view needs it): gsd's 8-byte step, 4 bytes off, cost a copy of the whole
       // 448 KiB frame, and touching the bytes an O_DIRECT read just brought in slows the next
-      // read on a VM (448 KiB: 107 -> 127 us; bench/touch_after_direct.ts)
+      // read on a virtual machine (bench/direct_touch_bench.ts)
       const at = view.byteOffset - lo;
       for (const r of refs) {
         const data = view.subarray(r.offset - lo, r.offset - lo + r.bytes);

@@ -64,8 +64,7 @@ const SHORT_ASCII = 256;
 
 /**
  * The UTF-8 string in `bytes`. A short ASCII one (names, header fields) is built from its
- * character codes: a process's first TextDecoder call costs about 0.2 ms, more than a small
- * file's whole open.
+ * character codes: a process's first TextDecoder call costs more than a small file's whole open.
  */
 export function utf8Of(bytes: Uint8Array): string {
   if (bytes.length <= SHORT_ASCII) {

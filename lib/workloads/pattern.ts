@@ -76,9 +76,9 @@ export interface ExpectedFrames {
  * Makes the bytes a verified read of `source` compares its frames with, before the reads are
  * timed: where the source reads frames as stored in the other byte order than this machine's
  * (big-endian netCDF classic, raw written big-endian), `expected`'s bytes in that order (the
- * table's frames build them at the first request: a swapped copy of a frame, 28 N bytes; at
- * N = 1024^2 here 4.7-30 ms, against a 64 MiB cell's read phase of 12-16 ms). A native-order read
- * compares with the written arrays, which exist before its read phase; so do these now. No file
+ * table's frames build them at the first request: a swapped copy of a frame, 28 N bytes, which
+ * at N = 1024^2 costs as much as a 64 MiB cell's whole read phase). A native-order read compares
+ * with the written arrays, which exist before its read phase; so do these. No file
  * I/O and no frame lookup (a gsd index is loaded at the first lookup, inside the timed phase):
  * only the order the source knows from its open (`storedOrder`).
  */

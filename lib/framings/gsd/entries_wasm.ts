@@ -1,12 +1,10 @@
 /**
  * The check of a GSD file's used index entries, and their columns, in WebAssembly
  * (tools/gsd_entries.wat): compiled code from the first call, where the same loop in JavaScript
- * starts in V8's interpreter (about 0.7 us an entry) and is optimised only after many entries:
- * a process's first lookup in a table file (7023 entries) took 7.9-10.6 ms of thread CPU and the
- * next ones 1.8-6.3 ms, inside the read phase they belong to; through this 3.1-3.6 ms (about 1 ms
- * of it making the instance, once per process, and much of the rest faulting fresh pages in) and
- * 0.3-1.4 ms. One instance per process, used by one load at a time (a load runs to its end
- * without yielding).
+ * starts in V8's interpreter and is optimised only after many entries, so a process's first
+ * lookups in a table file would cost several times the later ones inside the read phase they
+ * belong to (bench/gsd_first_frame_bench.ts measures both). One instance per process, made once,
+ * used by one load at a time (a load runs to its end without yielding).
  * @module
  */
 import { NATIVE_ORDER } from "../../bytes/byteswap.ts";
@@ -32,8 +30,8 @@ export const SCAN = {
   /** The block of entries as stored. */
   BLOCK: 479296,
   /**
-   * Entries the block holds (64 KiB: a fresh page costs 12-19 us to fault in on this machine's
-   * VM, so the few pages of a small block, reused, cost less than one large read).
+   * Entries the block holds (64 KiB: a fresh page is dear to fault in on a virtual machine, so
+   * the few pages of a small block, reused, cost less than one large read).
    */
   BLOCK_ENTRIES: 2048,
   /** Frames STARTS holds. */

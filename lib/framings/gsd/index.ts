@@ -166,8 +166,8 @@ export class GsdIndex implements FrameIndex {
    * when the block lies in it (a fresh file's), else from one read of a block up to 64 KiB, else
    * from reads of 128 slots (4 KiB) around the probes until the search's range is 2048 slots
    * (64 KiB) or narrower, then one read of that range: log2(slots) - 9 reads (3 for the table's
-   * 8192 slots at N = 32^2, whose first probes each cost a pread, ~5 µs from JavaScript that is
-   * not yet optimised, more than the bytes). Returns the count and the last used entry's frame.
+   * 8192 slots at N = 32^2, whose first probes each cost a pread from JavaScript that is not yet
+   * optimised, more than the bytes). Returns the count and the last used entry's frame.
    * A bad probe throws the FormatError of the first bad entry.
    */
   #countEntries(header: GsdHeader, head: Uint8Array): { used: number; lastFrame: number } {

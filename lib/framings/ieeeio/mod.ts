@@ -1,7 +1,7 @@
 /**
  * IEEEIO (John Shalf's FlexIO binary format): a 16-byte file header with a byte-order mark and a
  * dataset count (-1 while open), then a plain sequence of data, annotation and attribute records
- * with 12-byte record headers; no on-disk index. Byte layout: /work/shared/specs/ieeeio.md §2.
+ * with 12-byte record headers; no on-disk index. Byte layout: the IEEEIO specification (shared/specs/ieeeio.md §2 beside the checkout).
  *
  * ## How frames map to datasets
  *

@@ -195,7 +195,7 @@ export async function runTableCell(
     options.afterWrite?.(path);
 
     // The first open of the file in the process, closed at once, before the drop: V8 compiles a
-    // function at its first call (most of a first gsd open's 1 ms; python3-gsd's gsd_open is C,
+    // function at its first call (most of a first gsd open's time; python3-gsd's gsd_open is C,
     // compiled ahead of time); it is kept as open_first_ms. Untimed opens follow (V8 optimises
     // after some calls), so the open timed below is the reader's optimised code, as the
     // python3-gsd peer's is (lib/peers/python_gsd/program.ts does the same).

@@ -17,8 +17,8 @@ import { chunkBytes } from "../../framings/kit.ts";
 
 /**
  * A Float32Array of `count` elements whose first byte sits on a 64-byte cache line: a verified
- * read compares the frame read with it (memcmp of two 448 KiB arrays: 10 us with both on a line,
- * 14 us with one 16 bytes off, on the Intel Xeon of 2026-12).
+ * read compares the frame read with it (a memcmp of two arrays runs faster with both on a line
+ * than with one 16 bytes off: bench/read_path_bench.ts).
  */
 function lineAlignedFloats(count: number): Float32Array {
   const bytes = alignedBytes(count * 4, 64);
