@@ -29,7 +29,7 @@ export function fetchFailureLine(target: string, permissions: readonly string[])
   return `compile: cannot fetch Deno's base runtime (denort) for ${target} from dl.deno.land; ` +
     `instead run sciobench from source with 'npx -y deno@${Deno.version.deno} task sciobench ` +
     `COMMAND' (deno run ${permissions.join(" ")} main.ts), download a release executable ` +
-    `(README, Install), or set DENORT_BIN to a denort ${Deno.version.deno} binary`;
+    `(README, "One file to copy to a cluster"), or set DENORT_BIN to a denort ${Deno.version.deno} binary`;
 }
 
 async function main(): Promise<number> {
