@@ -206,11 +206,13 @@ export interface ScratchShare {
 
 /**
  * The reaper's script (`$1` the directory): waits for the rank to write `done` or to end; at an
- * end without `done` it removes the directory, when it is still there, and says so in one line.
+ * end without `done` it says in one line that it removes the directory, when it is still there,
+ * then removes it. The line comes first: a launcher stops forwarding the rank's stderr soon after
+ * the rank ends (MPICH's Hydra), and the removal of a large directory would lose that race.
  */
 const REAPER_SCRIPT = 'read -r word; [ "$word" = done ] && exit 0; [ -d "$1" ] || exit 0; ' +
-  'rm -rf -- "$1" && echo "sciobench: removed scratch directory $1: its run ended without ' +
-  'removing it (a rank was killed)" >&2';
+  'echo "sciobench: removing scratch directory $1: its run ended without removing it (a rank ' +
+  'was killed)" >&2; rm -rf -- "$1"';
 
 /** A running reaper of one scratch directory. */
 interface Reaper {
