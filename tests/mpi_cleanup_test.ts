@@ -97,8 +97,10 @@ async function killOneRank(launcher: Launcher, victim: number): Promise<void> {
     // The reaper acts as the first rank's process ends; give it a moment.
     for (let i = 0; i < 100 && leftovers(tmp.path).length > 0; i++) await sleep(50);
     assert.deepEqual(leftovers(tmp.path), [], `no scratch left (rank ${victim} killed)`);
-    if (launcher.name === "mpich") {
-      // Hydra forwards what the reaper says before it exits.
+    if (launcher.name === "mpich" && victim === 0) {
+      // Hydra forwards what the reaper of a killed rank 0 says before it exits. With rank 1
+      // killed, rank 0 may remove the directory itself before Hydra kills it, and its reaper then
+      // has nothing to say.
       assert.match(
         stderr,
         /^sciobench: removing scratch directory \S+: its run ended/m,
