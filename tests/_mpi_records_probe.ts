@@ -8,7 +8,7 @@
 import { backendByName } from "../lib/backends/registry.ts";
 import { writeFrames } from "../lib/backends/write.ts";
 import { initWorld } from "../lib/mpi/world.ts";
-import { RecordFrames, recordsTargets, runRecords } from "../lib/workloads/records.ts";
+import { RecordFrames, recordsTargets, runRecords } from "../lib/workloads/records/mod.ts";
 
 const [dir, framings, perRankText] = Deno.args;
 const w = initWorld();

@@ -1,12 +1,7 @@
 import assert from "node:assert/strict";
-import {
-  formatCount,
-  formatSize,
-  parseCount,
-  parseIntegers,
-  parseShape,
-  parseSize,
-} from "../lib/cli/args.ts";
+import { formatCount, formatSize } from "../lib/report/units.ts";
+import { parseCount, parseIntegers, parseShape } from "../lib/core/values.ts";
+import { parseSize } from "../lib/core/sizes.ts";
 import { UsageError } from "../lib/core/errors.ts";
 import { formatG } from "../lib/report/units.ts";
 import { tableSizing } from "../lib/workloads/table/mod.ts";

@@ -24,8 +24,8 @@ import {
 } from "../lib/sys/audit.ts";
 import * as libc from "../lib/sys/libc.ts";
 import { startMeter } from "../lib/sys/meter.ts";
-import { recordsRow, recordsTargets, runRecords } from "../lib/workloads/records.ts";
-import { runScaling, scalingRow } from "../lib/workloads/scaling.ts";
+import { recordsRow, recordsTargets, runRecords } from "../lib/workloads/records/mod.ts";
+import { runScaling, scalingRow } from "../lib/workloads/scaling/mod.ts";
 import { runTable, runTableCell, type TableOptions } from "../lib/workloads/table/mod.ts";
 import { peerTest, runCli, tempDir } from "./_helpers.ts";
 import { pythonGsdUnavailable } from "../lib/peers/python_gsd/mod.ts";

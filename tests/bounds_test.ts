@@ -5,8 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { UsageError } from "../lib/core/errors.ts";
-import { parseIntegers, parseSeed, parseSize } from "../lib/cli/args.ts";
-import { checkFreeSpace, checkMemory } from "../lib/cli/checks.ts";
+import { parseIntegers, parseSeed } from "../lib/core/values.ts";
+import { parseSize } from "../lib/core/sizes.ts";
+import { checkFreeSpace, checkMemory } from "../lib/workloads/checks.ts";
 import type { StatFs } from "../lib/sys/libc.ts";
 import { runCli, runCliLimited, tempDir } from "./_helpers.ts";
 

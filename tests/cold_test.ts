@@ -14,7 +14,7 @@ import type { Row } from "../lib/report/row.ts";
 import { Progress } from "../lib/report/progress.ts";
 import { runTable } from "../lib/workloads/table/mod.ts";
 import { coldWarning } from "../lib/workloads/transfer.ts";
-import { recordsRow, recordsTargets, runRecords } from "../lib/workloads/records.ts";
+import { recordsRow, recordsTargets, runRecords } from "../lib/workloads/records/mod.ts";
 import { commandMissing, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
 
 const MIB = 2 ** 20;

@@ -13,8 +13,8 @@ import {
   WRITE_COLUMN_NAMES,
 } from "../lib/workloads/columns.ts";
 import { TABLE_COLUMN_DOCS, TABLE_FIO_COLUMN_DOCS } from "../lib/workloads/table/mod.ts";
-import { SCALING_COLUMN_DOCS } from "../lib/workloads/scaling.ts";
-import { RECORDS_COLUMN_DOCS } from "../lib/workloads/records.ts";
+import { SCALING_COLUMN_DOCS } from "../lib/workloads/scaling/mod.ts";
+import { RECORDS_COLUMN_DOCS } from "../lib/workloads/records/mod.ts";
 import { READERS_COLUMN_DOCS } from "../lib/workloads/readers/mod.ts";
 import { TRANSFER_COLUMN_DOCS, transferColumns } from "../lib/workloads/transfer.ts";
 import { openRowSink } from "../lib/report/output.ts";

@@ -8,7 +8,7 @@ import { backendByName } from "../lib/backends/registry.ts";
 import { fortranProgram, gfortranUnavailable } from "../lib/baselines/gfortran/compile.ts";
 import { f77Gfortran } from "../lib/peers/gfortran/mod.ts";
 import { writeFrames } from "../lib/backends/write.ts";
-import { datasetArray } from "../lib/workloads/scaling.ts";
+import { datasetArray } from "../lib/workloads/scaling/mod.ts";
 import { packmanPattern, writePackmanFile } from "../lib/workloads/readers/mod.ts";
 import { peerTest, runCli, tempDir } from "./_helpers.ts";
 

@@ -4,9 +4,10 @@
  * shared-file layout writes through the native sink) and lib/core/ (errors, diagnostics, sizes,
  * suggest, version) under all. No import points back up; io, sys and bytes import nothing but
  * core and the layers below them; no module imports itself through others (no cycle, type-only
- * imports included). The one allowed upward import is type-only: peers implement the Backend
- * contract that lib/backends/backend.ts declares (`import type`, erased at run time), as the
- * framings implement theirs one layer down.
+ * imports included). Two upward imports are allowed, both type-only (erased at run time): peers
+ * implement the Backend contract that lib/backends/backend.ts declares, as the framings implement
+ * theirs one layer down; and a workload's plan takes the values of the flags lib/cli/flags.ts
+ * declares for it (`FlagValues<"table">`), the one table of flags.
  *
  * lib/baselines/ holds the programs sciobench measures beside its own pipeline to compare with
  * (fio, the gfortran-compiled programs): not backends, so the registry never lists them. They sit
@@ -35,6 +36,8 @@ const RANK: Readonly<Record<string, number>> = {
 const BASELINE_USERS = ["cli", "workloads", "peers", "baselines"];
 const BESIDE = ["mpi", "report"];
 const CONTRACT = "backends/backend.ts";
+/** The flag table, whose value types the workloads' plans take. */
+const FLAG_TABLE = "cli/flags.ts";
 
 interface Edge {
   readonly from: string;
@@ -84,12 +87,17 @@ Deno.test("layers: no import in lib/ points back up the pipeline", () => {
     if (BESIDE.includes(b)) return a !== "" && RANK[a]! > RANK.workloads! && b === "mpi";
     if (a === "" || RANK[a] === undefined || RANK[b] === undefined) return false;
     if (RANK[b]! >= RANK[a]!) return false;
+    if (typeOnly && to === FLAG_TABLE && a === "workloads") return false;
     return !(typeOnly && to === CONTRACT && (a === "peers" || a === "baselines"));
   }).filter((e) => !(e.from === "core/version.ts" && e.to === "../deno.json"));
   assert.deepEqual(upward.map((e) => `${e.from} -> ${e.to}`), []);
   // The check sees the kinds of import it allows and refuses.
   assert.ok(all.some((e) => e.from.startsWith("peers/") && e.to === CONTRACT && e.typeOnly));
   assert.ok(all.some((e) => e.from === "backends/registry.ts" && e.to === "peers/mod.ts"));
+  assert.ok(all.some((e) => e.from.startsWith("workloads/") && e.to === FLAG_TABLE && e.typeOnly));
+  assert.ok(
+    !all.some((e) => e.from.startsWith("workloads/") && e.to === FLAG_TABLE && !e.typeOnly),
+  );
 });
 
 Deno.test("layers: only commands, workloads and peers import a baseline", () => {

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { backendByName } from "../lib/backends/registry.ts";
 import { verifyFrame } from "../lib/workloads/pattern.ts";
-import { RecordFrames } from "../lib/workloads/records.ts";
+import { RecordFrames } from "../lib/workloads/records/mod.ts";
 import { TableFrames } from "../lib/workloads/table/mod.ts";
 import { commandMissing, REQUIRE_PEERS, tempDir } from "./_helpers.ts";
 import { mpiTest, runMpi } from "./_mpi.ts";

@@ -11,8 +11,8 @@ import {
   renderChart,
 } from "../lib/workloads/charts.ts";
 import { tableColumnDocs } from "../lib/workloads/table/mod.ts";
-import { SCALING_COLUMNS } from "../lib/workloads/scaling.ts";
-import { RECORDS_COLUMNS } from "../lib/workloads/records.ts";
+import { SCALING_COLUMNS } from "../lib/workloads/scaling/mod.ts";
+import { RECORDS_COLUMNS } from "../lib/workloads/records/mod.ts";
 import { READERS_COLUMNS } from "../lib/workloads/readers/mod.ts";
 import type { Row } from "../lib/report/row.ts";
 import { peerUsable, runCli, tempDir } from "./_helpers.ts";

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { SciobenchError } from "../lib/core/errors.ts";
 import { backendByName } from "../lib/backends/registry.ts";
-import { selfCommand } from "../lib/cli/self.ts";
+import { selfCommand } from "../lib/core/self.ts";
 import {
   type ReaderReport,
   runReaderProcesses,

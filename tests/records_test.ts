@@ -6,7 +6,7 @@ import {
   RECORDS_COLUMNS,
   recordsTargets,
   runRecords,
-} from "../lib/workloads/records.ts";
+} from "../lib/workloads/records/mod.ts";
 import { runCli, tempDir } from "./_helpers.ts";
 
 function assertOneLineError(stderr: string, pattern: RegExp): void {

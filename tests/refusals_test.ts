@@ -3,8 +3,8 @@
  * stderr saying what was given and what is accepted; `--dry-run` applies the run's own checks.
  */
 import assert from "node:assert/strict";
-import { MAX_REPEAT, repeatOption } from "../lib/cli/settings.ts";
-import { parseCount } from "../lib/cli/args.ts";
+import { MAX_REPEAT, repeatOption } from "../lib/workloads/settings.ts";
+import { parseCount } from "../lib/core/values.ts";
 import { UsageError } from "../lib/core/errors.ts";
 import { runCli, tempDir } from "./_helpers.ts";
 

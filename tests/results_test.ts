@@ -11,8 +11,8 @@ import type { ColumnDoc } from "../lib/report/human.ts";
 import { missWithinNoise, statistic, STATS, summaryRows } from "../lib/report/stats.ts";
 import { COMMANDS } from "../lib/cli/commands.ts";
 import { READERS_COLUMN_DOCS } from "../lib/workloads/readers/mod.ts";
-import { RECORDS_COLUMN_DOCS } from "../lib/workloads/records.ts";
-import { SCALING_COLUMN_DOCS } from "../lib/workloads/scaling.ts";
+import { RECORDS_COLUMN_DOCS } from "../lib/workloads/records/mod.ts";
+import { SCALING_COLUMN_DOCS } from "../lib/workloads/scaling/mod.ts";
 import { TABLE_COLUMN_DOCS, TABLE_KEYS } from "../lib/workloads/table/mod.ts";
 import { commandMissing, PERMISSIONS, runCli, spawnCli, tempDir } from "./_helpers.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { runCli, tempDir } from "./_helpers.ts";
-import { datasetArray, seedRenderer } from "../lib/workloads/scaling.ts";
+import { datasetArray, seedRenderer } from "../lib/workloads/scaling/mod.ts";
 
 function csvRows(text: string): Record<string, string>[] {
   const [head, ...lines] = text.trim().split("\n");

@@ -13,8 +13,8 @@ import {
   WRITE_COLUMN_NAMES,
 } from "../lib/workloads/columns.ts";
 import { tableColumnDocs } from "../lib/workloads/table/mod.ts";
-import { SCALING_COLUMNS } from "../lib/workloads/scaling.ts";
-import { RECORDS_COLUMNS } from "../lib/workloads/records.ts";
+import { SCALING_COLUMNS } from "../lib/workloads/scaling/mod.ts";
+import { RECORDS_COLUMNS } from "../lib/workloads/records/mod.ts";
 import { READERS_COLUMNS } from "../lib/workloads/readers/mod.ts";
 
 /** The file the generator writes, from the project's root. */

@@ -31,7 +31,8 @@
  *      [--only table,readcpu,records,readers,fio,rss]
  * @module
  */
-import { parseArgs, parseCount } from "../lib/cli/args.ts";
+import { parseArgs } from "../lib/cli/args.ts";
+import { parseCount } from "../lib/core/values.ts";
 import { UsageError } from "../lib/core/errors.ts";
 import { parseSize } from "../lib/core/sizes.ts";
 import { backendByName } from "../lib/backends/registry.ts";

@@ -24,7 +24,7 @@ import { openUserFile } from "../workloads/open.ts";
 import { measureRead } from "../workloads/read.ts";
 import { measureWrite, type WriteJob } from "../workloads/write.ts";
 import { backendByName, usableBackend } from "../backends/registry.ts";
-import { backendOptionArgs } from "./settings.ts";
+import { backendOptionArgs } from "../workloads/settings.ts";
 
 const encoder = new TextEncoder();
 

@@ -4,7 +4,7 @@
  * `--help` (lib/cli/help.ts) and the reference docs/cli.md are all made from it.
  * @module
  */
-import { NUMBER_TYPES } from "./plan.ts";
+import { NUMBER_TYPES } from "../workloads/settings.ts";
 import { UsageError } from "../core/errors.ts";
 import type { WorkloadFlag } from "../workloads/workload.ts";
 import {

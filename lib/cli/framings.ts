@@ -5,12 +5,12 @@
  */
 import { BACKENDS } from "../backends/registry.ts";
 import { writeStdout } from "../report/output.ts";
-import { parseChoice } from "./args.ts";
+import { parseChoice } from "../core/values.ts";
 import { parseFlags } from "./parse_flags.ts";
 import { commandHelp } from "./help.ts";
 import type { Command } from "./command.ts";
 import { openResults } from "./output.ts";
-import { optionDefaultText, optionValueText } from "./settings.ts";
+import { optionDefaultText, optionValueText } from "../workloads/settings.ts";
 import { col, type ColumnDoc } from "../report/human.ts";
 import { SciobenchError } from "../core/errors.ts";
 

@@ -5,7 +5,7 @@
  */
 import { BACKENDS } from "../backends/registry.ts";
 import type { Workload as OptionScope } from "../framings/types.ts";
-import { optionDefaultText, optionValueText } from "./settings.ts";
+import { optionDefaultText, optionValueText } from "../workloads/settings.ts";
 import { type CommandName, defaultOf, flagsOf, type FlagSpec } from "./flags.ts";
 
 /** The help's section listing every backend's options that `workload` honours. */

@@ -5,7 +5,7 @@
 import { crc32 } from "node:zlib";
 import { escapeControls, FormatError, UsageError } from "../core/errors.ts";
 import type { FrameSource } from "../backends/backend.ts";
-import { parseChoice } from "./args.ts";
+import { parseChoice } from "../core/values.ts";
 import type { Command } from "./command.ts";
 import { parseFlags } from "./parse_flags.ts";
 import { commandHelp } from "./help.ts";

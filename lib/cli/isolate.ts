@@ -15,7 +15,7 @@ import { backendByName } from "../backends/registry.ts";
 import { writeStdout } from "../report/output.ts";
 import { warn } from "../core/diagnostics.ts";
 import { close, O, open, pread } from "../sys/libc.ts";
-import { selfCommand } from "./self.ts";
+import { selfCommand } from "../core/self.ts";
 
 /** Environment variable: seconds the library may compute (CPU) or stay silent (wall) per step. */
 export const LIBRARY_SECONDS_ENV = "SCIOBENCH_LIBRARY_SECONDS";

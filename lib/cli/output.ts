@@ -6,9 +6,8 @@
 import { CellsFailedError, IoError, UsageError } from "../core/errors.ts";
 import { world } from "../mpi/world.ts";
 import { type Progress } from "../report/progress.ts";
-import { type AggregateSpec, rankColumns } from "../mpi/aggregate.ts";
-import { col, type ColumnDoc, humanTable } from "../report/human.ts";
-import { openRowSink, type TableRenderer } from "../report/output.ts";
+import { type ColumnDoc, humanTable } from "../report/human.ts";
+import { openRowSink, type OutputFormat, type TableRenderer } from "../report/output.ts";
 import type { Row } from "../report/row.ts";
 import {
   CHART_WORKLOADS,
@@ -17,7 +16,7 @@ import {
   type Results as ChartResults,
 } from "../workloads/charts.ts";
 import { auditOf, auditSummary } from "../sys/audit.ts";
-import { parseChoice } from "./args.ts";
+import { parseChoice } from "../core/values.ts";
 import { refuseOutputOnInput } from "../io/atomic.ts";
 import { librariesMeta, runMeta } from "./meta.ts";
 
@@ -91,9 +90,6 @@ export async function writeChart(
   }
 }
 
-/** The formats of row output; `seed` is a command's seed layout where it has one. */
-export type OutputFormat = "csv" | "json" | "jsonl" | "table" | "seed";
-
 /**
  * Checks `--format` (default: `table` when stdout is a terminal, there is no --out and no MPI,
  * else `csv`); `seed` only where the command has a seed layout.
@@ -163,29 +159,6 @@ export function checkOutputsApart(
       ...(values.out === undefined ? [] : [["--out", values.out] as const]),
     ]);
   }
-}
-
-/**
- * The documented columns of a workload, with those MPI adds (lib/mpi/aggregate.ts: ranks, rank,
- * host, extra columns, and each rate's and time's min, mean and max over ranks) when running as
- * one rank of many.
- */
-export function rankColumnDocs(
-  docs: readonly ColumnDoc[],
-  spec: AggregateSpec,
-  extra: readonly string[] = [],
-): ColumnDoc[] {
-  return rankColumns(docs.map((d) => d.name), spec, extra).map((name) => {
-    const known = docs.find((c) => c.name === name);
-    if (known) return known;
-    const spread = /^(.*)_(min|mean|max)$/.exec(name);
-    if (spread) {
-      const base = docs.find((c) => c.name === spread[1]);
-      return col(name, base?.unit ?? "", "number", `${spread[2]} over ranks of ${spread[1]}`);
-    }
-    if (name === "ranks") return col(name, "ranks", "count", "MPI ranks in the run");
-    return col(name, "", "text", `under MPI: ${name.replace("_", " ")} (rank: a number, or all)`);
-  });
 }
 
 /** A command's open results: add rows, then `finish()`. */

@@ -4,31 +4,14 @@
  * bytes to write, the files to create, warnings about cells known to exceed a library's limit)
  * and exits without writing data, once the run's own checks passed (the same calls, made first:
  * `--dir`, free space, `--bs`/`--direct`); a real run prints the plan's one-line summary as its
- * first stderr line. Also `--quick`, and per-framing byte orders (`--endian hdf4=big,ieeeio=native`).
+ * first stderr line.
  * @module
  */
-import { escapeControls, PeerUnavailableError, UsageError } from "../core/errors.ts";
-import type { Backend } from "../backends/backend.ts";
-import { usableBackend } from "../backends/registry.ts";
-import type { EndianOption } from "../framings/types.ts";
+import { escapeControls, UsageError } from "../core/errors.ts";
 import { warn } from "../core/diagnostics.ts";
 import { jsonText } from "../report/output.ts";
-import { formatSize, parseChoice, parseList } from "./args.ts";
+import { formatSize } from "../report/units.ts";
 import type { RunPlan, SkippedBackend } from "../workloads/workload.ts";
-
-/** parseArgs declarations of `--quick` and `--dry-run`. */
-export const PLAN_OPTIONS = {
-  quick: { type: "boolean", default: false },
-  "dry-run": { type: "boolean", default: false },
-} as const;
-
-/** Help lines of `--quick` and `--dry-run`. */
-export const PLAN_HELP =
-  `  --quick             the same experiment scaled down to seconds (smaller sizes and counts)
-  --dry-run           print the resolved plan (parameters, backends run and skipped, bytes and
-                      files to write, known limits) and exit without writing data, after the
-                      checks the run makes (--dir, free space, --bs with --direct); text, or
-                      JSON with --format json`;
 
 /**
  * The one-line summary a run prints first on stderr: bytes and files. No duration: rates here
@@ -107,21 +90,6 @@ export function dryRun(plan: RunPlan, values: { "dry-run": boolean; format?: str
   return false;
 }
 
-/** The backends of a `--framing` list split into those usable here and those skipped (why). */
-export function resolveBackends(list: string): { run: Backend[]; skipped: SkippedBackend[] } {
-  const run: Backend[] = [];
-  const skipped: SkippedBackend[] = [];
-  for (const name of parseList(list, "--framing")) {
-    try {
-      run.push(usableBackend(name));
-    } catch (e) {
-      if (!(e instanceof PeerUnavailableError)) throw e;
-      skipped.push({ name, reason: e.message });
-    }
-  }
-  return { run, skipped };
-}
-
 /**
  * Prints a run's first stderr lines (rank 0 only): the plan's one-line summary, the backends
  * skipped, then `notes` and the plan's warnings.
@@ -137,86 +105,3 @@ export function announcePlan(plan: RunPlan, notes: readonly string[] = []): void
 export function noteSkipped(skipped: readonly SkippedBackend[]): void {
   for (const s of skipped) warn(`skipping: ${s.reason}`);
 }
-
-/**
- * Byte orders per framing from `--endian`: bare items (`big`) apply to every framing without an
- * item of its own (`hdf4=big`). Items may repeat for workloads that measure several orders.
- */
-export class EndianChoice {
-  readonly #all: EndianOption[] = [];
-  readonly #per = new Map<string, EndianOption[]>();
-
-  /** Parses an `--endian` value such as `native`, `big,native` or `native,hdf4=big`. */
-  constructor(text: string) {
-    for (const item of parseList(text, "--endian")) {
-      const eq = item.indexOf("=");
-      const order = parseChoice(
-        eq < 0 ? item : item.slice(eq + 1),
-        ["native", "little", "big"] as const,
-        "--endian",
-      );
-      if (eq < 0) {
-        if (!this.#all.includes(order)) this.#all.push(order);
-        continue;
-      }
-      const name = item.slice(0, eq);
-      const list = this.#per.get(name) ?? [];
-      if (!list.includes(order)) list.push(order);
-      this.#per.set(name, list);
-    }
-    if (this.#all.length === 0) this.#all.push("native");
-  }
-
-  /** Framing names given an order of their own. */
-  get named(): string[] {
-    return [...this.#per.keys()];
-  }
-
-  /** Every order asked for `framing`. */
-  ordersOf(framing: string): EndianOption[] {
-    return this.#per.get(framing) ?? this.#all;
-  }
-
-  /** The one order of `framing`; UsageError when several were given (workloads of one order). */
-  of(framing: string): EndianOption {
-    const orders = this.ordersOf(framing);
-    if (orders.length > 1) {
-      throw new UsageError(
-        `--endian gives ${framing} ${orders.length} byte orders (${
-          orders.join(", ")
-        }); this workload measures one per backend`,
-      );
-    }
-    return orders[0]!;
-  }
-
-  /** Checks that every framing named in `framing=order` items is one of `names`. */
-  checkNames(names: readonly string[]): void {
-    for (const name of this.#per.keys()) {
-      if (!names.includes(name)) {
-        throw new UsageError(
-          `--endian ${name}=...: '${name}' is not among the backends measured (${
-            names.join(", ")
-          })`,
-        );
-      }
-    }
-  }
-}
-
-/** The number types `--type` accepts (records and scaling). */
-export const NUMBER_TYPES = [
-  "int8",
-  "int16",
-  "int32",
-  "int64",
-  "uint8",
-  "uint16",
-  "uint32",
-  "uint64",
-  "float32",
-  "float64",
-] as const;
-
-/** A number type of {@link NUMBER_TYPES}. */
-export type NumberType = typeof NUMBER_TYPES[number];

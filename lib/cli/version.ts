@@ -7,7 +7,7 @@
  */
 import { writeStdout } from "../report/output.ts";
 import { VERSION } from "../core/version.ts";
-import { parseChoice } from "./args.ts";
+import { parseChoice } from "../core/values.ts";
 import { parseFlags } from "./parse_flags.ts";
 import { commandHelp } from "./help.ts";
 import type { Command } from "./command.ts";

@@ -17,8 +17,8 @@ import {
   checkPlotPath,
   measureInto,
   openResults,
-  rankColumnDocs,
 } from "./output.ts";
+import { rankColumnDocs } from "../workloads/columns.ts";
 import { announcePlan, dryRun } from "./plan.ts";
 
 /** A command of the CLI made from a workload, with whether it runs as one rank of many. */
@@ -56,8 +56,6 @@ export function workloadCommand<V extends FlagRecord>(workload: Workload<V>): Wo
     },
     async run(args: string[]): Promise<void> {
       const { values } = parseFlagList(w.name, flagsOfWorkload(w), args);
-      const planned = await w.plan(values, args);
-      // the plan is printed only once every check of the run has passed
       const output = values as {
         "dry-run": boolean;
         format?: string;
@@ -66,10 +64,14 @@ export function workloadCommand<V extends FlagRecord>(workload: Workload<V>): Wo
         audit?: boolean;
         plot?: string;
       };
-      // the output flags are checked with the rest, before the plan's first line
-      checkOutputsApart(output, planned.inputs ?? []);
-      checkOutputFormat(output, planned.seed !== undefined);
+      // the output flags are checked first: an --out that is an input is refused before the
+      // plan reads (or rolls back) that input
+      const inputs = w.inputs?.(values) ?? [];
+      checkOutputsApart(output, inputs);
+      const format = checkOutputFormat(output, w.seedLayout === true);
       checkPlotPath(w.name, w.chart, output.plot, output.force);
+      // the plan is printed only once every check of the run has passed
+      const planned = await w.plan(values, args, { format });
       if (dryRun(planned.plan, output)) return;
       planned.begin?.();
       const progress = planned.progress ?? new Progress();
@@ -85,7 +87,7 @@ export function workloadCommand<V extends FlagRecord>(workload: Workload<V>): Wo
         seed: planned.seed,
         options: planned.options,
         dir: planned.dir,
-        inputs: planned.inputs,
+        inputs,
       }, output);
       await measureInto(results, progress, () => planned.run((row) => results.add(row), progress));
     },

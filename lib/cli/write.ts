@@ -30,13 +30,19 @@ import {
   type WriteResult,
 } from "../workloads/write.ts";
 import { BYTES_PER_PARTICLE, TableFrames } from "../workloads/table/mod.ts";
-import { parseCount, parseSeed, parseSize } from "./args.ts";
+import { parseCount, parseSeed } from "../core/values.ts";
+import { parseSize } from "../core/sizes.ts";
 import type { Command } from "./command.ts";
-import { checkFreeSpace, checkMemory } from "./checks.ts";
+import { checkFreeSpace, checkMemory } from "../workloads/checks.ts";
 import { parseFlags } from "./parse_flags.ts";
 import { commandHelp } from "./help.ts";
 import { checkOutputFormat, checkOutputsApart, checkPlotPath, openResults } from "./output.ts";
-import { backendOptionArgs, parseEndian, parseFsync, parseTransfer } from "./settings.ts";
+import {
+  backendOptionArgs,
+  parseEndian,
+  parseFsync,
+  parseTransfer,
+} from "../workloads/settings.ts";
 import type { FsyncPolicy } from "../backends/backend.ts";
 import type { OptionValues } from "../framings/options.ts";
 import { columnHelp } from "../report/human.ts";

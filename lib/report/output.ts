@@ -31,6 +31,9 @@ export { jsonText } from "./formats/json.ts";
 /** Output formats of row-producing commands (`text` is a renderer's: human table or seed layout). */
 export type RowFormat = "csv" | "json" | "jsonl" | "text";
 
+/** The formats of row output; `seed` is a command's seed layout where it has one. */
+export type OutputFormat = "csv" | "json" | "jsonl" | "table" | "seed";
+
 /** The writer of each output format. */
 const ROW_FORMATS: Readonly<Record<RowFormat, RowFormatSpec>> = {
   csv: CSV_FORMAT,

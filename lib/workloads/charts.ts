@@ -14,8 +14,8 @@ import {
 } from "../report/plot.ts";
 import { TABLE_CHART, tableColumnDocs } from "./table/mod.ts";
 import { READERS_CHART, READERS_COLUMNS } from "./readers/mod.ts";
-import { SCALING_CHART, SCALING_COLUMNS } from "./scaling.ts";
-import { RECORDS_CHART, RECORDS_COLUMNS } from "./records.ts";
+import { SCALING_CHART, SCALING_COLUMNS } from "./scaling/mod.ts";
+import { RECORDS_CHART, RECORDS_COLUMNS } from "./records/mod.ts";
 export { parseResults, type Results } from "../report/plot.ts";
 
 /** The chart of each workload that has one. */

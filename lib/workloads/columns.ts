@@ -9,7 +9,8 @@
  * docs/columns.md is generated from it (tools/columns_doc.ts).
  * @module
  */
-import type { ColumnDoc, ColumnKind } from "../report/human.ts";
+import { col, type ColumnDoc, type ColumnKind } from "../report/human.ts";
+import { type AggregateSpec, rankColumns } from "../mpi/aggregate.ts";
 
 /** What the schema says of one column (its name is its key). */
 export interface ColumnEntry {
@@ -330,4 +331,27 @@ export function flagsAsBooleans<R extends Record<string, unknown>>(row: R): R {
     if (isColumnName(name) && COLUMN_SCHEMA[name].kind === "flag") values[name] = value === "true";
   }
   return row;
+}
+
+/**
+ * The documented columns of a workload, with those MPI adds (lib/mpi/aggregate.ts: ranks, rank,
+ * host, extra columns, and each rate's and time's min, mean and max over ranks) when running as
+ * one rank of many.
+ */
+export function rankColumnDocs(
+  docs: readonly ColumnDoc[],
+  spec: AggregateSpec,
+  extra: readonly string[] = [],
+): ColumnDoc[] {
+  return rankColumns(docs.map((d) => d.name), spec, extra).map((name) => {
+    const known = docs.find((c) => c.name === name);
+    if (known) return known;
+    const spread = /^(.*)_(min|mean|max)$/.exec(name);
+    if (spread) {
+      const base = docs.find((c) => c.name === spread[1]);
+      return col(name, base?.unit ?? "", "number", `${spread[2]} over ranks of ${spread[1]}`);
+    }
+    if (name === "ranks") return col(name, "ranks", "count", "MPI ranks in the run");
+    return col(name, "", "text", `under MPI: ${name.replace("_", " ")} (rank: a number, or all)`);
+  });
 }

@@ -18,7 +18,7 @@ export {
   type ScalingOptions,
   scalingRow,
   type ScalingRun,
-} from "./scaling.ts";
+} from "./scaling/mod.ts";
 export {
   RECORDS_COLUMNS,
   type RecordsOptions,
@@ -26,7 +26,7 @@ export {
   type RecordsRun,
   recordsTargets,
   runRecords,
-} from "./records.ts";
+} from "./records/mod.ts";
 export { READERS_COLUMNS, type ReadersOptions, runReaders } from "./readers/mod.ts";
 export { COLUMN_SCHEMA, type ColumnEntry, type ColumnName } from "./columns.ts";
 export type { Row } from "../report/row.ts";

@@ -9,7 +9,7 @@
 import type { AggregateSpec } from "../mpi/aggregate.ts";
 import type { ColumnDoc } from "../report/human.ts";
 import type { ChartWorkload } from "./charts.ts";
-import type { TableRenderer } from "../report/output.ts";
+import type { OutputFormat, TableRenderer } from "../report/output.ts";
 import type { Progress } from "../report/progress.ts";
 import type { Row } from "../report/row.ts";
 
@@ -94,14 +94,18 @@ export interface PlannedRun {
   readonly seed?: TableRenderer;
   /** The scratch parent directory (`--dir`), for the file-system facts. */
   readonly dir?: string;
-  /** The files the run reads, `[name in messages, path]` (an `--out` may not be one). */
-  readonly inputs?: readonly (readonly [string, string])[];
   /** The progress line of the run (default: one on stderr). */
   readonly progress?: Progress;
   /** Runs once the plan is known not to be a dry run, before its summary (notes, probes). */
   begin?(): void;
   /** Measures every cell, handing each row to `add` as it is made. */
   run(add: (row: Row) => void, progress: Progress): Promise<unknown>;
+}
+
+/** The output a run's rows go to, chosen before the plan. */
+export interface RunOutput {
+  /** The `--format` of the rows (after its default). */
+  readonly format: OutputFormat;
 }
 
 /** One workload: everything the CLI needs to make a command of it. */
@@ -127,6 +131,16 @@ export interface Workload<V extends FlagRecord = FlagRecord> {
   readonly human: readonly string[];
   /** The chart `--plot` and `sciobench plot` draw, if any. */
   readonly chart?: ChartWorkload;
-  /** Resolves the flags into a run, checking everything before anything is written. */
-  plan(values: V, args: readonly string[]): PlannedRun | Promise<PlannedRun>;
+  /** It offers `--format seed`: the seed's own text layout (PlannedRun.seed draws it). */
+  readonly seedLayout?: true;
+  /**
+   * The files a run reads, `[name in messages, path]`, from its flags: an `--out` or `--plot`
+   * that is one of them is refused before the plan touches anything.
+   */
+  inputs?(values: V): readonly (readonly [string, string])[];
+  /**
+   * Resolves the flags into a run, checking everything before anything is written; `output` is
+   * the output already chosen (its flags checked first).
+   */
+  plan(values: V, args: readonly string[], output: RunOutput): PlannedRun | Promise<PlannedRun>;
 }

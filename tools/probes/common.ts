@@ -6,7 +6,9 @@
  * errors).
  * @module
  */
-import { parseArgs, parseCount, parseSize } from "../../lib/cli/args.ts";
+import { parseArgs } from "../../lib/cli/args.ts";
+import { parseCount } from "../../lib/core/values.ts";
+import { parseSize } from "../../lib/core/sizes.ts";
 import { UsageError } from "../../lib/core/errors.ts";
 
 /** The median of a sample (the mean of the middle two for an even count); NaN when empty. */

@@ -13,7 +13,7 @@
  * first timed run; fsync is an option (`--fsync end|each`; none by default, as in the seed).
  * @module
  */
-import { UsageError, VerifyError } from "../core/errors.ts";
+import { UsageError, VerifyError } from "../../core/errors.ts";
 import {
   type ChunkLayout,
   type DType,
@@ -21,26 +21,26 @@ import {
   type Frame,
   type TypedArray,
   typedArray,
-} from "../framings/types.ts";
-import { withScratchDir } from "../io/scratch.ts";
-import type { AggregateSpec } from "../mpi/aggregate.ts";
-import { fencedPhase, rankScratchShare } from "../mpi/phase.ts";
-import { world } from "../mpi/world.ts";
-import { writeFrames } from "../backends/write.ts";
-import { backendByName } from "../backends/registry.ts";
-import { clockTicksPerSecond } from "../sys/libc.ts";
-import type { Backend, FsyncPolicy } from "../backends/backend.ts";
-import { type TableRenderer } from "../report/output.ts";
-import type { Row } from "../report/row.ts";
-import { attachAudit, auditOf, finishAudit, startAudit } from "../sys/audit.ts";
-import { cellError, EMPTY_SAMPLE } from "./cells.ts";
-import { transferColumns } from "./transfer.ts";
-import type { Transfer } from "../io/transfer.ts";
-import type { ColumnDoc } from "../report/human.ts";
-import type { ChartSpec } from "../report/chart.ts";
-import { columnDocs, STAT_COLUMN_NAMES, TRANSFER_COLUMN_NAMES } from "./columns.ts";
-import { type PhaseSample, startMeter } from "../sys/meter.ts";
-import type { EndianOption } from "../framings/types.ts";
+} from "../../framings/types.ts";
+import { withScratchDir } from "../../io/scratch.ts";
+import type { AggregateSpec } from "../../mpi/aggregate.ts";
+import { fencedPhase, rankScratchShare } from "../../mpi/phase.ts";
+import { world } from "../../mpi/world.ts";
+import { writeFrames } from "../../backends/write.ts";
+import { backendByName } from "../../backends/registry.ts";
+import { clockTicksPerSecond } from "../../sys/libc.ts";
+import type { Backend, FsyncPolicy } from "../../backends/backend.ts";
+import { type TableRenderer } from "../../report/output.ts";
+import type { Row } from "../../report/row.ts";
+import { attachAudit, auditOf, finishAudit, startAudit } from "../../sys/audit.ts";
+import { cellError, EMPTY_SAMPLE } from "../cells.ts";
+import { transferColumns } from "../transfer.ts";
+import type { Transfer } from "../../io/transfer.ts";
+import type { ColumnDoc } from "../../report/human.ts";
+import type { ChartSpec } from "../../report/chart.ts";
+import { columnDocs, STAT_COLUMN_NAMES, TRANSFER_COLUMN_NAMES } from "../columns.ts";
+import { type PhaseSample, startMeter } from "../../sys/meter.ts";
+import type { EndianOption } from "../../framings/types.ts";
 
 /** The columns of `scaling` with units, in CSV order. */
 export const SCALING_COLUMN_DOCS: readonly ColumnDoc[] = columnDocs(

@@ -6,7 +6,7 @@
 import { SysError, UsageError } from "../core/errors.ts";
 import { warn } from "../core/diagnostics.ts";
 import { type StatFs, statfs } from "../sys/libc.ts";
-import { formatSize } from "./args.ts";
+import { formatSize } from "../report/units.ts";
 
 /** The kernel's own file systems by statfs magic (no data files can be written there). */
 const SYSTEM_FILE_SYSTEMS: Record<number, string> = {

@@ -1,10 +1,11 @@
 /**
  * Flag values turned into a run's settings, each checked with one line on refusal: the transfers
- * (`--bs`, `--direct`), `--fsync`, `--endian`, `--layout`, `--reorder`, `--repeat`, and the
- * backend's own `--option KEY=VALUE`.
+ * (`--bs`, `--direct`), `--fsync`, `--endian`, `--layout`, `--reorder`, `--repeat`, `--type`, the
+ * backend's own `--option KEY=VALUE`, and the `--framing` list split into the backends usable
+ * here and those skipped.
  * @module
  */
-import { UsageError } from "../core/errors.ts";
+import { PeerUnavailableError, UsageError } from "../core/errors.ts";
 import { type OptionValues, parseOptionArgs } from "../framings/options.ts";
 import type { EndianOption, OptionSpec, Workload as OptionScope } from "../framings/types.ts";
 import { type Backend, FSYNC_POLICIES, type FsyncPolicy } from "../backends/backend.ts";
@@ -12,7 +13,10 @@ import { fsyncRefusal } from "../backends/write.ts";
 import { checkSharedLayout } from "../backends/capabilities.ts";
 import { crossNodeShift, world } from "../mpi/world.ts";
 import { warn } from "../core/diagnostics.ts";
-import { parseChoice, parseCount, parseSize } from "./args.ts";
+import { parseChoice, parseCount, parseList } from "../core/values.ts";
+import { usableBackend } from "../backends/registry.ts";
+import type { SkippedBackend } from "./workload.ts";
+import { parseSize } from "../core/sizes.ts";
 import { DEFAULT_DIRECT_BS, probeDirect, probeDirectFile, type Transfer } from "../io/transfer.ts";
 import { checkTransfer } from "../backends/guard.ts";
 import { checkMemory } from "./checks.ts";
@@ -177,3 +181,101 @@ export function repeatOption(repeat: string | undefined, trials: string | undefi
   const text = repeat ?? trials ?? "1";
   return parseCount(text, repeat !== undefined ? "--repeat" : "--trials", MAX_REPEAT);
 }
+
+/** The backends of a `--framing` list split into those usable here and those skipped (why). */
+export function resolveBackends(list: string): { run: Backend[]; skipped: SkippedBackend[] } {
+  const run: Backend[] = [];
+  const skipped: SkippedBackend[] = [];
+  for (const name of parseList(list, "--framing")) {
+    try {
+      run.push(usableBackend(name));
+    } catch (e) {
+      if (!(e instanceof PeerUnavailableError)) throw e;
+      skipped.push({ name, reason: e.message });
+    }
+  }
+  return { run, skipped };
+}
+
+/**
+ * Byte orders per framing from `--endian`: bare items (`big`) apply to every framing without an
+ * item of its own (`hdf4=big`). Items may repeat for workloads that measure several orders.
+ */
+export class EndianChoice {
+  readonly #all: EndianOption[] = [];
+  readonly #per = new Map<string, EndianOption[]>();
+
+  /** Parses an `--endian` value such as `native`, `big,native` or `native,hdf4=big`. */
+  constructor(text: string) {
+    for (const item of parseList(text, "--endian")) {
+      const eq = item.indexOf("=");
+      const order = parseChoice(
+        eq < 0 ? item : item.slice(eq + 1),
+        ["native", "little", "big"] as const,
+        "--endian",
+      );
+      if (eq < 0) {
+        if (!this.#all.includes(order)) this.#all.push(order);
+        continue;
+      }
+      const name = item.slice(0, eq);
+      const list = this.#per.get(name) ?? [];
+      if (!list.includes(order)) list.push(order);
+      this.#per.set(name, list);
+    }
+    if (this.#all.length === 0) this.#all.push("native");
+  }
+
+  /** Framing names given an order of their own. */
+  get named(): string[] {
+    return [...this.#per.keys()];
+  }
+
+  /** Every order asked for `framing`. */
+  ordersOf(framing: string): EndianOption[] {
+    return this.#per.get(framing) ?? this.#all;
+  }
+
+  /** The one order of `framing`; UsageError when several were given (workloads of one order). */
+  of(framing: string): EndianOption {
+    const orders = this.ordersOf(framing);
+    if (orders.length > 1) {
+      throw new UsageError(
+        `--endian gives ${framing} ${orders.length} byte orders (${
+          orders.join(", ")
+        }); this workload measures one per backend`,
+      );
+    }
+    return orders[0]!;
+  }
+
+  /** Checks that every framing named in `framing=order` items is one of `names`. */
+  checkNames(names: readonly string[]): void {
+    for (const name of this.#per.keys()) {
+      if (!names.includes(name)) {
+        throw new UsageError(
+          `--endian ${name}=...: '${name}' is not among the backends measured (${
+            names.join(", ")
+          })`,
+        );
+      }
+    }
+  }
+}
+
+/** The number types `--type` accepts (records and scaling). */
+export const NUMBER_TYPES = [
+  "int8",
+  "int16",
+  "int32",
+  "int64",
+  "uint8",
+  "uint16",
+  "uint32",
+  "uint64",
+  "float32",
+  "float64",
+] as const;
+
+/** A number type of {@link NUMBER_TYPES}. */
+export type NumberType = typeof NUMBER_TYPES[number];

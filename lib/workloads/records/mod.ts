@@ -13,8 +13,8 @@
  * timing (one memcmp per record).
  * @module
  */
-import { NATIVE_ORDER } from "../bytes/byteswap.ts";
-import { UsageError, VerifyError } from "../core/errors.ts";
+import { NATIVE_ORDER } from "../../bytes/byteswap.ts";
+import { UsageError, VerifyError } from "../../core/errors.ts";
 import type {
   ByteOrder,
   ChunkLayout,
@@ -22,31 +22,31 @@ import type {
   EndianOption,
   Frame,
   TypedArray,
-} from "../framings/types.ts";
-import type { OptionValues } from "../framings/options.ts";
-import { DTYPE_SIZE, typedArray } from "../framings/types.ts";
-import { dropCache, residency } from "../io/cache.ts";
-import { signalPoint, withScratchDir } from "../io/scratch.ts";
-import type { AggregateSpec } from "../mpi/aggregate.ts";
-import { fencedPhase, rankScratchShare } from "../mpi/phase.ts";
-import { planSharedFile, sharedPart, writeSharedFrames } from "../mpi/shared.ts";
-import { world } from "../mpi/world.ts";
-import { writeFrames } from "../backends/write.ts";
-import type { Backend, FsyncPolicy } from "../backends/backend.ts";
-import { type TableRenderer } from "../report/output.ts";
-import type { Row } from "../report/row.ts";
-import type { ColumnDoc } from "../report/human.ts";
-import type { ChartSpec } from "../report/chart.ts";
-import { columnDocs, STAT_COLUMN_NAMES, TRANSFER_COLUMN_NAMES } from "./columns.ts";
-import type { Progress } from "../report/progress.ts";
-import { statfs } from "../sys/libc.ts";
-import { attachAudit, auditOf, finishAudit, startAudit } from "../sys/audit.ts";
-import { type PhaseSample, startMeter } from "../sys/meter.ts";
-import { cellError, EMPTY_SAMPLE, sharedFraming } from "./cells.ts";
-import { ColdReads, readOverlap, transferColumns } from "./transfer.ts";
-import type { Transfer } from "../io/transfer.ts";
-import { nativeReads, readFramesOverlapped } from "../backends/overlap.ts";
-import { fillRandom, Rng, verifyFrame } from "./pattern.ts";
+} from "../../framings/types.ts";
+import type { OptionValues } from "../../framings/options.ts";
+import { DTYPE_SIZE, typedArray } from "../../framings/types.ts";
+import { dropCache, residency } from "../../io/cache.ts";
+import { signalPoint, withScratchDir } from "../../io/scratch.ts";
+import type { AggregateSpec } from "../../mpi/aggregate.ts";
+import { fencedPhase, rankScratchShare } from "../../mpi/phase.ts";
+import { planSharedFile, sharedPart, writeSharedFrames } from "../../mpi/shared.ts";
+import { world } from "../../mpi/world.ts";
+import { writeFrames } from "../../backends/write.ts";
+import type { Backend, FsyncPolicy } from "../../backends/backend.ts";
+import { type TableRenderer } from "../../report/output.ts";
+import type { Row } from "../../report/row.ts";
+import type { ColumnDoc } from "../../report/human.ts";
+import type { ChartSpec } from "../../report/chart.ts";
+import { columnDocs, STAT_COLUMN_NAMES, TRANSFER_COLUMN_NAMES } from "../columns.ts";
+import type { Progress } from "../../report/progress.ts";
+import { statfs } from "../../sys/libc.ts";
+import { attachAudit, auditOf, finishAudit, startAudit } from "../../sys/audit.ts";
+import { type PhaseSample, startMeter } from "../../sys/meter.ts";
+import { cellError, EMPTY_SAMPLE, sharedFraming } from "../cells.ts";
+import { ColdReads, readOverlap, transferColumns } from "../transfer.ts";
+import type { Transfer } from "../../io/transfer.ts";
+import { nativeReads, readFramesOverlapped } from "../../backends/overlap.ts";
+import { fillRandom, Rng, verifyFrame } from "../pattern.ts";
 
 /** The columns of `records` with units, in CSV order (from the schema, lib/workloads/columns.ts). */
 export const RECORDS_COLUMN_DOCS: readonly ColumnDoc[] = columnDocs(

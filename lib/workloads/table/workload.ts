@@ -2,18 +2,18 @@
  * `sciobench table`: the GSD table (write, open, sequential and random read) over framings.
  * @module
  */
-import { UsageError } from "../core/errors.ts";
-import { BACKENDS } from "../backends/registry.ts";
-import { exceededDatasetLimit, libraryName } from "../backends/capabilities.ts";
-import type { Backend, FsyncPolicy } from "../backends/backend.ts";
-import { fsyncRefusal } from "../backends/write.ts";
-import { fioUnavailable } from "../baselines/fio.ts";
-import { warn } from "../core/diagnostics.ts";
-import { didYouMean } from "../core/suggest.ts";
-import { gsdTableRenderer } from "../report/formats/seed.ts";
-import { world } from "../mpi/world.ts";
-import { TABLE_QUICK, TABLE_SEED } from "../workloads/seeds.ts";
-import { columnHelp } from "../report/human.ts";
+import { UsageError } from "../../core/errors.ts";
+import { BACKENDS } from "../../backends/registry.ts";
+import { exceededDatasetLimit, libraryName } from "../../backends/capabilities.ts";
+import type { Backend, FsyncPolicy } from "../../backends/backend.ts";
+import { fsyncRefusal } from "../../backends/write.ts";
+import { fioUnavailable } from "../../baselines/fio.ts";
+import { warn } from "../../core/diagnostics.ts";
+import { didYouMean } from "../../core/suggest.ts";
+import { gsdTableRenderer } from "../../report/formats/seed.ts";
+import { world } from "../../mpi/world.ts";
+import { TABLE_QUICK, TABLE_SEED } from "../seeds.ts";
+import { columnHelp } from "../../report/human.ts";
 import {
   runTable,
   TABLE_AGGREGATE,
@@ -22,18 +22,12 @@ import {
   TABLE_RANK_COLUMNS,
   tableColumnDocs,
   tableSizing,
-} from "../workloads/table/mod.ts";
-import {
-  formatCount,
-  formatSize,
-  parseChoice,
-  parseCount,
-  parseList,
-  parseSeed,
-  parseSize,
-} from "./args.ts";
-import { EndianChoice, resolveBackends } from "./plan.ts";
-import { readOverlap } from "../workloads/transfer.ts";
+} from "./mod.ts";
+import { formatCount, formatSize } from "../../report/units.ts";
+import { parseChoice, parseCount, parseList, parseSeed } from "../../core/values.ts";
+import { parseSize } from "../../core/sizes.ts";
+import { EndianChoice, resolveBackends } from "../settings.ts";
+import { readOverlap } from "../transfer.ts";
 import type {
   PlannedFile,
   PlannedRun,
@@ -41,11 +35,11 @@ import type {
   SkippedBackend,
   Workload,
   WorkloadHelp,
-} from "../workloads/workload.ts";
-import { checkMemory, checkScratchRoom } from "./checks.ts";
-import type { FlagValues } from "./flags.ts";
-import { checkOutputFormat, rankColumnDocs } from "./output.ts";
-import { parseFsync, parseLayout, parseReorder, parseTransfer, repeatOption } from "./settings.ts";
+} from "../workload.ts";
+import { checkMemory, checkScratchRoom } from "../checks.ts";
+import type { FlagValues } from "../../cli/flags.ts";
+import { rankColumnDocs } from "../columns.ts";
+import { parseFsync, parseLayout, parseReorder, parseTransfer, repeatOption } from "../settings.ts";
 
 const HELP: WorkloadHelp = {
   title: "the GSD benchmark table (gsd's benchmark-hoomd.py), over backends",
@@ -164,6 +158,7 @@ export const tableWorkload: Workload<FlagValues<"table">> = {
   aggregate: TABLE_AGGREGATE,
   human: TABLE_HUMAN_COLUMNS,
   chart: "table",
+  seedLayout: true,
   plan(values): PlannedRun {
     const quick = values.quick;
     const sizes = parseList(values.size ?? (quick ? TABLE_QUICK.size : TABLE_SEED.size), "--size")
@@ -188,7 +183,6 @@ export const tableWorkload: Workload<FlagValues<"table">> = {
     const resolved = resolveBackends(values.framing ?? TABLE_SEED.framing);
     const skipped = [...resolved.skipped];
     const cache = parseChoice(values.cache, ["cold", "warm"] as const, "--cache");
-    checkOutputFormat(values, true);
     const peers: Backend[] = [];
     const notes: string[] = [];
     // The bare command measures the seed's own library beside ours, where it is importable.

@@ -4,11 +4,11 @@
  * by record, verify; wall and CPU time per phase and averages over trials.
  * @module
  */
-import { UsageError } from "../core/errors.ts";
-import { DTYPE_SIZE } from "../framings/types.ts";
-import { rankRows } from "../mpi/aggregate.ts";
-import { world } from "../mpi/world.ts";
-import { columnHelp } from "../report/human.ts";
+import { UsageError } from "../../core/errors.ts";
+import { DTYPE_SIZE } from "../../framings/types.ts";
+import { rankRows } from "../../mpi/aggregate.ts";
+import { world } from "../../mpi/world.ts";
+import { columnHelp } from "../../report/human.ts";
 import {
   commonOrder,
   RECORDS_AGGREGATE,
@@ -21,23 +21,16 @@ import {
   type RecordsType,
   runRecords,
   seedRecordsRenderer,
-} from "../workloads/records.ts";
-import { RECORDS_QUICK, RECORDS_SEED } from "../workloads/seeds.ts";
-import { parseChoice, parseCount, parseShape } from "./args.ts";
-import { checkMemory, checkScratchRoom } from "./checks.ts";
-import type { FlagValues } from "./flags.ts";
-import type {
-  PlannedRun,
-  RunPlan,
-  SkippedBackend,
-  Workload,
-  WorkloadHelp,
-} from "../workloads/workload.ts";
-import { checkOutputFormat } from "./output.ts";
-import { parseFsync, parseLayout, parseReorder, parseTransfer, repeatOption } from "./settings.ts";
-import { parseOptionArgs } from "../framings/options.ts";
-import { refuseUnstorable } from "../backends/capabilities.ts";
-import { EndianChoice, NUMBER_TYPES, resolveBackends } from "./plan.ts";
+} from "./mod.ts";
+import { RECORDS_QUICK, RECORDS_SEED } from "../seeds.ts";
+import { parseChoice, parseCount, parseShape } from "../../core/values.ts";
+import { checkMemory, checkScratchRoom } from "../checks.ts";
+import type { FlagValues } from "../../cli/flags.ts";
+import type { PlannedRun, RunPlan, SkippedBackend, Workload, WorkloadHelp } from "../workload.ts";
+import { parseFsync, parseLayout, parseReorder, parseTransfer, repeatOption } from "../settings.ts";
+import { parseOptionArgs } from "../../framings/options.ts";
+import { refuseUnstorable } from "../../backends/capabilities.ts";
+import { EndianChoice, NUMBER_TYPES, resolveBackends } from "../settings.ts";
 
 const HELP: WorkloadHelp = {
   title: "write and read a variable record by record (netCDF-4's 2003 timing test)",
@@ -107,6 +100,7 @@ export const recordsWorkload: Workload<FlagValues<"records">> = {
   aggregate: RECORDS_AGGREGATE,
   human: RECORDS_HUMAN_COLUMNS,
   chart: "records",
+  seedLayout: true,
   plan(values): PlannedRun {
     const shapeText = values.shape ?? (values.quick ? RECORDS_QUICK.shape : RECORDS_SEED.shape);
     const shape = parseShape(shapeText, "--shape");
@@ -118,7 +112,6 @@ export const recordsWorkload: Workload<FlagValues<"records">> = {
     const dtype: RecordsType = parseChoice(values.type, NUMBER_TYPES, "--type");
     const repeat = repeatOption(values.repeat, values.trials);
     const seed = parseCount(values.seed, "--seed");
-    checkOutputFormat(values, true);
     const recordBytes = shape.slice(1).reduce((a, b) => a * b, 1) * DTYPE_SIZE[dtype];
     if (!Number.isSafeInteger(recordBytes * shape[0]!) || recordBytes > 2 ** 31 - 1) {
       throw new UsageError(`--shape ${shapeText} of ${dtype}: at most 2 GiB - 1 per record`);
