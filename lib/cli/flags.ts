@@ -7,6 +7,7 @@
 import { NUMBER_TYPES } from "../workloads/settings.ts";
 import { UsageError } from "../core/errors.ts";
 import type { WorkloadFlag } from "../workloads/workload.ts";
+import { orList, rowFormats, rowFormatsHelp } from "../report/formats/mod.ts";
 import {
   READERS_QUICK,
   READERS_SEED,
@@ -56,6 +57,12 @@ export interface FlagSpec {
   readonly help: string;
   /** What it adds in one command (appended to `help`). */
   readonly about?: Readonly<Partial<Record<CommandName, string>>>;
+  /**
+   * What it adds in a command `about` says nothing of, made each time the help is: for lists
+   * that grow at run time (the row formats of registerRowFormat). Without a command: what holds
+   * in every command, for the flag index of docs/cli.md.
+   */
+  readonly aboutOf?: (command?: string) => string | undefined;
   /** The commands that take it. */
   readonly commands: readonly CommandName[];
   /** Internal (the hidden reader process): left out of help and docs/cli.md. */
@@ -71,10 +78,30 @@ const TRANSFERS = [...WORKLOADS, "write", "read"] as const;
 /** The MPI-aware reading workloads. */
 const MPI_READING = ["table", "records"] as const;
 
-/** What `--format` offers where the results are rows. */
-const ROWS_FORMAT = ": table (aligned, for people; the default on a terminal), csv (the default " +
-  "otherwise), json (one document with the run's facts), or jsonl (the facts, then one JSON " +
-  "object per row as it is measured)";
+/**
+ * What `--format` offers `command`, made from the formats of lib/report/formats/mod.ts each time
+ * the help is (a format registered after this table loads is listed too). A workload's command
+ * adds its seed layout (lib/cli/workload_command.ts); info and version keep their own sets. The
+ * flag index points at the list of formats of docs/cli.md.
+ */
+function formatAbout(command?: string): string | undefined {
+  if (command === undefined) return "; the formats of rows are listed under Output formats";
+  if (command === "plot") return "(of the one row saying what was drawn)" + rowFormatsHelp();
+  if (command === "framings") {
+    return ": table (or text: one line per backend and its options), json (every backend with " +
+      `its options, as data), or ${orList(framingsRowFormats())} (one row per backend)`;
+  }
+  return rowFormatsHelp();
+}
+
+/**
+ * The formats of rows `sciobench framings` prints through the row writers (one row per backend):
+ * those for data, but `json`, whose document framings writes itself.
+ */
+export function framingsRowFormats(): string[] {
+  return rowFormats().filter((f) => f.audience === "data" && !f.seedLayout && f.name !== "json")
+    .map((f) => f.name);
+}
 
 const TRANSFER_READER = "(the reader process of 'readers --reader sciobench')";
 
@@ -455,7 +482,11 @@ export const FLAGS = {
     type: "boolean",
     help: "print the resolved plan (parameters, backends run and skipped, bytes and files to " +
       "write, known limits) and exit without writing data, after the checks the run makes " +
-      "(--dir, free space, --bs with --direct); text, or JSON with --format json",
+      "(--dir, free space, --bs with --direct)",
+    aboutOf: () => {
+      const own = rowFormats().filter((f) => f.plan).map((f) => `--format ${f.name}`);
+      return `; as text${own.length === 0 ? "" : `, or as data with ${orList(own)}`}`;
+    },
     commands: WORKLOADS,
   },
   strict: {
@@ -477,22 +508,10 @@ export const FLAGS = {
     help: "how the output is printed",
     default: { framings: "table", version: "table" },
     about: {
-      table: ROWS_FORMAT + "; seed: gsd's own reST table",
-      scaling: ROWS_FORMAT + "; seed: IOspeed's text layout (a banner per backend, 'Write  " +
-        "5:*****', then 'Realtime=R, UserTime=U, SystemTime=S, Combined=C' with R in seconds " +
-        "and CPU in clock ticks; with K > 1 the 'Average of K trials' blocks, in seconds)",
-      records: ROWS_FORMAT + "; seed: the seed's 'About to write ... / avg CPU time = ... " +
-        "secs. / avg User Time = ... secs.' lines, means over the repeats (the seed's \"User " +
-        'Time" is wall clock time)',
-      readers: ROWS_FORMAT,
-      write: ROWS_FORMAT,
-      read: ROWS_FORMAT,
-      plot: "(of the one row saying what was drawn): " + ROWS_FORMAT,
       info: ": table (text, the default) or json (one document; --json is the same)",
-      framings: ": table (or text: one line per backend and its options), json (every " +
-        "backend with its options, as data), or csv or jsonl (one row per backend)",
       version: ": table or text (one fact per line) or json (one object)",
     },
+    aboutOf: formatAbout,
     commands: [...ROWS, "plot", "info", "framings", "version"],
   },
   json: {
@@ -526,9 +545,10 @@ export const FLAGS = {
   },
   audit: {
     type: "boolean",
-    help: "with --format json or jsonl: each row's audit trail (every phase's read, write, " +
-      "fsync and fadvise calls with their timing, files, processes, and the clock and CPU " +
-      "readings); without it JSON rows carry a one-line summary",
+    help: "each row's whole audit trail (every phase's read, write, fsync and fadvise calls with " +
+      "their timing, files, processes, and the clock and CPU readings) instead of its one-line " +
+      "summary, in the formats whose rows keep nested values",
+    aboutOf: () => `: ${orList(rowFormats().filter((f) => f.nested).map((f) => f.name))}`,
     commands: ROWS,
   },
   help: {

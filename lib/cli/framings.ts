@@ -7,6 +7,7 @@ import { BACKENDS } from "../backends/registry.ts";
 import { writeStdout } from "../report/output.ts";
 import { parseChoice } from "../core/values.ts";
 import { parseFlags } from "./parse_flags.ts";
+import { framingsRowFormats } from "./flags.ts";
 import { commandHelp } from "./help.ts";
 import type { Command } from "./command.ts";
 import { openResults } from "./output.ts";
@@ -26,21 +27,25 @@ const COLUMNS: readonly ColumnDoc[] = [
 export const framingsCommand: Command = {
   name: "framings",
   summary: "list every backend (native framings and peers), its options, and which run here",
-  help: commandHelp("framings", {
-    title: "list every backend: the native framings and the peers",
-    usage: "[--format table|json|csv|jsonl]",
-    intro:
-      `One line per backend (native framing or peer): name, kind, byte orders, and availability (with
+  // made when asked: it lists the output formats registered by then
+  get help(): string {
+    return commandHelp("framings", {
+      title: "list every backend: the native framings and the peers",
+      usage: "[--format F]",
+      intro:
+        `One line per backend (native framing or peer): name, kind, byte orders, and availability (with
 the reason when a peer library or program is missing), then its options (--option KEY=VALUE)
 with their values, default and the commands that use them. --format json prints one document:
 for each backend its name, kind, description, orders, availability and options (name, type,
 default, choices, min, max, help, workloads).`,
-  }),
+    });
+  },
   async run(args: string[]): Promise<void> {
     const { values } = parseFlags("framings", args);
+    const rowFormats = framingsRowFormats();
     const format = parseChoice(
       values.format,
-      ["table", "text", "json", "csv", "jsonl"] as const,
+      ["table", "text", "json", ...rowFormats],
       "--format",
     );
     const availability = (b: (typeof BACKENDS)[number]): string | null => {
@@ -52,7 +57,7 @@ default, choices, min, max, help, workloads).`,
         return e.message;
       }
     };
-    if (format === "csv" || format === "jsonl") {
+    if (rowFormats.includes(format)) {
       const out = openResults({
         command: "framings",
         args,

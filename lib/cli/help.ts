@@ -86,17 +86,21 @@ export function wrap(first: string, text: string, indent = FLAG_COLUMN): string 
   return lines.join("\n");
 }
 
+/** `help` followed by `about`: a fragment continues the sentence, a sentence follows it. */
+export function withAbout(help: string, about: string | undefined): string {
+  if (about === undefined) return help;
+  return help +
+    (/^[:;,.]/.test(about) ? about : /^[A-Z-]/.test(about) ? `. ${about}` : ` ${about}`);
+}
+
 /** The full help sentence of `flag` in `command`: its help, what it adds there, its default. */
 export function flagText(flag: FlagSpec, command: string): string {
-  const about = flag.about?.[command as CommandName];
-  let text = flag.help;
-  if (about !== undefined) {
-    // a fragment continues the sentence; a sentence of its own follows it
-    text += /^[:;,.]/.test(about) ? about : /^[A-Z-]/.test(about) ? `. ${about}` : ` ${about}`;
-  }
+  const text = withAbout(
+    flag.help,
+    flag.about?.[command as CommandName] ?? flag.aboutOf?.(command),
+  );
   const d = defaultOf(flag, command);
-  if (d !== undefined && !/\(default/.test(text)) text += ` (default ${d})`;
-  return text;
+  return d !== undefined && !/\(default/.test(text) ? `${text} (default ${d})` : text;
 }
 
 /** The flag as the help's left column shows it: `-o, --out FILE`, `--direct`. */

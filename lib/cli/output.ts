@@ -8,6 +8,14 @@ import { world } from "../mpi/world.ts";
 import { type Progress } from "../report/progress.ts";
 import { type ColumnDoc, humanTable } from "../report/human.ts";
 import { openRowSink, type OutputFormat, type TableRenderer } from "../report/output.ts";
+import {
+  DATA_FORMAT,
+  orList,
+  rowFormat,
+  rowFormatNames,
+  rowFormats,
+  TERMINAL_FORMAT,
+} from "../report/formats/mod.ts";
 import type { Row } from "../report/row.ts";
 import {
   CHART_WORKLOADS,
@@ -20,11 +28,13 @@ import { parseChoice } from "../core/values.ts";
 import { refuseOutputOnInput } from "../io/atomic.ts";
 import { librariesMeta, runMeta } from "./meta.ts";
 
-/** UsageError when `--audit` is given with an output format other than JSON. */
+/** UsageError when `--audit` is given with an output format whose rows keep no nested values. */
 export function checkAuditFormat(audit: boolean | undefined, format: string | undefined): void {
-  if (audit && format !== "json" && format !== "jsonl") {
+  const formats = rowFormats().filter((f) => f.nested).map((f) => f.name);
+  if (audit && !formats.includes(format ?? "")) {
     throw new UsageError(
-      "--audit adds the audit trail to JSON output: use it with --format json or jsonl",
+      "--audit adds the audit trail to rows that keep nested values: use it with --format " +
+        orList(formats),
     );
   }
 }
@@ -91,8 +101,9 @@ export async function writeChart(
 }
 
 /**
- * Checks `--format` (default: `table` when stdout is a terminal, there is no --out and no MPI,
- * else `csv`); `seed` only where the command has a seed layout.
+ * Checks `--format` against the formats of lib/report/formats/mod.ts (default: `table` when
+ * stdout is a terminal, there is no --out and no MPI, else `csv`); a format that draws the seed
+ * layout only where the command has one.
  */
 export function resolveFormat(
   value: string | undefined,
@@ -103,16 +114,9 @@ export function resolveFormat(
     // Under MPI a rank's stdout is often the launcher's pseudo-terminal, whatever mpirun's own
     // stdout is: only a single process trusts isTerminal().
     const terminal = Deno.stdout.isTerminal() && world().size === 1;
-    return out === undefined && terminal ? "table" : "csv";
+    return out === undefined && terminal ? TERMINAL_FORMAT : DATA_FORMAT;
   }
-  const formats: OutputFormat[] = [
-    "table",
-    "csv",
-    "json",
-    "jsonl",
-    ...(hasSeed ? ["seed"] as const : []),
-  ];
-  return parseChoice(value, formats, "--format");
+  return parseChoice(value, rowFormatNames(hasSeed), "--format");
 }
 
 /** What a command's results look like, for {@link openResults}. */
@@ -188,22 +192,23 @@ export function openResults(
   const meta = runMeta(spec.command, spec.args, spec.options, spec.dir);
   const human = spec.human.map((name) => spec.columns.find((c) => c.name === name)!);
   const sink = openRowSink(spec.columns.map((c) => c.name), {
-    format: format === "table" || format === "seed" ? "text" : format,
+    format,
     out: values.out,
     force: values.force,
     meta,
-    table: format === "seed" ? spec.seed : humanTable(human),
+    human: humanTable(human),
+    seed: spec.seed,
     // under MPI, --per-rank rows are cells of their own
     summaryKeys: spec.keys && world().size > 1 ? [...spec.keys, "rank", "host"] : spec.keys,
   });
   let rows = 0;
-  const json = format === "json" || format === "jsonl";
+  const nested = rowFormat(format).nested === true;
   return {
     add(row: Row): void {
       rows++;
-      // JSON rows carry their audit trail (lib/sys/audit.ts): a one-line summary, or with
-      // --audit the whole trail.
-      const audit = json ? auditOf(row) : undefined;
+      // rows that keep nested values (JSON) carry their audit trail (lib/sys/audit.ts): a
+      // one-line summary, or with --audit the whole trail.
+      const audit = nested ? auditOf(row) : undefined;
       if (audit === undefined) sink.add(row);
       else sink.add({ ...row, audit: values.audit ? audit : auditSummary(audit) });
     },

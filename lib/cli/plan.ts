@@ -9,7 +9,7 @@
  */
 import { escapeControls, UsageError } from "../core/errors.ts";
 import { warn } from "../core/diagnostics.ts";
-import { jsonText } from "../report/output.ts";
+import { rowFormats } from "../report/formats/mod.ts";
 import { formatSize } from "../report/units.ts";
 import type { RunPlan, SkippedBackend } from "../workloads/workload.ts";
 
@@ -65,16 +65,21 @@ export function planText(plan: RunPlan): string {
   return lines.map(escapeControls).join("\n") + "\n";
 }
 
-/** Prints the plan to stdout as text or JSON (`--format json`). */
+/**
+ * Prints the plan to stdout in `format`'s notation where the format has one (lib/report/formats:
+ * `json` prints one document), else as text.
+ */
 export function printPlan(plan: RunPlan, format: string): void {
-  const text = format === "json" ? jsonText(planJson(plan), 2) + "\n" : planText(plan);
+  const print = rowFormats().find((f) => f.name === format)?.plan;
+  const text = print ? print(planJson(plan)) : planText(plan);
   const bytes = new TextEncoder().encode(text);
   let done = 0;
   while (done < bytes.length) done += Deno.stdout.writeSync(bytes.subarray(done));
 }
 
 /**
- * With `--dry-run`, prints the plan (text, or JSON with `--format json`) and returns true.
+ * With `--dry-run`, prints the plan (text, or JSON with `--format json`: {@link printPlan}) and
+ * returns true.
  * Otherwise refuses a plan with no backend left to run (notes the skipped ones; UsageError) and
  * returns false.
  */

@@ -18,11 +18,13 @@ const COLUMNS: readonly ColumnDoc[] = [
   col("series", "", "text", "series drawn, one per backend (readers: mode and cache), joined by /"),
 ];
 
-const HELP = commandHelp("plot", {
-  title: "draw results as an SVG chart",
-  usage: "RESULTS.(csv|jsonl|json) -o CHART.svg [--force] [--format F]",
-  intro:
-    `Reads the rows 'sciobench table', 'readers', 'scaling' or 'records' wrote (any format but the
+/** The help of `plot`, made when asked: it lists the output formats registered by then. */
+const help = () =>
+  commandHelp("plot", {
+    title: "draw results as an SVG chart",
+    usage: "RESULTS.(csv|jsonl|json) -o CHART.svg [--force] [--format F]",
+    intro:
+      `Reads the rows 'sciobench table', 'readers', 'scaling' or 'records' wrote (any format but the
 text ones; the workload is taken from the JSON meta or the columns) and draws one chart with
 Vega-Lite, rendered to SVG without a browser:
   table    write, read and random MiB/s against N per backend, one panel per size and phase,
@@ -33,15 +35,17 @@ Vega-Lite, rendered to SVG without a browser:
   records  wall and CPU seconds per backend and byte order, write and read
 The title names the host, the --dir file system and the date when the results carry them (JSON).
 '--plot CHART.svg' on those commands draws the same chart at the end of a run.`,
-  after: `Columns:
+    after: `Columns:
 ${columnHelp(COLUMNS)}`,
-});
+  });
 
 /** The `plot` subcommand. */
 export const plotCommand: Command = {
   name: "plot",
   summary: "draw a results file (CSV, JSON lines, JSON) as an SVG chart",
-  help: HELP,
+  get help(): string {
+    return help();
+  },
   async run(args: string[]): Promise<void> {
     const { values, positionals } = parseFlags("plot", args, true);
     if (positionals.length !== 1) {

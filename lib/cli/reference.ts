@@ -1,13 +1,16 @@
 /**
- * The CLI reference, docs/cli.md, made from the flag table (lib/cli/flags.ts) and the commands'
- * help: an index of every flag with the commands that take it and their defaults, then every
- * command's `--help`. tests/cli_docs_test.ts fails when docs/cli.md differs from it; run this
- * module (`deno run --allow-all lib/cli/reference.ts`) to write it again.
+ * The CLI reference, docs/cli.md, made from the flag table (lib/cli/flags.ts), the output formats
+ * (lib/report/formats/mod.ts) and the commands' help: an index of every flag with the commands
+ * that take it and their defaults, the output formats of rows, then every command's `--help` (a
+ * workload or format registered before it is made is there too). tests/cli_docs_test.ts fails
+ * when docs/cli.md differs from it; run this module (`deno run --allow-all lib/cli/reference.ts`)
+ * to write it again.
  * @module
  */
-import { COMMANDS } from "./commands.ts";
+import { allCommands } from "./commands.ts";
 import { defaultOf, FLAGS, type FlagSpec } from "./flags.ts";
-import { wrap } from "./help.ts";
+import { withAbout, wrap } from "./help.ts";
+import { defaultNote, type RowFormat, rowFormats } from "../report/formats/mod.ts";
 
 /** Where the reference lives, relative to the repository root. */
 export const REFERENCE_PATH = "docs/cli.md";
@@ -24,15 +27,28 @@ function flagEntry(name: string, flag: FlagSpec): string {
     label,
     wrap("    commands:", commands.join(", "), 14),
     ...(defaults.length === 0 ? [] : [wrap("    default:", defaults.join("; "), 14)]),
-    wrap("   ", flag.help, 4),
+    wrap("   ", withAbout(flag.help, flag.aboutOf?.()), 4),
   ];
   return lines.join("\n");
+}
+
+/** One row format in the list: name, for whom, and what it writes (lib/report/formats/mod.ts). */
+function formatEntry(format: RowFormat): string {
+  const notes = [
+    format.description,
+    defaultNote(format.name),
+    format.seedLayout ? "where the workload has a seed layout" : undefined,
+    format.nested ? "rows keep nested values (--audit)" : undefined,
+    format.plan ? "--dry-run prints the plan in it" : undefined,
+    format.keepsInterrupted ? "an interrupted run's output is completed and kept" : undefined,
+  ].filter((n) => n !== undefined);
+  return wrap(`${format.name.padEnd(8)}${format.audience}`, notes.join("; "), 16);
 }
 
 /** The text of docs/cli.md. */
 export function cliReference(): string {
   const flags = (Object.entries(FLAGS) as [string, FlagSpec][]).filter(([, f]) => !f.hidden);
-  const sections = COMMANDS.map((c) =>
+  const sections = allCommands().map((c) =>
     [`## sciobench ${c.name}`, "", c.summary, "", "```text", c.help, "```"].join("\n")
   );
   return [
@@ -48,6 +64,15 @@ export function cliReference(): string {
     "",
     "```text",
     flags.map(([name, f]) => flagEntry(name, f)).join("\n\n"),
+    "```",
+    "",
+    "## Output formats",
+    "",
+    // one line under 100 columns: deno fmt leaves it as it is
+    "What `--format` takes where the output is rows: name, for people or data, what it writes.",
+    "",
+    "```text",
+    ...rowFormats().map(formatEntry),
     "```",
     "",
     ...sections.flatMap((s) => [s, ""]),

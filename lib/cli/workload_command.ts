@@ -8,7 +8,14 @@ import type { FlagRecord, Workload } from "../workloads/workload.ts";
 import { registeredWorkloads } from "../workloads/registry.ts";
 import { Progress } from "../report/progress.ts";
 import type { Command } from "./command.ts";
-import { COMMAND_NAMES, type CommandName, flagsOf, registeredFlags } from "./flags.ts";
+import {
+  COMMAND_NAMES,
+  type CommandName,
+  flagsOf,
+  type FlagSpec,
+  registeredFlags,
+} from "./flags.ts";
+import { rowFormatsHelp } from "../report/formats/mod.ts";
 import { commandHelp, optionsText } from "./help.ts";
 import { parseFlagList } from "./parse_flags.ts";
 import {
@@ -32,9 +39,17 @@ function isBuiltIn(name: string): name is CommandName {
   return (COMMAND_NAMES as readonly string[]).includes(name);
 }
 
-/** The flags `workload` takes: the table's for a built-in one, else the registered rule. */
-function flagsOfWorkload(workload: Workload) {
-  return isBuiltIn(workload.name) ? flagsOf(workload.name) : registeredFlags(workload.flags);
+/**
+ * The flags `workload` takes: the table's for a built-in one, else the registered rule; its
+ * `--format` help names the formats of lib/report/formats/mod.ts with its seed layout.
+ */
+function flagsOfWorkload(workload: Workload): [string, FlagSpec][] {
+  const flags = isBuiltIn(workload.name) ? flagsOf(workload.name) : registeredFlags(workload.flags);
+  return flags.map(([name, flag]): [string, FlagSpec] =>
+    name === "format"
+      ? [name, { ...flag, aboutOf: () => rowFormatsHelp(workload.seedLayout) }]
+      : [name, flag]
+  );
 }
 
 /** The command that runs `workload`. */
@@ -68,7 +83,7 @@ export function workloadCommand<V extends FlagRecord>(workload: Workload<V>): Wo
       // plan reads (or rolls back) that input
       const inputs = w.inputs?.(values) ?? [];
       checkOutputsApart(output, inputs);
-      const format = checkOutputFormat(output, w.seedLayout === true);
+      const format = checkOutputFormat(output, w.seedLayout !== undefined);
       checkPlotPath(w.name, w.chart, output.plot, output.force);
       // the plan is printed only once every check of the run has passed
       const planned = await w.plan(values, args, { format });

@@ -1,13 +1,15 @@
 /**
- * Result rows to stdout or a file: CSV with a header row (csv-stringify), one JSON document,
- * JSON lines (the run's facts first, then one object per row as it is measured), or text from a
- * renderer (the aligned human table or a seed's own layout). stdout carries only data;
+ * Result rows to stdout or a file, in one of the formats of lib/report/formats/mod.ts: CSV with a
+ * header row (csv-stringify), one JSON document, JSON lines (the run's facts first, then one
+ * object per row as it is measured), text from a renderer (the aligned human table or a seed's
+ * own layout), or a format added with registerRowFormat. stdout carries only data;
  * diagnostics go to stderr. With repeats, summary rows (mean, median, stddev, min, max per cell)
  * follow the run rows. A run ended by SIGINT or SIGTERM still completes its document, marked
  * interrupted.
  * @module
  */
 import { IoError } from "../core/errors.ts";
+import { warn } from "../core/diagnostics.ts";
 import { world } from "../mpi/world.ts";
 import {
   checkOutputTarget,
@@ -19,41 +21,32 @@ import {
 import { onInterrupt } from "../io/interrupt.ts";
 import { summaryRows } from "./stats.ts";
 import type { Row } from "./row.ts";
-import { CSV_FORMAT } from "./formats/csv.ts";
-import { JSON_FORMAT } from "./formats/json.ts";
-import { JSONL_FORMAT } from "./formats/jsonl.ts";
-import { TEXT_FORMAT } from "./formats/table.ts";
-import type { RowFormatSpec, TableRenderer } from "./formats/writer.ts";
+import { rowFormat } from "./formats/mod.ts";
+import type { TableRenderer } from "./formats/writer.ts";
 export type { TableRenderer } from "./formats/writer.ts";
 export { csvField } from "./formats/csv.ts";
 export { jsonText } from "./formats/json.ts";
 
-/** Output formats of row-producing commands (`text` is a renderer's: human table or seed layout). */
-export type RowFormat = "csv" | "json" | "jsonl" | "text";
-
-/** The formats of row output; `seed` is a command's seed layout where it has one. */
-export type OutputFormat = "csv" | "json" | "jsonl" | "table" | "seed";
-
-/** The writer of each output format. */
-const ROW_FORMATS: Readonly<Record<RowFormat, RowFormatSpec>> = {
-  csv: CSV_FORMAT,
-  json: JSON_FORMAT,
-  jsonl: JSONL_FORMAT,
-  text: TEXT_FORMAT,
-};
+/**
+ * The name of an output format of rows: one of lib/report/formats/mod.ts's (`table`, `csv`,
+ * `json`, `jsonl`, `seed`, or one added with registerRowFormat).
+ */
+export type OutputFormat = string;
 
 /** Options for {@link openRowSink}. */
 export interface RowSinkOptions {
-  /** Output format. */
-  readonly format: RowFormat;
+  /** Output format (a name of lib/report/formats/mod.ts). */
+  readonly format: OutputFormat;
   /** File to write instead of stdout; refused when it exists unless `force`. */
   readonly out?: string;
   /** Replace an existing `out`. */
   readonly force?: boolean;
   /** Facts about the run for the JSON document's `meta` (command, options, versions, host). */
   readonly meta?: Record<string, unknown>;
-  /** Renderer for `text` format. */
-  readonly table?: TableRenderer;
+  /** The aligned table of the columns people see (the `table` format draws it). */
+  readonly human?: TableRenderer;
+  /** The command's seed layout, where it has one (the `seed` format draws it). */
+  readonly seed?: TableRenderer;
   /**
    * Key columns of a cell: when given, summary rows (see lib/report/stats.ts) over the run rows
    * of each cell with two or more runs are added at the end.
@@ -168,19 +161,19 @@ class RowDestination {
 
 /**
  * Opens a sink for rows with the given columns (CSV header order; extra row keys are ignored in
- * CSV and kept in JSON), in the format's writer ({@link ROW_FORMATS}). Open it only after every
- * option is checked: `out` is created here.
+ * CSV and kept in JSON), in the format's writer (lib/report/formats/mod.ts). Open it only after
+ * every option is checked: `out` is created here.
  */
 export function openRowSink(columns: readonly string[], options: RowSinkOptions): RowSink {
   // under MPI only rank 0 prints (or writes --out)
   if (world().rank !== 0) return { add() {}, close() {}, failed: 0, rows: [] };
   // --out is written atomically: rows go to a temporary file beside it, which replaces the target
   // (or appears under its name) only once complete and fsynced. A failure before that leaves the
-  // old file as it was and removes the temporary one; so does SIGINT or SIGTERM for CSV and text,
-  // while JSON and JSON lines are completed, marked interrupted, and committed (what finished is
-  // kept). A SIGKILL leaves the finished rows in the temporary file `.NAME.sciobench-tmp-PID`.
+  // old file as it was and removes the temporary one; so does SIGINT or SIGTERM for a format
+  // that discards an interrupted run (CSV, text), while one that keeps it (JSON, JSON lines) is
+  // completed, marked interrupted, and committed (what finished is kept). A SIGKILL leaves the finished rows in the temporary file `.NAME.sciobench-tmp-PID`.
+  const format = rowFormat(options.format);
   const destination = new RowDestination(options.out, options.force ?? false);
-  const format = ROW_FORMATS[options.format];
   // The signal handlers are in place before the temporary file exists: a SIGTERM right after it
   // appears must not meet the default action (death, with the temporary file left behind).
   const unregister = onInterrupt(() => {
@@ -201,7 +194,12 @@ export function openRowSink(columns: readonly string[], options: RowSinkOptions)
   let started = false;
   let closed = false;
   let failed = 0;
-  const writer = format.open({ columns, meta: options.meta ?? {}, table: options.table });
+  const writer = format.open({
+    columns,
+    meta: options.meta ?? {},
+    human: options.human,
+    seed: options.seed,
+  });
   const emit = (row: Row) => destination.write(writer.row(row));
   const start = () => {
     if (started) return;
@@ -211,8 +209,17 @@ export function openRowSink(columns: readonly string[], options: RowSinkOptions)
   // Interrupted runs (SIGINT, SIGTERM; also between cells) still complete a JSON document; an
   // exit on a failure completes it on stdout but never commits a half-written --out.
   const onUnload = () => {
-    if (destination.open) destination.discard();
-    else sink.close({ interrupted: true });
+    if (destination.open) {
+      destination.discard();
+      return;
+    }
+    try {
+      sink.close({ interrupted: true });
+    } catch (e) {
+      // the program is ending already: a stdout whose reader went away (`| head -1`) needs
+      // nothing more, any other failure is one line, never a stack trace
+      if (!(e instanceof Deno.errors.BrokenPipe)) warn(e instanceof Error ? e.message : String(e));
+    }
   };
   globalThis.addEventListener("unload", onUnload);
   const sink: RowSink = {

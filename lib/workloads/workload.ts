@@ -131,8 +131,11 @@ export interface Workload<V extends FlagRecord = FlagRecord> {
   readonly human: readonly string[];
   /** The chart `--plot` and `sciobench plot` draw, if any. */
   readonly chart?: ChartWorkload;
-  /** It offers `--format seed`: the seed's own text layout (PlannedRun.seed draws it). */
-  readonly seedLayout?: true;
+  /**
+   * It offers `--format seed`, the seed's own text layout (PlannedRun.seed draws it): what that
+   * layout looks like, for the `--format` help.
+   */
+  readonly seedLayout?: string;
   /**
    * The files a run reads, `[name in messages, path]`, from its flags: an `--out` or `--plot`
    * that is one of them is refused before the plan touches anything.

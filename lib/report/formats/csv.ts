@@ -5,7 +5,7 @@
  */
 import { stringify } from "npm:csv-stringify@6.6.0/sync";
 import { escapeControls } from "../../core/errors.ts";
-import type { RowFormatSpec } from "./writer.ts";
+import type { RowFormat } from "./writer.ts";
 
 /**
  * One CSV field: control characters escaped ({@link escapeControls}: a name from a file never
@@ -31,7 +31,10 @@ export function csvLine(values: readonly unknown[]): string {
 }
 
 /** The CSV format. */
-export const CSV_FORMAT: RowFormatSpec = {
+export const CSV_FORMAT: RowFormat = {
+  name: "csv",
+  description: "a header row, then one line per row",
+  audience: "data",
   keepsInterrupted: false,
   open: ({ columns }) => ({
     head: () => csvLine(columns),

@@ -3,7 +3,7 @@
  * says `interrupted: true`). Rows keep every key, including those outside the columns.
  * @module
  */
-import type { RowFormatSpec } from "./writer.ts";
+import type { RowFormat } from "./writer.ts";
 
 /**
  * JSON text of `value` (`indent` spaces, none when omitted) with DEL and the C1 controls written
@@ -16,9 +16,14 @@ export function jsonText(value: unknown, indent?: number): string {
   );
 }
 
-/** The JSON format. */
-export const JSON_FORMAT: RowFormatSpec = {
+/** The JSON format; `--dry-run` prints the plan as one JSON document too. */
+export const JSON_FORMAT: RowFormat = {
+  name: "json",
+  description: "one document with the run's facts",
+  audience: "data",
+  nested: true,
   keepsInterrupted: true,
+  plan: (facts) => jsonText(facts, 2) + "\n",
   open: ({ columns, meta }) => ({
     head: () => "",
     row: () => "",

@@ -4,10 +4,14 @@
  * @module
  */
 import { jsonText } from "./json.ts";
-import type { RowFormatSpec } from "./writer.ts";
+import type { RowFormat } from "./writer.ts";
 
 /** The JSON lines format. */
-export const JSONL_FORMAT: RowFormatSpec = {
+export const JSONL_FORMAT: RowFormat = {
+  name: "jsonl",
+  description: "the facts, then one JSON object per row as it is measured",
+  audience: "data",
+  nested: true,
   keepsInterrupted: true,
   open: ({ columns, meta }) => ({
     head: () => jsonText({ meta, columns }) + "\n",

@@ -1,23 +1,38 @@
 /**
- * The `text` format: rows through a {@link TableRenderer}, the aligned human table
- * (lib/report/human.ts humanTable) or a seed's own layout (lib/report/formats/seed.ts and the
- * workloads' seed renderers). Without a renderer it writes nothing.
+ * The text formats for people: `table`, rows through the aligned human table (lib/report/human.ts
+ * humanTable), and `seed`, rows through a seed's own layout (lib/report/formats/seed.ts and the
+ * workloads' seed renderers). Without its renderer a text format writes nothing.
  * @module
  */
-import type { RowFormatSpec, TableRenderer } from "./writer.ts";
+import type { RowFormat, RowWriter, TableRenderer } from "./writer.ts";
 
-/** A renderer that writes nothing (the text format of a command without one). */
+/** A renderer that writes nothing (a text format opened without its renderer). */
 const SILENT: TableRenderer = { head: () => "", row: () => "", foot: () => "" };
 
-/** The text format. */
-export const TEXT_FORMAT: RowFormatSpec = {
+/** The writer of rows through `renderer`. */
+function textWriter(renderer: TableRenderer = SILENT): RowWriter {
+  return {
+    head: () => renderer.head(),
+    row: (row) => renderer.row(row),
+    end: () => renderer.foot(),
+  };
+}
+
+/** The aligned table for people. */
+export const TABLE_FORMAT: RowFormat = {
+  name: "table",
+  description: "aligned, for people",
+  audience: "people",
   keepsInterrupted: false,
-  open: ({ table }) => {
-    const renderer = table ?? SILENT;
-    return {
-      head: () => renderer.head(),
-      row: (row) => renderer.row(row),
-      end: () => renderer.foot(),
-    };
-  },
+  open: ({ human }) => textWriter(human),
+};
+
+/** The seed's own layout, where the workload has one. */
+export const SEED_FORMAT: RowFormat = {
+  name: "seed",
+  description: "the seed's own layout",
+  audience: "people",
+  seedLayout: true,
+  keepsInterrupted: false,
+  open: ({ seed }) => textWriter(seed),
 };

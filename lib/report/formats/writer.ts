@@ -1,13 +1,15 @@
 /**
- * The one interface every output format implements: the text before the first row, the text of
- * each row as it is measured, and the text that completes the output. lib/report/output.ts picks
- * a format's writer from {@link RowFormatSpec}s and owns where the text goes (stdout or an
- * atomically written file), the signals and the summary rows.
+ * The one interface every output format of rows implements ({@link RowFormat}): its name and its
+ * line in `--format`'s help, whether it is text for people or data, whether it draws a workload's
+ * seed layout, and its writer (the text before the first row, the text of each row as it is
+ * measured, and the text that completes the output). lib/report/formats/mod.ts declares the
+ * formats; lib/report/output.ts owns where the text goes (stdout or an atomically written file),
+ * the signals and the summary rows.
  * @module
  */
 import type { Row } from "../row.ts";
 
-/** Renders rows as text (the human table, or a seed's layout) for the `text` format. */
+/** Renders rows as text for people: the human table, or a seed's layout. */
 export interface TableRenderer {
   /** Text printed before the first row (header lines). */
   head(): string;
@@ -23,8 +25,10 @@ export interface RowWriterSetup {
   readonly columns: readonly string[];
   /** Facts about the run (command, options, versions, host) for the formats that carry them. */
   readonly meta: Record<string, unknown>;
-  /** The renderer of the `text` format (none: the text format writes nothing). */
-  readonly table?: TableRenderer;
+  /** The aligned table of the columns people see (none: a text format for people writes nothing). */
+  readonly human?: TableRenderer;
+  /** The command's seed layout, where it has one. */
+  readonly seed?: TableRenderer;
 }
 
 /** Turns rows into one format's text; each method returns the text to write ("" for none). */
@@ -40,13 +44,30 @@ export interface RowWriter {
   end(rows: readonly Row[], interrupted: boolean): string;
 }
 
-/** One output format: how its writer opens, and what an interrupted run leaves of it. */
-export interface RowFormatSpec {
-  /** Opens a writer for one output. */
-  open(setup: RowWriterSetup): RowWriter;
+/**
+ * One output format of rows, declared once: what `--format NAME` takes, what its help says, and
+ * how it writes. Add one with registerRowFormat (lib/report/formats/mod.ts).
+ */
+export interface RowFormat {
+  /** What `--format` takes: lower-case letters, digits and dashes. */
+  readonly name: string;
+  /** Its line in `--format`'s help, in a few words (`one document with the run's facts`). */
+  readonly description: string;
+  /** `people`: text to read (aligned, rounded); `data`: text a program parses. */
+  readonly audience: "people" | "data";
+  /** It draws the workload's seed layout: offered only where the workload has one. */
+  readonly seedLayout?: true;
+  /** Its rows keep every key, nested values included (objects, such as the audit trail). */
+  readonly nested?: true;
   /**
    * True when an interrupted run's output is completed, marked interrupted and kept (JSON, JSON
    * lines); false when it is discarded (a half CSV or table would read as a whole one).
    */
   readonly keepsInterrupted: boolean;
+  /** Opens a writer for one output. */
+  open(setup: RowWriterSetup): RowWriter;
+  /**
+   * How `--dry-run` prints a plan's facts in this format (absent: as text, one fact per line).
+   */
+  plan?(facts: Record<string, unknown>): string;
 }

@@ -100,7 +100,8 @@ export const recordsWorkload: Workload<FlagValues<"records">> = {
   aggregate: RECORDS_AGGREGATE,
   human: RECORDS_HUMAN_COLUMNS,
   chart: "records",
-  seedLayout: true,
+  seedLayout: "the seed's 'About to write ... / avg CPU time = ... secs. / avg User Time = " +
+    "... secs.' lines, means over the repeats (the seed's \"User Time\" is wall clock time)",
   plan(values): PlannedRun {
     const shapeText = values.shape ?? (values.quick ? RECORDS_QUICK.shape : RECORDS_SEED.shape);
     const shape = parseShape(shapeText, "--shape");

@@ -108,7 +108,9 @@ export const scalingWorkload: Workload<FlagValues<"scaling">> = {
   aggregate: SCALING_AGGREGATE,
   human: SCALING_HUMAN_COLUMNS,
   chart: "scaling",
-  seedLayout: true,
+  seedLayout: "IOspeed's text layout (a banner per backend, 'Write  5:*****', then " +
+    "'Realtime=R, UserTime=U, SystemTime=S, Combined=C' with R in seconds and CPU in clock " +
+    "ticks; with K > 1 the 'Average of K trials' blocks, in seconds)",
   plan(values, _args, { format }): PlannedRun {
     if (parseChoice(values.layout, ["per-rank", "shared"] as const, "--layout") === "shared") {
       throw new UsageError(

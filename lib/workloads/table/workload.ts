@@ -158,7 +158,7 @@ export const tableWorkload: Workload<FlagValues<"table">> = {
   aggregate: TABLE_AGGREGATE,
   human: TABLE_HUMAN_COLUMNS,
   chart: "table",
-  seedLayout: true,
+  seedLayout: "gsd's own reST table",
   plan(values): PlannedRun {
     const quick = values.quick;
     const sizes = parseList(values.size ?? (quick ? TABLE_QUICK.size : TABLE_SEED.size), "--size")
