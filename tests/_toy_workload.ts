@@ -1,7 +1,8 @@
 /**
  * A toy workload (`toy`), registered on import with registerWorkload and nothing else.
  * tests/workloads_test.ts uses it to show that a new workload is a command with its help,
- * `--dry-run`, every output format, `--plot`'s refusal and MPI, with no other edit. Run as a
+ * `--dry-run`, every output format, its chart (`--plot` and `sciobench plot`) and MPI, with no
+ * other edit. Run as a
  * program, this module is the sciobench CLI with the toy registered (as a plugin would be).
  * @module
  */
@@ -22,7 +23,7 @@ export const toyWorkload: Workload = {
   help: {
     title: "a toy workload: one row per step, nothing written",
     intro: "Makes --steps rows; each says its step, seed x step and 8 x step bytes.",
-    after: "The toy has no chart.",
+    after: "Its chart: value against step.",
   },
   flags: ["seed", { name: "steps", type: "string", value: "K", default: "3", help: "rows made" }],
   columns: [
@@ -34,6 +35,16 @@ export const toyWorkload: Workload = {
   keys: ["step"],
   aggregate: TOY_AGGREGATE,
   human: ["step", "value", "bytes"],
+  chart: {
+    title: "value per step",
+    mark: "line",
+    x: { column: "step", title: "step", integer: true },
+    yTitle: "value (seed × step)",
+    measures: [{ name: "value", columns: ["value"] }],
+    series: { columns: [], title: "toy" },
+    width: 300,
+    height: 160,
+  },
   plan(values) {
     const steps = Number(values["steps"]);
     if (!Number.isSafeInteger(steps) || steps <= 0) {

@@ -4,12 +4,11 @@
  */
 import assert from "node:assert/strict";
 import { XMLValidator } from "npm:fast-xml-parser@5.2.5";
-import {
-  type ChartWorkload,
-  chartWorkload,
-  parseResults,
-  renderChart,
-} from "../lib/workloads/charts.ts";
+import { parseResults, type Results, resultsChart } from "../lib/workloads/charts.ts";
+import { renderChart as renderSpec } from "../lib/report/plot.ts";
+import type { Workload } from "../lib/workloads/workload.ts";
+import { col } from "../lib/report/human.ts";
+import { UsageError } from "../lib/core/errors.ts";
 import { tableColumnDocs } from "../lib/workloads/table/mod.ts";
 import { SCALING_COLUMNS } from "../lib/workloads/scaling/mod.ts";
 import { RECORDS_COLUMNS } from "../lib/workloads/records/mod.ts";
@@ -36,6 +35,15 @@ function lineColors(svg: string): Set<string> {
 function barColors(svg: string): Set<string> {
   const group = svg.match(/<g class="mark-rect role-mark[^"]*marks"[^>]*>.*?<\/g>/s)?.[0] ?? "";
   return new Set([...group.matchAll(/fill="([^"]*)"/g)].map((m) => m[1]!));
+}
+
+/** The built-in workloads with a chart. */
+type ChartWorkload = "table" | "scaling" | "records" | "readers";
+
+/** The SVG chart of `workload` (found by name, as a results file's meta names it) of `results`. */
+function renderChart(workload: ChartWorkload, results: Results): Promise<string> {
+  const w = resultsChart({ meta: { command: workload }, rows: [] }, "test");
+  return renderSpec(w.name, w.chart, results);
 }
 
 const META = {
@@ -180,17 +188,44 @@ Deno.test("plot: the chart is the meta's command's, or the workload whose column
       ["readers", READERS_COLUMNS],
     ] as const
   ) {
-    assert.equal(chartWorkload(csv(columns), "r.csv"), workload);
+    assert.equal(resultsChart(csv(columns), "r.csv").name, workload);
     // under MPI the rank columns follow the workload's own
-    assert.equal(chartWorkload(csv([...columns, "ranks", "rank", "host"]), "r.csv"), workload);
+    assert.equal(resultsChart(csv([...columns, "ranks", "rank", "host"]), "r.csv").name, workload);
   }
   // a few telling columns are not a workload's results: nothing is guessed
   assert.throws(
-    () => chartWorkload(csv(["framing", "datasets", "write_s", "write_user_s"]), "r.csv"),
-    /r\.csv: not the results of table, readers, scaling, records/,
+    () => resultsChart(csv(["framing", "datasets", "write_s", "write_user_s"]), "r.csv"),
+    /r\.csv: not the results of table, scaling, records, readers \(/,
   );
   const named = parseResults('{"meta":{"command":"records"},"rows":[]}', "r.json");
-  assert.equal(chartWorkload(named, "r.json"), "records");
+  assert.equal(resultsChart(named, "r.json").name, "records");
+});
+
+Deno.test("plot: a results file is drawn by the chart of the workload that wrote it, registered ones too", () => {
+  const line = resultsChart({ meta: { command: "scaling" }, rows: [] }, "x").chart;
+  const toy = (chart: Workload["chart"]): Workload => ({
+    name: "toy",
+    summary: "",
+    help: { title: "", intro: "" },
+    flags: [],
+    columns: [col("step", "", "count", "the step")],
+    keys: [],
+    human: [],
+    chart,
+    plan: () => {
+      throw new Error("not run");
+    },
+  });
+  const withChart = toy(line);
+  const named = { meta: { command: "toy" }, rows: [] };
+  assert.equal(resultsChart(named, "t.json", [withChart]), withChart);
+  const csv = parseResults("step,extra\n1,2\n", "t.csv");
+  assert.equal(resultsChart(csv, "t.csv", [withChart]), withChart, "by its declared columns");
+  // a workload without a chart: one line naming it and those that have one
+  assert.throws(
+    () => resultsChart(named, "t.json", [toy(undefined), withChart]),
+    (e: Error) => e instanceof UsageError && e.message === "t.json: 'toy' has no chart (toy do)",
+  );
 });
 
 Deno.test("plot: --plot on a workload and 'sciobench plot' on its CSV; no overwrite without --force", async () => {

@@ -1,10 +1,12 @@
 /**
  * One registry of workloads: a toy workload (tests/_toy_workload.ts), added with registerWorkload
- * and no other edit, is a command with its help, `--dry-run`, every output format, `--plot`'s
- * one-line refusal and MPI.
+ * and no other edit, is a command with its help, `--dry-run`, every output format, its chart
+ * (`--plot` at the end of a run, `sciobench plot` of its results) and MPI.
  */
 import assert from "node:assert/strict";
-import { PERMISSIONS } from "./_helpers.ts";
+import { PERMISSIONS, tempDir } from "./_helpers.ts";
+import { BUILTIN_WORKLOADS } from "../lib/workloads/registry.ts";
+import { COMMANDS, rankAware } from "../lib/cli/commands.ts";
 import { type JsonDoc, mpiTest, runMpi } from "./_mpi.ts";
 
 const TOY_CLI = new URL("./_toy_workload.ts", import.meta.url).pathname;
@@ -61,11 +63,10 @@ Deno.test("workloads: a toy workload is a command: list, --help, --dry-run, ever
   assert.equal(table.code, 0, table.stderr);
   assert.match(table.stdout, /step/);
 
-  // one line, exit 2: no seed layout, no chart, a bad value, an unknown flag
+  // one line, exit 2: no seed layout, a bad value, an unknown flag
   for (
     const [args, re] of [
       [["--format", "seed"], /bad --format 'seed': expected one of table, csv, json, jsonl/],
-      [["--plot", "t.svg"], /--plot: 'toy' has no chart/],
       [["--steps", "0"], /bad --steps '0'/],
       [["--stesp", "2"], /toy: Unknown option '--stesp'.*did you mean '--steps'/],
     ] as const
@@ -75,6 +76,41 @@ Deno.test("workloads: a toy workload is a command: list, --help, --dry-run, ever
     assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
     assert.match(r.stderr, re);
   }
+});
+
+Deno.test("workloads: a toy workload's chart: --plot draws it, and 'plot' finds it from its JSON and CSV", async () => {
+  using d = tempDir();
+  const json = `${d.path}/toy.json`;
+  const csv = `${d.path}/toy.csv`;
+  const run = await toyCli([
+    "toy",
+    "--steps",
+    "4",
+    "--format",
+    "json",
+    "--out",
+    json,
+    "--plot",
+    `${d.path}/run.svg`,
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  const title = /<text[^>]*>sciobench toy: value per step<\/text>/;
+  assert.match(Deno.readTextFileSync(`${d.path}/run.svg`), title);
+  assert.equal((await toyCli(["toy", "--steps", "4", "--format", "csv", "--out", csv])).code, 0);
+  // the meta's command names the workload in JSON, its declared columns in CSV
+  for (const results of [json, csv]) {
+    const out = `${results}.svg`;
+    const plot = await toyCli(["plot", results, "-o", out, "--format", "json"]);
+    assert.equal(plot.code, 0, plot.stderr);
+    const row = (JSON.parse(plot.stdout) as { rows: { workload: string; rows: number }[] }).rows[0];
+    assert.deepEqual([row?.workload, row?.rows], ["toy", 4], results);
+    assert.match(Deno.readTextFileSync(out), title);
+  }
+});
+
+Deno.test("workloads: every built-in workload is a command, and every command that runs ranks a workload", () => {
+  const names = BUILTIN_WORKLOADS.map((w) => w.name);
+  assert.deepEqual(COMMANDS.filter(rankAware).map((c) => c.name), names);
 });
 
 mpiTest("workloads: a toy workload runs under MPI, its rows aggregated over ranks", async (l) => {

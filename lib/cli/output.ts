@@ -17,12 +17,9 @@ import {
   TERMINAL_FORMAT,
 } from "../report/formats/mod.ts";
 import type { Row } from "../report/row.ts";
-import {
-  CHART_WORKLOADS,
-  type ChartWorkload,
-  renderChart,
-  type Results as ChartResults,
-} from "../workloads/charts.ts";
+import { chartWorkloads } from "../workloads/charts.ts";
+import { renderChart, type Results as ChartResults } from "../report/plot.ts";
+import type { ChartSpec } from "../report/chart.ts";
 import { auditOf, auditSummary } from "../sys/audit.ts";
 import { parseChoice } from "../core/values.ts";
 import { refuseOutputOnInput } from "../io/atomic.ts";
@@ -60,13 +57,14 @@ export function checkOutputFormat(
  */
 export function checkPlotPath(
   command: string,
-  chart: ChartWorkload | undefined,
+  chart: ChartSpec | undefined,
   plot: string | undefined,
   force: boolean | undefined,
 ): string | undefined {
   if (plot === undefined) return undefined;
   if (chart === undefined) {
-    throw new UsageError(`--plot: '${command}' has no chart (${CHART_WORKLOADS.join(", ")} do)`);
+    const charted = chartWorkloads().map((w) => w.name).join(", ");
+    throw new UsageError(`--plot: '${command}' has no chart (${charted} do)`);
   }
   if (!plot.toLowerCase().endsWith(".svg")) {
     throw new UsageError(`--plot ${plot}: the chart is SVG; give a name ending in .svg`);
@@ -82,14 +80,18 @@ export function checkPlotPath(
   return plot;
 }
 
-/** Renders the chart of `results` and writes it to `path` (replaced only with `force`). */
+/**
+ * Renders `chart`, the chart of the workload `command`, of `results` and writes it to `path`
+ * (replaced only with `force`).
+ */
 export async function writeChart(
   path: string,
-  workload: ChartWorkload,
+  command: string,
+  chart: ChartSpec,
   results: ChartResults,
   force: boolean | undefined,
 ): Promise<void> {
-  const svg = await renderChart(workload, results);
+  const svg = await renderChart(command, chart, results);
   try {
     Deno.writeTextFileSync(path, svg, { createNew: !force });
   } catch (e) {
@@ -130,7 +132,7 @@ export interface ResultsSpec {
   /** Columns the human table shows. */
   readonly human: readonly string[];
   /** The chart `--plot` draws, where the command has one. */
-  readonly chart?: ChartWorkload;
+  readonly chart?: ChartSpec;
   /** Key columns of a cell: summary rows over repeats are added when given. */
   readonly keys?: readonly string[];
   /** The seed's own layout (`--format seed`). */
@@ -219,6 +221,7 @@ export function openResults(
       if (plot !== undefined) {
         await writeChart(
           plot,
+          spec.command,
           spec.chart!,
           { meta, rows: sink.rows },
           values.force,

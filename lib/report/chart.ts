@@ -1,7 +1,8 @@
 /**
- * What a workload's chart draws, declared by the workload (`TABLE_CHART`, `SCALING_CHART`, ...)
- * and rendered by lib/report/plot.ts: the x column, the measures drawn on y (each a column or a
- * sum of columns), the series key, the facets and the units in the axis titles.
+ * What a workload's chart draws, declared by the workload as its `chart` (lib/workloads/workload.ts:
+ * `TABLE_CHART`, `SCALING_CHART`, ...) and rendered by lib/report/plot.ts: the x column, the
+ * measures drawn on y (each a column or a sum of columns), the series key, the facets and the
+ * units in the axis titles. The title names the workload the chart belongs to.
  * @module
  */
 
@@ -29,9 +30,7 @@ export interface ChartFacet {
 
 /** A workload's chart. */
 export interface ChartSpec {
-  /** The command whose rows it draws (the title's first word; the results' meta.command). */
-  readonly command: string;
-  /** What the chart shows, for the title. */
+  /** What the chart shows, for the title (after `sciobench <workload>: `). */
   readonly title: string;
   /** Lines with points (x quantitative) or grouped bars (x nominal). */
   readonly mark: "line" | "bar";

@@ -86,8 +86,12 @@ export function resultsCommand(results: Results): string | undefined {
   return typeof command === "string" && command !== "" ? command : undefined;
 }
 
-/** The chart's title: the workload, host, file system and date of the run. */
-function chartTitle(chart: ChartSpec, results: Results): { text: string; subtitle: string } {
+/** The chart's title: the workload (`command`), host, file system and date of the run. */
+function chartTitle(
+  command: string,
+  chart: ChartSpec,
+  results: Results,
+): { text: string; subtitle: string } {
   const meta = results.meta;
   const fs = (meta.file_system ?? {}) as Record<string, unknown>;
   const first = results.rows[0] ?? {};
@@ -98,7 +102,7 @@ function chartTitle(chart: ChartSpec, results: Results): { text: string; subtitl
     typeof meta.date === "string" ? meta.date.slice(0, 10) : "",
   ].filter((s) => s !== "");
   return {
-    text: `sciobench ${chart.command}: ${chart.title}`,
+    text: `sciobench ${command}: ${chart.title}`,
     subtitle: where.length > 0 ? where.join(", ") : "host, file system and date not recorded",
   };
 }
@@ -339,8 +343,8 @@ function facetField(key: string, facet: ChartFacet): Spec {
   };
 }
 
-/** The Vega-Lite specification of `chart` over `results`. */
-export function vegaLiteSpec(chart: ChartSpec, results: Results): Spec {
+/** The Vega-Lite specification of `chart`, the chart of the workload `command`, over `results`. */
+export function vegaLiteSpec(command: string, chart: ChartSpec, results: Results): Spec {
   const points = chartPoints(chart, results.rows);
   const layer = chartLayers(chart, points.some((p) => p.baseline === true));
   const facets = Object.entries(chart.facets ?? {});
@@ -354,7 +358,7 @@ export function vegaLiteSpec(chart: ChartSpec, results: Results): Spec {
     };
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-    title: { ...chartTitle(chart, results), anchor: "start" },
+    title: { ...chartTitle(command, chart, results), anchor: "start" },
     background: "white",
     padding: 12,
     config: { font: "DejaVu Sans, Helvetica, Arial, sans-serif" },
@@ -362,14 +366,21 @@ export function vegaLiteSpec(chart: ChartSpec, results: Results): Spec {
   };
 }
 
-/** Renders `chart` of `results` to SVG text (Vega's headless renderer; no browser, no canvas). */
-export async function renderChart(chart: ChartSpec, results: Results): Promise<string> {
+/**
+ * Renders `chart`, the chart of the workload `command`, of `results` to SVG text (Vega's headless
+ * renderer; no browser, no canvas).
+ */
+export async function renderChart(
+  command: string,
+  chart: ChartSpec,
+  results: Results,
+): Promise<string> {
   if (runRows(results.rows).length === 0) {
     throw new UsageError(`no measured rows to plot (every row failed or is a summary)`);
   }
   const vl = await import("npm:vega-lite@6.5.0");
   const vega = await import("npm:vega@6.4.0");
-  const spec = vegaLiteSpec(chart, results) as unknown as Parameters<typeof vl.compile>[0];
+  const spec = vegaLiteSpec(command, chart, results) as unknown as Parameters<typeof vl.compile>[0];
   const compiled = vl.compile(spec);
   const view = new vega.View(vega.parse(compiled.spec), { renderer: "none" });
   try {

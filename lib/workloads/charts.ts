@@ -1,77 +1,58 @@
 /**
- * Which chart a results file gets: each workload's {@link ChartSpec} by its command, the command
- * named by the results' meta or, for CSV (no meta), by the file's header being the workload's
- * declared columns; and the chart functions by workload name that `plot` and `--plot` call.
+ * Which chart a results file gets: the chart (Workload.chart) of the workload that wrote it,
+ * built-in or registered alike, found by the command the results' meta names or, for CSV (no
+ * meta), by the file's header holding that workload's declared columns in order (MPI adds rank
+ * columns after them, `--baseline fio` its columns before stat and error). `sciobench plot`
+ * draws it; `--plot` draws the running workload's own chart, the same Workload.chart.
  * @module
  */
 import { UsageError } from "../core/errors.ts";
 import type { ChartSpec } from "../report/chart.ts";
-import {
-  chartContents as contentsOf,
-  renderChart as render,
-  type Results,
-  resultsCommand,
-} from "../report/plot.ts";
-import { TABLE_CHART, tableColumnDocs } from "./table/mod.ts";
-import { READERS_CHART, READERS_COLUMNS } from "./readers/mod.ts";
-import { SCALING_CHART, SCALING_COLUMNS } from "./scaling/mod.ts";
-import { RECORDS_CHART, RECORDS_COLUMNS } from "./records/mod.ts";
+import { type Results, resultsCommand } from "../report/plot.ts";
+import { allWorkloads } from "./registry.ts";
+import type { Workload } from "./workload.ts";
 export { parseResults, type Results } from "../report/plot.ts";
 
-/** The chart of each workload that has one. */
-export const CHARTS = {
-  table: TABLE_CHART,
-  readers: READERS_CHART,
-  scaling: SCALING_CHART,
-  records: RECORDS_CHART,
-} as const satisfies Record<string, ChartSpec>;
-
 /** A workload that has a chart. */
-export type ChartWorkload = keyof typeof CHARTS;
+export type ChartWorkload = Workload & { readonly chart: ChartSpec };
 
-/** The workloads that have a chart. */
-export const CHART_WORKLOADS = Object.keys(CHARTS) as readonly ChartWorkload[];
+/** The workloads of `workloads` (default: every one, built-in then registered) with a chart. */
+export function chartWorkloads(workloads: readonly Workload[] = allWorkloads()): ChartWorkload[] {
+  return workloads.filter((w): w is ChartWorkload => w.chart !== undefined);
+}
 
-/** Each workload's CSV header variants (the table's with and without `--baseline fio`). */
-const DECLARED_COLUMNS: Readonly<Record<ChartWorkload, readonly (readonly string[])[]>> = {
-  table: [false, true].map((fio) => tableColumnDocs(fio).map((d) => d.name)),
-  readers: [READERS_COLUMNS],
-  scaling: [SCALING_COLUMNS],
-  records: [RECORDS_COLUMNS],
-};
-
-function isChartWorkload(name: string): name is ChartWorkload {
-  return Object.hasOwn(CHARTS, name);
+/** Whether `header` holds every one of `declared`, in that order (with other columns between). */
+function holdsInOrder(header: readonly string[], declared: readonly string[]): boolean {
+  let i = 0;
+  for (const column of header) if (column === declared[i]) i++;
+  return declared.length > 0 && i === declared.length;
 }
 
 /**
- * The workload that wrote `results` (read from `name`): the command its meta names, else (CSV)
- * the workload whose declared columns the file's header begins with (MPI adds columns after
- * them). UsageError when neither tells.
+ * The workload of `workloads` (default: every one) that wrote `results` (read from `name`),
+ * with its chart: the workload its meta's command names, else the first with a chart whose
+ * declared columns the file's header holds in order. UsageError (one line) when none does, or
+ * when the workload named has no chart.
  */
-export function chartWorkload(results: Results, name: string): ChartWorkload {
-  const command = resultsCommand(results);
-  if (command !== undefined && isChartWorkload(command)) return command;
-  const header = results.columns ?? [];
-  for (const workload of CHART_WORKLOADS) {
-    const declared = DECLARED_COLUMNS[workload];
-    if (declared.some((cols) => cols.every((c, i) => header[i] === c))) return workload;
-  }
-  throw new UsageError(
-    `${name}: not the results of ${CHART_WORKLOADS.join(", ")} (neither the JSON meta's ` +
-      "command nor the CSV header names one)",
-  );
-}
-
-/** What the chart of `workload` draws of `results` (see lib/report/plot.ts chartContents). */
-export function chartContents(
-  workload: ChartWorkload,
+export function resultsChart(
   results: Results,
-): { rows: number; series: string[] } {
-  return contentsOf(CHARTS[workload], results);
-}
-
-/** The SVG chart of `workload`'s `results` (see lib/report/plot.ts renderChart). */
-export function renderChart(workload: ChartWorkload, results: Results): Promise<string> {
-  return render(CHARTS[workload], results);
+  name: string,
+  workloads: readonly Workload[] = allWorkloads(),
+): ChartWorkload {
+  const charted = chartWorkloads(workloads);
+  const command = resultsCommand(results);
+  const named = workloads.find((w) => w.name === command);
+  if (named !== undefined) {
+    if (named.chart !== undefined) return named as ChartWorkload;
+    throw new UsageError(
+      `${name}: '${named.name}' has no chart (${charted.map((w) => w.name).join(", ")} do)`,
+    );
+  }
+  const header = results.columns ?? [];
+  const found = charted.find((w) => holdsInOrder(header, w.columns.map((c) => c.name)));
+  if (found !== undefined) return found;
+  throw new UsageError(
+    `${name}: not the results of ${charted.map((w) => w.name).join(", ")} (neither the JSON ` +
+      "meta's command nor the CSV header names one)",
+  );
 }

@@ -8,7 +8,7 @@
  */
 import type { AggregateSpec } from "../mpi/aggregate.ts";
 import type { ColumnDoc } from "../report/human.ts";
-import type { ChartWorkload } from "./charts.ts";
+import type { ChartSpec } from "../report/chart.ts";
 import type { OutputFormat, TableRenderer } from "../report/output.ts";
 import type { Progress } from "../report/progress.ts";
 import type { Row } from "../report/row.ts";
@@ -129,8 +129,11 @@ export interface Workload<V extends FlagRecord = FlagRecord> {
   readonly aggregate?: AggregateSpec;
   /** The columns the human table shows. */
   readonly human: readonly string[];
-  /** The chart `--plot` and `sciobench plot` draw, if any. */
-  readonly chart?: ChartWorkload;
+  /**
+   * The chart of its rows, if any: `--plot` draws it at the end of a run, and `sciobench plot`
+   * draws it of a results file this workload wrote (lib/workloads/charts.ts finds the workload).
+   */
+  readonly chart?: ChartSpec;
   /**
    * It offers `--format seed`, the seed's own text layout (PlannedRun.seed draws it): what that
    * layout looks like, for the `--format` help.

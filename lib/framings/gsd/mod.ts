@@ -53,7 +53,7 @@ export {
   GSD_WRITE_BUFFER_BYTES,
   packVersion,
 } from "./format.ts";
-export type { GsdHeader } from "./index.ts";
+export type { GsdHeader } from "./header.ts";
 export { GsdIndex } from "./index.ts";
 
 // ---------------------------------------------------------------------------------------------

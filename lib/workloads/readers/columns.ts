@@ -63,7 +63,6 @@ export const READERS_HUMAN_COLUMNS: readonly string[] = [
  * linear model (every process costs what the first did) dashed.
  */
 export const READERS_CHART: ChartSpec = {
-  command: "readers",
   title: "wall time of simultaneous readers",
   mark: "line",
   x: { column: "procs", title: "reader processes", integer: true },

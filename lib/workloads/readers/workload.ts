@@ -8,7 +8,9 @@ import { NATIVE_ORDER } from "../../bytes/byteswap.ts";
 import { UsageError } from "../../core/errors.ts";
 import { backendByName, usableBackend } from "../../backends/registry.ts";
 import { recordFileBytes } from "../../backends/capabilities.ts";
-import type { OptionValue } from "../../framings/types.ts";
+import type { EndianOption, OptionValue } from "../../framings/types.ts";
+import type { Backend } from "../../backends/backend.ts";
+import type { Transfer } from "../../io/transfer.ts";
 import { optionOrDefault, type OptionValues } from "../../framings/options.ts";
 import { world } from "../../mpi/world.ts";
 import { fortranProgram, gfortranUnavailable } from "../../baselines/gfortran/compile.ts";
@@ -17,6 +19,7 @@ import {
   type CacheState,
   packmanPattern,
   READERS_AGGREGATE,
+  READERS_CHART,
   READERS_COLUMN_DOCS,
   READERS_HUMAN_COLUMNS,
   READERS_KEYS,
@@ -209,6 +212,197 @@ function gfortranLauncher(
   };
 }
 
+/** What a readers run measures: the process counts, modes and cache states, and the records. */
+interface ReadersCells {
+  readonly procs: readonly number[];
+  readonly modes: readonly ReadersMode[];
+  readonly caches: readonly CacheState[];
+  readonly records: number;
+  readonly length: number;
+  readonly seed: number;
+  readonly endian: EndianOption;
+  readonly repeat: number;
+}
+
+/**
+ * The cells of a readers run, checked in this order: `--procs`, `--mode` (`shared` only with a
+ * user's `--file`), `--cache` (not `warm` with `--direct`), the file's shape (a user's `--file`,
+ * which must exist) or `--records` and `--length`, `--seed`, `--endian`, `--repeat`.
+ */
+function readersCells(values: FlagValues<"readers">): ReadersCells {
+  const procs = parseIntegers(
+    values.procs ?? (values.quick ? READERS_QUICK.procs : READERS_SEED.procs),
+    "--procs",
+    1,
+    MAX_READER_PROCS,
+  );
+  const userFile = values.file;
+  const modes = parseList(
+    userFile !== undefined ? "shared" : values.mode ?? READERS_SEED.mode,
+    "--mode",
+  ).map((m) => parseChoice(m, ["shared", "separate"] as const, "--mode") as ReadersMode);
+  if (userFile !== undefined && values.mode !== undefined && values.mode !== "shared") {
+    throw new UsageError("readers --file reads one file: --mode shared only");
+  }
+  const caches = parseList(values.cache, "--cache").map((c) =>
+    parseChoice(c, ["cold", "warm"] as const, "--cache") as CacheState
+  );
+  if (values.direct && caches.includes("warm")) {
+    throw new UsageError(
+      "--direct reads bypass the page cache: --cache warm means nothing with it",
+    );
+  }
+  if (userFile !== undefined) requireFile(userFile); // and rolls back a killed append to it
+  const shape = userFile !== undefined ? packmanFileShape(userFile) : undefined;
+  const records = shape?.records ?? parseCount(values.records, "--records");
+  const length = shape?.length ?? parseCount(values.length, "--length");
+  const seed = parseSeed(values.seed);
+  const endian = parseEndian(values.endian);
+  const repeat = repeatOption(values.repeat, undefined);
+  return { procs, modes, caches, records, length, seed, endian, repeat };
+}
+
+/** The backend of `--framing` with its `--option`s; UsageError when it cannot write `endian`. */
+function readersBackend(
+  values: FlagValues<"readers">,
+  endian: EndianOption,
+): { backend: Backend; backendOptions: OptionValues } {
+  const backend = usableBackend(values.framing);
+  const backendOptions = backendOptionArgs(backend, values.option, "readers");
+  if (!backend.orders.includes(endian === "native" ? NATIVE_ORDER : endian)) {
+    throw new UsageError(
+      `readers: backend '${backend.name}' cannot write ${endian}-endian files`,
+    );
+  }
+  return { backend, backendOptions };
+}
+
+/**
+ * What sciobench's reader processes are told: the readers know what was written, so record
+ * markers are not detected (it would double-scan Packman's file), the writer's (its declared
+ * default when not given) are named; the byte order is given, and `--bs` and `--direct`.
+ */
+function readerArgs(
+  backend: Backend,
+  backendOptions: OptionValues,
+  endian: EndianOption,
+  transfer: Transfer | undefined,
+): { readerOptions: Record<string, OptionValue>; childOptions: string[] } {
+  const marker = optionOrDefault(backend, backendOptions, "marker") as OptionValue | undefined;
+  const readerOptions: Record<string, OptionValue> = marker === undefined
+    ? { ...backendOptions }
+    : { marker, ...backendOptions };
+  const childOptions = [
+    ...["--endian", endian === "native" ? NATIVE_ORDER : endian],
+    ...(transfer?.readAhead ? ["--bs", String(transfer.bs)] : []),
+    ...(transfer?.direct ? ["--direct"] : []),
+    ...Object.entries(readerOptions).flatMap(([k, v]) => ["--option", `${k}=${String(v)}`]),
+  ];
+  return { readerOptions, childOptions };
+}
+
+/** Starts sciobench's own reader processes: this program again as `readers _reader FILE ...`. */
+function selfLauncher(
+  backend: Backend,
+  cells: ReadersCells,
+  childOptions: readonly string[],
+): (path: string, fileIndex: number) => Deno.ChildProcess {
+  const self = selfCommand();
+  return (path: string, fileIndex: number) =>
+    new Deno.Command(self.cmd, {
+      args: [
+        ...self.args,
+        "readers",
+        "_reader",
+        path,
+        "--framing",
+        backend.name,
+        "--records",
+        String(cells.records),
+        "--length",
+        String(cells.length),
+        "--seed",
+        String(cells.seed),
+        "--file-index",
+        String(fileIndex),
+        ...childOptions,
+      ],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+}
+
+/** Everything a checked readers run needs beside its cells. */
+interface ReadersRunParts {
+  readonly backend: Backend;
+  readonly backendOptions: OptionValues;
+  readonly reader: { name: "gfortran" | "sciobench"; note: string | null };
+  readonly transfer: Transfer | undefined;
+}
+
+/** The planned readers run: its output's shape, the meta's options, and its run. */
+function readersRun(
+  values: FlagValues<"readers">,
+  cells: ReadersCells,
+  plan: RunPlan,
+  parts: ReadersRunParts,
+): PlannedRun {
+  const { backend, backendOptions, reader, transfer } = parts;
+  const { endian, records, length, seed, repeat } = cells;
+  const userFile = values.file;
+  const { readerOptions, childOptions } = readerArgs(backend, backendOptions, endian, transfer);
+  let launch: (path: string, fileIndex: number) => Deno.ChildProcess = () => {
+    throw new Error("readers: the reader processes are started only after begin()");
+  };
+  return {
+    plan,
+    notes: reader.note === null ? [] : [reader.note],
+    dir: values.dir,
+    columns: rankColumnDocs(READERS_COLUMN_DOCS, READERS_AGGREGATE, ["read_path"]),
+    options: {
+      procs: cells.procs,
+      mode: cells.modes,
+      cache: cells.caches,
+      records,
+      length,
+      framing: backend.name,
+      seed,
+      endian,
+      option: backendOptions,
+      repeat,
+      bs: transfer?.bs ?? null,
+      direct: transfer?.direct ?? false,
+      ...(world().size > 1 ? { per_rank: values["per-rank"] } : {}),
+      dir: values.dir ?? ".",
+    },
+    begin(): void {
+      // gfortran's rd is compiled here, once, before any timing (never for a dry run)
+      launch = reader.name === "gfortran"
+        ? gfortranLauncher(records, length, seed, userFile === undefined)
+        : selfLauncher(backend, cells, childOptions);
+    },
+    run: (add, progress) =>
+      runReaders(
+        {
+          backend,
+          ...cells,
+          backendOptions,
+          dir: values.dir,
+          progress,
+          launch,
+          readerOptions,
+          reader: reader.name,
+          file: userFile,
+          repeat,
+          transfer,
+          perRank: values["per-rank"],
+        },
+        add,
+      ),
+  };
+}
+
 /** The `readers` workload. */
 export const readersWorkload: Workload<FlagValues<"readers">> = {
   name: "readers",
@@ -219,55 +413,22 @@ export const readersWorkload: Workload<FlagValues<"readers">> = {
   keys: READERS_KEYS,
   aggregate: READERS_AGGREGATE,
   human: READERS_HUMAN_COLUMNS,
-  chart: "readers",
+  chart: READERS_CHART,
   inputs: (values) => values.file === undefined ? [] : [["--file", values.file]],
   plan(values): PlannedRun {
-    const procs = parseIntegers(
-      values.procs ?? (values.quick ? READERS_QUICK.procs : READERS_SEED.procs),
-      "--procs",
-      1,
-      MAX_READER_PROCS,
-    );
+    const cells = readersCells(values);
+    const { procs, modes, records, length } = cells;
     const userFile = values.file;
-    const modes = parseList(
-      userFile !== undefined ? "shared" : values.mode ?? READERS_SEED.mode,
-      "--mode",
-    ).map((m) => parseChoice(m, ["shared", "separate"] as const, "--mode") as ReadersMode);
-    if (userFile !== undefined && values.mode !== undefined && values.mode !== "shared") {
-      throw new UsageError("readers --file reads one file: --mode shared only");
-    }
-    const caches = parseList(values.cache, "--cache").map((c) =>
-      parseChoice(c, ["cold", "warm"] as const, "--cache") as CacheState
-    );
-    if (values.direct && caches.includes("warm")) {
-      throw new UsageError(
-        "--direct reads bypass the page cache: --cache warm means nothing with it",
-      );
-    }
-    if (userFile !== undefined) requireFile(userFile); // and rolls back a killed append to it
-    const shape = userFile !== undefined ? packmanFileShape(userFile) : undefined;
-    const records = shape?.records ?? parseCount(values.records, "--records");
-    const length = shape?.length ?? parseCount(values.length, "--length");
-    const seed = parseSeed(values.seed);
-    const endian = parseEndian(values.endian);
-    const repeat = repeatOption(values.repeat, undefined);
-    const backend = usableBackend(values.framing);
-    const backendOptions = backendOptionArgs(backend, values.option, "readers");
-    if (!backend.orders.includes(endian === "native" ? NATIVE_ORDER : endian)) {
-      throw new UsageError(
-        `readers: backend '${backend.name}' cannot write ${endian}-endian files`,
-      );
-    }
+    const { backend, backendOptions } = readersBackend(values, cells.endian);
     const sized = values.direct || values.bs !== undefined || values["transfer-size"] !== undefined;
     // the Fortran reader makes its own system calls: --bs and --direct read with sciobench's
     const reader = chooseReader(values.reader ?? (sized ? "sciobench" : undefined), {
       framing: backend.name,
-      endian,
+      endian: cells.endian,
       backendOptions,
       file: userFile,
     });
-    // the cells of the run: the plan and the workload take the same values
-    const cells = { endian, procs, modes, caches, records, length, seed };
+    // the plan and the workload take the same cells
     const plan = readersPlan({
       reader: reader.name,
       file: userFile,
@@ -291,90 +452,6 @@ export const readersWorkload: Workload<FlagValues<"readers">> = {
     );
     checkMemory(2 * length * 8, `a record of --length ${length}`, "use a smaller --length");
     const transfer = parseTransfer(values, [backend], values.dir);
-    // The readers know what was written: record markers are not detected (it would double-scan
-    // Packman's file), the writer's (its declared default when not given) are named; the byte
-    // order is given.
-    const marker = optionOrDefault(backend, backendOptions, "marker") as OptionValue | undefined;
-    const readerOptions: Record<string, OptionValue> = marker === undefined
-      ? { ...backendOptions }
-      : { marker, ...backendOptions };
-    const childOptions = [
-      ...["--endian", endian === "native" ? NATIVE_ORDER : endian],
-      ...(transfer?.readAhead ? ["--bs", String(transfer.bs)] : []),
-      ...(transfer?.direct ? ["--direct"] : []),
-      ...Object.entries(readerOptions).flatMap(([k, v]) => ["--option", `${k}=${String(v)}`]),
-    ];
-    let launch: (path: string, fileIndex: number) => Deno.ChildProcess = () => {
-      throw new Error("readers: the reader processes are started only after begin()");
-    };
-    return {
-      plan,
-      notes: reader.note === null ? [] : [reader.note],
-      dir: values.dir,
-      columns: rankColumnDocs(READERS_COLUMN_DOCS, READERS_AGGREGATE, ["read_path"]),
-      options: {
-        procs,
-        mode: modes,
-        cache: caches,
-        records,
-        length,
-        framing: backend.name,
-        seed,
-        endian,
-        option: backendOptions,
-        repeat,
-        bs: transfer?.bs ?? null,
-        direct: transfer?.direct ?? false,
-        ...(world().size > 1 ? { per_rank: values["per-rank"] } : {}),
-        dir: values.dir ?? ".",
-      },
-      begin(): void {
-        // gfortran's rd is compiled here, once, before any timing (never for a dry run)
-        const self = selfCommand();
-        launch = reader.name === "gfortran"
-          ? gfortranLauncher(records, length, seed, userFile === undefined)
-          : (path: string, fileIndex: number) =>
-            new Deno.Command(self.cmd, {
-              args: [
-                ...self.args,
-                "readers",
-                "_reader",
-                path,
-                "--framing",
-                backend.name,
-                "--records",
-                String(records),
-                "--length",
-                String(length),
-                "--seed",
-                String(seed),
-                "--file-index",
-                String(fileIndex),
-                ...childOptions,
-              ],
-              stdin: "piped",
-              stdout: "piped",
-              stderr: "piped",
-            }).spawn();
-      },
-      run: (add, progress) =>
-        runReaders(
-          {
-            backend,
-            ...cells,
-            backendOptions,
-            dir: values.dir,
-            progress,
-            launch,
-            readerOptions,
-            reader: reader.name,
-            file: userFile,
-            repeat,
-            transfer,
-            perRank: values["per-rank"],
-          },
-          add,
-        ),
-    };
+    return readersRun(values, cells, plan, { backend, backendOptions, reader, transfer });
   },
 };

@@ -12,6 +12,7 @@ import { columnHelp } from "../../report/human.ts";
 import {
   commonOrder,
   RECORDS_AGGREGATE,
+  RECORDS_CHART,
   RECORDS_COLUMN_DOCS,
   RECORDS_HUMAN_COLUMNS,
   RECORDS_KEYS,
@@ -99,7 +100,7 @@ export const recordsWorkload: Workload<FlagValues<"records">> = {
   keys: RECORDS_KEYS,
   aggregate: RECORDS_AGGREGATE,
   human: RECORDS_HUMAN_COLUMNS,
-  chart: "records",
+  chart: RECORDS_CHART,
   seedLayout: "the seed's 'About to write ... / avg CPU time = ... secs. / avg User Time = " +
     "... secs.' lines, means over the repeats (the seed's \"User Time\" is wall clock time)",
   plan(values): PlannedRun {

@@ -90,7 +90,6 @@ export const SCALING_AGGREGATE: AggregateSpec = {
 
 /** The chart of `scaling`: wall and CPU seconds of the write against datasets, per backend. */
 export const SCALING_CHART: ChartSpec = {
-  command: "scaling",
   title: "wall and CPU time against datasets written",
   mark: "line",
   x: { column: "datasets", title: "datasets written" },

@@ -10,15 +10,18 @@ import { rankRows } from "../../mpi/aggregate.ts";
 import { world } from "../../mpi/world.ts";
 import { columnHelp } from "../../report/human.ts";
 import { Progress } from "../../report/progress.ts";
+import type { Row } from "../../report/row.ts";
 import { writeStderrPartial } from "../../core/diagnostics.ts";
 import { SCALING_QUICK, SCALING_SEED } from "../seeds.ts";
 import {
   datasetBytes,
   runScaling,
   SCALING_AGGREGATE,
+  SCALING_CHART,
   SCALING_COLUMN_DOCS,
   SCALING_HUMAN_COLUMNS,
   SCALING_KEYS,
+  type ScalingObserver,
   scalingRow,
   seedRenderer,
   seedStderrLabel,
@@ -97,6 +100,89 @@ function scalingPlan(
   };
 }
 
+/** What a scaling run writes: the dataset counts, each dataset's shape, type and bytes. */
+interface ScalingCells {
+  readonly datasets: readonly number[];
+  readonly shape: readonly number[];
+  readonly dtype: (typeof NUMBER_TYPES)[number];
+  readonly repeat: number;
+  readonly endian: EndianChoice;
+  readonly bytes: number;
+}
+
+/**
+ * The cells of a scaling run, checked in this order: `--layout` (never shared), `--datasets`,
+ * `--shape`, `--type`, `--repeat` (or `--trials`), `--endian`, and a dataset of at most 2 GiB - 1.
+ */
+function scalingCells(values: FlagValues<"scaling">): ScalingCells {
+  if (parseChoice(values.layout, ["per-rank", "shared"] as const, "--layout") === "shared") {
+    throw new UsageError(
+      "scaling --layout shared is not offered: IOspeed times opening one file, writing n " +
+        "datasets and closing it, and in a shared file only rank 0 would create and complete " +
+        "the file (use table or records --layout shared)",
+    );
+  }
+  const datasets = parseIntegers(
+    values.datasets ?? (values.quick ? SCALING_QUICK.datasets : SCALING_SEED.datasets),
+    "--datasets",
+    1,
+    MAX_DATASETS,
+  );
+  const shape = parseShape(values.shape, "--shape");
+  const dtype = parseChoice(values.type, NUMBER_TYPES, "--type");
+  const repeat = repeatOption(values.repeat, values.trials);
+  const endian = new EndianChoice(values.endian);
+  const bytes = datasetBytes(shape, dtype);
+  if (!Number.isSafeInteger(bytes) || bytes > 2 ** 31 - 1) {
+    throw new UsageError(
+      `--shape ${values.shape} of ${dtype} is ${bytes} bytes; at most 2 GiB - 1 per dataset`,
+    );
+  }
+  return { datasets, shape, dtype, repeat, endian, bytes };
+}
+
+/**
+ * What a scaling run tells as it goes: the progress line per run, IOspeed's stars on stderr with
+ * `--format seed` (under MPI only rank 0 draws them), and each run's row (under MPI every rank's
+ * row goes to rank 0, which prints the aggregate and the --per-rank rows).
+ */
+function scalingObserver(
+  values: FlagValues<"scaling">,
+  cells: ScalingCells,
+  count: number,
+  quiet: boolean,
+  out: { add: (row: Row) => void; progress: Progress },
+): ScalingObserver {
+  const { repeat, bytes } = cells;
+  const { add, progress } = out;
+  const stars = (text: string) => {
+    if (!quiet) writeStderrPartial(text);
+  };
+  let index = 0;
+  return {
+    runStart: (backend, n, rep, path) => {
+      index++;
+      const again = repeat > 1 ? ` repeat ${rep}/${repeat}` : "";
+      progress.begin(`${backend.name} datasets=${n}${again}`, {
+        index,
+        count,
+        phaseBytes: { write: n * bytes },
+      });
+      stars(seedStderrLabel(backend.name, n, path));
+    },
+    dataset: () => stars("*"),
+    runEnd: (run) => {
+      stars("\n");
+      progress.clear();
+      // under MPI every rank's row goes to rank 0, which prints the aggregate (and
+      // --per-rank rows)
+      for (const r of rankRows(scalingRow(run), SCALING_AGGREGATE, values["per-rank"])) {
+        add(r);
+      }
+    },
+  };
+}
+
 /** The `scaling` workload. */
 export const scalingWorkload: Workload<FlagValues<"scaling">> = {
   name: "scaling",
@@ -107,34 +193,13 @@ export const scalingWorkload: Workload<FlagValues<"scaling">> = {
   keys: SCALING_KEYS,
   aggregate: SCALING_AGGREGATE,
   human: SCALING_HUMAN_COLUMNS,
-  chart: "scaling",
+  chart: SCALING_CHART,
   seedLayout: "IOspeed's text layout (a banner per backend, 'Write  5:*****', then " +
     "'Realtime=R, UserTime=U, SystemTime=S, Combined=C' with R in seconds and CPU in clock " +
     "ticks; with K > 1 the 'Average of K trials' blocks, in seconds)",
   plan(values, _args, { format }): PlannedRun {
-    if (parseChoice(values.layout, ["per-rank", "shared"] as const, "--layout") === "shared") {
-      throw new UsageError(
-        "scaling --layout shared is not offered: IOspeed times opening one file, writing n " +
-          "datasets and closing it, and in a shared file only rank 0 would create and complete " +
-          "the file (use table or records --layout shared)",
-      );
-    }
-    const datasets = parseIntegers(
-      values.datasets ?? (values.quick ? SCALING_QUICK.datasets : SCALING_SEED.datasets),
-      "--datasets",
-      1,
-      MAX_DATASETS,
-    );
-    const shape = parseShape(values.shape, "--shape");
-    const dtype = parseChoice(values.type, NUMBER_TYPES, "--type");
-    const repeat = repeatOption(values.repeat, values.trials);
-    const endian = new EndianChoice(values.endian);
-    const bytes = datasetBytes(shape, dtype);
-    if (!Number.isSafeInteger(bytes) || bytes > 2 ** 31 - 1) {
-      throw new UsageError(
-        `--shape ${values.shape} of ${dtype} is ${bytes} bytes; at most 2 GiB - 1 per dataset`,
-      );
-    }
+    const cells = scalingCells(values);
+    const { datasets, shape, dtype, repeat, endian, bytes } = cells;
     const resolved = resolveBackends(values.framing);
     for (const b of resolved.run) {
       refuseUnstorable(b, dtype);
@@ -156,9 +221,6 @@ export const scalingWorkload: Workload<FlagValues<"scaling">> = {
     const backends = resolved.run;
     // IOspeed's stars with --format seed; under MPI only rank 0 draws them
     const quiet = format !== "seed" || world().rank !== 0;
-    const stars = (text: string) => {
-      if (!quiet) writeStderrPartial(text);
-    };
     const count = repeat * backends.length * datasets.length;
     return {
       plan,
@@ -178,9 +240,8 @@ export const scalingWorkload: Workload<FlagValues<"scaling">> = {
         dir: values.dir ?? ".",
         ...(world().size > 1 ? { per_rank: values["per-rank"] } : {}),
       },
-      run(add, progress) {
-        let index = 0;
-        return runScaling(
+      run: (add, progress) =>
+        runScaling(
           {
             backends,
             datasets,
@@ -192,30 +253,8 @@ export const scalingWorkload: Workload<FlagValues<"scaling">> = {
             endianOf: (name) => endian.of(name),
             transfer,
           },
-          {
-            runStart: (backend, n, rep, path) => {
-              index++;
-              const again = repeat > 1 ? ` repeat ${rep}/${repeat}` : "";
-              progress.begin(`${backend.name} datasets=${n}${again}`, {
-                index,
-                count,
-                phaseBytes: { write: n * bytes },
-              });
-              stars(seedStderrLabel(backend.name, n, path));
-            },
-            dataset: () => stars("*"),
-            runEnd: (run) => {
-              stars("\n");
-              progress.clear();
-              // under MPI every rank's row goes to rank 0, which prints the aggregate (and
-              // --per-rank rows)
-              for (const r of rankRows(scalingRow(run), SCALING_AGGREGATE, values["per-rank"])) {
-                add(r);
-              }
-            },
-          },
-        );
-      },
+          scalingObserver(values, cells, count, quiet, { add, progress }),
+        ),
     };
   },
 };

@@ -100,7 +100,6 @@ export const TABLE_RANK_COLUMNS = ["write_path", "read_path"] as const;
 
 /** The table's chart: write, read and random MiB/s against N per backend, a panel per size. */
 export const TABLE_CHART: ChartSpec = {
-  command: "table",
   title: "write, read and random bandwidth against N",
   mark: "line",
   x: { column: "N", title: "N (particles per frame)", log: true },

@@ -17,6 +17,7 @@ import { columnHelp } from "../../report/human.ts";
 import {
   runTable,
   TABLE_AGGREGATE,
+  TABLE_CHART,
   TABLE_HUMAN_COLUMNS,
   TABLE_KEYS,
   TABLE_RANK_COLUMNS,
@@ -27,6 +28,7 @@ import { formatCount, formatSize } from "../../report/units.ts";
 import { parseChoice, parseCount, parseList, parseSeed } from "../../core/values.ts";
 import { parseSize } from "../../core/sizes.ts";
 import { EndianChoice, resolveBackends } from "../settings.ts";
+import type { Transfer } from "../../io/transfer.ts";
 import { readOverlap } from "../transfer.ts";
 import type {
   PlannedFile,
@@ -147,6 +149,218 @@ function tablePlan(t: TableSettings): RunPlan {
   };
 }
 
+/** The sizes, particle counts, repeats, seed and sample of a table run, checked in this order. */
+function tableCells(values: FlagValues<"table">) {
+  const quick = values.quick;
+  const sizes = parseList(values.size ?? (quick ? TABLE_QUICK.size : TABLE_SEED.size), "--size")
+    .map((s) => parseSize(s, "--size"));
+  const ns = parseList(values.n ?? (quick ? TABLE_QUICK.n : TABLE_SEED.n), "--n")
+    .map((s) => parseCount(s, "--n"));
+  const repeat = repeatOption(values.repeat, undefined);
+  const seed = parseSeed(values.seed);
+  checkMemory(
+    4 * 28 * Math.max(...ns),
+    `a frame of N = ${Math.max(...ns)} particles`,
+    "use a smaller --n",
+  );
+  // a flag given with its opposite is refused before the sample and the backends are read
+  if (values.overlap && values["no-overlap"]) {
+    throw new UsageError("give --overlap or --no-overlap, not both");
+  }
+  if (values.warmup && values["no-warmup"]) {
+    throw new UsageError("give --warmup or --no-warmup, not both");
+  }
+  const sampleBytes = parseSize(values.sample, "--sample");
+  return { sizes, ns, repeat, seed, sampleBytes };
+}
+
+/** The backends and peers a table run measures, with the byte orders, cache state and fsync. */
+interface TableBackends {
+  readonly endian: EndianChoice;
+  readonly run: readonly Backend[];
+  readonly peers: readonly Backend[];
+  readonly skipped: readonly SkippedBackend[];
+  readonly notes: readonly string[];
+  readonly cache: "cold" | "warm";
+  readonly fsync: FsyncPolicy;
+}
+
+/**
+ * The backends of `--framing` and the peers of `--peer`, or with neither the seed's: gsd, and
+ * python3-gsd beside it where it is importable (not under MPI, where the peer program is one
+ * process and the ranks' cells are collective, nor with a transfer size: a peer makes its own
+ * system calls). UsageError when nothing is left to measure.
+ */
+function tableBackends(values: FlagValues<"table">): TableBackends {
+  const endian = new EndianChoice(values.endian);
+  const resolved = resolveBackends(values.framing ?? TABLE_SEED.framing);
+  const skipped = [...resolved.skipped];
+  const cache = parseChoice(values.cache, ["cold", "warm"] as const, "--cache");
+  const notes: string[] = [];
+  const sized = values.direct || values.bs !== undefined || values["transfer-size"] !== undefined;
+  const peerList = values.peer ??
+    (values.framing === undefined && !values["no-peers"] && world().size === 1 && !sized
+      ? TABLE_SEED.peer
+      : undefined);
+  if (values.peer !== undefined && values["no-peers"]) {
+    throw new UsageError("give --peer or --no-peers, not both");
+  }
+  const fsync = parseFsync(values.fsync, resolved.run);
+  const names = peerList === undefined ? [] : parseList(peerList, "--peer");
+  const peers = tablePeers(names, values.peer !== undefined, fsync, skipped, notes);
+  if (resolved.run.length === 0 && peers.length === 0) {
+    throw new UsageError("no usable backend left to measure");
+  }
+  return { endian, run: resolved.run, peers, skipped, notes, cache, fsync };
+}
+
+/**
+ * The peer programs named `names` that can run: an unknown name is refused, and so is any peer
+ * under MPI; a peer that cannot honour `fsync` is refused when `asked` (the user named it), else
+ * left out, as is one that is unavailable, each with its reason in `skipped`. A peer the bare
+ * command adds is said in `notes`.
+ */
+function tablePeers(
+  names: readonly string[],
+  asked: boolean,
+  fsync: FsyncPolicy,
+  skipped: SkippedBackend[],
+  notes: string[],
+): Backend[] {
+  const programs = BACKENDS.filter((b) => b.kind === "program");
+  const peers: Backend[] = [];
+  for (const name of names) {
+    const peer = programs.find((b) => b.name === name);
+    if (peer === undefined) {
+      const known = programs.map((b) => b.name);
+      throw new UsageError(
+        `unknown peer '${name}'${didYouMean(name, known)}; known: ${known.join(", ")}`,
+      );
+    }
+    if (world().size > 1) throw new UsageError("--peer does not run under MPI");
+    // a peer asked for that cannot honour --fsync is refused; one the bare command adds is left out
+    const refusal = fsyncRefusal(peer, fsync);
+    if (refusal !== null && asked) throw new UsageError(refusal);
+    const why = peer.unavailable() ?? refusal;
+    if (why === null) {
+      peers.push(peer);
+      if (!asked) {
+        notes.push(`added peer '${name}' (gsd.hoomd is importable; --no-peers leaves it out)`);
+      }
+    } else skipped.push({ name, reason: `peer '${name}': ${why}` });
+  }
+  return peers;
+}
+
+/** `--baseline` (fio, not under MPI) and `--layout`, and `--direct` refused with `--cache warm`. */
+function tableBaselineLayout(
+  values: FlagValues<"table">,
+  b: TableBackends,
+): { baseline: "fio" | undefined; layout: "per-rank" | "shared" } {
+  const baseline = values.baseline === undefined
+    ? undefined
+    : parseChoice(values.baseline, ["fio"] as const, "--baseline");
+  if (baseline !== undefined && world().size > 1) {
+    throw new UsageError("--baseline fio does not run under MPI (use fio's own MPI-free jobs)");
+  }
+  const layout = parseLayout(values.layout, b.run, b.fsync);
+  if (values.direct && b.cache === "warm") {
+    throw new UsageError(
+      "--direct reads bypass the page cache: --cache warm means nothing with it",
+    );
+  }
+  return { baseline, layout };
+}
+
+/** Everything a checked table run needs beyond its settings. */
+interface TableRunParts {
+  readonly peers: readonly Backend[];
+  readonly notes: readonly string[];
+  readonly layout: "per-rank" | "shared";
+  readonly transfer: Transfer | undefined;
+  readonly overlap: ReturnType<typeof readOverlap>;
+  readonly reorder: number;
+}
+
+/** The planned table run of `settings`: its output's shape, the meta's options, and its run. */
+function tableRun(
+  values: FlagValues<"table">,
+  settings: TableSettings,
+  plan: RunPlan,
+  parts: TableRunParts,
+): PlannedRun {
+  const { sizes, ns, repeat, seed, sampleBytes, cache, fsync, baseline, endian } = settings;
+  const { peers, layout, transfer, overlap, reorder } = parts;
+  const run = settings.backends;
+  const names = [...run, ...peers].map((b) => b.name);
+  let fioMissing: string | null = null;
+  return {
+    plan,
+    notes: parts.notes,
+    dir: values.dir,
+    columns: rankColumnDocs(
+      tableColumnDocs(baseline !== undefined),
+      TABLE_AGGREGATE,
+      TABLE_RANK_COLUMNS,
+    ),
+    seed: gsdTableRenderer(names.length > 1),
+    options: {
+      framing: names,
+      size: sizes,
+      n: ns,
+      repeat,
+      seed,
+      sample: sampleBytes,
+      cache,
+      fsync,
+      baseline: baseline ?? "none",
+      endian: run.map((b) => `${b.name}=${endian.of(b.name)}`),
+      warmup: settings.warmup,
+      bs: transfer?.bs ?? null,
+      direct: transfer?.direct ?? false,
+      read_overlap: overlap.mode,
+      dir: values.dir ?? ".",
+      ...(world().size > 1 ? { reorder, per_rank: values["per-rank"], layout } : {}),
+    },
+    begin(): void {
+      if (overlap.note !== undefined && run.some((b) => b.kind === "native")) {
+        warn(overlap.note);
+      }
+      // fio missing: one line, and the run goes on with the fio columns empty
+      fioMissing = baseline === "fio" ? fioUnavailable() : null;
+      if (fioMissing !== null) {
+        warn(`--baseline fio: ${fioMissing}; the fio_* and efficiency_* columns stay empty`);
+      }
+    },
+    run: (add, progress) =>
+      runTable(
+        {
+          backends: run,
+          peers,
+          cache: settings.cache,
+          fsync,
+          baseline: fioMissing === null ? baseline : undefined,
+          sizes,
+          ns,
+          dir: values.dir,
+          repeat,
+          seed,
+          warmup: settings.warmup,
+          sampleBytes,
+          endianOf: (name) => endian.of(name),
+          progress,
+          reorder,
+          perRank: values["per-rank"],
+          layout,
+          transfer,
+          // mutant: table-cli-overlap
+          overlap: overlap.mode !== "none",
+        },
+        add,
+      ),
+  };
+}
+
 /** The `table` workload. */
 export const tableWorkload: Workload<FlagValues<"table">> = {
   name: "table",
@@ -157,81 +371,12 @@ export const tableWorkload: Workload<FlagValues<"table">> = {
   keys: TABLE_KEYS,
   aggregate: TABLE_AGGREGATE,
   human: TABLE_HUMAN_COLUMNS,
-  chart: "table",
+  chart: TABLE_CHART,
   seedLayout: "gsd's own reST table",
   plan(values): PlannedRun {
-    const quick = values.quick;
-    const sizes = parseList(values.size ?? (quick ? TABLE_QUICK.size : TABLE_SEED.size), "--size")
-      .map((s) => parseSize(s, "--size"));
-    const ns = parseList(values.n ?? (quick ? TABLE_QUICK.n : TABLE_SEED.n), "--n")
-      .map((s) => parseCount(s, "--n"));
-    const repeat = repeatOption(values.repeat, undefined);
-    const seed = parseSeed(values.seed);
-    checkMemory(
-      4 * 28 * Math.max(...ns),
-      `a frame of N = ${Math.max(...ns)} particles`,
-      "use a smaller --n",
-    );
-    if (values.overlap && values["no-overlap"]) {
-      throw new UsageError("give --overlap or --no-overlap, not both");
-    }
-    if (values.warmup && values["no-warmup"]) {
-      throw new UsageError("give --warmup or --no-warmup, not both");
-    }
-    const sampleBytes = parseSize(values.sample, "--sample");
-    const endian = new EndianChoice(values.endian);
-    const resolved = resolveBackends(values.framing ?? TABLE_SEED.framing);
-    const skipped = [...resolved.skipped];
-    const cache = parseChoice(values.cache, ["cold", "warm"] as const, "--cache");
-    const peers: Backend[] = [];
-    const notes: string[] = [];
-    // The bare command measures the seed's own library beside ours, where it is importable.
-    // Not under MPI: the peer program is one process, the ranks' cells are collective.
-    const sized = values.direct || values.bs !== undefined || values["transfer-size"] !== undefined;
-    const peerList = values.peer ??
-      (values.framing === undefined && !values["no-peers"] && world().size === 1 && !sized
-        ? TABLE_SEED.peer
-        : undefined);
-    if (values.peer !== undefined && values["no-peers"]) {
-      throw new UsageError("give --peer or --no-peers, not both");
-    }
-    const programs = BACKENDS.filter((b) => b.kind === "program");
-    const fsync = parseFsync(values.fsync, resolved.run);
-    for (const name of peerList === undefined ? [] : parseList(peerList, "--peer")) {
-      const peer = programs.find((b) => b.name === name);
-      if (peer === undefined) {
-        const known = programs.map((b) => b.name);
-        throw new UsageError(
-          `unknown peer '${name}'${didYouMean(name, known)}; known: ${known.join(", ")}`,
-        );
-      }
-      if (world().size > 1) throw new UsageError("--peer does not run under MPI");
-      // a peer asked for that cannot honour --fsync is refused; one the bare command adds is left out
-      const refusal = fsyncRefusal(peer, fsync);
-      if (refusal !== null && values.peer !== undefined) throw new UsageError(refusal);
-      const why = peer.unavailable() ?? refusal;
-      if (why === null) {
-        peers.push(peer);
-        if (values.peer === undefined) {
-          notes.push(`added peer '${name}' (gsd.hoomd is importable; --no-peers leaves it out)`);
-        }
-      } else skipped.push({ name, reason: `peer '${name}': ${why}` });
-    }
-    if (resolved.run.length === 0 && peers.length === 0) {
-      throw new UsageError("no usable backend left to measure");
-    }
-    const baseline = values.baseline === undefined
-      ? undefined
-      : parseChoice(values.baseline, ["fio"] as const, "--baseline");
-    if (baseline !== undefined && world().size > 1) {
-      throw new UsageError("--baseline fio does not run under MPI (use fio's own MPI-free jobs)");
-    }
-    const layout = parseLayout(values.layout, resolved.run, fsync);
-    if (values.direct && cache === "warm") {
-      throw new UsageError(
-        "--direct reads bypass the page cache: --cache warm means nothing with it",
-      );
-    }
+    const { sizes, ns, repeat, seed, sampleBytes } = tableCells(values);
+    const b = tableBackends(values);
+    const { baseline, layout } = tableBaselineLayout(values, b);
     const settings: TableSettings = {
       sizes,
       ns,
@@ -239,18 +384,18 @@ export const tableWorkload: Workload<FlagValues<"table">> = {
       seed,
       warmup: !values["no-warmup"],
       sampleBytes,
-      cache: parseChoice(values.cache, ["cold", "warm"] as const, "--cache"),
-      fsync,
+      cache: b.cache,
+      fsync: b.fsync,
       baseline,
-      endian,
-      backends: resolved.run,
-      peers: peers.map((b) => b.name),
-      skipped,
+      endian: b.endian,
+      backends: b.run,
+      peers: b.peers.map((p) => p.name),
+      skipped: b.skipped,
     };
     // --overlap changes how native framings read; library and program peers read one frame at a time
-    const serial = [...resolved.run, ...peers].filter((b) => b.kind !== "native");
+    const serial = [...b.run, ...b.peers].filter((x) => x.kind !== "native");
     if (values.overlap && serial.length > 0) {
-      const names = serial.map((b) => b.name).join(", ");
+      const names = serial.map((x) => x.name).join(", ");
       warn(`--overlap: not for ${names} (peers read one frame after the other)`);
     }
     const plan = tablePlan(settings);
@@ -261,76 +406,17 @@ export const tableWorkload: Workload<FlagValues<"table">> = {
       "the largest --size",
       "use a smaller --size or another --dir",
     );
-    const transfer = parseTransfer(values, [...resolved.run, ...peers], values.dir);
+    const transfer = parseTransfer(values, [...b.run, ...b.peers], values.dir);
     // frame k + 1's read in flight while frame k is verified: by default with --direct
     const overlap = readOverlap(transfer, values["no-overlap"] ? false : values.overlap);
     const reorder = parseReorder(values.reorder);
-    const names = [...resolved.run, ...peers].map((b) => b.name);
-    let fioMissing: string | null = null;
-    return {
-      plan,
-      notes,
-      dir: values.dir,
-      columns: rankColumnDocs(
-        tableColumnDocs(baseline !== undefined),
-        TABLE_AGGREGATE,
-        TABLE_RANK_COLUMNS,
-      ),
-      seed: gsdTableRenderer(names.length > 1),
-      options: {
-        framing: names,
-        size: sizes,
-        n: ns,
-        repeat,
-        seed,
-        sample: sampleBytes,
-        cache,
-        fsync,
-        baseline: baseline ?? "none",
-        endian: resolved.run.map((b) => `${b.name}=${endian.of(b.name)}`),
-        warmup: settings.warmup,
-        bs: transfer?.bs ?? null,
-        direct: transfer?.direct ?? false,
-        read_overlap: overlap.mode,
-        dir: values.dir ?? ".",
-        ...(world().size > 1 ? { reorder, per_rank: values["per-rank"], layout } : {}),
-      },
-      begin(): void {
-        if (overlap.note !== undefined && resolved.run.some((b) => b.kind === "native")) {
-          warn(overlap.note);
-        }
-        // fio missing: one line, and the run goes on with the fio columns empty
-        fioMissing = baseline === "fio" ? fioUnavailable() : null;
-        if (fioMissing !== null) {
-          warn(`--baseline fio: ${fioMissing}; the fio_* and efficiency_* columns stay empty`);
-        }
-      },
-      run: (add, progress) =>
-        runTable(
-          {
-            backends: resolved.run,
-            peers,
-            cache: settings.cache,
-            fsync,
-            baseline: fioMissing === null ? baseline : undefined,
-            sizes,
-            ns,
-            dir: values.dir,
-            repeat,
-            seed,
-            warmup: settings.warmup,
-            sampleBytes,
-            endianOf: (name) => endian.of(name),
-            progress,
-            reorder,
-            perRank: values["per-rank"],
-            layout,
-            transfer,
-            // mutant: table-cli-overlap
-            overlap: overlap.mode !== "none",
-          },
-          add,
-        ),
-    };
+    return tableRun(values, settings, plan, {
+      peers: b.peers,
+      notes: b.notes,
+      layout,
+      transfer,
+      overlap,
+      reorder,
+    });
   },
 };
