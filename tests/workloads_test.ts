@@ -1,10 +1,10 @@
 /**
  * One registry of workloads: a toy workload (tests/_toy_workload.ts), added with registerWorkload
  * and no other edit, is a command with its help, `--dry-run`, every output format, `--plot`'s
- * one-line refusal and MPI.
+ * one-line refusal and MPI; another that takes a FILE argument gets its usage line and FILE.
  */
 import assert from "node:assert/strict";
-import { PERMISSIONS } from "./_helpers.ts";
+import { PERMISSIONS, tempDir } from "./_helpers.ts";
 import { type JsonDoc, mpiTest, runMpi } from "./_mpi.ts";
 
 const TOY_CLI = new URL("./_toy_workload.ts", import.meta.url).pathname;
@@ -75,6 +75,35 @@ Deno.test("workloads: a toy workload is a command: list, --help, --dry-run, ever
     assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
     assert.match(r.stderr, re);
   }
+});
+
+Deno.test("workloads: a toy workload that takes FILE gets its usage line, its FILE and its refusals", async () => {
+  using d = tempDir();
+  const file = `${d.path}/in.bin`;
+  Deno.writeFileSync(file, new Uint8Array(5));
+  const help = await toyCli(["toyfile", "--help"]);
+  assert.equal(help.code, 0, help.stderr);
+  assert.match(help.stdout, /^Usage: sciobench toyfile \[options\] FILE$/m);
+  const csv = await toyCli(["toyfile", "--format", "csv", file]);
+  assert.equal(csv.code, 0, csv.stderr);
+  assert.equal(csv.stdout, `path,bytes\n${file},5\n`);
+  const dry = await toyCli(["toyfile", "--dry-run", "--format", "json", file]);
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.deepEqual(JSON.parse(dry.stdout).parameters, { file });
+  // one line, exit 2: no FILE, two of them, an --out that is FILE
+  for (
+    const [args, re] of [
+      [[], /^sciobench: error: toyfile: give exactly one FILE \(see 'sciobench toyfile --help'\)$/],
+      [[file, file], /toyfile: give exactly one FILE/],
+      [["--out", file, file], /--out .*in\.bin is FILE itself; give another file for the output/],
+    ] as const
+  ) {
+    const r = await toyCli(["toyfile", ...args]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+    assert.match(r.stderr.trim(), re);
+  }
+  assert.deepEqual([...Deno.readFileSync(file)], [0, 0, 0, 0, 0], "FILE left as it was");
 });
 
 mpiTest("workloads: a toy workload runs under MPI, its rows aggregated over ranks", async (l) => {

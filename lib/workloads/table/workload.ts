@@ -39,7 +39,14 @@ import type {
 import { checkMemory, checkScratchRoom } from "../checks.ts";
 import type { FlagValues } from "../../cli/flags.ts";
 import { rankColumnDocs } from "../columns.ts";
-import { parseFsync, parseLayout, parseReorder, parseTransfer, repeatOption } from "../settings.ts";
+import {
+  parseCache,
+  parseFsync,
+  parseLayout,
+  parseReorder,
+  parseTransfer,
+  repeatOption,
+} from "../settings.ts";
 
 const HELP: WorkloadHelp = {
   title: "the GSD benchmark table (gsd's benchmark-hoomd.py), over backends",
@@ -182,7 +189,7 @@ export const tableWorkload: Workload<FlagValues<"table">> = {
     const endian = new EndianChoice(values.endian);
     const resolved = resolveBackends(values.framing ?? TABLE_SEED.framing);
     const skipped = [...resolved.skipped];
-    const cache = parseChoice(values.cache, ["cold", "warm"] as const, "--cache");
+    const cache = parseCache(values.cache, values.direct);
     const peers: Backend[] = [];
     const notes: string[] = [];
     // The bare command measures the seed's own library beside ours, where it is importable.
@@ -227,11 +234,6 @@ export const tableWorkload: Workload<FlagValues<"table">> = {
       throw new UsageError("--baseline fio does not run under MPI (use fio's own MPI-free jobs)");
     }
     const layout = parseLayout(values.layout, resolved.run, fsync);
-    if (values.direct && cache === "warm") {
-      throw new UsageError(
-        "--direct reads bypass the page cache: --cache warm means nothing with it",
-      );
-    }
     const settings: TableSettings = {
       sizes,
       ns,
@@ -239,7 +241,7 @@ export const tableWorkload: Workload<FlagValues<"table">> = {
       seed,
       warmup: !values["no-warmup"],
       sampleBytes,
-      cache: parseChoice(values.cache, ["cold", "warm"] as const, "--cache"),
+      cache,
       fsync,
       baseline,
       endian,
