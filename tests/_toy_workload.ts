@@ -1,9 +1,9 @@
 /**
- * A toy workload (`toy`), registered on import with registerWorkload and nothing else.
- * tests/workloads_test.ts uses it to show that a new workload is a command with its help,
- * `--dry-run`, every output format, its chart (`--plot` and `sciobench plot`) and MPI, with no
- * other edit. Run as a
- * program, this module is the sciobench CLI with the toy registered (as a plugin would be).
+ * Two toy workloads (`toy`, and `toyfile` that takes a FILE argument), registered on import with
+ * registerWorkload and nothing else. tests/workloads_test.ts uses them to show that a new
+ * workload is a command with its help, `--dry-run`, every output format, its chart (`--plot` and
+ * `sciobench plot`), MPI and its positional arguments, with no other edit. Run as a program, this
+ * module is the sciobench CLI with the toys registered (as a plugin would be).
  * @module
  */
 import { runCli } from "../lib/cli/main.ts";
@@ -75,6 +75,44 @@ export const toyWorkload: Workload = {
 };
 
 registerWorkload(toyWorkload);
+
+/** `toyfile FILE`: one row, FILE's size in bytes; nothing is written. */
+export const toyFileWorkload: Workload = {
+  name: "toyfile",
+  summary: "a toy workload of tests/_toy_workload.ts that reads FILE",
+  help: {
+    title: "a toy workload on FILE: one row, its size",
+    intro: "Says how many bytes FILE holds.",
+  },
+  flags: [],
+  positionals: ["FILE"],
+  columns: [col("path", "", "text", "FILE"), col("bytes", "bytes", "count", "FILE's size")],
+  keys: ["path"],
+  human: ["path", "bytes"],
+  inputs: (_values, [path]) => [["FILE", path!]],
+  plan(_values, _args, _output, [path]) {
+    const bytes = Deno.statSync(path!).size;
+    return {
+      plan: {
+        command: "toyfile",
+        parameters: { file: path },
+        backends: [{ name: "toyfile" }],
+        skipped: [],
+        files: [],
+        writeBytes: 0,
+        readBytes: bytes,
+        warnings: [],
+      },
+      options: { file: path },
+      run(add) {
+        add({ path: path!, bytes });
+        return Promise.resolve();
+      },
+    };
+  },
+};
+
+registerWorkload(toyFileWorkload);
 
 if (import.meta.main) {
   Deno.env.set("SCIOBENCH_SELF", new URL(import.meta.url).pathname);

@@ -570,6 +570,110 @@ Deno.test("audit: read FILE --audit: drop, open, read in order, drop, random out
   }
 });
 
+Deno.test("audit: read FILE --cache warm --audit: read through once first, no drop before any phase", async () => {
+  using d = diskDir();
+  const file = `${d.path}/t.raw`;
+  const w = await runCli(["write", "--framing", "raw", "--n", "256", "--frames", "40", file]);
+  assert.equal(w.code, 0, w.stderr);
+  const size = Deno.statSync(file).size;
+  const r = await runCli(["read", "--cache", "warm", "--format", "json", "--audit", file]);
+  assert.equal(r.code, 0, r.stderr);
+  const doc = JSON.parse(r.stdout) as ReadersJson & { meta: { options: { cache: string } } };
+  assert.equal(doc.meta.options.cache, "warm");
+  const row = doc.rows[0]!;
+  assert.equal(row.cache, "warm");
+  assert.equal(row.cold_ok, "", "warm rows have no cold reads to trust");
+  const a = row.audit;
+  // no drop anywhere: not before the open, the read or the random read, nor between them
+  for (const p of a.phases) {
+    const drops = p.syncs.filter((s) => s.call === "fadvise" && s.advice === "DONTNEED");
+    assert.deepEqual(drops, [], `no cache drop in the ${p.name} phase`);
+  }
+  // the untimed stretch before the open read the whole file through
+  const o = phaseIndex(a, "open"), rd = phaseIndex(a, "read"), x = phaseIndex(a, "random");
+  const warm = fileIn(a.phases[o - 1]!, "/t.raw");
+  assert.ok(warm && warm.readBytes >= size, `the warm-up read ${warm?.readBytes} of ${size} bytes`);
+  for (const i of [rd, x]) assert.ok(!fileIn(a.phases[i - 1]!, "/t.raw")?.readBytes);
+  // the file was cached when the phases began, and none of them fetched it from the device
+  assert.ok(Number(row.resident_after_drop) > 0.95, `resident ${row.resident_after_drop}`);
+  assert.equal(row.read_dev_bytes, 0);
+  assert.equal(row.random_dev_bytes, 0);
+  // the same file read cold is dropped first (and fetched from the device)
+  const cold = await runCli(["read", "--format", "json", "--audit", file]);
+  assert.equal(cold.code, 0, cold.stderr);
+  const coldRow = (JSON.parse(cold.stdout) as ReadersJson).rows[0]!;
+  assert.equal(coldRow.cache, "cold");
+  assertDroppedBefore(coldRow.audit, phaseIndex(coldRow.audit, "read"), "/t.raw", "read");
+  assert.ok(Number(coldRow.read_dev_bytes) > 0, "the cold read fetched from the device");
+  // warm with O_DIRECT means nothing: one line, exit 2
+  const direct = await runCli(["read", "--cache", "warm", "--direct", file]);
+  assert.equal(direct.code, 2, direct.stderr);
+  assert.match(
+    direct.stderr,
+    /^sciobench: error: --direct reads bypass the page cache: --cache warm means nothing with it\n$/,
+  );
+});
+
+Deno.test("audit: read FILE --repeat 3: three cold run rows, each dropped before its phases, then the summaries", async () => {
+  using d = diskDir();
+  const file = `${d.path}/t.raw`;
+  const w = await runCli(["write", "--framing", "raw", "--n", "256", "--frames", "40", file]);
+  assert.equal(w.code, 0, w.stderr);
+  const r = await runCli(["read", "--repeat", "3", "--format", "json", "--audit", file]);
+  assert.equal(r.code, 0, r.stderr);
+  const rows = (JSON.parse(r.stdout) as ReadersJson).rows;
+  assert.deepEqual(rows.map((row) => [row.stat, row.repeat]), [
+    ["run", 1],
+    ["run", 2],
+    ["run", 3],
+    ["mean", 3],
+    ["median", 3],
+    ["stddev", 3],
+    ["min", 3],
+    ["max", 3],
+  ]);
+  const runs = rows.slice(0, 3);
+  for (const row of runs) {
+    assert.equal(row.cache, "cold");
+    assert.equal(row.cold_ok, true, JSON.stringify(row));
+    // each repeat is a read of its own: dropped before its open, read and random read
+    const a = row.audit;
+    for (const phase of ["open", "read", "random"]) {
+      assertDroppedBefore(a, phaseIndex(a, phase), "/t.raw", `repeat ${row.repeat}`);
+    }
+  }
+  // the summaries are the runs' statistics; the cell's key columns are copied
+  const readS = runs.map((row) => Number(row.read_s));
+  const byStat = Object.fromEntries(rows.slice(3).map((row) => [row.stat, row]));
+  const mean = readS.reduce((a, v) => a + v, 0) / 3;
+  assert.ok(Math.abs(Number(byStat.mean!.read_s) - mean) <= 1e-12 * mean);
+  assert.equal(byStat.median!.read_s, [...readS].sort((a, b) => a - b)[1]);
+  assert.equal(byStat.min!.read_s, Math.min(...readS));
+  assert.equal(byStat.max!.read_s, Math.max(...readS));
+  for (const row of rows.slice(3)) {
+    assert.deepEqual([row.framing, row.path, row.cache], ["raw", file, "cold"]);
+  }
+  // CSV: the same rows, repeat and stat the last columns
+  const csv = await runCli(["read", "--repeat", "2", "--format", "csv", file]);
+  assert.equal(csv.code, 0, csv.stderr);
+  const lines = csv.stdout.trimEnd().split("\n");
+  assert.match(lines[0]!, /,repeat,stat$/);
+  assert.deepEqual(lines.slice(1).map((l) => l.split(",").slice(-2).join(",")), [
+    "1,run",
+    "2,run",
+    "2,mean",
+    "2,median",
+    "2,stddev",
+    "2,min",
+    "2,max",
+  ]);
+  // a repeat count that is not a positive integer: one line, exit 2
+  const zero = await runCli(["read", "--repeat", "0", file]);
+  assert.equal(zero.code, 2, zero.stderr);
+  assert.equal(zero.stderr.trimEnd().split("\n").length, 1, zero.stderr);
+  assert.match(zero.stderr, /--repeat/);
+});
+
 Deno.test("audit: table --format json rows carry a summary; --audit the trail; --audit needs JSON", async () => {
   using d = diskDir();
   const base = [

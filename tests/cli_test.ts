@@ -209,8 +209,10 @@ Deno.test("bad flags and values: one line, exit 2, no stack trace", async () => 
         /the largest --size needs about .* free; use a smaller --size/,
       ],
       [["frobnicate"], /unknown command 'frobnicate'/],
-      [["write", "--framing", "raw", "--n", "4"], /--frames is required/],
+      [["write", "--framing", "raw", "--n", "4", "never-written.raw"], /--frames is required/],
+      [["write", "--framing", "raw", "--n", "4", "--frames", "2"], /give exactly one FILE/],
       [["read"], /give exactly one FILE/],
+      [["info", "a.raw", "b.raw"], /info: give exactly one FILE/],
     ] as const
   ) {
     const r = await runCli([...args]);

@@ -8,6 +8,7 @@ import {
   COLUMN_SCHEMA,
   columnDoc,
   flagsAsBooleans,
+  INFO_COLUMN_NAMES,
   isColumnName,
   READ_COLUMN_NAMES,
   WRITE_COLUMN_NAMES,
@@ -34,6 +35,7 @@ const WORKLOADS = {
   readers: READERS_COLUMN_DOCS,
   read: READ_COLUMN_NAMES.map(columnDoc),
   write: WRITE_COLUMN_NAMES.map(columnDoc),
+  info: INFO_COLUMN_NAMES.map(columnDoc),
 };
 
 Deno.test("schema: docs/columns.md is generated from the schema (no drift)", async () => {

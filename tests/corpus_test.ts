@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { crc32 } from "node:zlib";
 import { detectBackend } from "../lib/backends/registry.ts";
-import { listChunks, listVariables } from "../lib/cli/info.ts";
+import { listChunks, listVariables } from "../lib/workloads/info/mod.ts";
 import { listDatasets, planBlocks, readBlocks, referenceCrcs } from "../lib/workloads/blocks.ts";
 import { commandMissing, peerTest, runCli, tempDir } from "./_helpers.ts";
 

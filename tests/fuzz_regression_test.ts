@@ -5,8 +5,8 @@
  * The library files are also read once through the CLI, which must answer in one line.
  */
 import assert from "node:assert/strict";
-import { readWhole } from "../lib/cli/child.ts";
-import { LibraryChild } from "../lib/cli/isolate.ts";
+import { readWhole } from "../lib/workloads/child.ts";
+import { LibraryChild } from "../lib/workloads/isolate.ts";
 import { backendByName } from "../lib/backends/registry.ts";
 import { classifyError, classifyOutcome, targetOfFinding } from "../tools/fuzz.ts";
 import { REQUIRE_PEERS, runCli } from "./_helpers.ts";

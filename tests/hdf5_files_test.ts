@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { hdf5 } from "../lib/peers/hdf5/mod.ts";
-import { streamInfo } from "../lib/cli/info.ts";
+import { streamInfo } from "../lib/workloads/info/mod.ts";
 import { HOSTILE_FIFO, writeHostileHdf5 } from "../lib/peers/hdf5/hostile.ts";
 import { commandMissing, peerTest, runCli, spawnCli, tempDir } from "./_helpers.ts";
 

@@ -4,7 +4,7 @@
  * printing would, with the record count).
  */
 import assert from "node:assert/strict";
-import { streamInfo } from "../lib/cli/info.ts";
+import { streamInfo } from "../lib/workloads/info/mod.ts";
 import { openUserFile } from "../lib/workloads/open.ts";
 import { tempDir } from "./_helpers.ts";
 

@@ -199,7 +199,7 @@ function manyRecordsFile(count: number): Uint8Array {
 }
 
 peerTest(
-  "f77: info and read of 1,000,000 records take a bounded memory a record",
+  "f77: info (text and csv) and read of 1,000,000 records take a bounded memory a record",
   () => commandMissing(TIME),
   async () => {
     using tmp = tempDir();
@@ -212,6 +212,11 @@ peerTest(
     assert.match(info.run.stdout, /\n999999,record\/1000000,int32,1,11999992,4,[0-9a-f]{8}\n/);
     assert.ok(info.bytesPerObject < 100, `info: ${info.bytesPerObject.toFixed(0)} B a record`);
     assert.ok(info.seconds < 90, `info took ${info.seconds} s`);
+    // its rows (one per record) stream through the same output as every command's rows
+    const csv = await perObject(["info", "--format", "csv", ...args], big, small, 1_000_000);
+    assert.match(csv.run.stdout, /\n999999,record\/1000000,int32,1,11999992,4,[0-9a-f]{8}\n/);
+    assert.ok(csv.bytesPerObject < 100, `info csv: ${csv.bytesPerObject.toFixed(0)} B a record`);
+    assert.ok(csv.seconds < 90, `info --format csv took ${csv.seconds} s`);
     const read = await perObject(["read", "--format", "csv", ...args], big, small, 1_000_000);
     assert.ok(read.bytesPerObject < 100, `read: ${read.bytesPerObject.toFixed(0)} B a record`);
     assert.ok(read.seconds < 120, `read took ${read.seconds} s`);

@@ -15,7 +15,7 @@ import { TableFrames } from "../lib/workloads/table/mod.ts";
 import type { ByteOrder } from "../lib/bytes/byteswap.ts";
 import { auditOf, type AuditPhase, finishAudit, startAudit } from "../lib/sys/audit.ts";
 import { clockGettime } from "../lib/sys/libc.ts";
-import { measureRead } from "../lib/workloads/read.ts";
+import { measureRead } from "../lib/workloads/read/mod.ts";
 import { flipByte, runCli, runSmallCell, tempDir } from "./_helpers.ts";
 
 /** Writes the first `frames` frames of `data` with `backend` to `path` (`endian`: its order). */

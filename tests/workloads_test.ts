@@ -1,7 +1,8 @@
 /**
  * One registry of workloads: a toy workload (tests/_toy_workload.ts), added with registerWorkload
  * and no other edit, is a command with its help, `--dry-run`, every output format, its chart
- * (`--plot` at the end of a run, `sciobench plot` of its results) and MPI.
+ * (`--plot` at the end of a run, `sciobench plot` of its results) and MPI; another that takes a
+ * FILE argument gets its usage line and FILE.
  */
 import assert from "node:assert/strict";
 import { PERMISSIONS, tempDir } from "./_helpers.ts";
@@ -108,9 +109,41 @@ Deno.test("workloads: a toy workload's chart: --plot draws it, and 'plot' finds 
   }
 });
 
+Deno.test("workloads: a toy workload that takes FILE gets its usage line, its FILE and its refusals", async () => {
+  using d = tempDir();
+  const file = `${d.path}/in.bin`;
+  Deno.writeFileSync(file, new Uint8Array(5));
+  const help = await toyCli(["toyfile", "--help"]);
+  assert.equal(help.code, 0, help.stderr);
+  assert.match(help.stdout, /^Usage: sciobench toyfile \[options\] FILE$/m);
+  const csv = await toyCli(["toyfile", "--format", "csv", file]);
+  assert.equal(csv.code, 0, csv.stderr);
+  assert.equal(csv.stdout, `path,bytes\n${file},5\n`);
+  const dry = await toyCli(["toyfile", "--dry-run", "--format", "json", file]);
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.deepEqual(JSON.parse(dry.stdout).parameters, { file });
+  // one line, exit 2: no FILE, two of them, an --out that is FILE
+  for (
+    const [args, re] of [
+      [[], /^sciobench: error: toyfile: give exactly one FILE \(see 'sciobench toyfile --help'\)$/],
+      [[file, file], /toyfile: give exactly one FILE/],
+      [["--out", file, file], /--out .*in\.bin is FILE itself; give another file for the output/],
+    ] as const
+  ) {
+    const r = await toyCli(["toyfile", ...args]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+    assert.match(r.stderr.trim(), re);
+  }
+  assert.deepEqual([...Deno.readFileSync(file)], [0, 0, 0, 0, 0], "FILE left as it was");
+});
+
 Deno.test("workloads: every built-in workload is a command, and every command that runs ranks a workload", () => {
   const names = BUILTIN_WORKLOADS.map((w) => w.name);
-  assert.deepEqual(COMMANDS.filter(rankAware).map((c) => c.name), names);
+  assert.deepEqual(COMMANDS.map((c) => c.name).filter((n) => names.includes(n)), names);
+  const ranked = BUILTIN_WORKLOADS.filter((w) => w.aggregate !== undefined).map((w) => w.name);
+  assert.deepEqual(COMMANDS.filter(rankAware).map((c) => c.name), ranked);
+  assert.deepEqual(ranked, ["table", "scaling", "records", "readers"]);
 });
 
 mpiTest("workloads: a toy workload runs under MPI, its rows aggregated over ranks", async (l) => {

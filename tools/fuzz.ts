@@ -19,8 +19,8 @@ import { parseArgs } from "node:util";
 import { crc32 } from "node:zlib";
 import { SciobenchError } from "../lib/core/errors.ts";
 import { backendByName } from "../lib/backends/registry.ts";
-import { readWhole } from "../lib/cli/child.ts";
-import { type ChildOutcome, LibraryChild } from "../lib/cli/isolate.ts";
+import { readWhole } from "../lib/workloads/child.ts";
+import { type ChildOutcome, LibraryChild } from "../lib/workloads/isolate.ts";
 import { TableFrames } from "../lib/workloads/table/mod.ts";
 import { HOSTILE_FIFO, writeHostileHdf5 } from "../lib/peers/hdf5/hostile.ts";
 

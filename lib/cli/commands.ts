@@ -1,19 +1,20 @@
 /**
- * The list of subcommands. A built-in command is one file in lib/cli plus one line here; a
- * workload registered with lib/workloads/registry.ts is a command with no line here.
+ * The list of subcommands. A built-in workload (lib/workloads/NAME/workload.ts) is one line here
+ * (its flags in lib/cli/flags.ts); another built-in command is one file in lib/cli plus one line
+ * here; a workload registered with lib/workloads/registry.ts is a command with no line here.
  * @module
  */
 import type { Command } from "./command.ts";
 import { framingsCommand } from "./framings.ts";
-import { infoCommand } from "./info.ts";
+import { infoWorkload } from "../workloads/info/workload.ts";
 import { plotCommand } from "./plot.ts";
-import { readCommand } from "./read.ts";
+import { readWorkload } from "../workloads/read/workload.ts";
 import { recordsWorkload } from "../workloads/records/workload.ts";
 import { readersCommand } from "./readers.ts";
 import { scalingCommand } from "./scaling.ts";
 import { tableWorkload } from "../workloads/table/workload.ts";
 import { versionCommand } from "./version.ts";
-import { writeCommand } from "./write.ts";
+import { writeWorkload } from "../workloads/write/workload.ts";
 import { registeredCommands, workloadCommand } from "./workload_command.ts";
 
 /** The built-in subcommands, in the order `sciobench --help` lists them. */
@@ -22,9 +23,9 @@ export const COMMANDS: readonly Command[] = [
   scalingCommand,
   workloadCommand(recordsWorkload),
   readersCommand,
-  writeCommand,
-  readCommand,
-  infoCommand,
+  workloadCommand(writeWorkload),
+  workloadCommand(readWorkload),
+  workloadCommand(infoWorkload),
   framingsCommand,
   plotCommand,
   versionCommand,

@@ -241,8 +241,10 @@ export const FLAGS = {
     about: {
       scaling: "per (framing, datasets); --trials K is the same (IOspeed's name)",
       records: "per (framing, endian, phase); --trials K is the same",
+      read: "; the one cell is FILE: it is read K times, each time from the page cache state " +
+        "--cache asks",
     },
-    commands: [...WORKLOADS],
+    commands: [...WORKLOADS, "read"],
   },
   trials: {
     type: "string",
@@ -340,9 +342,13 @@ export const FLAGS = {
     value: "C",
     help: "page cache before each read phase: cold drops the file, warm reads it once first " +
       "(memory-speed numbers of the backend's code)",
-    default: { table: "cold", readers: "cold" },
-    about: { readers: "; a list: cold and/or warm, each its own cells" },
-    commands: ["table", "readers"],
+    default: { table: "cold", readers: "cold", read: "cold" },
+    about: {
+      readers: "; a list: cold and/or warm, each its own cells",
+      read: ". Warm: FILE is read through once, untimed, before it is opened, and no drop is " +
+        "made before any phase; the column cache says which (--direct refuses warm)",
+    },
+    commands: ["table", "readers", "read"],
   },
   endian: {
     type: "string",
@@ -508,7 +514,9 @@ export const FLAGS = {
     help: "how the output is printed",
     default: { framings: "table", version: "table" },
     about: {
-      info: ": table (text, the default) or json (one document; --json is the same)",
+      info: ": table (text: the facts, then every variable, dataset and chunk; the default " +
+        "wherever the output goes), json (one document; --json is the same), csv (one row per " +
+        "chunk) or jsonl (the facts, the file's among them, then one JSON object per chunk)",
       version: ": table or text (one fact per line) or json (one object)",
     },
     aboutOf: formatAbout,

@@ -11,9 +11,9 @@ import { initWorld, type World } from "../mpi/world.ts";
 import { VERSION } from "../core/version.ts";
 import { writeStdout } from "../report/output.ts";
 import { clearProgressLine } from "../core/diagnostics.ts";
-import { runLibraryChild } from "./child.ts";
+import { runLibraryChild } from "../workloads/child.ts";
 import { allCommands, rankAware } from "./commands.ts";
-import { LIBRARY_CHILD_COMMAND } from "./isolate.ts";
+import { LIBRARY_CHILD_COMMAND } from "../workloads/isolate.ts";
 import { versionText } from "./version.ts";
 import type { Command } from "./command.ts";
 

@@ -133,12 +133,14 @@ export interface ResultsSpec {
   readonly human: readonly string[];
   /** The chart `--plot` draws, where the command has one. */
   readonly chart?: ChartSpec;
-  /** Key columns of a cell: summary rows over repeats are added when given. */
+  /** Key columns of a cell: summary rows over repeats are added when given (and not empty). */
   readonly keys?: readonly string[];
   /** The seed's own layout (`--format seed`). */
   readonly seed?: TableRenderer;
   /** Every resolved option, for the JSON meta. */
   readonly options: Record<string, unknown>;
+  /** Facts about the input the command reads, for the JSON meta (`facts`). */
+  readonly facts?: Record<string, unknown>;
   /** The scratch parent directory (for the file-system facts). */
   readonly dir?: string;
   /** The files the command reads (see {@link checkOutputsApart}). */
@@ -192,6 +194,8 @@ export function openResults(
   const format = checkOutputFormat(values, spec.seed !== undefined);
   const plot = checkPlotPath(spec.command, spec.chart, values.plot, values.force);
   const meta = runMeta(spec.command, spec.args, spec.options, spec.dir);
+  if (spec.facts !== undefined) meta.facts = spec.facts;
+  const keys = spec.keys !== undefined && spec.keys.length > 0 ? spec.keys : undefined;
   const human = spec.human.map((name) => spec.columns.find((c) => c.name === name)!);
   const sink = openRowSink(spec.columns.map((c) => c.name), {
     format,
@@ -201,7 +205,9 @@ export function openResults(
     human: humanTable(human),
     seed: spec.seed,
     // under MPI, --per-rank rows are cells of their own
-    summaryKeys: spec.keys && world().size > 1 ? [...spec.keys, "rank", "host"] : spec.keys,
+    summaryKeys: keys && world().size > 1 ? [...keys, "rank", "host"] : keys,
+    // the chart is drawn from every row at the end
+    keepRows: plot !== undefined,
   });
   let rows = 0;
   const nested = rowFormat(format).nested === true;
@@ -228,7 +234,7 @@ export function openResults(
         );
       }
       if (sink.failed > 0) {
-        const first = sink.rows.find((r) => r.error);
+        const first = sink.firstFailed;
         const which = [first?.framing, first?.phase, first?.datasets ?? first?.size_bytes]
           .filter((v) => v !== undefined && v !== "").join(" ");
         throw new CellsFailedError(
@@ -241,6 +247,19 @@ export function openResults(
       meta.libraries = librariesMeta();
       sink.close({ interrupted: true });
     },
+  };
+}
+
+/**
+ * Results opened by `open` at their first row (or at the end, when there is none): a run that
+ * fails before its first row leaves no output at all (`abort` has nothing to complete).
+ */
+export function openAtFirstRow(open: () => Results): Results {
+  let results: Results | undefined;
+  return {
+    add: (row) => (results ??= open()).add(row),
+    finish: () => (results ??= open()).finish(),
+    abort: () => results?.abort(),
   };
 }
 

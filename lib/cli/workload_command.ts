@@ -23,8 +23,11 @@ import {
   checkOutputsApart,
   checkPlotPath,
   measureInto,
+  openAtFirstRow,
   openResults,
 } from "./output.ts";
+import { UsageError } from "../core/errors.ts";
+import { warn } from "../core/diagnostics.ts";
 import { rankColumnDocs } from "../workloads/columns.ts";
 import { announcePlan, dryRun } from "./plan.ts";
 
@@ -52,6 +55,26 @@ function flagsOfWorkload(workload: Workload): [string, FlagSpec][] {
   );
 }
 
+/**
+ * UsageError unless `given` holds one value for each of the workload's `positionals` (its
+ * usage line's names, such as FILE).
+ */
+function checkPositionals(
+  command: string,
+  positionals: readonly string[],
+  given: readonly string[],
+): void {
+  if (given.length === positionals.length) return;
+  // none declared: the parser refuses every positional argument before this
+  const what = positionals.length === 1 ? `exactly one ${positionals[0]}` : positionals.join(" ");
+  throw new UsageError(`${command}: give ${what} (see 'sciobench ${command} --help')`);
+}
+
+/** The usage line of `workload` after its name: its own, or `[options]` and its positionals. */
+function usageOf(workload: Workload): string {
+  return workload.help.usage ?? ["[options]", ...(workload.positionals ?? [])].join(" ");
+}
+
 /** The command that runs `workload`. */
 export function workloadCommand<V extends FlagRecord>(workload: Workload<V>): WorkloadCommand {
   const w = workload as unknown as Workload;
@@ -62,7 +85,7 @@ export function workloadCommand<V extends FlagRecord>(workload: Workload<V>): Wo
     get help(): string {
       return commandHelp(
         w.name,
-        { ...w.help, usage: "[options]" },
+        { ...w.help, usage: usageOf(w) },
         optionsText(
           w.name,
           flagsOfWorkload(w),
@@ -70,40 +93,66 @@ export function workloadCommand<V extends FlagRecord>(workload: Workload<V>): Wo
       );
     },
     async run(args: string[]): Promise<void> {
-      const { values } = parseFlagList(w.name, flagsOfWorkload(w), args);
-      const output = values as {
-        "dry-run": boolean;
+      const names = w.positionals ?? [];
+      const { values, positionals } = parseFlagList(
+        w.name,
+        flagsOfWorkload(w),
+        args,
+        names.length > 0,
+      );
+      checkPositionals(w.name, names, positionals);
+      const flags = values as {
+        "dry-run"?: boolean;
         format?: string;
         out?: string;
         force?: boolean;
         audit?: boolean;
         plot?: string;
       };
+      const output = { ...flags, format: w.outputFormat ? w.outputFormat(values) : flags.format };
       // the output flags are checked first: an --out that is an input is refused before the
       // plan reads (or rolls back) that input
-      const inputs = w.inputs?.(values) ?? [];
+      const inputs = w.inputs?.(values, positionals) ?? [];
       checkOutputsApart(output, inputs);
       const format = checkOutputFormat(output, w.seedLayout !== undefined);
       checkPlotPath(w.name, w.chart, output.plot, output.force);
       // the plan is printed only once every check of the run has passed
-      const planned = await w.plan(values, args, { format });
-      if (dryRun(planned.plan, output)) return;
+      const planned = await w.plan(values, args, { format }, positionals);
+      if (planned.plan === undefined && output["dry-run"]) {
+        throw new UsageError(`${w.name}: --dry-run: this workload makes no plan to print`);
+      }
+      const dry = { "dry-run": output["dry-run"] ?? false, format: output.format };
+      if (planned.plan !== undefined && dryRun(planned.plan, dry)) return;
       planned.begin?.();
       const progress = planned.progress ?? new Progress();
-      announcePlan(planned.plan, planned.notes);
-      const results = openResults({
-        command: w.name,
-        args,
-        columns: planned.columns ??
-          (w.aggregate === undefined ? w.columns : rankColumnDocs(w.columns, w.aggregate)),
-        human: w.human,
-        keys: w.keys,
-        chart: w.chart,
-        seed: planned.seed,
-        options: planned.options,
-        dir: planned.dir,
-        inputs,
-      }, output);
+      if (planned.plan !== undefined) announcePlan(planned.plan, planned.notes);
+      else for (const note of planned.notes ?? []) warn(note);
+      if (planned.ownOutput) {
+        try {
+          await planned.run(() => {
+            throw new Error(`${w.name}: a run that prints its own output added a row`);
+          }, progress);
+        } finally {
+          progress.clear();
+        }
+        return;
+      }
+      const open = () =>
+        openResults({
+          command: w.name,
+          args,
+          columns: planned.columns ??
+            (w.aggregate === undefined ? w.columns : rankColumnDocs(w.columns, w.aggregate)),
+          human: w.human,
+          keys: w.keys,
+          chart: w.chart,
+          seed: planned.seed,
+          options: planned.options,
+          facts: planned.facts,
+          dir: planned.dir,
+          inputs,
+        }, output);
+      const results = planned.openAtFirstRow ? openAtFirstRow(open) : open();
       await measureInto(results, progress, () => planned.run((row) => results.add(row), progress));
     },
   };

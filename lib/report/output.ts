@@ -52,6 +52,11 @@ export interface RowSinkOptions {
    * of each cell with two or more runs are added at the end.
    */
   readonly summaryKeys?: readonly string[];
+  /**
+   * Keep every row in `rows` (for a chart drawn at the end). Rows are kept anyway where the
+   * summary rows or the JSON document need them; else a sink of a million rows holds none.
+   */
+  readonly keepRows?: boolean;
 }
 
 /** Receives rows as they are measured; `close()` completes the document. */
@@ -62,7 +67,12 @@ export interface RowSink {
   close(options?: { interrupted?: boolean }): void;
   /** Rows added so far whose `error` is set. */
   readonly failed: number;
-  /** Every row written so far (runs, then summaries once closed). */
+  /** The first row added whose `error` is set. */
+  readonly firstFailed: Row | undefined;
+  /**
+   * Every row written so far (runs, then summaries once closed), where they are kept: with
+   * `keepRows`, summary keys or JSON; else none.
+   */
   readonly rows: readonly Row[];
 }
 
@@ -166,7 +176,9 @@ class RowDestination {
  */
 export function openRowSink(columns: readonly string[], options: RowSinkOptions): RowSink {
   // under MPI only rank 0 prints (or writes --out)
-  if (world().rank !== 0) return { add() {}, close() {}, failed: 0, rows: [] };
+  if (world().rank !== 0) {
+    return { add() {}, close() {}, failed: 0, firstFailed: undefined, rows: [] };
+  }
   // --out is written atomically: rows go to a temporary file beside it, which replaces the target
   // (or appears under its name) only once complete and fsynced. A failure before that leaves the
   // old file as it was and removes the temporary one; so does SIGINT or SIGTERM for a format
@@ -191,9 +203,12 @@ export function openRowSink(columns: readonly string[], options: RowSinkOptions)
     throw e;
   }
   const rows: Row[] = [];
+  const keep = options.keepRows === true || options.summaryKeys !== undefined ||
+    format.endNeedsRows === true;
   let started = false;
   let closed = false;
   let failed = 0;
+  let firstFailed: Row | undefined;
   const writer = format.open({
     columns,
     meta: options.meta ?? {},
@@ -226,11 +241,17 @@ export function openRowSink(columns: readonly string[], options: RowSinkOptions)
     get failed() {
       return failed;
     },
+    get firstFailed() {
+      return firstFailed;
+    },
     rows,
     add(row: Row): void {
       start();
-      rows.push(row);
-      if (row.error) failed++;
+      if (keep) rows.push(row);
+      if (row.error) {
+        failed++;
+        firstFailed ??= row;
+      }
       emit(row);
     },
     close(close: { interrupted?: boolean } = {}): void {

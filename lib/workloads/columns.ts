@@ -1,6 +1,6 @@
 /**
- * The column schema: every column a measuring command writes (table, scaling, records, readers,
- * read, write, and the columns MPI adds), each declared once with its unit, how people see it
+ * The column schema: every column a command's rows hold (table, scaling, records, readers, read,
+ * write, info's chunks, and the columns MPI adds), each declared once with its unit, how people see it
  * (kind) and what it holds. A workload's column list picks names from here
  * ({@link columnDocs}); a name not declared here does not type-check. The same name means the
  * same thing in the same unit in every workload. A phase's columns carry the phase's name as a
@@ -42,7 +42,12 @@ export const COLUMN_SCHEMA = {
   size_bytes: entry("bytes", "size", "target file size of the cell"),
   N: entry("particles", "particles", "particles per frame"),
   datasets: entry("datasets", "count", "datasets written to the file"),
-  shape: entry("", "text", "records x record shape"),
+  shape: entry(
+    "",
+    "text",
+    "dimensions joined by x, slowest first: records x record shape (records), or the chunk's " +
+      "(info)",
+  ),
   endian: entry("", "text", "byte order asked for or written: big, little or native"),
   phase: entry("", "text", "write (open, every record, fsync, close) or read (cold, verified)"),
   mode: entry("", "text", "shared (all readers read one file) or separate (one file each)"),
@@ -52,6 +57,25 @@ export const COLUMN_SCHEMA = {
   length: entry("doubles", "count", "doubles per record"),
   seed: entry("", "count", "seed of the data and of the random order"),
   first_frame: entry("", "count", "index of the first frame written (0 unless --append)"),
+  // info: one chunk (a named array of one frame) per row
+  frame: entry("", "count", "info: the chunk's frame, from 0"),
+  name: entry(
+    "",
+    "text",
+    "info: the chunk's name (generated, such as record/3, where the format has none)",
+  ),
+  dtype: entry("", "text", "info: the chunk's element type"),
+  offset: entry(
+    "bytes",
+    "count",
+    "info: byte offset of the chunk's data in the file (-1 where a library hides it)",
+  ),
+  crc32: entry(
+    "",
+    "text",
+    "info: CRC-32 of the chunk's bytes as stored, 8 hex digits (read through a library: of the " +
+      "data in native byte order)",
+  ),
   cache: entry(
     "",
     "text",
@@ -81,7 +105,8 @@ export const COLUMN_SCHEMA = {
   bytes: entry(
     "bytes",
     "size",
-    "payload of the row: records x record bytes, or datasets x dataset bytes",
+    "payload of the row: records x record bytes, datasets x dataset bytes, or the chunk's " +
+      "stored bytes (info)",
   ),
   read_frames: entry("frames", "count", "frames read in each read phase"),
   read_bytes: entry("bytes", "count", "payload read in each read phase (read: in order)"),
@@ -311,6 +336,7 @@ export const READ_COLUMN_NAMES: readonly ColumnName[] = columnNames(
   ["read_user_s", "read_sys_s", "read_dev_bytes", "random_dev_bytes", "resident_after_drop"],
   ["fs_type", "unit", "random_units", "verified", "open_dev_bytes", "cache", "cold_ok"],
   TRANSFER_COLUMN_NAMES,
+  ["repeat", "stat"],
 );
 
 /** The columns of `sciobench write`, in CSV order. */
@@ -318,6 +344,11 @@ export const WRITE_COLUMN_NAMES: readonly ColumnName[] = columnNames(
   ["framing", "path", "N", "frames", "file_bytes", "data_bytes", "write_s", "write_MiBps"],
   ["write_user_s", "write_sys_s", "write_dev_bytes", "seed", "first_frame", "fsync"],
   TRANSFER_COLUMN_NAMES,
+);
+
+/** The columns of `sciobench info`'s rows (`--format csv` or `jsonl`: one per chunk), in order. */
+export const INFO_COLUMN_NAMES: readonly ColumnName[] = columnNames(
+  ["frame", "name", "dtype", "shape", "offset", "bytes", "crc32"],
 );
 
 /**

@@ -11,6 +11,9 @@ import { tableWorkload } from "./table/workload.ts";
 import { scalingWorkload } from "./scaling/workload.ts";
 import { recordsWorkload } from "./records/workload.ts";
 import { readersWorkload } from "./readers/workload.ts";
+import { writeWorkload } from "./write/workload.ts";
+import { readWorkload } from "./read/workload.ts";
+import { infoWorkload } from "./info/workload.ts";
 
 /** The built-in workloads, in the order `sciobench --help` lists their commands. */
 export const BUILTIN_WORKLOADS: readonly Workload[] = [
@@ -18,6 +21,9 @@ export const BUILTIN_WORKLOADS: readonly Workload[] = [
   scalingWorkload,
   recordsWorkload,
   readersWorkload,
+  writeWorkload,
+  readWorkload,
+  infoWorkload,
 ] as unknown as readonly Workload[];
 
 const registered: Workload[] = [];

@@ -1,8 +1,8 @@
 /**
  * Flag values turned into a run's settings, each checked with one line on refusal: the transfers
- * (`--bs`, `--direct`), `--fsync`, `--endian`, `--layout`, `--reorder`, `--repeat`, `--type`, the
- * backend's own `--option KEY=VALUE`, and the `--framing` list split into the backends usable
- * here and those skipped.
+ * (`--bs`, `--direct`), `--cache`, `--fsync`, `--endian`, `--layout`, `--reorder`, `--repeat`,
+ * `--type`, the backend's own `--option KEY=VALUE`, and the `--framing` list split into the
+ * backends usable here and those skipped.
  * @module
  */
 import { PeerUnavailableError, UsageError } from "../core/errors.ts";
@@ -180,6 +180,20 @@ export function repeatOption(repeat: string | undefined, trials: string | undefi
   }
   const text = repeat ?? trials ?? "1";
   return parseCount(text, repeat !== undefined ? "--repeat" : "--trials", MAX_REPEAT);
+}
+
+/**
+ * The one `--cache` state of a run's read phases: cold or warm; warm with `--direct` is refused
+ * in one line (O_DIRECT reads bypass the page cache).
+ */
+export function parseCache(value: string, direct: boolean | undefined): "cold" | "warm" {
+  const cache = parseChoice(value, ["cold", "warm"] as const, "--cache");
+  if (direct && cache === "warm") {
+    throw new UsageError(
+      "--direct reads bypass the page cache: --cache warm means nothing with it",
+    );
+  }
+  return cache;
 }
 
 /** The backends of a `--framing` list split into those usable here and those skipped (why). */

@@ -4,7 +4,14 @@
  * trusted (`cold_ok`, with the one stderr line that says why not and what to use instead).
  * @module
  */
-import { type ColdEvidence, coldReadsDistrusted } from "../io/cache.ts";
+import {
+  type CacheDrop,
+  type ColdEvidence,
+  coldReadsDistrusted,
+  dropCache,
+  residency,
+} from "../io/cache.ts";
+import { FileHandle } from "../io/file.ts";
 import type { Transfer } from "../io/transfer.ts";
 import { aioUnavailable } from "../sys/libc.ts";
 import { world } from "../mpi/world.ts";
@@ -66,6 +73,25 @@ export function cacheState(
   cache: "cold" | "warm" | undefined,
 ): "cold" | "warm" | "direct" {
   return transfer?.direct ? "direct" : cache ?? "cold";
+}
+
+/**
+ * Drops `path` from the page cache (cold), reads it through once (warm), or (direct: the reads
+ * bypass the cache) only measures the residency; returns it.
+ */
+export function prepareCache(path: string, cache: "cold" | "warm" | "direct"): CacheDrop {
+  // mutant: table-cold-drop
+  if (cache === "cold") return dropCache(path);
+  if (cache === "direct") return { seconds: 0, residentAfter: residency(path) };
+  const t0 = performance.now();
+  const f = FileHandle.open(path, "read");
+  try {
+    const buf = new Uint8Array(4 << 20);
+    for (let at = 0; at < f.size; at += buf.length) f.readInto(buf, at);
+  } finally {
+    f.close();
+  }
+  return { seconds: (performance.now() - t0) / 1000, residentAfter: residency(path) };
 }
 
 /**

@@ -78,16 +78,30 @@ export interface WorkloadHelp {
   readonly intro: string;
   /** What follows the options (columns, notes). */
   readonly after?: string;
+  /**
+   * The usage line after `sciobench NAME`, where it says more than `[options]` and the
+   * positionals (write: the flags it requires).
+   */
+  readonly usage?: string;
 }
 
 /** A run whose every check has passed: its plan, its output's shape, and how to run it. */
 export interface PlannedRun {
-  /** What the run will do (`--dry-run` prints it; a run's first stderr line sums it up). */
-  readonly plan: RunPlan;
+  /**
+   * What the run will do (`--dry-run` prints it; a run's first stderr line sums it up). Absent
+   * for a run on the user's own file that makes no scratch files (read, write, info): no
+   * `--dry-run`, no summary line.
+   */
+  readonly plan?: RunPlan;
   /** Lines said on stderr after the plan's summary (backends added, readers chosen). */
   readonly notes?: readonly string[];
-  /** Every resolved option, for the JSON meta. */
+  /** Every resolved option, for the JSON meta; read when the output opens. */
   readonly options: Record<string, unknown>;
+  /**
+   * Facts about the input the run reads, for the JSON meta (`meta.facts`: info's file facts);
+   * read when the output opens.
+   */
+  readonly facts?: Record<string, unknown>;
   /** The columns of this run (with those MPI adds), when they differ from the workload's. */
   readonly columns?: readonly ColumnDoc[];
   /** The seed's own layout (`--format seed`), where the workload has one. */
@@ -96,6 +110,18 @@ export interface PlannedRun {
   readonly dir?: string;
   /** The progress line of the run (default: one on stderr). */
   readonly progress?: Progress;
+  /**
+   * The output (stdout or `--out`) opens at the run's first row instead of before the run: a run
+   * that fails before that prints nothing, and its options and facts may be learnt by then
+   * (write --append: the framing, from the file under its lock; info: the file's facts).
+   */
+  readonly openAtFirstRow?: true;
+  /**
+   * The run prints its output itself, in the workload's own layout of the format asked (info's
+   * text and JSON documents, streamed as the file is read): no output is opened and `run` adds
+   * no rows.
+   */
+  readonly ownOutput?: true;
   /** Runs once the plan is known not to be a dry run, before its summary (notes, probes). */
   begin?(): void;
   /** Measures every cell, handing each row to `add` as it is made. */
@@ -123,7 +149,10 @@ export interface Workload<V extends FlagRecord = FlagRecord> {
   readonly flags: readonly (string | WorkloadFlag)[];
   /** Every column with its unit and doc, in CSV order. */
   readonly columns: readonly ColumnDoc[];
-  /** Key columns of a cell: summary rows over repeats are made per key. */
+  /**
+   * Key columns of a cell: summary rows over repeats are made per key (none: the rows are not
+   * cells, and no summary rows are made).
+   */
   readonly keys: readonly string[];
   /** How MPI aggregates a row over ranks (absent: the workload refuses several ranks). */
   readonly aggregate?: AggregateSpec;
@@ -140,13 +169,30 @@ export interface Workload<V extends FlagRecord = FlagRecord> {
    */
   readonly seedLayout?: string;
   /**
-   * The files a run reads, `[name in messages, path]`, from its flags: an `--out` or `--plot`
-   * that is one of them is refused before the plan touches anything.
+   * The arguments it takes after its options, by the names its usage line shows (`["FILE"]`):
+   * each one is required, and `inputs` and `plan` get their values in this order. Absent: none.
    */
-  inputs?(values: V): readonly (readonly [string, string])[];
+  readonly positionals?: readonly string[];
   /**
-   * Resolves the flags into a run, checking everything before anything is written; `output` is
-   * the output already chosen (its flags checked first).
+   * The `--format` asked for, where flags of the workload's own also choose it or its default
+   * is its own (info: `--json`, and `table` wherever stdout goes). Absent: `--format` as given
+   * (default: table on a terminal, else csv).
    */
-  plan(values: V, args: readonly string[], output: RunOutput): PlannedRun | Promise<PlannedRun>;
+  outputFormat?(values: V): string | undefined;
+  /**
+   * The files a run reads (or writes in place), `[name in messages, path]`, from its flags and
+   * its `positionals`' values: an `--out` or `--plot` that is one of them is refused before the
+   * plan touches anything.
+   */
+  inputs?(values: V, positionals: readonly string[]): readonly (readonly [string, string])[];
+  /**
+   * Resolves the flags (and the `positionals`' values) into a run, checking everything before
+   * anything is written; `output` is the output already chosen (its flags checked first).
+   */
+  plan(
+    values: V,
+    args: readonly string[],
+    output: RunOutput,
+    positionals: readonly string[],
+  ): PlannedRun | Promise<PlannedRun>;
 }

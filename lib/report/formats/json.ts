@@ -22,6 +22,7 @@ export const JSON_FORMAT: RowFormat = {
   description: "one document with the run's facts",
   audience: "data",
   nested: true,
+  endNeedsRows: true,
   keepsInterrupted: true,
   plan: (facts) => jsonText(facts, 2) + "\n",
   open: ({ columns, meta }) => ({

@@ -59,6 +59,8 @@ export interface RowFormat {
   readonly seedLayout?: true;
   /** Its rows keep every key, nested values included (objects, such as the audit trail). */
   readonly nested?: true;
+  /** Its end writes every row again (a document): the sink keeps them all until then. */
+  readonly endNeedsRows?: true;
   /**
    * True when an interrupted run's output is completed, marked interrupted and kept (JSON, JSON
    * lines); false when it is discarded (a half CSV or table would read as a whole one).

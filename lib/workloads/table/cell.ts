@@ -5,8 +5,7 @@
  * @module
  */
 import { VerifyError } from "../../core/errors.ts";
-import { type CacheDrop, type ColdEvidence, dropCache, residency } from "../../io/cache.ts";
-import { FileHandle } from "../../io/file.ts";
+import type { ColdEvidence } from "../../io/cache.ts";
 import { signalPoint, withScratchDir } from "../../io/scratch.ts";
 import { writeFrames } from "../../backends/write.ts";
 import type { Backend, FrameSource } from "../../backends/backend.ts";
@@ -18,7 +17,7 @@ import type { Progress } from "../../report/progress.ts";
 import { startMeter, warmUpOpens } from "../../sys/meter.ts";
 import { statfs } from "../../sys/libc.ts";
 import { sharedFraming } from "../cells.ts";
-import { cacheState, readOverlap, transferColumns } from "../transfer.ts";
+import { cacheState, prepareCache, readOverlap, transferColumns } from "../transfer.ts";
 import {
   prepareVerified,
   readVerifiedFrames,
@@ -39,25 +38,6 @@ async function pairedPhase<T>(
   const result = await ours();
   if (beside !== undefined && !beside.first) await beside.run(phase);
   return result;
-}
-
-/**
- * Drops `path` from the page cache (cold), reads it through once (warm), or (direct: the reads
- * bypass the cache) only measures the residency; returns it.
- */
-export function prepareCache(path: string, cache: "cold" | "warm" | "direct"): CacheDrop {
-  // mutant: table-cold-drop
-  if (cache === "cold") return dropCache(path);
-  if (cache === "direct") return { seconds: 0, residentAfter: residency(path) };
-  const t0 = performance.now();
-  const f = FileHandle.open(path, "read");
-  try {
-    const buf = new Uint8Array(4 << 20);
-    for (let at = 0; at < f.size; at += buf.length) f.readInto(buf, at);
-  } finally {
-    f.close();
-  }
-  return { seconds: (performance.now() - t0) / 1000, residentAfter: residency(path) };
 }
 
 async function readPhase(

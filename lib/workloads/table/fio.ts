@@ -5,11 +5,10 @@
  */
 import type { Row } from "../../report/row.ts";
 import { fioHugePagesRefused, type FioResult, FioSession } from "../../baselines/fio.ts";
-import { cacheState } from "../transfer.ts";
+import { cacheState, prepareCache } from "../transfer.ts";
 import { DEFAULT_DIRECT_BS, fileSystemAlignment, transferAlignment } from "../../io/transfer.ts";
 import { BYTES_PER_PARTICLE, type PhaseBeside, type TableOptions } from "./options.ts";
 import { withScratchDir } from "../../io/scratch.ts";
-import { prepareCache } from "./cell.ts";
 
 interface FioBeside {
   readonly framing: string;

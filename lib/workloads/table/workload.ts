@@ -41,7 +41,14 @@ import type {
 import { checkMemory, checkScratchRoom } from "../checks.ts";
 import type { FlagValues } from "../../cli/flags.ts";
 import { rankColumnDocs } from "../columns.ts";
-import { parseFsync, parseLayout, parseReorder, parseTransfer, repeatOption } from "../settings.ts";
+import {
+  parseCache,
+  parseFsync,
+  parseLayout,
+  parseReorder,
+  parseTransfer,
+  repeatOption,
+} from "../settings.ts";
 
 const HELP: WorkloadHelp = {
   title: "the GSD benchmark table (gsd's benchmark-hoomd.py), over backends",
@@ -195,7 +202,7 @@ function tableBackends(values: FlagValues<"table">): TableBackends {
   const endian = new EndianChoice(values.endian);
   const resolved = resolveBackends(values.framing ?? TABLE_SEED.framing);
   const skipped = [...resolved.skipped];
-  const cache = parseChoice(values.cache, ["cold", "warm"] as const, "--cache");
+  const cache = parseCache(values.cache, values.direct);
   const notes: string[] = [];
   const sized = values.direct || values.bs !== undefined || values["transfer-size"] !== undefined;
   const peerList = values.peer ??
@@ -252,7 +259,7 @@ function tablePeers(
   return peers;
 }
 
-/** `--baseline` (fio, not under MPI) and `--layout`, and `--direct` refused with `--cache warm`. */
+/** `--baseline` (fio, not under MPI) and `--layout`. */
 function tableBaselineLayout(
   values: FlagValues<"table">,
   b: TableBackends,
@@ -264,11 +271,6 @@ function tableBaselineLayout(
     throw new UsageError("--baseline fio does not run under MPI (use fio's own MPI-free jobs)");
   }
   const layout = parseLayout(values.layout, b.run, b.fsync);
-  if (values.direct && b.cache === "warm") {
-    throw new UsageError(
-      "--direct reads bypass the page cache: --cache warm means nothing with it",
-    );
-  }
   return { baseline, layout };
 }
 

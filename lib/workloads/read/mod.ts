@@ -1,30 +1,31 @@
 /**
- * The `read` workload's measurement: time reading an existing file cold (open, sequential read,
- * random read; a cache drop before each phase, none with O_DIRECT), one row with its audit trail.
+ * The `read` workload's measurement: time reading an existing file (open, sequential read, random
+ * read; cold: a cache drop before each phase, none with O_DIRECT or warm), one row with its audit
+ * trail.
  * @module
  */
-import { FormatError, UsageError } from "../core/errors.ts";
-import { type CacheDrop, type ColdEvidence, dropCache, residency } from "../io/cache.ts";
-import type { Transfer } from "../io/transfer.ts";
-import { cacheState, judgeCold, readOverlap, transferColumns } from "./transfer.ts";
-import type { Row } from "../report/row.ts";
-import { Progress } from "../report/progress.ts";
-import { attachAudit, finishAudit, startAudit } from "../sys/audit.ts";
-import { startMeter } from "../sys/meter.ts";
-import { statfs } from "../sys/libc.ts";
+import { FormatError, UsageError } from "../../core/errors.ts";
+import { type CacheDrop, type ColdEvidence, dropCache, residency } from "../../io/cache.ts";
+import type { Transfer } from "../../io/transfer.ts";
+import { cacheState, judgeCold, prepareCache, readOverlap, transferColumns } from "../transfer.ts";
+import type { Row } from "../../report/row.ts";
+import { Progress } from "../../report/progress.ts";
+import { attachAudit, finishAudit, startAudit } from "../../sys/audit.ts";
+import { type PhaseSample, startMeter } from "../../sys/meter.ts";
+import { statfs } from "../../sys/libc.ts";
 import {
   prepareVerified,
   readVerified,
   readVerifiedFrames,
   Rng,
   shuffledOrder,
-} from "./pattern.ts";
-import { TableFrames } from "./table/mod.ts";
-import { type Block, planBlocks, readBlocks, referenceCrcs } from "./blocks.ts";
-import type { FrameSource } from "../backends/backend.ts";
-import type { ColumnDoc } from "../report/human.ts";
-import { columnDocs, READ_COLUMN_NAMES } from "./columns.ts";
-import { openUserFile } from "./open.ts";
+} from "../pattern.ts";
+import { TableFrames } from "../table/mod.ts";
+import { type Block, planBlocks, readBlocks, referenceCrcs } from "../blocks.ts";
+import type { FrameSource } from "../../backends/backend.ts";
+import type { ColumnDoc } from "../../report/human.ts";
+import { columnDocs, READ_COLUMN_NAMES } from "../columns.ts";
+import { openUserFile } from "../open.ts";
 
 /** The columns of `read`'s row, with units, in CSV order (from the schema). */
 export const READ_COLUMN_DOCS: readonly ColumnDoc[] = columnDocs(READ_COLUMN_NAMES);
@@ -107,8 +108,8 @@ function framePhases(
 
 /**
  * Phases for a file without frames: each numeric dataset whole in file order, then seeded
- * random chunks or blocks; both checked against CRC-32s of a first read made now (the caller
- * drops the cache before each timed phase).
+ * random chunks or blocks; both checked against CRC-32s of a first read made now, and the cache
+ * step (`drop`) made again after it (the caller makes it before each timed phase).
  */
 function blockPhases(
   source: FrameSource,
@@ -116,6 +117,7 @@ function blockPhases(
   sample: number,
   progress: Progress,
   beat: () => void,
+  drop: () => CacheDrop,
 ): Phases {
   const plan = planBlocks(source, seed + 1, sample);
   if (plan.sequential.length === 0) {
@@ -133,7 +135,7 @@ function blockPhases(
     );
   }
   const reference = referenceCrcs(source, [...plan.sequential, ...plan.random]);
-  dropCache(source.path);
+  drop();
   const run = (blocks: readonly Block[], phase: string) => ({
     bytes: readBlocks(source, blocks, reference, (k) => {
       if ((k & 63) === 0) {
@@ -162,6 +164,11 @@ export interface ReadSettings {
   readonly transfer?: Transfer;
   /** `--allow-external`: HDF5 external raw-data files outside the file's directory are read. */
   readonly allowExternal?: boolean;
+  /**
+   * `--cache`: cold (the default: a drop before each phase) or warm (the file read through once
+   * before the open, no drop at all).
+   */
+  readonly cache?: "cold" | "warm";
 }
 
 /**
@@ -245,9 +252,162 @@ export function coldEvidence(row: Row, fsType: number): ColdEvidence {
 }
 
 /**
+ * The page-cache step before each phase of a read in cache state `cache`: cold drops `path`;
+ * warm reads it through at the first step and then only measures what is cached (no drop
+ * before any phase); direct (O_DIRECT reads bypass the cache) only measures.
+ */
+function cacheStep(path: string, cache: "cold" | "warm" | "direct"): () => CacheDrop {
+  let warmed = false;
+  return () => {
+    if (cache === "warm" && !warmed) {
+      warmed = true;
+      return prepareCache(path, "warm");
+    }
+    if (cache === "warm") return { seconds: 0, residentAfter: residency(path) };
+    // O_DIRECT reads bypass the page cache: no drop is made, what is cached is only measured
+    // mutant: read-direct-drop
+    return cache === "direct" ? { seconds: 0, residentAfter: residency(path) } : dropCache(path);
+  };
+}
+
+/** A file opened for `read`'s timed phases. */
+interface OpenedRead {
+  /** The open file. */
+  readonly source: FrameSource;
+  /** What the open measured. */
+  readonly open: PhaseSample;
+  /** The table pattern the frames are checked against (--verify). */
+  readonly pattern: TableFrames | undefined;
+  /** The page cache after the first cache step (before the open). */
+  readonly first: CacheDrop;
+}
+
+/**
+ * The untimed steps and the timed open before `read`'s phases: the first cache step (`drop`),
+ * with --verify an untimed probe of the table pattern (and the step again), the open (timed),
+ * the expected bytes made, and the step again: an open that scans the file (f77, IEEEIO)
+ * cached it.
+ */
+function openForRead(
+  path: string,
+  framing: string,
+  optionItems: readonly string[] | undefined,
+  settings: ReadSettings,
+  drop: () => CacheDrop,
+  fileBytes: number,
+): OpenedRead {
+  const { transfer, allowExternal } = settings;
+  // mutant: read-cold-drop
+  const drop1 = drop();
+  // With --verify the frames are the table's: N follows from the first chunk (12 N bytes of
+  // positions), so formats without types (Fortran records) are read with the table's layout.
+  let pattern: TableFrames | undefined;
+  if (settings.verify) {
+    const probe = openUserFile(path, framing, optionItems, "read", { transfer, allowExternal });
+    try {
+      refuseEmpty(probe);
+      pattern = tablePatternOf(probe, settings.seed, fileBytes);
+    } finally {
+      probe.close();
+    }
+    drop();
+  }
+  const om = startMeter("open");
+  const source = openUserFile(path, framing, optionItems, "read", {
+    layout: pattern?.layout,
+    transfer,
+    allowExternal,
+  });
+  const o = om.stop();
+  refuseEmpty(source);
+  try {
+    // --verify: the expected bytes in the file's byte order (big-endian netCDF: a swapped copy
+    // of a frame) are made before the reads are timed, as the native arrays are
+    // mutant: read-expected-untimed
+    if (pattern) prepareVerified(source, pattern);
+    drop();
+  } catch (e) {
+    source.close();
+    throw e;
+  }
+  return { source, open: o, pattern, first: drop1 };
+}
+
+/** What `read`'s two timed phases measured. */
+interface TimedPhases {
+  /** The sequential phase's sample. */
+  readonly read: PhaseSample;
+  /** Its payload bytes and pieces (frames, or blocks). */
+  readonly sequential: { bytes: number; pieces: number };
+  /** The random phase's sample. */
+  readonly random: PhaseSample;
+  /** Its payload bytes and pieces. */
+  readonly shuffled: { bytes: number; pieces: number };
+}
+
+/** Times `phases`: the sequential read, the cache step (`drop`), the random read. */
+async function timePhases(phases: Phases, drop: () => CacheDrop): Promise<TimedPhases> {
+  const rm = startMeter("read");
+  const sequential = await phases.sequential();
+  const read = rm.stop();
+  drop();
+  const xm = startMeter("random");
+  const shuffled = await phases.random();
+  const random = xm.stop();
+  return { read, sequential, random, shuffled };
+}
+
+/** The row of a read of `opened` (a file of `fileBytes`) whose phases took `t`; cold_ok unset. */
+function readRow(
+  path: string,
+  opened: OpenedRead,
+  fileBytes: number,
+  t: TimedPhases,
+  unit: string,
+  verify: boolean,
+  cache: string,
+  transfer: Transfer | undefined,
+): Row {
+  const { source, open: o } = opened;
+  const { read: r, random: x } = t;
+  const { bytes, pieces: frames } = t.sequential;
+  const { bytes: randomBytes, pieces: units } = t.shuffled;
+  const mib = 2 ** 20;
+  return {
+    framing: source.framing,
+    path,
+    frames: source.frameCount,
+    file_bytes: fileBytes,
+    open_ms: o.wallS * 1000,
+    read_MiBps: bytes / mib / r.wallS,
+    random_MiBps: randomBytes / mib / x.wallS,
+    random_ms: units ? (x.wallS / units) * 1000 : 0,
+    read_frames: frames,
+    read_bytes: bytes,
+    random_bytes: randomBytes,
+    read_s: r.wallS,
+    random_s: x.wallS,
+    read_user_s: r.userS,
+    read_sys_s: r.sysS,
+    read_dev_bytes: r.devReadBytes,
+    random_dev_bytes: x.devReadBytes,
+    resident_after_drop: opened.first.residentAfter,
+    fs_type: statfs(path).typeName,
+    verified: verify || unit !== "frame",
+    unit,
+    random_units: units,
+    open_dev_bytes: o.devReadBytes,
+    cache,
+    cold_ok: "",
+    ...transferColumns(transfer),
+  };
+}
+
+/**
  * Measures reading `path` with the backend named `framing` and its `--option` items (open,
- * sequential, random; cold) and returns the row with its audit trail; `beat` is called every 64
- * frames (progress for a watching parent process).
+ * sequential, random; cold unless `settings.cache` is warm) and returns the row with its audit
+ * trail; `beat` is called every 64 frames (progress for a watching parent process), and
+ * `progress` shows the phases (the caller begins and labels it).
  */
 export async function measureRead(
   path: string,
@@ -255,95 +415,38 @@ export async function measureRead(
   optionItems: readonly string[] | undefined,
   settings: ReadSettings,
   beat: () => void = () => {},
+  progress: Progress = new Progress({ quiet: true }),
 ): Promise<Row> {
-  const { seed, sample, transfer, allowExternal } = settings;
+  const { seed, sample, transfer } = settings;
   // --verify --direct: frame k verified while frame k + 1's read is in flight (native AIO)
   // mutant: read-verify-direct-aio
   const overlap = settings.verify && readOverlap(transfer, undefined).mode !== "none";
   const fileBytes = Deno.statSync(path).size;
-  const cache = cacheState(transfer, "cold");
-  // O_DIRECT reads bypass the page cache: no drop is made, what is cached is only measured
-  const drop = (): CacheDrop =>
-    // mutant: read-direct-drop
-    cache === "direct" ? { seconds: 0, residentAfter: residency(path) } : dropCache(path);
+  const cache = cacheState(transfer, settings.cache);
+  const drop = cacheStep(path, cache);
   startAudit();
   try {
-    // mutant: read-cold-drop
-    const drop1 = drop();
-    // With --verify the frames are the table's: N follows from the first chunk (12 N bytes of
-    // positions), so formats without types (Fortran records) are read with the table's layout.
-    let pattern: TableFrames | undefined;
-    if (settings.verify) {
-      const probe = openUserFile(path, framing, optionItems, "read", { transfer, allowExternal });
-      try {
-        refuseEmpty(probe);
-        pattern = tablePatternOf(probe, seed, fileBytes);
-      } finally {
-        probe.close();
-      }
-      drop();
-    }
-    const om = startMeter("open");
-    const source = openUserFile(path, framing, optionItems, "read", {
-      layout: pattern?.layout,
-      transfer,
-      allowExternal,
-    });
-    const o = om.stop();
-    refuseEmpty(source);
-    // --verify: the expected bytes in the file's byte order (big-endian netCDF: a swapped copy of
-    // a frame) are made before the reads are timed, as the native arrays are
-    // mutant: read-expected-untimed
-    if (pattern) prepareVerified(source, pattern);
-    // an open that scans the file (f77, IEEEIO) cached it: the read starts from a second drop
-    drop();
+    const opened = openForRead(path, framing, optionItems, settings, drop, fileBytes);
+    const { source, pattern } = opened;
     try {
-      // One file, one row: an updating line on a terminal, nothing in logs.
-      const progress = new Progress({ quiet: !Deno.stderr.isTerminal() });
-      progress.begin(`read ${path}`);
       // A file without frames (HDF5 datasets, netCDF-4 without an unlimited dimension) is read
       // by dataset and block instead (lib/workloads/blocks.ts).
       const phases = source.frameCount === 0 && source.datasets && source.readRegion
-        ? blockPhases(source, seed, sample, progress, beat)
+        ? blockPhases(source, seed, sample, progress, beat, drop)
         : framePhases(source, seed, sample, fileBytes, progress, pattern, beat, overlap);
-      const rm = startMeter("read");
-      const { bytes, pieces } = await phases.sequential();
-      const r = rm.stop();
-      drop();
-      const xm = startMeter("random");
-      const { bytes: randomBytes, pieces: units } = await phases.random();
-      const x = xm.stop();
+      const timed = await timePhases(phases, drop);
       progress.clear();
-      const frames = pieces;
-      const mib = 2 ** 20;
-      const row: Row = attachAudit({
-        framing: source.framing,
+      const row = readRow(
         path,
-        frames: source.frameCount,
-        file_bytes: fileBytes,
-        open_ms: o.wallS * 1000,
-        read_MiBps: bytes / mib / r.wallS,
-        random_MiBps: randomBytes / mib / x.wallS,
-        random_ms: units ? (x.wallS / units) * 1000 : 0,
-        read_frames: frames,
-        read_bytes: bytes,
-        random_bytes: randomBytes,
-        read_s: r.wallS,
-        random_s: x.wallS,
-        read_user_s: r.userS,
-        read_sys_s: r.sysS,
-        read_dev_bytes: r.devReadBytes,
-        random_dev_bytes: x.devReadBytes,
-        resident_after_drop: drop1.residentAfter,
-        fs_type: statfs(path).typeName,
-        verified: settings.verify || phases.unit !== "frame",
-        unit: phases.unit,
-        random_units: units,
-        open_dev_bytes: o.devReadBytes,
+        opened,
+        fileBytes,
+        timed,
+        phases.unit,
+        settings.verify,
         cache,
-        cold_ok: "",
-        ...transferColumns(transfer),
-      }, finishAudit());
+        transfer,
+      );
+      attachAudit(row, finishAudit());
       judgeCold(row, cache, coldEvidence(row, statfs(path).type));
       return row;
     } finally {

@@ -1,6 +1,6 @@
 /**
  * Running a C library on a file sciobench did not write, in a child process: this same sciobench
- * started with the hidden `__library-child` command (lib/cli/child.ts), which limits its own CPU
+ * started with the hidden `__library-child` command (lib/workloads/child.ts), which limits its own CPU
  * time (RLIMIT_CPU) and answers requests as JSON lines on its stdout. The parent watches the
  * child's resident memory (what it uses, not what its libraries reserve) and kills it past the
  * limit, or when it stays silent too long. A crash, abort, hang or blowup of the library becomes
@@ -94,9 +94,9 @@ export function relayToTerminal(m: ChildMessage): void {
 /** What the parent asks the child to do with one file. */
 export interface ChildRequest {
   /**
-   * `info` streams the info text, `read` measures and returns a row, `check` reads everything
-   * silently; `write` writes frames to `path` (a temporary file the parent owns) and returns
-   * what it measured.
+   * `info` streams the info text (with `settings.rows`: sends the file's facts, then a row per
+   * chunk), `read` measures and returns a row, `check` reads everything silently; `write`
+   * writes frames to `path` (a temporary file the parent owns) and returns what it measured.
    */
   readonly op: "info" | "read" | "check" | "write";
   /** The file. */
@@ -105,7 +105,10 @@ export interface ChildRequest {
   readonly framing: string;
   /** Reader options as given (`--option KEY=VALUE` items). */
   readonly options?: readonly string[];
-  /** Command-specific settings (info: json; read: seed, verify, sample; write: a WriteJob). */
+  /**
+   * Command-specific settings (info: json or rows; read: seed, verify, sample, cache; write: a
+   * WriteJob).
+   */
   readonly settings?: Record<string, unknown>;
 }
 
@@ -114,6 +117,7 @@ export type ChildMessage =
   | { readonly t: "out"; readonly text: string }
   | { readonly t: "warn"; readonly text: string }
   | { readonly t: "row"; readonly row: Record<string, unknown> }
+  | { readonly t: "facts"; readonly facts: Record<string, unknown> }
   | { readonly t: "beat" }
   | {
     readonly t: "end";

@@ -3,17 +3,17 @@
  * (open, every frame, fsync and close, timed), and the columns of its row.
  * @module
  */
-import type { Backend } from "../backends/backend.ts";
-import type { FsyncPolicy } from "../backends/backend.ts";
-import { writeFrames } from "../backends/write.ts";
-import type { EndianOption } from "../framings/types.ts";
-import type { OptionValues } from "../framings/options.ts";
-import type { Transfer } from "../io/transfer.ts";
-import type { ColumnDoc } from "../report/human.ts";
-import { columnDocs, WRITE_COLUMN_NAMES } from "./columns.ts";
-import { finishAudit, type RowAudit, startAudit } from "../sys/audit.ts";
-import { type PhaseSample, startMeter } from "../sys/meter.ts";
-import { TableFrames } from "./table/mod.ts";
+import type { Backend } from "../../backends/backend.ts";
+import type { FsyncPolicy } from "../../backends/backend.ts";
+import { writeFrames } from "../../backends/write.ts";
+import type { EndianOption } from "../../framings/types.ts";
+import type { OptionValues } from "../../framings/options.ts";
+import type { Transfer } from "../../io/transfer.ts";
+import type { ColumnDoc } from "../../report/human.ts";
+import { columnDocs, WRITE_COLUMN_NAMES } from "../columns.ts";
+import { finishAudit, type RowAudit, startAudit } from "../../sys/audit.ts";
+import { type PhaseSample, startMeter } from "../../sys/meter.ts";
+import { TableFrames } from "../table/mod.ts";
 
 /** The columns of `write`'s row, with units, in CSV order (from the schema). */
 export const WRITE_COLUMN_DOCS: readonly ColumnDoc[] = columnDocs(WRITE_COLUMN_NAMES);

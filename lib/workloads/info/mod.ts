@@ -1,35 +1,23 @@
 /**
- * `sciobench info`: a file's framing, frame count and every chunk with its CRC-32.
+ * What `sciobench info` lists of a file: its facts (framing, frame count, the format's own facts,
+ * every netCDF variable and HDF5 dataset with the CRC-32 of its data) and every chunk of every
+ * frame with its CRC-32, streamed as text or one JSON document (the command's own layouts), or
+ * as facts and one row per chunk (csv, jsonl). Memory stays bounded however many variables and
+ * chunks the file holds.
  * @module
  */
 import { crc32 } from "node:zlib";
-import { escapeControls, FormatError, UsageError } from "../core/errors.ts";
-import type { FrameSource } from "../backends/backend.ts";
-import { parseChoice } from "../core/values.ts";
-import type { Command } from "./command.ts";
-import { parseFlags } from "./parse_flags.ts";
-import { commandHelp } from "./help.ts";
-import { csvField, jsonText, writeStdout } from "../report/output.ts";
-import { warn } from "../core/diagnostics.ts";
-import { isolates, relayToTerminal, runIsolated } from "./isolate.ts";
-import { chooseBackend, openUserFile } from "../workloads/open.ts";
-import type { DatasetInfo } from "../backends/backend.ts";
-import { BlockReader, type DatasetRow, wholeOf } from "../workloads/blocks.ts";
+import { escapeControls, FormatError } from "../../core/errors.ts";
+import type { DatasetInfo, FrameSource } from "../../backends/backend.ts";
+import { csvField, jsonText } from "../../report/output.ts";
+import type { Row } from "../../report/row.ts";
+import { warn } from "../../core/diagnostics.ts";
+import { BlockReader, type DatasetRow, wholeOf } from "../blocks.ts";
+import { columnDocs, INFO_COLUMN_NAMES } from "../columns.ts";
+import type { ColumnDoc } from "../../report/human.ts";
 
-const HELP = () =>
-  commandHelp("info", {
-    title: "what a file holds",
-    usage: "[options] FILE",
-    intro:
-      `Prints the framing, the frame count, format facts, for netCDF files every variable with the
-CRC-32 of all its data (records in order), and for every chunk (a named array; formats
-without names get generated names such as record/3): frame, name, dtype, shape, offset, bytes and
-crc32 (CRC-32 of the chunk's bytes as stored, hex). For peer formats read through a library
-(HDF5, netCDF-4, HDF4) the offset is -1 and the CRC is of the data in native byte order.`,
-    after:
-      `An HDF5 dataset whose storage was never (or only partly) written is listed with its stored bytes
-and no CRC, and a note on stderr: its data would be the fill value, not bytes of the file.`,
-  });
+/** The columns of `info`'s rows (one per chunk), with units, in CSV order (from the schema). */
+export const INFO_COLUMN_DOCS: readonly ColumnDoc[] = columnDocs(INFO_COLUMN_NAMES);
 
 /** One chunk as `info` lists it. */
 export interface ChunkInfo {
@@ -231,6 +219,73 @@ function addFactsJson(out: Batcher, facts: Record<string, unknown>, depth: numbe
 }
 
 /**
+ * Lists `datasets` (those of `source`) to `visit` one by one, each read now for its CRC-32 (a file
+ * of many shows them as they come), then says in one line through `note` which were not read
+ * (storage never or partly written), however many.
+ */
+function forEachDataset(
+  source: FrameSource,
+  datasets: readonly DatasetInfo[],
+  visit: (d: DatasetRow) => void,
+  note: (text: string) => void,
+): void {
+  const reader = new BlockReader(source);
+  datasets.forEach((d, i) => visit(datasetRow(source, reader, d, i)));
+  // one line however many: the listing shows each one's stored_bytes
+  const unwritten = datasets.filter((d) => d.unwritten);
+  const first = unwritten[0];
+  if (first) {
+    const more = unwritten.length > 1 ? ` and ${unwritten.length - 1} more` : "";
+    note(
+      `${source.path}: dataset '${first.name}' (${first.unwritten})${more} not read: storage ` +
+        `never or partly written, the data would be the fill value, not bytes of the file`,
+    );
+  }
+}
+
+/** A dataset as the JSON forms list it (`stored_bytes`, as the rows name columns). */
+function datasetJson({ storedBytes, ...d }: DatasetRow): Record<string, unknown> {
+  return { ...d, stored_bytes: storedBytes };
+}
+
+/** The facts `info` knows of a source at once: path, framing, frame count and file bytes. */
+function firstFacts(source: FrameSource): Record<string, unknown> {
+  return {
+    path: source.path,
+    framing: source.framing,
+    frames: source.frameCount,
+    "file_bytes": Deno.statSync(source.path).size,
+  };
+}
+
+/**
+ * The file's facts as `info --format json` holds them, but for the chunks: path, framing,
+ * frames, file_bytes, the format's facts, and the netCDF variables and HDF5 datasets with their
+ * CRC-32s where there are any (what `--format jsonl` puts first, and csv leaves out). Held whole,
+ * unlike the streamed JSON document.
+ */
+export function infoFacts(
+  source: FrameSource,
+  note: (text: string) => void = warn,
+): Record<string, unknown> {
+  // asked in the order streamInfo asks them
+  const facts: Record<string, unknown> = { ...firstFacts(source) };
+  const datasets = source.datasets?.() ?? [];
+  facts.format = source.describe?.() ?? {};
+  const variables = listVariables(source);
+  if (variables.length > 0) facts.variables = variables;
+  const rows: Record<string, unknown>[] = [];
+  forEachDataset(source, datasets, (d) => rows.push(datasetJson(d)), note);
+  if (rows.length > 0) facts.datasets = rows;
+  return facts;
+}
+
+/** One chunk as a row of `info`'s csv and jsonl output (the shape's dimensions joined by x). */
+export function chunkRow(c: ChunkInfo): Row {
+  return { ...c, shape: c.shape.join("x") };
+}
+
+/**
  * Streams `info`'s output for an open source to `emit` (text or, with `json`, one JSON document),
  * variable by variable and chunk by chunk: memory stays bounded however many variables and
  * chunks the file holds.
@@ -241,17 +296,10 @@ export function streamInfo(
   emit: (text: string) => void,
   note: (text: string) => void = warn,
 ): void {
-  const path = source.path;
-  const fileBytes = Deno.statSync(path).size;
   const out = new Batcher(emit);
   // What is known at once goes out at once; the rest (a walk of every group, variables' CRCs)
   // follows as it is computed.
-  const first = {
-    path,
-    framing: source.framing,
-    frames: source.frameCount,
-    "file_bytes": fileBytes,
-  };
+  const first = firstFacts(source);
   if (json) out.add(jsonText(first, 1).slice(0, -2));
   else {
     out.add(Object.entries(first).map(([k, v]) => `${k}: ${escapeControls(String(v))}\n`).join(""));
@@ -259,79 +307,84 @@ export function streamInfo(
   out.flush();
   const datasets = source.datasets?.() ?? [];
   const facts = source.describe?.() ?? {};
-  // Datasets stream one by one (each is read for its CRC): a file of many shows them as they come.
-  const reader = new BlockReader(source);
-  const eachDataset = (visit: (d: DatasetRow) => void) => {
-    for (let i = 0; i < datasets.length; i++) visit(datasetRow(source, reader, d(i), i));
-    // One line however many: the listing shows each one's stored_bytes.
-    const unwritten = datasets.filter((d) => d.unwritten);
-    const first = unwritten[0];
-    if (first) {
-      const more = unwritten.length > 1 ? ` and ${unwritten.length - 1} more` : "";
-      note(
-        `${path}: dataset '${first.name}' (${first.unwritten})${more} not read: storage never ` +
-          `or partly written, the data would be the fill value, not bytes of the file`,
-      );
-    }
-  };
-  const d = (i: number) => datasets[i]!;
-  if (json) {
-    out.add(`,\n "format": `);
-    addFactsJson(out, facts, 1);
-    let listed = 0;
-    forEachVariable(source, (v) => {
-      out.add(`${listed++ === 0 ? ',\n "variables": [' : ","}\n  ${indented(v, 2)}`);
-    });
-    if (listed > 0) out.add("\n ]");
-    if (datasets.length > 0) {
-      out.add(`,\n "datasets": [`);
-      let first = true;
-      eachDataset(({ storedBytes, ...d }) => {
-        const text = jsonText({ ...d, stored_bytes: storedBytes }, 1);
-        out.add(`${first ? "\n" : ",\n"}${text.replace(/^/gm, "  ")}`);
-        first = false;
-      });
-      out.add("\n ]");
-    }
-    out.add(`,\n "chunks": [`);
+  const eachDataset = (visit: (d: DatasetRow) => void) =>
+    forEachDataset(source, datasets, visit, note);
+  if (json) streamJson(out, source, facts, datasets.length > 0, eachDataset);
+  else streamText(out, source, facts, datasets.length > 0, eachDataset);
+  out.flush();
+}
+
+/** The JSON document of {@link streamInfo} after its first facts. */
+function streamJson(
+  out: Batcher,
+  source: FrameSource,
+  facts: Record<string, unknown>,
+  hasDatasets: boolean,
+  eachDataset: (visit: (d: DatasetRow) => void) => void,
+): void {
+  out.add(`,\n "format": `);
+  addFactsJson(out, facts, 1);
+  let listed = 0;
+  forEachVariable(source, (v) => {
+    out.add(`${listed++ === 0 ? ',\n "variables": [' : ","}\n  ${indented(v, 2)}`);
+  });
+  if (listed > 0) out.add("\n ]");
+  if (hasDatasets) {
+    out.add(`,\n "datasets": [`);
     let first = true;
-    forEachChunk(source, (c) => {
-      out.add(`${first ? "\n" : ",\n"}${jsonText(c, 1).replace(/^/gm, "  ")}`);
+    eachDataset((d) => {
+      const text = jsonText(datasetJson(d), 1);
+      out.add(`${first ? "\n" : ",\n"}${text.replace(/^/gm, "  ")}`);
       first = false;
     });
-    out.add(first ? "]\n}\n" : "\n ]\n}\n");
-  } else {
-    // names and facts come from the file: escaped (one line each) and quoted as CSV fields
-    for (const [k, v] of Object.entries(facts)) {
-      const key = escapeControls(k);
-      if (typeof v === "string") out.add(`${key}: ${escapeControls(v)}\n`);
-      else if (!Array.isArray(v) || v.length === 0) {
-        out.add(`${key}: ${escapeControls(JSON.stringify(v))}\n`);
-      } else {
-        // element by element: the same text as JSON.stringify(v), never one string
-        v.forEach((el, i) =>
-          out.add(`${i === 0 ? `${key}: [` : ","}${escapeControls(JSON.stringify(el))}`)
-        );
-        out.add("]\n");
-      }
-    }
-    let listed = 0;
-    forEachVariable(source, (v) => {
-      if (listed++ === 0) out.add("\nvariable,dtype,bytes,crc32\n");
-      out.add(`${csvField(v.name)},${csvField(v.dtype)},${v.bytes},${v.crc32}\n`);
-    });
-    if (datasets.length > 0) out.add(`\n${DATASET_HEADER}\n`);
-    eachDataset((d) => out.add(datasetLine(d) + "\n"));
-    out.add("\nframe,name,dtype,shape,offset,bytes,crc32\n");
-    forEachChunk(source, (c) => {
-      out.add(
-        `${c.frame},${csvField(c.name)},${csvField(c.dtype)},${
-          c.shape.join("x")
-        },${c.offset},${c.bytes},${c.crc32}\n`,
-      );
-    });
+    out.add("\n ]");
   }
-  out.flush();
+  out.add(`,\n "chunks": [`);
+  let first = true;
+  forEachChunk(source, (c) => {
+    out.add(`${first ? "\n" : ",\n"}${jsonText(c, 1).replace(/^/gm, "  ")}`);
+    first = false;
+  });
+  out.add(first ? "]\n}\n" : "\n ]\n}\n");
+}
+
+/** The text of {@link streamInfo} after its first facts. */
+function streamText(
+  out: Batcher,
+  source: FrameSource,
+  facts: Record<string, unknown>,
+  hasDatasets: boolean,
+  eachDataset: (visit: (d: DatasetRow) => void) => void,
+): void {
+  // names and facts come from the file: escaped (one line each) and quoted as CSV fields
+  for (const [k, v] of Object.entries(facts)) {
+    const key = escapeControls(k);
+    if (typeof v === "string") out.add(`${key}: ${escapeControls(v)}\n`);
+    else if (!Array.isArray(v) || v.length === 0) {
+      out.add(`${key}: ${escapeControls(JSON.stringify(v))}\n`);
+    } else {
+      // element by element: the same text as JSON.stringify(v), never one string
+      v.forEach((el, i) =>
+        out.add(`${i === 0 ? `${key}: [` : ","}${escapeControls(JSON.stringify(el))}`)
+      );
+      out.add("]\n");
+    }
+  }
+  let listed = 0;
+  forEachVariable(source, (v) => {
+    if (listed++ === 0) out.add("\nvariable,dtype,bytes,crc32\n");
+    out.add(`${csvField(v.name)},${csvField(v.dtype)},${v.bytes},${v.crc32}\n`);
+  });
+  if (hasDatasets) out.add(`\n${DATASET_HEADER}\n`);
+  eachDataset((d) => out.add(datasetLine(d) + "\n"));
+  out.add("\nframe,name,dtype,shape,offset,bytes,crc32\n");
+  forEachChunk(source, (c) => {
+    out.add(
+      `${c.frame},${csvField(c.name)},${csvField(c.dtype)},${
+        c.shape.join("x")
+      },${c.offset},${c.bytes},${c.crc32}\n`,
+    );
+  });
 }
 
 /**
@@ -349,47 +402,3 @@ export function checkStrict(source: FrameSource): void {
     `--strict: ${departures.length} departure(s) from the format specification (listed above)`,
   );
 }
-
-/** The `info` subcommand. */
-export const infoCommand: Command = {
-  name: "info",
-  summary: "list a file's framing, frames and chunks with CRC-32",
-  get help(): string {
-    return HELP();
-  },
-  async run(args: string[]): Promise<void> {
-    const { values, positionals } = parseFlags("info", args, true);
-    const format = parseChoice(values.format ?? "table", ["table", "json"], "--format");
-    if (values.json && values.format !== undefined && format !== "json") {
-      throw new UsageError(`info: --json and --format ${format} disagree; --json is --format json`);
-    }
-    if (positionals.length !== 1) {
-      throw new UsageError("info: give exactly one FILE (see 'sciobench info --help')");
-    }
-    const path = positionals[0]!;
-    const json = values.json || format === "json";
-    const backend = chooseBackend(path, values.framing);
-    if (isolates(backend)) {
-      await runIsolated(
-        {
-          op: "info",
-          path,
-          framing: backend.name,
-          options: values.option,
-          settings: { json, allowExternal: values["allow-external"] },
-        },
-        relayToTerminal,
-      );
-      return;
-    }
-    const source = openUserFile(path, backend.name, values.option, "info", {
-      allowExternal: values["allow-external"],
-    });
-    try {
-      if (values.strict) checkStrict(source);
-      streamInfo(source, json, writeStdout);
-    } finally {
-      source.close();
-    }
-  },
-};

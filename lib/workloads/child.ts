@@ -1,14 +1,14 @@
 /**
  * The library child (`sciobench __library-child`, hidden): limits its own CPU time (RLIMIT_CPU,
  * raised at each sign of progress; its resident memory is watched by the parent, see
- * lib/cli/isolate.ts), then answers requests (JSON lines on stdin) by running a peer
- * library in-process, with JSON lines on stdout (see lib/cli/isolate.ts). Requests are served
+ * lib/workloads/isolate.ts), then answers requests (JSON lines on stdin) by running a peer
+ * library in-process, with JSON lines on stdout (see lib/workloads/isolate.ts). Requests are served
  * one after another until stdin ends, so many files can share one child.
  * @module
  */
 import { SciobenchError } from "../core/errors.ts";
 import { getrusage, mapRegion, RLIMIT, setrlimit } from "../sys/libc.ts";
-import { streamInfo } from "./info.ts";
+import { chunkRow, forEachChunk, infoFacts, streamInfo } from "./info/mod.ts";
 import {
   CHILD_LIMITS_ENV,
   type ChildLimits,
@@ -20,11 +20,11 @@ import {
 import { libraryName } from "../backends/capabilities.ts";
 import { LIBRARY_MEMORY_ENV } from "../peers/common.ts";
 import { PEERS } from "../peers/mod.ts";
-import { openUserFile } from "../workloads/open.ts";
-import { measureRead } from "../workloads/read.ts";
-import { measureWrite, type WriteJob } from "../workloads/write.ts";
+import { openUserFile } from "./open.ts";
+import { measureRead } from "./read/mod.ts";
+import { measureWrite, type WriteJob } from "./write/mod.ts";
 import { backendByName, usableBackend } from "../backends/registry.ts";
-import { backendOptionArgs } from "../workloads/settings.ts";
+import { backendOptionArgs } from "./settings.ts";
 
 const encoder = new TextEncoder();
 
@@ -82,6 +82,7 @@ async function serve(
       verify: settings.verify === true,
       sample: typeof settings.sample === "number" ? settings.sample : Infinity,
       allowExternal: settings.allowExternal === true,
+      cache: settings.cache === "warm" ? "warm" : "cold",
     }, beat);
     send({ t: "row", row });
     return;
@@ -94,10 +95,18 @@ async function serve(
     allowExternal: settings.allowExternal === true,
   });
   try {
-    streamInfo(source, settings.json === true, (text: string) => {
-      send({ t: "out", text });
-      beat();
-    });
+    if (settings.rows === true) {
+      send({ t: "facts", facts: infoFacts(source) });
+      forEachChunk(source, (c) => {
+        send({ t: "row", row: chunkRow(c) });
+        beat();
+      });
+    } else {
+      streamInfo(source, settings.json === true, (text: string) => {
+        send({ t: "out", text });
+        beat();
+      });
+    }
   } finally {
     source.close();
   }
