@@ -1,7 +1,9 @@
 /**
  * The one table of the CLI's flags: each flag's name, type, default, help and the commands that
  * take it. The parser of every command (lib/cli/parse_flags.ts), the Options section of every
- * `--help` (lib/cli/help.ts) and the reference docs/cli.md are all made from it.
+ * `--help` (lib/cli/help.ts) and the reference docs/cli.md are all made from it. One file of
+ * about 600 lines because it is one table: split by command, the flags several commands share
+ * would be declared again in each part.
  * @module
  */
 import { NUMBER_TYPES } from "../workloads/settings.ts";

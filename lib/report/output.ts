@@ -172,7 +172,9 @@ class RowDestination {
 /**
  * Opens a sink for rows with the given columns (CSV header order; extra row keys are ignored in
  * CSV and kept in JSON), in the format's writer (lib/report/formats/mod.ts). Open it only after
- * every option is checked: `out` is created here.
+ * every option is checked: `out` is created here. One function of about 100 lines: the sink's
+ * methods, the interrupt handler and the exit handler close over the same destination, writer,
+ * kept rows and counts, and each of them must see the others' state at the moment it runs.
  */
 export function openRowSink(columns: readonly string[], options: RowSinkOptions): RowSink {
   // under MPI only rank 0 prints (or writes --out)
