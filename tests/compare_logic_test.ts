@@ -1,0 +1,131 @@
+/** compare's cell matching, verdicts and control normalisation on rows made here. */
+import assert from "node:assert/strict";
+import {
+  compareBackends,
+  type CompareOptions,
+  compareRows,
+} from "../lib/report/compare/compare.ts";
+import { metaDifferences } from "../lib/report/compare/meta.ts";
+import type { Row } from "../lib/report/row.ts";
+
+const OPTIONS: CompareOptions = {
+  keys: ["framing", "N"],
+  backendColumn: "framing",
+  metrics: [{ name: "read_MiBps", better: "higher" }, { name: "open_ms", better: "lower" }],
+  threshold: 0.05,
+  alpha: 0.05,
+  confidence: 0.95,
+  control: "raw",
+};
+
+/** Rows of one run: each backend's five repeats, with a per-repeat wobble shared by the run. */
+function run(
+  scale: Record<string, number>,
+  drift = 1,
+  wobble = [1, 1.02, 0.98, 1.01, 0.99],
+): Row[] {
+  const rows: Row[] = [];
+  for (let repeat = 1; repeat <= wobble.length; repeat++) {
+    for (const framing of Object.keys(scale)) {
+      const w = wobble[repeat - 1]! * drift * scale[framing]!;
+      rows.push({
+        framing,
+        N: 1024,
+        repeat,
+        stat: "run",
+        error: "",
+        read_MiBps: 1000 * w,
+        open_ms: 2 / w,
+      });
+    }
+  }
+  // summary rows and failed cells are never compared
+  rows.push({ framing: "gsd", N: 1024, stat: "mean", read_MiBps: 1 });
+  rows.push({ framing: "gsd", N: 1024, stat: "run", error: "boom", read_MiBps: 1 });
+  return rows;
+}
+
+Deno.test("compare: a backend 20% slower is a regression, also relative to the control", () => {
+  const r = compareRows(run({ raw: 1, gsd: 1 }), run({ raw: 1, gsd: 0.8 }), OPTIONS);
+  const gsd = r.comparisons.find((c) =>
+    c.cell.framing === "gsd" && c.metric.name === "read_MiBps"
+  )!;
+  assert.equal(gsd.change.verdict, "regression");
+  assert.ok(Math.abs(gsd.change.ratio - 0.8) < 0.02);
+  assert.equal(gsd.relative?.verdict, "regression");
+  assert.equal(gsd.machineChanged, false);
+  // a time metric: larger is the regression
+  const open = r.comparisons.find((c) => c.cell.framing === "gsd" && c.metric.name === "open_ms")!;
+  assert.equal(open.change.verdict, "regression");
+  assert.ok(open.change.ratio > 1.2);
+  const raw = r.comparisons.find((c) =>
+    c.cell.framing === "raw" && c.metric.name === "read_MiBps"
+  )!;
+  assert.equal(raw.change.verdict, "same");
+  assert.equal(raw.relative, undefined);
+  assert.equal(gsd.a.n, 5);
+});
+
+Deno.test("compare: the whole machine 20% slower is said to be the machine", () => {
+  const r = compareRows(run({ raw: 1, gsd: 1 }), run({ raw: 1, gsd: 1 }, 0.8), OPTIONS);
+  const gsd = r.comparisons.find((c) =>
+    c.cell.framing === "gsd" && c.metric.name === "read_MiBps"
+  )!;
+  assert.equal(gsd.change.verdict, "regression");
+  assert.equal(gsd.control?.verdict, "regression");
+  assert.notEqual(gsd.relative?.verdict, "regression");
+  assert.equal(gsd.machineChanged, true);
+});
+
+Deno.test("compare: noise alone is not a change; 3 repeats give no verdict", () => {
+  const a = run({ raw: 1, gsd: 1 }, 1, [1, 1.03, 0.97, 1.01, 0.99]);
+  const b = run({ raw: 1, gsd: 1 }, 1, [0.99, 1.02, 1.0, 0.98, 1.03]);
+  for (const c of compareRows(a, b, OPTIONS).comparisons) assert.equal(c.change.verdict, "same");
+  const three = compareRows(
+    run({ raw: 1, gsd: 1 }, 1, [1, 1, 1]),
+    run({ raw: 1, gsd: 0.5 }, 1, [1, 1, 1]),
+    OPTIONS,
+  );
+  const gsd = three.comparisons.find((c) => c.cell.framing === "gsd")!;
+  assert.equal(gsd.change.verdict, "too-few");
+  assert.ok(gsd.change.minP >= 0.1);
+});
+
+Deno.test("compare: cells on one side only are listed", () => {
+  const b = run({ raw: 1, gsd: 1, hdf5: 1 });
+  const r = compareRows(run({ raw: 1, gsd: 1 }), b, OPTIONS);
+  assert.deepEqual(r.onlyB, [{ framing: "hdf5", N: 1024 }]);
+  assert.deepEqual(r.onlyA, []);
+});
+
+Deno.test("compare --by: backends of one run against a reference backend", () => {
+  const r = compareBackends(run({ raw: 1, gsd: 0.5, hdf5: 1 }), "raw", OPTIONS);
+  const gsd = r.comparisons.find((c) =>
+    c.cell.framing === "gsd" && c.metric.name === "read_MiBps"
+  )!;
+  assert.equal(gsd.change.verdict, "regression");
+  assert.ok(Math.abs(gsd.change.ratio - 0.5) < 0.01);
+  const hdf5 = r.comparisons.find((c) =>
+    c.cell.framing === "hdf5" && c.metric.name === "read_MiBps"
+  )!;
+  assert.equal(hdf5.change.verdict, "same");
+});
+
+Deno.test("compare: the facts that differ between runs", () => {
+  const base = {
+    version: "0.1.0",
+    kernel: "6.1",
+    "file_system": { type: "ext4" },
+    libraries: [{ name: "hdf5", version: "1.10.8" }],
+    options: { repeat: 5 },
+  };
+  const d = metaDifferences([base, {
+    ...base,
+    kernel: "6.2",
+    "file_system": { type: "xfs" },
+    libraries: [{ name: "hdf5", version: "1.14.0" }],
+  }]);
+  assert.deepEqual(d.map((x) => x.field), ["kernel", "file_system.type", "libraries.hdf5"]);
+  assert.deepEqual(d[0]!.values, ["6.1", "6.2"]);
+  assert.deepEqual(metaDifferences([base, {}]), []);
+});
