@@ -6,14 +6,15 @@
  * without its owner: it is made under a temporary name that says whose it is
  * (`.sciobench-new-PID-...`), the owner record written inside, then renamed to its name; it is
  * removed with its owner record last. Owner-less empty ones are removed once they are a minute
- * old. Under MPI a reaper process beside the first rank of each host removes the directory when
- * that rank is killed.
+ * old. Under MPI a reaper process beside the first rank of each host (lib/io/reaper.ts) removes
+ * the directory when that rank is killed, from before the directory exists until it is removed.
  * @module
  */
 import { IoError } from "../core/errors.ts";
 import { warn } from "../core/diagnostics.ts";
 import { onInterrupt } from "./interrupt.ts";
 import { ownerGone, parseOwner, processStart, thisOwner } from "./owner.ts";
+import { type Reaper, startReaper } from "./reaper.ts";
 
 export { signalPoint } from "./interrupt.ts";
 
@@ -35,31 +36,62 @@ function randomName(): string {
 }
 
 /**
- * Makes a scratch directory in `parent` that holds its owner record from its first moment under
- * its final name: made as `.sciobench-new-PID-RANDOM` (mode 0700), the record written inside,
- * then renamed to `.sciobench-RANDOM`. Returns its path.
+ * The two names of one scratch directory in its parent: `temp` (`.sciobench-new-PID-RANDOM`)
+ * while its owner record is written, then `dir` (`.sciobench-RANDOM`).
  */
-function makeOwnedDir(parent: string): string {
+interface DirNames {
+  readonly temp: string;
+  readonly dir: string;
+}
+
+function newNames(parent: string): DirNames {
+  return {
+    temp: `${parent}/${NEW_PREFIX}${Deno.pid}-${randomName()}`,
+    dir: `${parent}/${SCRATCH_PREFIX}${randomName()}`,
+  };
+}
+
+/**
+ * Makes the scratch directory `names.dir` holding `owner` (its owner record) from its first
+ * moment under that name: made as `names.temp` (mode 0700), the record written inside, then
+ * renamed. Throws `AlreadyExists` when either name is taken, leaving the other's untouched.
+ */
+function makeOwnedDir(names: DirNames, owner: string): void {
+  Deno.mkdirSync(names.temp, { mode: 0o700 });
+  try {
+    Deno.writeTextFileSync(`${names.temp}/${OWNER_FILE}`, owner);
+    // rename(2) would replace an empty directory of that name: never take another's name
+    if (exists(names.dir)) throw new Deno.errors.AlreadyExists(names.dir);
+    Deno.renameSync(names.temp, names.dir);
+  } catch (e) {
+    removeOwnedDir(names.temp);
+    throw e;
+  }
+}
+
+/**
+ * Makes a scratch directory in `parent` (see {@link makeOwnedDir}; a taken name is tried again
+ * with new ones) and returns its path, with its reaper when `withReaper`: started before the
+ * directory exists and told it is the rank's as soon as it is, so that the rank killed at any
+ * moment leaves nothing behind.
+ */
+async function makeScratch(
+  parent: string,
+  withReaper: boolean,
+): Promise<{ dir: string; reaper?: Reaper }> {
+  const owner = JSON.stringify(thisOwner());
   for (let attempt = 0;; attempt++) {
-    const temp = `${parent}/${NEW_PREFIX}${Deno.pid}-${randomName()}`;
-    const dir = `${parent}/${SCRATCH_PREFIX}${randomName()}`;
+    const names = newNames(parent);
+    const reaper = withReaper ? startReaper({ ...names, owner }) : undefined;
     try {
-      Deno.mkdirSync(temp, { mode: 0o700 });
+      makeOwnedDir(names, owner);
     } catch (e) {
+      await reaper?.finish();
       if (e instanceof Deno.errors.AlreadyExists && attempt < 10) continue;
       throw e;
     }
-    try {
-      Deno.writeTextFileSync(`${temp}/${OWNER_FILE}`, JSON.stringify(thisOwner()));
-      // rename(2) would replace an empty directory of that name: never take another's name
-      if (exists(dir)) throw new Deno.errors.AlreadyExists(dir);
-      Deno.renameSync(temp, dir);
-      return dir;
-    } catch (e) {
-      removeOwnedDir(temp);
-      if (e instanceof Deno.errors.AlreadyExists && attempt < 10) continue;
-      throw e;
-    }
+    await reaper?.claim();
+    return { dir: names.dir, reaper };
   }
 }
 
@@ -176,12 +208,21 @@ function removeOwnerless(dir: string): boolean {
 
 /**
  * How ranks of a parallel run share one scratch directory: rank 0 creates it and `agree` gives
- * every rank rank 0's path (a broadcast); the other ranks create it where it is missing (a
- * node-local `--dir`). Every rank removes it afterwards, tolerating the others' removals.
+ * every rank rank 0's path (a broadcast); the first rank of each other host creates it there
+ * where it is missing (a node-local `--dir`). Every rank removes it afterwards, tolerating the
+ * others' removals.
  */
 export interface ScratchShare {
   /** This process's rank; rank 0 creates the directory. */
   readonly rank: number;
+  /**
+   * True on the first rank of each host (rank 0 on its own): it makes the directory on its host
+   * where missing and keeps a reaper beside it (lib/io/reaper.ts) that removes the directory
+   * (every rank's files) when this rank ends without finishing, killed by SIGKILL or by a
+   * launcher that stops the job after another rank died. The other ranks never make it, so none
+   * makes it again after a reaper removed it.
+   */
+  readonly firstOnHost: boolean;
   /** Returns rank 0's directory path on every rank (rank 0 passes its own). */
   agree(path: string): string;
   /**
@@ -195,63 +236,6 @@ export interface ScratchShare {
    * before the other ranks find the directory gone and fail on that.
    */
   failing?(error: unknown): void;
-  /**
-   * True on the one rank per host that keeps a reaper beside it: a small shell process, in a
-   * session of its own, that removes the directory (every rank's files) when this rank ends
-   * without finishing, killed by SIGKILL or by a launcher that stops the job after another
-   * rank died.
-   */
-  readonly reaper?: boolean;
-}
-
-/**
- * The reaper's script (`$1` the directory): waits for the rank to write `done` or to end; at an
- * end without `done` it says in one line that it removes the directory, when it is still there,
- * then removes it. The line comes first: a launcher stops forwarding the rank's stderr soon after
- * the rank ends (MPICH's Hydra), and the removal of a large directory would lose that race.
- */
-const REAPER_SCRIPT = 'read -r word; [ "$word" = done ] && exit 0; [ -d "$1" ] || exit 0; ' +
-  'echo "sciobench: removing scratch directory $1: its run ended without removing it (a rank ' +
-  'was killed)" >&2; rm -rf -- "$1"';
-
-/** A running reaper of one scratch directory. */
-interface Reaper {
-  /** Tells the reaper the rank finished (the directory is removed): it exits without acting. */
-  finish(): Promise<void>;
-}
-
-/**
- * Starts the reaper of `dir` (see {@link ScratchShare.reaper}), in a new session (`setsid`) so
- * that a launcher killing the rank's process group spares it; undefined where it cannot start.
- */
-function startReaper(dir: string): Reaper | undefined {
-  const script = ["/bin/sh", "-c", REAPER_SCRIPT, "sciobench-reaper", dir];
-  for (const argv of [["setsid", ...script], script]) {
-    let child: Deno.ChildProcess;
-    try {
-      child = new Deno.Command(argv[0]!, {
-        args: argv.slice(1),
-        stdin: "piped",
-        stdout: "null",
-        stderr: "inherit",
-      }).spawn();
-    } catch {
-      continue; // no setsid here: the reaper shares the rank's session
-    }
-    child.unref();
-    const stdin = child.stdin.getWriter();
-    return {
-      async finish() {
-        try {
-          await stdin.write(new TextEncoder().encode("done\n"));
-          await stdin.close();
-        } catch {
-          // the reaper is gone already
-        }
-      },
-    };
-  }
-  return undefined;
 }
 
 function removeTolerant(dir: string): void {
@@ -275,6 +259,56 @@ function removeTolerant(dir: string): void {
 }
 
 /**
+ * Makes this rank's scratch directory in `base` (rank 0 and a lone run make it; with `share`,
+ * the first rank of each other host makes rank 0's path there where missing), each with its
+ * reaper under MPI. Throws, with nothing left behind, when any rank could not.
+ */
+async function makeShared(
+  base: string,
+  share: ScratchShare | undefined,
+): Promise<{ dir: string; reaper?: Reaper }> {
+  let made: { dir: string; reaper?: Reaper } = { dir: "" };
+  let problem = "";
+  try {
+    if (!share || share.rank === 0) {
+      made = await makeScratch(base, share?.firstOnHost ?? false);
+      removeStaleScratch(base, made.dir);
+    }
+  } catch (e) {
+    problem = e instanceof Error ? e.message : String(e);
+  }
+  try {
+    if (share) {
+      // every rank takes part in the broadcast, even rank 0 after a failure ("" tells the others)
+      made.dir = share.agree(made.dir);
+      if (made.dir !== "" && share.rank !== 0 && share.firstOnHost) {
+        // the reaper first: no moment leaves the new directory without one
+        made.reaper = startReaper({ dir: made.dir, temp: "", owner: "" });
+        try {
+          Deno.mkdirSync(made.dir, { recursive: true });
+        } catch (e) {
+          problem = e instanceof Error ? e.message : String(e);
+        }
+      }
+      if (made.dir === "" && problem === "") problem = "rank 0 could not create it";
+      // every rank has its directory before any goes on, or all stop here together
+      share.check(problem === "" ? "" : `${base}: ${problem}`);
+    }
+    if (problem !== "") {
+      throw new IoError(`cannot create a scratch directory in ${base}: ${problem}`);
+    }
+    return made;
+  } catch (e) {
+    try {
+      if (made.dir !== "") removeTolerant(made.dir);
+    } finally {
+      await made.reaper?.finish();
+    }
+    throw e;
+  }
+}
+
+/**
  * Runs `fn` with a new empty directory inside `parent` (default the current directory) and
  * removes the directory and everything in it afterwards, whatever happens. With `share`, all
  * ranks of a parallel run get the same directory. Stale scratch directories of dead runs in
@@ -285,36 +319,9 @@ export async function withScratchDir<T>(
   fn: (dir: string) => Promise<T> | T,
   share?: ScratchShare,
 ): Promise<T> {
-  const base = parent ?? ".";
-  let dir = "";
-  let problem = "";
-  try {
-    if (!share || share.rank === 0) {
-      dir = makeOwnedDir(base);
-      removeStaleScratch(base, dir);
-    }
-  } catch (e) {
-    problem = e instanceof Error ? e.message : String(e);
-  }
-  if (share) {
-    // every rank takes part in the broadcast, even rank 0 after a failure ("" tells the others)
-    dir = share.agree(dir);
-    if (dir !== "" && share.rank !== 0) {
-      try {
-        Deno.mkdirSync(dir, { recursive: true });
-      } catch (e) {
-        problem = e instanceof Error ? e.message : String(e);
-      }
-    }
-    if (dir === "" && problem === "") problem = "rank 0 could not create it";
-    // every rank has its directory before any goes on (none recreates it after a failed rank
-    // removed it), or all stop here together
-    share.check(problem === "" ? "" : `${base}: ${problem}`);
-  }
-  if (problem !== "") throw new IoError(`cannot create a scratch directory in ${base}: ${problem}`);
+  const { dir, reaper } = await makeShared(parent ?? ".", share);
   live.add(dir);
   if (live.size === 1) globalThis.addEventListener("unload", removeAll);
-  const reaper = share?.reaper ? startReaper(dir) : undefined;
   const unregister = onInterrupt(() => {
     if (live.delete(dir)) removeTolerant(dir);
   });
@@ -332,6 +339,7 @@ export async function withScratchDir<T>(
       }
     } finally {
       if (live.size === 0) globalThis.removeEventListener("unload", removeAll);
+      // only now: the reaper removes what is left should the rank be killed before this
       await reaper?.finish();
     }
   }

@@ -139,8 +139,8 @@ export function rankScratchShare(): ScratchShare | undefined {
   if (w.size === 1) return undefined;
   return {
     rank: w.rank,
-    // the first rank on each host keeps the reaper of that host's directory
-    reaper: w.hosts.indexOf(w.host) === w.rank,
+    // the first rank on each host makes that host's directory and keeps its reaper
+    firstOnHost: w.hosts.indexOf(w.host) === w.rank,
     agree: (path) => w.bcastString(path),
     check: (problem) =>
       agreeOnFailure(
