@@ -84,11 +84,14 @@ function load(ref: string, store: string | undefined): Loaded {
 const BACKEND = "framing";
 
 /**
- * The verdict `--fail-on regression` looks at: relative to the control where there is one (a
- * machine that moved as a whole is no regression of a backend), else the change itself.
+ * Whether `--fail-on regression` fails on `c`: its change relative to the control where there is
+ * one (a machine that moved as a whole is no regression of a backend), else its change itself;
+ * the control's own cells never where `control` is set (they measure the machine): pass it only
+ * when the control was found in both runs.
  */
-function failing(c: Comparison): boolean {
-  return (c.relative ?? c.change).verdict === "regression";
+function failing(c: Comparison, control: string | undefined): boolean {
+  if (c.relative !== undefined) return c.relative.verdict === "regression";
+  return c.cell[BACKEND] !== control && c.change.verdict === "regression";
 }
 
 /** `options` without a control: the backends of one run are compared with none. */
@@ -195,7 +198,11 @@ export const compareCommand: Command = {
         : compareTable(reports, differences, names),
     );
     if (failOn === "regression") {
-      const found = reports.flatMap((r) => r.result.comparisons.filter(failing));
+      const found = reports.flatMap((r) => {
+        const list = r.result.comparisons;
+        const control = list.some((c) => c.relative !== undefined) ? options.control : undefined;
+        return list.filter((c) => failing(c, control));
+      });
       if (found.length > 0) {
         const c = found[0]!;
         const ratio = (c.relative ?? c.change).ratio;
