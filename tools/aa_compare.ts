@@ -9,7 +9,7 @@
  * test's size at alpha for these repeat counts, which the threshold only lowers) and the
  * detection rate.
  *
- *   deno run -A tools/aa_compare.ts [--pairs N] [--repeat K] [--factor F] [--dir DIR]
+ *   deno run -A tools/aa_compare.ts [--pairs N] [--repeat K] [--factor F] [--size S] [--dir DIR]
  * @module
  */
 import { parseArgs } from "node:util";
@@ -31,6 +31,7 @@ const { values } = parseArgs({
     pairs: { type: "string", default: "20" },
     repeat: { type: "string", default: "5" },
     factor: { type: "string", default: "0.25" },
+    size: { type: "string", default: "4M" },
     dir: { type: "string" },
   },
 });
@@ -45,7 +46,7 @@ const RUN_ARGS = [
   "--framing",
   "raw,slow",
   "--size",
-  "4M",
+  values.size,
   "--n",
   "32^2",
   "--sample",
@@ -119,6 +120,7 @@ function exactSize(m: number, n: number, alpha: number): number {
 let aaTests = 0, aaRaw = 0, aaControl = 0;
 let aaCellsAnyRaw = 0, aaCellsAnyControl = 0, aaCells = 0;
 let injectedPairsRaw = 0, injectedPairsControl = 0;
+const injectedRatios: number[] = [];
 let injectedTests = 0, injectedRaw = 0, injectedControl = 0;
 const started = Date.now();
 for (let i = 0; i < PAIRS; i++) {
@@ -151,6 +153,8 @@ for (let i = 0; i < PAIRS; i++) {
   injectedTests += injRaw.length;
   injectedRaw += injRaw.filter((x) => x.change.verdict === "regression").length;
   injectedControl += injCtl.filter((x) => withControl(x) === "regression").length;
+  const read = injRaw.find((x) => x.metric.name === "read_MiBps");
+  if (read !== undefined) injectedRatios.push(read.change.ratio);
   const readFlag = (list: readonly Comparison[], v: (x: Comparison) => Verdict) =>
     list.some((x) => x.metric.name === "read_MiBps" && v(x) === "regression");
   if (readFlag(injRaw, (x) => x.change.verdict)) injectedPairsRaw++;
@@ -176,6 +180,11 @@ console.log(
     `size at alpha ${ALPHA} for ${REPEAT} against ${REPEAT}; half of it each way; the threshold ` +
     "only lowers it)",
 );
+const perCell = 1 - (1 - size) ** metrics.length;
+console.log(
+  `theoretical rate of a cell with any of its ${metrics.length} metrics flagged: at most ` +
+    `${perCell.toFixed(3)} (were the metrics independent)`,
+);
 console.log(`A/A tests flagged, without the control: ${pct(aaRaw, aaTests)}`);
 console.log(`A/A tests flagged, with the control:    ${pct(aaControl, aaTests)}`);
 console.log(
@@ -193,5 +202,11 @@ console.log(
 console.log(
   `injected slowdown: read metrics flagged (read_MiBps, random_MiBps, random_ms), without the ` +
     `control ${pct(injectedRaw, injectedTests)}, with it ${pct(injectedControl, injectedTests)}`,
+);
+const sorted = [...injectedRatios].sort((x, y) => x - y);
+console.log(
+  `injected slowdown: slow's read_MiBps B/A per pair, median ${
+    (sorted[sorted.length >> 1] ?? NaN).toFixed(3)
+  }, range ${(sorted[0] ?? NaN).toFixed(3)} .. ${(sorted[sorted.length - 1] ?? NaN).toFixed(3)}`,
 );
 console.log(`took ${((Date.now() - started) / 1000).toFixed(0)} s`);
