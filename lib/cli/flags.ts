@@ -564,8 +564,8 @@ export const FLAGS = {
     help: "the results store: a directory of JSON lines files, one per run (default: " +
       "$SCIOBENCH_STORE)",
     about: {
-      compare: "where run ids, latest and latest~K are looked up",
-      runs: "to list",
+      compare: "; run ids, latest and latest~K are looked up there",
+      runs: "; the one listed",
     },
     aboutOf: (command) =>
       command === undefined || ROWS.includes(command as typeof ROWS[number])
