@@ -8,6 +8,8 @@ import type { Command } from "./command.ts";
 import { framingsCommand } from "./framings.ts";
 import { infoWorkload } from "../workloads/info/workload.ts";
 import { plotCommand } from "./plot.ts";
+import { compareCommand } from "./compare.ts";
+import { runsCommand } from "./runs.ts";
 import { readWorkload } from "../workloads/read/workload.ts";
 import { recordsWorkload } from "../workloads/records/workload.ts";
 import { readersCommand } from "./readers.ts";
@@ -28,6 +30,8 @@ export const COMMANDS: readonly Command[] = [
   workloadCommand(infoWorkload),
   framingsCommand,
   plotCommand,
+  compareCommand,
+  runsCommand,
   versionCommand,
 ];
 

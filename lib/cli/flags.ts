@@ -32,6 +32,8 @@ export const COMMAND_NAMES = [
   "info",
   "framings",
   "plot",
+  "compare",
+  "runs",
   "version",
   "_reader",
 ] as const;
@@ -514,15 +516,18 @@ export const FLAGS = {
     type: "string",
     value: "F",
     help: "how the output is printed",
-    default: { framings: "table", version: "table" },
+    default: { framings: "table", version: "table", compare: "table", runs: "table" },
     about: {
+      compare: ": table (the metadata that differs, then one line per cell and metric, then the " +
+        "cells only one side holds), csv or json (one row per cell and metric)",
+      runs: ": table (one line per run), csv or json (one row per run)",
       info: ": table (text: the facts, then every variable, dataset and chunk; the default " +
         "wherever the output goes), json (one document; --json is the same), csv (one row per " +
         "chunk) or jsonl (the facts, the file's among them, then one JSON object per chunk)",
       version: ": table or text (one fact per line) or json (one object)",
     },
     aboutOf: formatAbout,
-    commands: [...ROWS, "plot", "info", "framings", "version"],
+    commands: [...ROWS, "plot", "compare", "runs", "info", "framings", "version"],
   },
   json: {
     type: "boolean",
@@ -552,6 +557,85 @@ export const FLAGS = {
     help: "also draw the results as an SVG chart (see 'sciobench plot'); refused by commands " +
       "without a chart",
     commands: ROWS,
+  },
+  store: {
+    type: "string",
+    value: "DIR",
+    help: "the results store: a directory of JSON lines files, one per run (default: " +
+      "$SCIOBENCH_STORE)",
+    about: {
+      compare: "; run ids, latest and latest~K are looked up there",
+      runs: "; the one listed",
+    },
+    aboutOf: (command) =>
+      command === undefined || ROWS.includes(command as typeof ROWS[number])
+        ? "; a run whose cells all succeed is written there at its end (meta with a run_id, " +
+          "columns, rows), atomically: an interrupted or failed run leaves nothing"
+        : undefined,
+    commands: [...ROWS, "compare", "runs"],
+  },
+  metric: {
+    type: "string",
+    list: true,
+    value: "LIST",
+    help: "the rate and time columns to compare (default: those the workload's table shows, " +
+      "such as write_MiBps, read_MiBps, random_MiBps, random_ms)",
+    commands: ["compare"],
+  },
+  threshold: {
+    type: "string",
+    value: "PCT",
+    default: "5%",
+    help: "smallest change called a regression or an improvement (a significant change within " +
+      "it is called small)",
+    commands: ["compare"],
+  },
+  control: {
+    type: "string",
+    value: "BACKEND",
+    default: "raw",
+    help: "the control backend: where both runs hold it, every other backend is also compared " +
+      "relative to its change in the same run, and a shift of the whole machine is named as " +
+      "such; none to compare without",
+    commands: ["compare"],
+  },
+  "fail-on": {
+    type: "string",
+    value: "WHAT",
+    help: "regression: exit 1 when a significant regression beyond --threshold is found " +
+      "(relative to the control where there is one), else 0",
+    commands: ["compare"],
+  },
+  by: {
+    type: "string",
+    value: "COLUMN",
+    help: "framing: compare the backends of one results file against --reference instead of " +
+      "files against the first",
+    commands: ["compare"],
+  },
+  reference: {
+    type: "string",
+    value: "BACKEND",
+    help: "with --by framing, the backend the others are compared against",
+    commands: ["compare"],
+  },
+  command: {
+    type: "string",
+    value: "C",
+    help: "only the runs of this command (table, records, ...)",
+    commands: ["runs"],
+  },
+  host: {
+    type: "string",
+    value: "H",
+    help: "only the runs on this host",
+    commands: ["runs"],
+  },
+  fs: {
+    type: "string",
+    value: "T",
+    help: "only the runs whose --dir was on this file system type (ext4, tmpfs, ...)",
+    commands: ["runs"],
   },
   audit: {
     type: "boolean",

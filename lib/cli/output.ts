@@ -24,6 +24,8 @@ import { auditOf, auditSummary } from "../sys/audit.ts";
 import { parseChoice } from "../core/values.ts";
 import { refuseOutputOnInput } from "../io/atomic.ts";
 import { librariesMeta, runMeta } from "./meta.ts";
+import { checkStore, storeDir, storeRun } from "../report/store.ts";
+import { writeStderr } from "../core/diagnostics.ts";
 
 /** UsageError when `--audit` is given with an output format whose rows keep no nested values. */
 export function checkAuditFormat(audit: boolean | undefined, format: string | undefined): void {
@@ -184,13 +186,26 @@ export interface Results {
 
 /**
  * Opens a command's results in the format its options ask for. Call only after every option is
- * checked and every preflight passed: `--out` is created here.
+ * checked and every preflight passed: `--out` is created here. With a store (`--store DIR` or
+ * $SCIOBENCH_STORE) a run whose cells all succeeded is also written there at its end
+ * (lib/report/store.ts).
  */
 export function openResults(
   spec: ResultsSpec,
-  values: { format?: string; out?: string; force?: boolean; audit?: boolean; plot?: string },
+  values: {
+    format?: string;
+    out?: string;
+    force?: boolean;
+    audit?: boolean;
+    plot?: string;
+    store?: string;
+  },
 ): Results {
   checkOutputsApart(values, spec.inputs ?? []);
+  // under MPI only rank 0 writes the store, as it writes --out
+  const store = world().rank === 0 ? storeDir(values.store) : undefined;
+  if (store !== undefined) checkStore(store);
+  const stored: Row[] = [];
   const format = checkOutputFormat(values, spec.seed !== undefined);
   const plot = checkPlotPath(spec.command, spec.chart, values.plot, values.force);
   const meta = runMeta(spec.command, spec.args, spec.options, spec.dir);
@@ -216,9 +231,12 @@ export function openResults(
       rows++;
       // rows that keep nested values (JSON) carry their audit trail (lib/sys/audit.ts): a
       // one-line summary, or with --audit the whole trail.
-      const audit = nested ? auditOf(row) : undefined;
-      if (audit === undefined) sink.add(row);
-      else sink.add({ ...row, audit: values.audit ? audit : auditSummary(audit) });
+      const audit = nested || store !== undefined ? auditOf(row) : undefined;
+      const full = audit === undefined
+        ? row
+        : { ...row, audit: values.audit ? audit : auditSummary(audit) };
+      sink.add(nested ? full : row);
+      if (store !== undefined) stored.push(full);
     },
     async finish(): Promise<void> {
       // Libraries loaded during the run belong in the facts too.
@@ -232,6 +250,10 @@ export function openResults(
           { meta, rows: sink.rows },
           values.force,
         );
+      }
+      if (store !== undefined && sink.failed === 0) {
+        const id = storeRun(store, meta, spec.columns.map((c) => c.name), stored);
+        writeStderr(`stored run ${id} in ${store}\n`);
       }
       if (sink.failed > 0) {
         const first = sink.firstFailed;

@@ -108,6 +108,7 @@ export function workloadCommand<V extends FlagRecord>(workload: Workload<V>): Wo
         force?: boolean;
         audit?: boolean;
         plot?: string;
+        store?: string;
       };
       const output = { ...flags, format: w.outputFormat ? w.outputFormat(values) : flags.format };
       // the output flags are checked first: an --out that is an input is refused before the

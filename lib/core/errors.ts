@@ -116,3 +116,10 @@ export class CellsFailedError extends SciobenchError {
     super(message, 1);
   }
 }
+
+/** `compare --fail-on regression` found a significant regression beyond the threshold; exit 1. */
+export class RegressionFoundError extends SciobenchError {
+  constructor(message: string) {
+    super(message, 1);
+  }
+}

@@ -8,8 +8,9 @@
  */
 import { UsageError } from "../core/errors.ts";
 import type { ChartSpec } from "../report/chart.ts";
-import { type Results, resultsCommand } from "../report/plot.ts";
+import type { Results } from "../report/plot.ts";
 import { allWorkloads } from "./registry.ts";
+import { findResultsWorkload } from "./results.ts";
 import type { Workload } from "./workload.ts";
 export { parseResults, type Results } from "../report/plot.ts";
 
@@ -19,13 +20,6 @@ export type ChartWorkload = Workload & { readonly chart: ChartSpec };
 /** The workloads of `workloads` (default: every one, built-in then registered) with a chart. */
 export function chartWorkloads(workloads: readonly Workload[] = allWorkloads()): ChartWorkload[] {
   return workloads.filter((w): w is ChartWorkload => w.chart !== undefined);
-}
-
-/** Whether `header` holds every one of `declared`, in that order (with other columns between). */
-function holdsInOrder(header: readonly string[], declared: readonly string[]): boolean {
-  let i = 0;
-  for (const column of header) if (column === declared[i]) i++;
-  return declared.length > 0 && i === declared.length;
 }
 
 /**
@@ -40,17 +34,13 @@ export function resultsChart(
   workloads: readonly Workload[] = allWorkloads(),
 ): ChartWorkload {
   const charted = chartWorkloads(workloads);
-  const command = resultsCommand(results);
-  const named = workloads.find((w) => w.name === command);
-  if (named !== undefined) {
-    if (named.chart !== undefined) return named as ChartWorkload;
+  const found = findResultsWorkload(results, workloads, charted);
+  if (found !== undefined) {
+    if (found.chart !== undefined) return found as ChartWorkload;
     throw new UsageError(
-      `${name}: '${named.name}' has no chart (${charted.map((w) => w.name).join(", ")} do)`,
+      `${name}: '${found.name}' has no chart (${charted.map((w) => w.name).join(", ")} do)`,
     );
   }
-  const header = results.columns ?? [];
-  const found = charted.find((w) => holdsInOrder(header, w.columns.map((c) => c.name)));
-  if (found !== undefined) return found;
   throw new UsageError(
     `${name}: not the results of ${charted.map((w) => w.name).join(", ")} (neither the JSON ` +
       "meta's command nor the CSV header names one)",
