@@ -555,8 +555,8 @@ export const MUTANTS: readonly Mutant[] = [
     claim: "table --overlap: the read phases without overlapped reads",
     edits: [{
       marker: "table-verified-reads",
-      search: "await readVerifiedFrames(source, order, frames, after, overlap, spent);",
-      replace: "await readVerifiedFrames(source, order, frames, after, false, spent);",
+      search: "await readVerifiedFrames(source, order, frames, after, overlap, spent, latency);",
+      replace: "await readVerifiedFrames(source, order, frames, after, false, spent, latency);",
     }],
     tests: ["tests/overlap_test.ts"],
     filter: "/on another thread/",
@@ -672,9 +672,9 @@ export const MUTANTS: readonly Mutant[] = [
     claim: "table: verification turned off",
     edits: [{
       marker: "table-verified-reads",
-      search: "await readVerifiedFrames(source, order, frames, after, overlap, spent);",
+      search: "await readVerifiedFrames(source, order, frames, after, overlap, spent, latency);",
       replace:
-        "await readFramesOverlapped(order, nativeReads(source), (_i, _got, k) => after(k), overlap);",
+        "await readFramesOverlapped(order, nativeReads(source), (_i, _got, k) => after(k), overlap, latency);",
     }],
     imports: [{
       names: ["nativeReads", "readFramesOverlapped"],

@@ -14,6 +14,7 @@ import { planSharedFile, sharedPart, writeSharedFrames } from "../../mpi/shared.
 import { world } from "../../mpi/world.ts";
 import type { Row } from "../../report/row.ts";
 import type { Progress } from "../../report/progress.ts";
+import { latencyFields, LatencyHistogram } from "../../report/histogram.ts";
 import { startMeter, warmUpOpens } from "../../sys/meter.ts";
 import { statfs } from "../../sys/libc.ts";
 import { sharedFraming } from "../cells.ts";
@@ -53,6 +54,7 @@ async function readPhase(
   // mutant: table-expected-untimed
   prepareVerified(source, frames);
   const spent: VerifyTime = { seconds: 0 };
+  const latency = new LatencyHistogram();
   const meter = startMeter(phase);
   const n = order.length;
   // --overlap: the read of frame k + 1 is in flight while frame k is verified (native framings)
@@ -62,8 +64,8 @@ async function readPhase(
     return signalPoint();
   };
   // mutant: table-verified-reads
-  await readVerifiedFrames(source, order, frames, after, overlap, spent);
-  return { ...meter.stop(), verifyS: spent.seconds };
+  await readVerifiedFrames(source, order, frames, after, overlap, spent, latency);
+  return { ...meter.stop(), verifyS: spent.seconds, latency };
 }
 
 /**
@@ -285,6 +287,8 @@ export async function runTableCell(
         open_first_ms: first.wallS * 1000,
         read_verify_s: r.verifyS,
         random_verify_s: x.verifyS,
+        ...latencyFields("read", r.latency, r.wallS),
+        ...latencyFields("random", x.latency, x.wallS),
         ...(w.size > 1 ? { "write_path": path, "read_path": readPath } : {}),
         stat: "run",
         error: "",
