@@ -38,6 +38,20 @@ function checkPhase(
   assert.ok(Math.abs(iops - ops / phaseS) <= 1e-9 * iops, `${phase}_iops = ops / ${seconds}`);
 }
 
+/**
+ * Checks `phase`'s pread-call columns: at least one call per operation, each call no longer than
+ * the slowest operation that made it, the columns from the histogram.
+ */
+function checkCalls(row: JsonRow, phase: "read" | "random", ops: number): void {
+  const calls = LatencyHistogram.fromJSON(row[`${phase}_call_latency`]);
+  const frames = LatencyHistogram.fromJSON(row[`${phase}_latency`])!;
+  assert.ok(calls && calls.count >= ops, `${phase}: a pread per operation at least`);
+  assert.ok(calls.max <= frames.max);
+  assert.equal(row[`${phase}_call_p50_us`], calls.percentile(0.5) / 1000);
+  assert.equal(row[`${phase}_call_p99_us`], calls.percentile(0.99) / 1000);
+  assert.ok(Number(row[`${phase}_call_p50_us`]) <= Number(row[`${phase}_call_p99_us`]));
+}
+
 Deno.test("latency: a table run's rows carry each read phase's percentiles, IOPS and histogram", async () => {
   using dir = tempDir();
   const r = await runCli([
@@ -55,6 +69,8 @@ Deno.test("latency: a table run's rows carry each read phase's percentiles, IOPS
     assert.ok(frames >= 30);
     checkPhase(row, "read", frames, "read_s");
     checkPhase(row, "random", frames, "random_s");
+    checkCalls(row, "read", frames);
+    checkCalls(row, "random", frames);
   }
   // CSV has the columns, not the histograms
   const csv = await runCli([
@@ -79,6 +95,7 @@ Deno.test("latency: read's frame phases record each frame's read", async () => {
     const row = (JSON.parse(r.stdout) as JsonDoc).rows[0] as JsonRow;
     checkPhase(row, "read", Number(row.read_frames), "read_s");
     checkPhase(row, "random", Number(row.random_units), "random_s");
+    checkCalls(row, "random", Number(row.random_units));
   }
 });
 
@@ -119,6 +136,10 @@ mpiTest(
         assert.equal(all![`${phase}_${p.suffix}_us`], merged.percentile(p.fraction) / 1000);
       }
       checkPhase(all!, phase, Number(all!.read_frames), seconds, 2);
+      const calls = new LatencyHistogram();
+      for (const r of ranks) calls.merge(LatencyHistogram.fromJSON(r[`${phase}_call_latency`])!);
+      assert.deepEqual(all![`${phase}_call_latency`], calls.toJSON());
+      checkCalls(all!, phase, Number(all!.read_frames));
     }
   },
 );

@@ -7,7 +7,12 @@
  * @module
  */
 import type { Row } from "../report/row.ts";
-import { latencyFields, LatencyHistogram, latencyKey } from "../report/histogram.ts";
+import {
+  callLatencyFields,
+  latencyFields,
+  LatencyHistogram,
+  latencyKey,
+} from "../report/histogram.ts";
 import { attachAudit, auditOf, type RowAudit } from "../sys/audit.ts";
 import { type World, world } from "./world.ts";
 
@@ -91,6 +96,11 @@ export function aggregateRows(rows: readonly Row[], spec: AggregateSpec, hosts: 
     for (const h of parts) merged.merge(h!);
     const slowest = Math.max(...rows.map((r) => numeric(r, seconds)));
     Object.assign(out, latencyFields(phase, merged, slowest));
+    const calls = rows.map((r) => LatencyHistogram.fromJSON(r[latencyKey(`${phase}_call`)]));
+    if (calls.some((h) => h === undefined)) continue;
+    const mergedCalls = new LatencyHistogram();
+    for (const h of calls) mergedCalls.merge(h!);
+    Object.assign(out, callLatencyFields(phase, mergedCalls));
   }
   out.ranks = rows.length;
   out.rank = "all";

@@ -184,6 +184,19 @@ export class LatencyHistogram {
   }
 }
 
+/**
+ * The columns of read phase `phase`'s system-call latencies (each pread a native framing made,
+ * the time fio's clat compares with): `<phase>_call_p50_us`, `<phase>_call_p99_us` (us), and the
+ * histogram as `<phase>_call_latency`; empty (null) where no pread was made (a library's reads).
+ */
+export function callLatencyFields(phase: string, h: LatencyHistogram): Row {
+  return {
+    [`${phase}_call_p50_us`]: h.count ? h.percentile(0.5) / 1000 : null,
+    [`${phase}_call_p99_us`]: h.count ? h.percentile(0.99) / 1000 : null,
+    [latencyKey(`${phase}_call`)]: h.toJSON(),
+  };
+}
+
 /** The row key of a phase's histogram (JSON rows only; CSV has its percentile columns). */
 export function latencyKey(phase: string): string {
   return `${phase}_latency`;

@@ -37,6 +37,15 @@ const latencyText = (which: string, phase: "read" | "random") =>
   `${which} latency of one ${phase === "read" ? "sequential" : "random"} read operation (a ` +
   "frame's read call, or a block's; the read alone, without its verification), microseconds";
 
+/** The text of a read phase's system-call latency column. */
+const callText = (which: string, phase: "read" | "random") =>
+  `${which} latency of one pread system call of the ${
+    phase === "read" ? "sequential" : "random"
+  } ` +
+  "read (what fio's clat times; empty where the reads made none: a library's own reads, " +
+  "--direct's asynchronous ones), microseconds; " +
+  `JSON rows carry their histogram as ${phase}_call_latency`;
+
 const REPEAT_TEXT = "1..K in run rows; in summary rows the number of runs summarised";
 
 /** Every column, by name, in the order docs/columns.md lists them. */
@@ -208,6 +217,10 @@ export const COLUMN_SCHEMA = {
   random_p99_us: entry("us", "number", latencyText("99th percentile", "random")),
   random_p999_us: entry("us", "number", latencyText("99.9th percentile", "random")),
   random_max_us: entry("us", "number", latencyText("largest", "random")),
+  read_call_p50_us: entry("us", "number", callText("median", "read")),
+  read_call_p99_us: entry("us", "number", callText("99th percentile", "read")),
+  random_call_p50_us: entry("us", "number", callText("median", "random")),
+  random_call_p99_us: entry("us", "number", callText("99th percentile", "random")),
   random_iops: entry(
     "ops/s",
     "number",
@@ -365,6 +378,7 @@ export const LATENCY_COLUMN_NAMES = [
   ...["read_p50_us", "read_p90_us", "read_p99_us", "read_p999_us", "read_max_us", "read_iops"],
   ...["random_p50_us", "random_p90_us", "random_p99_us", "random_p999_us", "random_max_us"],
   "random_iops",
+  ...["read_call_p50_us", "read_call_p99_us", "random_call_p50_us", "random_call_p99_us"],
 ] as const satisfies readonly ColumnName[];
 
 /** The columns of `sciobench read`, in CSV order. */

@@ -5,9 +5,11 @@
  * --bs: a --bs block reader would read the two aligned blocks a frame straddles), and by fio
  * `randread`, ioengine=psync, iodepth=1, bs=4k over the same byte range (offset=16), both the same
  * number of reads, cold (a drop before the phase: sciobench's default, fio's invalidate=1) and
- * warm (the file read through first; `--cache warm`, invalidate=0). Rounds alternate the two
- * (ABBA). Prints each round's p50 and p99 (us; sciobench's random_p50_us and random_p99_us, fio's
- * clat percentiles) and the median ratio sciobench / fio of each.
+ * warm (the file read through first; `--cache warm`, invalidate=0), neither giving an access hint
+ * (fadvise_hint=0, as --baseline fio). Rounds alternate the two (ABBA). Prints each round's p50 and
+ * p99 (us; sciobench's frame reads, random_p50_us and random_p99_us, and its pread calls alone,
+ * random_call_p50_us and random_call_p99_us; fio's clat percentiles) and the median ratio
+ * sciobench / fio of each.
  *
  * Run: deno run -A tools/probes/latency_vs_fio.ts [--size 256MiB] [--reads 4096] [--rounds 3]
  * [--dir DIR]
@@ -34,10 +36,12 @@ const frames = Math.floor(size / BLOCK);
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const dec = new TextDecoder();
 
-/** p50 and p99 of one measurement, us. */
+/** p50 and p99 of one measurement, us (sciobench's also of its pread calls alone). */
 interface Percentiles {
   readonly p50: number;
   readonly p99: number;
+  readonly callP50?: number;
+  readonly callP99?: number;
 }
 
 /** Writes `frames` frames of 4096 seeded bytes each; returns the first frame's file offset. */
@@ -77,7 +81,12 @@ async function sciobench(path: string, warm: boolean): Promise<Percentiles> {
   );
   const row = doc.rows[0];
   if (Number(row.random_units) !== reads) throw new Error(`read ${row.random_units} frames`);
-  return { p50: Number(row.random_p50_us), p99: Number(row.random_p99_us) };
+  return {
+    p50: Number(row.random_p50_us),
+    p99: Number(row.random_p99_us),
+    callP50: Number(row.random_call_p50_us),
+    callP99: Number(row.random_call_p99_us),
+  };
 }
 
 /** fio randread psync QD1 of `reads` 4 KiB blocks from `offset` of `path`: clat p50, p99, us. */
@@ -86,7 +95,13 @@ async function fio(path: string, offset: number, warm: boolean): Promise<Percent
   const doc = JSON.parse(
     await run("fio", [
       ...["--name=randread", `--filename=${path}`, "--rw=randread", `--bs=${BLOCK}`],
-      ...["--ioengine=psync", "--iodepth=1", `--offset=${offset}`, `--size=${frames * BLOCK}`],
+      ...[
+        "--ioengine=psync",
+        "--iodepth=1",
+        "--fadvise_hint=0",
+        `--offset=${offset}`,
+        `--size=${frames * BLOCK}`,
+      ],
       ...[`--number_ios=${reads}`, `--invalidate=${warm ? 0 : 1}`, "--output-format=json"],
     ]),
   );
@@ -104,7 +119,7 @@ await withScratchDir(values.dir, async (dir) => {
     `# ${frames} frames of ${BLOCK} bytes from byte ${offset}; ${reads} random reads a ` +
       `measurement; ${version} randread psync iodepth=1 bs=4k offset=${offset}`,
   );
-  console.log("cache,round,way,p50_us,p99_us");
+  console.log("cache,round,way,p50_us,p99_us,call_p50_us,call_p99_us");
   for (const cache of ["cold", "warm"] as const) {
     const warm = cache === "warm";
     const seen: Record<string, Percentiles[]> = { sciobench: [], fio: [] };
@@ -112,23 +127,29 @@ await withScratchDir(values.dir, async (dir) => {
       sciobench: async (round) => {
         const p = await sciobench(path, warm);
         seen.sciobench!.push(p);
-        console.log(`${cache},${round},sciobench,${p.p50.toFixed(2)},${p.p99.toFixed(2)}`);
+        console.log(
+          `${cache},${round},sciobench,${p.p50.toFixed(2)},${p.p99.toFixed(2)},` +
+            `${p.callP50!.toFixed(2)},${p.callP99!.toFixed(2)}`,
+        );
         return p.p50;
       },
       fio: async (round) => {
         const p = await fio(path, offset, warm);
         seen.fio!.push(p);
-        console.log(`${cache},${round},fio,${p.p50.toFixed(2)},${p.p99.toFixed(2)}`);
+        console.log(`${cache},${round},fio,${p.p50.toFixed(2)},${p.p99.toFixed(2)},,`);
         return p.p50;
       },
     });
     for (const q of ["p50", "p99"] as const) {
-      const ours = median(seen.sciobench!.map((p) => p[q]));
       const theirs = median(seen.fio!.map((p) => p[q]));
-      console.log(
-        `# ${cache} ${q}: sciobench ${ours.toFixed(2)} us, fio ${theirs.toFixed(2)} us, ` +
-          `ratio ${(ours / theirs).toFixed(3)}`,
-      );
+      const call = q === "p50" ? "callP50" : "callP99";
+      for (const [what, key] of [["frame read", q], ["pread call", call]] as const) {
+        const ours = median(seen.sciobench!.map((p) => p[key]!));
+        console.log(
+          `# ${cache} ${q}: sciobench's ${what} ${ours.toFixed(2)} us, fio ${theirs.toFixed(2)} ` +
+            `us, ratio ${(ours / theirs).toFixed(3)}`,
+        );
+      }
     }
   }
 });

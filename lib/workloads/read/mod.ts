@@ -12,8 +12,8 @@ import type { Row } from "../../report/row.ts";
 import { Progress } from "../../report/progress.ts";
 import { attachAudit, finishAudit, startAudit } from "../../sys/audit.ts";
 import { type PhaseSample, startMeter } from "../../sys/meter.ts";
-import { clockGettime, statfs } from "../../sys/libc.ts";
-import { latencyFields, LatencyHistogram } from "../../report/histogram.ts";
+import { clockGettime, recordPreadLatency, statfs } from "../../sys/libc.ts";
+import { callLatencyFields, latencyFields, LatencyHistogram } from "../../report/histogram.ts";
 import {
   prepareVerified,
   readVerified,
@@ -374,18 +374,31 @@ interface TimedPhases {
   readonly random: PhaseSample;
   /** Its payload bytes, pieces and their latencies. */
   readonly shuffled: PhaseRead;
+  /** The sequential phase's pread calls' latencies, ns. */
+  readonly readCalls: LatencyHistogram;
+  /** The random phase's pread calls' latencies, ns. */
+  readonly randomCalls: LatencyHistogram;
 }
 
 /** Times `phases`: the sequential read, the cache step (`drop`), the random read. */
 async function timePhases(phases: Phases, drop: () => CacheDrop): Promise<TimedPhases> {
-  const rm = startMeter("read");
-  const sequential = await phases.sequential();
-  const read = rm.stop();
-  drop();
-  const xm = startMeter("random");
-  const shuffled = await phases.random();
-  const random = xm.stop();
-  return { read, sequential, random, shuffled };
+  const readCalls = new LatencyHistogram();
+  const randomCalls = new LatencyHistogram();
+  const before = recordPreadLatency(readCalls);
+  try {
+    const rm = startMeter("read");
+    const sequential = await phases.sequential();
+    const read = rm.stop();
+    recordPreadLatency(undefined);
+    drop();
+    recordPreadLatency(randomCalls);
+    const xm = startMeter("random");
+    const shuffled = await phases.random();
+    const random = xm.stop();
+    return { read, sequential, random, shuffled, readCalls, randomCalls };
+  } finally {
+    recordPreadLatency(before);
+  }
 }
 
 /** The row of a read of `opened` (a file of `fileBytes`) whose phases took `t`; cold_ok unset. */
@@ -433,6 +446,8 @@ function readRow(
     ...transferColumns(transfer),
     ...latencyFields("read", t.sequential.latency, r.wallS),
     ...latencyFields("random", t.shuffled.latency, x.wallS),
+    ...callLatencyFields("read", t.readCalls),
+    ...callLatencyFields("random", t.randomCalls),
   };
 }
 
