@@ -95,6 +95,7 @@ export function aggregateRows(rows: readonly Row[], spec: AggregateSpec, hosts: 
     const merged = new LatencyHistogram();
     for (const h of parts) merged.merge(h!);
     const slowest = Math.max(...rows.map((r) => numeric(r, seconds)));
+    // mutant: mpi-latency-merged
     Object.assign(out, latencyFields(phase, merged, slowest));
     const calls = rows.map((r) => LatencyHistogram.fromJSON(r[latencyKey(`${phase}_call`)]));
     if (calls.some((h) => h === undefined)) continue;

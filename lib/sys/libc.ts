@@ -248,6 +248,7 @@ export function recordPreadLatency(
 
 /** Reads up to `buf.length` bytes at byte `offset`; returns the count (0 at end of file). */
 export function pread(fd: number, buf: Uint8Array, offset: number, path = ""): number {
+  // mutant: pread-latency-recorded
   const t0 = preadLatency === undefined ? 0 : clockGettime();
   const n = Number(libc().pread(fd, buf, BigInt(buf.length), BigInt(offset)));
   if (preadLatency !== undefined) preadLatency.record(clockGettime() - t0);
