@@ -34,6 +34,7 @@ import { pythonGsdUnavailable, runPythonGsdCell } from "../lib/peers/python_gsd/
 import { GSD_PEER_PY } from "../lib/peers/python_gsd/program.ts";
 import * as libc from "../lib/sys/libc.ts";
 import { TABLE_COLUMNS, TableFrames } from "../lib/workloads/table/mod.ts";
+import { LatencyHistogram } from "../lib/report/histogram.ts";
 import { commandMissing, peerTest, runCli, tempDir } from "./_helpers.ts";
 
 const DIR = new URL("./testdata/gsd/", import.meta.url);
@@ -1333,8 +1334,15 @@ peerTest(
       warmup: false,
       dir: dir.path,
     });
-    // every column, `stat` = run and `error` empty
-    assert.deepEqual(Object.keys(row), TABLE_COLUMNS);
+    // every column, `stat` = run and `error` empty; the phases' histograms beside (JSON only)
+    assert.deepEqual(Object.keys(row).filter((k) => !k.endsWith("_latency")), TABLE_COLUMNS);
+    for (const phase of ["read", "random"]) {
+      const h = LatencyHistogram.fromJSON(row[`${phase}_latency`])!;
+      assert.equal(h.count, row.read_frames);
+      assert.equal(row[`${phase}_max_us`], h.max / 1000);
+      const [p50, p99] = [row[`${phase}_p50_us`], row[`${phase}_p99_us`]] as number[];
+      assert.ok(p50! > 0 && p50! <= p99! && p99! <= Number(row[`${phase}_max_us`]));
+    }
     assert.equal(row.framing, "python-gsd");
     assert.equal(row.frames, 10);
     // python3-gsd wrote the same frames: same size as our file (only the application string differs).

@@ -538,6 +538,39 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/records rows/",
   },
   {
+    name: "mpi-latency-merged",
+    claim: "MPI: the aggregate row's latency percentiles are rank 0's, not the merged histogram's",
+    edits: [{
+      marker: "mpi-latency-merged",
+      search: "latencyFields(phase, merged, slowest)",
+      replace: "latencyFields(phase, parts[0]!, slowest)",
+    }],
+    tests: ["tests/latency_test.ts"],
+    filter: "/under MPI/",
+  },
+  {
+    name: "pread-latency-recorded",
+    claim: "read phases: the pread calls' latencies are not recorded",
+    edits: [{
+      marker: "pread-latency-recorded",
+      search: "if (preadLatency !== undefined) preadLatency.record(clockGettime() - t0);",
+      replace: "",
+    }],
+    tests: ["tests/latency_test.ts"],
+    filter: "/table run/",
+  },
+  {
+    name: "table-latency-per-frame",
+    claim: "table: the read phases record no frame read's latency",
+    edits: [{
+      marker: "table-verified-reads",
+      search: "await readVerifiedFrames(source, order, frames, after, overlap, spent, latency);",
+      replace: "await readVerifiedFrames(source, order, frames, after, overlap, spent, undefined);",
+    }],
+    tests: ["tests/latency_test.ts"],
+    filter: "/table run/",
+  },
+  {
     name: "overlap-read-ahead",
     claim: "overlap: frame k + 1 read only after frame k is visited (serial reads)",
     edits: [{
@@ -555,8 +588,8 @@ export const MUTANTS: readonly Mutant[] = [
     claim: "table --overlap: the read phases without overlapped reads",
     edits: [{
       marker: "table-verified-reads",
-      search: "await readVerifiedFrames(source, order, frames, after, overlap, spent);",
-      replace: "await readVerifiedFrames(source, order, frames, after, false, spent);",
+      search: "await readVerifiedFrames(source, order, frames, after, overlap, spent, latency);",
+      replace: "await readVerifiedFrames(source, order, frames, after, false, spent, latency);",
     }],
     tests: ["tests/overlap_test.ts"],
     filter: "/on another thread/",
@@ -672,9 +705,9 @@ export const MUTANTS: readonly Mutant[] = [
     claim: "table: verification turned off",
     edits: [{
       marker: "table-verified-reads",
-      search: "await readVerifiedFrames(source, order, frames, after, overlap, spent);",
+      search: "await readVerifiedFrames(source, order, frames, after, overlap, spent, latency);",
       replace:
-        "await readFramesOverlapped(order, nativeReads(source), (_i, _got, k) => after(k), overlap);",
+        "await readFramesOverlapped(order, nativeReads(source), (_i, _got, k) => after(k), overlap, latency);",
     }],
     imports: [{
       names: ["nativeReads", "readFramesOverlapped"],

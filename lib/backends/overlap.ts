@@ -6,6 +6,13 @@
  * @module
  */
 import type { FrameSource, ReadChunk, StoredChunk } from "./backend.ts";
+import { clockGettime } from "../sys/libc.ts";
+
+/** Where each frame read's latency goes, nanoseconds (lib/report/histogram.ts records them). */
+export interface LatencyRecorder {
+  /** Adds one frame read's latency, ns. */
+  record(ns: number): void;
+}
 
 /** How to read one frame's chunks of type `C`: at once, and (when the source can) overlapped. */
 export interface FrameReads<C> {
@@ -46,29 +53,41 @@ export function storedReads(source: FrameSource): FrameReads<StoredChunk> | unde
  * `overlap` false) each frame is read and visited in turn. Returns when the last frame is read
  * and visited; when `visit` throws, the read in flight is awaited (its buffer and descriptor stay
  * in use until it ends) before the error goes on.
+ *
+ * With `latency`, each frame read's latency (CLOCK_MONOTONIC, ns) is recorded: read one after the
+ * other, the read call's own time; overlapped, from the read's submission to the moment this
+ * thread takes its frame, which includes the rest of the previous frame's visit when that lasts
+ * longer than the read.
  */
 export async function readFramesOverlapped<C>(
   order: ArrayLike<number>,
   reads: FrameReads<C>,
   visit: (frame: number, chunks: readonly C[], k: number) => void | Promise<void>,
   overlap = true,
+  latency?: LatencyRecorder,
 ): Promise<void> {
   const n = order.length;
   const readAsync = overlap ? reads.readAsync : undefined;
   if (readAsync === undefined) {
     for (let k = 0; k < n; k++) {
       const frame = order[k]!;
-      const seen = visit(frame, reads.read(frame), k);
+      const t0 = latency && clockGettime();
+      const chunks = reads.read(frame);
+      if (latency) latency.record(clockGettime() - t0!);
+      const seen = visit(frame, chunks, k);
       if (seen) await seen;
     }
     return;
   }
   if (n === 0) return;
-  if (reads.pipelined) return await readPipelined(order, readAsync, visit);
+  if (reads.pipelined) return await readPipelined(order, readAsync, visit, latency);
+  let submitted = latency && clockGettime();
   let next: PromiseLike<readonly C[]> | undefined = readAsync(order[0]!);
   try {
     for (let k = 0; k < n; k++) {
       const chunks: readonly C[] = await next!;
+      if (latency) latency.record(clockGettime() - submitted!);
+      if (latency) submitted = clockGettime();
       // mutant: overlap-read-ahead
       next = k + 1 < n ? readAsync(order[k + 1]!) : undefined;
       const seen = visit(order[k]!, chunks, k);
@@ -91,15 +110,23 @@ async function readPipelined<C>(
   order: ArrayLike<number>,
   readAsync: (frame: number) => PromiseLike<readonly C[]>,
   visit: (frame: number, chunks: readonly C[], k: number) => void | Promise<void>,
+  latency?: LatencyRecorder,
 ): Promise<void> {
   const n = order.length;
+  let started = latency && clockGettime();
   let current: PromiseLike<readonly C[]> | undefined = readAsync(order[0]!);
   let upcoming: PromiseLike<readonly C[]> | undefined;
   try {
     for (let k = 0; k < n; k++) {
+      // frame k + 1's read is submitted when frame k's completes (its reap, in the call below)
+      const reaped = latency && clockGettime();
       // mutant: pipelined-read-ahead
       upcoming = k + 1 < n ? readAsync(order[k + 1]!) : undefined;
       const chunks: readonly C[] = await current!;
+      if (latency) {
+        latency.record(clockGettime() - started!);
+        started = reaped;
+      }
       current = upcoming;
       upcoming = undefined;
       const seen = visit(order[k]!, chunks, k);

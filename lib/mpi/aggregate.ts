@@ -2,10 +2,17 @@
  * IOR-style aggregation of per-rank result rows at rank 0: bytes and CPU summed over ranks, wall
  * times the slowest rank's (a phase lasts from the barrier before it to the last rank's end),
  * aggregate MiB/s = all ranks' bytes / that time, and per-rank min, mean and max of each phase's
- * time and MiB/s in extra columns. Without MPI the row passes through unchanged.
+ * time and MiB/s in extra columns; latency percentiles from the ranks' histograms merged. Without
+ * MPI the row passes through unchanged.
  * @module
  */
 import type { Row } from "../report/row.ts";
+import {
+  callLatencyFields,
+  latencyFields,
+  LatencyHistogram,
+  latencyKey,
+} from "../report/histogram.ts";
 import { attachAudit, auditOf, type RowAudit } from "../sys/audit.ts";
 import { type World, world } from "./world.ts";
 
@@ -27,6 +34,11 @@ export interface AggregateSpec {
   readonly max: readonly string[];
   /** Rates recomputed from summed bytes over the slowest time. */
   readonly rates: readonly RateColumn[];
+  /**
+   * Read phases whose latency columns (lib/report/histogram.ts: percentiles and IOPS) come from
+   * the ranks' histograms merged, with IOPS over the phase's slowest time (`seconds`).
+   */
+  readonly latencies?: readonly { readonly phase: string; readonly seconds: string }[];
 }
 
 /** Columns every MPI row adds: rank count, the rank ("all" for the aggregate) and its host. */
@@ -76,6 +88,20 @@ export function aggregateRows(rows: readonly Row[], spec: AggregateSpec, hosts: 
       out[`${c}_mean`] = values.reduce((s, v) => s + v, 0) / values.length;
       out[`${c}_max`] = Math.max(...values);
     }
+  }
+  for (const { phase, seconds } of spec.latencies ?? []) {
+    const parts = rows.map((r) => LatencyHistogram.fromJSON(r[latencyKey(phase)]));
+    if (parts.some((h) => h === undefined)) continue;
+    const merged = new LatencyHistogram();
+    for (const h of parts) merged.merge(h!);
+    const slowest = Math.max(...rows.map((r) => numeric(r, seconds)));
+    // mutant: mpi-latency-merged
+    Object.assign(out, latencyFields(phase, merged, slowest));
+    const calls = rows.map((r) => LatencyHistogram.fromJSON(r[latencyKey(`${phase}_call`)]));
+    if (calls.some((h) => h === undefined)) continue;
+    const mergedCalls = new LatencyHistogram();
+    for (const h of calls) mergedCalls.merge(h!);
+    Object.assign(out, callLatencyFields(phase, mergedCalls));
   }
   out.ranks = rows.length;
   out.rank = "all";

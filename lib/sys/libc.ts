@@ -231,9 +231,27 @@ export function close(fd: number, path = ""): void {
   if (libc().close(fd) < 0) fail("close", path);
 }
 
+/** Where each {@link pread} call's latency goes (ns), while a read phase records them. */
+let preadLatency: { record(ns: number): void } | undefined;
+
+/**
+ * Sets (or, with undefined, removes) the recorder of every {@link pread} call's latency, ns
+ * (CLOCK_MONOTONIC around the system call); returns the recorder it replaces.
+ */
+export function recordPreadLatency(
+  recorder: { record(ns: number): void } | undefined,
+): { record(ns: number): void } | undefined {
+  const before = preadLatency;
+  preadLatency = recorder;
+  return before;
+}
+
 /** Reads up to `buf.length` bytes at byte `offset`; returns the count (0 at end of file). */
 export function pread(fd: number, buf: Uint8Array, offset: number, path = ""): number {
+  // mutant: pread-latency-recorded
+  const t0 = preadLatency === undefined ? 0 : clockGettime();
   const n = Number(libc().pread(fd, buf, BigInt(buf.length), BigInt(offset)));
+  if (preadLatency !== undefined) preadLatency.record(clockGettime() - t0);
   if (n < 0) fail("pread", path);
   if (observer !== undefined) observer.read(fd, offset, n);
   return n;

@@ -8,6 +8,8 @@
  */
 import { crc32 } from "node:zlib";
 import type { DatasetInfo, FrameSource } from "../backends/backend.ts";
+import type { LatencyRecorder } from "../backends/overlap.ts";
+import { clockGettime } from "../sys/libc.ts";
 import { FormatError, VerifyError } from "../core/errors.ts";
 import type { DType } from "../framings/types.ts";
 import { DTYPE_SIZE } from "../framings/types.ts";
@@ -237,20 +239,24 @@ export function referenceCrcs(source: FrameSource, blocks: readonly Block[]): Ma
 
 /**
  * Reads `blocks` in order and checks each against `reference`; VerifyError naming the dataset and
- * region on a mismatch. Returns the bytes read. `tick` is called after each block.
+ * region on a mismatch. Returns the bytes read. `tick` is called after each block; with `latency`
+ * each block read's time is recorded, ns.
  */
 export function readBlocks(
   source: FrameSource,
   blocks: readonly Block[],
   reference: ReadonlyMap<Block, number>,
   tick: (done: number) => void = () => {},
+  latency?: LatencyRecorder,
 ): number {
   const reader = new BlockReader(source);
   const datasets = source.datasets?.() ?? [];
   let bytes = 0;
   for (let k = 0; k < blocks.length; k++) {
     const b = blocks[k]!;
+    const t0 = latency && clockGettime();
     const data = reader.read(b);
+    if (latency) latency.record(clockGettime() - t0!);
     if (crc32(data) !== reference.get(b)) {
       throw new VerifyError(
         `${source.path}: dataset '${datasets[b.dataset]?.name}' at [${b.start.join(",")}] ` +

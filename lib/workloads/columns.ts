@@ -32,6 +32,20 @@ const verifyText = (phase: string) =>
   "bytes (python3-gsd's rows: its array comparisons); reads in flight meanwhile (readahead, " +
   "--overlap) go on, so it bounds what verifying costs the phase from above";
 
+/** The text of a read phase's latency column: `which` of its operations' latencies. */
+const latencyText = (which: string, phase: "read" | "random") =>
+  `${which} latency of one ${phase === "read" ? "sequential" : "random"} read operation (a ` +
+  "frame's read call, or a block's; the read alone, without its verification), microseconds";
+
+/** The text of a read phase's system-call latency column. */
+const callText = (which: string, phase: "read" | "random") =>
+  `${which} latency of one pread system call of the ${
+    phase === "read" ? "sequential" : "random"
+  } ` +
+  "read (what fio's clat times; empty where the reads made none: a library's own reads, " +
+  "--direct's asynchronous ones), microseconds; " +
+  `JSON rows carry their histogram as ${phase}_call_latency`;
+
 const REPEAT_TEXT = "1..K in run rows; in summary rows the number of runs summarised";
 
 /** Every column, by name, in the order docs/columns.md lists them. */
@@ -183,6 +197,36 @@ export const COLUMN_SCHEMA = {
   random_user_ticks: entry("ticks", "count", "user CPU of the random read, clock ticks"),
   random_sys_ticks: entry("ticks", "count", "system CPU of the random read, clock ticks"),
   random_verify_s: entry("s", "number", verifyText("random_s")),
+  // each read operation's latency (a frame's read, or a block's; lib/report/histogram.ts):
+  // percentiles of the phase's histogram (within 0.4%); JSON rows also carry the histogram
+  // itself as read_latency and random_latency (ns buckets); under MPI from the ranks' merged
+  // histograms
+  read_p50_us: entry("us", "number", latencyText("median", "read")),
+  read_p90_us: entry("us", "number", latencyText("90th percentile", "read")),
+  read_p99_us: entry("us", "number", latencyText("99th percentile", "read")),
+  read_p999_us: entry("us", "number", latencyText("99.9th percentile", "read")),
+  read_max_us: entry("us", "number", latencyText("largest", "read")),
+  read_iops: entry(
+    "ops/s",
+    "number",
+    "operations (frame or block reads) of the sequential read per second of read_s (under MPI: " +
+      "all ranks' over the slowest rank's read_s)",
+  ),
+  random_p50_us: entry("us", "number", latencyText("median", "random")),
+  random_p90_us: entry("us", "number", latencyText("90th percentile", "random")),
+  random_p99_us: entry("us", "number", latencyText("99th percentile", "random")),
+  random_p999_us: entry("us", "number", latencyText("99.9th percentile", "random")),
+  random_max_us: entry("us", "number", latencyText("largest", "random")),
+  read_call_p50_us: entry("us", "number", callText("median", "read")),
+  read_call_p99_us: entry("us", "number", callText("99th percentile", "read")),
+  random_call_p50_us: entry("us", "number", callText("median", "random")),
+  random_call_p99_us: entry("us", "number", callText("99th percentile", "random")),
+  random_iops: entry(
+    "ops/s",
+    "number",
+    "operations of the random read per second of random_s (under MPI: all ranks' over the " +
+      "slowest rank's random_s)",
+  ),
   // one phase per row (records: the phase column names it)
   wall_s: entry(
     "s",
@@ -329,6 +373,14 @@ export const TRANSFER_COLUMN_NAMES = [
   "huge_pages",
 ] as const satisfies readonly ColumnName[];
 
+/** The latency columns of the sequential and random read phases (table, read). */
+export const LATENCY_COLUMN_NAMES = [
+  ...["read_p50_us", "read_p90_us", "read_p99_us", "read_p999_us", "read_max_us", "read_iops"],
+  ...["random_p50_us", "random_p90_us", "random_p99_us", "random_p999_us", "random_max_us"],
+  "random_iops",
+  ...["read_call_p50_us", "read_call_p99_us", "random_call_p50_us", "random_call_p99_us"],
+] as const satisfies readonly ColumnName[];
+
 /** The columns of `sciobench read`, in CSV order. */
 export const READ_COLUMN_NAMES: readonly ColumnName[] = columnNames(
   ["framing", "path", "frames", "file_bytes", "open_ms", "read_MiBps", "random_MiBps"],
@@ -336,6 +388,7 @@ export const READ_COLUMN_NAMES: readonly ColumnName[] = columnNames(
   ["read_user_s", "read_sys_s", "read_dev_bytes", "random_dev_bytes", "resident_after_drop"],
   ["fs_type", "unit", "random_units", "verified", "open_dev_bytes", "cache", "cold_ok"],
   TRANSFER_COLUMN_NAMES,
+  LATENCY_COLUMN_NAMES,
   ["repeat", "stat"],
 );
 

@@ -7,9 +7,14 @@ import { VerifyError } from "../core/errors.ts";
 import type { ByteOrder, Chunk, Frame } from "../framings/types.ts";
 import type { FrameSource, ReadChunk, StoredChunk } from "../backends/backend.ts";
 import { NATIVE_ORDER } from "../bytes/byteswap.ts";
-import { bytesEqual } from "../sys/libc.ts";
+import { bytesEqual, clockGettime } from "../sys/libc.ts";
 import { chunkBytes } from "../framings/kit.ts";
-import { nativeReads, readFramesOverlapped, storedReads } from "../backends/overlap.ts";
+import {
+  type LatencyRecorder,
+  nativeReads,
+  readFramesOverlapped,
+  storedReads,
+} from "../backends/overlap.ts";
 
 /** A seeded pseudo-random generator (SplitMix32-style); `next()` gives floats in [0, 1). */
 export class Rng {
@@ -93,19 +98,23 @@ export function prepareVerified(source: FrameSource, expected: ExpectedFrames): 
  * Reads frame `i` of `source` and checks it against `expected` (VerifyError naming the file,
  * frame, chunk and byte). Sources that read frames as stored are compared in the file's byte order
  * (one memcmp a chunk, no swap); others through `readFrame` and {@link verifyFrame}. Returns the
- * chunks read (bytes as stored, or native).
+ * chunks read (bytes as stored, or native). With `latency`, the read's own time is recorded, ns.
  */
 export function readVerified(
   source: FrameSource,
   i: number,
   expected: ExpectedFrames,
+  latency?: LatencyRecorder,
 ): readonly { readonly data: Uint8Array }[] {
+  const t0 = latency && clockGettime();
   if (source.readFrameStored) {
     const got = source.readFrameStored(i);
+    if (latency) latency.record(clockGettime() - t0!);
     verifyStoredFrame(source.path, i, expected, got);
     return got;
   }
   const got = source.readFrame(i);
+  if (latency) latency.record(clockGettime() - t0!);
   verifyFrame(source.path, i, expected.frame(i).chunks, got);
   return got;
 }
@@ -115,7 +124,8 @@ export function readVerified(
  * flight while frame k is verified where the source reads asynchronously (lib/backends/overlap.ts;
  * `overlap` false: one after the other). `after(k, chunks)` runs once frame k is verified, with
  * its chunks (valid during the call; progress, byte counts) and may return a promise, which is
- * awaited. With `spent`, the time each verification took is added to `spent.seconds`.
+ * awaited. With `spent`, the time each verification took is added to `spent.seconds`; with
+ * `latency`, each frame read's latency is recorded (lib/backends/overlap.ts says from when to when).
  */
 export async function readVerifiedFrames(
   source: FrameSource,
@@ -127,15 +137,22 @@ export async function readVerifiedFrames(
   ) => Promise<void> | undefined = () => undefined,
   overlap = true,
   spent?: VerifyTime,
+  latency?: LatencyRecorder,
 ): Promise<void> {
   const stored = storedReads(source);
   if (stored) {
-    await readFramesOverlapped(order, stored, (i, got, k) => {
-      const t0 = spent && performance.now();
-      verifyStoredFrame(source.path, i, expected, got);
-      if (spent) spent.seconds += (performance.now() - t0!) / 1000;
-      return after(k, got);
-    }, overlap);
+    await readFramesOverlapped(
+      order,
+      stored,
+      (i, got, k) => {
+        const t0 = spent && performance.now();
+        verifyStoredFrame(source.path, i, expected, got);
+        if (spent) spent.seconds += (performance.now() - t0!) / 1000;
+        return after(k, got);
+      },
+      overlap,
+      latency,
+    );
     return;
   }
   await readFramesOverlapped(order, nativeReads(source), (i, got, k) => {

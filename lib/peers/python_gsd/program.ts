@@ -7,6 +7,7 @@
  */
 
 import { OPEN_WARMUP_OPENS, OPEN_WARMUP_SECONDS } from "../../sys/meter.ts";
+import { SUB_BITS, TOP_EXPONENT } from "../../report/histogram.ts";
 
 /** Source of the Python program that measures the GSD table with python3-gsd. */
 export const GSD_PEER_PY = String.raw`#!/usr/bin/python3
@@ -56,8 +57,11 @@ COLUMNS = [
     "seed", "write_sync_s", "read_user_ticks", "read_sys_ticks", "random_user_ticks",
     "random_sys_ticks", "cache", "fsync", "cold_ok", "bs_bytes", "direct", "huge_pages",
     "open_dev_bytes",
-    "open_first_ms", "read_verify_s", "random_verify_s", "stat",
-    "error",
+    "open_first_ms", "read_verify_s", "random_verify_s",
+    "read_p50_us", "read_p90_us", "read_p99_us", "read_p999_us", "read_max_us", "read_iops",
+    "random_p50_us", "random_p90_us", "random_p99_us", "random_p999_us", "random_max_us",
+    "random_iops", "read_call_p50_us", "read_call_p99_us", "random_call_p50_us",
+    "random_call_p99_us", "stat", "error",
 ]
 OPEN_WARMUP_OPENS = ${OPEN_WARMUP_OPENS}
 OPEN_WARMUP_SECONDS = ${OPEN_WARMUP_SECONDS}
@@ -353,16 +357,82 @@ def write_file(path, api, nframes, pos, ori):
     return time.monotonic() - t0
 
 
-def read_frames(handle, api, order, pos, ori, path):
-    """Reads and verifies the frames of order; returns the seconds spent verifying."""
+# ---- latency histogram: sciobench's buckets (lib/report/histogram.ts) ---------------------
+
+SUB_BITS = ${SUB_BITS}
+SUB = 1 << SUB_BITS
+TOP_EXPONENT = ${TOP_EXPONENT}
+LIMIT_NS = (1 << (TOP_EXPONENT + 1)) - 1
+PERCENTILES = [(0.5, "p50"), (0.9, "p90"), (0.99, "p99"), (0.999, "p999")]
+
+
+class Histogram:
+    """Frame read latencies, ns, in the log-linear buckets of sciobench's LatencyHistogram."""
+
+    def __init__(self):
+        self.counts = {}
+        self.count = 0
+        self.sum = 0
+        self.min = 0
+        self.max = 0
+
+    def record(self, ns):
+        v = min(max(int(ns), 0), LIMIT_NS)
+        if v < SUB:
+            b = v
+        else:
+            shift = v.bit_length() - 1 - SUB_BITS
+            b = SUB + shift * SUB + ((v >> shift) - SUB)
+        self.counts[b] = self.counts.get(b, 0) + 1
+        self.min = v if self.count == 0 else min(self.min, v)
+        self.max = max(self.max, v)
+        self.count += 1
+        self.sum += v
+
+    def percentile(self, fraction):
+        rank = max(1, math.ceil(fraction * self.count))
+        if rank >= self.count:
+            return self.max
+        seen = 0
+        for b in sorted(self.counts):
+            seen += self.counts[b]
+            if seen >= rank:
+                if b < SUB:
+                    mid = b
+                else:
+                    shift = (b - SUB) // SUB
+                    mid = (SUB + (b - SUB) % SUB) * (1 << shift) + ((1 << shift) - 1) / 2
+                return min(self.max, max(self.min, mid))
+        return self.max
+
+    def fields(self, phase, seconds):
+        """The row's latency columns of phase, and the histogram (JSON lines rows only)."""
+        out = {}
+        for fraction, suffix in PERCENTILES:
+            out[f"{phase}_{suffix}_us"] = self.percentile(fraction) / 1000 if self.count else None
+        out[f"{phase}_max_us"] = self.max / 1000 if self.count else None
+        out[f"{phase}_iops"] = self.count / seconds if self.count and seconds > 0 else None
+        out[f"{phase}_latency"] = {
+            "unit": "ns", "sub_bits": SUB_BITS, "count": self.count, "sum": self.sum,
+            "min": self.min, "max": self.max,
+            "buckets": [x for b in sorted(self.counts) for x in (b, self.counts[b])],
+        }
+        return out
+
+
+def read_frames(handle, api, order, pos, ori, path, latency):
+    """Reads and verifies the frames of order (each read's ns into latency); returns the seconds
+    spent verifying."""
     verify = 0.0
     for i in order:
+        t0 = time.perf_counter_ns()
         if api == "hoomd":
             snap = handle[i]
             p, o = snap.particles.position, snap.particles.orientation
         else:
             p = handle.read_chunk(frame=i, name="particles/position")
             o = handle.read_chunk(frame=i, name="particles/orientation")
+        latency.record(time.perf_counter_ns() - t0)
         t0 = time.perf_counter()
         pos[0, 0] = i
         ori[0, 0] = i
@@ -414,13 +484,15 @@ def run_cell(size, n, repeat, args):
             got = len(handle) if api == "hoomd" else handle.nframes
             if got != nframes:
                 fail(f"{path}: {got} frames read back, {nframes} written", 1)
+            read_latency = Histogram()
             m = Meter("read")
-            read_verify = read_frames(handle, api, range(nread), pos, ori, path)
+            read_verify = read_frames(handle, api, range(nread), pos, ori, path, read_latency)
             r = m.stop()
             drop2, _ = drop_cache(path, args.cache)
             order = shuffled_order(nframes, nread, Rng(args.seed + repeat))
+            random_latency = Histogram()
             m = Meter("random")
-            random_verify = read_frames(handle, api, order, pos, ori, path)
+            random_verify = read_frames(handle, api, order, pos, ori, path, random_latency)
             x = m.stop()
         finally:
             handle.close()
@@ -473,6 +545,11 @@ def run_cell(size, n, repeat, args):
             "open_first_ms": num(first["wall"] * 1000, 4),
             "read_verify_s": num(read_verify),
             "random_verify_s": num(random_verify),
+            **read_latency.fields("read", r["wall"]),
+            **random_latency.fields("random", x["wall"]),
+            # python3-gsd's C library makes its reads: no pread of ours to time
+            "read_call_p50_us": None, "read_call_p99_us": None,
+            "random_call_p50_us": None, "random_call_p99_us": None,
             "stat": "run",
             "error": "",
         }
@@ -536,7 +613,8 @@ def main():
                 print(f"gsd_peer: {args.api} size={size} N={n} repeat={rep}", file=sys.stderr)
                 row = run_cell(size, n, rep, args)
                 if args.format == "csv":
-                    print(",".join(str(row[c]) for c in COLUMNS), flush=True)
+                    cells = ("" if row[c] is None else str(row[c]) for c in COLUMNS)
+                    print(",".join(cells), flush=True)
                 else:
                     print(json.dumps({**row, "audit": TRAIL.finish()}), flush=True)
 

@@ -12,7 +12,8 @@ import type { Row } from "../../report/row.ts";
 import { Progress } from "../../report/progress.ts";
 import { attachAudit, finishAudit, startAudit } from "../../sys/audit.ts";
 import { type PhaseSample, startMeter } from "../../sys/meter.ts";
-import { statfs } from "../../sys/libc.ts";
+import { clockGettime, recordPreadLatency, statfs } from "../../sys/libc.ts";
+import { callLatencyFields, latencyFields, LatencyHistogram } from "../../report/histogram.ts";
 import {
   prepareVerified,
   readVerified,
@@ -30,12 +31,25 @@ import { openUserFile } from "../open.ts";
 /** The columns of `read`'s row, with units, in CSV order (from the schema). */
 export const READ_COLUMN_DOCS: readonly ColumnDoc[] = columnDocs(READ_COLUMN_NAMES);
 
+/**
+ * What one timed phase of `read` read: bytes, pieces (frames or blocks), and each piece's read
+ * latency.
+ */
+interface PhaseRead {
+  /** Payload bytes. */
+  readonly bytes: number;
+  /** Frames or blocks read. */
+  readonly pieces: number;
+  /** Each piece's read latency, ns. */
+  readonly latency: LatencyHistogram;
+}
+
 /** The two timed phases of `read`: what each reads, in pieces (frames or blocks), and bytes. */
 interface Phases {
   /** `frame`, or for files without frames `chunk`, `block` or `chunk+block`. */
   readonly unit: string;
-  sequential(): Promise<{ bytes: number; pieces: number }>;
-  random(): Promise<{ bytes: number; pieces: number }>;
+  sequential(): Promise<PhaseRead>;
+  random(): Promise<PhaseRead>;
 }
 
 function framePhases(
@@ -49,22 +63,36 @@ function framePhases(
   overlap: boolean,
 ): Phases {
   // with --verify each frame is read and compared as stored (no swap to native), else decoded
-  const read = (i: number): readonly { readonly data: Uint8Array }[] =>
-    pattern ? readVerified(source, i, pattern) : source.readFrame(i);
+  const read = (i: number, latency: LatencyHistogram): readonly { readonly data: Uint8Array }[] => {
+    if (pattern) return readVerified(source, i, pattern, latency);
+    const t0 = clockGettime();
+    const got = source.readFrame(i);
+    latency.record(clockGettime() - t0);
+    return got;
+  };
   let frames = 0;
   /**
    * With --verify --direct: frame k verified while frame k + 1's read is in flight (native AIO,
    * lib/backends/overlap.ts); `order` is known in advance, so no frame is read past it.
    */
-  const verified = async (order: ArrayLike<number>, phase: string) => {
+  const verified = async (order: ArrayLike<number>, phase: string): Promise<PhaseRead> => {
     let bytes = 0;
-    await readVerifiedFrames(source, order, pattern!, (k, chunks) => {
-      for (const c of chunks) bytes += c.data.length;
-      if ((k & 63) !== 0) return undefined;
-      progress.update(k / order.length, phase);
-      beat();
-    }, overlap);
-    return { bytes, pieces: order.length };
+    const latency = new LatencyHistogram();
+    await readVerifiedFrames(
+      source,
+      order,
+      pattern!,
+      (k, chunks) => {
+        for (const c of chunks) bytes += c.data.length;
+        if ((k & 63) !== 0) return undefined;
+        progress.update(k / order.length, phase);
+        beat();
+      },
+      overlap,
+      undefined,
+      latency,
+    );
+    return { bytes, pieces: order.length, latency };
   };
   const locate = source.locate?.bind(source);
   const overlapped = pattern !== undefined && overlap && locate !== undefined;
@@ -79,29 +107,31 @@ function framePhases(
         return await verified(Uint32Array.from({ length: frames }, (_, i) => i), "read");
       }
       let bytes = 0;
+      const latency = new LatencyHistogram();
       while (frames < source.frameCount && bytes < sample) {
-        for (const c of read(frames)) bytes += c.data.length;
+        for (const c of read(frames, latency)) bytes += c.data.length;
         frames++;
         if ((frames & 63) === 0) {
           progress.update(bytes / Math.min(sample, fileBytes), "read");
           beat();
         }
       }
-      return { bytes, pieces: frames };
+      return { bytes, pieces: frames, latency };
     },
     async random() {
       const order = shuffledOrder(source.frameCount, frames, new Rng(seed + 1));
       if (overlapped) return await verified(order, "random");
       let bytes = 0;
+      const latency = new LatencyHistogram();
       for (let k = 0; k < order.length; k++) {
         const i = order[k]!;
-        for (const c of read(i)) bytes += c.data.length;
+        for (const c of read(i, latency)) bytes += c.data.length;
         if ((k & 63) === 0) {
           progress.update(k / order.length, "random");
           beat();
         }
       }
-      return { bytes, pieces: order.length };
+      return { bytes, pieces: order.length, latency };
     },
   };
 }
@@ -136,15 +166,16 @@ function blockPhases(
   }
   const reference = referenceCrcs(source, [...plan.sequential, ...plan.random]);
   drop();
-  const run = (blocks: readonly Block[], phase: string) => ({
-    bytes: readBlocks(source, blocks, reference, (k) => {
+  const run = (blocks: readonly Block[], phase: string): PhaseRead => {
+    const latency = new LatencyHistogram();
+    const bytes = readBlocks(source, blocks, reference, (k) => {
       if ((k & 63) === 0) {
         progress.update(k / blocks.length, phase);
         beat();
       }
-    }),
-    pieces: blocks.length,
-  });
+    }, latency);
+    return { bytes, pieces: blocks.length, latency };
+  };
   return {
     unit: plan.unit,
     sequential: () => Promise.resolve(run(plan.sequential, "read")),
@@ -337,24 +368,37 @@ function openForRead(
 interface TimedPhases {
   /** The sequential phase's sample. */
   readonly read: PhaseSample;
-  /** Its payload bytes and pieces (frames, or blocks). */
-  readonly sequential: { bytes: number; pieces: number };
+  /** Its payload bytes, pieces (frames, or blocks) and their latencies. */
+  readonly sequential: PhaseRead;
   /** The random phase's sample. */
   readonly random: PhaseSample;
-  /** Its payload bytes and pieces. */
-  readonly shuffled: { bytes: number; pieces: number };
+  /** Its payload bytes, pieces and their latencies. */
+  readonly shuffled: PhaseRead;
+  /** The sequential phase's pread calls' latencies, ns. */
+  readonly readCalls: LatencyHistogram;
+  /** The random phase's pread calls' latencies, ns. */
+  readonly randomCalls: LatencyHistogram;
 }
 
 /** Times `phases`: the sequential read, the cache step (`drop`), the random read. */
 async function timePhases(phases: Phases, drop: () => CacheDrop): Promise<TimedPhases> {
-  const rm = startMeter("read");
-  const sequential = await phases.sequential();
-  const read = rm.stop();
-  drop();
-  const xm = startMeter("random");
-  const shuffled = await phases.random();
-  const random = xm.stop();
-  return { read, sequential, random, shuffled };
+  const readCalls = new LatencyHistogram();
+  const randomCalls = new LatencyHistogram();
+  const before = recordPreadLatency(readCalls);
+  try {
+    const rm = startMeter("read");
+    const sequential = await phases.sequential();
+    const read = rm.stop();
+    recordPreadLatency(undefined);
+    drop();
+    recordPreadLatency(randomCalls);
+    const xm = startMeter("random");
+    const shuffled = await phases.random();
+    const random = xm.stop();
+    return { read, sequential, random, shuffled, readCalls, randomCalls };
+  } finally {
+    recordPreadLatency(before);
+  }
 }
 
 /** The row of a read of `opened` (a file of `fileBytes`) whose phases took `t`; cold_ok unset. */
@@ -400,6 +444,10 @@ function readRow(
     cache,
     cold_ok: "",
     ...transferColumns(transfer),
+    ...latencyFields("read", t.sequential.latency, r.wallS),
+    ...latencyFields("random", t.shuffled.latency, x.wallS),
+    ...callLatencyFields("read", t.readCalls),
+    ...callLatencyFields("random", t.randomCalls),
   };
 }
 

@@ -14,8 +14,9 @@ import { planSharedFile, sharedPart, writeSharedFrames } from "../../mpi/shared.
 import { world } from "../../mpi/world.ts";
 import type { Row } from "../../report/row.ts";
 import type { Progress } from "../../report/progress.ts";
+import { callLatencyFields, latencyFields, LatencyHistogram } from "../../report/histogram.ts";
 import { startMeter, warmUpOpens } from "../../sys/meter.ts";
-import { statfs } from "../../sys/libc.ts";
+import { recordPreadLatency, statfs } from "../../sys/libc.ts";
 import { sharedFraming } from "../cells.ts";
 import { cacheState, prepareCache, readOverlap, transferColumns } from "../transfer.ts";
 import {
@@ -53,6 +54,8 @@ async function readPhase(
   // mutant: table-expected-untimed
   prepareVerified(source, frames);
   const spent: VerifyTime = { seconds: 0 };
+  const latency = new LatencyHistogram();
+  const calls = new LatencyHistogram();
   const meter = startMeter(phase);
   const n = order.length;
   // --overlap: the read of frame k + 1 is in flight while frame k is verified (native framings)
@@ -61,9 +64,14 @@ async function readPhase(
     progress.update(k / n, phase);
     return signalPoint();
   };
-  // mutant: table-verified-reads
-  await readVerifiedFrames(source, order, frames, after, overlap, spent);
-  return { ...meter.stop(), verifyS: spent.seconds };
+  const before = recordPreadLatency(calls);
+  try {
+    // mutant: table-verified-reads
+    await readVerifiedFrames(source, order, frames, after, overlap, spent, latency);
+  } finally {
+    recordPreadLatency(before);
+  }
+  return { ...meter.stop(), verifyS: spent.seconds, latency, calls };
 }
 
 /**
@@ -285,6 +293,10 @@ export async function runTableCell(
         open_first_ms: first.wallS * 1000,
         read_verify_s: r.verifyS,
         random_verify_s: x.verifyS,
+        ...latencyFields("read", r.latency, r.wallS),
+        ...latencyFields("random", x.latency, x.wallS),
+        ...callLatencyFields("read", r.calls),
+        ...callLatencyFields("random", x.calls),
         ...(w.size > 1 ? { "write_path": path, "read_path": readPath } : {}),
         stat: "run",
         error: "",

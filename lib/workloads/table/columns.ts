@@ -6,7 +6,13 @@
 import { type AggregateSpec } from "../../mpi/aggregate.ts";
 import type { ColumnDoc } from "../../report/human.ts";
 import type { ChartSpec } from "../../report/chart.ts";
-import { columnDocs, columnNames, STAT_COLUMN_NAMES, TRANSFER_COLUMN_NAMES } from "../columns.ts";
+import {
+  columnDocs,
+  columnNames,
+  LATENCY_COLUMN_NAMES,
+  STAT_COLUMN_NAMES,
+  TRANSFER_COLUMN_NAMES,
+} from "../columns.ts";
 
 /** The columns of the table, in CSV order; the first eight are the GSD table's. */
 export const TABLE_COLUMN_NAMES = columnNames(
@@ -19,6 +25,7 @@ export const TABLE_COLUMN_NAMES = columnNames(
   ["random_user_ticks", "random_sys_ticks", "cache", "fsync", "cold_ok"],
   TRANSFER_COLUMN_NAMES,
   ["open_dev_bytes", "open_first_ms", "read_verify_s", "random_verify_s"],
+  LATENCY_COLUMN_NAMES,
   STAT_COLUMN_NAMES,
 );
 
@@ -93,6 +100,7 @@ export const TABLE_AGGREGATE: AggregateSpec = {
     { rate: "read_MiBps", bytes: "read_bytes", seconds: "read_s" },
     { rate: "random_MiBps", bytes: "read_bytes", seconds: "random_s" },
   ],
+  latencies: [{ phase: "read", seconds: "read_s" }, { phase: "random", seconds: "random_s" }],
 };
 
 /** Columns of each rank's row under MPI: the file it wrote and the file it read. */
