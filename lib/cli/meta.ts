@@ -61,26 +61,83 @@ function cpuModel(): string {
   return line ? line.slice(line.indexOf(":") + 1).trim() : "";
 }
 
-/** The mount holding `path`: its mount point, source and type (from /proc/self/mountinfo). */
-export function mountOf(path: string): { point: string; source: string; type: string } {
+/** The mount holding a path, from /proc/self/mountinfo. */
+export interface MountFacts {
+  /** Mount point, source (a device, a server's export) and file system type ("" when unknown). */
+  readonly point: string;
+  readonly source: string;
+  readonly type: string;
+  /** The mount's options then its file system's (`rw,relatime,...`), each once; "" when unknown. */
+  readonly options: string;
+  /** The device number `MAJOR:MINOR` of the file system ("" when unknown). */
+  readonly device: string;
+}
+
+/** The mount holding `path`: its mount point, source, type, options and device number. */
+export function mountOf(path: string): MountFacts {
   let real = path;
   try {
     real = Deno.realPathSync(path);
   } catch {
     // keep the path as given
   }
-  let best = { point: "", source: "", type: "" };
+  let best: MountFacts = { point: "", source: "", type: "", options: "", device: "" };
   for (const line of readProc("/proc/self/mountinfo").split("\n")) {
     const [left, right] = line.split(" - ");
     if (!left || !right) continue;
-    const point = (left.split(" ")[4] ?? "").replace(/\\040/g, " ");
+    const fields = left.split(" ");
+    const point = (fields[4] ?? "").replace(/\\040/g, " ");
     const inside = real === point || real.startsWith(point.endsWith("/") ? point : `${point}/`);
     if (inside && point.length >= best.point.length) {
-      const [type = "", source = ""] = right.split(" ");
-      best = { point, source, type };
+      const [type = "", source = "", superOptions = ""] = right.split(" ");
+      const options = [...new Set([...(fields[5] ?? "").split(","), ...superOptions.split(",")])]
+        .filter((o) => o !== "").join(",");
+      best = { point, source, type, options, device: fields[2] ?? "" };
     }
   }
   return best;
+}
+
+/**
+ * The block device behind device number `majorMinor` (/sys/dev/block; a partition's disk): its
+ * name, model, I/O scheduler (the one in use), and the read-ahead of the file system's backing
+ * device (/sys/class/bdi, which NFS mounts have too) in KiB. Each fact absent here (a container's
+ * overlay, tmpfs, a virtual disk without a model) is null.
+ */
+export function deviceMeta(majorMinor: string): {
+  device_name: string | null;
+  device_model: string | null;
+  io_scheduler: string | null;
+  read_ahead_kb: number | null;
+} {
+  const text = (path: string) => readText(path)?.trim() || null;
+  if (!/^\d+:\d+$/.test(majorMinor)) {
+    return { device_name: null, device_model: null, io_scheduler: null, read_ahead_kb: null };
+  }
+  const readAhead = text(`/sys/class/bdi/${majorMinor}/read_ahead_kb`);
+  let disk: string | null = null;
+  try {
+    disk = Deno.realPathSync(`/sys/dev/block/${majorMinor}`);
+    if (readText(`${disk}/partition`) !== undefined) disk = disk.slice(0, disk.lastIndexOf("/"));
+  } catch {
+    // not a block device (tmpfs, overlay, NFS): no disk facts
+  }
+  const scheduler = disk === null ? null : text(`${disk}/queue/scheduler`);
+  return {
+    device_name: disk === null ? null : disk.slice(disk.lastIndexOf("/") + 1),
+    device_model: disk === null ? null : text(`${disk}/device/model`),
+    // "none [mq-deadline] kyber": the bracketed one is in use
+    io_scheduler: scheduler === null ? null : /\[([^\]]+)\]/.exec(scheduler)?.[1] ?? scheduler,
+    read_ahead_kb: readAhead === null || !/^\d+$/.test(readAhead) ? null : Number(readAhead),
+  };
+}
+
+/** The 1, 5 and 15 minute load averages (/proc/loadavg), or null where there is none. */
+export function loadAverage(): [number, number, number] | null {
+  const fields = readText("/proc/loadavg")?.split(" ").slice(0, 3).map(Number) ?? [];
+  return fields.length === 3 && fields.every(Number.isFinite)
+    ? [fields[0]!, fields[1]!, fields[2]!]
+    : null;
 }
 
 /** The resolved file behind a soname, from this process's memory map ("" when not mapped). */
@@ -103,22 +160,35 @@ export function librariesMeta(): Record<string, unknown>[] {
   }));
 }
 
-/** Facts about the file system holding `dir` (default the current directory). */
+/**
+ * Facts about the file system holding `dir` (default the current directory): the directory as
+ * given and absolute, its type, mount (type, source, point, options), free space, and its device
+ * ({@link deviceMeta}); a fact not found is null.
+ */
 export function fileSystemMeta(dir: string | undefined): Record<string, unknown> {
   const path = dir ?? ".";
+  let absolute: string | null = null;
+  try {
+    absolute = Deno.realPathSync(path);
+  } catch {
+    // gone or not permitted: left null
+  }
   try {
     const fs = statfs(path);
     const mount = mountOf(path);
     return {
       dir: path,
+      absolute_dir: absolute,
       type: fs.typeName,
       mount_type: mount.type,
       mount_source: mount.source,
       mount_point: mount.point,
+      mount_options: mount.options || null,
       free_bytes: fs.availableBytes,
+      ...deviceMeta(mount.device),
     };
   } catch {
-    return { dir: path };
+    return { dir: path, absolute_dir: absolute };
   }
 }
 
@@ -133,9 +203,9 @@ export function hugePagesMeta(): { transparent_huge_pages: string; huge_pages_fr
 
 /**
  * Facts about this run for JSON output: the tool, the command with its arguments and every
- * resolved option, the runtime, host, kernel, CPU, memory, huge pages, the `--dir` file system,
- * and the peer libraries loaded so far (call again at the end of a run to include those loaded
- * during it).
+ * resolved option, the runtime, host, kernel, CPU, memory, huge pages, the `--dir` file system
+ * and its device, the load average at the start, and the peer libraries loaded so far (call
+ * {@link endMeta} at the end of a run for those loaded during it, the load and the duration).
  */
 export function runMeta(
   command: string,
@@ -181,6 +251,21 @@ export function runMeta(
     file_system: fileSystemMeta(dir),
     libraries: librariesMeta(),
     date: new Date().toISOString(),
+    load_average_start: loadAverage(),
+    // filled in when the run ends (null in JSON lines, whose facts come first)
+    load_average_end: null,
+    duration_s: null,
     ...(world().size > 1 ? world().facts() : {}),
   };
+}
+
+/**
+ * Completes `meta` (from {@link runMeta}) at the end of a run: the peer libraries loaded during
+ * it, the load average at the end, and the run's duration in seconds since `startMs`
+ * (performance.now() when the meta was made).
+ */
+export function endMeta(meta: Record<string, unknown>, startMs: number): void {
+  meta.libraries = librariesMeta();
+  meta.load_average_end = loadAverage();
+  meta.duration_s = (performance.now() - startMs) / 1000;
 }

@@ -18,12 +18,13 @@ import {
 } from "../report/formats/mod.ts";
 import type { Row } from "../report/row.ts";
 import { chartWorkloads } from "../workloads/charts.ts";
+import { coldMark } from "../workloads/transfer.ts";
 import { renderChart, type Results as ChartResults } from "../report/plot.ts";
 import type { ChartSpec } from "../report/chart.ts";
 import { auditOf, auditSummary } from "../sys/audit.ts";
 import { parseChoice } from "../core/values.ts";
 import { refuseOutputOnInput } from "../io/atomic.ts";
-import { librariesMeta, runMeta } from "./meta.ts";
+import { endMeta, runMeta } from "./meta.ts";
 import { checkStore, storeDir, storeRun } from "../report/store.ts";
 import { writeStderr } from "../core/diagnostics.ts";
 
@@ -147,6 +148,8 @@ export interface ResultsSpec {
   readonly dir?: string;
   /** The files the command reads (see {@link checkOutputsApart}). */
   readonly inputs?: Inputs;
+  /** performance.now() (ms) when the run began, for its duration (default: when this opens). */
+  readonly startMs?: number;
 }
 
 /** A command's input or data files, each `[name in messages, path]` (`["FILE", path]`). */
@@ -208,6 +211,7 @@ export function openResults(
   const stored: Row[] = [];
   const format = checkOutputFormat(values, spec.seed !== undefined);
   const plot = checkPlotPath(spec.command, spec.chart, values.plot, values.force);
+  const startMs = spec.startMs ?? performance.now();
   const meta = runMeta(spec.command, spec.args, spec.options, spec.dir);
   if (spec.facts !== undefined) meta.facts = spec.facts;
   const keys = spec.keys !== undefined && spec.keys.length > 0 ? spec.keys : undefined;
@@ -217,7 +221,8 @@ export function openResults(
     out: values.out,
     force: values.force,
     meta,
-    human: humanTable(human),
+    // rows whose numbers a cache served are marked, with the footnote under the table
+    human: humanTable(human, coldMark),
     seed: spec.seed,
     // under MPI, --per-rank rows are cells of their own
     summaryKeys: keys && world().size > 1 ? [...keys, "rank", "host"] : keys,
@@ -239,8 +244,8 @@ export function openResults(
       if (store !== undefined) stored.push(full);
     },
     async finish(): Promise<void> {
-      // Libraries loaded during the run belong in the facts too.
-      meta.libraries = librariesMeta();
+      // Libraries loaded during the run, the load at its end and its duration belong in the facts.
+      endMeta(meta, startMs);
       sink.close();
       if (plot !== undefined) {
         await writeChart(
@@ -266,7 +271,7 @@ export function openResults(
       }
     },
     abort(): void {
-      meta.libraries = librariesMeta();
+      endMeta(meta, startMs);
       sink.close({ interrupted: true });
     },
   };

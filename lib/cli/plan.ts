@@ -9,6 +9,7 @@
  */
 import { escapeControls, UsageError } from "../core/errors.ts";
 import { warn } from "../core/diagnostics.ts";
+import { world } from "../mpi/world.ts";
 import { rowFormats } from "../report/formats/mod.ts";
 import { formatSize } from "../report/units.ts";
 import type { RunPlan, SkippedBackend } from "../workloads/workload.ts";
@@ -78,14 +79,15 @@ export function printPlan(plan: RunPlan, format: string): void {
 }
 
 /**
- * With `--dry-run`, prints the plan (text, or JSON with `--format json`: {@link printPlan}) and
- * returns true.
+ * With `--dry-run`, prints the plan (text, or JSON with `--format json`: {@link printPlan}; under
+ * MPI on rank 0) and returns true.
  * Otherwise refuses a plan with no backend left to run (notes the skipped ones; UsageError) and
  * returns false.
  */
 export function dryRun(plan: RunPlan, values: { "dry-run": boolean; format?: string }): boolean {
   if (values["dry-run"]) {
-    printPlan(plan, values.format ?? "table");
+    // under MPI every rank plans alike: the plan is printed once
+    if (world().rank === 0) printPlan(plan, values.format ?? "table");
     return true;
   }
   if (plan.backends.length === 0) {

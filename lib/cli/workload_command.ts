@@ -138,6 +138,8 @@ export function workloadCommand<V extends FlagRecord>(workload: Workload<V>): Wo
         }
         return;
       }
+      // the run's duration counts from here, also where the output opens at the first row
+      const startMs = performance.now();
       const open = () =>
         openResults({
           command: w.name,
@@ -152,6 +154,7 @@ export function workloadCommand<V extends FlagRecord>(workload: Workload<V>): Wo
           facts: planned.facts,
           dir: planned.dir,
           inputs,
+          startMs,
         }, output);
       const results = planned.openAtFirstRow ? openAtFirstRow(open) : open();
       await measureInto(results, progress, () => planned.run((row) => results.add(row), progress));

@@ -59,30 +59,50 @@ export const DROP_DOES_NOT_WORK: Readonly<Record<number, string>> = {
 /** Fraction of a file still cached after a drop above which the drop did not work. */
 export const RESIDENT_LIMIT = 0.05;
 
-/** What one cold read phase showed, for {@link coldReadsTrusted}. */
+/** What one cold read phase showed, for {@link coldVerdict}. */
 export interface ColdEvidence {
   /** statfs `f_type` of the file's file system. */
   readonly fsType: number;
   /** Fraction of the file cached after the drop (the largest over the drops), 0..1. */
   readonly residentAfterDrop: number;
-  /** Bytes the read phases read, and the bytes they fetched from the device (getrusage). */
+  /**
+   * Bytes the phase read (0: not judged by its device bytes, as an open whose reads are not
+   * counted), and the bytes it fetched from the device (getrusage).
+   */
   readonly readBytes: number;
   readonly deviceReadBytes: number;
 }
 
 /**
- * Whether cold reads can be trusted (`cold_ok`): not on a file system where the drop does not
- * work, nothing (more than 5%) left resident by the drop, and at least half the bytes read came
- * from the device. Returns null when they can, else the reason in one line. Pure.
+ * Why a cold read phase's numbers are not the device's, in a word (`cold_why`): `fs type` (a file
+ * system where the drop does not work, such as tmpfs), `resident` (the drop left pages cached),
+ * `device bytes` (the phase fetched under half its bytes from the device: a cache served them).
  */
-export function coldReadsDistrusted(e: ColdEvidence): string | null {
+export type ColdReason = "fs type" | "resident" | "device bytes";
+
+/**
+ * Whether one cold read phase can be trusted (`cold_ok`): not on a file system where the drop
+ * does not work, nothing (more than 5%) left resident by the drop, and at least half the bytes
+ * read came from the device. Returns null when it can, else the reason as a word and in one
+ * line. Pure.
+ */
+export function coldVerdict(e: ColdEvidence): { reason: ColdReason; text: string } | null {
   const fs = DROP_DOES_NOT_WORK[e.fsType];
-  if (fs !== undefined) return `on ${fs}`;
+  if (fs !== undefined) return { reason: "fs type", text: `on ${fs}` };
   if (e.residentAfterDrop > RESIDENT_LIMIT) {
-    return `the drop left ${(e.residentAfterDrop * 100).toFixed(0)}% of the file in the page cache`;
+    const pct = (e.residentAfterDrop * 100).toFixed(0);
+    return { reason: "resident", text: `the drop left ${pct}% of the file in the page cache` };
   }
   if (e.readBytes > 0 && e.deviceReadBytes < e.readBytes / 2) {
-    return `reading ${e.readBytes} bytes fetched only ${e.deviceReadBytes} from the device`;
+    return {
+      reason: "device bytes",
+      text: `reading ${e.readBytes} bytes fetched only ${e.deviceReadBytes} from the device`,
+    };
   }
   return null;
+}
+
+/** Why cold reads cannot be trusted in one line ({@link coldVerdict}), or null when they can. */
+export function coldReadsDistrusted(e: ColdEvidence): string | null {
+  return coldVerdict(e)?.text ?? null;
 }

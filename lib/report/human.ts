@@ -97,12 +97,28 @@ function title(doc: ColumnDoc): string {
   return unit ? `${name} (${unit})` : name.replace(/_bytes$/, "");
 }
 
+/** A row's cells marked as not what they seem (numbers a cache served), and why. */
+export interface HumanMark {
+  /** The columns whose values get the trailing mark (those not shown are ignored). */
+  readonly columns: readonly string[];
+  /** The footnote saying why, printed once under the table. */
+  readonly note: string;
+}
+
+/** The trailing mark of a marked cell, and the start of its footnote. */
+export const HUMAN_MARK = "*";
+
 /**
  * An aligned table of `docs` columns (numbers right-aligned, text left-aligned); rows are kept
  * and the whole table is printed at the end, so columns line up. Columns with no value in any
- * row (such as `error` in a clean run) are left out.
+ * row (such as `error` in a clean run) are left out. `mark` names a row's cells that end in
+ * {@link HUMAN_MARK}, and each distinct note is printed once under the table, so it stays next
+ * to the numbers it qualifies.
  */
-export function humanTable(docs: readonly ColumnDoc[]): TableRenderer {
+export function humanTable(
+  docs: readonly ColumnDoc[],
+  mark: (row: Row) => HumanMark | undefined = () => undefined,
+): TableRenderer {
   const rows: Row[] = [];
   return {
     head: () => "",
@@ -115,7 +131,16 @@ export function humanTable(docs: readonly ColumnDoc[]): TableRenderer {
         rows.some((r) => humanValue(d.kind, r[d.name]) !== "") &&
         !(d.name === "stat" && rows.every((r) => r.stat === "run"))
       );
-      const cells = rows.map((r) => shown.map((d) => humanValue(d.kind, r[d.name])));
+      const notes = new Set<string>();
+      const cells = rows.map((r) => {
+        const m = mark(r);
+        return shown.map((d) => {
+          const v = humanValue(d.kind, r[d.name]);
+          if (m === undefined || v === "" || !m.columns.includes(d.name)) return v;
+          notes.add(m.note);
+          return v + HUMAN_MARK;
+        });
+      });
       const heads = shown.map(title);
       const widths = shown.map((_, i) =>
         Math.max(heads[i]!.length, ...cells.map((c) => c[i]!.length))
@@ -124,7 +149,9 @@ export function humanTable(docs: readonly ColumnDoc[]): TableRenderer {
       const line = (values: string[]) =>
         values.map((v, i) => right[i] ? v.padStart(widths[i]!) : v.padEnd(widths[i]!)).join("  ")
           .trimEnd() + "\n";
-      return line(heads) + line(widths.map((w) => "-".repeat(w))) + cells.map(line).join("");
+      const foot = [...notes].map((n) => `${HUMAN_MARK} ${n}\n`).join("");
+      return line(heads) + line(widths.map((w) => "-".repeat(w))) + cells.map(line).join("") +
+        foot;
     },
   };
 }

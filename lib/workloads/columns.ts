@@ -265,11 +265,37 @@ export const COLUMN_SCHEMA = {
   cold_ok: entry(
     "",
     "flag",
-    "cold rows: true when cold reads can be trusted: not NFS, Lustre, GPFS, BeeGFS, CephFS, " +
-      "FUSE or tmpfs, at most 5% resident after the drop, half the bytes read or more from the " +
-      "device (the read phases' *_dev_bytes against their payload; readers: against the distinct " +
-      "files' bytes; records: read rows only); false otherwise (stderr says why); empty when " +
+    "cold rows: true when every cold read phase can be trusted (the AND of the PHASE_cold_ok " +
+      "columns; records and readers: the row's one read phase); false otherwise (cold_why and " +
+      "stderr say why); empty when warm or direct",
+  ),
+  open_cold_ok: entry(
+    "",
+    "flag",
+    "cold rows: true when the open read from the device: not NFS, Lustre, GPFS, BeeGFS, " +
+      "CephFS, FUSE or tmpfs, and at most 5% of the file resident after the drop; empty when " +
       "warm or direct",
+  ),
+  read_cold_ok: entry(
+    "",
+    "flag",
+    "cold rows: true when the sequential read phase read from the device: the file system and " +
+      "residency as open_cold_ok, and half its bytes or more fetched from the device " +
+      "(read_dev_bytes against read_bytes; readers: against the distinct files' bytes; " +
+      "records: the read row's dev_read_bytes)",
+  ),
+  random_cold_ok: entry(
+    "",
+    "flag",
+    "cold rows: true when the random read phase read from the device, as read_cold_ok " +
+      "(random_dev_bytes against its payload): a phase a library's cache served is false",
+  ),
+  cold_why: entry(
+    "",
+    "text",
+    "cold rows with cold_ok false: each failing phase and why, `PHASE: REASON` joined by `; ` " +
+      "(resident: pages left after the drop; device bytes: under half the phase's bytes from " +
+      "the device; fs type: a file system, such as tmpfs, where nothing is cold); else empty",
   ),
   verified: entry("", "flag", "true when --verify checked the data"),
   // system calls
@@ -387,6 +413,7 @@ export const READ_COLUMN_NAMES: readonly ColumnName[] = columnNames(
   ["random_ms", "read_frames", "read_bytes", "random_bytes", "read_s", "random_s"],
   ["read_user_s", "read_sys_s", "read_dev_bytes", "random_dev_bytes", "resident_after_drop"],
   ["fs_type", "unit", "random_units", "verified", "open_dev_bytes", "cache", "cold_ok"],
+  ["open_cold_ok", "read_cold_ok", "random_cold_ok", "cold_why"],
   TRANSFER_COLUMN_NAMES,
   LATENCY_COLUMN_NAMES,
   ["repeat", "stat"],

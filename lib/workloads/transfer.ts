@@ -1,13 +1,15 @@
 /**
  * The columns every workload row carries about its system calls (`--bs`, `--direct`), the
- * page-cache preparation that `--direct` makes unnecessary, and whether a cold read can be
- * trusted (`cold_ok`, with the one stderr line that says why not and what to use instead).
+ * page-cache preparation that `--direct` makes unnecessary, and whether each cold read phase can
+ * be trusted (`PHASE_cold_ok`, `cold_ok`, `cold_why`, with the one stderr line that says why not
+ * and what to use instead, and the human table's mark of the numbers not from the device).
  * @module
  */
 import {
   type CacheDrop,
   type ColdEvidence,
-  coldReadsDistrusted,
+  type ColdReason,
+  coldVerdict,
   dropCache,
   residency,
 } from "../io/cache.ts";
@@ -15,7 +17,7 @@ import { FileHandle } from "../io/file.ts";
 import type { Transfer } from "../io/transfer.ts";
 import { aioUnavailable } from "../sys/libc.ts";
 import { world } from "../mpi/world.ts";
-import type { ColumnDoc } from "../report/human.ts";
+import type { ColumnDoc, HumanMark } from "../report/human.ts";
 import { columnDocs, TRANSFER_COLUMN_NAMES } from "./columns.ts";
 import type { Row } from "../report/row.ts";
 
@@ -94,19 +96,75 @@ export function prepareCache(path: string, cache: "cold" | "warm" | "direct"): C
   return { seconds: (performance.now() - t0) / 1000, residentAfter: residency(path) };
 }
 
+/** The evidence of a row's cold read phases, by phase name (`open`, `read`, `random`). */
+export type PhasesEvidence = Readonly<Record<string, ColdEvidence>>;
+
 /**
- * Sets `row.cold_ok` for a read measured with page cache state `cache`: true or false from the
- * evidence when it was cold, empty otherwise (warm, or O_DIRECT: nothing to trust). Returns why
- * cold reads cannot be trusted, or null.
+ * Sets a row's cold verdicts for reads measured with page cache state `cache`: each phase of
+ * `phases` judged on its own ({@link coldVerdict}) into `PHASE_cold_ok` (when `perPhase`: rows of
+ * one phase, as records' and readers', have `cold_ok` alone), `cold_ok` their AND, and
+ * `cold_why` the failing phases with their reasons (`random: device bytes`); empty when warm or
+ * direct (nothing to trust). Returns why cold reads cannot be trusted in one line, or null.
  */
-export function judgeCold(row: Row, cache: string, evidence: ColdEvidence): string | null {
+export function judgeCold(
+  row: Row,
+  cache: string,
+  phases: PhasesEvidence,
+  perPhase = true,
+): string | null {
+  const names = Object.keys(phases);
   if (cache !== "cold") {
+    if (perPhase) { for (const p of names) row[`${p}_cold_ok`] = ""; }
     row.cold_ok = "";
+    row.cold_why = "";
     return null;
   }
-  const why = coldReadsDistrusted(evidence);
-  row.cold_ok = why === null;
-  return why;
+  const why: string[] = [];
+  let text: string | null = null;
+  for (const p of names) {
+    const verdict = coldVerdict(phases[p]!);
+    if (perPhase) row[`${p}_cold_ok`] = verdict === null;
+    if (verdict === null) continue;
+    why.push(`${p}: ${verdict.reason}`);
+    text ??= perPhase ? `the ${p} phase: ${verdict.text}` : verdict.text;
+  }
+  row.cold_ok = why.length === 0;
+  row.cold_why = why.join("; ");
+  return text;
+}
+
+/** What each {@link ColdReason} means, for the human table's footnote. */
+const REASON_TEXT: Readonly<Record<ColdReason, string>> = {
+  "fs type": "the file system keeps the file where a cache drop cannot reach (tmpfs, NFS, ...)",
+  resident: "the cache drop left the file in the page cache",
+  "device bytes": "the phase fetched under half its bytes from the device (a cache served them)",
+};
+
+/**
+ * The human table's mark of a row whose numbers are not from the device (`cold_ok` false): the
+ * rate and time columns of each failing phase (`PHASE_MiBps`, `PHASE_ms`, `PHASE_s`; a row of
+ * one phase: its MiB/s columns) and its `cache`, with a footnote naming the phases and why.
+ */
+export function coldMark(row: Row): HumanMark | undefined {
+  if (row.cold_ok !== false) return undefined;
+  const why = String(row.cold_why ?? "");
+  const failed = why.split("; ").map((w) => w.split(": ")[0]!).filter((p) => p !== "");
+  const perPhase = failed.some((p) => `${p}_cold_ok` in row);
+  const columns = perPhase
+    ? failed.flatMap((p) => [`${p}_MiBps`, `${p}_ms`, `${p}_s`])
+    : ["MiBps", "aggregate_MiBps", "wall_s"];
+  const byReason = new Map<ColdReason, string[]>();
+  for (const w of why.split("; ")) {
+    const [phase = "", reason = ""] = w.split(": ");
+    if (!Object.hasOwn(REASON_TEXT, reason)) continue;
+    const r = reason as ColdReason;
+    byReason.set(r, [...(byReason.get(r) ?? []), phase]);
+  }
+  const because = [...byReason].map(([r, ps]) => `${ps.join(", ")}: ${REASON_TEXT[r]}`);
+  return {
+    columns: [...columns, "cache"],
+    note: `not from the device (cold_ok false): ${because.join("; ") || "cold_why unknown"}`,
+  };
 }
 
 /**
@@ -134,9 +192,12 @@ export class ColdReads {
     this.#note = note;
   }
 
-  /** Sets `row.cold_ok` from `evidence` (read with page cache state `cache`). */
-  judge(row: Row, cache: string, evidence: ColdEvidence): void {
-    const why = judgeCold(row, cache, evidence);
+  /**
+   * Sets `row`'s cold verdicts from each phase's evidence (read with page cache state `cache`;
+   * {@link judgeCold}).
+   */
+  judge(row: Row, cache: string, phases: PhasesEvidence, perPhase = true): void {
+    const why = judgeCold(row, cache, phases, perPhase);
     if (why === null || this.#warned || world().rank !== 0) return;
     this.#warned = true;
     this.#note(coldWarning(this.#dir, why));

@@ -51,6 +51,27 @@ export interface RunPlan {
   readonly warnings: readonly string[];
 }
 
+/**
+ * The plan of a run on `ranks` MPI ranks, each doing what `plan` says for one rank: the bytes
+ * written and read times `ranks`, and each file made once per rank, or with `sharedFile` (one
+ * file all ranks write their parts of) made as often, `ranks` times larger; the parameters say
+ * `ranks`. One rank: `plan` unchanged.
+ */
+export function planForRanks(plan: RunPlan, ranks: number, sharedFile = false): RunPlan {
+  if (ranks <= 1) return plan;
+  return {
+    ...plan,
+    parameters: { ...plan.parameters, ranks },
+    files: plan.files.map((f) =>
+      sharedFile
+        ? { ...f, bytes: f.bytes * ranks }
+        : { ...f, name: `${f.name} per rank`, count: f.count * ranks }
+    ),
+    writeBytes: plan.writeBytes * ranks,
+    readBytes: plan.readBytes * ranks,
+  };
+}
+
 /** A flag a workload declares for itself, beside the shared ones of the CLI's flag table. */
 export interface WorkloadFlag {
   /** Name after `--`. */

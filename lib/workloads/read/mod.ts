@@ -5,9 +5,16 @@
  * @module
  */
 import { FormatError, UsageError } from "../../core/errors.ts";
-import { type CacheDrop, type ColdEvidence, dropCache, residency } from "../../io/cache.ts";
+import { type CacheDrop, dropCache, residency } from "../../io/cache.ts";
 import type { Transfer } from "../../io/transfer.ts";
-import { cacheState, judgeCold, prepareCache, readOverlap, transferColumns } from "../transfer.ts";
+import {
+  cacheState,
+  judgeCold,
+  type PhasesEvidence,
+  prepareCache,
+  readOverlap,
+  transferColumns,
+} from "../transfer.ts";
 import type { Row } from "../../report/row.ts";
 import { Progress } from "../../report/progress.ts";
 import { attachAudit, finishAudit, startAudit } from "../../sys/audit.ts";
@@ -272,13 +279,23 @@ function tablePatternOf(source: FrameSource, seed: number, fileBytes: number): T
   return pattern;
 }
 
-/** What a read row shows about its cold reads, for `cold_ok` ({@link judgeCold}). */
-export function coldEvidence(row: Row, fsType: number): ColdEvidence {
-  return {
+/**
+ * What a read row shows about each of its cold read phases, for `PHASE_cold_ok`
+ * ({@link judgeCold}): the open by the file system and the residency after the drop, the read
+ * and the random phase also by the bytes each read against those it fetched from the device.
+ */
+export function coldEvidence(row: Row, fsType: number): PhasesEvidence {
+  const residentAfterDrop = Number(row.resident_after_drop);
+  const phase = (readBytes: number, deviceReadBytes: number) => ({
     fsType,
-    residentAfterDrop: Number(row.resident_after_drop),
-    readBytes: Number(row.read_bytes) + Number(row.random_bytes),
-    deviceReadBytes: Number(row.read_dev_bytes) + Number(row.random_dev_bytes),
+    residentAfterDrop,
+    readBytes,
+    deviceReadBytes,
+  });
+  return {
+    open: phase(0, Number(row.open_dev_bytes)),
+    read: phase(Number(row.read_bytes), Number(row.read_dev_bytes)),
+    random: phase(Number(row.random_bytes), Number(row.random_dev_bytes)),
   };
 }
 
@@ -443,6 +460,10 @@ function readRow(
     open_dev_bytes: o.devReadBytes,
     cache,
     cold_ok: "",
+    open_cold_ok: "",
+    read_cold_ok: "",
+    random_cold_ok: "",
+    cold_why: "",
     ...transferColumns(transfer),
     ...latencyFields("read", t.sequential.latency, r.wallS),
     ...latencyFields("random", t.shuffled.latency, x.wallS),

@@ -16,7 +16,7 @@ export const READERS_COLUMN_DOCS: readonly ColumnDoc[] = columnDocs(
   ["mode", "procs", "file_bytes", "wall_s", "mean_s", "max_s", "min_s", "aggregate_MiBps"],
   ["read_user_s", "read_sys_s", "read_dev_bytes", "slope_s_per_proc", "cache", "framing"],
   ["records", "length", "reader_bytes", "start_spread_s", "resident_before", "fs_type"],
-  ["reader", "repeat", "cold_ok"],
+  ["reader", "repeat", "cold_ok", "cold_why"],
   TRANSFER_COLUMN_NAMES,
   STAT_COLUMN_NAMES,
 );

@@ -154,22 +154,33 @@ export async function runReaders(
               fs_type: fsType,
               repeat,
               cold_ok: "",
+              cold_why: "",
               stat: "run",
               error: "",
             }, auditOf(row));
             // a shared file is fetched from the device once, however many read it
             cold.judge(out, String(row.cache), {
-              fsType: fs.type,
-              residentAfterDrop: Number(row.resident_before),
-              // mutant: readers-cold-ok-shared-bytes
-              readBytes: Number(row.reader_bytes) / (mode === "shared" ? Number(row.procs) : 1),
-              deviceReadBytes: Number(row.read_dev_bytes),
-            });
+              read: {
+                fsType: fs.type,
+                residentAfterDrop: Number(row.resident_before),
+                // mutant: readers-cold-ok-shared-bytes
+                readBytes: Number(row.reader_bytes) / (mode === "shared" ? Number(row.procs) : 1),
+                deviceReadBytes: Number(row.read_dev_bytes),
+              },
+            }, false);
             rows.push(out);
             onRow(out);
             for (const r of ran.ranks) {
               const each = attachAudit(
-                { ...r, fs_type: fsType, repeat, cold_ok: out.cold_ok, stat: "run", error: "" },
+                {
+                  ...r,
+                  fs_type: fsType,
+                  repeat,
+                  cold_ok: out.cold_ok,
+                  cold_why: out.cold_why,
+                  stat: "run",
+                  error: "",
+                },
                 auditOf(r),
               );
               rows.push(each);

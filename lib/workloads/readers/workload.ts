@@ -434,6 +434,8 @@ export const readersWorkload: Workload<FlagValues<"readers">> = {
       file: userFile,
       backend: backend.name,
       ...cells,
+      // under MPI the ranks are the readers: one run of as many readers as ranks
+      procs: world().size > 1 ? [world().size] : cells.procs,
       options: backendOptions,
     });
     if (sized && reader.name === "gfortran") {

@@ -234,16 +234,20 @@ async function readPhase(
     fsync: ctx.fsync,
     sample: rs,
   };
-  const judged: { cold_ok?: boolean | "" } = {};
+  const judged: { cold_ok?: boolean | ""; cold_why?: string } = {};
   // mutant: records-cold-ok-judge
   cold.judge(judged, transfer?.direct ? "direct" : "cold", {
-    fsType: ctx.fs.type,
-    residentAfterDrop: measured.residentAfterDrop,
-    readBytes: ctx.bytes,
-    deviceReadBytes: rs.devReadBytes,
-  });
+    read: {
+      fsType: ctx.fs.type,
+      residentAfterDrop: measured.residentAfterDrop,
+      readBytes: ctx.bytes,
+      deviceReadBytes: rs.devReadBytes,
+    },
+  }, false);
   return attachAudit({
     ...measured,
-    ...(typeof judged.cold_ok === "boolean" ? { coldOk: judged.cold_ok } : {}),
+    ...(typeof judged.cold_ok === "boolean"
+      ? { coldOk: judged.cold_ok, coldWhy: judged.cold_why ?? "" }
+      : {}),
   }, finishAudit());
 }

@@ -12,7 +12,7 @@ import { columnDocs, STAT_COLUMN_NAMES, TRANSFER_COLUMN_NAMES } from "../columns
 export const RECORDS_COLUMN_DOCS: readonly ColumnDoc[] = columnDocs(
   ["framing", "endian", "phase", "shape", "bytes", "wall_s", "cpu_s", "user_s", "sys_s"],
   ["MiBps", "repeat", "file_bytes", "dev_read_bytes", "dev_write_bytes"],
-  ["resident_after_drop", "fsync", "cold_ok"],
+  ["resident_after_drop", "fsync", "cold_ok", "cold_why"],
   TRANSFER_COLUMN_NAMES,
   STAT_COLUMN_NAMES,
 );

@@ -79,6 +79,8 @@ export interface RecordsRun {
    * for writes and O_DIRECT reads.
    */
   readonly coldOk?: boolean;
+  /** With `coldOk` false: why (`cold_why`, `read: device bytes`); "" otherwise. */
+  readonly coldWhy?: string;
   /** Why the phase failed (its numbers are then empty). */
   readonly error?: string;
 }

@@ -27,7 +27,14 @@ import { RECORDS_QUICK, RECORDS_SEED } from "../seeds.ts";
 import { parseChoice, parseCount, parseShape } from "../../core/values.ts";
 import { checkMemory, checkScratchRoom } from "../checks.ts";
 import type { FlagValues } from "../../cli/flags.ts";
-import type { PlannedRun, RunPlan, SkippedBackend, Workload, WorkloadHelp } from "../workload.ts";
+import {
+  planForRanks,
+  type PlannedRun,
+  type RunPlan,
+  type SkippedBackend,
+  type Workload,
+  type WorkloadHelp,
+} from "../workload.ts";
 import { parseFsync, parseLayout, parseReorder, parseTransfer, repeatOption } from "../settings.ts";
 import { parseOptionArgs } from "../../framings/options.ts";
 import { refuseUnstorable } from "../../backends/capabilities.ts";
@@ -135,10 +142,15 @@ export const recordsWorkload: Workload<FlagValues<"records">> = {
       (name) => endian.ordersOf(name),
       (t) => notes.push(t),
     );
-    const plan = recordsPlan(
-      { shape, dtype, trials: repeat, seed, recordBytes, options: values.option ?? [] },
-      targets,
-      resolved.skipped,
+    // every rank writes and reads what one rank's plan says (--layout shared: its part of one file)
+    const plan = planForRanks(
+      recordsPlan(
+        { shape, dtype, trials: repeat, seed, recordBytes, options: values.option ?? [] },
+        targets,
+        resolved.skipped,
+      ),
+      world().size,
+      layout === "shared",
     );
     checkScratchRoom(
       values.dir,

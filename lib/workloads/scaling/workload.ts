@@ -30,7 +30,14 @@ import { formatSize } from "../../report/units.ts";
 import { parseChoice, parseIntegers, parseShape } from "../../core/values.ts";
 import { checkMemory, checkScratchRoom } from "../checks.ts";
 import type { FlagValues } from "../../cli/flags.ts";
-import type { PlannedRun, RunPlan, SkippedBackend, Workload, WorkloadHelp } from "../workload.ts";
+import {
+  planForRanks,
+  type PlannedRun,
+  type RunPlan,
+  type SkippedBackend,
+  type Workload,
+  type WorkloadHelp,
+} from "../workload.ts";
 import { parseFsync, parseTransfer, repeatOption } from "../settings.ts";
 import { refuseUnstorable } from "../../backends/capabilities.ts";
 import { EndianChoice, NUMBER_TYPES, resolveBackends } from "../settings.ts";
@@ -206,9 +213,10 @@ export const scalingWorkload: Workload<FlagValues<"scaling">> = {
       endian.of(b.name);
     }
     const fsync = parseFsync(values.fsync, resolved.run, "none");
-    const plan = scalingPlan(
-      { datasets, shape, dtype, trials: repeat, fsync, bytes, endian },
-      resolved,
+    // under MPI each rank writes its own files
+    const plan = planForRanks(
+      scalingPlan({ datasets, shape, dtype, trials: repeat, fsync, bytes, endian }, resolved),
+      world().size,
     );
     checkScratchRoom(
       values.dir,

@@ -5,7 +5,6 @@
  * @module
  */
 import { VerifyError } from "../../core/errors.ts";
-import type { ColdEvidence } from "../../io/cache.ts";
 import { signalPoint, withScratchDir } from "../../io/scratch.ts";
 import { writeFrames } from "../../backends/write.ts";
 import type { Backend, FrameSource } from "../../backends/backend.ts";
@@ -18,7 +17,13 @@ import { callLatencyFields, latencyFields, LatencyHistogram } from "../../report
 import { startMeter, warmUpOpens } from "../../sys/meter.ts";
 import { recordPreadLatency, statfs } from "../../sys/libc.ts";
 import { sharedFraming } from "../cells.ts";
-import { cacheState, prepareCache, readOverlap, transferColumns } from "../transfer.ts";
+import {
+  cacheState,
+  type PhasesEvidence,
+  prepareCache,
+  readOverlap,
+  transferColumns,
+} from "../transfer.ts";
 import {
   prepareVerified,
   readVerifiedFrames,
@@ -308,16 +313,23 @@ export async function runTableCell(
 }
 
 /**
- * What a table row shows about its cold reads (`cold_ok`): its residency after the drop, the
- * bytes both read phases read and fetched from the device, and the file system (`fsType`, statfs
- * f_type).
+ * What a table row shows about each of its cold read phases (`PHASE_cold_ok`): the residency
+ * after the drop and the file system (`fsType`, statfs f_type) for all three, and for the read
+ * and the random phase the bytes it read against those it fetched from the device (the open's
+ * reads are not counted: its device bytes are not judged).
  */
-export function tableColdEvidence(row: Row, fsType: number): ColdEvidence {
-  return {
+export function tableColdEvidence(row: Row, fsType: number): PhasesEvidence {
+  const residentAfterDrop = Number(row.resident_after_drop);
+  const phase = (readBytes: number, deviceReadBytes: number) => ({
     fsType,
-    residentAfterDrop: Number(row.resident_after_drop),
-    readBytes: 2 * Number(row.read_bytes),
-    deviceReadBytes: Number(row.read_dev_bytes) + Number(row.random_dev_bytes),
+    residentAfterDrop,
+    readBytes,
+    deviceReadBytes,
+  });
+  return {
+    open: phase(0, Number(row.open_dev_bytes)),
+    read: phase(Number(row.read_bytes), Number(row.read_dev_bytes)),
+    random: phase(Number(row.read_bytes), Number(row.random_dev_bytes)),
   };
 }
 

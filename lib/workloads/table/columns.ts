@@ -26,6 +26,7 @@ export const TABLE_COLUMN_NAMES = columnNames(
   TRANSFER_COLUMN_NAMES,
   ["open_dev_bytes", "open_first_ms", "read_verify_s", "random_verify_s"],
   LATENCY_COLUMN_NAMES,
+  ["open_cold_ok", "read_cold_ok", "random_cold_ok", "cold_why"],
   STAT_COLUMN_NAMES,
 );
 

@@ -30,13 +30,14 @@ import { parseSize } from "../../core/sizes.ts";
 import { EndianChoice, resolveBackends } from "../settings.ts";
 import type { Transfer } from "../../io/transfer.ts";
 import { readOverlap } from "../transfer.ts";
-import type {
-  PlannedFile,
-  PlannedRun,
-  RunPlan,
-  SkippedBackend,
-  Workload,
-  WorkloadHelp,
+import {
+  planForRanks,
+  type PlannedFile,
+  type PlannedRun,
+  type RunPlan,
+  type SkippedBackend,
+  type Workload,
+  type WorkloadHelp,
 } from "../workload.ts";
 import { checkMemory, checkScratchRoom } from "../checks.ts";
 import type { FlagValues } from "../../cli/flags.ts";
@@ -400,7 +401,8 @@ export const tableWorkload: Workload<FlagValues<"table">> = {
       const names = serial.map((x) => x.name).join(", ");
       warn(`--overlap: not for ${names} (peers read one frame after the other)`);
     }
-    const plan = tablePlan(settings);
+    // every rank writes and reads what one rank's plan says (--layout shared: its part of one file)
+    const plan = planForRanks(tablePlan(settings), world().size, layout === "shared");
     // every rank's files may share this file system
     checkScratchRoom(
       values.dir,
