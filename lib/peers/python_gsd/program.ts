@@ -56,8 +56,8 @@ COLUMNS = [
     "seed", "write_sync_s", "read_user_ticks", "read_sys_ticks", "random_user_ticks",
     "random_sys_ticks", "cache", "fsync", "cold_ok", "bs_bytes", "direct", "huge_pages",
     "open_dev_bytes",
-    "open_first_ms", "read_verify_s", "random_verify_s", "stat",
-    "error",
+    "open_first_ms", "read_verify_s", "random_verify_s", "read_io_MiBps", "random_io_MiBps",
+    "order", "stat", "error",
 ]
 OPEN_WARMUP_OPENS = ${OPEN_WARMUP_OPENS}
 OPEN_WARMUP_SECONDS = ${OPEN_WARMUP_SECONDS}
@@ -473,6 +473,10 @@ def run_cell(size, n, repeat, args):
             "open_first_ms": num(first["wall"] * 1000, 4),
             "read_verify_s": num(read_verify),
             "random_verify_s": num(random_verify),
+            # sciobench derives these from the row (lib/workloads/table/mod.ts)
+            "read_io_MiBps": "",
+            "random_io_MiBps": "",
+            "order": "",
             "stat": "run",
             "error": "",
         }

@@ -19,6 +19,7 @@ export const TABLE_COLUMN_NAMES = columnNames(
   ["random_user_ticks", "random_sys_ticks", "cache", "fsync", "cold_ok"],
   TRANSFER_COLUMN_NAMES,
   ["open_dev_bytes", "open_first_ms", "read_verify_s", "random_verify_s"],
+  ["read_io_MiBps", "random_io_MiBps", "order"],
   STAT_COLUMN_NAMES,
 );
 
