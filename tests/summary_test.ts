@@ -66,7 +66,7 @@ Deno.test("summary: each backend against the reference, hyperfine-style, per cel
   ];
   const text = summaryText(rows, KEYS, ["write_MiBps", "read_MiBps"]);
   // the cells differ in N only: N names them, the keys all share are left out
-  assert.match(text, /^gsd N 32\^2$/m);
+  assert.match(text, /^gsd \(N 32\^2\)$/m);
   assert.match(
     text,
     /^against python-gsd \(N 32\^2\):\n {2}gsd: 1\.20 ± 0\.00 × the write rate of python-gsd\n {2}gsd: 0\.50 ± 0\.00 × the read rate of python-gsd$/m,

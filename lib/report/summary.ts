@@ -86,15 +86,16 @@ function cellsOf(rows: readonly Row[], keys: readonly string[], rates: readonly 
 
 /**
  * A cell's name for people: its backend, then the key columns whose values differ between
- * cells (`size 128 MiB, N 32^2`); keys every cell shares say nothing.
+ * cells (`gsd (size 128 MiB, N 32^2)`); keys every cell shares say nothing.
  */
 function cellLabel(cell: Cell, varying: readonly ColumnDoc[], withSeries: boolean): string {
   const parts = varying.map((d) =>
     `${d.name.replace(/_bytes$/, "")} ${humanValue(d.kind, cell.keys[d.name])}`
   );
   const series = cell.keys[SERIES_COLUMN];
-  return [withSeries && series !== undefined ? String(series) : "", parts.join(", ")]
-    .filter((s) => s !== "").join(" ");
+  const cellKeys = parts.join(", ");
+  if (!withSeries || series === undefined) return cellKeys;
+  return cellKeys === "" ? String(series) : `${series} (${cellKeys})`;
 }
 
 /** The reference backend among `names`: the first of {@link REFERENCE_BACKENDS}, else the first. */
