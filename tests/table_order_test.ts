@@ -8,6 +8,7 @@ import { backendOrder, runTable } from "../lib/workloads/table/mod.ts";
 import { addIoRates } from "../lib/workloads/table/io_rates.ts";
 import { addFioColumns } from "../lib/workloads/table/fio.ts";
 import { WARM_UP_PHASE } from "../lib/workloads/table/warm_up.ts";
+import { recordsRow, recordsTargets, runRecords } from "../lib/workloads/records/mod.ts";
 import { tempDir } from "./_helpers.ts";
 
 function diskDir(): { path: string } & Disposable {
@@ -120,4 +121,31 @@ Deno.test("table io rates: fio's read efficiencies compare the io rates, like wi
   assert.equal(row.efficiency_write, 0.5);
   assert.equal(row.efficiency_read, 0.5);
   assert.equal(row.efficiency_random, 0.5);
+});
+
+Deno.test("records order: the targets' order alternates between repeats, each row says its place", async () => {
+  using d = diskDir();
+  const shape = [4, 16];
+  const runs = await runRecords({
+    targets: recordsTargets(["raw", "f77"].map(backendByName), ["native"]),
+    shape,
+    dtype: "float32",
+    repeat: 2,
+    dir: d.path,
+    seed: 3,
+  });
+  const rows = runs.map((run) => recordsRow(run, shape));
+  assert.deepEqual(
+    rows.map((r) => `${r.repeat} ${r.framing} ${r.phase} ${r.order}`),
+    [
+      "1 raw write 1",
+      "1 raw read 1",
+      "1 f77 write 2",
+      "1 f77 read 2",
+      "2 f77 write 1",
+      "2 f77 read 1",
+      "2 raw write 2",
+      "2 raw read 2",
+    ],
+  );
 });

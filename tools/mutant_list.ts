@@ -1103,7 +1103,7 @@ export const MUTANTS: readonly Mutant[] = [
       replace: "return all;",
     }],
     tests: ["tests/table_order_test.ts"],
-    filter: "/order alternates|rows say their place/",
+    filter: "/order alternates|rows say their place|records order/",
   },
   {
     name: "table-warm-up",

@@ -100,8 +100,9 @@ export const COLUMN_SCHEMA = {
   order: entry(
     "",
     "count",
-    "the backend's place, from 1, among the backends measured in this repeat of (size, N): " +
-      "the order alternates between repeats (A B, then B A), so no backend is always first",
+    "the backend's place, from 1, among those measured in this repeat (table: of each size and " +
+      "N; records: backend and byte-order targets): the order alternates between repeats (A B, " +
+      "then B A), so no backend is always first",
   ),
   // sizes and counts
   frames: entry(

@@ -13,7 +13,7 @@ import { audited } from "../../sys/audit.ts";
 import { formatCount, formatSize } from "../../report/units.ts";
 import { statfs } from "../../sys/libc.ts";
 import { type FioResult } from "../../baselines/fio.ts";
-import { CellFailures } from "../cells.ts";
+import { backendOrder, CellFailures } from "../cells.ts";
 import { cacheState, ColdReads, readOverlap, transferColumns } from "../transfer.ts";
 import { type PhaseBeside, type TableOptions, tableSizing } from "./options.ts";
 import { TABLE_AGGREGATE } from "./columns.ts";
@@ -46,6 +46,7 @@ export {
 export { TableFrames } from "./frames.ts";
 export { runTableCell, tableColdEvidence } from "./cell.ts";
 export { fioFirst } from "./fio.ts";
+export { backendOrder } from "../cells.ts";
 
 /** What a failed cell's row says: the columns that name the cell. */
 function cellIdentity(
@@ -128,17 +129,6 @@ async function measureWith(
     endian: options.endianOf?.(backend.name) ?? options.endian,
     beside: pairs,
   });
-}
-
-/**
- * The backends of repeat `rep` (1-based) in the order they are measured: as listed in odd
- * repeats, reversed in even ones (A B, then B A), so that no backend is always measured first
- * (after a cold start) or last (after the others have filled the page cache and the disk's
- * queues).
- */
-export function backendOrder<T>(all: readonly T[], rep: number): readonly T[] {
-  // mutant: table-alternate-order
-  return rep % 2 === 1 ? all : [...all].reverse();
 }
 
 /**
