@@ -69,14 +69,15 @@ Deno.test("summary rows equal the statistics of the run rows (table --repeat 3)"
   const rows = csv(r.stdout);
   assertNumeric(rows, TABLE_COLUMN_DOCS, "table");
   const runs = rows.filter((x) => x.stat === "run");
-  // Repeated --framing accumulates: both framings ran, repeats numbered 1..3.
-  assert.deepEqual(runs.map((x) => `${x.framing}${x.repeat}`), [
-    "raw1",
-    "raw2",
-    "raw3",
-    "gsd1",
-    "gsd2",
-    "gsd3",
+  // Repeated --framing accumulates: both framings ran, repeats numbered 1..3, the framings'
+  // order alternating between repeats (the row's order)
+  assert.deepEqual(runs.map((x) => `${x.framing}${x.repeat}@${x.order}`), [
+    "raw1@1",
+    "gsd1@2",
+    "gsd2@1",
+    "raw2@2",
+    "raw3@1",
+    "gsd3@2",
   ]);
   for (const framing of ["raw", "gsd"]) {
     const mine = runs.filter((x) => x.framing === framing);

@@ -1127,4 +1127,59 @@ export const MUTANTS: readonly Mutant[] = [
     tests: ["tests/huge_pages_test.ts"],
     filter: "/mem=shmhuge exactly when/",
   },
+  {
+    name: "table-alternate-order",
+    claim: "table: the backends measured in the same order in every repeat (order bias)",
+    edits: [{
+      marker: "table-alternate-order",
+      search: "return rep % 2 === 1 ? all : [...all].reverse();",
+      replace: "return all;",
+    }],
+    tests: ["tests/table_order_test.ts"],
+    filter: "/order alternates|rows say their place|records order/",
+  },
+  {
+    name: "table-warm-up",
+    claim: "table: no untimed warm-up, the first backend pays V8's compilation in its phases",
+    edits: [{
+      marker: "table-warm-up",
+      search: "await warmUpBackends(all, options);",
+      replace: "",
+    }],
+    tests: ["tests/table_order_test.ts"],
+    filter: "/rows say their place/",
+  },
+  {
+    name: "table-io-rate-excludes-verify",
+    claim: "table: the io rates include the verification (not like with like against fio)",
+    edits: [{
+      marker: "table-io-rate-excludes-verify",
+      search: 'row[rate] = bytes > 0 && io > 0 ? bytes / 2 ** 20 / io : "";',
+      replace: "row[rate] = bytes / 2 ** 20 / Number(row[seconds]);",
+    }],
+    tests: ["tests/table_order_test.ts"],
+    filter: "/io rates|rows say their place/",
+  },
+  {
+    name: "fio-efficiency-io-rate",
+    claim: "--baseline fio: the read efficiencies compare fio with our verified rates",
+    edits: [{
+      marker: "fio-efficiency-io-rate",
+      search: "row.efficiency_read = Number(row.read_io_MiBps) / fio.readMiBps;",
+      replace: "row.efficiency_read = Number(row.read_MiBps) / fio.readMiBps;",
+    }],
+    tests: ["tests/table_order_test.ts"],
+    filter: "/efficiencies compare the io rates/",
+  },
+  {
+    name: "summary-ratio-of-means",
+    claim: "summary rows: an efficiency's mean is the mean of the runs' ratios, not of the rates",
+    edits: [{
+      marker: "summary-ratio-of-means",
+      search: "row[name] = statistic(stat, top as number[]) / statistic(stat, bottom as number[]);",
+      replace: "",
+    }],
+    tests: ["tests/summary_test.ts"],
+    filter: "/ratio of the mean rates/",
+  },
 ];

@@ -7,7 +7,7 @@ import { CellsFailedError, IoError, UsageError } from "../core/errors.ts";
 import { world } from "../mpi/world.ts";
 import { type Progress } from "../report/progress.ts";
 import { type ColumnDoc, humanTable } from "../report/human.ts";
-import { openRowSink, type OutputFormat, type TableRenderer } from "../report/output.ts";
+import { openRowSink, type OutputFormat, type TableRenderer, writeAll } from "../report/output.ts";
 import {
   DATA_FORMAT,
   orList,
@@ -22,6 +22,7 @@ import { coldMark } from "../workloads/transfer.ts";
 import { renderChart, type Results as ChartResults } from "../report/plot.ts";
 import type { ChartSpec } from "../report/chart.ts";
 import { auditOf, auditSummary } from "../sys/audit.ts";
+import { summaryText } from "../report/summary.ts";
 import { parseChoice } from "../core/values.ts";
 import { refuseOutputOnInput } from "../io/atomic.ts";
 import { endMeta, runMeta } from "./meta.ts";
@@ -228,6 +229,7 @@ export function openResults(
     summaryKeys: keys && world().size > 1 ? [...keys, "rank", "host"] : keys,
     // the chart is drawn from every row at the end
     keepRows: plot !== undefined,
+    ratios: spec.columns.filter((c) => c.ratio !== undefined),
   });
   let rows = 0;
   const nested = rowFormat(format).nested === true;
@@ -260,6 +262,10 @@ export function openResults(
         const id = storeRun(store, meta, spec.columns.map((c) => c.name), stored);
         writeStderr(`stored run ${id} in ${store}\n`);
       }
+      if (world().rank === 0) {
+        const written = [values.out, plot].filter((f) => f !== undefined);
+        showSummary(runSummary(spec, sink.rows), written, format, values.out);
+      }
       if (sink.failed > 0) {
         const first = sink.firstFailed;
         const which = [first?.framing, first?.phase, first?.datasets ?? first?.size_bytes]
@@ -275,6 +281,57 @@ export function openResults(
       sink.close({ interrupted: true });
     },
   };
+}
+
+/** Where the end-of-run summary goes (see {@link summaryStream}). */
+export type SummaryStream = "stdout" | "stderr" | undefined;
+
+/**
+ * Where the end-of-run summary and the list of files written go: after the human table on
+ * stdout when that table is drawn on a terminal, else to stderr when stderr is a terminal (stdout
+ * then carries data, or nothing with --out), else nowhere: a run piped or captured keeps its
+ * streams as they were.
+ */
+export function summaryStream(
+  format: OutputFormat,
+  out: string | undefined,
+  terminal: { readonly stdout: boolean; readonly stderr: boolean },
+): SummaryStream {
+  if (format === TERMINAL_FORMAT && out === undefined && terminal.stdout) return "stdout";
+  return terminal.stderr ? "stderr" : undefined;
+}
+
+/**
+ * The summary of a run's rows (lib/report/summary.ts): the cells by the command's key columns,
+ * the rates the human table shows (MiB/s); empty without keys or repeats.
+ */
+export function runSummary(spec: ResultsSpec, rows: readonly Row[]): string {
+  if (spec.keys === undefined || spec.keys.length === 0) return "";
+  const doc = (name: string) => spec.columns.find((c) => c.name === name);
+  const keys = spec.keys.map(doc).filter((d) => d !== undefined);
+  const rates = spec.human.filter((name) => doc(name)?.unit === "MiB/s");
+  return summaryText(rows, keys, rates);
+}
+
+/**
+ * Prints `summary` and a `wrote FILE` line per file in `written` where {@link summaryStream}
+ * says, for the run's `format` and `out`.
+ */
+function showSummary(
+  summary: string,
+  written: readonly string[],
+  format: OutputFormat,
+  out: string | undefined,
+): void {
+  const terminal = { stdout: Deno.stdout.isTerminal(), stderr: Deno.stderr.isTerminal() };
+  const stream = summaryStream(format, out, terminal);
+  if (stream === undefined) return;
+  const text = (summary === "" ? "" : "\n" + summary) +
+    written.map((f) => `wrote ${f}\n`).join("");
+  if (text === "") return;
+  const bytes = new TextEncoder().encode(text);
+  if (stream === "stdout") writeAll(Deno.stdout, bytes);
+  else writeAll(Deno.stderr, bytes, "standard error");
 }
 
 /**

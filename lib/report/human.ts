@@ -6,6 +6,7 @@
  */
 import type { TableRenderer } from "./output.ts";
 import type { Row } from "./row.ts";
+import type { RatioOf } from "./stats.ts";
 import { formatCount, formatG, formatSize } from "./units.ts";
 import { escapeControls } from "../core/errors.ts";
 
@@ -33,6 +34,11 @@ export interface ColumnDoc {
   readonly text: string;
   /** How human output formats it. */
   readonly kind: ColumnKind;
+  /**
+   * A column that is the ratio of two others in each run row: summary rows make their mean and
+   * median the ratio of the two columns' mean and median (lib/report/stats.ts).
+   */
+  readonly ratio?: RatioOf;
 }
 
 /** Shorthand constructor of a {@link ColumnDoc}. */

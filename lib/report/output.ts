@@ -19,7 +19,7 @@ import {
   tempPathFor,
 } from "../io/atomic.ts";
 import { onInterrupt } from "../io/interrupt.ts";
-import { summaryRows } from "./stats.ts";
+import { type RatioColumn, summaryRows } from "./stats.ts";
 import type { Row } from "./row.ts";
 import { rowFormat } from "./formats/mod.ts";
 import type { TableRenderer } from "./formats/writer.ts";
@@ -52,6 +52,8 @@ export interface RowSinkOptions {
    * of each cell with two or more runs are added at the end.
    */
   readonly summaryKeys?: readonly string[];
+  /** Ratio columns whose summary rows are ratios of the statistic (lib/report/stats.ts). */
+  readonly ratios?: readonly RatioColumn[];
   /**
    * Keep every row in `rows` (for a chart drawn at the end). Rows are kept anyway where the
    * summary rows or the JSON document need them; else a sink of a million rows holds none.
@@ -264,7 +266,7 @@ export function openRowSink(columns: readonly string[], options: RowSinkOptions)
       try {
         start();
         if (options.summaryKeys && !close.interrupted) {
-          for (const row of summaryRows(rows, options.summaryKeys)) {
+          for (const row of summaryRows(rows, options.summaryKeys, options.ratios)) {
             rows.push(row);
             emit(row);
           }

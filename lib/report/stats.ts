@@ -7,6 +7,22 @@
  */
 import type { Row } from "./row.ts";
 
+/** The two columns a ratio column divides: `numerator / denominator`. */
+export interface RatioOf {
+  /** The column divided. */
+  readonly numerator: string;
+  /** The column it is divided by. */
+  readonly denominator: string;
+}
+
+/** A column and, where it is a ratio of two others in each run row, which (a ColumnDoc fits). */
+export interface RatioColumn {
+  /** The column's name. */
+  readonly name: string;
+  /** The columns it divides, if it is a ratio. */
+  readonly ratio?: RatioOf;
+}
+
 /** The summary statistics, in the order their rows are written. */
 export const STATS = ["mean", "median", "stddev", "min", "max"] as const;
 
@@ -34,12 +50,43 @@ export function statistic(stat: Stat, values: readonly number[]): number {
   }
 }
 
+/** The suffix of the JSON field that keeps the mean of a ratio column's per-run values. */
+export const MEAN_OF_RATIOS = "_mean_of_ratios";
+
+/**
+ * Sets the ratio columns (`ratios`, each with its `ratio`) of the summary row `row` of statistic
+ * `stat` over `rows`: in the mean (median) row, the ratio of the two columns' means (medians),
+ * which is what a ratio of rates means (the mean of per-run ratios weighs a slow run's ratio as
+ * much as a fast one's); the mean row also keeps the mean of the runs' ratios as
+ * NAME_mean_of_ratios, a field JSON shows and CSV leaves out. Other statistics stay those of the
+ * runs' ratios.
+ */
+function setRatios(row: Row, stat: Stat, rows: readonly Row[], ratios: readonly RatioColumn[]) {
+  if (stat !== "mean" && stat !== "median") return;
+  for (const { name, ratio } of ratios) {
+    if (ratio === undefined) continue;
+    const top = rows.map((r) => r[ratio.numerator]);
+    const bottom = rows.map((r) => r[ratio.denominator]);
+    const finite = (v: unknown) => typeof v === "number" && Number.isFinite(v);
+    if (!top.every(finite) || !bottom.every(finite)) continue;
+    if (stat === "mean" && typeof row[name] === "number") row[name + MEAN_OF_RATIOS] = row[name];
+    // mutant: summary-ratio-of-means
+    row[name] = statistic(stat, top as number[]) / statistic(stat, bottom as number[]);
+  }
+}
+
 /**
  * Summary rows for every cell with at least two successful runs (rows without an `error`), in
  * the order the cells first appear. Key columns are copied; every other column that is a number
  * in all runs gets the statistic; other columns are copied when all runs agree, else left empty.
+ * Ratio columns (`ratios`: columns with a {@link RatioColumn.ratio}) are ratios of the statistic in
+ * the mean and median rows (see setRatios).
  */
-export function summaryRows(runs: readonly Row[], keys: readonly string[]): Row[] {
+export function summaryRows(
+  runs: readonly Row[],
+  keys: readonly string[],
+  ratios: readonly RatioColumn[] = [],
+): Row[] {
   const cells = new Map<string, Row[]>();
   for (const row of runs) {
     if (row.error) continue;
@@ -68,6 +115,7 @@ export function summaryRows(runs: readonly Row[], keys: readonly string[]): Row[
           row[c] = null;
         }
       }
+      setRatios(row, stat, rows, ratios);
       row.repeat = rows.length;
       row.stat = stat;
       out.push(row);

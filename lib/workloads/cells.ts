@@ -82,3 +82,14 @@ export function sharedFraming(backend: Backend): Framing {
   checkSharedLayout(backend);
   return FRAMINGS.find((f) => f.name === backend.name)!;
 }
+
+/**
+ * The backends (or targets) of repeat `rep` (1-based) in the order they are measured: as listed in odd
+ * repeats, reversed in even ones (A B, then B A), so that no backend is always measured first
+ * (after a cold start) or last (after the others have filled the page cache and the disk's
+ * queues).
+ */
+export function backendOrder<T>(all: readonly T[], rep: number): readonly T[] {
+  // mutant: table-alternate-order
+  return rep % 2 === 1 ? all : [...all].reverse();
+}

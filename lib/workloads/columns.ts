@@ -10,6 +10,7 @@
  * @module
  */
 import { col, type ColumnDoc, type ColumnKind } from "../report/human.ts";
+import type { RatioOf } from "../report/stats.ts";
 import { type AggregateSpec, rankColumns } from "../mpi/aggregate.ts";
 
 /** What the schema says of one column (its name is its key). */
@@ -20,10 +21,12 @@ export interface ColumnEntry {
   readonly kind: ColumnKind;
   /** What the column holds. */
   readonly text: string;
+  /** The columns it is the ratio of, in each run row (summary rows: see ColumnDoc.ratio). */
+  readonly ratio?: RatioOf;
 }
 
-function entry(unit: string, kind: ColumnKind, text: string): ColumnEntry {
-  return { unit, kind, text };
+function entry(unit: string, kind: ColumnKind, text: string, ratio?: RatioOf): ColumnEntry {
+  return ratio === undefined ? { unit, kind, text } : { unit, kind, text, ratio };
 }
 
 /** The text of each phase's `*_verify_s` column, for the phase whose time is `phase`. */
@@ -108,6 +111,13 @@ export const COLUMN_SCHEMA = {
     "file system of --dir, or of the file read (tmpfs means memory numbers)",
   ),
   repeat: entry("", "count", REPEAT_TEXT),
+  order: entry(
+    "",
+    "count",
+    "the backend's place, from 1, among those measured in this repeat (table: of each size and " +
+      "N; records: backend and byte-order targets): the order alternates between repeats (A B, " +
+      "then B A), so no backend is always first",
+  ),
   // sizes and counts
   frames: entry(
     "frames",
@@ -179,6 +189,15 @@ export const COLUMN_SCHEMA = {
   read_user_ticks: entry("ticks", "count", "user CPU of the sequential read, clock ticks"),
   read_sys_ticks: entry("ticks", "count", "system CPU of the sequential read, clock ticks"),
   read_verify_s: entry("s", "number", verifyText("read_s")),
+  read_io_MiBps: entry(
+    "MiB/s",
+    "number",
+    "the sequential read's I/O calls alone, as fio and IOR measure (they verify nothing): " +
+      "read_bytes / 2^20 / (read_s - read_verify_s); excludes the verification the reading " +
+      "thread did, not reads in flight meanwhile, so it is at least read_MiBps (equal when " +
+      "read_verify_s is 0); under MPI the aggregate row: summed bytes over the slowest read_s " +
+      "less the largest read_verify_s",
+  ),
   // the random read phase
   random_s: entry(
     "s",
@@ -226,6 +245,12 @@ export const COLUMN_SCHEMA = {
     "number",
     "operations of the random read per second of random_s (under MPI: all ranks' over the " +
       "slowest rank's random_s)",
+  ),
+  random_io_MiBps: entry(
+    "MiB/s",
+    "number",
+    "the random read's I/O calls alone: read_bytes / 2^20 / (random_s - random_verify_s); " +
+      "excludes the verification the reading thread did (see read_io_MiBps)",
   ),
   // one phase per row (records: the phase column names it)
   wall_s: entry(
@@ -326,9 +351,27 @@ export const COLUMN_SCHEMA = {
       "invalidate=1)",
   ),
   fio_random_MiBps: entry("MiB/s", "number", "--baseline fio: fio randread of read_bytes of it"),
-  efficiency_write: entry("ratio", "number", "write_MiBps / fio_write_MiBps (1 = fio's speed)"),
-  efficiency_read: entry("ratio", "number", "read_MiBps / fio_read_MiBps"),
-  efficiency_random: entry("ratio", "number", "random_MiBps / fio_random_MiBps"),
+  efficiency_write: entry(
+    "ratio",
+    "number",
+    "write_MiBps / fio_write_MiBps (1 = fio's speed); in mean and median rows the ratio of " +
+      "the two rates' mean (median), JSON's efficiency_write_mean_of_ratios the mean of the runs'",
+    { numerator: "write_MiBps", denominator: "fio_write_MiBps" },
+  ),
+  efficiency_read: entry(
+    "ratio",
+    "number",
+    "read_io_MiBps / fio_read_MiBps: our read calls without our verification, like with like " +
+      "against fio, which verifies nothing; summary rows as efficiency_write",
+    { numerator: "read_io_MiBps", denominator: "fio_read_MiBps" },
+  ),
+  efficiency_random: entry(
+    "ratio",
+    "number",
+    "random_io_MiBps / fio_random_MiBps (without our verification, as efficiency_read); " +
+      "summary rows as efficiency_write",
+    { numerator: "random_io_MiBps", denominator: "fio_random_MiBps" },
+  ),
   fio_bs_bytes: entry(
     "bytes",
     "size",
@@ -376,7 +419,8 @@ export function isColumnName(name: string): name is ColumnName {
 /** The documented column `name` (unit, kind and meaning from the schema). */
 export function columnDoc(name: ColumnName): ColumnDoc {
   const e: ColumnEntry = COLUMN_SCHEMA[name];
-  return { name, unit: e.unit, kind: e.kind, text: e.text };
+  const doc = { name, unit: e.unit, kind: e.kind, text: e.text };
+  return e.ratio === undefined ? doc : { ...doc, ratio: e.ratio };
 }
 
 /** The names of `groups` joined in order (a column list written a few names a line). */

@@ -62,7 +62,7 @@ COLUMNS = [
     "random_p50_us", "random_p90_us", "random_p99_us", "random_p999_us", "random_max_us",
     "random_iops", "read_call_p50_us", "read_call_p99_us", "random_call_p50_us",
     "random_call_p99_us", "open_cold_ok", "read_cold_ok", "random_cold_ok", "cold_why",
-    "stat", "error",
+    "read_io_MiBps", "random_io_MiBps", "order", "stat", "error",
 ]
 OPEN_WARMUP_OPENS = ${OPEN_WARMUP_OPENS}
 OPEN_WARMUP_SECONDS = ${OPEN_WARMUP_SECONDS}
@@ -556,6 +556,10 @@ def run_cell(size, n, repeat, args):
             "read_cold_ok": "",
             "random_cold_ok": "",
             "cold_why": "",
+            # sciobench derives these from the row (lib/workloads/table/mod.ts)
+            "read_io_MiBps": "",
+            "random_io_MiBps": "",
+            "order": "",
             "stat": "run",
             "error": "",
         }

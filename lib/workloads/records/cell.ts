@@ -48,6 +48,8 @@ export interface RecordsCell {
   readonly t: RecordsTarget;
   /** 1-based repeat. */
   readonly repeat: number;
+  /** The target's place in this repeat, from 1 (the order alternates: backendOrder). */
+  readonly order: number;
   /** 1-based place among the run's cells (the progress line's). */
   readonly index: number;
   /** The scratch directory. */
@@ -93,6 +95,7 @@ export async function runRecordsCell(ctx: RecordsCellContext, cell: RecordsCell)
       endian: t.endian,
       phase: state.phase,
       repeat,
+      order: cell.order,
       bytes: ctx.bytes,
       fileBytes: state.fileBytes,
       residentAfterDrop: 0,
@@ -167,6 +170,7 @@ async function writePhase(
     endian: t.endian,
     phase: "write",
     repeat: cell.repeat,
+    order: cell.order,
     bytes: ctx.bytes,
     fileBytes: written.fileBytes,
     residentAfterDrop: 0,
@@ -227,6 +231,7 @@ async function readPhase(
     endian: t.endian,
     phase: "read",
     repeat: cell.repeat,
+    order: cell.order,
     bytes: ctx.bytes,
     fileBytes,
     // mutant: records-resident-after-drop

@@ -14,6 +14,7 @@ export const RECORDS_COLUMN_DOCS: readonly ColumnDoc[] = columnDocs(
   ["MiBps", "repeat", "file_bytes", "dev_read_bytes", "dev_write_bytes"],
   ["resident_after_drop", "fsync", "cold_ok", "cold_why"],
   TRANSFER_COLUMN_NAMES,
+  ["order"],
   STAT_COLUMN_NAMES,
 );
 

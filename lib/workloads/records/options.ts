@@ -64,6 +64,8 @@ export interface RecordsRun {
   readonly phase: "write" | "read";
   /** 1-based repeat. */
   readonly repeat: number;
+  /** The target's place among the targets of its repeat, from 1. */
+  readonly order?: number;
   /** Payload bytes (records x record bytes). */
   readonly bytes: number;
   /** File size after writing. */

@@ -3,6 +3,7 @@
  * a check that every rank's file fits on its file system.
  * @module
  */
+import { backendOrder } from "../cells.ts";
 import { UsageError } from "../../core/errors.ts";
 import { withScratchDir } from "../../io/scratch.ts";
 import { rankScratchShare } from "../../mpi/phase.ts";
@@ -55,8 +56,9 @@ export async function runRecords(
       },
     };
     for (let repeat = 1; repeat <= options.repeat; repeat++) {
-      for (const t of options.targets) {
-        await runRecordsCell(ctx, { t, repeat, index: ++index, dir });
+      // the targets' order alternates between repeats (A B, then B A), each row says its place
+      for (const [place, t] of backendOrder(options.targets, repeat).entries()) {
+        await runRecordsCell(ctx, { t, repeat, order: place + 1, index: ++index, dir });
       }
     }
   }, rankScratchShare());

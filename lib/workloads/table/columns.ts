@@ -27,6 +27,7 @@ export const TABLE_COLUMN_NAMES = columnNames(
   ["open_dev_bytes", "open_first_ms", "read_verify_s", "random_verify_s"],
   LATENCY_COLUMN_NAMES,
   ["open_cold_ok", "read_cold_ok", "random_cold_ok", "cold_why"],
+  ["read_io_MiBps", "random_io_MiBps", "order"],
   STAT_COLUMN_NAMES,
 );
 

@@ -95,14 +95,19 @@ function directReadAlignment(path: string): number {
   return transferAlignment(fileSystemAlignment(path), DEFAULT_DIRECT_BS).align;
 }
 
-/** Adds the fio_* and efficiency_* columns of `fio` to a measured row (amended in place). */
+/**
+ * Adds the fio_* and efficiency_* columns of `fio` to a measured row (amended in place). The read
+ * efficiencies compare fio's rates with the rates of our I/O calls alone (`read_io_MiBps`,
+ * `random_io_MiBps`: lib/workloads/table/io_rates.ts, set before), since fio verifies nothing.
+ */
 export function addFioColumns(row: Row, fio: FioResult): void {
   row.fio_write_MiBps = fio.writeMiBps;
   row.fio_read_MiBps = fio.readMiBps;
   row.fio_random_MiBps = fio.randomMiBps;
   row.efficiency_write = Number(row.write_MiBps) / fio.writeMiBps;
-  row.efficiency_read = Number(row.read_MiBps) / fio.readMiBps;
-  row.efficiency_random = Number(row.random_MiBps) / fio.randomMiBps;
+  // mutant: fio-efficiency-io-rate
+  row.efficiency_read = Number(row.read_io_MiBps) / fio.readMiBps;
+  row.efficiency_random = Number(row.random_io_MiBps) / fio.randomMiBps;
   row.fio_bs_bytes = fio.readBlockBytes;
   row.fio_write_bs_bytes = fio.writeBlockBytes;
   row.fio_huge_pages = fio.hugePages;

@@ -13,12 +13,14 @@ import { audited } from "../../sys/audit.ts";
 import { formatCount, formatSize } from "../../report/units.ts";
 import { statfs } from "../../sys/libc.ts";
 import { type FioResult } from "../../baselines/fio.ts";
-import { CellFailures } from "../cells.ts";
+import { backendOrder, CellFailures } from "../cells.ts";
 import { cacheState, ColdReads, readOverlap, transferColumns } from "../transfer.ts";
 import { type PhaseBeside, type TableOptions, tableSizing } from "./options.ts";
 import { TABLE_AGGREGATE } from "./columns.ts";
 import { runTableCell, tableColdEvidence } from "./cell.ts";
 import { addFioColumns, besideFio } from "./fio.ts";
+import { addIoRates } from "./io_rates.ts";
+import { warmUpBackends } from "./warm_up.ts";
 import type { Backend } from "../../backends/backend.ts";
 import { flagsAsBooleans } from "../columns.ts";
 export {
@@ -44,6 +46,7 @@ export {
 export { TableFrames } from "./frames.ts";
 export { runTableCell, tableColdEvidence } from "./cell.ts";
 export { fioFirst } from "./fio.ts";
+export { backendOrder } from "../cells.ts";
 
 /** What a failed cell's row says: the columns that name the cell. */
 function cellIdentity(
@@ -129,8 +132,9 @@ async function measureWith(
 }
 
 /**
- * Runs every cell: for each size, N, backend and repeat, in the order gsd's table lists them;
- * hands each row to `onRow` as it is measured and returns them all. A cell that fails gives a
+ * Runs every cell: for each size and N, each repeat, and each backend in {@link backendOrder}
+ * (the row's `order`), after an untimed warm-up of every backend's write and read path
+ * (lib/workloads/table/warm_up.ts) inside the first cell; hands each row to `onRow` as it is measured and returns them all. A cell that fails gives a
  * row with an `error` column and the sweep goes on; CellsFailedError (exit code 1) at the end
  * when any did.
  */
@@ -155,18 +159,29 @@ export async function runTable(
   }
   const count = options.sizes.length * options.ns.length * all.length * options.repeat;
   let index = 0;
+  let warm = false;
   for (const size of options.sizes) {
     for (const n of options.ns) {
       const sizing = tableSizing(size, n, options.sampleBytes);
-      for (const backend of all) {
-        for (let rep = 1; rep <= options.repeat; rep++) {
+      for (let rep = 1; rep <= options.repeat; rep++) {
+        for (const [place, backend] of backendOrder(all, rep).entries()) {
           beginCell(options, backend, size, n, rep, { index: ++index, count });
           // Under MPI a failing rank stops the run (its ranks meet in collective calls per cell).
           const measureCell = (pairs?: PhaseBeside) => {
-            const run = () => measureWith(backend, size, n, rep, options, pairs);
-            return world().size > 1
-              ? audited(run)
-              : cells.run(cellIdentity(options, backend.name, size, n, rep), () => audited(run));
+            const run = async () => {
+              // inside the first cell's audit trail, as an untimed stretch before its phases
+              if (!warm) {
+                warm = true;
+                // mutant: table-warm-up
+                await warmUpBackends(all, options);
+              }
+              return await measureWith(backend, size, n, rep, options, pairs);
+            };
+            const identity = {
+              ...cellIdentity(options, backend.name, size, n, rep),
+              order: place + 1,
+            };
+            return world().size > 1 ? audited(run) : cells.run(identity, () => audited(run));
           };
           let fio: FioResult | string | undefined;
           let row: Row;
@@ -182,12 +197,16 @@ export async function runTable(
           } else row = await measureCell();
           if (row.error) options.progress.clear();
           else {
+            row.order = place + 1;
+            addIoRates(row);
             cold.judge(row, String(row.cache), tableColdEvidence(row, fsType));
             if (typeof fio === "string") {
               options.progress.note(`--baseline fio: ${fio}; this row's fio columns stay empty`);
             } else if (fio !== undefined) addFioColumns(row, fio);
           }
           for (const r of rankRows(row, TABLE_AGGREGATE, options.perRank ?? false)) {
+            // the aggregate row's rates are its own (summed bytes over the slowest rank's time)
+            if (!r.error) addIoRates(r);
             rows.push(r);
             onRow(r);
           }

@@ -70,7 +70,11 @@ Columns (CSV order; MiB = 2^20 bytes, as gsd prints them; fio_* and efficiency_*
 --baseline fio):
 ${columnHelp(tableColumnDocs(true))}
 With --repeat K > 1, each cell's K run rows (stat=run, repeat 1..K) are followed at the end by
-five summary rows (stat=mean, median, stddev, min, max; repeat = runs summarised). A failed
+five summary rows (stat=mean, median, stddev, min, max; repeat = runs summarised); on a
+terminal (after the human table, else on stderr) each rate follows as mean ± sd (min … max), n,
+and each backend's mean rates as a ratio to python-gsd's (else raw's, else the first backend's),
+then the files written. Before the first cell every backend writes and reads a tiny file
+untimed, and the backends' order alternates between repeats (A B, then B A; column order). A failed
 cell leaves its measured columns empty and says why in error; the exit code is then 1.
 Rates are MiB/s; random_ms is milliseconds per frame. write_s includes the fsyncs (--fsync);
 write_s - write_sync_s is the time to the page cache with --fsync end.`,

@@ -1,0 +1,95 @@
+/**
+ * The untimed warm-up before a table run's first timed cell: every in-process backend writes a
+ * tiny file, opens it and reads it back verified, in order and at random, so that V8 has
+ * compiled each backend's write and read code before any of them is timed and the first
+ * backend measured does not pay for it inside its phases.
+ * @module
+ */
+import { writeFrames } from "../../backends/write.ts";
+import type { Backend } from "../../backends/backend.ts";
+import { rankScratchShare } from "../../mpi/phase.ts";
+import { world } from "../../mpi/world.ts";
+import { withScratchDir } from "../../io/scratch.ts";
+import { beginPhase, endPhase } from "../../sys/audit.ts";
+import { readVerifiedFrames, Rng, shuffledOrder } from "../pattern.ts";
+import { TableFrames } from "./frames.ts";
+import type { TableOptions } from "./options.ts";
+
+/** Frames of each warm-up file. */
+export const WARM_UP_FRAMES = 8;
+
+/** Particles per frame of a warm-up file, at most (the run's smallest N when smaller). */
+export const WARM_UP_N = 1024;
+
+/** The name of `backend`'s warm-up file (in a scratch directory of its own). */
+export function warmUpFile(backend: Backend): string {
+  return `warm-up.${backend.name}${world().size > 1 ? `.r${world().rank}` : ""}`;
+}
+
+/**
+ * Writes, opens and reads back (verified, in order then at random) a tiny file through each
+ * backend measured in-process, untimed and without fsync, with the run's byte order and
+ * transfer settings. Program peers are left out: each of their cells is a process of its own,
+ * which warms itself. A failure is left to the backend's first timed cell, whose row says why.
+ */
+export async function warmUpBackends(
+  backends: readonly Backend[],
+  options: TableOptions,
+): Promise<void> {
+  const inProcess = backends.filter((b) => b.kind !== "program");
+  if (inProcess.length === 0) return;
+  const n = Math.min(WARM_UP_N, ...options.ns);
+  const frames = new TableFrames(n, options.seed, world().rank);
+  // the audit trail shows it apart, untimed
+  beginPhase(WARM_UP_PHASE, false);
+  try {
+    await warmUpIn(inProcess, frames, options);
+  } finally {
+    endPhase();
+  }
+}
+
+/** The name of the warm-up's untimed phase in the audit trail. */
+export const WARM_UP_PHASE = "backend warm-up";
+
+/** {@link warmUpBackends}' files and reads, in a scratch directory of their own. */
+async function warmUpIn(
+  inProcess: readonly Backend[],
+  frames: TableFrames,
+  options: TableOptions,
+): Promise<void> {
+  await withScratchDir(options.dir, async (dir) => {
+    for (const backend of inProcess) {
+      const path = `${dir}/${warmUpFile(backend)}`;
+      try {
+        await writeFrames(
+          backend,
+          path,
+          {
+            create: "truncate",
+            endian: options.endianOf?.(backend.name) ?? options.endian,
+            fsync: "none",
+            transfer: options.transfer,
+          },
+          WARM_UP_FRAMES,
+          (i) => frames.frame(i),
+        );
+        const source = backend.openReader(path, {
+          layout: frames.layout,
+          transfer: options.transfer,
+        });
+        try {
+          const seq = Uint32Array.from({ length: WARM_UP_FRAMES }, (_, i) => i);
+          await readVerifiedFrames(source, seq, frames);
+          const order = shuffledOrder(WARM_UP_FRAMES, WARM_UP_FRAMES, new Rng(options.seed));
+          await readVerifiedFrames(source, order, frames);
+        } finally {
+          source.close();
+        }
+      } catch {
+        // the same failure fails the backend's cells, each row saying why; the scratch
+        // directory and what is left in it are removed at the end
+      }
+    }
+  }, rankScratchShare());
+}
