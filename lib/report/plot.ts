@@ -11,6 +11,7 @@ import { FormatError, UsageError } from "../core/errors.ts";
 import type { Row } from "./row.ts";
 import { formatSize } from "./units.ts";
 import type { ChartFacet, ChartSpec } from "./chart.ts";
+import { loadChartEngine } from "./chart_engine.ts";
 
 /** Results read back from a file: the run's facts (when the file has them) and the rows. */
 export interface Results {
@@ -378,8 +379,7 @@ export async function renderChart(
   if (runRows(results.rows).length === 0) {
     throw new UsageError(`no measured rows to plot (every row failed or is a summary)`);
   }
-  const vl = await import("npm:vega-lite@6.5.0");
-  const vega = await import("npm:vega@6.4.0");
+  const { vegaLite: vl, vega } = await loadChartEngine();
   const spec = vegaLiteSpec(command, chart, results) as unknown as Parameters<typeof vl.compile>[0];
   const compiled = vl.compile(spec);
   const view = new vega.View(vega.parse(compiled.spec), { renderer: "none" });
