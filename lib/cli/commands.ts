@@ -8,6 +8,7 @@ import type { Command } from "./command.ts";
 import { framingsCommand } from "./framings.ts";
 import { infoWorkload } from "../workloads/info/workload.ts";
 import { plotCommand } from "./plot.ts";
+import { reportCommand } from "./report.ts";
 import { readWorkload } from "../workloads/read/workload.ts";
 import { recordsWorkload } from "../workloads/records/workload.ts";
 import { readersCommand } from "./readers.ts";
@@ -28,6 +29,7 @@ export const COMMANDS: readonly Command[] = [
   workloadCommand(infoWorkload),
   framingsCommand,
   plotCommand,
+  reportCommand,
   versionCommand,
 ];
 

@@ -102,20 +102,26 @@ export const TABLE_RANK_COLUMNS = ["write_path", "read_path"] as const;
 export const TABLE_CHART: ChartSpec = {
   title: "write, read and random bandwidth against N",
   mark: "line",
-  x: { column: "N", title: "N (particles per frame)", log: true },
+  x: { column: "N", title: "N (particles per frame)", log: true, squares: true },
   yTitle: "rate (MiB/s, mean ± sd)",
   measures: [
-    { name: "write", columns: ["write_MiBps"] },
-    { name: "read", columns: ["read_MiBps"] },
-    { name: "random", columns: ["random_MiBps"] },
+    {
+      name: "write",
+      columns: ["write_MiBps"],
+      baseline: { column: "fio_write_MiBps", label: "fio" },
+    },
+    { name: "read", columns: ["read_MiBps"], baseline: { column: "fio_read_MiBps", label: "fio" } },
+    {
+      name: "random",
+      columns: ["random_MiBps"],
+      baseline: { column: "fio_random_MiBps", label: "fio" },
+    },
   ],
   series: { columns: ["framing"], title: "backend" },
   facets: {
     row: { field: "size_bytes", title: "file size", sortBy: "size_bytes", format: "size" },
     column: { field: "measure", title: "phase", order: ["write", "read", "random"] },
   },
-  // a --baseline fio row's framing is fio: a rule in each panel
-  baselinePrefix: "fio",
   independentY: true,
   width: 220,
   height: 160,
