@@ -8,6 +8,9 @@
 import assert from "node:assert/strict";
 import { parseResults } from "../lib/report/plot.ts";
 import { escapeHtml, inlineSvg } from "../lib/report/html.ts";
+import { renderSpec } from "../lib/report/plot.ts";
+import { compareRows } from "../lib/report/compare/compare.ts";
+import { compareChartSpec, comparisonLabel, varyingKeys } from "../lib/report/compare/chart.ts";
 import { commandMissing, peerTest, runCli, tempDir } from "./_helpers.ts";
 
 const ARTIFACTS = new URL("./artifacts/", import.meta.url).pathname;
@@ -149,4 +152,44 @@ Deno.test("report: refused without -o FILE.html, in one line", async () => {
   const s = await runCli(["report", "x.jsonl", "-o", "x.svg"]);
   assert.equal(s.code, 2);
   assert.match(s.stderr, /must end in \.html/);
+});
+
+Deno.test("compare chart: each ratio with its interval, over the threshold's band", async () => {
+  const rows = (scale: number) =>
+    ["raw", "gsd"].flatMap((framing) =>
+      [1, 2, 3, 4, 5].map((repeat) => ({
+        framing,
+        N: 1024,
+        repeat,
+        stat: "run",
+        read_MiBps: (framing === "gsd" ? scale : 1) * (100 + repeat),
+      }))
+    );
+  const result = compareRows(rows(1), rows(0.5), {
+    keys: ["framing", "N"],
+    backendColumn: "framing",
+    metrics: [{ name: "read_MiBps", better: "higher" }],
+    threshold: 0.05,
+    alpha: 0.05,
+    confidence: 0.95,
+  });
+  const spec = compareChartSpec(result.comparisons, "a.jsonl", "b.jsonl", 0.05);
+  const svg = await renderSpec(spec);
+  // the band spans 1/1.05 .. 1.05, the rule sits at 1, gsd's ratio is 0.5 and a regression
+  assert.match(
+    svg,
+    /distribution-free\): 0\.952\d*; to: 1\.05" role="graphics-symbol" aria-roledescription="rect mark"/,
+  );
+  const points = [
+    ...svg.matchAll(/distribution-free\): ([\d.]+); label: (\w+) read_MiBps; verdict: (\w+)"/g),
+  ]
+    .map((m) => [m[2], Number(m[1]), m[3]]);
+  assert.deepEqual(points, [["raw", 1, "same"], ["gsd", 0.5, "regression"]]);
+  assert.equal(
+    comparisonLabel(result.comparisons[1]!, varyingKeys(result.comparisons)),
+    "gsd read_MiBps",
+  );
+  const domain = (spec.layer as { encoding: { x: { scale: { domain: number[] } } } }[])[3]!
+    .encoding.x.scale.domain;
+  assert.ok(domain[0]! < 0.5 && domain[1]! > 1.05, `padded: ${domain}`);
 });

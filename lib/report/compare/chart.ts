@@ -8,9 +8,23 @@
 import type { Spec } from "../plot.ts";
 import type { Comparison } from "./compare.ts";
 
-/** One line of the chart's y axis: the cell's key values and the metric, `gsd 16 MiB 1024 read_MiBps`. */
-export function comparisonLabel(c: Comparison): string {
-  return [...Object.values(c.cell).map(String).filter((v) => v !== ""), c.metric.name].join(" ");
+/**
+ * A cell and metric in words: the cell's key values and the metric (`gsd 16777216 1024
+ * read_MiBps`); only the keys of `varying` when given (those whose values differ between cells).
+ */
+export function comparisonLabel(c: Comparison, varying?: ReadonlySet<string>): string {
+  const keys = Object.entries(c.cell).filter(([k, v]) =>
+    String(v) !== "" && (varying === undefined || varying.has(k))
+  );
+  return [...keys.map(([, v]) => String(v)), c.metric.name].join(" ");
+}
+
+/** The keys whose values differ between the cells of `comparisons`. */
+export function varyingKeys(comparisons: readonly Comparison[]): Set<string> {
+  const keys = new Set(comparisons.flatMap((c) => Object.keys(c.cell)));
+  return new Set(
+    [...keys].filter((k) => new Set(comparisons.map((c) => String(c.cell[k]))).size > 1),
+  );
 }
 
 /**
@@ -23,8 +37,9 @@ export function compareChartSpec(
   b: string,
   threshold: number,
 ): Spec {
+  const varying = varyingKeys(comparisons);
   const values = comparisons.map((c) => ({
-    label: comparisonLabel(c),
+    label: comparisonLabel(c, varying),
     ratio: c.change.ratio,
     low: c.change.low,
     high: c.change.high,
