@@ -118,7 +118,7 @@ function rows(workload: ChartWorkload): Row[] {
 Deno.test("plot: a chart per workload is SVG that parses as XML, one series per backend, axis titles", async () => {
   const expected: Record<ChartWorkload, { axes: string[]; series: string[] }> = {
     table: {
-      axes: ["N (particles per frame)", "rate (MiB/s, mean ± sd)"],
+      axes: ["N (particles per frame)", "MiB/s (÷ fio: ratio), mean ± sd"],
       series: ["gsd", "raw", "hdf5"],
     },
     scaling: { axes: ["datasets written", "time (s, mean ± sd)"], series: ["gsd", "raw", "hdf5"] },
@@ -341,7 +341,7 @@ peerTest(
     // a fio point per phase and N at the mean of the fio_* column over that N's run rows
     const points = [
       ...svg.matchAll(
-        /aria-label="N \(particles per frame\): (\d+); rate \(MiB\/s, mean ± sd\): ([\d.]+); baseline: fio" role="graphics-symbol" aria-roledescription="point"/g,
+        /aria-label="N \(particles per frame\): (\d+); [^"]*: ([\d.]+); baseline: fio" role="graphics-symbol" aria-roledescription="point"/g,
       ),
     ].map((m) => [Number(m[1]), Number(m[2])] as const);
     const runs = results.rows.filter((row) => row.stat === "run");
@@ -364,6 +364,25 @@ peerTest(
       svg,
       /baseline: fio" role="graphics-symbol" aria-roledescription="line mark"[^>]*stroke-dasharray="6,4"/,
     );
+    // the efficiency (ours / fio) in panels of its own, a point per backend and N at its mean
+    for (const phase of ["write", "read", "random"]) {
+      assert.ok(texts(svg).includes(`${phase} ÷ fio`), phase);
+    }
+    const measured = [
+      ...svg.matchAll(
+        /aria-label="N \(particles per frame\): [\d.]+; [^"]*: ([\d.]+); backend: (\w+)" role="graphics-symbol" aria-roledescription="point"/g,
+      ),
+    ].map((m) => [m[2], Number(m[1])] as const);
+    for (const framing of ["raw", "gsd"]) {
+      for (const n of [1024, 4096]) {
+        const at = runs.filter((row) => row.N === n && row.framing === framing);
+        const mean = at.reduce((a, row) => a + Number(row.efficiency_read), 0) / at.length;
+        assert.ok(
+          measured.some(([f, v]) => f === framing && Math.abs(v - mean) <= 1e-6 * mean),
+          `efficiency_read of ${framing} at N=${n}: ${mean}`,
+        );
+      }
+    }
     assert.ok(texts(svg).includes("baseline") && texts(svg).includes("fio"), "legend");
     assert.equal(lineColors(svg).size, 3, "two backends and the black fio line");
     assert.ok(lineColors(svg).has("black"), "fio is black, not a series");
@@ -378,4 +397,39 @@ Deno.test("plot: N ticks are the run's N values, as the run labels them", async 
   const ticks = texts(svg).filter((t) => /^[\d,^]+$/.test(t) && !/^0$/.test(t));
   for (const label of ["8^2", "32^2", "128^2"]) assert.ok(ticks.includes(label), ticks.join(" "));
   assert.ok(!ticks.includes("1,000") && !ticks.includes("10,000"), ticks.join(" "));
+});
+
+Deno.test("plot: backends' error bars at one N stand apart, and no point sits on an axis", async () => {
+  const svg = await renderChart("table", {
+    meta: { ...META, command: "table" },
+    rows: rows("table"),
+  });
+  const points = [
+    ...svg.matchAll(
+      /aria-label="N \(particles per frame\): ([\d.]+); [^"]*; backend: (\w+)" role="graphics-symbol" aria-roledescription="point" transform="translate\(([\d.]+),([\d.]+)\)"/g,
+    ),
+  ].map((m) => ({ x: Number(m[1]), backend: m[2]!, px: Number(m[3]), py: Number(m[4]) }));
+  assert.equal(points.length, 3 * 3 * 3 * 2, "a point per backend, N, phase and size");
+  for (const n of [64, 1024, 16384]) {
+    const at = points.filter((p) => Math.abs(Math.log(p.x / n)) < Math.log(1.3));
+    const byBackend = new Map(at.map((p) => [p.backend, p.x]));
+    assert.equal(byBackend.size, 3, `three backends at N=${n}`);
+    assert.equal(new Set(byBackend.values()).size, 3, `apart at N=${n}: ${[...byBackend]}`);
+  }
+  // the error bars are drawn where their points are
+  const bars = [
+    ...svg.matchAll(/aria-roledescription="errorbar" transform="translate\(([\d.]+),/g),
+  ]
+    .map((m) => Number(m[1]));
+  assert.ok(points.every((p) => bars.some((b) => Math.abs(b - p.px) < 0.01)), "bars at the points");
+  // N at powers of ten, where a log axis would begin: the smallest point still stands off it
+  const decades = rows("table").filter((r) => r.framing === "raw").map((r) => ({
+    ...r,
+    N: r.N === 64 ? 100 : r.N === 1024 ? 1000 : 10000,
+  }));
+  const lone = await renderChart("table", { meta: { command: "table" }, rows: decades });
+  const xs = [
+    ...lone.matchAll(/aria-roledescription="point" transform="translate\(([\d.]+),/g),
+  ].map((m) => Number(m[1]));
+  assert.ok(xs.length > 0 && xs.every((x) => x >= 10), `off the y axis: ${Math.min(...xs)}`);
 });

@@ -103,7 +103,7 @@ export const TABLE_CHART: ChartSpec = {
   title: "write, read and random bandwidth against N",
   mark: "line",
   x: { column: "N", title: "N (particles per frame)", log: true, squares: true },
-  yTitle: "rate (MiB/s, mean ± sd)",
+  yTitle: "MiB/s (÷ fio: ratio), mean ± sd",
   measures: [
     {
       name: "write",
@@ -116,11 +116,19 @@ export const TABLE_CHART: ChartSpec = {
       columns: ["random_MiBps"],
       baseline: { column: "fio_random_MiBps", label: "fio" },
     },
+    // --baseline fio's efficiency (ours / fio, 1 = fio's speed): panels only where rows hold it
+    { name: "write ÷ fio", columns: ["efficiency_write"] },
+    { name: "read ÷ fio", columns: ["efficiency_read"] },
+    { name: "random ÷ fio", columns: ["efficiency_random"] },
   ],
   series: { columns: ["framing"], title: "backend" },
   facets: {
     row: { field: "size_bytes", title: "file size", sortBy: "size_bytes", format: "size" },
-    column: { field: "measure", title: "phase", order: ["write", "read", "random"] },
+    column: {
+      field: "measure",
+      title: "phase",
+      order: ["write", "read", "random", "write ÷ fio", "read ÷ fio", "random ÷ fio"],
+    },
   },
   independentY: true,
   width: 220,
