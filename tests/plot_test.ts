@@ -14,7 +14,7 @@ import { SCALING_COLUMNS } from "../lib/workloads/scaling/mod.ts";
 import { RECORDS_COLUMNS } from "../lib/workloads/records/mod.ts";
 import { READERS_COLUMNS } from "../lib/workloads/readers/mod.ts";
 import type { Row } from "../lib/report/row.ts";
-import { peerUsable, runCli, tempDir } from "./_helpers.ts";
+import { commandMissing, peerTest, peerUsable, runCli, tempDir } from "./_helpers.ts";
 import { FONT_DIR, svgToPng } from "../tools/chart_png.ts";
 
 /** The text content of every <text> element of an SVG. */
@@ -118,7 +118,7 @@ function rows(workload: ChartWorkload): Row[] {
 Deno.test("plot: a chart per workload is SVG that parses as XML, one series per backend, axis titles", async () => {
   const expected: Record<ChartWorkload, { axes: string[]; series: string[] }> = {
     table: {
-      axes: ["N (particles per frame)", "rate (MiB/s, mean ± sd)"],
+      axes: ["N (particles per frame)", "MiB/s (÷ fio: ratio), mean ± sd"],
       series: ["gsd", "raw", "hdf5"],
     },
     scaling: { axes: ["datasets written", "time (s, mean ± sd)"], series: ["gsd", "raw", "hdf5"] },
@@ -325,27 +325,111 @@ Deno.test("plot: axes start at 0 (no negative ticks from wide error bars); reade
   assert.ok(readers.includes("measured") && readers.includes("seed: procs × time of 1"));
 });
 
-Deno.test("plot: a fio baseline is a dashed rule in each panel at that phase's and size's rate", async () => {
-  const table = rows("table");
-  for (const size of [2 ** 20, 2 ** 22]) {
-    for (const N of [64, 1024]) {
-      table.push({
-        framing: "fio",
-        size_bytes: size,
-        N,
-        write_MiBps: size === 2 ** 20 ? 250 : 260,
-        read_MiBps: 500,
-        random_MiBps: 750,
-        repeat: 1,
-        stat: "run",
-        error: "",
-      });
+peerTest(
+  "plot: table --baseline fio's fio_* columns are a dashed fio line in each panel",
+  () => commandMissing("fio"),
+  async () => {
+    using d = tempDir("sciobench-plot-fio-");
+    const out = `${d.path}/fio.jsonl`;
+    const r = await runCli([
+      ...["table", "--framing", "raw,gsd", "--size", "4M", "--n", "32^2,64^2", "--no-warmup"],
+      ...["--repeat", "2", "--baseline", "fio", "--dir", d.path, "--format", "jsonl", "--out", out],
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const results = parseResults(Deno.readTextFileSync(out), out);
+    const svg = await renderChart("table", results);
+    // a fio point per phase and N at the mean of the fio_* column over that N's run rows
+    const points = [
+      ...svg.matchAll(
+        /aria-label="N \(particles per frame\): (\d+); [^"]*: ([\d.]+); baseline: fio" role="graphics-symbol" aria-roledescription="point"/g,
+      ),
+    ].map((m) => [Number(m[1]), Number(m[2])] as const);
+    const runs = results.rows.filter((row) => row.stat === "run");
+    const expected = ["write", "read", "random"].flatMap((phase) =>
+      [1024, 4096].map((n) => {
+        const at = runs.filter((row) => row.N === n).map((row) =>
+          Number(row[`fio_${phase}_MiBps`])
+        );
+        return [n, at.reduce((a, v) => a + v, 0) / at.length] as const;
+      })
+    );
+    assert.equal(points.length, expected.length, JSON.stringify(points));
+    for (const [n, mean] of expected) {
+      assert.ok(
+        points.some(([pn, pv]) => pn === n && Math.abs(pv - mean) <= 1e-6 * mean),
+        `fio at N=${n}: ${mean} in ${JSON.stringify(points)}`,
+      );
     }
+    assert.match(
+      svg,
+      /baseline: fio" role="graphics-symbol" aria-roledescription="line mark"[^>]*stroke-dasharray="6,4"/,
+    );
+    // the efficiency (ours / fio) in panels of its own, a point per backend and N at its mean
+    for (const phase of ["write", "read", "random"]) {
+      assert.ok(texts(svg).includes(`${phase} ÷ fio`), phase);
+    }
+    const measured = [
+      ...svg.matchAll(
+        /aria-label="N \(particles per frame\): [\d.]+; [^"]*: ([\d.]+); backend: (\w+)" role="graphics-symbol" aria-roledescription="point"/g,
+      ),
+    ].map((m) => [m[2], Number(m[1])] as const);
+    for (const framing of ["raw", "gsd"]) {
+      for (const n of [1024, 4096]) {
+        const at = runs.filter((row) => row.N === n && row.framing === framing);
+        const mean = at.reduce((a, row) => a + Number(row.efficiency_read), 0) / at.length;
+        assert.ok(
+          measured.some(([f, v]) => f === framing && Math.abs(v - mean) <= 1e-6 * mean),
+          `efficiency_read of ${framing} at N=${n}: ${mean}`,
+        );
+      }
+    }
+    assert.ok(texts(svg).includes("baseline") && texts(svg).includes("fio"), "legend");
+    assert.equal(lineColors(svg).size, 3, "two backends and the black fio line");
+    assert.ok(lineColors(svg).has("black"), "fio is black, not a series");
+  },
+);
+
+Deno.test("plot: N ticks are the run's N values, as the run labels them", async () => {
+  const svg = await renderChart("table", {
+    meta: { ...META, command: "table" },
+    rows: rows("table"),
+  });
+  const ticks = texts(svg).filter((t) => /^[\d,^]+$/.test(t) && !/^0$/.test(t));
+  for (const label of ["8^2", "32^2", "128^2"]) assert.ok(ticks.includes(label), ticks.join(" "));
+  assert.ok(!ticks.includes("1,000") && !ticks.includes("10,000"), ticks.join(" "));
+});
+
+Deno.test("plot: backends' error bars at one N stand apart, and no point sits on an axis", async () => {
+  const svg = await renderChart("table", {
+    meta: { ...META, command: "table" },
+    rows: rows("table"),
+  });
+  const points = [
+    ...svg.matchAll(
+      /aria-label="N \(particles per frame\): ([\d.]+); [^"]*; backend: (\w+)" role="graphics-symbol" aria-roledescription="point" transform="translate\(([\d.]+),([\d.]+)\)"/g,
+    ),
+  ].map((m) => ({ x: Number(m[1]), backend: m[2]!, px: Number(m[3]), py: Number(m[4]) }));
+  assert.equal(points.length, 3 * 3 * 3 * 2, "a point per backend, N, phase and size");
+  for (const n of [64, 1024, 16384]) {
+    const at = points.filter((p) => Math.abs(Math.log(p.x / n)) < Math.log(1.3));
+    const byBackend = new Map(at.map((p) => [p.backend, p.x]));
+    assert.equal(byBackend.size, 3, `three backends at N=${n}`);
+    assert.equal(new Set(byBackend.values()).size, 3, `apart at N=${n}: ${[...byBackend]}`);
   }
-  const svg = await renderChart("table", { meta: { ...META, command: "table" }, rows: table });
-  const rules = [...svg.matchAll(/<line aria-label="[^"]*: ([\d.]+); baseline: fio"[^>]*>/g)];
-  assert.deepEqual(rules.map((m) => Number(m[1])), [250, 500, 750, 260, 500, 750]);
-  assert.ok(rules.every((m) => m[0].includes('stroke-dasharray="6,4"')), "dashed");
-  assert.ok(texts(svg).includes("baseline") && texts(svg).includes("fio"), "legend");
-  assert.equal(lineColors(svg).size, 3, "fio is not a series");
+  // the error bars are drawn where their points are
+  const bars = [
+    ...svg.matchAll(/aria-roledescription="errorbar" transform="translate\(([\d.]+),/g),
+  ]
+    .map((m) => Number(m[1]));
+  assert.ok(points.every((p) => bars.some((b) => Math.abs(b - p.px) < 0.01)), "bars at the points");
+  // N at powers of ten, where a log axis would begin: the smallest point still stands off it
+  const decades = rows("table").filter((r) => r.framing === "raw").map((r) => ({
+    ...r,
+    N: r.N === 64 ? 100 : r.N === 1024 ? 1000 : 10000,
+  }));
+  const lone = await renderChart("table", { meta: { command: "table" }, rows: decades });
+  const xs = [
+    ...lone.matchAll(/aria-roledescription="point" transform="translate\(([\d.]+),/g),
+  ].map((m) => Number(m[1]));
+  assert.ok(xs.length > 0 && xs.every((x) => x >= 10), `off the y axis: ${Math.min(...xs)}`);
 });

@@ -66,10 +66,10 @@ Deno.test("release.yml: parses; on a v* tag compiles x86_64 and aarch64 with the
   for (const c of compiles) {
     assert.deepEqual(allowFlags(c), product, `permission flags drifted: ${c}`);
     assert.ok(c.includes(" --lock=deno.run.lock "), `only the runtime's packages: ${c}`);
-    assert.match(c, / --output dist\/sciobench-\S+ main\.ts$/);
+    assert.match(c, / --output dist\/sciobench-\S+ release\.ts$/);
   }
   // The bundle is run with the same flags in the smoke test.
-  assert.ok(runs.some((c) => /^deno bundle .*-o dist\/sciobench\.js main\.ts$/.test(c)));
+  assert.ok(runs.some((c) => /^deno bundle .*-o dist\/sciobench\.js release\.ts$/.test(c)));
   const bundleRuns = runs.filter((c) => /^deno run .*dist\/sciobench\.js/.test(c));
   assert.ok(bundleRuns.length > 0);
   for (const c of bundleRuns) assert.deepEqual(allowFlags(c), product, c);
@@ -182,7 +182,12 @@ Deno.test("a first run fetches only what the product imports: deno.run.lock for 
   const devLock = JSON.parse(Deno.readTextFileSync(`${ROOT}/deno.lock`)) as {
     specifiers: Record<string, string>;
   };
-  const product = npmImports([`${ROOT}/main.ts`, `${ROOT}/mod.ts`, `${ROOT}/lib`]);
+  const product = npmImports([
+    `${ROOT}/main.ts`,
+    `${ROOT}/release.ts`,
+    `${ROOT}/mod.ts`,
+    `${ROOT}/lib`,
+  ]);
   assert.deepEqual(Object.keys(runLock.specifiers).sort(), [...product].sort());
   // What only tests and tools use is never in it.
   const dev = npmImports([`${ROOT}/tests`, `${ROOT}/tools`, `${ROOT}/bench`]);

@@ -1,6 +1,7 @@
 /**
- * `deno task compile [--target TRIPLE] [--output PATH]`: `deno compile` of main.ts with exactly
- * the permissions of deno.json's `sciobench` task and the runtime's lock file (deno.run.lock, so
+ * `deno task compile [--target TRIPLE] [--output PATH]`: `deno compile` of release.ts (main.ts
+ * carrying the charting packages, which main.ts alone loads only when drawing) with exactly the
+ * permissions of deno.json's `sciobench` task and the runtime's lock file (deno.run.lock, so
  * the executable holds no package that only development uses). When Deno cannot fetch its base
  * runtime (denort, downloaded from dl.deno.land on first use per target), prints one line saying
  * what to do instead and exits 1; any other failure prints deno's own message.
@@ -52,7 +53,7 @@ async function main(): Promise<number> {
       values.target,
       "--output",
       values.output,
-      `${ROOT}/main.ts`,
+      `${ROOT}/release.ts`,
     ],
     stdout: "inherit",
     stderr: "piped",

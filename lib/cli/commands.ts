@@ -10,6 +10,7 @@ import { infoWorkload } from "../workloads/info/workload.ts";
 import { plotCommand } from "./plot.ts";
 import { compareCommand } from "./compare.ts";
 import { runsCommand } from "./runs.ts";
+import { reportCommand } from "./report.ts";
 import { readWorkload } from "../workloads/read/workload.ts";
 import { recordsWorkload } from "../workloads/records/workload.ts";
 import { readersCommand } from "./readers.ts";
@@ -32,6 +33,7 @@ export const COMMANDS: readonly Command[] = [
   plotCommand,
   compareCommand,
   runsCommand,
+  reportCommand,
   versionCommand,
 ];
 

@@ -34,6 +34,7 @@ export const COMMAND_NAMES = [
   "plot",
   "compare",
   "runs",
+  "report",
   "version",
   "_reader",
 ] as const;
@@ -90,7 +91,9 @@ const MPI_READING = ["table", "records"] as const;
  */
 function formatAbout(command?: string): string | undefined {
   if (command === undefined) return "; the formats of rows are listed under Output formats";
-  if (command === "plot") return "(of the one row saying what was drawn)" + rowFormatsHelp();
+  if (command === "plot" || command === "report") {
+    return "(of the one row saying what was drawn)" + rowFormatsHelp();
+  }
   if (command === "framings") {
     return ": table (or text: one line per backend and its options), json (every backend with " +
       `its options, as data), or ${orList(framingsRowFormats())} (one row per backend)`;
@@ -527,7 +530,7 @@ export const FLAGS = {
       version: ": table or text (one fact per line) or json (one object)",
     },
     aboutOf: formatAbout,
-    commands: [...ROWS, "plot", "compare", "runs", "info", "framings", "version"],
+    commands: [...ROWS, "plot", "compare", "runs", "report", "info", "framings", "version"],
   },
   json: {
     type: "boolean",
@@ -539,8 +542,8 @@ export const FLAGS = {
     short: "o",
     value: "FILE",
     help: "write the output to FILE instead of stdout (refused if FILE exists)",
-    about: { plot: "(the SVG chart; required)" },
-    commands: [...ROWS, "plot"],
+    about: { plot: "(the SVG chart; required)", report: "(the HTML report; required)" },
+    commands: [...ROWS, "plot", "report"],
   },
   force: {
     type: "boolean",
@@ -549,7 +552,7 @@ export const FLAGS = {
       write: "; also replace FILE if it exists (atomically: the old file stays until the new " +
         "one is complete and fsynced)",
     },
-    commands: [...ROWS, "plot"],
+    commands: [...ROWS, "plot", "report"],
   },
   plot: {
     type: "string",

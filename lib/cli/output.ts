@@ -95,9 +95,13 @@ export async function writeChart(
   results: ChartResults,
   force: boolean | undefined,
 ): Promise<void> {
-  const svg = await renderChart(command, chart, results);
+  writeOutputFile(path, await renderChart(command, chart, results), force);
+}
+
+/** Writes `text` to `path`, an existing file replaced only with `force`; IoError in one line. */
+export function writeOutputFile(path: string, text: string, force: boolean | undefined): void {
   try {
-    Deno.writeTextFileSync(path, svg, { createNew: !force });
+    Deno.writeTextFileSync(path, text, { createNew: !force });
   } catch (e) {
     if (e instanceof Deno.errors.AlreadyExists) {
       throw new IoError(`${path} exists; refusing to overwrite it (pass --force to replace it)`);

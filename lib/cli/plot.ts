@@ -30,7 +30,7 @@ const help = () =>
 text ones; the workload is taken from the JSON meta or the columns) and draws that workload's
 chart with Vega-Lite, rendered to SVG without a browser:
   table    write, read and random MiB/s against N per backend, one panel per size and phase,
-           error bars (standard deviation over repeats), a dashed rule at a fio baseline row
+           error bars (standard deviation over repeats), fio dashed (--baseline fio)
   readers  wall time (s) against reader processes per mode and cache, and the seed's linear
            model (every process costs what the first did), dashed
   scaling  wall and CPU (user + system) seconds against datasets written, per backend

@@ -12,6 +12,11 @@ export interface ChartMeasure {
   readonly name: string;
   /** The columns summed, all in the unit of the y axis. */
   readonly columns: readonly string[];
+  /**
+   * A baseline's column in the same unit (`fio_write_MiBps` of `--baseline fio`): drawn per x as
+   * a dashed black line named `label` in a legend, where rows hold it.
+   */
+  readonly baseline?: { readonly column: string; readonly label: string };
 }
 
 /** A facet of the chart: one panel per value of a row column or of the measure. */
@@ -40,6 +45,8 @@ export interface ChartSpec {
     readonly title: string;
     readonly log?: boolean;
     readonly integer?: boolean;
+    /** Ticks at the x values the rows hold, labelled as the run labels them (`32^2`). */
+    readonly squares?: boolean;
   };
   /** The y axis title, with its unit (values are the mean over repeats, error bars one sd). */
   readonly yTitle: string;
@@ -51,8 +58,6 @@ export interface ChartSpec {
   readonly facets?: { readonly row?: ChartFacet; readonly column?: ChartFacet };
   /** Bars side by side within one x value (mark bar): a column and its legend title. */
   readonly offset?: { readonly column: string; readonly title: string };
-  /** Series whose name starts with this are a baseline: a dashed rule per panel, not a series. */
-  readonly baselinePrefix?: string;
   /** Draws the seed's model beside each series: every x unit costs what the fewest did. */
   readonly perUnitModel?: { readonly label: string };
   /** Each panel's y scale its own. */

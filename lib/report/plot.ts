@@ -1,16 +1,17 @@
 /**
  * Charts of results as SVG, drawn with Vega-Lite and Vega's headless SVG renderer (no browser,
  * no canvas), from the {@link ChartSpec} a workload declares: the mean of each measure over
- * repeats against the x column per series, with error bars (standard deviation), in facets;
- * a baseline (fio) as a dashed rule per panel, the seed's per-unit model dashed beside each
- * series. Which chart a results file gets is the caller's: this module only draws it.
+ * repeats against the x column per series, with error bars (standard deviation) dodged apart
+ * at one x, in facets; a baseline (the `fio_*` columns of `--baseline fio`) as a dashed line per
+ * panel, the seed's per-unit model dashed beside each series; no point on an axis. Which chart a results file gets is the caller's: this module only draws it.
  * @module
  */
 import { parse as parseCsv } from "npm:csv-parse@6.1.0/sync";
 import { FormatError, UsageError } from "../core/errors.ts";
 import type { Row } from "./row.ts";
-import { formatSize } from "./units.ts";
+import { formatCount, formatSize } from "./units.ts";
 import type { ChartFacet, ChartSpec } from "./chart.ts";
+import { loadChartEngine } from "./chart_engine.ts";
 
 /** Results read back from a file: the run's facts (when the file has them) and the rows. */
 export interface Results {
@@ -117,12 +118,6 @@ function seriesOf(chart: ChartSpec, row: Row): string {
   return chart.series.columns.map((c) => String(row[c] ?? "")).join(" ").trim();
 }
 
-/** Whether a row is a baseline (drawn as a rule, not as a series). */
-function isBaseline(chart: ChartSpec, row: Row): boolean {
-  return chart.baselinePrefix !== undefined &&
-    seriesOf(chart, row).startsWith(chart.baselinePrefix);
-}
-
 /**
  * What a chart of `results` draws: the measured rows (summary rows and failed cells left out) and
  * its series (a baseline is not a series).
@@ -132,11 +127,11 @@ export function chartContents(
   results: Results,
 ): { rows: number; series: string[] } {
   const rows = runRows(results.rows);
-  const names = rows.filter((r) => !isBaseline(chart, r)).map((r) => seriesOf(chart, r));
-  return { rows: rows.length, series: [...new Set(names)] };
+  return { rows: rows.length, series: [...new Set(rows.map((r) => seriesOf(chart, r)))] };
 }
 
-type Spec = Record<string, unknown>;
+/** A Vega-Lite specification (JSON). */
+export type Spec = Record<string, unknown>;
 
 /** Times and rates are never negative: the axis starts at 0 and error bars are clipped there. */
 const FROM_ZERO = { domainMin: 0 };
@@ -155,33 +150,69 @@ function facetValue(facet: ChartFacet, row: Row, measure: string): string {
   return facet.format === "size" ? formatSize(Number(v)) : String(v ?? "");
 }
 
-/** The data points of a chart: one per run row and measure, in the fields the layers encode. */
+/**
+ * The data points of a chart: one per run row and measure, in the fields the layers encode, and
+ * one per run row and measure with a baseline column the row holds (`baseline` true).
+ */
 function chartPoints(chart: ChartSpec, rows: readonly Row[]): Record<string, unknown>[] {
   const points: Record<string, unknown>[] = [];
-  for (const r of runRows(rows)) {
+  const runs = runRows(rows);
+  const dodge = dodger(chart, runs);
+  for (const r of runs) {
     for (const m of chart.measures) {
       const value = m.columns.reduce((a, c) => a + Number(r[c]), 0);
-      if (!Number.isFinite(value)) continue;
+      const base = m.baseline === undefined ? undefined : r[m.baseline.column];
+      const x = chart.mark === "line" ? Number(r[chart.x.column]) : String(r[chart.x.column]);
       const point: Record<string, unknown> = {
         series: seriesOf(chart, r),
-        x: chart.mark === "line" ? Number(r[chart.x.column]) : String(r[chart.x.column]),
+        x,
+        xd: dodge(r),
         measure: m.name,
         value,
         line: MEASURED,
-        baseline: isBaseline(chart, r),
-        // the baseline legend's own field (a field shared with the colour would merge the two)
-        reference: seriesOf(chart, r),
+        baseline: false,
       };
       for (const [key, facet] of Object.entries(chart.facets ?? {})) {
         point[`facet_${key}`] = facetValue(facet, r, m.name);
         if (facet.sortBy) point[`facet_${key}_order`] = Number(r[facet.sortBy]);
       }
       if (chart.offset) point.offset = String(r[chart.offset.column] ?? "");
-      points.push(point);
+      if (Number.isFinite(value)) points.push(point);
+      if (typeof base === "number" && Number.isFinite(base) && base > 0) {
+        // the baseline legend's own field (a field shared with the colour would merge the two)
+        points.push({ ...point, xd: x, value: base, baseline: true, reference: m.baseline!.label });
+      }
     }
   }
-  if (chart.perUnitModel) points.push(...perUnitModel(points, chart.perUnitModel.label));
+  if (chart.perUnitModel) {
+    points.push(...perUnitModel(points.filter((p) => !p.baseline), chart.perUnitModel.label));
+  }
   return points;
+}
+
+/** How far apart the series sit at one x: a factor on a log axis, a fraction of a step else. */
+const DODGE = { factor: 1.15, fraction: 0.06 };
+
+/**
+ * Where a row's point and error bar are drawn on a line chart's x: its x moved by its series'
+ * place among the series, so that the error bars of backends at one x stand apart (the axis
+ * still ticks the true x values).
+ */
+function dodger(chart: ChartSpec, runs: readonly Row[]): (r: Row) => number | string {
+  const series = [...new Set(runs.map((r) => seriesOf(chart, r)))];
+  const xs = [...new Set(runs.map((r) => Number(r[chart.x.column])))].sort((a, b) => a - b);
+  const steps = xs.slice(1).map((x, i) => x - xs[i]!);
+  const step = steps.length > 0 ? Math.min(...steps) : 1;
+  return (r) => {
+    const x = r[chart.x.column];
+    if (chart.mark !== "line" || series.length < 2) {
+      return chart.mark === "line" ? Number(x) : String(x);
+    }
+    const place = series.indexOf(seriesOf(chart, r)) - (series.length - 1) / 2;
+    return chart.x.log
+      ? Number(x) * DODGE.factor ** place
+      : Number(x) + place * DODGE.fraction * step;
+  };
 }
 
 /**
@@ -207,20 +238,42 @@ function perUnitModel(
   return model;
 }
 
-/** The x encoding of a chart. */
-function xEncoding(chart: ChartSpec): Spec {
+/** Pixels between the outermost points and the axes: no point sits on an axis. */
+const AXIS_PADDING = 14;
+
+/**
+ * The axis of the x values `xs` labelled as the run labels them (`32^2`): a tick at each value,
+ * the label looked up by value in a Vega expression.
+ */
+function valueTicks(xs: readonly number[]): Spec {
+  const values = [...new Set(xs)].sort((a, b) => a - b);
+  const expr = values.reduceRight(
+    (rest, v) => `datum.value === ${v} ? '${formatCount(v)}' : ${rest}`,
+    "format(datum.value, ',')",
+  );
+  return { values, labelExpr: expr, grid: false };
+}
+
+/** The x encoding of a chart, drawn at `field` (x, or the dodged xd), ticks at `xs` if asked. */
+function xEncoding(chart: ChartSpec, xs: readonly number[], field = "x"): Spec {
   if (chart.mark === "bar") {
     return { field: "x", type: "nominal", title: chart.x.title, axis: { labelAngle: 0 } };
   }
+  const axis = chart.x.squares
+    ? valueTicks(xs)
+    : chart.x.log
+    ? { grid: false, tickCount: 4 }
+    : chart.x.integer
+    ? { tickMinStep: 1 }
+    : undefined;
   return {
-    field: "x",
+    field,
     type: "quantitative",
     title: chart.x.title,
-    ...(chart.x.log
-      ? { scale: { type: "log" }, axis: { grid: false, tickCount: 4 } }
-      : chart.x.integer
-      ? { axis: { tickMinStep: 1 } }
-      : {}),
+    scale: chart.x.log
+      ? { type: "log", padding: AXIS_PADDING }
+      : { padding: AXIS_PADDING, zero: false },
+    ...(axis ? { axis } : {}),
   };
 }
 
@@ -240,12 +293,13 @@ function lineStyle(model: string): Spec {
   };
 }
 
-/** The baseline's rule: the mean of its value in each panel, dashed, named in a legend. */
-function baselineLayer(chart: ChartSpec): Spec {
+/** The baseline's line: the mean of its value at each x, dashed, named in a legend. */
+function baselineLayer(chart: ChartSpec, x: Spec): Spec {
   return {
     transform: [{ filter: "datum.baseline" }],
-    mark: { type: "rule", color: "black" },
+    mark: { type: "line", color: "black", point: { color: "black", size: 12 } },
     encoding: {
+      x,
       y: { aggregate: "mean", field: "value", type: "quantitative", title: chart.yTitle },
       strokeDash: {
         field: "reference",
@@ -267,11 +321,14 @@ function baselineLayer(chart: ChartSpec): Spec {
  * model beside them, and the baseline's rule when `baselines`. Layers filter the one data set
  * (a layer's own data would not be split by facet).
  */
-function chartLayers(chart: ChartSpec, baselines: boolean): Spec[] {
-  const x = xEncoding(chart);
+function chartLayers(chart: ChartSpec, points: readonly Record<string, unknown>[]): Spec[] {
+  const xs = points.map((p) => Number(p.x));
+  const baselines = points.some((p) => p.baseline === true);
+  const x = xEncoding(chart, xs, "xd");
+  const trueX = xEncoding(chart, xs);
   const color = { field: "series", type: "nominal", title: chart.series.title };
   const measured = [
-    ...(chart.baselinePrefix !== undefined ? ["!datum.baseline"] : []),
+    ...(baselines ? ["!datum.baseline"] : []),
     ...(chart.perUnitModel ? [`datum.line === '${MEASURED}'`] : []),
   ];
   const only = measured.length > 0 ? { transform: [{ filter: measured.join(" && ") }] } : {};
@@ -322,10 +379,10 @@ function chartLayers(chart: ChartSpec, baselines: boolean): Spec[] {
     layers.push({
       transform: [{ filter: `datum.line !== '${MEASURED}'` }],
       mark: { type: "line", opacity: 0.6 },
-      encoding: { x, y: errorBar, color, ...dash },
+      encoding: { x: trueX, y: errorBar, color, ...dash },
     });
   }
-  if (baselines) layers.push(baselineLayer(chart));
+  if (baselines) layers.push(baselineLayer(chart, trueX));
   return layers;
 }
 
@@ -346,7 +403,7 @@ function facetField(key: string, facet: ChartFacet): Spec {
 /** The Vega-Lite specification of `chart`, the chart of the workload `command`, over `results`. */
 export function vegaLiteSpec(command: string, chart: ChartSpec, results: Results): Spec {
   const points = chartPoints(chart, results.rows);
-  const layer = chartLayers(chart, points.some((p) => p.baseline === true));
+  const layer = chartLayers(chart, points);
   const facets = Object.entries(chart.facets ?? {});
   const body: Spec = facets.length === 0
     ? { data: { values: points }, width: chart.width, height: chart.height, layer }
@@ -378,10 +435,13 @@ export async function renderChart(
   if (runRows(results.rows).length === 0) {
     throw new UsageError(`no measured rows to plot (every row failed or is a summary)`);
   }
-  const vl = await import("npm:vega-lite@6.5.0");
-  const vega = await import("npm:vega@6.4.0");
-  const spec = vegaLiteSpec(command, chart, results) as unknown as Parameters<typeof vl.compile>[0];
-  const compiled = vl.compile(spec);
+  return await renderSpec(vegaLiteSpec(command, chart, results));
+}
+
+/** Renders a Vega-Lite specification to SVG text (Vega's headless renderer). */
+export async function renderSpec(spec: Spec): Promise<string> {
+  const { vegaLite: vl, vega } = await loadChartEngine();
+  const compiled = vl.compile(spec as unknown as Parameters<typeof vl.compile>[0]);
   const view = new vega.View(vega.parse(compiled.spec), { renderer: "none" });
   try {
     return await view.toSVG();

@@ -112,20 +112,34 @@ export const TABLE_RANK_COLUMNS = ["write_path", "read_path"] as const;
 export const TABLE_CHART: ChartSpec = {
   title: "write, read and random bandwidth against N",
   mark: "line",
-  x: { column: "N", title: "N (particles per frame)", log: true },
-  yTitle: "rate (MiB/s, mean ± sd)",
+  x: { column: "N", title: "N (particles per frame)", log: true, squares: true },
+  yTitle: "MiB/s (÷ fio: ratio), mean ± sd",
   measures: [
-    { name: "write", columns: ["write_MiBps"] },
-    { name: "read", columns: ["read_MiBps"] },
-    { name: "random", columns: ["random_MiBps"] },
+    {
+      name: "write",
+      columns: ["write_MiBps"],
+      baseline: { column: "fio_write_MiBps", label: "fio" },
+    },
+    { name: "read", columns: ["read_MiBps"], baseline: { column: "fio_read_MiBps", label: "fio" } },
+    {
+      name: "random",
+      columns: ["random_MiBps"],
+      baseline: { column: "fio_random_MiBps", label: "fio" },
+    },
+    // --baseline fio's efficiency (ours / fio, 1 = fio's speed): panels only where rows hold it
+    { name: "write ÷ fio", columns: ["efficiency_write"] },
+    { name: "read ÷ fio", columns: ["efficiency_read"] },
+    { name: "random ÷ fio", columns: ["efficiency_random"] },
   ],
   series: { columns: ["framing"], title: "backend" },
   facets: {
     row: { field: "size_bytes", title: "file size", sortBy: "size_bytes", format: "size" },
-    column: { field: "measure", title: "phase", order: ["write", "read", "random"] },
+    column: {
+      field: "measure",
+      title: "phase",
+      order: ["write", "read", "random", "write ÷ fio", "read ÷ fio", "random ÷ fio"],
+    },
   },
-  // a --baseline fio row's framing is fio: a rule in each panel
-  baselinePrefix: "fio",
   independentY: true,
   width: 220,
   height: 160,
