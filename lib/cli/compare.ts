@@ -5,6 +5,7 @@
  * compares the backends of one run against R the same way.
  * @module
  */
+import { COMPARE_DEFAULTS } from "../report/compare/compare.ts";
 import { IoError, RegressionFoundError, UsageError } from "../core/errors.ts";
 import { parseChoice, parseList } from "../core/values.ts";
 import { writeStdout } from "../report/output.ts";
@@ -31,9 +32,9 @@ import { parseFlags } from "./parse_flags.ts";
 import type { Command } from "./command.ts";
 
 /** Significance level of every test. */
-const ALPHA = 0.05;
+const ALPHA = COMPARE_DEFAULTS.alpha;
 /** Confidence of every ratio's interval (the real one, discrete with few repeats, is printed). */
-const CONFIDENCE = 0.95;
+const CONFIDENCE = COMPARE_DEFAULTS.confidence;
 
 /** Results read for a comparison, with the name the user gave and the workload that wrote them. */
 interface Loaded {

@@ -6,6 +6,7 @@
  * would be declared again in each part.
  * @module
  */
+import { COMPARE_DEFAULTS } from "../report/compare/compare.ts";
 import { NUMBER_TYPES } from "../workloads/settings.ts";
 import { UsageError } from "../core/errors.ts";
 import type { WorkloadFlag } from "../workloads/workload.ts";
@@ -588,7 +589,7 @@ export const FLAGS = {
   threshold: {
     type: "string",
     value: "PCT",
-    default: "5%",
+    default: `${COMPARE_DEFAULTS.threshold * 100}%`,
     help: "smallest change called a regression or an improvement (a significant change within " +
       "it is called small)",
     commands: ["compare"],
@@ -596,7 +597,7 @@ export const FLAGS = {
   control: {
     type: "string",
     value: "BACKEND",
-    default: "raw",
+    default: COMPARE_DEFAULTS.control,
     help: "the control backend: where both runs hold it, every other backend is also compared " +
       "relative to its change in the same run, and a shift of the whole machine is named as " +
       "such; none to compare without",

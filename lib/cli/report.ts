@@ -8,11 +8,10 @@
 import { IoError, UsageError } from "../core/errors.ts";
 import { VERSION } from "../core/version.ts";
 import { col, type ColumnDoc, columnHelp } from "../report/human.ts";
-import { parseResults, resultsChart } from "../workloads/charts.ts";
-import { allWorkloads } from "../workloads/registry.ts";
-import type { Workload } from "../workloads/workload.ts";
+import { parseResults } from "../workloads/charts.ts";
+import { chooseMetrics, resultsWorkload } from "../workloads/results.ts";
 import { renderChart, renderSpec, type Results } from "../report/plot.ts";
-import { compareRows, type Metric } from "../report/compare/compare.ts";
+import { COMPARE_DEFAULTS, compareRows } from "../report/compare/compare.ts";
 import { compareChartSpec } from "../report/compare/chart.ts";
 import { type ReportComparison, reportHtml, type ReportResults } from "../report/html.ts";
 import { parseFlags } from "./parse_flags.ts";
@@ -32,29 +31,11 @@ const COLUMNS: readonly ColumnDoc[] = [
   col("charts", "", "count", "charts drawn in it (inline SVG)"),
 ];
 
-/**
- * The thresholds a report's comparisons use: a change flagged beyond 5%, the two-sided test at
- * 5%, intervals of 95%.
- */
-export const REPORT_COMPARE = { threshold: 0.05, alpha: 0.05, confidence: 0.95 } as const;
+/** The thresholds a report's comparisons use: those of `compare` by default. */
+export const REPORT_COMPARE = COMPARE_DEFAULTS;
 
 /** The backend the others are also compared relative to, when both runs hold it. */
-const CONTROL = "raw";
-
-/** The measures summed up and compared: rates (higher is better), else times (lower). */
-function measuresOf(workload: Workload, columns: readonly string[]): Metric[] {
-  const held = new Set(columns);
-  const docs = workload.columns.filter((c) => held.size === 0 || held.has(c.name));
-  const rates = docs.filter((c) => c.unit === "MiB/s").map((c) => c.name);
-  if (rates.length > 0) return rates.map((name) => ({ name, better: "higher" }));
-  return docs.filter((c) => c.unit === "s").map((c) => ({ name: c.name, better: "lower" }));
-}
-
-/** The workload that wrote `results`: the one its meta names, else the one its chart finds. */
-function workloadOf(results: Results, path: string): Workload {
-  const named = allWorkloads().find((w) => w.name === results.meta.command);
-  return named ?? resultsChart(results, path);
-}
+const CONTROL = COMPARE_DEFAULTS.control;
 
 /** Reads a results file; IoError (one line) when it cannot be read. */
 function readResults(path: string): Results {
@@ -70,7 +51,7 @@ function readResults(path: string): Results {
 /** The report's part of one results file, its chart drawn. */
 async function reportResults(path: string): Promise<ReportResults> {
   const results = readResults(path);
-  const workload = workloadOf(results, path);
+  const workload = resultsWorkload(results, path);
   const columns = results.columns && results.columns.length > 0
     ? results.columns
     : [...new Set(results.rows.flatMap((r) => Object.keys(r)))];
@@ -90,7 +71,10 @@ async function reportResults(path: string): Promise<ReportResults> {
     rows: results.rows,
     columns,
     keys: workload.keys.filter((k) => columns.includes(k)),
-    measures: measuresOf(workload, columns).map((m) => ({ name: m.name, unit: docs.get(m.name)! })),
+    measures: chooseMetrics(workload).filter((m) =>
+      columns.length === 0 || columns.includes(m.name)
+    )
+      .map((m) => ({ name: m.name, unit: docs.get(m.name)!, better: m.better })),
     chart,
   };
 }
@@ -106,10 +90,7 @@ async function comparisons(results: readonly ReportResults[]): Promise<ReportCom
       const result = compareRows(a.rows, b.rows, {
         keys: a.keys,
         backendColumn,
-        metrics: a.measures.map((m) => ({
-          name: m.name,
-          better: m.unit === "s" ? "lower" : "higher",
-        })),
+        metrics: a.measures,
         ...REPORT_COMPARE,
         control: held(a) && held(b) ? CONTROL : undefined,
       });

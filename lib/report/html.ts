@@ -25,7 +25,11 @@ export interface ReportResults {
   /** The columns that identify a cell. */
   readonly keys: readonly string[];
   /** The rates and times summed up per cell (their unit, e.g. `MiB/s`, `s`). */
-  readonly measures: readonly { readonly name: string; readonly unit: string }[];
+  readonly measures: readonly {
+    readonly name: string;
+    readonly unit: string;
+    readonly better: "higher" | "lower";
+  }[];
   /** The workload's chart as SVG text, if it has one. */
   readonly chart?: string;
 }

@@ -54,12 +54,12 @@ export function resultsWorkload(
 }
 
 /** Units of rates (higher is better). */
-const RATE_UNITS = new Set(["MiB/s", "IOPS"]);
+const RATE_UNITS = new Set(["MiB/s", "ops/s"]);
 /** Units of times (lower is better). */
 const TIME_UNITS = new Set(["s", "ms", "us", "ticks"]);
 
 /**
- * The columns of `workload` that can be compared: its rates (MiB/s, IOPS: higher is better) and
+ * The columns of `workload` that can be compared: its rates (MiB/s, ops/s: higher is better) and
  * times (s, ms, us, ticks: lower is better), as the column schema's units say.
  */
 export function workloadMetrics(workload: Workload): Metric[] {

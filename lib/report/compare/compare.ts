@@ -9,6 +9,17 @@
 import type { Row } from "../row.ts";
 import { mannWhitney, minimumP, ratioEstimate } from "./significance.ts";
 
+/**
+ * The defaults of every comparison (`compare`, `report`): a change flagged beyond 5%, the
+ * two-sided test at 0.05, intervals at 95%, and raw as the control backend.
+ */
+export const COMPARE_DEFAULTS = {
+  threshold: 0.05,
+  alpha: 0.05,
+  confidence: 0.95,
+  control: "raw",
+} as const;
+
 /** Which way a metric improves. */
 export type Better = "higher" | "lower";
 
