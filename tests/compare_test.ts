@@ -238,14 +238,22 @@ Deno.test("compare: refusals are one line, exit 2", async () => {
   const runs = await runCli(["runs"], { env: { SCIOBENCH_STORE: "" } });
   assert.equal(runs.code, 2);
   assert.match(runs.stderr, /runs: give --store DIR or set SCIOBENCH_STORE/);
-  const noStore = await runCli([
+  // a store named but missing is made (the user asked for it); a file in its place is refused
+  const made = await runCli(["table", "--framing", "raw", "--store", `${dir.path}/new`, ...SMALL]);
+  assert.equal(made.code, 0, made.stderr);
+  assert.equal(
+    [...Deno.readDirSync(`${dir.path}/new`)].filter((e) => e.name.endsWith(".jsonl")).length,
+    1,
+  );
+  Deno.writeTextFileSync(`${dir.path}/file`, "");
+  const notDir = await runCli([
     "table",
     "--framing",
     "raw",
     "--store",
-    `${dir.path}/none`,
+    `${dir.path}/file`,
     ...SMALL,
   ]);
-  assert.equal(noStore.code, 2);
-  assert.match(noStore.stderr, /--store .*none: no such directory/);
+  assert.equal(notDir.code, 2);
+  assert.match(notDir.stderr, /--store .*file: not a directory/);
 });

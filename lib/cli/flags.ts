@@ -573,8 +573,8 @@ export const FLAGS = {
     },
     aboutOf: (command) =>
       command === undefined || ROWS.includes(command as typeof ROWS[number])
-        ? "; a run whose cells all succeed is written there at its end (meta with a run_id, " +
-          "columns, rows), atomically: an interrupted or failed run leaves nothing"
+        ? "; made if missing; a run whose cells all succeed is written there at its end (meta with a " +
+          "run_id, columns, rows), atomically: an interrupted or failed run leaves nothing"
         : undefined,
     commands: [...ROWS, "compare", "runs"],
   },

@@ -37,13 +37,23 @@ export function newRunId(now = new Date()): string {
   return `${stamp}-${[...random].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
-/** Refuses (UsageError) a store that is not an existing directory, before a run measures. */
+/**
+ * Makes sure the store `dir` is a directory before a run measures: created (with its parents)
+ * when missing, as the user named it; UsageError when it is something else or cannot be made.
+ */
 export function checkStore(dir: string): void {
   let info: Deno.FileInfo;
   try {
     info = Deno.statSync(dir);
   } catch {
-    throw new UsageError(`--store ${dir}: no such directory (create it first)`);
+    try {
+      Deno.mkdirSync(dir, { recursive: true });
+      return;
+    } catch (e) {
+      throw new UsageError(
+        `--store ${dir}: cannot create it (${e instanceof Error ? e.message : String(e)})`,
+      );
+    }
   }
   if (!info.isDirectory) throw new UsageError(`--store ${dir}: not a directory`);
 }
