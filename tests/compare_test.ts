@@ -238,6 +238,9 @@ Deno.test("compare: refusals are one line, exit 2", async () => {
   const runs = await runCli(["runs"], { env: { SCIOBENCH_STORE: "" } });
   assert.equal(runs.code, 2);
   assert.match(runs.stderr, /runs: give --store DIR or set SCIOBENCH_STORE/);
+  const missing = await runCli(["runs", "--store", `${dir.path}/missing`]);
+  assert.equal(missing.code, 2, missing.stderr);
+  assert.match(missing.stderr.trim(), /^sciobench: error: --store .*missing: no such directory/);
   // a store named but missing is made (the user asked for it); a file in its place is refused
   const made = await runCli(["table", "--framing", "raw", "--store", `${dir.path}/new`, ...SMALL]);
   assert.equal(made.code, 0, made.stderr);

@@ -151,12 +151,18 @@ function readRun(path: string, id: string): (StoredRun & { results: Results }) |
   }
 }
 
-/** Every run of the store `dir`, oldest first (by date, then id). IoError when unreadable. */
+/**
+ * Every run of the store `dir`, oldest first (by date, then id). UsageError when it does not
+ * exist, IoError when it cannot be read.
+ */
 export function listRuns(dir: string): StoredRun[] {
   let entries: Deno.DirEntry[];
   try {
     entries = [...Deno.readDirSync(dir)];
   } catch (e) {
+    if (e instanceof Deno.errors.NotFound) {
+      throw new UsageError(`--store ${dir}: no such directory (no run was stored there)`);
+    }
     throw new IoError(`cannot read the store ${dir}: ${e instanceof Error ? e.message : e}`);
   }
   const runs: StoredRun[] = [];
