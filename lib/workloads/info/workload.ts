@@ -54,20 +54,22 @@ interface InfoTarget {
   readonly values: FlagValues<"info">;
 }
 
+/** The library child's request of `info` on the target, with `settings` beside its own flags. */
+function childRequest(t: InfoTarget, settings: { json?: boolean; rows?: boolean }) {
+  return {
+    op: "info" as const,
+    path: t.path,
+    framing: t.backend.name,
+    options: t.values.option,
+    settings: { ...settings, allowExternal: t.values["allow-external"] },
+  };
+}
+
 /** Prints `info`'s own text or JSON document for the target, streamed as the file is read. */
 async function printInfo(t: InfoTarget, json: boolean): Promise<void> {
   const { path, backend, values } = t;
   if (isolates(backend)) {
-    await runIsolated(
-      {
-        op: "info",
-        path,
-        framing: backend.name,
-        options: values.option,
-        settings: { json, allowExternal: values["allow-external"] },
-      },
-      relayToTerminal,
-    );
+    await runIsolated(childRequest(t, { json }), relayToTerminal);
     return;
   }
   const source = openUserFile(path, backend.name, values.option, "info", {
@@ -92,20 +94,11 @@ async function infoRows(
 ): Promise<void> {
   const { path, backend, values } = t;
   if (isolates(backend)) {
-    await runIsolated(
-      {
-        op: "info",
-        path,
-        framing: backend.name,
-        options: values.option,
-        settings: { rows: true, allowExternal: values["allow-external"] },
-      },
-      (m) => {
-        if (m.t === "facts") facts(m.facts);
-        else if (m.t === "row") add(m.row as Row);
-        else relayToTerminal(m);
-      },
-    );
+    await runIsolated(childRequest(t, { rows: true }), (m) => {
+      if (m.t === "facts") facts(m.facts);
+      else if (m.t === "row") add(m.row as Row);
+      else relayToTerminal(m);
+    });
     return;
   }
   const source = openUserFile(path, backend.name, values.option, "info", {
