@@ -523,6 +523,7 @@ export const MUTANTS: readonly Mutant[] = [
       search: "resident_after_drop: drop1.residentAfter,",
       replace: "resident_after_drop: residency(path),",
     }],
+    imports: [{ names: ["residency"], from: "lib/io/cache.ts" }],
     tests: ["tests/audit_test.ts"],
     filter: "/table rows of every native|phase they describe/",
   },

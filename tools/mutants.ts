@@ -10,6 +10,7 @@
  *     deno task mutants            (all mutants)
  *     deno task mutants NAME...    (the mutants whose name or claim contains one of the words)
  *     deno task mutants --check    (only whether every edit applies; runs no test)
+ *     deno task mutants --typecheck (whether every edit applies and type-checks; runs no test)
  * @module
  */
 import {
@@ -180,9 +181,41 @@ function restore(dir: string, originals: Map<string, string>): void {
   for (const [file, text] of originals) Deno.writeTextFileSync(`${dir}/${file}`, text);
 }
 
+/** Type-checks each mutant's tests with the mutant applied; 0 when all of them type-check. */
+async function typecheckEach(dir: string, chosen: readonly Mutant[]): Promise<number> {
+  let invalid = 0;
+  for (const [k, m] of chosen.entries()) {
+    const r = apply(dir, m) as Map<string, string>;
+    let out: Deno.CommandOutput;
+    try {
+      out = await new Deno.Command(Deno.execPath(), {
+        args: ["check", "--quiet", ...m.tests],
+        cwd: dir,
+        stdout: "piped",
+        stderr: "piped",
+        env: { NO_COLOR: "1" },
+      }).output();
+    } finally {
+      restore(dir, r);
+    }
+    if (out.code !== 0) {
+      say(`INVALID: [${k + 1}/${chosen.length}] ${m.name}: the mutant does not type-check:`);
+      console.error(decoder.decode(out.stderr).slice(0, 2000));
+      invalid++;
+    }
+  }
+  say(
+    invalid === 0
+      ? `all ${chosen.length} mutants type-check`
+      : `${invalid} of ${chosen.length} mutants do not type-check`,
+  );
+  return invalid === 0 ? 0 : 1;
+}
+
 async function main(): Promise<number> {
   const checkOnly = Deno.args.includes("--check");
-  const words = Deno.args.filter((a) => a !== "--check");
+  const typecheckOnly = Deno.args.includes("--typecheck");
+  const words = Deno.args.filter((a) => a !== "--check" && a !== "--typecheck");
   const chosen = MUTANTS.filter((m) =>
     words.length === 0 || words.some((w) => m.name.includes(w) || m.claim.includes(w))
   );
@@ -209,6 +242,7 @@ async function main(): Promise<number> {
       say(`all ${chosen.length} mutants apply`);
       return 0;
     }
+    if (typecheckOnly) return await typecheckEach(dir, chosen);
     // The tests must pass on the unchanged copy, or a "caught" mutant proves nothing.
     const files = [...new Set(chosen.flatMap((m) => m.tests))];
     const filters = chosen.map((m) => m.filter.replace(/^\/|\/$/g, ""));
