@@ -7,6 +7,7 @@
  */
 import { COMPARE_DEFAULTS } from "../report/compare/compare.ts";
 import { IoError, RegressionFoundError, UsageError } from "../core/errors.ts";
+import { warn } from "../core/diagnostics.ts";
 import { parseChoice, parseList } from "../core/values.ts";
 import { writeStdout } from "../report/output.ts";
 import { parseResults, type Results } from "../report/plot.ts";
@@ -25,7 +26,7 @@ import {
   compareTable,
 } from "../report/compare/render.ts";
 import { resolveRun, storeDir } from "../report/store.ts";
-import { chooseMetrics, resultsWorkload } from "../workloads/results.ts";
+import { chooseMetrics, metricsAbsent, resultsWorkload } from "../workloads/results.ts";
 import type { Workload } from "../workloads/workload.ts";
 import { commandHelp } from "./help.ts";
 import { parseFlags } from "./parse_flags.ts";
@@ -72,6 +73,13 @@ function load(ref: string, store: string | undefined): Loaded {
   try {
     text = Deno.readTextFileSync(path);
   } catch (e) {
+    if (e instanceof Deno.errors.NotFound) {
+      throw new UsageError(
+        `${ref}: no such results file${
+          store === undefined ? "" : ` nor run in the store ${store}`
+        }`,
+      );
+    }
     throw new IoError(`${ref}: ${e instanceof Error ? e.message : String(e)}`);
   }
   const results = parseResults(text, path);
@@ -163,6 +171,17 @@ export const compareCommand: Command = {
       first.workload,
       values.metric === undefined ? undefined : parseList(values.metric, "--metric"),
     );
+    for (const l of loaded) {
+      const absent = metricsAbsent(l.results, metrics);
+      if (absent.length > 0) {
+        const by = l.results.meta.commit ?? l.results.meta.version;
+        warn(
+          `${l.name} has no ${absent.join(", ")} (${
+            typeof by === "string" ? `written by sciobench ${by.slice(0, 12)}` : "not measured"
+          }): left out of the comparison`,
+        );
+      }
+    }
     const keys = first.workload.keys.length > 0 ? first.workload.keys : [BACKEND];
     const options: CompareOptions = {
       keys,

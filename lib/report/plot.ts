@@ -136,9 +136,19 @@ export type Spec = Record<string, unknown>;
 /** Times and rates are never negative: the axis starts at 0 and error bars are clipped there. */
 const FROM_ZERO = { domainMin: 0 };
 
-/** A y axis of the mean of `field` over repeats, from zero, titled `title`. */
+/**
+ * A y axis of the mean of `field` over repeats, from zero, titled `title`; never stacked (bars of
+ * several series side by side are means, not parts of a sum).
+ */
 function meanAxis(field: string, title: string) {
-  return { aggregate: "mean", field, type: "quantitative", title, scale: FROM_ZERO } as const;
+  return {
+    aggregate: "mean",
+    field,
+    type: "quantitative",
+    title,
+    scale: FROM_ZERO,
+    stack: null,
+  } as const;
 }
 const ERROR_BAR = { type: "errorbar", extent: "stdev", clip: true };
 const MEASURED = "measured";

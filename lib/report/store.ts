@@ -180,14 +180,16 @@ export function listRuns(dir: string): StoredRun[] {
 }
 
 /**
- * The store file a run reference names: a run id (or a unique prefix of one), `latest` (the
- * newest run) or `latest~K` (the K-th before it); undefined when `ref` is none of these forms.
- * UsageError when the form is right but the store holds no such run.
+ * The store file a run reference names: a run id as `runs` lists it (or a unique prefix of a
+ * dated one), `latest` (the newest run) or `latest~K` (the K-th before it); undefined when `ref`
+ * is none of these. UsageError when the form is right but the store holds no such run.
  */
 export function resolveRun(dir: string, ref: string): string | undefined {
   const latest = /^latest(?:~(\d+))?$/.exec(ref);
-  if (latest === null && !/^\d{8}T\d{9}Z/.test(ref)) return undefined;
   const runs = listRuns(dir);
+  const exact = runs.find((r) => r.id === ref);
+  if (exact !== undefined) return exact.path;
+  if (latest === null && !/^\d{8}T\d{9}Z/.test(ref)) return undefined;
   if (latest !== null) {
     const back = Number(latest[1] ?? 0);
     const run = runs[runs.length - 1 - back];

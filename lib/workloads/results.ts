@@ -1,7 +1,9 @@
 /**
  * Which workload wrote a results file, and what of it can be compared: the workload its JSON
  * meta's command names or, for CSV (no meta), the one whose declared columns the header holds in
- * order (MPI adds rank columns after them, `--baseline fio` its columns before stat and error).
+ * order (MPI adds rank columns after them, `--baseline fio` its columns before stat and error),
+ * else, for a file an earlier release wrote (fewer columns), the one whose key columns the header
+ * holds and most of whose columns it has.
  * `sciobench plot` finds a file's chart this way (./charts.ts), `sciobench compare` its keys and
  * metrics.
  * @module
@@ -20,9 +22,20 @@ function holdsInOrder(header: readonly string[], declared: readonly string[]): b
 }
 
 /**
+ * The share of `workload`'s declared columns `header` holds (0 to 1), or 0 unless it holds every
+ * one of the workload's key columns (a workload without keys is never guessed this way).
+ */
+function keyedShare(header: readonly string[], workload: Workload): number {
+  const present = new Set(header);
+  if (workload.keys.length === 0 || !workload.keys.every((k) => present.has(k))) return 0;
+  return workload.columns.filter((c) => present.has(c.name)).length / workload.columns.length;
+}
+
+/**
  * The workload that wrote `results`: the one of `workloads` (default: every one) its meta's
  * command names, else the first of `candidates` (default: `workloads`) whose declared columns
- * the file's header holds in order; undefined when none.
+ * the file's header holds in order, else the candidate whose keys the header holds and at least
+ * half of whose columns it has (the most of them); undefined when none.
  */
 export function findResultsWorkload(
   results: Results,
@@ -33,7 +46,17 @@ export function findResultsWorkload(
   const named = workloads.find((w) => w.name === command);
   if (named !== undefined) return named;
   const header = results.columns ?? [];
-  return candidates.find((w) => holdsInOrder(header, w.columns.map((c) => c.name)));
+  const exact = candidates.find((w) => holdsInOrder(header, w.columns.map((c) => c.name)));
+  if (exact !== undefined) return exact;
+  let best: Workload | undefined, bestShare = 0.5;
+  for (const w of candidates) {
+    const share = keyedShare(header, w);
+    if (share >= bestShare && (best === undefined || share > bestShare)) {
+      best = w;
+      bestShare = share;
+    }
+  }
+  return best;
 }
 
 /**
@@ -92,4 +115,14 @@ export function chooseMetrics(workload: Workload, names?: readonly string[]): Me
     }
     return found;
   });
+}
+
+/**
+ * The names among `metrics` that no row of `results` holds a number in: columns a file from an
+ * earlier sciobench (or a run that did not measure them) lacks.
+ */
+export function metricsAbsent(results: Results, metrics: readonly Metric[]): string[] {
+  return metrics.map((m) => m.name).filter((name) =>
+    !results.rows.some((r) => typeof r[name] === "number")
+  );
 }
