@@ -42,7 +42,12 @@ async function assertSameListing(path: string, framing: string): Promise<number>
   assert.ok(chunks.length > 0, `${path}: chunks listed`);
   const want = chunks.map((c) => ({ ...c, shape: c.shape.join("x") }));
 
-  const [head, ...lines] = (await info("jsonl", path)).trimEnd().split("\n");
+  const [head, ...rest] = (await info("jsonl", path)).trimEnd().split("\n");
+  // the last line: the facts known at the end of the run
+  const end = JSON.parse(rest.pop()!) as { end: Record<string, unknown> };
+  assert.deepEqual(Object.keys(end), ["end"]);
+  assert.equal(typeof end.end.duration_s, "number");
+  const lines = rest;
   const first = JSON.parse(head!) as {
     meta: { command: string; facts: Record<string, unknown>; options: { framing: string } };
     columns: string[];

@@ -6,6 +6,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { parseResults } from "../lib/report/plot.ts";
 import { deviceMeta, fileSystemMeta, loadAverage, mountOf } from "../lib/cli/meta.ts";
 import * as libc from "../lib/sys/libc.ts";
 import { runCli, tempDir } from "./_helpers.ts";
@@ -47,6 +48,13 @@ Deno.test("meta: load at start and end, duration, absolute --dir given relative,
   assert.ok(isLoad(head.load_average_start));
   assert.equal(head.load_average_end, null);
   assert.equal(head.duration_s, null);
+  // ... and come in the last line, which a reader merges into the meta
+  const last = JSON.parse(l.stdout.trimEnd().split("\n").at(-1)!);
+  assert.deepEqual(Object.keys(last.end), ["load_average_end", "duration_s", "libraries"]);
+  const read = parseResults(l.stdout, "run.jsonl").meta;
+  assert.ok(isLoad(read.load_average_end), JSON.stringify(read.load_average_end));
+  assert.ok((read.duration_s as number) > 0);
+  assert.deepEqual(read.load_average_start, head.load_average_start);
 });
 
 Deno.test("meta: on tmpfs the device facts are null and the run succeeds", async () => {

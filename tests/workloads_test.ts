@@ -59,7 +59,9 @@ Deno.test("workloads: a toy workload is a command: list, --help, --dry-run, ever
   assert.equal(doc.meta.command, "toy");
   assert.deepEqual(doc.rows.map((r) => r.value), [1, 2, 3]);
   const jsonl = await toyCli(["toy", "--format", "jsonl", "--repeat", "1"]);
-  assert.equal(jsonl.stdout.trim().split("\n").length, 4, "the facts, then one line per row");
+  const jsonlLines = jsonl.stdout.trim().split("\n");
+  assert.equal(jsonlLines.length, 5, "the facts, one line per row, the end facts");
+  assert.match(jsonlLines[4]!, /^{"end":{"load_average_end":/);
   const table = await toyCli(["toy", "--format", "table"]);
   assert.equal(table.code, 0, table.stderr);
   assert.match(table.stdout, /step/);

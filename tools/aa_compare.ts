@@ -119,6 +119,7 @@ function exactSize(m: number, n: number, alpha: number): number {
 
 let aaTests = 0, aaRaw = 0, aaControl = 0;
 let aaCellsAnyRaw = 0, aaCellsAnyControl = 0, aaCells = 0;
+let aaCellsRegressionRaw = 0, aaCellsRegressionControl = 0;
 let injectedPairsRaw = 0, injectedPairsControl = 0;
 const injectedRatios: number[] = [];
 let injectedTests = 0, injectedRaw = 0, injectedControl = 0;
@@ -133,19 +134,22 @@ for (let i = 0; i < PAIRS; i++) {
   aaRaw += raw.filter((x) => flagged(x.change.verdict)).length;
   aaControl += ctl.filter((x) => flagged(withControl(x))).length;
   // cells (backend x size x N ...): flagged when any of its metrics is
-  const cellsOf = (list: readonly Comparison[], verdict: (x: Comparison) => Verdict) => {
+  const cellsOf = (list: readonly Comparison[], hit: (x: Comparison) => boolean) => {
     const cells = new Map<string, boolean>();
     for (const x of list) {
       const id = JSON.stringify(x.cell);
-      cells.set(id, (cells.get(id) ?? false) || flagged(verdict(x)));
+      cells.set(id, (cells.get(id) ?? false) || hit(x));
     }
-    return cells;
+    return [...cells.values()];
   };
-  const cellsRaw = cellsOf(raw, (x) => x.change.verdict);
-  const cellsCtl = cellsOf(ctl, withControl);
-  aaCells += cellsRaw.size;
-  aaCellsAnyRaw += [...cellsRaw.values()].filter(Boolean).length;
-  aaCellsAnyControl += [...cellsCtl.values()].filter(Boolean).length;
+  const cellsRaw = cellsOf(raw, (x) => flagged(x.change.verdict));
+  aaCells += cellsRaw.length;
+  aaCellsAnyRaw += cellsRaw.filter(Boolean).length;
+  aaCellsAnyControl += cellsOf(ctl, (x) => flagged(withControl(x))).filter(Boolean).length;
+  aaCellsRegressionRaw += cellsOf(raw, (x) => x.change.verdict === "regression")
+    .filter(Boolean).length;
+  aaCellsRegressionControl += cellsOf(ctl, (x) => withControl(x) === "regression")
+    .filter(Boolean).length;
   const slowRead = (list: readonly Comparison[]) =>
     list.filter((x) => x.cell.framing === "slow" && READ_METRICS.has(x.metric.name));
   const injRaw = slowRead(compareRows(a, c, options(undefined)).comparisons);
@@ -187,6 +191,20 @@ console.log(
 );
 console.log(`A/A tests flagged, without the control: ${pct(aaRaw, aaTests)}`);
 console.log(`A/A tests flagged, with the control:    ${pct(aaControl, aaTests)}`);
+console.log(
+  `theoretical rate of a cell with any of its metrics a regression (one side of the test): ` +
+    `at most ${(1 - (1 - size / 2) ** metrics.length).toFixed(3)}`,
+);
+console.log(
+  `A/A cells with a regression flagged (the criterion), without the control: ${
+    pct(aaCellsRegressionRaw, aaCells)
+  }`,
+);
+console.log(
+  `A/A cells with a regression flagged (the criterion), with the control:    ${
+    pct(aaCellsRegressionControl, aaCells)
+  }`,
+);
 console.log(
   `A/A cells with any metric flagged, without the control: ${pct(aaCellsAnyRaw, aaCells)}`,
 );

@@ -55,10 +55,14 @@ export function parseResults(text: string, name: string): Results {
       for (const line of trimmed.split("\n")) {
         if (line.trim() === "") continue;
         const obj = JSON.parse(line) as Record<string, unknown>;
+        const only = Object.keys(obj).length === 1;
         if (obj.meta && typeof obj.meta === "object") {
           meta = obj.meta as Record<string, unknown>;
           columns = stringList(obj.columns);
-        } else if (!("interrupted" in obj && Object.keys(obj).length === 1)) rows.push(obj as Row);
+        } else if (only && obj.end && typeof obj.end === "object") {
+          // the facts known at the run's end complete the meta written first
+          meta = { ...meta, ...obj.end as Record<string, unknown> };
+        } else if (!(only && "interrupted" in obj)) rows.push(obj as Row);
       }
       return { meta, rows, columns };
     }
