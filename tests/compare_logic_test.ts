@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import {
   compareBackends,
   type CompareOptions,
+  compareOrders,
   compareRows,
 } from "../lib/report/compare/compare.ts";
 import { metaDifferences } from "../lib/report/compare/meta.ts";
@@ -128,4 +129,35 @@ Deno.test("compare: the facts that differ between runs", () => {
   assert.deepEqual(d.map((x) => x.field), ["kernel", "file_system.type", "libraries.hdf5"]);
   assert.deepEqual(d[0]!.values, ["6.1", "6.2"]);
   assert.deepEqual(metaDifferences([base, {}]), []);
+});
+
+Deno.test("compare --by order: a backend slower when measured first is an order effect", () => {
+  // ten repeats, the two backends alternating places; gsd reads 30% slower when it goes first
+  const rows: Row[] = [];
+  for (let repeat = 1; repeat <= 10; repeat++) {
+    const order = repeat % 2 === 1 ? ["raw", "gsd"] : ["gsd", "raw"];
+    for (const [i, framing] of order.entries()) {
+      const wobble = 1 + ((repeat * 7) % 5 - 2) / 100;
+      const slow = framing === "gsd" && i === 0 ? 0.7 : 1;
+      rows.push({
+        framing,
+        N: 1024,
+        repeat,
+        order: i + 1,
+        read_MiBps: 1000 * wobble * slow,
+        open_ms: 2 / wobble,
+      });
+    }
+  }
+  const { control: _, ...options } = OPTIONS;
+  const found = compareOrders(rows, options).comparisons;
+  const verdict = (framing: string, metric: string) =>
+    found.find((c) => c.cell.framing === framing && c.metric.name === metric)?.change.verdict;
+  // later (B) against first (A): gsd improves when it goes second; raw has no order effect
+  assert.equal(verdict("gsd", "read_MiBps"), "improvement");
+  assert.equal(verdict("raw", "read_MiBps"), "same");
+  assert.equal(verdict("gsd", "open_ms"), "same");
+  assert.equal(found.find((c) => c.cell.framing === "gsd")!.a.n, 5);
+  // rows without the column: nothing to compare
+  assert.deepEqual(compareOrders(rows.map(({ order: _o, ...r }) => r), options).comparisons, []);
 });

@@ -21,6 +21,16 @@ Deno.test("previous results: compare matches a CSV (no meta) with JSON lines of 
   assert.equal(r.stderr, "");
 });
 
+Deno.test("previous results: compare --by order says in one line that the file has no order", async () => {
+  const r = await runCli(["compare", "--by", "order", file("table.json")]);
+  assert.equal(r.code, 2);
+  assert.match(
+    r.stderr,
+    /^sciobench: error: .*table\.json: no backend measured both first and later/,
+  );
+  assert.equal(r.stderr.trim().split("\n").length, 1);
+});
+
 Deno.test("previous results: a metric the earlier release did not measure is named, in one line", async () => {
   using d = tempDir("sciobench-prev-");
   const now = `${d.path}/now.json`;

@@ -2,7 +2,8 @@
  * `sciobench compare A B [C ...]`: results of one workload (files, or runs of the store) compared
  * cell by cell, each later one against the first, with the exact Mann-Whitney test and the
  * Hodges-Lehmann ratio over the repeats (lib/report/compare/); `--by framing --reference R FILE`
- * compares the backends of one run against R the same way.
+ * compares the backends of one run against R the same way, `--by order FILE` each backend measured
+ * first in its repeat against the same backend measured later.
  * @module
  */
 import { COMPARE_DEFAULTS } from "../report/compare/compare.ts";
@@ -14,8 +15,10 @@ import { parseResults, type Results } from "../report/plot.ts";
 import {
   compareBackends,
   type CompareOptions,
+  compareOrders,
   compareRows,
   type Comparison,
+  ORDER_COLUMN,
 } from "../report/compare/compare.ts";
 import { metaDifferences } from "../report/compare/meta.ts";
 import {
@@ -112,7 +115,7 @@ function withoutControl(options: CompareOptions): Omit<CompareOptions, "control"
 const help = () =>
   commandHelp("compare", {
     title: "compare results: is B different from A beyond noise",
-    usage: "A B [C ...] | --by framing --reference BACKEND RESULTS",
+    usage: "A B [C ...] | --by framing --reference BACKEND RESULTS | --by order RESULTS",
     intro:
       `Compares results of one workload: files (CSV, JSON lines, JSON) or runs of the results store
 (a run id, latest, latest~1, ...). Cells are matched by the workload's key columns; each later
@@ -127,6 +130,9 @@ mean, and a bootstrap of 5 values gives intervals too narrow.
 Where both runs hold the control backend (--control, raw by default), every other backend is
 also compared relative to the control's change in the same run ("vs control"), and "the
 machine changed" is said when the control moved as much as the backend did.
+--by order looks for an order effect in one run: each backend's repeats where it was measured
+first against those where it came later (table and records alternate the order between
+repeats and record it in the order column; 10 repeats give 5 against 5).
 Refused in one line (exit 2): results of different workloads, a file that is not results, a
 metric that is not a rate or time column of the workload.`,
   });
@@ -145,11 +151,13 @@ export const compareCommand: Command = {
     const failOn = values["fail-on"] === undefined
       ? undefined
       : parseChoice(values["fail-on"], ["regression"], "--fail-on");
-    const by = values.by === undefined ? undefined : parseChoice(values.by, [BACKEND], "--by");
-    if (by !== undefined && values.reference === undefined) {
+    const by = values.by === undefined
+      ? undefined
+      : parseChoice(values.by, [BACKEND, ORDER_COLUMN], "--by");
+    if (by === BACKEND && values.reference === undefined) {
       throw new UsageError("compare: --by framing needs --reference BACKEND");
     }
-    if (by === undefined && values.reference !== undefined) {
+    if (by !== BACKEND && values.reference !== undefined) {
       throw new UsageError("compare: --reference goes with --by framing");
     }
     const wanted = by === undefined ? "at least two results (A B)" : "one results file";
@@ -198,14 +206,26 @@ export const compareCommand: Command = {
         b: b.name,
         result: compareRows(first.results.rows, b.results.rows, options),
       }))
-      : [{
+      : by === BACKEND
+      ? [{
         a: values.reference!,
         b: `the other backends of ${first.name}`,
         result: compareBackends(first.results.rows, values.reference!, withoutControl(options)),
+      }]
+      : [{
+        a: "each backend measured first in its repeat",
+        b: `the same measured later (${first.name})`,
+        result: compareOrders(first.results.rows, withoutControl(options)),
       }];
-    if (by !== undefined && reports[0]!.result.comparisons.length === 0) {
+    if (by === BACKEND && reports[0]!.result.comparisons.length === 0) {
       throw new UsageError(
         `${first.name}: no measured rows of the backend '${values.reference}' to compare with`,
+      );
+    }
+    if (by === ORDER_COLUMN && reports[0]!.result.comparisons.length === 0) {
+      throw new UsageError(
+        `${first.name}: no backend measured both first and later in its repeats (the '${ORDER_COLUMN}' ` +
+          "column: table and records record it with --repeat 2 or more and several backends)",
       );
     }
     const differences = by === undefined ? metaDifferences(loaded.map((l) => l.results.meta)) : [];

@@ -613,8 +613,8 @@ export const FLAGS = {
   by: {
     type: "string",
     value: "COLUMN",
-    help: "framing: compare the backends of one results file against --reference instead of " +
-      "files against the first",
+    help: "framing: compare the backends of one results file against --reference; order: each " +
+      "backend measured first in its repeat against the same measured later (an order effect)",
     commands: ["compare"],
   },
   reference: {

@@ -307,3 +307,24 @@ export function compareBackends(
   }
   return { comparisons, onlyA, onlyB };
 }
+
+/** The column giving a row's place among the backends of its repeat (1: measured first). */
+export const ORDER_COLUMN = "order";
+
+/**
+ * The order effect in one run: each backend's rows measured first in their repeat (`order` 1)
+ * against its rows measured later (2 or more), with the same test and verdicts as
+ * {@link compareRows} (no control: every backend takes each place). A significant change says
+ * a backend's place in the repeat moved its numbers (compilation, caches, a drifting machine).
+ */
+export function compareOrders(
+  rows: readonly Row[],
+  options: Omit<CompareOptions, "control">,
+): CompareResult {
+  const placed = measuredRows(rows).filter((r) => typeof r[ORDER_COLUMN] === "number");
+  return compareRows(
+    placed.filter((r) => r[ORDER_COLUMN] === 1),
+    placed.filter((r) => (r[ORDER_COLUMN] as number) > 1),
+    options,
+  );
+}
