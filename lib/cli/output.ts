@@ -155,6 +155,8 @@ export interface ResultsSpec {
   readonly inputs?: Inputs;
   /** performance.now() (ms) when the run began, for its duration (default: when this opens). */
   readonly startMs?: number;
+  /** Bytes the plan writes and reads (meta `planned_bytes`: a later run's estimate scales by it). */
+  readonly plannedBytes?: number;
 }
 
 /** A command's input or data files, each `[name in messages, path]` (`["FILE", path]`). */
@@ -219,6 +221,7 @@ export function openResults(
   const startMs = spec.startMs ?? performance.now();
   const meta = runMeta(spec.command, spec.args, spec.options, spec.dir);
   if (spec.facts !== undefined) meta.facts = spec.facts;
+  if (spec.plannedBytes !== undefined) meta.planned_bytes = spec.plannedBytes;
   const keys = spec.keys !== undefined && spec.keys.length > 0 ? spec.keys : undefined;
   const human = spec.human.map((name) => spec.columns.find((c) => c.name === name)!);
   const sink = openRowSink(spec.columns.map((c) => c.name), {

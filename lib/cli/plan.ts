@@ -13,17 +13,42 @@ import { world } from "../mpi/world.ts";
 import { rowFormats } from "../report/formats/mod.ts";
 import { formatSize } from "../report/units.ts";
 import type { RunPlan, SkippedBackend } from "../workloads/workload.ts";
+import { estimateFromStore, type StoredEstimate } from "../report/store.ts";
+import { fileSystemMeta } from "./meta.ts";
 
 /**
- * The one-line summary a run prints first on stderr: bytes and files. No duration: rates here
- * vary with the disk and the load many times over, and a run's own progress line gives its ETA
- * from what it measures.
+ * The one-line summary a run prints first on stderr: bytes and files, and with `estimate` how
+ * long it should take. No constant rate makes that estimate (rates vary with the disk and the
+ * load many times over): only a stored run of the same command on the same host and directory,
+ * scaled by the bytes; the progress line gives the ETA from what the run measures.
  */
-export function planSummary(plan: RunPlan): string {
+export function planSummary(plan: RunPlan, estimate?: StoredEstimate): string {
   const files = plan.files.reduce((a, f) => a + f.count, 0);
+  const expected = estimate === undefined
+    ? ""
+    : `; about ${
+      formatSeconds(estimate.seconds)
+    } (stored run ${estimate.id} here, scaled by bytes)`;
   return `plan: ${plan.command} will write ${formatSize(plan.writeBytes)} in ${files} scratch file${
     files === 1 ? "" : "s"
-  } and read ${formatSize(plan.readBytes)}`;
+  } and read ${formatSize(plan.readBytes)}${expected}`;
+}
+
+/** The host name the JSON meta records (`hostname`), "" where it cannot be read. */
+function hostName(): string {
+  try {
+    return Deno.hostname();
+  } catch {
+    return "";
+  }
+}
+
+/** Seconds as people read a duration: 0.4 s, 12 s, 3 min 20 s, 2 h 5 min. */
+function formatSeconds(s: number): string {
+  if (s < 10) return `${s.toPrecision(2).replace(/\.0$/, "")} s`;
+  if (s < 120) return `${Math.round(s)} s`;
+  if (s < 7200) return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+  return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
 }
 
 /** The plan as a JSON-ready object (snake_case keys, as the rows use). */
@@ -98,11 +123,26 @@ export function dryRun(plan: RunPlan, values: { "dry-run": boolean; format?: str
 }
 
 /**
- * Prints a run's first stderr lines (rank 0 only): the plan's one-line summary, the backends
- * skipped, then `notes` and the plan's warnings.
+ * Prints a run's first stderr lines (rank 0 only): the plan's one-line summary (with an estimate
+ * from the results store `store` where it holds a run of the same command here, see
+ * {@link planSummary}; `dir` is the scratch parent), the backends skipped, then `notes` and the
+ * plan's warnings.
  */
-export function announcePlan(plan: RunPlan, notes: readonly string[] = []): void {
-  warn(planSummary(plan));
+export function announcePlan(
+  plan: RunPlan,
+  notes: readonly string[] = [],
+  store?: string,
+  dir?: string,
+): void {
+  const estimate = store === undefined || world().rank !== 0
+    ? undefined
+    : estimateFromStore(store, {
+      command: plan.command,
+      host: hostName(),
+      absoluteDir: String(fileSystemMeta(dir).absolute_dir ?? ""),
+      bytes: plan.writeBytes + plan.readBytes,
+    });
+  warn(planSummary(plan, estimate));
   noteSkipped(plan.skipped);
   for (const n of notes) warn(n);
   for (const w of plan.warnings) warn(`warning: ${w}`);

@@ -29,6 +29,7 @@ import {
 import { UsageError } from "../core/errors.ts";
 import { warn } from "../core/diagnostics.ts";
 import { rankColumnDocs } from "../workloads/columns.ts";
+import { storeDir } from "../report/store.ts";
 import { announcePlan, dryRun } from "./plan.ts";
 
 /** A command of the CLI made from a workload, with whether it runs as one rank of many. */
@@ -126,8 +127,9 @@ export function workloadCommand<V extends FlagRecord>(workload: Workload<V>): Wo
       if (planned.plan !== undefined && dryRun(planned.plan, dry)) return;
       planned.begin?.();
       const progress = planned.progress ?? new Progress();
-      if (planned.plan !== undefined) announcePlan(planned.plan, planned.notes);
-      else for (const note of planned.notes ?? []) warn(note);
+      if (planned.plan !== undefined) {
+        announcePlan(planned.plan, planned.notes, storeDir(output.store), planned.dir);
+      } else for (const note of planned.notes ?? []) warn(note);
       if (planned.ownOutput) {
         try {
           await planned.run(() => {
@@ -155,6 +157,7 @@ export function workloadCommand<V extends FlagRecord>(workload: Workload<V>): Wo
           dir: planned.dir,
           inputs,
           startMs,
+          plannedBytes: planned.plan && planned.plan.writeBytes + planned.plan.readBytes,
         }, output);
       const results = planned.openAtFirstRow ? openAtFirstRow(open) : open();
       await measureInto(results, progress, () => planned.run((row) => results.add(row), progress));

@@ -111,6 +111,12 @@ export interface StoredRun {
   readonly version: string;
   /** One line: rows, cells failed, backends. */
   readonly summary: string;
+  /** The `--dir` made absolute (meta `file_system.absolute_dir`), or "" when not recorded. */
+  readonly absoluteDir: string;
+  /** The run's duration (meta `duration_s`), seconds, or null when not recorded. */
+  readonly seconds: number | null;
+  /** Bytes the run planned to write and read (meta `planned_bytes`), or null when not recorded. */
+  readonly plannedBytes: number | null;
 }
 
 /** The one-line summary of a run's rows: run rows, failed rows, and the backends measured. */
@@ -123,6 +129,10 @@ function summaryOf(rows: readonly Row[]): string {
     ...(failed > 0 ? [`${failed} failed`] : []),
     ...(backends.length > 0 ? [backends.join(", ")] : []),
   ].join("; ");
+}
+
+function positive(v: unknown): number | null {
+  return typeof v === "number" && Number.isFinite(v) && v > 0 ? v : null;
 }
 
 function text(v: unknown): string {
@@ -144,6 +154,9 @@ function readRun(path: string, id: string): (StoredRun & { results: Results }) |
       fs: text(fs.type),
       version: text(meta.version),
       summary: summaryOf(results.rows),
+      absoluteDir: text(fs.absolute_dir),
+      seconds: positive(meta.duration_s),
+      plannedBytes: positive(meta.planned_bytes),
       results,
     };
   } catch {
@@ -205,4 +218,36 @@ export function resolveRun(dir: string, ref: string): string | undefined {
     );
   }
   return found[0]!.path;
+}
+
+/** A run's expected duration, from the store. */
+export interface StoredEstimate {
+  /** Seconds expected. */
+  readonly seconds: number;
+  /** The stored run it is scaled from. */
+  readonly id: string;
+}
+
+/**
+ * How long a run of `command` on `host` in `absoluteDir` that plans `bytes` (written plus read)
+ * should take: the newest run of the store `dir` with the same command, host and directory,
+ * its duration scaled by the bytes; undefined when the store holds none (or cannot be read: an
+ * estimate never stops a run).
+ */
+export function estimateFromStore(
+  dir: string,
+  run: { command: string; host: string; absoluteDir: string; bytes: number },
+): StoredEstimate | undefined {
+  let runs: StoredRun[];
+  try {
+    runs = listRuns(dir);
+  } catch {
+    return undefined;
+  }
+  const last = runs.filter((r) =>
+    r.command === run.command && r.host === run.host && r.absoluteDir === run.absoluteDir &&
+    r.seconds !== null && r.plannedBytes !== null
+  ).at(-1);
+  if (last === undefined) return undefined;
+  return { seconds: last.seconds! * run.bytes / last.plannedBytes!, id: last.id };
 }
