@@ -1,13 +1,12 @@
 /**
- * The A/A check of `sciobench compare`: N pairs (default 20) of the same small `table` run (raw
- * and `slow`, tests/_slow_backend.ts's gsd with no delay; 5 repeats, --cache cold or warm), each
- * pair compared, counting the cells and metrics flagged (a regression or improvement: significant
- * at 0.05 and beyond the threshold) without and with the control (raw); then, per pair, a third run whose
- * `slow` reads are delayed by a quarter of their time (a read rate 20% lower, touching one
- * backend and not the control) compared with the pair's first, counting how often the slowdown
- * is flagged. Prints the measured false-positive rates beside the theoretical one (the exact
- * test's size at alpha for these repeat counts, which the threshold only lowers) and the
- * detection rate.
+ * The A/A check of `sciobench compare`: N pairs (default 20) of the same small `table` run (raw and
+ * `slow`, tests/_slow_backend.ts's gsd with no delay; 5 repeats, --cache cold or warm), each pair
+ * compared, counting the cells and metrics flagged (a regression or improvement: significant at
+ * 0.05 and beyond the threshold) without and with the control (raw); then, per pair, a third run
+ * whose `slow` reads are delayed by a quarter of their time (a read rate 20% lower, touching one
+ * backend and not the control) compared with the pair's first, counting how often the slowdown is
+ * flagged. Prints the measured false-positive rates beside the theoretical one (the exact test's
+ * size at alpha for these repeat counts, which the threshold only lowers) and the detection rate.
  *
  *   deno run -A tools/aa_compare.ts [--pairs N] [--repeat K] [--factor F] [--size S] [--n N]
  *     [--cache cold|warm] [--dir DIR]
