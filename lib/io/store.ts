@@ -6,7 +6,7 @@
  * never outside the store. A store's size is the sum of its files' sizes; it is removed whole.
  * @module
  */
-import { FormatError, IoError, SysError } from "../core/errors.ts";
+import { FormatError, IoError, SysError, UsageError } from "../core/errors.ts";
 import * as libc from "../sys/libc.ts";
 import { directoryOf } from "./atomic.ts";
 import { FileHandle } from "./file.ts";
@@ -33,15 +33,20 @@ export function isDirectory(path: string): boolean {
   }
 }
 
-/** True when the store at `root` has an entry `name` (a file or directory, through links). */
-export function hasMember(root: string, name: string): boolean {
+/** True when something is at `path` (through symbolic links). */
+function exists(path: string): boolean {
   try {
-    libc.fileStat(`${root}/${name}`);
+    libc.fileStat(path);
     return true;
   } catch (e) {
     if (e instanceof SysError) return false;
     throw e;
   }
+}
+
+/** True when the store at `root` has an entry `name` (a file or directory, through links). */
+export function hasMember(root: string, name: string): boolean {
+  return exists(`${root}/${name}`);
 }
 
 /**
@@ -237,6 +242,7 @@ export class StoreWriter {
     this.#syncFiles();
     const dirs = [...this.#dirty].sort((a, b) => b.length - a.length);
     this.#dirty.clear();
+    // mutant: store-sync-directories
     for (const dir of dirs) syncPath(dir === "" ? this.root : `${this.root}/${dir}`);
     if (this.#rootEntryDirty) {
       syncPath(directoryOf(this.root));
@@ -273,9 +279,17 @@ export class StoreReader implements StoreMembers {
   /** Bytes read from the store's files so far (metadata and chunks). */
   bytesRead = 0;
 
-  /** A reader of the store at `root`; IoError when it is not a directory. */
+  /**
+   * A reader of the store at `root`: IoError when nothing is there, UsageError when it is not a
+   * directory.
+   */
   constructor(root: string) {
-    if (!isDirectory(root)) throw new IoError(`${root}: no such store (not a directory)`);
+    if (!isDirectory(root)) {
+      if (exists(root)) {
+        throw new UsageError(`${root} is not a directory; a store is a directory of files`);
+      }
+      throw new IoError(`${root}: no such file or directory`);
+    }
     this.path = root;
   }
 

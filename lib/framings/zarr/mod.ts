@@ -48,7 +48,7 @@ export const zarr: Framing = {
       default: 1,
       min: 0,
       max: 9,
-      help: "compression level of zlib and gzip (numcodecs' default 1)",
+      help: "compression level of zlib and gzip, as numcodecs takes it",
       workloads: WRITING_WORKLOADS,
     },
     {

@@ -168,6 +168,7 @@ export class ZarrWriter implements FrameWriter {
   finish(): WriteOp[] {
     const metadata = this.metadata();
     // the chunks are durable before the metadata that makes them part of the store
+    // mutant: store-chunks-before-metadata
     const ops: WriteOp[] = [{ kind: "sync" }];
     for (const [member, value] of metadata) {
       ops.push({ kind: "write", offset: 0, member, data: pythonJsonBytes(value) });
