@@ -55,6 +55,8 @@ Deno.test("mod.ts: named exports of framings, peers, registry and workloads; no 
       "f77",
       "ieeeio",
       "netcdf",
+      "zarr",
+      "MemoryStore",
       "hdf5",
       "netcdf4",
       "netcdfLib",
@@ -81,6 +83,7 @@ Deno.test("mod.ts: named exports of framings, peers, registry and workloads; no 
     "ieeeio",
     "netcdf",
     "raw",
+    "zarr",
   ]);
 });
 

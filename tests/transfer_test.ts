@@ -89,7 +89,8 @@ function readAll(b: Backend, path: string, n: number, transfer?: Transfer): Uint
   }
 }
 
-const NAMES = FRAMINGS.map((f) => f.name);
+// the framings whose system calls --bs and --direct shape (a store's members are written whole)
+const NAMES = FRAMINGS.filter((f) => f.store === undefined).map((f) => f.name);
 
 const direct = { ignore: DIRECT_REFUSED !== null };
 

@@ -49,6 +49,39 @@ export interface Mutant {
 /** The claims the measurements rest on, each as the product change that breaks it. */
 export const MUTANTS: readonly Mutant[] = [
   {
+    name: "store-chunks-before-metadata",
+    claim: "zarr: every chunk file is fsynced before the metadata that makes it visible",
+    edits: [{
+      marker: "store-chunks-before-metadata",
+      search: 'const ops: WriteOp[] = [{ kind: "sync" }];',
+      replace: "const ops: WriteOp[] = [];",
+    }],
+    tests: ["tests/zarr_test.ts"],
+    filter: "/fsynced before the metadata/",
+  },
+  {
+    name: "store-sync-directories",
+    claim: "a store's sync makes the directories it made or gave entries durable",
+    edits: [{
+      marker: "store-sync-directories",
+      search: "for (const dir of dirs) syncPath",
+      replace: "for (const dir of dirs.slice(dirs.length)) syncPath",
+    }],
+    tests: ["tests/zarr_test.ts"],
+    filter: "/fsynced before the metadata/",
+  },
+  {
+    name: "store-every-file",
+    claim: "a cold read of a store drops, and its residency covers, every file of it",
+    edits: [{
+      marker: "store-every-file",
+      search: "storeFiles(path)",
+      replace: "storeFiles(path).slice(0, 2)",
+    }],
+    tests: ["tests/zarr_test.ts"],
+    filter: "/cold drop and residency cover every file/",
+  },
+  {
     name: "journal-signal-after-commit",
     claim: "append: a signal after the commit says the file was left as it was",
     edits: [{

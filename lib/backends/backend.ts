@@ -245,6 +245,12 @@ export interface Limits {
   readonly datasets?: DatasetLimit;
 }
 
+/** How a backend's stores (directories of member files) are recognised. */
+export interface StoreLayout {
+  /** Member names whose presence in a directory shows it is one of the backend's stores. */
+  readonly markers: readonly string[];
+}
+
 /** The C library a peer loads, for messages and `framings`. */
 export interface LibraryInfo {
   /** The name users know it by (`HDF5`, `netCDF`, `HDF4`). */
@@ -290,6 +296,13 @@ export interface Capabilities {
   readonly sharedLayout: boolean;
   /** Limits of its files (HDF4's dataset count). */
   readonly limits?: Limits;
+  /**
+   * Set when its files are stores, directories of member files (Zarr): the member names whose
+   * presence shows a directory is one (detection). A store's size, cache drop, residency and
+   * removal cover every file under it (lib/io/store.ts); it writes and reads each member whole,
+   * so it declares no `transfer` and no `sharedLayout`.
+   */
+  readonly store?: StoreLayout;
   /** The C library it loads (peers). */
   readonly library?: LibraryInfo;
   /**

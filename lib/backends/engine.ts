@@ -10,9 +10,34 @@ import { FSYNC_POLICIES } from "./backend.ts";
 import { engineBackend } from "./guard.ts";
 import { NativeSink } from "./native_sink.ts";
 import { NativeSource } from "./native_source.ts";
+import { StoreSink } from "./store_sink.ts";
+import { StoreSource } from "./store_source.ts";
 
-/** A {@link Backend} that stores frames with `framing`, through the FFI file layer. */
+/**
+ * A {@link Backend} that stores frames with `framing`, through the FFI file layer: one file
+ * through the native sink and source, or for a framing whose files are stores (Framing.store)
+ * a directory of member files through the store sink and source, which write and read each
+ * member whole (no `--bs`, `--direct` nor shared files).
+ */
 export function nativeBackend(framing: Framing): Backend {
+  if (framing.store !== undefined) {
+    return engineBackend({
+      name: framing.name,
+      description: framing.description,
+      kind: "native",
+      orders: framing.orders,
+      options: framing.options,
+      magic: framing.magic,
+      store: { markers: framing.store.markers },
+      fsyncPolicies: FSYNC_POLICIES,
+      transfer: false,
+      sharedLayout: false,
+      recordBytes: framing.recordBytes?.bind(framing),
+      unavailable: () => null,
+      openWriter: (path, options) => new StoreSink(framing, path, options),
+      openReader: (path, options = {}) => new StoreSource(framing, path, options),
+    });
+  }
   return engineBackend({
     name: framing.name,
     description: framing.description,

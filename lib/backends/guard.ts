@@ -18,6 +18,14 @@ import type { Backend, FrameSource } from "./backend.ts";
 export function checkTransfer(backend: Backend, transfer: Transfer | undefined): void {
   if (transfer === undefined || backend.transfer) return;
   const flag = transfer.direct ? "--direct" : "--bs";
+  if (backend.store !== undefined) {
+    throw new UsageError(
+      `${flag}: ${backend.name} writes a store of many small files, each written and read whole ` +
+        `in one call, and cannot do ${
+          transfer.direct ? "direct I/O" : "transfers of a chosen size"
+        }; run it without ${flag}`,
+    );
+  }
   const kind = backend.kind === "program" ? "a program peer" : "a library peer";
   throw new UsageError(
     `${flag}: ${backend.name} is ${kind} that makes its own system calls and cannot do ${

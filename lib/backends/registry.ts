@@ -14,17 +14,19 @@ import { gsd } from "../framings/gsd/mod.ts";
 import { ieeeio } from "../framings/ieeeio/mod.ts";
 import { netcdf } from "../framings/netcdf/mod.ts";
 import { raw } from "../framings/raw.ts";
+import { zarr } from "../framings/zarr/mod.ts";
 import { type Framing, matchesMagic } from "../framings/types.ts";
 import { PEERS } from "../peers/mod.ts";
 import { didYouMean } from "../core/suggest.ts";
 import { nativeBackend } from "./engine.ts";
 import { engineBackend } from "./guard.ts";
 import { FileHandle } from "../io/file.ts";
+import { hasMember, isDirectory } from "../io/store.ts";
 import type { Backend } from "./backend.ts";
 import { hexBytes } from "../framings/kit.ts";
 
 /** Every native framing, in the order `sciobench framings` lists them. */
-export const FRAMINGS: readonly Framing[] = [gsd, raw, ieeeio, netcdf, f77];
+export const FRAMINGS: readonly Framing[] = [gsd, raw, ieeeio, netcdf, f77, zarr];
 
 const registered: Backend[] = [...FRAMINGS.map(nativeBackend), ...PEERS.map(engineBackend)];
 
@@ -86,8 +88,32 @@ export function detectFormat(
   return backends.find((b) => b.magic.length === 0 && b.detect !== undefined && usable(b));
 }
 
-/** The backend whose format `path` is in, judged from its first 4096 bytes; FormatError when none matches. */
+/**
+ * The usable backend whose stores (directories of member files) the directory `path` is one of:
+ * the first that declares a member name (Backend.store) present in it. FormatError when none.
+ */
+export function detectStoreBackend(path: string, backends: readonly Backend[] = BACKENDS): Backend {
+  const stores = backends.filter((b) => b.store !== undefined);
+  const found = stores.find((b) =>
+    b.unavailable() === null && b.store!.markers.some((m) => hasMember(path, m))
+  );
+  if (found !== undefined) return found;
+  const markers = [...new Set(stores.flatMap((b) => b.store!.markers))].join(", ");
+  throw new FormatError(
+    "detect",
+    path,
+    -1,
+    `a directory holding none of ${markers}: not a store sciobench reads; give a file, or a ` +
+      "store's directory",
+  );
+}
+
+/**
+ * The backend whose format `path` is in, judged from its first 4096 bytes (a directory: from
+ * the member names of stores, {@link detectStoreBackend}); FormatError when none matches.
+ */
 export function detectBackend(path: string): Backend {
+  if (isDirectory(path)) return detectStoreBackend(path);
   const f = FileHandle.open(path, "read");
   let head: Uint8Array;
   let size: number;

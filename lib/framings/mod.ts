@@ -1,7 +1,8 @@
 /**
- * The native framings and their contract (`sciobench/framings`): the five pure encoders/decoders
- * (raw, gsd, f77, ieeeio, netcdf), the Framing interface and its types, the declared options and
- * their one validator, and an in-memory file to encode into and decode from. No file I/O: the
+ * The native framings and their contract (`sciobench/framings`): the six pure encoders/decoders
+ * (raw, gsd, f77, ieeeio, netcdf, and zarr, whose files are stores: directories of member files),
+ * the Framing interface and its types, the declared options and their one validator, and an
+ * in-memory file and store to encode into and decode from. No file I/O: the
  * engine (`sciobench/backends`) runs a framing against files.
  *
  * ```ts
@@ -35,6 +36,8 @@ export type {
   OptionValue,
   ReaderOptions,
   StoredVariable,
+  StoreFraming,
+  StoreMembers,
   TypedArray,
   Workload,
   WriteOp,
@@ -42,9 +45,10 @@ export type {
 } from "./types.ts";
 export { DTYPE_SIZE, DTYPES, matchesMagic, typedArray } from "./types.ts";
 export { checkOptions, type OptionValues, parseOptionArgs } from "./options.ts";
-export { MemoryFile, memorySource } from "../io/memory.ts";
+export { MemoryFile, memorySource, MemoryStore } from "../io/memory.ts";
 export { raw } from "./raw.ts";
 export { gsd } from "./gsd/mod.ts";
 export { f77 } from "./f77/mod.ts";
 export { ieeeio } from "./ieeeio/mod.ts";
 export { netcdf } from "./netcdf/mod.ts";
+export { zarr } from "./zarr/mod.ts";

@@ -4,7 +4,7 @@
  * @module
  */
 import type { ByteOrder } from "../bytes/byteswap.ts";
-import type { ByteSource, WriteOp } from "../io/types.ts";
+import type { ByteSource, StoreMembers, WriteOp } from "../io/types.ts";
 
 /** Element types a chunk can hold; sizes in bytes are in {@link DTYPE_SIZE}. */
 export type DType =
@@ -102,7 +102,7 @@ export function holdsDType(a: ArrayBufferView, dtype: DType): boolean {
 }
 
 export type { ByteOrder } from "../bytes/byteswap.ts";
-export type { ByteSource, WriteOp } from "../io/types.ts";
+export type { ByteSource, StoreMembers, WriteOp } from "../io/types.ts";
 
 /** Byte order requested on the command line: `native` is the machine's (little on x86-64). */
 export type EndianOption = ByteOrder | "native";
@@ -159,6 +159,16 @@ export interface ChunkRef {
    * whose lengths add up to `bytes`. `offset` is then the first piece's offset.
    */
   readonly pieces?: readonly (readonly [number, number])[];
+  /**
+   * Set for a chunk of a store (Framing.store): the member file that holds it (relative to the
+   * store's root); `offset` is then a byte offset in that file.
+   */
+  readonly member?: string;
+  /**
+   * Set when the member's bytes are encoded (`zlib`, `gzip`): the whole member file is read and
+   * {@link FrameIndex.decodeChunk} makes the chunk's `bytes` bytes of elements from it.
+   */
+  readonly codec?: string;
 }
 
 /** A whole stored array (a netCDF variable): its name, type and the byte pieces that hold it. */
@@ -192,6 +202,13 @@ export interface FrameIndex {
    * (a file of a million variables holds no list of them).
    */
   variables?(): Iterable<StoredVariable>;
+  /**
+   * For a store's chunks: the chunk `ref`'s elements, in its stored byte order, written into
+   * `into` (`ref.bytes` bytes) from `stored`, the whole content of its member file (decoded by
+   * its `codec`), or with `stored` undefined when the member does not exist, the format's fill
+   * value. FormatError when the bytes do not decode to the chunk.
+   */
+  decodeChunk?(ref: ChunkRef, stored: Uint8Array | undefined, into: Uint8Array): void;
   /** Notes for stderr, such as a recovered dataset count. */
   readonly warnings?: readonly string[];
   /**
@@ -320,6 +337,18 @@ export const WRITING_WORKLOADS: readonly Workload[] = ["readers", "records", "wr
 /** Every workload that takes `--option`: the writing ones, `read` and `info`. */
 export const ALL_WORKLOADS: readonly Workload[] = [...WRITING_WORKLOADS, "read", "info"];
 
+/**
+ * How a framing whose files are directories of member files (stores, such as Zarr's) is found
+ * and decoded. Its writer's ops name the member each write is the whole content of
+ * (WriteOp.member); its decoder reads members by name.
+ */
+export interface StoreFraming {
+  /** Member names whose presence in a directory shows it is a store of this framing (detection). */
+  readonly markers: readonly string[];
+  /** Decodes and validates the layout of the store `store` reads; FormatError on malformed input. */
+  openStore(store: StoreMembers, options?: ReaderOptions): FrameIndex;
+}
+
 /** A record framing: one file (or folder) per format in lib/framings, registered in lib/backends/registry.ts. */
 export interface Framing {
   /** Registry name (`raw`, `gsd`, `f77`, `ieeeio`, `netcdf`). */
@@ -332,6 +361,12 @@ export interface Framing {
   readonly options: readonly OptionSpec[];
   /** Magic numbers a file of this format holds; detection matches them first (empty: none). */
   readonly magic: readonly MagicNumber[];
+  /**
+   * Set when its files are stores (directories of member files): how a directory is recognised
+   * as one and decoded. The engine then writes and reads members, one file each, and a file's
+   * size, cache drop and removal cover every file of the store.
+   */
+  readonly store?: StoreFraming;
   /**
    * True when its layout follows from the frame sizes alone, so MPI ranks can write one file
    * together (`--layout shared`), each computing the same positioned writes.

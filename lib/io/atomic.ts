@@ -56,11 +56,12 @@ export function removeStaleTemps(path: string): void {
     return;
   }
   for (const e of entries) {
-    if (!e.isFile || !e.name.startsWith(prefix)) continue;
+    // a file, or a store (a directory) written under the temporary name
+    if (!(e.isFile || e.isDirectory) || !e.name.startsWith(prefix)) continue;
     const pid = Number(e.name.slice(prefix.length));
     if (!Number.isSafeInteger(pid) || pid <= 0 || processStart(pid) !== undefined) continue;
     try {
-      Deno.removeSync(`${dir}${e.name}`);
+      Deno.removeSync(`${dir}${e.name}`, { recursive: e.isDirectory });
       warn(`removed ${dir}${e.name}, left by an interrupted write (process ${pid})`);
     } catch {
       // another run removed it first
@@ -122,6 +123,58 @@ export function checkOutputTarget(path: string, force: boolean, what = "FILE"): 
     exists: true,
     mode: (info.mode ?? 0o644) & 0o7777,
   };
+}
+
+/**
+ * Checks that a store (a directory of files) may be written at `path`: its directory exists, and
+ * anything there is replaced only with `force` (IoError otherwise) and only when it is a store
+ * (`isStore`) or a regular file (UsageError for another directory, a FIFO, a device).
+ */
+export function checkStoreTarget(
+  path: string,
+  force: boolean,
+  isStore: (path: string) => boolean,
+): OutputTarget {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return checkOutputTarget(path, force);
+    throw new IoError(`cannot write ${path}: ${(e as Error).message}`);
+  }
+  if (info.isDirectory && !isStore(path)) {
+    throw new UsageError(
+      `FILE ${path} is a directory that is no store; sciobench replaces only a store or a file`,
+    );
+  }
+  if (!info.isDirectory) return checkOutputTarget(path, force);
+  if (!force) {
+    throw new IoError(`${path} exists; refusing to overwrite it (pass --force to replace it)`);
+  }
+  return { path: libc.realPath(path), exists: true };
+}
+
+/**
+ * Makes the written temporary store `temp` (complete and synced) the target: renamed to a new
+ * target, or swapped with an existing one atomically (renameat2 RENAME_EXCHANGE: the path names
+ * the old store or the new one at every moment), the old one then removed; the directory is
+ * fsynced. A file system that cannot swap (EINVAL) leaves the target as it was (IoError).
+ */
+export function commitTempStore(temp: string, target: OutputTarget): void {
+  if (!target.exists) {
+    Deno.renameSync(temp, target.path);
+  } else {
+    try {
+      libc.renameExchange(temp, target.path);
+    } catch (e) {
+      throw new IoError(
+        `${target.path} was left as it was: this file system cannot swap it with the new store ` +
+          `atomically (${e instanceof Error ? e.message : String(e)}); remove it first`,
+      );
+    }
+    Deno.removeSync(temp, { recursive: true });
+  }
+  syncDirectoryOf(target.path);
 }
 
 /** `dev:ino` of an existing path (through symbolic links), or undefined. */

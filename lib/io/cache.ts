@@ -4,41 +4,90 @@
  * @module
  */
 import * as libc from "../sys/libc.ts";
+import { isDirectory, storeFiles } from "./store.ts";
+import { FileHandle } from "./file.ts";
 
 /** Result of a cache drop. */
 export interface CacheDrop {
   /** Time the drop took (fdatasync + fadvise + residency check), seconds. */
   readonly seconds: number;
-  /** Fraction of the file's pages still in the page cache afterwards (0..1). */
+  /**
+   * Fraction of the file's pages still in the page cache afterwards (0..1); of a store (a
+   * directory), of the pages of all its files together.
+   */
   readonly residentAfter: number;
+}
+
+/** The files whose pages make up `path`: itself, or every file of a store (a directory). */
+function filesOf(path: string): string[] {
+  // mutant: store-every-file
+  return isDirectory(path) ? storeFiles(path) : [path];
+}
+
+/**
+ * Pages of `path` and the fraction of them cached, after `prepare(fd, path)` ran on its open
+ * descriptor.
+ */
+function residentPages(path: string, prepare: (fd: number) => void): [number, number] {
+  const fd = libc.open(path, libc.O.RDONLY);
+  try {
+    prepare(fd);
+    const size = libc.fileSize(fd, path);
+    const pages = Math.ceil(size / PAGE_BYTES);
+    return [pages, libc.residentFraction(fd, size, path) * pages];
+  } finally {
+    libc.close(fd, path);
+  }
+}
+
+/** Bytes of a page, for weighing each file of a store by its pages. */
+const PAGE_BYTES = 4096;
+
+/** The fraction of all the pages of `files` that are cached after `prepare` ran on each. */
+function residentOf(files: readonly string[], prepare: (fd: number, path: string) => void): number {
+  let pages = 0, cached = 0;
+  for (const file of files) {
+    const [p, c] = residentPages(file, (fd) => prepare(fd, file));
+    pages += p;
+    cached += c;
+  }
+  return pages === 0 ? 0 : cached / pages;
 }
 
 /**
  * Drops `path` from the page cache: fdatasync (dirty pages cannot be dropped), then
- * posix_fadvise(DONTNEED) over the whole file, then a mincore check of what stayed resident.
+ * posix_fadvise(DONTNEED) over the whole file, then a mincore check of what stayed resident. A
+ * store (a directory) is dropped file by file, every file of it; its directories' entries and
+ * inodes stay cached (only root can drop those, through /proc/sys/vm/drop_caches).
  */
 export function dropCache(path: string): CacheDrop {
   const t0 = libc.clockGettime();
-  const fd = libc.open(path, libc.O.RDONLY);
-  try {
-    libc.fdatasync(fd, path);
-    libc.posixFadvise(fd, 0, 0, libc.FADV.DONTNEED, path);
-    const size = libc.fileSize(fd, path);
-    const residentAfter = libc.residentFraction(fd, size, path);
-    return { seconds: (libc.clockGettime() - t0) / 1e9, residentAfter };
-  } finally {
-    libc.close(fd, path);
+  const residentAfter = residentOf(filesOf(path), (fd, file) => {
+    libc.fdatasync(fd, file);
+    libc.posixFadvise(fd, 0, 0, libc.FADV.DONTNEED, file);
+  });
+  return { seconds: (libc.clockGettime() - t0) / 1e9, residentAfter };
+}
+
+/**
+ * Reads `path` through once (of a store, every file of it) in reads of `blockBytes` bytes
+ * (default 4 MiB), so its pages are in the page cache: a warm read's first step.
+ */
+export function readThrough(path: string, blockBytes = 4 << 20): void {
+  const buf = new Uint8Array(blockBytes);
+  for (const file of filesOf(path)) {
+    const f = FileHandle.open(file, "read");
+    try {
+      for (let at = 0; at < f.size; at += buf.length) f.readInto(buf, at);
+    } finally {
+      f.close();
+    }
   }
 }
 
-/** Fraction (0..1) of `path`'s pages that are in the page cache now. */
+/** Fraction (0..1) of `path`'s pages that are in the page cache now (of a store: all its files'). */
 export function residency(path: string): number {
-  const fd = libc.open(path, libc.O.RDONLY);
-  try {
-    return libc.residentFraction(fd, libc.fileSize(fd, path), path);
-  } finally {
-    libc.close(fd, path);
-  }
+  return residentOf(filesOf(path), () => {});
 }
 
 /**

@@ -3,8 +3,8 @@
  * {@link ByteSource}. Used by tests, benchmarks and `encode`-only paths; no file I/O.
  * @module
  */
-import { ShortReadError } from "../core/errors.ts";
-import type { ByteSource, WriteOp } from "./types.ts";
+import { FormatError, ShortReadError } from "../core/errors.ts";
+import type { ByteSource, StoreMembers, WriteOp } from "./types.ts";
 
 /** A growable in-memory file that write ops (`copy` ops too) are applied to. */
 export class MemoryFile {
@@ -67,4 +67,53 @@ export function memorySource(bytes: Uint8Array, path = "<memory>", format = "rea
       return bytes.subarray(offset);
     },
   };
+}
+
+/**
+ * An in-memory store (a directory of member files, as a Zarr store is): the write ops of a store
+ * framing are applied to it (each the whole content of a member), and it reads back as the
+ * {@link StoreMembers} a store decoder takes. Used by tests and the fuzzer; no file I/O.
+ */
+export class MemoryStore implements StoreMembers {
+  /** Path shown in error messages. */
+  readonly path: string;
+  /** The members' contents by name (relative to the root, `/` between directories). */
+  readonly files = new Map<string, Uint8Array>();
+  /** Count of `sync` ops seen. */
+  syncs = 0;
+
+  constructor(path = "<memory>") {
+    this.path = path;
+  }
+
+  /** Applies write ops in order: each write (with a member) replaces that member's content. */
+  apply(ops: readonly WriteOp[]): void {
+    for (const op of ops) {
+      if (op.kind === "sync") this.syncs++;
+      else if (op.kind === "write" && op.member !== undefined && op.offset === 0) {
+        this.files.set(op.member, op.data.slice());
+      } else throw new RangeError(`a store takes whole members, not a ${op.kind} op`);
+    }
+  }
+
+  read(name: string, limit: number): Uint8Array | undefined {
+    const bytes = this.files.get(name);
+    if (bytes !== undefined && bytes.length > limit) {
+      throw new FormatError("store", `${this.path}/${name}`, -1, `holds more than ${limit} bytes`);
+    }
+    return bytes;
+  }
+
+  list(dir: string, limit: number): readonly string[] | undefined {
+    const prefix = dir === "" ? "" : `${dir}/`;
+    const names = new Set<string>();
+    for (const key of this.files.keys()) {
+      if (key.startsWith(prefix)) names.add(key.slice(prefix.length).split("/")[0]!);
+    }
+    if (names.size === 0 && dir !== "") return undefined;
+    if (names.size > limit) {
+      throw new FormatError("store", `${this.path}/${dir}`, -1, `holds more than ${limit} entries`);
+    }
+    return [...names].sort();
+  }
 }

@@ -9,10 +9,16 @@ export type WriteOp =
   | {
     /** Write `data` at byte `offset` of the file. */
     readonly kind: "write";
-    /** Absolute byte offset. */
+    /** Absolute byte offset (0 for a member of a store). */
     readonly offset: number;
     /** Bytes to write; valid only until the encoder is called again. */
     readonly data: Uint8Array;
+    /**
+     * Set by a framing whose files are directories (stores, Framing.store): the member file of
+     * the store, a path relative to its root with `/` between directories (`particles/position/0.0.0`),
+     * that `data` is the whole content of. Its directories are made as needed.
+     */
+    readonly member?: string;
   }
   | {
     /**
@@ -30,7 +36,11 @@ export type WriteOp =
     readonly length: number;
   }
   | {
-    /** The format's own library would fsync here (e.g. gsd 2.7 after relocating its index). */
+    /**
+     * The format's own library would fsync here (e.g. gsd 2.7 after relocating its index). In a
+     * store: every member written and every directory made so far is durable before what
+     * follows (chunks before the metadata that makes them visible).
+     */
     readonly kind: "sync";
   };
 
@@ -58,4 +68,25 @@ export interface ByteSource {
    * count. Optional: lets a decoder that streams a large block reuse one buffer.
    */
   readInto?(buf: Uint8Array, offset: number): number;
+}
+
+/**
+ * Read access to the members of a store (a directory of files, such as a Zarr store), provided
+ * by the I/O layer to a framing's store decoder. Member names are relative to the store's root,
+ * with `/` between directories; a name that would leave the store (`..`, an absolute path, an
+ * empty part) is refused with a FormatError.
+ */
+export interface StoreMembers {
+  /** Path of the store's root directory, for messages. */
+  readonly path: string;
+  /**
+   * The whole content of member `name`, or undefined when there is no such file. FormatError
+   * when it holds more than `limit` bytes (a metadata file is read whole only up to a limit).
+   */
+  read(name: string, limit: number): Uint8Array | undefined;
+  /**
+   * The names of the entries of directory `dir` of the store (`""`: its root), sorted; undefined
+   * when there is no such directory. FormatError when it holds more than `limit` entries.
+   */
+  list(dir: string, limit: number): readonly string[] | undefined;
 }

@@ -20,6 +20,7 @@ import { SciobenchError, SysError } from "../core/errors.ts";
 const SYMBOLS = {
   open: { parameters: ["buffer", "i32", "i32"], result: "i32" },
   close: { parameters: ["i32"], result: "i32" },
+  mkdir: { parameters: ["buffer", "u32"], result: "i32" },
   pread: { parameters: ["i32", "buffer", "usize", "i64"], result: "isize" },
   /** pread on a thread of Deno's blocking pool: the call returns a Promise at once. */
   pread_nonblocking: {
@@ -36,6 +37,12 @@ const SYMBOLS = {
   flock: { parameters: ["i32", "i32"], result: "i32" },
   fcntl: { parameters: ["i32", "i32", "i32"], result: "i32" },
   syscall: { parameters: ["i64", "i64", "buffer", "buffer", "i64"], result: "i64" },
+  /** `syscall` as renameat2 takes it: number, old directory, old path, new directory, new path, flags. */
+  syscall_rename: {
+    name: "syscall",
+    parameters: ["i64", "i64", "buffer", "i64", "buffer", "i64"],
+    result: "i64",
+  },
   preadv2: { parameters: ["i32", "buffer", "i32", "i64", "i32"], result: "isize" },
   /** `syscall` with integer arguments only (addresses as numbers): Linux native AIO. */
   syscall_ints: {
@@ -215,6 +222,37 @@ export function open(path: string, flags: number, mode = 0o644): number {
   if (fd < 0) fail("open", path);
   if (observer !== undefined) observer.open(fd, path, flags);
   return fd;
+}
+
+/** System call number of renameat2 (Linux 3.15). */
+const SYS_RENAMEAT2 = Deno.build.arch === "aarch64" ? 276n : 316n;
+/** renameat2's flag that swaps the two paths atomically. */
+const RENAME_EXCHANGE = 2n;
+/** openat's and renameat2's "relative to the working directory". */
+const AT_CWD = -100n;
+
+/**
+ * Swaps `a` and `b` atomically (renameat2 with RENAME_EXCHANGE): each then names what the other
+ * named, both existing throughout. SysError on failure (EINVAL where the file system cannot).
+ */
+export function renameExchange(a: string, b: string): void {
+  const rc = libc().syscall_rename(
+    SYS_RENAMEAT2,
+    AT_CWD,
+    cString(a),
+    AT_CWD,
+    cString(b),
+    RENAME_EXCHANGE,
+  );
+  if (rc < 0n) fail("renameat2", `${a} <-> ${b}`);
+}
+
+/**
+ * Makes directory `path` with permission bits `mode` (less the umask); SysError on failure
+ * (EEXIST when something is there already).
+ */
+export function mkdir(path: string, mode = 0o755): void {
+  if (libc().mkdir(cString(path), mode) < 0) fail("mkdir", path);
 }
 
 /** Closes a file descriptor. */

@@ -3,7 +3,12 @@
  * file's first bytes; notes from the decoder go to stderr.
  * @module
  */
-import { detectBackend, usableBackend } from "../backends/registry.ts";
+import {
+  BACKENDS,
+  detectBackend,
+  detectStoreBackend,
+  usableBackend,
+} from "../backends/registry.ts";
 import type { Backend, FrameSource } from "../backends/backend.ts";
 import type { ChunkLayout, Workload as OptionScope } from "../framings/types.ts";
 import type { Transfer } from "../io/transfer.ts";
@@ -11,6 +16,8 @@ import { parseOptionArgs } from "../framings/options.ts";
 import { warn } from "../core/diagnostics.ts";
 import { requireFile as requireRegularFile } from "../io/file.ts";
 import { recoverInterruptedAppend } from "../io/journal.ts";
+import { isDirectory } from "../io/store.ts";
+import { UsageError } from "../core/errors.ts";
 
 /**
  * Checks that `path` names an existing regular file (see lib/io/file.ts); unless `recover` is
@@ -23,9 +30,21 @@ export function requireFile(path: string, recover = true): void {
 
 /**
  * The backend that reads `path`: the one named by `framing`, or the one detected from its first
- * bytes (no library reads the file for that). Checks that `path` is a regular file first.
+ * bytes (no library reads the file for that). Checks that `path` is a regular file first, or a
+ * directory that is a store (of the named backend, or of one that declares its member names).
  */
 export function chooseBackend(path: string, framing: string | undefined): Backend {
+  if (isDirectory(path)) {
+    const backend = framing === undefined ? detectStoreBackend(path) : usableBackend(framing);
+    if (backend.store === undefined) {
+      const stores = BACKENDS.filter((b) => b.store !== undefined).map((b) => b.name);
+      throw new UsageError(
+        `${path} is a directory; ${backend.name} reads files (a directory is read as a store ` +
+          `of ${stores.join(" or ")}: name one with --framing, or leave --framing out)`,
+      );
+    }
+    return backend;
+  }
   requireFile(path);
   return framing === undefined ? detectBackend(path) : usableBackend(framing);
 }

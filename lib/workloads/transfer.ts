@@ -11,9 +11,9 @@ import {
   type ColdReason,
   coldVerdict,
   dropCache,
+  readThrough,
   residency,
 } from "../io/cache.ts";
-import { FileHandle } from "../io/file.ts";
 import type { Transfer } from "../io/transfer.ts";
 import { aioUnavailable } from "../sys/libc.ts";
 import { world } from "../mpi/world.ts";
@@ -86,13 +86,7 @@ export function prepareCache(path: string, cache: "cold" | "warm" | "direct"): C
   if (cache === "cold") return dropCache(path);
   if (cache === "direct") return { seconds: 0, residentAfter: residency(path) };
   const t0 = performance.now();
-  const f = FileHandle.open(path, "read");
-  try {
-    const buf = new Uint8Array(4 << 20);
-    for (let at = 0; at < f.size; at += buf.length) f.readInto(buf, at);
-  } finally {
-    f.close();
-  }
+  readThrough(path);
   return { seconds: (performance.now() - t0) / 1000, residentAfter: residency(path) };
 }
 

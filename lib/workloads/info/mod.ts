@@ -12,6 +12,7 @@ import type { DatasetInfo, FrameSource } from "../../backends/backend.ts";
 import { csvField, jsonText } from "../../report/output.ts";
 import type { Row } from "../../report/row.ts";
 import { warn } from "../../core/diagnostics.ts";
+import { storeBytes } from "../../io/store.ts";
 import { BlockReader, type DatasetRow, wholeOf } from "../blocks.ts";
 import { columnDocs, INFO_COLUMN_NAMES } from "../columns.ts";
 import type { ColumnDoc } from "../../report/human.ts";
@@ -254,7 +255,7 @@ function firstFacts(source: FrameSource): Record<string, unknown> {
     path: source.path,
     framing: source.framing,
     frames: source.frameCount,
-    "file_bytes": Deno.statSync(source.path).size,
+    "file_bytes": storeBytes(source.path),
   };
 }
 

@@ -6,6 +6,7 @@
  */
 import { FormatError, UsageError } from "../../core/errors.ts";
 import { type CacheDrop, dropCache, residency } from "../../io/cache.ts";
+import { storeBytes } from "../../io/store.ts";
 import type { Transfer } from "../../io/transfer.ts";
 import {
   cacheState,
@@ -238,7 +239,10 @@ function tablePatternOf(source: FrameSource, seed: number, fileBytes: number): T
   const path = source.path;
   // data the file does not hold was never written: no table frame to build and compare
   const located = source.frameCount > 0 && source.locate ? source.locate(0) : [];
-  const past = located.find((c) => c.offset >= 0 && c.offset + c.bytes > fileBytes);
+  // (a store's chunk is at an offset of its own member file, and may be compressed)
+  const past = located.find((c) =>
+    c.member === undefined && c.offset >= 0 && c.offset + c.bytes > fileBytes
+  );
   if (past !== undefined) {
     throw new UsageError(
       `--verify: ${path} does not hold table frames: chunk '${past.name}' of frame 0 ` +
@@ -490,7 +494,7 @@ export async function measureRead(
   // --verify --direct: frame k verified while frame k + 1's read is in flight (native AIO)
   // mutant: read-verify-direct-aio
   const overlap = settings.verify && readOverlap(transfer, undefined).mode !== "none";
-  const fileBytes = Deno.statSync(path).size;
+  const fileBytes = storeBytes(path);
   const cache = cacheState(transfer, settings.cache);
   const drop = cacheStep(path, cache);
   startAudit();

@@ -15,6 +15,7 @@
  */
 import { UsageError } from "../../core/errors.ts";
 import { dropCache, residency } from "../../io/cache.ts";
+import { removeStore, storeBytes } from "../../io/store.ts";
 import { ColdReads } from "../transfer.ts";
 import { withScratchDir } from "../../io/scratch.ts";
 import { rankScratchShare } from "../../mpi/phase.ts";
@@ -72,7 +73,7 @@ async function runOne(
       writePackmanFile(o.backend, path, { ...o, fileIndex: mode === "shared" ? 0 : k });
     }
   }
-  const fileBytes = Deno.statSync(files[0]!).size;
+  const fileBytes = storeBytes(files[0]!);
   let resident = 0;
   for (const path of files) {
     if (o.transfer?.direct) resident = Math.max(resident, residency(path));
@@ -96,7 +97,7 @@ async function runOne(
     if (r.audit) phase?.processes.push({ pid: r.audit.pid, phase: r.audit });
   }
   endPhase();
-  if (o.file === undefined) { for (const path of files) Deno.removeSync(path); }
+  if (o.file === undefined) { for (const path of files) removeStore(path); }
   const t0 = Math.min(...reports.map((r) => r.t0Ns));
   const t1 = Math.max(...reports.map((r) => r.t1Ns));
   const spread = (Math.max(...reports.map((r) => r.t0Ns)) - t0) / 1e9;

@@ -4,6 +4,7 @@
  * @module
  */
 import { dropCache, residency } from "../../io/cache.ts";
+import { removeStore, storeBytes } from "../../io/store.ts";
 import { fencedPhase } from "../../mpi/phase.ts";
 import { world } from "../../mpi/world.ts";
 import type { Row } from "../../report/row.ts";
@@ -93,7 +94,7 @@ export async function runOneRanked(
       backendOptions: o.readerOptions ?? o.backendOptions,
       transfer: o.transfer,
     });
-    return { resident, reader, fileBytes: Deno.statSync(path).size };
+    return { resident, reader, fileBytes: storeBytes(path) };
   });
   // the reader records its own trail of the read
   const before = finishAudit();
@@ -110,7 +111,7 @@ export async function runOneRanked(
   // every rank has read before the files go, and no rank is still removing when rank 0 removes
   // the scratch directory
   await fencedPhase("remove", () => {
-    if (writer) Deno.removeSync(path);
+    if (writer) removeStore(path);
   });
   const audit: RowAudit = {
     pid: Deno.pid,

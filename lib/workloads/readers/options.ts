@@ -7,7 +7,7 @@ import type { OptionValues } from "../../framings/options.ts";
 import type { EndianOption } from "../../framings/types.ts";
 import type { Transfer } from "../../io/transfer.ts";
 import { transferColumns } from "../transfer.ts";
-import { FileHandle } from "../../io/file.ts";
+import { readThrough } from "../../io/cache.ts";
 import type { Backend } from "../../backends/backend.ts";
 import type { Row } from "../../report/row.ts";
 import type { Progress } from "../../report/progress.ts";
@@ -54,13 +54,7 @@ export interface ReadersOptions {
 
 /** Reads `path` through once, so that the readers start warm. */
 export function warmUp(path: string): void {
-  const f = FileHandle.open(path, "read");
-  try {
-    const buf = new Uint8Array(1 << 20);
-    for (let off = 0; off < f.size; off += buf.length) f.readInto(buf, off);
-  } finally {
-    f.close();
-  }
+  readThrough(path, 1 << 20);
 }
 
 /**

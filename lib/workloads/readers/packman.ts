@@ -13,6 +13,7 @@ import { bytesEqual, clockGettime } from "../../sys/libc.ts";
 import { type AuditPhase, finishAudit, startAudit } from "../../sys/audit.ts";
 import { startMeter } from "../../sys/meter.ts";
 import { fillRandom, Rng } from "../pattern.ts";
+import { removeStore, storeBytes } from "../../io/store.ts";
 
 /** Name of the single chunk of every frame (Fortran's array `a`). */
 const CHUNK = "a";
@@ -159,7 +160,7 @@ function warmUpReader(
     }
   } finally {
     try {
-      Deno.removeSync(warm);
+      removeStore(warm);
     } catch {
       // never written
     }
@@ -172,7 +173,7 @@ export function prepareReader(path: string, s: ReaderSettings): PreparedReader {
   const expected = packmanPattern(s.length, s.seed, s.fileIndex);
   const expectedBytes = new Uint8Array(expected.buffer);
   const recordBytes = s.length * 8;
-  const fileBytes = Deno.statSync(path).size; // a missing file fails here, before `ready`
+  const fileBytes = storeBytes(path); // a missing file fails here, before `ready`
   warmUpReader(backend, path, s, expectedBytes);
   return {
     run(): ReaderReport {

@@ -7,6 +7,7 @@
  */
 import { VerifyError } from "../../core/errors.ts";
 import { dropCache, residency } from "../../io/cache.ts";
+import { removeStore, storeBytes } from "../../io/store.ts";
 import { signalPoint } from "../../io/scratch.ts";
 import { fencedPhase } from "../../mpi/phase.ts";
 import { planSharedFile, sharedPart, writeSharedFrames } from "../../mpi/shared.ts";
@@ -104,13 +105,17 @@ export async function runRecordsCell(ctx: RecordsCellContext, cell: RecordsCell)
       error: why,
     });
     p?.clear();
-    await Deno.remove(path).catch(() => {});
+    try {
+      removeStore(path);
+    } catch {
+      // nothing was written
+    }
     return;
   }
   p?.clear();
   // fenced: every rank has read (--reorder reads another rank's file) before files go,
   // and no rank is still removing when rank 0 removes the scratch directory
-  await fencedPhase("remove", () => ranks.writer ? Deno.remove(path) : undefined);
+  await fencedPhase("remove", () => ranks.writer ? removeStore(path) : undefined);
 }
 
 /** The write phase: open, every record, fsync, close; `state.fileBytes` is set once sized. */
@@ -161,7 +166,7 @@ async function writePhase(
     }
     const ws = wm.stop();
     // a shared file is counted once, on rank 0, so the sum over ranks is its size
-    return { ws, fileBytes: ranks.writer ? (await Deno.stat(path)).size : 0 };
+    return { ws, fileBytes: ranks.writer ? storeBytes(path) : 0 };
   });
   state.fileBytes = written.fileBytes;
   options.afterWrite?.(path, t.backend.name);

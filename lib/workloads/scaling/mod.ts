@@ -23,6 +23,7 @@ import {
   typedArray,
 } from "../../framings/types.ts";
 import { withScratchDir } from "../../io/scratch.ts";
+import { removeStore, storeBytes } from "../../io/store.ts";
 import type { AggregateSpec } from "../../mpi/aggregate.ts";
 import { fencedPhase, rankScratchShare } from "../../mpi/phase.ts";
 import { world } from "../../mpi/world.ts";
@@ -255,7 +256,7 @@ export async function runScaling(
       for (const backend of options.backends) {
         const path = `${dir}/warmup.${backend.name}${suffix}`;
         await writeDatasets(backend, path, 1, "none", endianOf(backend.name));
-        await Deno.remove(path);
+        removeStore(path);
       }
     });
     for (let repeat = 1; repeat <= options.repeat; repeat++) {
@@ -263,7 +264,7 @@ export async function runScaling(
         const path = `${dir}/speed.${backend.name}${suffix}`;
         for (const n of options.datasets) {
           try {
-            await Deno.remove(path);
+            removeStore(path);
           } catch {
             // first run: nothing to remove
           }
@@ -279,7 +280,7 @@ export async function runScaling(
                 endianOf(backend.name),
                 () => observer.dataset?.(),
               );
-              const fileBytes = (await Deno.stat(path)).size;
+              const fileBytes = storeBytes(path);
               // A cheap check outside the timing: the file reads back with n datasets (a program
               // peer's file through the framing whose format it writes).
               const reader = backend.fileFraming === undefined
@@ -316,7 +317,11 @@ export async function runScaling(
             const why = cellError(e);
             if (why === null || w.size > 1) throw e;
             finishAudit();
-            await Deno.remove(path).catch(() => {});
+            try {
+              removeStore(path);
+            } catch {
+              // nothing was written
+            }
             run = { ...identity, fileBytes: 0, sample: EMPTY_SAMPLE, error: why };
           }
           runs.push(run);

@@ -6,6 +6,7 @@
  */
 import { VerifyError } from "../../core/errors.ts";
 import { signalPoint, withScratchDir } from "../../io/scratch.ts";
+import { removeStore, storeBytes } from "../../io/store.ts";
 import { writeFrames } from "../../backends/write.ts";
 import type { Backend, FrameSource } from "../../backends/backend.ts";
 import { fencedPhase, injectedFailure, rankScratchShare } from "../../mpi/phase.ts";
@@ -169,7 +170,7 @@ export async function runTableCell(
     if (options.warmup) {
       await fencedPhase("warm-up", async () => {
         await write("warm-up");
-        if (writer) Deno.removeSync(path);
+        if (writer) removeStore(path);
       });
     }
     const { w: wr, syncS, fileBytes } = await pairedPhase(
@@ -182,7 +183,7 @@ export async function runTableCell(
           // mutant: table-write-stop
           const w = wm.stop();
           // a shared file is counted once, on rank 0, so the sum over ranks is its size
-          return { w, syncS, fileBytes: writer ? Deno.statSync(path).size : 0 };
+          return { w, syncS, fileBytes: writer ? storeBytes(path) : 0 };
         }),
     );
     options.afterWrite?.(path);

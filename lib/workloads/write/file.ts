@@ -13,11 +13,13 @@ import type { ChunkLayout } from "../../framings/types.ts";
 import type { OptionValues } from "../../framings/options.ts";
 import {
   checkOutputTarget,
+  checkStoreTarget,
   commitTemp,
-  removeQuietly,
+  commitTempStore,
   removeStaleTemps,
   tempPathFor,
 } from "../../io/atomic.ts";
+import { hasMember, isDirectory, removeStore, syncStore } from "../../io/store.ts";
 import { FileHandle } from "../../io/file.ts";
 import { onInterrupt } from "../../io/interrupt.ts";
 import { reportRollBack, rollBack, undoInterruptedAppend } from "../../io/journal.ts";
@@ -127,6 +129,15 @@ export async function writeFile(p: WritePlan, state: WriteState): Promise<Writte
  */
 async function appendFrames(p: WritePlan, state: WriteState): Promise<Written> {
   const { path, values } = p;
+  if (isDirectory(path)) {
+    const backend = values.framing === undefined
+      ? detectBackend(path)
+      : usableBackend(values.framing);
+    throw new UsageError(
+      `${backend.name} cannot append to ${path}: a store (a directory) is written whole; ` +
+        "write a new one",
+    );
+  }
   requireFile(path, false);
   const lock = await lockFile(path, values.wait);
   try {
@@ -177,13 +188,23 @@ async function replaceFile(p: WritePlan, state: WriteState): Promise<Written> {
   const { path, values } = p;
   const s = settle(usableBackend(values.framing!), p);
   const { fsync } = s;
-  const target = checkOutputTarget(path, values.force);
+  const store = s.backend.store;
+  const target = store === undefined
+    ? checkOutputTarget(path, values.force)
+    : checkStoreTarget(path, values.force, (dir) => store.markers.some((m) => hasMember(dir, m)));
   const lock = target.exists ? await lockFile(target.path, values.wait) : undefined;
   try {
     removeStaleTemps(target.path);
     const temp = tempPathFor(target.path);
+    const removeTemp = () => {
+      try {
+        removeStore(temp);
+      } catch {
+        // never made, or gone
+      }
+    };
     const undo = onInterrupt(() => {
-      removeQuietly(temp);
+      removeTemp();
       return target.exists ? `${path} was left as it was` : `${path} was not written`;
     });
     try {
@@ -194,12 +215,14 @@ async function replaceFile(p: WritePlan, state: WriteState): Promise<Written> {
         : await measureWrite(s.backend, temp, "new", s.backendOptions, job);
       // --fsync none: the timing held no fsync, but FILE never appears unsynced
       // mutant: write-cli-fsync-none
-      if (fsync === "none") syncFile(temp);
-      commitTemp(temp, target);
+      if (fsync === "none" && store === undefined) syncFile(temp);
+      else if (fsync === "none") syncStore(temp);
+      if (store === undefined) commitTemp(temp, target);
+      else commitTempStore(temp, target);
       state.complete = true;
       return { ...s, first: 0, sample: r.sample, audit: r.audit };
     } catch (e) {
-      removeQuietly(temp);
+      removeTemp();
       throw e;
     } finally {
       undo();

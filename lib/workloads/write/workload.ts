@@ -7,6 +7,7 @@ import { IoError, UsageError } from "../../core/errors.ts";
 import { parseCount, parseSeed } from "../../core/values.ts";
 import { parseSize } from "../../core/sizes.ts";
 import { checkOutputTarget, directoryOf } from "../../io/atomic.ts";
+import { storeBytes } from "../../io/store.ts";
 import { onInterrupt } from "../../io/interrupt.ts";
 import { columnHelp } from "../../report/human.ts";
 import type { Row } from "../../report/row.ts";
@@ -121,7 +122,7 @@ function writeRow(p: WritePlan, w: Written): Row {
     path: p.path,
     N: p.n,
     frames: p.count,
-    file_bytes: Deno.statSync(p.path).size,
+    file_bytes: storeBytes(p.path),
     data_bytes: dataBytes,
     write_s: m.wallS,
     write_MiBps: dataBytes / 2 ** 20 / m.wallS,
