@@ -224,6 +224,7 @@ export async function observeDuring(
     write: none,
     sync: none,
     resident: none,
+    librarySync: none,
     ...observer,
   });
   try {

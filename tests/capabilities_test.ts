@@ -8,13 +8,16 @@ import assert from "node:assert/strict";
 import { FSYNC_POLICIES } from "../lib/backends/backend.ts";
 import type { Backend } from "../lib/backends/backend.ts";
 import {
+  checkMpiIoLayout,
   checkSharedLayout,
   exceededDatasetLimit,
   libraryName,
   recordFileBytes,
   refuseUnstorable,
   unstorableReason,
+  writesSharedFile,
 } from "../lib/backends/capabilities.ts";
+import { mpiIoProblem, NO_MPI_LAUNCHER } from "../lib/backends/mpi_io.ts";
 import { checkTransfer, engineBackend } from "../lib/backends/guard.ts";
 import { backendByName, BACKENDS } from "../lib/backends/registry.ts";
 import { UsageError } from "../lib/core/errors.ts";
@@ -61,7 +64,16 @@ Deno.test("capabilities: every registered backend declares them, and the checks 
     assert.equal(checkTransfer(b, undefined), undefined);
     assert.equal(throwsUsage(() => checkTransfer(b, BS)), !b.transfer, b.name);
     assert.equal(throwsUsage(() => checkTransfer(b, DIRECT)), !b.transfer, b.name);
-    assert.equal(throwsUsage(() => checkSharedLayout(b)), !b.sharedLayout, b.name);
+    const shares = b.sharedLayout || (b.mpiIo?.layouts.includes("shared") ?? false);
+    assert.equal(writesSharedFile(b), shares, b.name);
+    assert.equal(throwsUsage(() => checkSharedLayout(b)), !shares, b.name);
+    for (const layout of ["shared", "per-rank"] as const) {
+      const writes = b.mpiIo === undefined || b.mpiIo.layouts.includes(layout);
+      assert.equal(throwsUsage(() => checkMpiIoLayout(b, layout)), !writes, `${b.name} ${layout}`);
+    }
+    // outside MPI (these tests), a backend that goes through MPI-IO is unavailable, saying why
+    assert.equal(mpiIoProblem(b), b.mpiIo === undefined ? null : NO_MPI_LAUNCHER, b.name);
+    if (b.mpiIo !== undefined) assert.equal(b.unavailable(), NO_MPI_LAUNCHER, b.name);
     for (const t of DTYPES) {
       const stores = b.dtypes === undefined || b.dtypes.only.includes(t);
       assert.equal(unstorableReason(b, t) === null, stores, `${b.name} ${t}`);
@@ -80,6 +92,16 @@ Deno.test("capabilities: the built-in backends declare what the name-based check
   const names = (ok: (b: Backend) => boolean) => BACKENDS.filter(ok).map((b) => b.name).sort();
   const builtIn = (b: Backend) => !b.name.startsWith("toy");
   assert.deepEqual(names((b) => builtIn(b) && b.sharedLayout), ["f77", "gsd", "netcdf", "raw"]);
+  assert.deepEqual(names((b) => builtIn(b) && b.mpiIo !== undefined), ["mpiio"]);
+  assert.deepEqual(backendByName("mpiio").mpiIo, {
+    layouts: ["shared", "per-rank"],
+    collective: true,
+  });
+  refused(
+    () =>
+      checkMpiIoLayout({ name: "x", mpiIo: { layouts: ["shared"], collective: true } }, "per-rank"),
+    /^--layout per-rank: x writes shared files only$/,
+  );
   assert.deepEqual(
     names((b) => builtIn(b) && b.transfer),
     ["f77", "gsd", "ieeeio", "netcdf", "raw"],

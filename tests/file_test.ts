@@ -107,6 +107,7 @@ Deno.test("FileHandle: its first read of 1 MiB or more is a 128 KiB pread then t
       write() {},
       sync() {},
       resident() {},
+      librarySync() {},
     });
     const f = FileHandle.open(path, "read");
     try {

@@ -161,8 +161,12 @@ mpiTest(
     assert.deepEqual(leftovers(tmp.path), []);
     for (
       const [command, framing, why] of [
-        ["records", "ieeeio", /--layout shared works for gsd, raw, netcdf, f77 only; 'ieeeio'/],
-        ["records", "hdf5", /--layout shared works for gsd, raw, netcdf, f77 only; 'hdf5'/],
+        [
+          "records",
+          "ieeeio",
+          /--layout shared works for gsd, raw, netcdf, f77, mpiio only; 'ieeeio'/,
+        ],
+        ["records", "hdf5", /--layout shared works for gsd, raw, netcdf, f77, mpiio only; 'hdf5'/],
         ["scaling", "f77", /scaling --layout shared is not offered: IOspeed times/],
       ] as const
     ) {

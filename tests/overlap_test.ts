@@ -1,7 +1,8 @@
 /**
  * Overlapped reads: the read of frame k + 1 is in flight on another thread while frame k is
  * verified, with the same system calls (offsets, lengths, order) as a plain loop, and every
- * frame's bytes intact although two buffers alternate.
+ * frame's bytes intact although two buffers alternate; a collective source (MPI-IO) makes every
+ * read call after a failure, so other ranks' collective reads complete.
  * @module
  */
 import assert from "node:assert/strict";
@@ -211,3 +212,41 @@ peerTest(
     ]);
   },
 );
+
+Deno.test("collective reads: after a failure the rest are still read, then the failure is thrown", async () => {
+  for (const collective of [true, false]) {
+    const read: number[] = [];
+    const reads = {
+      collective,
+      read(frame: number): readonly number[] {
+        read.push(frame);
+        if (frame === 5) throw new Error("read of frame 5 failed");
+        return [frame];
+      },
+    };
+    for (const failAt of ["read", "visit"] as const) {
+      read.length = 0;
+      const visited: number[] = [];
+      await assert.rejects(
+        readFramesOverlapped(
+          [3, 4, 5, 6, 7].map((f) => (failAt === "visit" && f === 5 ? 2 : f)),
+          reads,
+          (frame) => {
+            visited.push(frame);
+            if (frame === 2) throw new Error("frame 2 differs");
+          },
+        ),
+        failAt === "read" ? /read of frame 5 failed/ : /frame 2 differs/,
+      );
+      // a collective source: every rank makes as many read calls, the failing one included
+      assert.deepEqual(
+        read,
+        failAt === "read"
+          ? (collective ? [3, 4, 5, 6, 7] : [3, 4, 5])
+          : (collective ? [3, 4, 2, 6, 7] : [3, 4, 2]),
+        `${failAt} collective=${collective}`,
+      );
+      assert.deepEqual(visited, failAt === "read" ? [3, 4] : [3, 4, 2], "nothing visited after");
+    }
+  }
+});

@@ -28,6 +28,113 @@ export type FsyncPolicy = "end" | "each" | "none";
 /** The fsync policies, in the order help lists them. */
 export const FSYNC_POLICIES: readonly FsyncPolicy[] = ["end", "each", "none"];
 
+/**
+ * Under MPI, where a run's frames go: a file per rank (`per-rank`), or one file every rank writes
+ * its own frames of (`shared`).
+ */
+export type FileLayout = "per-rank" | "shared";
+
+/**
+ * The frames of one rank in a file every rank writes: global frames `first` .. `first + count -
+ * 1` of `total` (rank r's are r x count .. (r + 1) x count - 1).
+ */
+export interface FramePart {
+  /** Global index of this rank's first frame. */
+  readonly first: number;
+  /** Frames this rank writes (the same on every rank). */
+  readonly count: number;
+  /** Frames in the file (all ranks). */
+  readonly total: number;
+}
+
+/** One MPI-IO hint (`--hint KEY=VALUE`): an MPI_Info key and its value. */
+export type MpiHint = readonly [key: string, value: string];
+
+/**
+ * One file open through MPI-IO on the launcher's MPI library (lib/mpi/io.ts): on every rank
+ * (`shared`) or on this rank alone (`per-rank`, MPI_COMM_SELF). The calls marked collective must
+ * be made by every rank that opened the file, in the same order and number; every call throws a
+ * SciobenchError naming the file and the library's own text on failure.
+ */
+export interface MpiIoFile {
+  /** Path of the file. */
+  readonly path: string;
+  /** This rank among the processes that opened the file (0 for a per-rank file). */
+  readonly rank: number;
+  /** Processes that opened the file (1 for a per-rank file). */
+  readonly ranks: number;
+  /**
+   * Writes `data` at byte `offset`: MPI_File_write_at_all (`collective`, a collective call) or
+   * MPI_File_write_at, in calls of at most 1 GiB (the same number on every rank for the same
+   * length).
+   */
+  writeAt(data: Uint8Array, offset: number, collective: boolean): void;
+  /** Reads `into.length` bytes from byte `offset`: MPI_File_read_at_all or MPI_File_read_at. */
+  readAt(into: Uint8Array, offset: number, collective: boolean): void;
+  /** MPI_File_get_size, bytes. */
+  size(): number;
+  /** MPI_File_set_size (collective), bytes. */
+  setSize(bytes: number): void;
+  /**
+   * MPI_File_sync (collective): the durable point of an MPI-IO file, shown in the audit trail
+   * as the fsyncs of sciobench's own files are.
+   */
+  sync(): void;
+  /** MPI_File_close (collective). */
+  close(): void;
+  /** The smallest and the largest of `value` over the file's processes (collective). */
+  range(value: number): [min: number, max: number];
+  /** Every process's `bytes` at the file's rank 0, by rank (the others get []; collective). */
+  gather(bytes: Uint8Array): Uint8Array[];
+}
+
+/** MPI-IO on the launcher's MPI library (lib/mpi/io.ts), as backends that use it see it. */
+export interface MpiIo {
+  /** The MPI library doing the I/O: the first line of MPI_Get_library_version. */
+  readonly library: string;
+  /**
+   * Opens `path` with `hints` (an MPI_Info) on every rank (`shared`: MPI_COMM_WORLD, collective)
+   * or on this rank alone (`per-rank`: MPI_COMM_SELF): `create` makes it (an existing file is
+   * cut to 0 bytes), `create-new` refuses an existing file, `read` opens it read-only. The hints
+   * the library applied are read back (MPI_File_get_info) for the run's meta.
+   */
+  open(
+    path: string,
+    access: "create" | "create-new" | "read",
+    layout: FileLayout,
+    hints: readonly MpiHint[],
+  ): MpiIoFile;
+}
+
+/** How a run drives its MPI-IO backends: the library, collective or independent calls, hints. */
+export interface MpiIoRun {
+  /** The run's MPI-IO. */
+  readonly io: MpiIo;
+  /** Collective reads and writes (`--collective on`, the default) or independent ones. */
+  readonly collective: boolean;
+  /** The `--hint KEY=VALUE` pairs passed to every open, in order. */
+  readonly hints: readonly MpiHint[];
+}
+
+/** What a backend with {@link MpiIoCapability} is told at each open, beside the usual options. */
+export interface MpiIoSettings extends MpiIoRun {
+  /** One file for every rank, or a file of this rank's own. */
+  readonly layout: FileLayout;
+  /** `shared` writes: this rank's frames of the file (every rank writes as many). */
+  readonly part?: FramePart;
+}
+
+/**
+ * What a backend that does its I/O through MPI-IO declares: it runs only under an MPI launcher
+ * (mpirun, mpiexec, srun), takes `--hint` and `--collective`, and writes the layouts listed.
+ */
+export interface MpiIoCapability {
+  /** The `--layout` values it writes. */
+  readonly layouts: readonly FileLayout[];
+  /** True when it can make its reads and writes collective calls (`--collective on`). */
+  readonly collective: boolean;
+}
+
 /** How a writer treats an existing file at its path. */
 export type CreateMode =
   /** Fail when the path exists (the default for user paths). */
@@ -57,6 +164,8 @@ export interface SinkOptions {
   readonly transfer?: Transfer;
   /** `--allow-external`: read external raw-data files outside the file's directory (HDF5). */
   readonly allowExternal?: boolean;
+  /** Under MPI, for backends with {@link Capabilities.mpiIo}: the run's MPI-IO and the layout. */
+  readonly mpiIo?: MpiIoSettings;
 }
 
 /** An open file being written frame by frame. */
@@ -206,6 +315,12 @@ export interface FrameSource {
   ): void;
   /** Departures from the format specification the format's library tolerates (`info --strict`). */
   readonly departures?: readonly string[];
+  /**
+   * True when every frame read is a collective call (MPI-IO `--collective on` on a shared file):
+   * every rank must read as many frames, so a reader that fails on one frame reads the rest of
+   * its frames before it gives up (lib/backends/overlap.ts), and no rank waits forever.
+   */
+  readonly collective?: boolean;
   /** Notes for stderr (recovered counts, ambiguous detection). */
   readonly warnings: readonly string[];
   /** Bytes read from the file so far (headers and markers included), when the backend counts them. */
@@ -226,6 +341,8 @@ export interface SourceOptions {
   readonly transfer?: Transfer;
   /** `--allow-external`: read external raw-data files outside the file's directory (HDF5). */
   readonly allowExternal?: boolean;
+  /** Under MPI, for backends with {@link Capabilities.mpiIo}: the run's MPI-IO and the layout. */
+  readonly mpiIo?: MpiIoSettings;
 }
 
 /**
@@ -294,6 +411,11 @@ export interface Capabilities {
    * layout follows from the frame sizes alone, so every rank computes the same positioned writes.
    */
   readonly sharedLayout: boolean;
+  /**
+   * Set when it does its I/O through MPI-IO: it runs only under an MPI launcher, takes `--hint`
+   * and `--collective`, and writes the layouts it lists (`mpiio`).
+   */
+  readonly mpiIo?: MpiIoCapability;
   /** Limits of its files (HDF4's dataset count). */
   readonly limits?: Limits;
   /**

@@ -7,7 +7,7 @@
  */
 import { UsageError } from "../core/errors.ts";
 import { withWriteDefaults } from "../framings/options.ts";
-import type { Backend, DatasetLimit } from "./backend.ts";
+import type { Backend, DatasetLimit, FileLayout } from "./backend.ts";
 import { BACKENDS } from "./registry.ts";
 
 /** Why `backend` cannot store elements of type `dtype` (one line naming it), or null when it can. */
@@ -24,18 +24,42 @@ export function refuseUnstorable(backend: Backend, dtype: string): void {
 }
 
 /**
+ * True when MPI ranks can write one file together through `backend` (`--layout shared`): a
+ * native framing whose layout follows from the frame sizes (lib/mpi/shared.ts), or a backend
+ * whose MPI-IO writes shared files.
+ */
+export function writesSharedFile(backend: Pick<Backend, "sharedLayout" | "mpiIo">): boolean {
+  return backend.sharedLayout || (backend.mpiIo?.layouts.includes("shared") ?? false);
+}
+
+/**
  * UsageError (one line, exit 2) unless `backend` can be one file written by every MPI rank
  * (`--layout shared`); the message lists those of `backends` that can.
  */
 export function checkSharedLayout(
-  backend: Pick<Backend, "name" | "sharedLayout">,
+  backend: Pick<Backend, "name" | "sharedLayout" | "mpiIo">,
   backends: readonly Backend[] = BACKENDS,
 ): void {
-  if (backend.sharedLayout) return;
-  const can = backends.filter((b) => b.sharedLayout).map((b) => b.name);
+  if (writesSharedFile(backend)) return;
+  const can = backends.filter(writesSharedFile).map((b) => b.name);
   throw new UsageError(
     `--layout shared works for ${can.join(", ")} only; '${backend.name}' ` +
       `cannot place frames at offsets known in advance (use --layout per-rank)`,
+  );
+}
+
+/**
+ * UsageError (one line, exit 2) when `backend` does its I/O through MPI-IO and does not write
+ * files of `layout` (a backend without MPI-IO takes either).
+ */
+export function checkMpiIoLayout(
+  backend: Pick<Backend, "name" | "mpiIo">,
+  layout: FileLayout,
+): void {
+  const layouts = backend.mpiIo?.layouts;
+  if (layouts === undefined || layouts.includes(layout)) return;
+  throw new UsageError(
+    `--layout ${layout}: ${backend.name} writes ${layouts.join(" or ")} files only`,
   );
 }
 

@@ -10,6 +10,7 @@ import { UsageError } from "../core/errors.ts";
 import { checkOptions, withWriteDefaults } from "../framings/options.ts";
 import type { Transfer } from "../io/transfer.ts";
 import type { Backend, FrameSource } from "./backend.ts";
+import { mpiIoProblem } from "./mpi_io.ts";
 
 /**
  * UsageError (one line, exit 2) when `transfer` (`--bs`, `--direct`) is asked of a backend that
@@ -68,8 +69,9 @@ const GUARDED = new WeakSet<Backend>();
 
 /**
  * `backend` as the registry runs it, behind the checks every backend shares, made here once
- * before the backend opens a file or measures a table cell in its own process: `transfer` against
- * the `transfer` capability (lib/backends/backend.ts), and its
+ * before the backend opens a file or measures a table cell in its own process: unavailable
+ * without an MPI launcher when it declares the `mpiIo` capability (lib/backends/mpi_io.ts),
+ * `transfer` against the `transfer` capability (lib/backends/backend.ts), and its
  * `backendOptions` against the options it declares (UsageError); a writer of a new file gets
  * them with the declared defaults filled in (an append takes the file's). Every frame number
  * its readers are asked for is checked against the range before the backend's own `readFrame`
@@ -79,6 +81,8 @@ export function engineBackend(backend: Backend): Backend {
   if (GUARDED.has(backend)) return backend;
   const run: Backend = {
     ...backend,
+    // a backend that does its I/O through MPI-IO runs only under an MPI launcher
+    unavailable: () => mpiIoProblem(backend) ?? backend.unavailable(),
     openWriter: (path, options) => {
       checkTransfer(backend, options.transfer);
       const given = checkOptions(backend, options.backendOptions);

@@ -25,6 +25,11 @@ export interface FrameReads<C> {
    * submits its own read (FrameSource.pipelined).
    */
   readonly pipelined?: boolean;
+  /**
+   * Every read is a collective call (FrameSource.collective): after a failure the rest of the
+   * frames are still read, unchecked, so every rank makes as many calls.
+   */
+  readonly collective?: boolean;
 }
 
 /** A source's frames in native byte order (`readFrame`, `readFrameAsync`). */
@@ -33,6 +38,7 @@ export function nativeReads(source: FrameSource): FrameReads<ReadChunk> {
     read: (frame) => source.readFrame(frame),
     readAsync: source.readFrameAsync?.bind(source),
     pipelined: source.pipelined === true,
+    collective: source.collective === true,
   };
 }
 
@@ -43,12 +49,14 @@ export function storedReads(source: FrameSource): FrameReads<StoredChunk> | unde
     read,
     readAsync: source.readFrameStoredAsync?.bind(source),
     pipelined: source.pipelined === true,
+    collective: source.collective === true,
   };
 }
 
 /**
  * Reads the frames `order` lists, in that order, and calls `visit` with each (its chunks valid
- * during the call). With `reads.readAsync` (native framings) the read of frame k + 1 is issued
+ * during the call); on a collective source (`reads.collective`) a failure is thrown once every
+ * frame is read. With `reads.readAsync` (native framings) the read of frame k + 1 is issued
  * before `visit` gets frame k, and is in flight on another thread while it runs; else (peers, or
  * `overlap` false) each frame is read and visited in turn. Returns when the last frame is read
  * and visited; when `visit` throws, the read in flight is awaited (its buffer and descriptor stay
@@ -71,11 +79,16 @@ export async function readFramesOverlapped<C>(
   if (readAsync === undefined) {
     for (let k = 0; k < n; k++) {
       const frame = order[k]!;
-      const t0 = latency && clockGettime();
-      const chunks = reads.read(frame);
-      if (latency) latency.record(clockGettime() - t0!);
-      const seen = visit(frame, chunks, k);
-      if (seen) await seen;
+      try {
+        const t0 = latency && clockGettime();
+        const chunks = reads.read(frame);
+        if (latency) latency.record(clockGettime() - t0!);
+        const seen = visit(frame, chunks, k);
+        if (seen) await seen;
+      } catch (e) {
+        if (reads.collective) readTheRest(order, k + 1, reads);
+        throw e;
+      }
     }
     return;
   }
@@ -95,6 +108,20 @@ export async function readFramesOverlapped<C>(
     }
   } finally {
     if (next) await Promise.resolve(next).catch(() => {});
+  }
+}
+
+/**
+ * The reads of `order` from `k` on, unchecked and their failures ignored: a rank that failed
+ * still makes its share of a collective source's calls, so the others' reads complete.
+ */
+function readTheRest<C>(order: ArrayLike<number>, k: number, reads: FrameReads<C>): void {
+  for (let i = k; i < order.length; i++) {
+    try {
+      reads.read(order[i]!);
+    } catch {
+      // the first failure is the one to report
+    }
   }
 }
 

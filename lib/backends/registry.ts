@@ -1,6 +1,7 @@
 /**
- * The one registry of backends: the native framings (run by the engine), the library peers and
- * the program peers, by name; and the one detection of a file's backend, driven by the magic
+ * The one registry of backends: the native framings (run by the engine), `mpiio` (the raw
+ * framing through MPI-IO, lib/backends/mpiio.ts), the library peers and the program peers, by
+ * name; and the one detection of a file's backend, driven by the magic
  * numbers each backend declares. Adding a native framing is one file (or folder) in
  * lib/framings plus one line in {@link FRAMINGS}; adding a peer is one folder in lib/peers plus
  * one line in lib/peers/mod.ts; what it can do it declares itself (its `Capabilities`), so no
@@ -20,6 +21,7 @@ import { PEERS } from "../peers/mod.ts";
 import { didYouMean } from "../core/suggest.ts";
 import { nativeBackend } from "./engine.ts";
 import { engineBackend } from "./guard.ts";
+import { mpiio } from "./mpiio.ts";
 import { FileHandle } from "../io/file.ts";
 import { hasMember, isDirectory } from "../io/store.ts";
 import type { Backend } from "./backend.ts";
@@ -28,9 +30,16 @@ import { hexBytes } from "../framings/kit.ts";
 /** Every native framing, in the order `sciobench framings` lists them. */
 export const FRAMINGS: readonly Framing[] = [gsd, raw, ieeeio, netcdf, f77, zarr];
 
-const registered: Backend[] = [...FRAMINGS.map(nativeBackend), ...PEERS.map(engineBackend)];
+const registered: Backend[] = [
+  ...FRAMINGS.map(nativeBackend),
+  engineBackend(mpiio),
+  ...PEERS.map(engineBackend),
+];
 
-/** Every backend: native framings first, then peers (and any added by {@link registerBackend}). */
+/**
+ * Every backend: native framings first, then mpiio (raw frames through MPI-IO), then peers (and
+ * any added by {@link registerBackend}).
+ */
 export const BACKENDS: readonly Backend[] = registered;
 
 /**

@@ -479,13 +479,34 @@ export const FLAGS = {
     type: "string",
     value: "L",
     help: "under MPI: per-rank (a file per rank) or shared (one file, each rank its own part " +
-      "at offsets known in advance; raw, f77, netcdf, gsd)",
+      "at offsets known in advance; raw, f77, netcdf, gsd, and mpiio through MPI-IO)",
     default: "per-rank",
     about: {
       scaling: "Scaling takes per-rank only: IOspeed times the open, writes and close of a " +
         "whole file, which ranks cannot share",
     },
     commands: ["table", "scaling", "records"],
+  },
+  collective: {
+    type: "string",
+    value: "C",
+    help: "under MPI, how backends that go through MPI-IO (mpiio) read and write: on (the " +
+      "default) with collective calls (MPI_File_write_at_all, MPI_File_read_at_all), off with " +
+      "independent ones (MPI_File_write_at, MPI_File_read_at); the rows' collective column " +
+      "says which; refused when no backend of the run uses MPI-IO",
+    commands: MPI_READING,
+  },
+  hint: {
+    type: "string",
+    multiple: true,
+    value: "KEY=VALUE",
+    help: "under MPI, an MPI-IO hint for every MPI-IO open, repeatable (an MPI_Info: " +
+      "romio_cb_write=enable, romio_cb_read=disable, cb_nodes=1, cb_buffer_size=16777216, " +
+      "striping_factor=4, striping_unit=1048576, ...); the JSON meta's mpi_io says, for each " +
+      "kind of open, every hint the library reports using (MPI_File_get_info) and whether each " +
+      "asked one is reported, reported with another value, or not reported (refused or " +
+      "ignored); refused when no backend of the run uses MPI-IO",
+    commands: MPI_READING,
   },
   quick: {
     type: "boolean",

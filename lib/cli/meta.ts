@@ -4,6 +4,7 @@
  * free space), every resolved option, and each peer library loaded (path and version).
  * @module
  */
+import { mpiIoMeta } from "../mpi/io.ts";
 import { world } from "../mpi/world.ts";
 import { loadedLibraries } from "../peers/common.ts";
 import { glibcVersion, readProc, statfs, transparentHugePages } from "../sys/libc.ts";
@@ -261,11 +262,14 @@ export function runMeta(
 
 /**
  * Completes `meta` (from {@link runMeta}) at the end of a run: the peer libraries loaded during
- * it, the load average at the end, and the run's duration in seconds since `startMs`
+ * it, under MPI the hints each kind of MPI-IO open ran with (`mpi_io`, lib/mpi/io.ts, as rank 0
+ * saw them), the load average at the end, and the run's duration in seconds since `startMs`
  * (performance.now() when the meta was made).
  */
 export function endMeta(meta: Record<string, unknown>, startMs: number): void {
   meta.libraries = librariesMeta();
+  const mpiIo = mpiIoMeta();
+  if (mpiIo !== null) meta.mpi_io = mpiIo;
   meta.load_average_end = loadAverage();
   meta.duration_s = (performance.now() - startMs) / 1000;
 }

@@ -103,6 +103,12 @@ export class IoError extends SciobenchError {
   }
 }
 
+/**
+ * This rank stopped only because another rank failed inside a collective step (a shared file):
+ * a fenced phase (lib/mpi/phase.ts) reports the rank that failed first-hand, not this one.
+ */
+export class PeerRankFailed extends IoError {}
+
 /** An optional peer library or tool is not installed; the run skips it with this message; exit code 1. */
 export class PeerUnavailableError extends SciobenchError {
   constructor(message: string) {

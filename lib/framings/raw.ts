@@ -94,12 +94,7 @@ class RawWriter implements FrameWriter {
 
   begin(): WriteOp[] {
     if (this.#appending) return [];
-    const h = new Uint8Array(HEADER_BYTES);
-    h.set(RAW_MAGIC);
-    const v = new DataView(h.buffer);
-    v.setUint32(8, VERSION, true);
-    v.setUint32(12, this.#order === "big" ? 1 : 0, true);
-    return [{ kind: "write", offset: 0, data: h }];
+    return [{ kind: "write", offset: 0, data: rawHeader(this.#order) }];
   }
 
   writeFrame(frame: Frame): WriteOp[] {
@@ -147,52 +142,79 @@ class RawWriter implements FrameWriter {
   }
 
   finish(): WriteOp[] {
-    let size = 24;
-    const names = this.#layouts.map((l) => l.chunks.map((c) => enc.encode(c.name)));
-    for (const [i, l] of this.#layouts.entries()) {
-      size += 4;
-      for (const [k, c] of l.chunks.entries()) {
-        size += 4 + 8 * c.shape.length + names[i]![k]!.length;
-      }
-    }
-    size = Math.ceil(size / 8) * 8;
-    const tableAt = size;
-    size += this.#count * FRAME_ENTRY_BYTES + FOOTER_BYTES;
-    const t = new Uint8Array(size);
-    const v = new DataView(t.buffer);
-    t.set(enc.encode(IDX_MAGIC), 0);
-    v.setBigUint64(8, BigInt(this.#count), true);
-    v.setUint32(16, this.#layouts.length, true);
-    let p = 24;
-    for (const [i, l] of this.#layouts.entries()) {
-      v.setUint32(p, l.chunks.length, true);
-      p += 4;
-      for (const [k, c] of l.chunks.entries()) {
-        const name = names[i]![k]!;
-        v.setUint16(p, name.length, true);
-        v.setUint8(p + 2, DTYPES.indexOf(c.dtype) + 1);
-        v.setUint8(p + 3, c.shape.length);
-        p += 4;
-        for (const d of c.shape) {
-          v.setBigUint64(p, BigInt(d), true);
-          p += 8;
-        }
-        t.set(name, p);
-        p += name.length;
-      }
-    }
-    p = tableAt;
-    for (let i = 0; i < this.#count; i++) {
-      v.setBigUint64(p, BigInt(this.#frames[i * 3]!), true);
-      v.setBigInt64(p + 8, BigInt(this.#frames[i * 3 + 1]!), true);
-      v.setUint32(p + 16, this.#frames[i * 3 + 2]!, true);
-      p += FRAME_ENTRY_BYTES;
-    }
-    v.setBigUint64(p, BigInt(this.#offset), true);
-    v.setBigUint64(p + 8, BigInt(size - FOOTER_BYTES), true);
-    t.set(enc.encode(END_MAGIC), p + 16);
+    const layouts = this.#layouts.map((l) => l.chunks);
+    const t = rawTrailer(layouts, this.#frames, this.#count, this.#offset);
     return [{ kind: "write", offset: this.#offset, data: t }];
   }
+}
+
+/** Bytes of a raw file's header, before the first frame. */
+export const RAW_HEADER_BYTES = HEADER_BYTES;
+
+/** The 16-byte header of a raw file whose data is in byte order `order`. */
+export function rawHeader(order: ByteOrder): Uint8Array {
+  const h = new Uint8Array(HEADER_BYTES);
+  h.set(RAW_MAGIC);
+  const v = new DataView(h.buffer);
+  v.setUint32(8, VERSION, true);
+  v.setUint32(12, order === "big" ? 1 : 0, true);
+  return h;
+}
+
+/**
+ * The trailer of a raw file (its index, then the footer), written at byte `dataEnd`, the end of
+ * the frame data: `layouts` are the distinct frame layouts, `frames` holds [offset, step, layout
+ * index] for each of the first `count` frames.
+ */
+export function rawTrailer(
+  layouts: readonly (readonly ChunkLayout[])[],
+  frames: Float64Array,
+  count: number,
+  dataEnd: number,
+): Uint8Array {
+  let size = 24;
+  const names = layouts.map((l) => l.map((c) => enc.encode(c.name)));
+  for (const [i, l] of layouts.entries()) {
+    size += 4;
+    for (const [k, c] of l.entries()) size += 4 + 8 * c.shape.length + names[i]![k]!.length;
+  }
+  size = Math.ceil(size / 8) * 8;
+  const tableAt = size;
+  size += count * FRAME_ENTRY_BYTES + FOOTER_BYTES;
+  const t = new Uint8Array(size);
+  const v = new DataView(t.buffer);
+  t.set(enc.encode(IDX_MAGIC), 0);
+  v.setBigUint64(8, BigInt(count), true);
+  v.setUint32(16, layouts.length, true);
+  let p = 24;
+  for (const [i, l] of layouts.entries()) {
+    v.setUint32(p, l.length, true);
+    p += 4;
+    for (const [k, c] of l.entries()) {
+      const name = names[i]![k]!;
+      v.setUint16(p, name.length, true);
+      v.setUint8(p + 2, DTYPES.indexOf(c.dtype) + 1);
+      v.setUint8(p + 3, c.shape.length);
+      p += 4;
+      for (const d of c.shape) {
+        v.setBigUint64(p, BigInt(d), true);
+        p += 8;
+      }
+      t.set(name, p);
+      p += name.length;
+    }
+  }
+  p = tableAt;
+  for (let i = 0; i < count; i++) {
+    v.setBigUint64(p, BigInt(frames[i * 3]!), true);
+    v.setBigInt64(p + 8, BigInt(frames[i * 3 + 1]!), true);
+    v.setUint32(p + 16, frames[i * 3 + 2]!, true);
+    p += FRAME_ENTRY_BYTES;
+  }
+  v.setBigUint64(p, BigInt(dataEnd), true);
+  v.setBigUint64(p + 8, BigInt(size - FOOTER_BYTES), true);
+  t.set(enc.encode(END_MAGIC), p + 16);
+  return t;
 }
 
 /** UsageError when an explicit byte order contradicts the order of the file being appended to. */

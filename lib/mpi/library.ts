@@ -19,6 +19,29 @@ export type MpiOp = "max" | "min" | "sum";
 /** Element types used by sciobench: 64-bit floats, 32-bit ints, bytes. */
 export type MpiType = "double" | "int" | "byte";
 
+/** The communicators sciobench opens files on: every rank (`world`) or this rank alone (`self`). */
+export type MpiComm = "world" | "self";
+
+/**
+ * A handle of the loaded library as its ABI passes it by value: an address (Open MPI's
+ * `MPI_Comm`, `MPI_Info`) or a 32-bit integer (MPICH's). Only the library that made it takes it.
+ */
+export type MpiHandle = Deno.PointerValue | number;
+
+/** An open `MPI_File` (an address in both ABIs), made by {@link MpiLibrary.fileOpen}. */
+export interface MpiFile {
+  /** The handle as MPI_File_open stored it (MPI_File_close takes its address). */
+  readonly cell: Uint8Array;
+  /** The handle passed by value. */
+  readonly handle: Deno.PointerValue;
+}
+
+/** Access mode bits of MPI_File_open: the same values in both ABIs (ROMIO's, mpio.h). */
+export const MPI_MODE = { create: 1, rdonly: 2, wronly: 4, rdwr: 8, excl: 64 } as const;
+
+/** The most bytes one MPI-IO call moves: its count is a C int of MPI_BYTEs. */
+export const MPI_MAX_COUNT = 2 ** 31 - 1;
+
 /**
  * How a collective waits for the other ranks: `poll` (the default) starts the nonblocking
  * collective (MPI_Ibarrier, MPI_Iallreduce, ...) and polls MPI_Test, a short spin and then
@@ -69,12 +92,65 @@ export interface MpiLibrary {
   libraryVersion(): string;
   /** `MPI_Wtime()`, seconds. */
   wtime(): number;
+  /**
+   * `MPI_COMM_WORLD` or `MPI_COMM_SELF` as the ABI passes it, for the libraries that take one
+   * (HDF5's MPI-IO driver, PnetCDF).
+   */
+  comm(which: MpiComm): MpiHandle;
+  /** `MPI_Info_create`, then `MPI_Info_set` of each pair in order; free it with `infoFree`. */
+  infoCreate(pairs: readonly (readonly [string, string])[]): MpiHandle;
+  /**
+   * Every key of `info` with its value (`MPI_Info_get_nkeys`, `MPI_Info_get_nthkey`,
+   * `MPI_Info_get_valuelen`, `MPI_Info_get`), in the library's order.
+   */
+  infoEntries(info: MpiHandle): [string, string][];
+  /** `MPI_Info_free`. */
+  infoFree(info: MpiHandle): void;
+  /** `MPI_File_open` of `path` on `comm` with access mode `amode` ({@link MPI_MODE} bits). */
+  fileOpen(comm: MpiComm, path: string, amode: number, info: MpiHandle): MpiFile;
+  /** `MPI_File_close` (collective over the file's communicator). */
+  fileClose(file: MpiFile): void;
+  /** `MPI_File_delete` of `path`. */
+  fileDelete(path: string): void;
+  /**
+   * `MPI_File_write_at_all` (collective) or `MPI_File_write_at` of `data` (at most
+   * {@link MPI_MAX_COUNT} bytes, as MPI_BYTEs) at byte `offset`.
+   */
+  fileWriteAt(file: MpiFile, offset: number, data: Uint8Array, collective: boolean): void;
+  /** `MPI_File_read_at_all` (collective) or `MPI_File_read_at` into `into` from byte `offset`. */
+  fileReadAt(file: MpiFile, offset: number, into: Uint8Array, collective: boolean): void;
+  /** `MPI_File_sync`: the file's data on stable storage (collective). */
+  fileSync(file: MpiFile): void;
+  /** `MPI_File_get_size`, bytes. */
+  fileSize(file: MpiFile): number;
+  /** `MPI_File_set_size` (collective), bytes. */
+  fileSetSize(file: MpiFile, bytes: number): void;
+  /** `MPI_File_get_info`: the hints the library uses for the file; free it with `infoFree`. */
+  fileInfo(file: MpiFile): MpiHandle;
+  /** `MPI_Error_string` of an error code, on one line. */
+  errorText(code: number): string;
 }
 
 /** An MPI call returned an error code, or no MPI library could be loaded; exit code 1. */
 export class MpiError extends SciobenchError {
   constructor(message: string) {
     super(message, 1);
+  }
+}
+
+/**
+ * An MPI call returned an error code: `call` names it, `text` is the library's own text for the
+ * code (MPI_Error_string, on one line); exit code 1.
+ */
+export class MpiCallError extends MpiError {
+  /** The MPI function that failed (`MPI_File_open`). */
+  readonly call: string;
+  /** The library's text for the error code. */
+  readonly text: string;
+  constructor(call: string, text: string) {
+    super(`${call} failed: ${text}`);
+    this.call = call;
+    this.text = text;
   }
 }
 
@@ -117,12 +193,45 @@ function commonSymbols<H extends "pointer" | "i32">(h: H) {
     MPI_Get_processor_name: { parameters: ["buffer", "buffer"], result: "i32" },
     MPI_Get_library_version: { parameters: ["buffer", "buffer"], result: "i32" },
     MPI_Wtime: { parameters: [], result: "f64" },
+    MPI_Error_string: { parameters: ["i32", "buffer", "buffer"], result: "i32" },
+    MPI_Info_create: { parameters: ["buffer"], result: "i32" },
+    MPI_Info_set: { parameters: [h, "buffer", "buffer"], result: "i32" },
+    MPI_Info_get_nkeys: { parameters: [h, "buffer"], result: "i32" },
+    MPI_Info_get_nthkey: { parameters: [h, "i32", "buffer"], result: "i32" },
+    MPI_Info_get_valuelen: { parameters: [h, "buffer", "buffer", "buffer"], result: "i32" },
+    MPI_Info_get: { parameters: [h, "buffer", "i32", "buffer", "buffer"], result: "i32" },
+    MPI_Info_free: { parameters: ["buffer"], result: "i32" },
+    MPI_File_open: { parameters: [h, "buffer", "i32", h, "buffer"], result: "i32" },
+    MPI_File_close: { parameters: ["buffer"], result: "i32" },
+    MPI_File_delete: { parameters: ["buffer", h], result: "i32" },
+    MPI_File_write_at: {
+      parameters: ["pointer", "i64", "buffer", "i32", h, "buffer"],
+      result: "i32",
+    },
+    MPI_File_write_at_all: {
+      parameters: ["pointer", "i64", "buffer", "i32", h, "buffer"],
+      result: "i32",
+    },
+    MPI_File_read_at: {
+      parameters: ["pointer", "i64", "buffer", "i32", h, "buffer"],
+      result: "i32",
+    },
+    MPI_File_read_at_all: {
+      parameters: ["pointer", "i64", "buffer", "i32", h, "buffer"],
+      result: "i32",
+    },
+    MPI_File_sync: { parameters: ["pointer"], result: "i32" },
+    MPI_File_get_size: { parameters: ["pointer", "buffer"], result: "i32" },
+    MPI_File_set_size: { parameters: ["pointer", "i64"], result: "i32" },
+    MPI_File_get_info: { parameters: ["pointer", "buffer"], result: "i32" },
   } as const;
 }
 
 const OMPI_SYMBOLS = {
   ...commonSymbols("pointer"),
   ompi_mpi_comm_world: { type: "pointer" },
+  ompi_mpi_comm_self: { type: "pointer" },
+  ompi_mpi_info_null: { type: "pointer" },
   ompi_mpi_double: { type: "pointer" },
   ompi_mpi_int: { type: "pointer" },
   ompi_mpi_byte: { type: "pointer" },
@@ -136,6 +245,8 @@ const MPICH_SYMBOLS = commonSymbols("i32");
 /** MPICH's integer handles (mpich/mpi.h). */
 const MPICH = {
   commWorld: 0x44000000,
+  commSelf: 0x44000001,
+  infoNull: 0x1c000000,
   types: { double: 0x4c00080b, int: 0x4c000405, byte: 0x4c00010d },
   ops: { max: 0x58000001, min: 0x58000002, sum: 0x58000003 },
 } as const;
@@ -144,6 +255,10 @@ const MPICH = {
 const VERSION_BYTES = 8192 + 64;
 /** Larger than both libraries' MPI_MAX_PROCESSOR_NAME (128 MPICH, 256 Open MPI). */
 const NAME_BYTES = 512;
+/** Larger than both libraries' MPI_MAX_ERROR_STRING (512 MPICH, 256 Open MPI). */
+const ERROR_BYTES = 1024;
+/** Larger than both libraries' MPI_MAX_INFO_KEY (255 MPICH, 36 Open MPI), with its NUL. */
+const INFO_KEY_BYTES = 512;
 
 /** MPI_Test calls before a waiting rank starts to sleep between them. */
 const SPIN_TESTS = 64;
@@ -201,6 +316,33 @@ type GathervArgs<H> = [
   c: H,
 ];
 
+/** Arguments of the MPI_File_{write,read}_at calls: file, offset, buffer, count, type, status. */
+type FileAtArgs<H> = [
+  file: Deno.PointerValue,
+  offset: bigint,
+  buf: Uint8Array,
+  count: number,
+  type: H,
+  status: Uint8Array,
+];
+
+/** What differs between the ABIs beyond the symbols: handles made at run time and constants. */
+interface AbiHandles<H> {
+  /** MPI_COMM_SELF. */
+  readonly self: H;
+  /** MPI_INFO_NULL. */
+  readonly infoNull: H;
+  /** The `MPI_Info` an output cell holds. */
+  read(cell: Uint8Array): H;
+  /** A cell holding `info`, for MPI_Info_free. */
+  cell(info: H): Uint8Array;
+}
+
+/** A C string: `text` in UTF-8 with a NUL. */
+function cString(text: string): Uint8Array {
+  return new TextEncoder().encode(`${text}\0`);
+}
+
 /**
  * Builds the calls over one ABI's symbols: `S` is the symbol table's type, `H` a handle value
  * (a pointer for Open MPI, an int for MPICH), so the code below is written once for both. It is
@@ -230,10 +372,30 @@ function wrap<H>(
     MPI_Get_processor_name(a: Uint8Array, n: Uint8Array): number;
     MPI_Get_library_version(a: Uint8Array, n: Uint8Array): number;
     MPI_Wtime(): number;
+    MPI_Error_string(code: number, text: Uint8Array, length: Uint8Array): number;
+    MPI_Info_create(out: Uint8Array): number;
+    MPI_Info_set(info: H, key: Uint8Array, value: Uint8Array): number;
+    MPI_Info_get_nkeys(info: H, out: Uint8Array): number;
+    MPI_Info_get_nthkey(info: H, n: number, key: Uint8Array): number;
+    MPI_Info_get_valuelen(info: H, key: Uint8Array, length: Uint8Array, flag: Uint8Array): number;
+    MPI_Info_get(info: H, key: Uint8Array, n: number, value: Uint8Array, flag: Uint8Array): number;
+    MPI_Info_free(info: Uint8Array): number;
+    MPI_File_open(c: H, path: Uint8Array, amode: number, info: H, out: Uint8Array): number;
+    MPI_File_close(file: Uint8Array): number;
+    MPI_File_delete(path: Uint8Array, info: H): number;
+    MPI_File_write_at(...args: FileAtArgs<H>): number;
+    MPI_File_write_at_all(...args: FileAtArgs<H>): number;
+    MPI_File_read_at(...args: FileAtArgs<H>): number;
+    MPI_File_read_at_all(...args: FileAtArgs<H>): number;
+    MPI_File_sync(file: Deno.PointerValue): number;
+    MPI_File_get_size(file: Deno.PointerValue, out: Uint8Array): number;
+    MPI_File_set_size(file: Deno.PointerValue, bytes: bigint): number;
+    MPI_File_get_info(file: Deno.PointerValue, out: Uint8Array): number;
   },
   world: H,
   types: Record<MpiType, H>,
   ops: Record<MpiOp, H>,
+  abiHandles: AbiHandles<H>,
 ): MpiLibrary {
   const one = new Int32Array(1);
   const oneBytes = new Uint8Array(one.buffer);
@@ -260,7 +422,113 @@ function wrap<H>(
     for (let ns = FIRST_SLEEP_NS; !done(); ns = Math.min(2 * ns, MAX_SLEEP_NS)) sleepNs(ns);
   };
   const block = wait === "block";
+  const errorText = (code: number) => {
+    const buf = new Uint8Array(ERROR_BYTES);
+    if (s.MPI_Error_string(code, buf, oneBytes) !== 0) return `MPI error code ${code}`;
+    return cText(buf, one[0]!).replace(/\s+/g, " ");
+  };
+  /** MpiCallError with the library's text unless `rc` is MPI_SUCCESS. */
+  const checkText = (call: string, rc: number) => {
+    if (rc !== 0) throw new MpiCallError(call, errorText(rc));
+  };
+  const comms: Record<MpiComm, H> = { world, self: abiHandles.self };
+  // MPI_Status of the file calls: 20 (MPICH) or 24 (Open MPI) bytes
+  const fileStatus = new Uint8Array(64);
+  const offsetOf = (offset: number) => {
+    if (!Number.isSafeInteger(offset) || offset < 0) {
+      throw new RangeError(`MPI-IO offset ${offset} is not a byte offset`);
+    }
+    return BigInt(offset);
+  };
+  const countOf = (call: string, buf: Uint8Array) => {
+    if (buf.length > MPI_MAX_COUNT) {
+      throw new RangeError(`${call} of ${buf.length} bytes: at most ${MPI_MAX_COUNT} a call`);
+    }
+    return buf.length;
+  };
+  const infoOut = new Uint8Array(8);
   return {
+    comm: (which) => comms[which] as MpiHandle,
+    infoCreate(pairs) {
+      checkText("MPI_Info_create", s.MPI_Info_create(infoOut));
+      const info = abiHandles.read(infoOut);
+      try {
+        for (const [key, value] of pairs) {
+          checkText(`MPI_Info_set(${key})`, s.MPI_Info_set(info, cString(key), cString(value)));
+        }
+      } catch (e) {
+        s.MPI_Info_free(abiHandles.cell(info));
+        throw e;
+      }
+      return info as MpiHandle;
+    },
+    infoEntries(handle) {
+      const info = handle as H;
+      checkText("MPI_Info_get_nkeys", s.MPI_Info_get_nkeys(info, oneBytes));
+      const keys = one[0]!;
+      const out: [string, string][] = [];
+      const keyBuf = new Uint8Array(INFO_KEY_BYTES);
+      for (let i = 0; i < keys; i++) {
+        keyBuf.fill(0);
+        checkText("MPI_Info_get_nthkey", s.MPI_Info_get_nthkey(info, i, keyBuf));
+        const key = cText(keyBuf, keyBuf.length);
+        const ckey = cString(key);
+        checkText(
+          "MPI_Info_get_valuelen",
+          s.MPI_Info_get_valuelen(info, ckey, oneBytes, flagBytes),
+        );
+        if (flag[0] === 0) continue;
+        const length = one[0]!;
+        const value = new Uint8Array(length + 1);
+        checkText("MPI_Info_get", s.MPI_Info_get(info, ckey, length, value, flagBytes));
+        if (flag[0] !== 0) out.push([key, cText(value, length)]);
+      }
+      return out;
+    },
+    infoFree: (handle) => checkText("MPI_Info_free", s.MPI_Info_free(abiHandles.cell(handle as H))),
+    fileOpen(which, path, amode, info) {
+      const cell = new Uint8Array(8);
+      checkText(
+        "MPI_File_open",
+        s.MPI_File_open(comms[which], cString(path), amode, info as H, cell),
+      );
+      const handle = Deno.UnsafePointer.create(new DataView(cell.buffer).getBigUint64(0, true));
+      return { cell, handle };
+    },
+    fileClose: (file) => checkText("MPI_File_close", s.MPI_File_close(file.cell)),
+    fileDelete: (path) =>
+      checkText("MPI_File_delete", s.MPI_File_delete(cString(path), abiHandles.infoNull)),
+    fileWriteAt(file, offset, data, collective) {
+      const call = collective ? "MPI_File_write_at_all" : "MPI_File_write_at";
+      const n = countOf(call, data);
+      const at = offsetOf(offset);
+      const rc = collective
+        ? s.MPI_File_write_at_all(file.handle, at, data, n, types.byte, fileStatus)
+        : s.MPI_File_write_at(file.handle, at, data, n, types.byte, fileStatus);
+      checkText(call, rc);
+    },
+    fileReadAt(file, offset, into, collective) {
+      const call = collective ? "MPI_File_read_at_all" : "MPI_File_read_at";
+      const n = countOf(call, into);
+      const at = offsetOf(offset);
+      const rc = collective
+        ? s.MPI_File_read_at_all(file.handle, at, into, n, types.byte, fileStatus)
+        : s.MPI_File_read_at(file.handle, at, into, n, types.byte, fileStatus);
+      checkText(call, rc);
+    },
+    fileSync: (file) => checkText("MPI_File_sync", s.MPI_File_sync(file.handle)),
+    fileSize(file) {
+      const out = new BigInt64Array(1);
+      checkText("MPI_File_get_size", s.MPI_File_get_size(file.handle, new Uint8Array(out.buffer)));
+      return Number(out[0]!);
+    },
+    fileSetSize: (file, bytes) =>
+      checkText("MPI_File_set_size", s.MPI_File_set_size(file.handle, offsetOf(bytes))),
+    fileInfo(file) {
+      checkText("MPI_File_get_info", s.MPI_File_get_info(file.handle, infoOut));
+      return abiHandles.read(infoOut) as MpiHandle;
+    },
+    errorText,
     abi,
     path,
     wait,
@@ -328,6 +596,17 @@ function openOmpi(path: string): MpiLibrary {
     s.ompi_mpi_comm_world,
     { double: s.ompi_mpi_double, int: s.ompi_mpi_int, byte: s.ompi_mpi_byte },
     { max: s.ompi_mpi_op_max, min: s.ompi_mpi_op_min, sum: s.ompi_mpi_op_sum },
+    {
+      self: s.ompi_mpi_comm_self,
+      infoNull: s.ompi_mpi_info_null,
+      read: (cell) =>
+        Deno.UnsafePointer.create(new DataView(cell.buffer, cell.byteOffset).getBigUint64(0, true)),
+      cell(info) {
+        const cell = new Uint8Array(8);
+        new DataView(cell.buffer).setBigUint64(0, Deno.UnsafePointer.value(info), true);
+        return cell;
+      },
+    },
   );
 }
 
@@ -335,7 +614,12 @@ function openMpich(path: string): MpiLibrary {
   dlopenGlobal(path);
   const lib = Deno.dlopen(path, MPICH_SYMBOLS);
   PINNED.push(lib);
-  return wrap<number>("mpich", path, lib.symbols, MPICH.commWorld, MPICH.types, MPICH.ops);
+  return wrap<number>("mpich", path, lib.symbols, MPICH.commWorld, MPICH.types, MPICH.ops, {
+    self: MPICH.commSelf,
+    infoNull: MPICH.infoNull,
+    read: (cell) => new DataView(cell.buffer, cell.byteOffset).getInt32(0, true),
+    cell: (info) => new Uint8Array(Int32Array.of(info).buffer),
+  });
 }
 
 /** Opens `path` with the ABI it has: Open MPI when it defines `ompi_mpi_comm_world`. */

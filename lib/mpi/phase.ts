@@ -5,7 +5,7 @@
  * next collective. Without MPI a phase is just the function call.
  * @module
  */
-import { IoError, SciobenchError, UsageError } from "../core/errors.ts";
+import { IoError, PeerRankFailed, SciobenchError, UsageError } from "../core/errors.ts";
 import type { ScratchShare } from "../io/scratch.ts";
 import { world } from "./world.ts";
 
@@ -22,11 +22,7 @@ export class RankFailure extends SciobenchError {
   }
 }
 
-/**
- * This rank stopped only because another rank failed inside a collective step (a shared file):
- * the phase reports the rank that failed first-hand, not this one.
- */
-export class PeerRankFailed extends IoError {}
+export { PeerRankFailed } from "../core/errors.ts";
 
 interface Failure {
   readonly reason: string;

@@ -6,6 +6,8 @@
  */
 import { UsageError } from "../core/errors.ts";
 import { setDiagnosticRank } from "../core/diagnostics.ts";
+import { installMpiIo } from "../backends/mpi_io.ts";
+import { mpiIoOf } from "./io.ts";
 import {
   detectLaunch,
   loadMpi,
@@ -223,8 +225,9 @@ function mpiWorld(mpi: MpiLibrary): World {
 let current: World | undefined;
 
 /**
- * Starts the world once: MPI_Init when an MPI launcher started this process, else the serial
- * world (no library loaded). Later calls return the same world.
+ * Starts the world once: MPI_Init when an MPI launcher started this process (and the MPI-IO of
+ * its library made the run's, lib/backends/mpi_io.ts), else the serial world (no library
+ * loaded). Later calls return the same world.
  */
 export function initWorld(): World {
   if (current) return current;
@@ -242,6 +245,7 @@ export function initWorld(): World {
   const mpi = loadMpi(launch);
   mpi.init();
   current = mpiWorld(mpi);
+  installMpiIo(mpiIoOf(mpi));
   setDiagnosticRank(current.rank, current.size);
   return current;
 }

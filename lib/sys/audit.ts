@@ -10,12 +10,15 @@
  * Recording is cheap: a map lookup and a few additions per call, no allocation per read or write.
  * @module
  */
-import { clockGettime, type IoObserver, O, observeIo } from "./libc.ts";
+import { clockGettime, type IoObserver, type LibrarySync, O, observeIo } from "./libc.ts";
 
-/** One fsync, fdatasync or posix_fadvise call, placed in time within its phase. */
+/**
+ * One fsync, fdatasync or posix_fadvise call, or a library's durable point (MPI_File_sync),
+ * placed in time within its phase.
+ */
 export interface AuditSync {
-  /** `fsync`, `fdatasync` or `fadvise`. */
-  readonly call: "fsync" | "fdatasync" | "fadvise";
+  /** `fsync`, `fdatasync`, `fadvise`, or a library's own (`MPI_File_sync`). */
+  readonly call: "fsync" | "fdatasync" | "fadvise" | LibrarySync;
   /** The file it was made on. */
   readonly path: string;
   /** For fadvise: the advice (`DONTNEED`, `WILLNEED`, ...). */
@@ -41,7 +44,10 @@ export interface AuditResidency {
 export interface AuditFile {
   /** Path as opened. */
   readonly path: string;
-  /** Names of the open flags the file was opened with (`RDONLY`, `RDWR|CREAT|TRUNC`, ...). */
+  /**
+   * Names of the open flags the file was opened with (`RDONLY`, `RDWR|CREAT|TRUNC`, ...); empty
+   * for a file only a library opened (its syncs are recorded, its calls only in procIo).
+   */
   flags: string;
   /** Number of times the file was opened in this phase. */
   opens: number;
@@ -224,12 +230,12 @@ class Recorder implements IoObserver {
     return s;
   }
 
-  #fileOf(path: string, flags: number): AuditFile {
+  #fileOf(path: string, flags: number | undefined): AuditFile {
     let f = this.#phase.files.find((x) => x.path === path);
     if (f === undefined) {
       f = {
         path,
-        flags: flagNames(flags),
+        flags: flags === undefined ? "" : flagNames(flags),
         opens: 0,
         reads: 0,
         readBytes: 0,
@@ -298,6 +304,20 @@ class Recorder implements IoObserver {
         ? { call, path, advice: ADVICE[advice] ?? String(advice), atS, toEndS: 0, ...before }
         : { call, path, atS, toEndS: 0, ...before },
     );
+  }
+
+  librarySync(path: string, call: LibrarySync): void {
+    const f = this.#fileOf(path, undefined);
+    f.syncs++;
+    const atS = (clockGettime() - this.#phase.startNs) / 1e9;
+    this.#phase.syncs.push({
+      call,
+      path,
+      atS,
+      toEndS: 0,
+      writesBefore: f.writes,
+      readsBefore: f.reads,
+    });
   }
 
   resident(fd: number, fraction: number): void {

@@ -207,6 +207,22 @@ export interface IoObserver {
   sync(fd: number, call: "fsync" | "fdatasync" | "fadvise", advice: number): void;
   /** A residency measurement of `fd` found `fraction` (0..1) of its pages cached. */
   resident(fd: number, fraction: number): void;
+  /**
+   * A library made `path` durable through its own descriptors ({@link noteLibrarySync}):
+   * `MPI_File_sync`, MPI-IO's durable point.
+   */
+  librarySync(path: string, call: LibrarySync): void;
+}
+
+/** The durable points of libraries sciobench records: MPI-IO's. */
+export type LibrarySync = "MPI_File_sync";
+
+/**
+ * Tells the observer that a library made `path` durable through descriptors of its own (the
+ * MPI library's MPI_File_sync), which no call of this module saw.
+ */
+export function noteLibrarySync(path: string, call: LibrarySync): void {
+  if (observer !== undefined) observer.librarySync(path, call);
 }
 
 let observer: IoObserver | undefined;

@@ -15,13 +15,17 @@ export const OPEN_WARMUP_SECONDS = 0.05;
  * Opens and closes the file untimed, {@link OPEN_WARMUP_OPENS} times or until
  * {@link OPEN_WARMUP_SECONDS} have passed: V8 optimises a function after some calls (its tiers
  * finish within about 15 opens of a gsd file, measured), so the open timed next is the reader's
- * optimised code, not its compilation, as python3-gsd's C is.
+ * optimised code, not its compilation, as python3-gsd's C is. With `counted`, exactly
+ * {@link OPEN_WARMUP_OPENS} times whatever they take: opens that are collective calls of several
+ * processes (a shared file's MPI_File_open), which every process must make as often.
  */
-export function warmUpOpens(openClose: () => void): void {
+export function warmUpOpens(openClose: () => void, counted = false): void {
   beginPhase("open warm-up", false); // the audit trail shows them apart, untimed
   try {
     const until = performance.now() + OPEN_WARMUP_SECONDS * 1000;
-    for (let k = 0; k < OPEN_WARMUP_OPENS && performance.now() < until; k++) openClose();
+    for (let k = 0; k < OPEN_WARMUP_OPENS && (counted || performance.now() < until); k++) {
+      openClose();
+    }
   } finally {
     endPhase();
   }

@@ -5,7 +5,13 @@
  * @module
  */
 import { CellsFailedError, SciobenchError, UsageError } from "../core/errors.ts";
-import type { Backend } from "../backends/backend.ts";
+import type {
+  Backend,
+  FileLayout,
+  FramePart,
+  MpiIoRun,
+  MpiIoSettings,
+} from "../backends/backend.ts";
 import { FRAMINGS } from "../backends/registry.ts";
 import type { Framing } from "../framings/types.ts";
 import { checkSharedLayout } from "../backends/capabilities.ts";
@@ -72,6 +78,38 @@ export class CellFailures {
       );
     }
   }
+}
+
+/**
+ * What `backend` is told at an open under MPI when it goes through MPI-IO: the run's MPI-IO,
+ * the layout, and for a shared file written this rank's `part` of the frames; undefined for a
+ * backend that does not use MPI-IO (or a run without it).
+ */
+export function mpiIoSettings(
+  backend: Backend,
+  run: MpiIoRun | undefined,
+  layout: FileLayout,
+  part?: FramePart,
+): MpiIoSettings | undefined {
+  if (backend.mpiIo === undefined || run === undefined) return undefined;
+  return part === undefined ? { ...run, layout } : { ...run, layout, part };
+}
+
+/**
+ * The columns a row under MPI says of how its files were written: `layout`, `collective` (empty
+ * for a backend without MPI-IO) and `library` (the MPI library doing the I/O; empty likewise).
+ */
+export function mpiIoColumns(
+  backend: Backend,
+  run: MpiIoRun | undefined,
+  layout: FileLayout,
+): { layout: FileLayout; collective: boolean | ""; library: string } {
+  const uses = backend.mpiIo !== undefined && run !== undefined;
+  return {
+    layout,
+    collective: uses ? run.collective : "",
+    library: uses ? run.io.library : "",
+  };
 }
 
 /**

@@ -399,6 +399,26 @@ export const COLUMN_SCHEMA = {
   host: entry("", "text", "under MPI: the rank's host (the aggregate row: N nodes)"),
   write_path: entry("", "text", "under MPI: the file the rank wrote"),
   read_path: entry("", "text", "under MPI: the file the rank read"),
+  layout: entry(
+    "",
+    "text",
+    "under MPI (table, records): per-rank (a file per rank) or shared (one file for all ranks, " +
+      "--layout)",
+  ),
+  collective: entry(
+    "",
+    "flag",
+    "under MPI (table, records): true when a backend that goes through MPI-IO (mpiio) read and " +
+      "wrote with collective calls (MPI_File_write_at_all, MPI_File_read_at_all), false with " +
+      "independent ones (--collective off); empty for backends without MPI-IO",
+  ),
+  library: entry(
+    "",
+    "text",
+    "under MPI (table, records): the MPI library a backend that goes through MPI-IO did its I/O " +
+      "with, as MPI_Get_library_version's first line names it (the JSON meta's mpi_io says " +
+      "which hints it reports using); empty for backends without MPI-IO",
+  ),
   // every row ends with these
   stat: entry(
     "",
@@ -441,6 +461,16 @@ export const TRANSFER_COLUMN_NAMES = [
   "bs_bytes",
   "direct",
   "huge_pages",
+] as const satisfies readonly ColumnName[];
+
+/**
+ * The columns a row under MPI says of how its files were written (table, records): the layout,
+ * collective or independent MPI-IO calls, and the MPI library that did them.
+ */
+export const MPI_IO_COLUMN_NAMES = [
+  "layout",
+  "collective",
+  "library",
 ] as const satisfies readonly ColumnName[];
 
 /** The latency columns of the sequential and random read phases (table, read). */
@@ -501,6 +531,7 @@ export function rankColumnDocs(
   return rankColumns(docs.map((d) => d.name), spec, extra).map((name) => {
     const known = docs.find((c) => c.name === name);
     if (known) return known;
+    if (extra.includes(name) && isColumnName(name)) return columnDoc(name);
     const spread = /^(.*)_(min|mean|max)$/.exec(name);
     if (spread) {
       const base = docs.find((c) => c.name === spread[1]);

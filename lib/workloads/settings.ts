@@ -8,13 +8,20 @@
 import { PeerUnavailableError, UsageError } from "../core/errors.ts";
 import { type OptionValues, parseOptionArgs } from "../framings/options.ts";
 import type { EndianOption, OptionSpec, Workload as OptionScope } from "../framings/types.ts";
-import { type Backend, FSYNC_POLICIES, type FsyncPolicy } from "../backends/backend.ts";
+import {
+  type Backend,
+  FSYNC_POLICIES,
+  type FsyncPolicy,
+  type MpiHint,
+  type MpiIoRun,
+} from "../backends/backend.ts";
 import { fsyncRefusal } from "../backends/write.ts";
-import { checkSharedLayout } from "../backends/capabilities.ts";
+import { checkMpiIoLayout, checkSharedLayout } from "../backends/capabilities.ts";
+import { installedMpiIo, mpiIoProblem, NO_MPI_LAUNCHER } from "../backends/mpi_io.ts";
 import { crossNodeShift, world } from "../mpi/world.ts";
 import { warn } from "../core/diagnostics.ts";
 import { parseChoice, parseCount, parseList } from "../core/values.ts";
-import { usableBackend } from "../backends/registry.ts";
+import { backendByName, usableBackend } from "../backends/registry.ts";
 import type { SkippedBackend } from "./workload.ts";
 import { parseSize } from "../core/sizes.ts";
 import { DEFAULT_DIRECT_BS, probeDirect, probeDirectFile, type Transfer } from "../io/transfer.ts";
@@ -67,16 +74,17 @@ export function parseTransfer(
 }
 
 /**
- * The `--layout` value; for `shared`, UsageError (one line) without several MPI ranks, unless
- * every backend can share one file between ranks, and for `--fsync each` under MPI (a shared
- * file fsyncs once, at its end).
+ * The `--layout` value; UsageError (one line) for a layout a backend going through MPI-IO does
+ * not write, and for `shared` without several MPI ranks, unless every backend can share one file
+ * between ranks, and for `--fsync each` under MPI (a shared file fsyncs once, at its end).
  */
 export function parseLayout(
   value: string | undefined,
-  backends: readonly { readonly name: string; readonly sharedLayout: boolean }[],
+  backends: readonly Pick<Backend, "name" | "sharedLayout" | "mpiIo">[],
   fsync: FsyncPolicy,
 ): "per-rank" | "shared" {
   const layout = parseChoice(value ?? "per-rank", ["per-rank", "shared"] as const, "--layout");
+  for (const b of backends) checkMpiIoLayout(b, layout);
   if (layout === "shared" && world().size === 1) {
     throw new UsageError(
       "--layout shared: one file shared by MPI ranks, but this is one process; run it under " +
@@ -92,6 +100,73 @@ export function parseLayout(
     }
   }
   return layout;
+}
+
+/**
+ * One `--hint KEY=VALUE`; UsageError (one line) without a key and a value around the `=`.
+ */
+export function parseHint(text: string): MpiHint {
+  const eq = text.indexOf("=");
+  if (eq <= 0 || eq === text.length - 1) {
+    throw new UsageError(
+      `bad --hint '${text}': expected KEY=VALUE, an MPI-IO hint such as romio_cb_write=enable`,
+    );
+  }
+  return [text.slice(0, eq), text.slice(eq + 1)];
+}
+
+/**
+ * How the run's backends that go through MPI-IO read and write (`--collective on|off`, default
+ * on, and the `--hint KEY=VALUE` items), or undefined when none of `backends` does. UsageError
+ * (one line) for a bad value or hint, and for either flag given to a run none of whose backends
+ * uses MPI-IO (they would change nothing).
+ */
+export function parseMpiIo(
+  values: { readonly collective?: string; readonly hint?: readonly string[] },
+  backends: readonly Backend[],
+): MpiIoRun | undefined {
+  const collective = parseChoice(values.collective ?? "on", ["on", "off"] as const, "--collective");
+  const hints = (values.hint ?? []).map(parseHint);
+  if (!backends.some((b) => b.mpiIo !== undefined)) {
+    const given = [
+      ...(values.collective === undefined ? [] : ["--collective"]),
+      ...(hints.length === 0 ? [] : ["--hint"]),
+    ];
+    if (given.length > 0) {
+      throw new UsageError(
+        `${given.join(" and ")}: for backends that go through MPI-IO (mpiio, under MPI) only; ` +
+          `none of ${backends.map((b) => b.name).join(", ") || "the backends"} does`,
+      );
+    }
+    return undefined;
+  }
+  const io = installedMpiIo();
+  if (io === undefined) throw new UsageError(`--framing: ${NO_MPI_LAUNCHER}`);
+  return { io, collective: collective === "on", hints };
+}
+
+/**
+ * What a run's meta options say of its MPI-IO: `collective` (on or off) and `hint` (the hints
+ * asked, by key); nothing when no backend of the run goes through MPI-IO.
+ */
+export function mpiIoOptions(
+  run: MpiIoRun | undefined,
+): { collective?: "on" | "off"; hint?: Record<string, string> } {
+  if (run === undefined) return {};
+  return { collective: run.collective ? "on" : "off", hint: Object.fromEntries(run.hints) };
+}
+
+/**
+ * UsageError (one line) when one of `backends` goes through MPI-IO, which `command` does not
+ * drive (only table and records do).
+ */
+export function refuseMpiIo(backends: readonly Backend[], command: string): void {
+  const b = backends.find((x) => x.mpiIo !== undefined);
+  if (b === undefined) return;
+  throw new UsageError(
+    `--framing ${b.name}: ${command} does not drive backends that go through MPI-IO; measure ` +
+      `${b.name} with table or records`,
+  );
 }
 
 /**
@@ -196,11 +271,16 @@ export function parseCache(value: string, direct: boolean | undefined): "cold" |
   return cache;
 }
 
-/** The backends of a `--framing` list split into those usable here and those skipped (why). */
+/**
+ * The backends of a `--framing` list split into those usable here and those skipped (why); a
+ * backend that runs only under MPI (MPI-IO) is refused in one line outside it.
+ */
 export function resolveBackends(list: string): { run: Backend[]; skipped: SkippedBackend[] } {
   const run: Backend[] = [];
   const skipped: SkippedBackend[] = [];
   for (const name of parseList(list, "--framing")) {
+    const mpiOnly = mpiIoProblem(backendByName(name));
+    if (mpiOnly !== null) throw new UsageError(`--framing ${name}: ${mpiOnly}`);
     try {
       run.push(usableBackend(name));
     } catch (e) {

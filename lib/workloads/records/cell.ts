@@ -17,7 +17,7 @@ import { nativeReads, readFramesOverlapped } from "../../backends/overlap.ts";
 import type { StatFs } from "../../sys/libc.ts";
 import { attachAudit, finishAudit, startAudit } from "../../sys/audit.ts";
 import { startMeter } from "../../sys/meter.ts";
-import { cellError, EMPTY_SAMPLE, sharedFraming } from "../cells.ts";
+import { cellError, EMPTY_SAMPLE, mpiIoSettings, sharedFraming } from "../cells.ts";
 import type { ColdReads } from "../transfer.ts";
 import { verifyFrame } from "../pattern.ts";
 import type { RecordsOptions, RecordsRun, RecordsTarget } from "./options.ts";
@@ -131,24 +131,34 @@ async function writePhase(
   const transfer = options.transfer;
   const frames = ranks.frames;
   const backendOptions = options.backendOptions?.get(t.backend.name);
-  const sink = { create: "truncate", endian: t.endian, fsync, backendOptions, transfer } as const;
+  // a backend that goes through MPI-IO writes a shared file itself, each rank its own records
+  const part = sharedPart(frames.records);
+  const mpiIo = ranks.shared
+    ? mpiIoSettings(t.backend, options.mpiIo, "shared", part)
+    : mpiIoSettings(t.backend, options.mpiIo, "per-rank");
+  const sink = {
+    create: "truncate",
+    ...{ endian: t.endian, fsync, backendOptions, transfer, mpiIo },
+  } as const;
   // the shared file fsyncs at its end or not at all (the command refuses --fsync each)
   const sharedSink = { endian: t.endian, fsync: fsync !== "none", backendOptions, transfer };
   const progress = (r: number) => {
     if ((r & 15) === 0) p?.update(r / frames.records, "write");
   };
-  const plan = ranks.shared
+  const plan = ranks.shared && mpiIo === undefined
     ? await fencedPhase(
       "plan",
       () =>
         planSharedFile(
           sharedFraming(t.backend),
           sharedSink,
-          sharedPart(frames.records),
+          part,
           ranks.sharedRecord,
         ),
     )
     : undefined;
+  // through MPI-IO into a shared file: this rank's records, numbered in the file
+  const first = ranks.shared ? part.first : 0;
   startAudit();
   const written = await fencedPhase("write", async () => {
     const wm = startMeter("write");
@@ -162,7 +172,14 @@ async function writePhase(
         progress,
       );
     } else {
-      await writeFrames(t.backend, path, sink, frames.records, (r) => frames.frame(r), progress);
+      await writeFrames(
+        t.backend,
+        path,
+        sink,
+        frames.records,
+        (r) => frames.frame(first + r),
+        progress,
+      );
     }
     const ws = wm.stop();
     // a shared file is counted once, on rank 0, so the sum over ranks is its size
@@ -208,7 +225,8 @@ async function readPhase(
   );
   const rs = await fencedPhase("read", async () => {
     const rm = startMeter("read");
-    const source = t.backend.openReader(readPath, { layout: readFrames.layout, transfer });
+    const mpiIo = mpiIoSettings(t.backend, options.mpiIo, ranks.shared ? "shared" : "per-rank");
+    const source = t.backend.openReader(readPath, { layout: readFrames.layout, transfer, mpiIo });
     try {
       const total = ranks.fileRecords;
       if (source.frameCount !== total) {

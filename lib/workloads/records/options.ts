@@ -5,7 +5,7 @@
  */
 import type { DType, EndianOption } from "../../framings/types.ts";
 import type { OptionValues } from "../../framings/options.ts";
-import type { Backend, FsyncPolicy } from "../../backends/backend.ts";
+import type { Backend, FsyncPolicy, MpiIoRun } from "../../backends/backend.ts";
 import type { Progress } from "../../report/progress.ts";
 import type { PhaseSample } from "../../sys/meter.ts";
 import type { Transfer } from "../../io/transfer.ts";
@@ -47,9 +47,14 @@ export interface RecordsOptions {
   readonly transfer?: Transfer;
   /**
    * Under MPI, `per-rank` (the default: a file per rank) or `shared` (one file per target, rank
-   * r writing records r x R .. (r + 1) x R - 1, lib/mpi/shared.ts).
+   * r writing records r x R .. (r + 1) x R - 1: lib/mpi/shared.ts, or the backend's MPI-IO).
    */
   readonly layout?: "per-rank" | "shared";
+  /**
+   * Under MPI, how the backends that go through MPI-IO (mpiio) read and write: collective or
+   * independent calls, and the hints of every open (`--collective`, `--hint`).
+   */
+  readonly mpiIo?: MpiIoRun;
   /** Called on every rank after each write phase with the file written and its backend (tests). */
   readonly afterWrite?: (path: string, backend: string) => void;
 }

@@ -35,7 +35,17 @@ import {
   type Workload,
   type WorkloadHelp,
 } from "../workload.ts";
-import { parseFsync, parseLayout, parseReorder, parseTransfer, repeatOption } from "../settings.ts";
+import {
+  mpiIoOptions,
+  parseFsync,
+  parseLayout,
+  parseMpiIo,
+  parseReorder,
+  parseTransfer,
+  repeatOption,
+} from "../settings.ts";
+import { mpiIoColumns } from "../cells.ts";
+import { MPI_IO_COLUMN_NAMES, rankColumnDocs } from "../columns.ts";
 import { parseOptionArgs } from "../../framings/options.ts";
 import { refuseUnstorable } from "../../backends/capabilities.ts";
 import { EndianChoice, NUMBER_TYPES, resolveBackends } from "../settings.ts";
@@ -135,6 +145,7 @@ export const recordsWorkload: Workload<FlagValues<"records">> = {
     const backendOptions = parseOptionArgs(resolved.run, values.option, "records");
     const fsync = parseFsync(values.fsync, resolved.run);
     const layout = parseLayout(values.layout, resolved.run, fsync);
+    const mpiIo = parseMpiIo(values, resolved.run);
     for (const b of resolved.run) refuseUnstorable(b, dtype);
     const notes: string[] = [];
     const targets = recordsTargets(
@@ -165,6 +176,7 @@ export const recordsWorkload: Workload<FlagValues<"records">> = {
       plan,
       notes,
       dir: values.dir,
+      columns: rankColumnDocs(RECORDS_COLUMN_DOCS, RECORDS_AGGREGATE, MPI_IO_COLUMN_NAMES),
       seed: seedRecordsRenderer(shape),
       options: {
         framing: resolved.run.map((b) => b.name),
@@ -176,6 +188,7 @@ export const recordsWorkload: Workload<FlagValues<"records">> = {
         option: Object.fromEntries(backendOptions),
         fsync,
         ...(world().size > 1 ? { reorder, per_rank: values["per-rank"], layout } : {}),
+        ...mpiIoOptions(mpiIo),
         bs: transfer?.bs ?? null,
         direct: transfer?.direct ?? false,
         dir: values.dir ?? ".",
@@ -184,12 +197,16 @@ export const recordsWorkload: Workload<FlagValues<"records">> = {
         runRecords(
           {
             ...{ targets, shape, dtype, repeat, seed, dir: values.dir, backendOptions, progress },
-            ...{ reorder, fsync, transfer, layout },
+            ...{ reorder, fsync, transfer, layout, mpiIo },
           },
           (run) => {
             // under MPI every rank's row goes to rank 0, which prints the aggregate (and
-            // --per-rank rows)
+            // --per-rank rows), each saying how its files were written
             const row = recordsRow(run, shape, transfer);
+            if (world().size > 1) {
+              const backend = targets.find((t) => t.backend.name === run.framing)!.backend;
+              Object.assign(row, mpiIoColumns(backend, mpiIo, layout));
+            }
             for (const r of rankRows(row, RECORDS_AGGREGATE, values["per-rank"])) add(r);
           },
         ),

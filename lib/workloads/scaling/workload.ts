@@ -40,7 +40,7 @@ import {
 } from "../workload.ts";
 import { parseFsync, parseTransfer, repeatOption } from "../settings.ts";
 import { refuseUnstorable } from "../../backends/capabilities.ts";
-import { EndianChoice, NUMBER_TYPES, resolveBackends } from "../settings.ts";
+import { EndianChoice, NUMBER_TYPES, refuseMpiIo, resolveBackends } from "../settings.ts";
 
 const HELP: WorkloadHelp = {
   title: "FlexIO's IOspeed (write 5..40 datasets of 64^3 doubles per backend)",
@@ -208,6 +208,7 @@ export const scalingWorkload: Workload<FlagValues<"scaling">> = {
     const cells = scalingCells(values);
     const { datasets, shape, dtype, repeat, endian, bytes } = cells;
     const resolved = resolveBackends(values.framing);
+    refuseMpiIo(resolved.run, "scaling");
     for (const b of resolved.run) {
       refuseUnstorable(b, dtype);
       endian.of(b.name);

@@ -17,7 +17,7 @@ import type { Progress } from "../../report/progress.ts";
 import { callLatencyFields, latencyFields, LatencyHistogram } from "../../report/histogram.ts";
 import { startMeter, warmUpOpens } from "../../sys/meter.ts";
 import { recordPreadLatency, statfs } from "../../sys/libc.ts";
-import { sharedFraming } from "../cells.ts";
+import { mpiIoColumns, mpiIoSettings, sharedFraming } from "../cells.ts";
 import {
   cacheState,
   type PhasesEvidence,
@@ -106,6 +106,12 @@ export async function runTableCell(
   const cache = cacheState(options.transfer, options.cache);
   // --layout shared: one file, rank r's frames are r x frames .. (r + 1) x frames - 1
   const shared = options.layout === "shared" && w.size > 1;
+  const layout = shared ? "shared" : "per-rank";
+  // a backend that goes through MPI-IO writes the shared file itself, collectively
+  const part = sharedPart(sizing.frames);
+  const writeIo = mpiIoSettings(backend, options.mpiIo, layout, shared ? part : undefined);
+  const readIo = mpiIoSettings(backend, options.mpiIo, layout);
+  const nativeShared = shared && writeIo === undefined;
   const readBase = shared ? readRank * sizing.frames : 0;
   let other: { rank: number; frames: TableFrames } | undefined;
   const framesOf = (rank: number): TableFrames => {
@@ -131,6 +137,7 @@ export async function runTableCell(
       // mutant: table-write-fsync
       fsync,
       transfer: options.transfer,
+      mpiIo: writeIo,
     } as const;
     // the shared file fsyncs at its end or not at all (the command refuses --fsync each)
     const sharedSink = {
@@ -138,14 +145,14 @@ export async function runTableCell(
       fsync: fsync !== "none",
       transfer: options.transfer,
     };
-    const plan = shared
+    const plan = nativeShared
       ? await fencedPhase(
         "plan",
         () =>
           planSharedFile(
             sharedFraming(backend),
             sharedSink,
-            sharedPart(sizing.frames),
+            part,
             globalFrame,
           ),
       )
@@ -164,7 +171,16 @@ export async function runTableCell(
           progress,
         );
       }
-      return writeFrames(backend, path, sink, sizing.frames, (i) => frames.frame(i), progress);
+      // through MPI-IO into a shared file: this rank's frames, numbered in the file
+      const first = shared ? part.first : 0;
+      return writeFrames(
+        backend,
+        path,
+        sink,
+        sizing.frames,
+        (i) => frames.frame(first + i),
+        progress,
+      );
     };
     const writer = !shared || w.rank === 0;
     if (options.warmup) {
@@ -193,24 +209,21 @@ export async function runTableCell(
     // compiled ahead of time); it is kept as open_first_ms. Untimed opens follow (V8 optimises
     // after some calls), so the open timed below is the reader's optimised code, as the
     // python3-gsd peer's is (lib/peers/python_gsd/program.ts does the same).
-    const openClose = () =>
-      backend.openReader(readPath, { layout: readFrames.layout, transfer: options.transfer })
-        .close();
+    const reader = { layout: readFrames.layout, transfer: options.transfer, mpiIo: readIo };
+    const openClose = () => backend.openReader(readPath, reader).close();
     const first = await fencedPhase("first open", () => {
       const fm = startMeter("first open");
       openClose();
       const m = fm.stop();
       // mutant: table-warm-up-opens
-      warmUpOpens(openClose);
+      // (opens of a shared MPI-IO file are collective: every rank opens as often)
+      warmUpOpens(openClose, shared && readIo !== undefined);
       return m;
     });
     const drop1 = await fencedPhase("drop", () => prepareCache(readPath, cache));
     const { o, source } = await fencedPhase("open", () => {
       const om = startMeter("open");
-      const source = backend.openReader(readPath, {
-        layout: readFrames.layout,
-        transfer: options.transfer,
-      });
+      const source = backend.openReader(readPath, reader);
       const o = om.stop();
       const written = shared ? sizing.frames * w.size : sizing.frames;
       if (source.frameCount !== written) {
@@ -303,7 +316,13 @@ export async function runTableCell(
         ...latencyFields("random", x.latency, x.wallS),
         ...callLatencyFields("read", r.calls),
         ...callLatencyFields("random", x.calls),
-        ...(w.size > 1 ? { "write_path": path, "read_path": readPath } : {}),
+        ...(w.size > 1
+          ? {
+            "write_path": path,
+            "read_path": readPath,
+            ...mpiIoColumns(backend, options.mpiIo, layout),
+          }
+          : {}),
         stat: "run",
         error: "",
       };

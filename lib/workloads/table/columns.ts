@@ -10,6 +10,7 @@ import {
   columnDocs,
   columnNames,
   LATENCY_COLUMN_NAMES,
+  MPI_IO_COLUMN_NAMES,
   STAT_COLUMN_NAMES,
   TRANSFER_COLUMN_NAMES,
 } from "../columns.ts";
@@ -105,8 +106,11 @@ export const TABLE_AGGREGATE: AggregateSpec = {
   latencies: [{ phase: "read", seconds: "read_s" }, { phase: "random", seconds: "random_s" }],
 };
 
-/** Columns of each rank's row under MPI: the file it wrote and the file it read. */
-export const TABLE_RANK_COLUMNS = ["write_path", "read_path"] as const;
+/**
+ * Columns of each rank's row under MPI: the file it wrote and the file it read, and how
+ * (lib/workloads/columns.ts: MPI_IO_COLUMN_NAMES).
+ */
+export const TABLE_RANK_COLUMNS = ["write_path", "read_path", ...MPI_IO_COLUMN_NAMES] as const;
 
 /** The table's chart: write, read and random MiB/s against N per backend, a panel per size. */
 export const TABLE_CHART: ChartSpec = {

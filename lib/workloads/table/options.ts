@@ -4,7 +4,7 @@
  * @module
  */
 import type { EndianOption } from "../../framings/types.ts";
-import type { Backend, FsyncPolicy } from "../../backends/backend.ts";
+import type { Backend, FsyncPolicy, MpiIoRun } from "../../backends/backend.ts";
 import type { Progress } from "../../report/progress.ts";
 import { type Transfer } from "../../io/transfer.ts";
 
@@ -89,9 +89,15 @@ export interface TableOptions {
   readonly perRank?: boolean;
   /**
    * Under MPI, `per-rank` (the default: a file per rank) or `shared` (one file, each rank its own
-   * frames at offsets known in advance; raw, f77, netcdf and gsd only, lib/mpi/shared.ts).
+   * frames at offsets known in advance; raw, f77, netcdf and gsd through lib/mpi/shared.ts,
+   * mpiio through MPI-IO).
    */
   readonly layout?: "per-rank" | "shared";
+  /**
+   * Under MPI, how the backends that go through MPI-IO (mpiio) read and write: collective or
+   * independent calls, and the hints of every open (`--collective`, `--hint`).
+   */
+  readonly mpiIo?: MpiIoRun;
   /**
    * `--bs` / `--direct`: the size of each system call and O_DIRECT (native framings; peers
    * refuse). With O_DIRECT the reads need no cache drop and the rows say cache=direct.

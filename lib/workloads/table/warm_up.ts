@@ -13,6 +13,7 @@ import { withScratchDir } from "../../io/scratch.ts";
 import { beginPhase, endPhase } from "../../sys/audit.ts";
 import { readVerifiedFrames, Rng, shuffledOrder } from "../pattern.ts";
 import { TableFrames } from "./frames.ts";
+import { mpiIoSettings } from "../cells.ts";
 import type { TableOptions } from "./options.ts";
 
 /** Frames of each warm-up file. */
@@ -61,6 +62,8 @@ async function warmUpIn(
   await withScratchDir(options.dir, async (dir) => {
     for (const backend of inProcess) {
       const path = `${dir}/${warmUpFile(backend)}`;
+      // each rank's own file (MPI-IO: on MPI_COMM_SELF, so no rank waits for another)
+      const mpiIo = mpiIoSettings(backend, options.mpiIo, "per-rank");
       try {
         await writeFrames(
           backend,
@@ -70,6 +73,7 @@ async function warmUpIn(
             endian: options.endianOf?.(backend.name) ?? options.endian,
             fsync: "none",
             transfer: options.transfer,
+            mpiIo,
           },
           WARM_UP_FRAMES,
           (i) => frames.frame(i),
@@ -77,6 +81,7 @@ async function warmUpIn(
         const source = backend.openReader(path, {
           layout: frames.layout,
           transfer: options.transfer,
+          mpiIo,
         });
         try {
           const seq = Uint32Array.from({ length: WARM_UP_FRAMES }, (_, i) => i);

@@ -5,7 +5,7 @@
 import { UsageError } from "../../core/errors.ts";
 import { BACKENDS } from "../../backends/registry.ts";
 import { exceededDatasetLimit, libraryName } from "../../backends/capabilities.ts";
-import type { Backend, FsyncPolicy } from "../../backends/backend.ts";
+import type { Backend, FsyncPolicy, MpiIoRun } from "../../backends/backend.ts";
 import { fsyncRefusal } from "../../backends/write.ts";
 import { fioUnavailable } from "../../baselines/fio.ts";
 import { warn } from "../../core/diagnostics.ts";
@@ -43,9 +43,11 @@ import { checkMemory, checkScratchRoom } from "../checks.ts";
 import type { FlagValues } from "../../cli/flags.ts";
 import { rankColumnDocs } from "../columns.ts";
 import {
+  mpiIoOptions,
   parseCache,
   parseFsync,
   parseLayout,
+  parseMpiIo,
   parseReorder,
   parseTransfer,
   repeatOption,
@@ -287,6 +289,7 @@ interface TableRunParts {
   readonly transfer: Transfer | undefined;
   readonly overlap: ReturnType<typeof readOverlap>;
   readonly reorder: number;
+  readonly mpiIo: MpiIoRun | undefined;
 }
 
 /** The planned table run of `settings`: its output's shape, the meta's options, and its run. */
@@ -297,7 +300,7 @@ function tableRun(
   parts: TableRunParts,
 ): PlannedRun {
   const { sizes, ns, repeat, seed, sampleBytes, cache, fsync, baseline, endian } = settings;
-  const { peers, layout, transfer, overlap, reorder } = parts;
+  const { peers, layout, transfer, overlap, reorder, mpiIo } = parts;
   const run = settings.backends;
   const names = [...run, ...peers].map((b) => b.name);
   let fioMissing: string | null = null;
@@ -328,6 +331,7 @@ function tableRun(
       read_overlap: overlap.mode,
       dir: values.dir ?? ".",
       ...(world().size > 1 ? { reorder, per_rank: values["per-rank"], layout } : {}),
+      ...mpiIoOptions(mpiIo),
     },
     begin(): void {
       if (overlap.note !== undefined && run.some((b) => b.kind === "native")) {
@@ -359,6 +363,7 @@ function tableRun(
           reorder,
           perRank: values["per-rank"],
           layout,
+          mpiIo,
           transfer,
           // mutant: table-cli-overlap
           overlap: overlap.mode !== "none",
@@ -384,6 +389,7 @@ export const tableWorkload: Workload<FlagValues<"table">> = {
     const { sizes, ns, repeat, seed, sampleBytes } = tableCells(values);
     const b = tableBackends(values);
     const { baseline, layout } = tableBaselineLayout(values, b);
+    const mpiIo = parseMpiIo(values, b.run);
     const settings: TableSettings = {
       sizes,
       ns,
@@ -425,6 +431,7 @@ export const tableWorkload: Workload<FlagValues<"table">> = {
       transfer,
       overlap,
       reorder,
+      mpiIo,
     });
   },
 };
