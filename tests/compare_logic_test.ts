@@ -161,3 +161,17 @@ Deno.test("compare --by order: a backend slower when measured first is an order 
   // rows without the column: nothing to compare
   assert.deepEqual(compareOrders(rows.map(({ order: _o, ...r }) => r), options).comparisons, []);
 });
+
+Deno.test("compare: relative to the control's median in its run, not to the same repeat's value", () => {
+  // B: the control's first repeat an outlier (the first timed phase of a process), gsd 20% slower
+  const a = run({ raw: 1, gsd: 1 });
+  const b = run({ raw: 1, gsd: 0.8 }).map((r) =>
+    r.framing === "raw" && r.repeat === 1 ? { ...r, read_MiBps: 400 } : r
+  );
+  const gsd = compareRows(a, b, OPTIONS).comparisons.find((c) =>
+    c.cell.framing === "gsd" && c.metric.name === "read_MiBps"
+  )!;
+  // each gsd value over raw's median (about 1000): the outlier moves no ratio
+  assert.equal(gsd.relative?.verdict, "regression");
+  assert.ok(Math.abs(gsd.relative!.ratio - 0.8) < 0.03, String(gsd.relative!.ratio));
+});

@@ -108,7 +108,7 @@ export interface Comparison {
   readonly b: SampleSummary;
   /** B against A. */
   readonly change: Change;
-  /** B against A, each value divided by the control's in the same run (when there is one). */
+  /** B against A, each value divided by the control's median in its run (when there is one). */
   readonly relative?: Change;
   /** The control's own change in this cell and metric (when there is one). */
   readonly control?: Change;
@@ -187,29 +187,25 @@ export function compareSamples(
   return { ...estimate, p, minP, verdict };
 }
 
-/** The positive finite values of `column` in `rows`, with each row's repeat number. */
-function values(rows: readonly Row[], column: string): { value: number; repeat: unknown }[] {
+/** The positive finite values of `column` in `rows`. */
+function values(rows: readonly Row[], column: string): number[] {
   return rows.flatMap((r) => {
     const v = r[column];
-    return typeof v === "number" && Number.isFinite(v) && v > 0
-      ? [{ value: v, repeat: r.repeat }]
-      : [];
+    return typeof v === "number" && Number.isFinite(v) && v > 0 ? [v] : [];
   });
 }
 
 /**
- * Each of `own`'s values divided by the control's value of the same repeat in the same run
- * (the backends of a repeat run close together in time); by the control's median where the
- * repeats do not pair.
+ * Each of `own`'s values divided by the control's median in the same run: what moved the whole
+ * run (a machine slower that day) divides out, and the test keeps the backend's own spread. Not
+ * each value by the control's value of the same repeat: on the machines measured, phases a few
+ * seconds apart vary independently more than they drift together, and the first timed phase of a
+ * process is an outlier, so per-repeat ratios doubled the spread (tools/aa_compare.ts: a 22%
+ * slowdown of one backend flagged in none of 20 pairs with them, in 11 with the median).
  */
-function relativeTo(
-  own: readonly { value: number; repeat: unknown }[],
-  control: readonly { value: number; repeat: unknown }[],
-): number[] {
-  const byRepeat = new Map(control.map((c) => [c.repeat, c.value]));
-  const paired = own.every((o) => o.repeat !== undefined && byRepeat.has(o.repeat));
-  const median = summarize(control.map((c) => c.value)).median;
-  return own.map((o) => o.value / (paired ? byRepeat.get(o.repeat)! : median));
+function relativeTo(own: readonly number[], control: readonly number[]): number[] {
+  const median = summarize(control).median;
+  return own.map((v) => v / median);
 }
 
 /**
@@ -240,23 +236,18 @@ export function compareRows(
     for (const metric of options.metrics) {
       const va = values(cellA.rows, metric.name), vb = values(cellB.rows, metric.name);
       if (va.length === 0 || vb.length === 0) continue;
-      const change = compareSamples(
-        va.map((v) => v.value),
-        vb.map((v) => v.value),
-        metric.better,
-        options,
-      );
+      const change = compareSamples(va, vb, metric.better, options);
       let relative: Change | undefined, control: Change | undefined;
       if (controlA && controlB) {
         const ca = values(controlA.rows, metric.name), cb = values(controlB.rows, metric.name);
         if (ca.length > 0 && cb.length > 0) {
-          control = compareSamples(
-            ca.map((v) => v.value),
-            cb.map((v) => v.value),
+          control = compareSamples(ca, cb, metric.better, options);
+          relative = compareSamples(
+            relativeTo(va, ca),
+            relativeTo(vb, cb),
             metric.better,
             options,
           );
-          relative = compareSamples(relativeTo(va, ca), relativeTo(vb, cb), metric.better, options);
         }
       }
       const flagged = (c: Change | undefined) =>
@@ -264,8 +255,8 @@ export function compareRows(
       comparisons.push({
         cell: cellA.cell,
         metric,
-        a: summarize(va.map((v) => v.value)),
-        b: summarize(vb.map((v) => v.value)),
+        a: summarize(va),
+        b: summarize(vb),
         change,
         relative,
         control,
