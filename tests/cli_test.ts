@@ -317,7 +317,10 @@ Deno.test("malformed and unknown files: one line, exit 2", async () => {
   assertOneLineError(t.stderr, /raw: .*t\.raw at byte \d+: no index footer/);
   const dir = await runCli(["read", d.path]);
   assert.equal(dir.code, 2);
-  assertOneLineError(dir.stderr, /is a directory; give a data file/);
+  assertOneLineError(
+    dir.stderr,
+    /a directory holding none of .*: not a store sciobench reads; give a file, or a store's directory/,
+  );
   const missing = await runCli(["info", `${d.path}/nothing`]);
   assert.equal(missing.code, 1);
   assertOneLineError(missing.stderr, /no such file/);

@@ -108,8 +108,8 @@ export const MUTANTS: readonly Mutant[] = [
     claim: "write --fsync none: the file is renamed into place without its fsync",
     edits: [{
       marker: "write-cli-fsync-none",
-      search: 'if (fsync === "none") syncFile(temp);',
-      replace: 'if (fsync === "none") Deno.statSync(temp);',
+      search: 'if (fsync === "none" && store === undefined) syncFile(temp);',
+      replace: 'if (fsync === "none" && store === undefined) Deno.statSync(temp);',
     }],
     tests: ["tests/write_transfer_test.ts"],
     filter: "/write --fsync each fsyncs once per frame/",
@@ -401,7 +401,11 @@ export const MUTANTS: readonly Mutant[] = [
   {
     name: "table-warm-up-opens",
     claim: "table: the open timed without the untimed warm-up opens (V8's compiler timed)",
-    edits: [{ marker: "table-warm-up-opens", search: "warmUpOpens(openClose);", replace: "" }],
+    edits: [{
+      marker: "table-warm-up-opens",
+      search: "warmUpOpens(openClose, shared && readIo !== undefined);",
+      replace: "",
+    }],
     tests: ["tests/audit_test.ts"],
     filter: "/carry a summary/",
   },
