@@ -200,7 +200,7 @@ function values(rows: readonly Row[], column: string): number[] {
  * run (a machine slower that day) divides out, and the test keeps the backend's own spread. Not
  * each value by the control's value of the same repeat: on the machines measured, phases a few
  * seconds apart vary independently more than they drift together, and the first timed phase of a
- * process is an outlier, so per-repeat ratios doubled the spread (tools/aa_compare.ts: a 22%
+ * process is an outlier, so per-repeat ratios doubled the spread (tools/aa_compare.ts: a 21%
  * slowdown of one backend flagged in none of 20 pairs with them, in 11 with the median).
  */
 function relativeTo(own: readonly number[], control: readonly number[]): number[] {
