@@ -20,25 +20,7 @@ import { StoreSource } from "./store_source.ts";
  * member whole (no `--bs`, `--direct` nor shared files).
  */
 export function nativeBackend(framing: Framing): Backend {
-  if (framing.store !== undefined) {
-    return engineBackend({
-      name: framing.name,
-      description: framing.description,
-      kind: "native",
-      orders: framing.orders,
-      options: framing.options,
-      magic: framing.magic,
-      store: { markers: framing.store.markers },
-      fsyncPolicies: FSYNC_POLICIES,
-      transfer: false,
-      sharedLayout: false,
-      recordBytes: framing.recordBytes?.bind(framing),
-      unavailable: () => null,
-      openWriter: (path, options) => new StoreSink(framing, path, options),
-      openReader: (path, options = {}) => new StoreSource(framing, path, options),
-    });
-  }
-  return engineBackend({
+  const common = {
     name: framing.name,
     description: framing.description,
     kind: "native",
@@ -46,10 +28,23 @@ export function nativeBackend(framing: Framing): Backend {
     options: framing.options,
     magic: framing.magic,
     fsyncPolicies: FSYNC_POLICIES,
-    transfer: true,
-    sharedLayout: framing.sharedLayout,
     recordBytes: framing.recordBytes?.bind(framing),
     unavailable: () => null,
+  } as const;
+  if (framing.store !== undefined) {
+    return engineBackend({
+      ...common,
+      store: { markers: framing.store.markers },
+      transfer: false,
+      sharedLayout: false,
+      openWriter: (path, options) => new StoreSink(framing, path, options),
+      openReader: (path, options = {}) => new StoreSource(framing, path, options),
+    });
+  }
+  return engineBackend({
+    ...common,
+    transfer: true,
+    sharedLayout: framing.sharedLayout,
     detect: framing.detect?.bind(framing),
     openWriter: (path, options) => new NativeSink(framing, path, options),
     openReader: (path, options = {}) => new NativeSource(framing, path, options),
