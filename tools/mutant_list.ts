@@ -399,6 +399,17 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/table rows of every native|records rows/",
   },
   {
+    name: "mpiio-shared-sync",
+    claim: "mpiio: a shared file's write ends without MPI_File_sync (no durable point)",
+    edits: [{
+      marker: "mpiio-shared-sync",
+      search: 'if (this.#fsync !== "none") {',
+      replace: 'if (this.#fsync === "each") {',
+    }],
+    tests: ["tests/mpi_mpiio_test.ts"],
+    filter: "/table --framing raw,mpiio --layout shared on 2 nodes/",
+  },
+  {
     name: "table-warm-up-opens",
     claim: "table: the open timed without the untimed warm-up opens (V8's compiler timed)",
     edits: [{

@@ -256,6 +256,7 @@ class MpiioSink implements FrameSink {
     } catch (e) {
       failure = e;
     }
+    // mutant: mpiio-shared-sync
     if (this.#fsync !== "none") {
       try {
         this.#file.sync();
