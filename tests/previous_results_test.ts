@@ -82,3 +82,24 @@ Deno.test("previous results: runs lists a store holding an earlier release's JSO
   const c = await runCli(["compare", "--store", d.path, "--format", "csv", "table", "table"]);
   assert.equal(c.code, 0, c.stderr);
 });
+
+Deno.test("compare -o FILE: written whole, never over a file without --force, no temporary left", async () => {
+  using d = tempDir("sciobench-prev-");
+  const out = `${d.path}/cmp.csv`;
+  const args = ["compare", "--format", "csv", file("table.csv"), file("table.jsonl"), "-o", out];
+  const r = await runCli(args);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "");
+  const first = Deno.readTextFileSync(out);
+  assert.match(first, /^a,b,framing,/);
+  assert.equal(first.trim().split("\n").length, 11);
+  Deno.writeTextFileSync(out, "mine\n");
+  const again = await runCli(args);
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /cmp\.csv exists; refusing to overwrite it \(pass --force/);
+  assert.equal(Deno.readTextFileSync(out), "mine\n");
+  const forced = await runCli([...args, "--force"]);
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.equal(Deno.readTextFileSync(out), first);
+  assert.deepEqual([...Deno.readDirSync(d.path)].map((e) => e.name), ["cmp.csv"]);
+});

@@ -32,6 +32,7 @@ import { resolveRun, storeDir } from "../report/store.ts";
 import { chooseMetrics, metricsAbsent, resultsWorkload } from "../workloads/results.ts";
 import type { Workload } from "../workloads/workload.ts";
 import { commandHelp } from "./help.ts";
+import { writeOutputFile } from "./output.ts";
 import { parseFlags } from "./parse_flags.ts";
 import type { Command } from "./command.ts";
 
@@ -230,13 +231,14 @@ export const compareCommand: Command = {
     }
     const differences = by === undefined ? metaDifferences(loaded.map((l) => l.results.meta)) : [];
     const names = loaded.filter((l) => Object.keys(l.results.meta).length > 0).map((l) => l.name);
-    writeStdout(
-      format === "json"
-        ? compareJson(reports, differences)
-        : format === "csv"
-        ? compareCsv(reports)
-        : compareTable(reports, differences, names),
-    );
+    const text = format === "json"
+      ? compareJson(reports, differences)
+      : format === "csv"
+      ? compareCsv(reports)
+      : compareTable(reports, differences, names);
+    // with --out the file, atomically (a --fail-on exit still leaves it written)
+    if (values.out !== undefined) writeOutputFile(values.out, text, values.force);
+    else writeStdout(text);
     if (failOn === "regression") {
       const found = reports.flatMap((r) => {
         const list = r.result.comparisons;

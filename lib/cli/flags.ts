@@ -565,7 +565,7 @@ export const FLAGS = {
     value: "FILE",
     help: "write the output to FILE instead of stdout (refused if FILE exists)",
     about: { plot: "(the SVG chart; required)", report: "(the HTML report; required)" },
-    commands: [...ROWS, "plot", "report"],
+    commands: [...ROWS, "plot", "report", "compare"],
   },
   force: {
     type: "boolean",
@@ -574,7 +574,7 @@ export const FLAGS = {
       write: "; also replace FILE if it exists (atomically: the old file stays until the new " +
         "one is complete and fsynced)",
     },
-    commands: [...ROWS, "plot", "report"],
+    commands: [...ROWS, "plot", "report", "compare"],
   },
   plot: {
     type: "string",

@@ -24,7 +24,13 @@ import type { ChartSpec } from "../report/chart.ts";
 import { auditOf, auditSummary } from "../sys/audit.ts";
 import { summaryText } from "../report/summary.ts";
 import { parseChoice } from "../core/values.ts";
-import { refuseOutputOnInput } from "../io/atomic.ts";
+import {
+  checkOutputTarget,
+  commitTemp,
+  refuseOutputOnInput,
+  removeQuietly,
+  tempPathFor,
+} from "../io/atomic.ts";
 import { endMeta, runMeta } from "./meta.ts";
 import { checkStore, storeDir, storeRun } from "../report/store.ts";
 import { writeStderr } from "../core/diagnostics.ts";
@@ -98,14 +104,27 @@ export async function writeChart(
   writeOutputFile(path, await renderChart(command, chart, results), force);
 }
 
-/** Writes `text` to `path`, an existing file replaced only with `force`; IoError in one line. */
+/**
+ * Writes `text` to `path` atomically: into `.NAME.sciobench-tmp-PID` beside it, fsynced, then
+ * renamed into place, so `path` is either as it was or complete; an existing file is replaced
+ * only with `force`. IoError (or UsageError for a directory or device) in one line.
+ */
 export function writeOutputFile(path: string, text: string, force: boolean | undefined): void {
+  const target = checkOutputTarget(path, force ?? false, "--out");
+  const temp = tempPathFor(target.path);
   try {
-    Deno.writeTextFileSync(path, text, { createNew: !force });
-  } catch (e) {
-    if (e instanceof Deno.errors.AlreadyExists) {
-      throw new IoError(`${path} exists; refusing to overwrite it (pass --force to replace it)`);
+    const file = Deno.openSync(temp, { write: true, createNew: true, mode: 0o644 });
+    try {
+      const bytes = new TextEncoder().encode(text);
+      for (let done = 0; done < bytes.length;) done += file.writeSync(bytes.subarray(done));
+      file.syncSync();
+    } finally {
+      file.close();
     }
+    commitTemp(temp, target);
+  } catch (e) {
+    removeQuietly(temp);
+    if (e instanceof IoError || e instanceof UsageError) throw e;
     throw new IoError(`cannot write ${path}: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
