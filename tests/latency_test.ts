@@ -14,7 +14,7 @@ type JsonRow = Record<string, unknown>;
 /** Checks `phase`'s latency columns against the row's histogram, its operations and seconds. */
 function checkPhase(
   row: JsonRow,
-  phase: "read" | "random",
+  phase: "read" | "random" | "record",
   ops: number,
   seconds: string,
   ranks = 1,
@@ -96,6 +96,22 @@ Deno.test("latency: read's frame phases record each frame's read", async () => {
     checkPhase(row, "read", Number(row.read_frames), "read_s");
     checkPhase(row, "random", Number(row.random_units), "random_s");
     checkCalls(row, "random", Number(row.random_units));
+  }
+});
+
+Deno.test("latency: each records phase records its records' writes or reads", async () => {
+  using dir = tempDir();
+  const r = await runCli([
+    ...["records", "--framing", "netcdf,hdf5", "--quick", "--dir", dir.path, "--format", "json"],
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const runs = ((JSON.parse(r.stdout) as JsonDoc).rows as JsonRow[]).filter((x) =>
+    x.stat === "run"
+  );
+  assert.equal(runs.length, 4);
+  for (const row of runs) {
+    // one latency a record, inside the phase's wall time
+    checkPhase(row, "record", Number(String(row.shape).split("x")[0]), "wall_s");
   }
 });
 

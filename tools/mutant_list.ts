@@ -731,8 +731,8 @@ export const MUTANTS: readonly Mutant[] = [
     claim: "records --direct: the records read one after the other (no native AIO)",
     edits: [{
       marker: "records-direct-aio",
-      search: "return signalPoint();\n              }, overlap);",
-      replace: "return signalPoint();\n              }, false);",
+      search: "return signalPoint();\n        },\n        overlap,\n        latency,",
+      replace: "return signalPoint();\n        },\n        false,\n        latency,",
     }],
     tests: ["tests/aio_test.ts"],
     filter: "/records --direct/",

@@ -6,6 +6,8 @@
  */
 import type { Frame } from "../framings/types.ts";
 import { signalPoint } from "../io/scratch.ts";
+import { clockGettime } from "../sys/libc.ts";
+import type { LatencyRecorder } from "./overlap.ts";
 import type { Backend, FsyncPolicy, SinkOptions } from "./backend.ts";
 
 /**
@@ -38,12 +40,16 @@ export async function writeFrames(
   count: number,
   frameAt: (i: number) => Frame,
   beforeFrame?: FrameHook,
+  latency?: LatencyRecorder,
 ): Promise<number> {
   const sink = backend.openWriter(path, options);
   try {
     for (let i = 0; i < count; i++) {
       beforeFrame?.(i);
-      sink.writeFrame(frameAt(i));
+      const frame = frameAt(i);
+      const t0 = latency ? clockGettime() : 0;
+      sink.writeFrame(frame);
+      if (latency) latency.record(clockGettime() - t0);
       const y = signalPoint();
       if (y) await y;
     }

@@ -28,6 +28,7 @@
  * writer pads nothing, and each rank's calls are bs bytes of its own share.
  * @module
  */
+import { clockGettime } from "../sys/libc.ts";
 import type { EndianOption, Frame, FrameWriter, Framing, WriteOp } from "../framings/types.ts";
 import type { Transfer } from "../io/transfer.ts";
 import { signalPoint } from "../io/scratch.ts";
@@ -194,7 +195,7 @@ function newWriter(framing: Framing, options: SharedWriteOptions): FrameWriter {
  * from the rank whose share holds its bytes: without O_DIRECT only this rank's own frames' data
  * does, under O_DIRECT also the bytes of its neighbours' frames in the pages it owns, so
  * `frameAt` then gives every frame its owner's data. `beforeFrame(i)` is called before each of
- * this rank's frames. Returns the seconds spent completing the file (the index and header, the
+ * this rank's frames; `latency` gets the time of each of this rank's frame writes, ns. Returns the seconds spent completing the file (the index and header, the
  * fsync, the close). A rank that fails stops the others here with {@link PeerRankFailed}, never a
  * hang.
  */
@@ -205,6 +206,7 @@ export async function writeSharedFrames(
   plan: SharedPlan,
   frameAt: (g: number) => Frame,
   beforeFrame?: (i: number) => void,
+  latency?: { record(ns: number): void },
 ): Promise<number> {
   checkSharedLayout(framing);
   const w = world();
@@ -234,7 +236,10 @@ export async function writeSharedFrames(
       for (let g = 0; g < part.total; g++) {
         const mine = g >= part.first && g < end;
         if (mine) beforeFrame?.(g - part.first);
-        sink.writeFrame(frameAt(g));
+        const frame = frameAt(g);
+        const t0 = mine && latency ? clockGettime() : 0;
+        sink.writeFrame(frame);
+        if (mine && latency) latency.record(clockGettime() - t0);
         if (mine && g === part.first) injectedFailure("shared-write", w.rank);
         const y = signalPoint();
         if (y) await y;

@@ -40,6 +40,12 @@ const latencyText = (which: string, phase: "read" | "random") =>
   `${which} latency of one ${phase === "read" ? "sequential" : "random"} read operation (a ` +
   "frame's read call, or a block's; the read alone, without its verification), microseconds";
 
+/** The text of a records latency column: `which` of its records' write or read latencies. */
+const recordText = (which: string) =>
+  `${which} latency of one record's write or read (the row's phase: the backend's call for one ` +
+  "record, without the verification; JSON rows carry the histogram as record_latency), " +
+  "microseconds";
+
 /** The text of a read phase's system-call latency column. */
 const callText = (which: string, phase: "read" | "random") =>
   `${which} latency of one pread system call of the ${
@@ -236,6 +242,18 @@ export const COLUMN_SCHEMA = {
   random_p99_us: entry("us", "number", latencyText("99th percentile", "random")),
   random_p999_us: entry("us", "number", latencyText("99.9th percentile", "random")),
   random_max_us: entry("us", "number", latencyText("largest", "random")),
+  // records: each record's write or read (the row's phase), one histogram per phase row
+  record_p50_us: entry("us", "number", recordText("median")),
+  record_p90_us: entry("us", "number", recordText("90th percentile")),
+  record_p99_us: entry("us", "number", recordText("99th percentile")),
+  record_p999_us: entry("us", "number", recordText("99.9th percentile")),
+  record_max_us: entry("us", "number", recordText("largest")),
+  record_iops: entry(
+    "ops/s",
+    "number",
+    "records written or read (the row's phase) per second of wall_s (under MPI: all ranks' over " +
+      "the slowest rank's wall_s)",
+  ),
   read_call_p50_us: entry("us", "number", callText("median", "read")),
   read_call_p99_us: entry("us", "number", callText("99th percentile", "read")),
   random_call_p50_us: entry("us", "number", callText("median", "random")),
@@ -479,6 +497,12 @@ export const LATENCY_COLUMN_NAMES = [
   ...["random_p50_us", "random_p90_us", "random_p99_us", "random_p999_us", "random_max_us"],
   "random_iops",
   ...["read_call_p50_us", "read_call_p99_us", "random_call_p50_us", "random_call_p99_us"],
+] as const satisfies readonly ColumnName[];
+
+/** The latency columns of a records phase: each record's write or read. */
+export const RECORD_LATENCY_COLUMN_NAMES = [
+  ...["record_p50_us", "record_p90_us", "record_p99_us", "record_p999_us", "record_max_us"],
+  "record_iops",
 ] as const satisfies readonly ColumnName[];
 
 /** The columns of `sciobench read`, in CSV order. */

@@ -7,6 +7,7 @@
  */
 import { VerifyError } from "../../core/errors.ts";
 import { dropCache, residency } from "../../io/cache.ts";
+import { LatencyHistogram } from "../../report/histogram.ts";
 import { removeStore, storeBytes } from "../../io/store.ts";
 import { signalPoint } from "../../io/scratch.ts";
 import { fencedPhase } from "../../mpi/phase.ts";
@@ -160,6 +161,7 @@ async function writePhase(
   // through MPI-IO into a shared file: this rank's records, numbered in the file
   const first = ranks.shared ? part.first : 0;
   startAudit();
+  const latency = new LatencyHistogram();
   const written = await fencedPhase("write", async () => {
     const wm = startMeter("write");
     if (plan) {
@@ -170,6 +172,7 @@ async function writePhase(
         plan,
         ranks.sharedRecord,
         progress,
+        latency,
       );
     } else {
       await writeFrames(
@@ -179,6 +182,7 @@ async function writePhase(
         frames.records,
         (r) => frames.frame(first + r),
         progress,
+        latency,
       );
     }
     const ws = wm.stop();
@@ -198,6 +202,7 @@ async function writePhase(
     residentAfterDrop: 0,
     fsync,
     sample: written.ws,
+    latency,
   }, finishAudit());
 }
 
@@ -223,6 +228,7 @@ async function readPhase(
         // mutant: records-cold-drop
         : dropCache(readPath),
   );
+  const latency = new LatencyHistogram();
   const rs = await fencedPhase("read", async () => {
     const rm = startMeter("read");
     const mpiIo = mpiIoSettings(t.backend, options.mpiIo, ranks.shared ? "shared" : "per-rank");
@@ -237,13 +243,19 @@ async function readPhase(
       // with --direct, record r + 1's read is in flight while record r is verified
       // (native AIO, lib/backends/overlap.ts); else one after the other
       const order = Uint32Array.from({ length: frames.records }, (_, r) => ranks.readBase + r);
-      await readFramesOverlapped(order, nativeReads(source), (g, chunks, r) => {
-        verifyFrame(readPath, g, readFrames.frame(g).chunks, chunks);
-        if ((r & 15) !== 0) return undefined;
-        p?.update(r / frames.records, "read");
-        // mutant: records-direct-aio
-        return signalPoint();
-      }, overlap);
+      await readFramesOverlapped(
+        order,
+        nativeReads(source),
+        (g, chunks, r) => {
+          verifyFrame(readPath, g, readFrames.frame(g).chunks, chunks);
+          if ((r & 15) !== 0) return undefined;
+          p?.update(r / frames.records, "read");
+          // mutant: records-direct-aio
+          return signalPoint();
+        },
+        overlap,
+        latency,
+      );
     } finally {
       source.close();
     }
@@ -261,6 +273,7 @@ async function readPhase(
     residentAfterDrop: drop.residentAfter,
     fsync: ctx.fsync,
     sample: rs,
+    latency,
   };
   const judged: { cold_ok?: boolean | ""; cold_why?: string } = {};
   // mutant: records-cold-ok-judge

@@ -6,13 +6,19 @@
 import type { AggregateSpec } from "../../mpi/aggregate.ts";
 import type { ColumnDoc } from "../../report/human.ts";
 import type { ChartSpec } from "../../report/chart.ts";
-import { columnDocs, STAT_COLUMN_NAMES, TRANSFER_COLUMN_NAMES } from "../columns.ts";
+import {
+  columnDocs,
+  RECORD_LATENCY_COLUMN_NAMES,
+  STAT_COLUMN_NAMES,
+  TRANSFER_COLUMN_NAMES,
+} from "../columns.ts";
 
 /** The columns of `records` with units, in CSV order (from the schema, lib/workloads/columns.ts). */
 export const RECORDS_COLUMN_DOCS: readonly ColumnDoc[] = columnDocs(
   ["framing", "endian", "phase", "shape", "bytes", "wall_s", "cpu_s", "user_s", "sys_s"],
   ["MiBps", "repeat", "file_bytes", "dev_read_bytes", "dev_write_bytes"],
   ["resident_after_drop", "fsync", "cold_ok", "cold_why"],
+  RECORD_LATENCY_COLUMN_NAMES,
   TRANSFER_COLUMN_NAMES,
   ["order"],
   STAT_COLUMN_NAMES,
@@ -43,6 +49,7 @@ export const RECORDS_AGGREGATE: AggregateSpec = {
   sum: ["bytes", "cpu_s", "user_s", "sys_s", "file_bytes", "dev_read_bytes", "dev_write_bytes"],
   max: ["wall_s", "resident_after_drop"],
   rates: [{ rate: "MiBps", bytes: "bytes", seconds: "wall_s" }],
+  latencies: [{ phase: "record", seconds: "wall_s" }],
 };
 
 /** The chart of `records`: wall and CPU seconds per backend and byte order, write and read. */

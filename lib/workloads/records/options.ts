@@ -3,6 +3,7 @@
  * options of a run and one measured phase.
  * @module
  */
+import type { LatencyHistogram } from "../../report/histogram.ts";
 import type { DType, EndianOption } from "../../framings/types.ts";
 import type { OptionValues } from "../../framings/options.ts";
 import type { Backend, FsyncPolicy, MpiIoRun } from "../../backends/backend.ts";
@@ -90,4 +91,6 @@ export interface RecordsRun {
   readonly coldWhy?: string;
   /** Why the phase failed (its numbers are then empty). */
   readonly error?: string;
+  /** Each record's write or read latency in this phase, ns (absent when the phase failed). */
+  readonly latency?: LatencyHistogram;
 }

@@ -9,6 +9,7 @@ import { attachAudit, auditOf } from "../../sys/audit.ts";
 import type { Transfer } from "../../io/transfer.ts";
 import { transferColumns } from "../transfer.ts";
 import type { RecordsRun } from "./options.ts";
+import { latencyFields, LatencyHistogram } from "../../report/histogram.ts";
 
 const MIB = 2 ** 20;
 
@@ -57,6 +58,8 @@ export function recordsRow(
     fsync: run.fsync,
     cold_ok: run.coldOk ?? "",
     cold_why: run.coldWhy ?? "",
+    // each record's write or read latency (percentiles, IOPS over the wall time; JSON: histogram)
+    ...latencyFields("record", run.latency ?? new LatencyHistogram(), s.wallS),
     ...transferColumns(transfer),
     stat: "run",
     error: "",
