@@ -94,6 +94,28 @@ export function prepareCache(path: string, cache: "cold" | "warm" | "direct"): C
 export type PhasesEvidence = Readonly<Record<string, ColdEvidence>>;
 
 /**
+ * What a `table` or `read` row shows about each of its cold read phases (`PHASE_cold_ok`): the
+ * residency after the drop and the file system (`fsType`, statfs f_type) for all three, and for
+ * the read and the random phase the bytes each read (`random_bytes`, or in `table`, whose random
+ * phase reads the same frames, `read_bytes`) against those it fetched from the device; the open's
+ * reads are not counted (its device bytes are not judged).
+ */
+export function coldEvidence(row: Row, fsType: number): PhasesEvidence {
+  const residentAfterDrop = Number(row.resident_after_drop);
+  const phase = (readBytes: number, deviceReadBytes: number) => ({
+    fsType,
+    residentAfterDrop,
+    readBytes,
+    deviceReadBytes,
+  });
+  return {
+    open: phase(0, Number(row.open_dev_bytes)),
+    read: phase(Number(row.read_bytes), Number(row.read_dev_bytes)),
+    random: phase(Number(row.random_bytes ?? row.read_bytes), Number(row.random_dev_bytes)),
+  };
+}
+
+/**
  * Sets a row's cold verdicts for reads measured with page cache state `cache`: each phase of
  * `phases` judged on its own ({@link coldVerdict}) into `PHASE_cold_ok` (when `perPhase`: rows of
  * one phase, as records' and readers', have `cold_ok` alone), `cold_ok` their AND, and

@@ -10,8 +10,8 @@ import { storeBytes } from "../../io/store.ts";
 import type { Transfer } from "../../io/transfer.ts";
 import {
   cacheState,
+  coldEvidence,
   judgeCold,
-  type PhasesEvidence,
   prepareCache,
   readOverlap,
   transferColumns,
@@ -281,26 +281,6 @@ function tablePatternOf(source: FrameSource, seed: number, fileBytes: number): T
     );
   }
   return pattern;
-}
-
-/**
- * What a read row shows about each of its cold read phases, for `PHASE_cold_ok`
- * ({@link judgeCold}): the open by the file system and the residency after the drop, the read
- * and the random phase also by the bytes each read against those it fetched from the device.
- */
-export function coldEvidence(row: Row, fsType: number): PhasesEvidence {
-  const residentAfterDrop = Number(row.resident_after_drop);
-  const phase = (readBytes: number, deviceReadBytes: number) => ({
-    fsType,
-    residentAfterDrop,
-    readBytes,
-    deviceReadBytes,
-  });
-  return {
-    open: phase(0, Number(row.open_dev_bytes)),
-    read: phase(Number(row.read_bytes), Number(row.read_dev_bytes)),
-    random: phase(Number(row.random_bytes), Number(row.random_dev_bytes)),
-  };
 }
 
 /**

@@ -20,7 +20,8 @@ import { chooseBackend } from "../open.ts";
 import { parseCache, parseTransfer, repeatOption } from "../settings.ts";
 import { ColdReads, readOverlap } from "../transfer.ts";
 import type { PlannedRun, Workload, WorkloadHelp } from "../workload.ts";
-import { coldEvidence, measureRead, READ_COLUMN_DOCS, type ReadSettings } from "./mod.ts";
+import { measureRead, READ_COLUMN_DOCS, type ReadSettings } from "./mod.ts";
+import { coldEvidence } from "../transfer.ts";
 
 const HELP: WorkloadHelp = {
   title: "time reading an existing file, cold (or warm)",

@@ -18,13 +18,7 @@ import { callLatencyFields, latencyFields, LatencyHistogram } from "../../report
 import { startMeter, warmUpOpens } from "../../sys/meter.ts";
 import { recordPreadLatency, statfs } from "../../sys/libc.ts";
 import { mpiIoColumns, mpiIoSettings, sharedFraming } from "../cells.ts";
-import {
-  cacheState,
-  type PhasesEvidence,
-  prepareCache,
-  readOverlap,
-  transferColumns,
-} from "../transfer.ts";
+import { cacheState, prepareCache, readOverlap, transferColumns } from "../transfer.ts";
 import {
   prepareVerified,
   readVerifiedFrames,
@@ -330,27 +324,6 @@ export async function runTableCell(
       source.close();
     }
   }, rankScratchShare());
-}
-
-/**
- * What a table row shows about each of its cold read phases (`PHASE_cold_ok`): the residency
- * after the drop and the file system (`fsType`, statfs f_type) for all three, and for the read
- * and the random phase the bytes it read against those it fetched from the device (the open's
- * reads are not counted: its device bytes are not judged).
- */
-export function tableColdEvidence(row: Row, fsType: number): PhasesEvidence {
-  const residentAfterDrop = Number(row.resident_after_drop);
-  const phase = (readBytes: number, deviceReadBytes: number) => ({
-    fsType,
-    residentAfterDrop,
-    readBytes,
-    deviceReadBytes,
-  });
-  return {
-    open: phase(0, Number(row.open_dev_bytes)),
-    read: phase(Number(row.read_bytes), Number(row.read_dev_bytes)),
-    random: phase(Number(row.read_bytes), Number(row.random_dev_bytes)),
-  };
 }
 
 /** What `--baseline fio` needs of a cell before it is measured. */

@@ -17,7 +17,8 @@ import { backendOrder, CellFailures } from "../cells.ts";
 import { cacheState, ColdReads, readOverlap, transferColumns } from "../transfer.ts";
 import { type PhaseBeside, type TableOptions, tableSizing } from "./options.ts";
 import { TABLE_AGGREGATE } from "./columns.ts";
-import { runTableCell, tableColdEvidence } from "./cell.ts";
+import { runTableCell } from "./cell.ts";
+import { coldEvidence } from "../transfer.ts";
 import { addFioColumns, besideFio } from "./fio.ts";
 import { addIoRates } from "./io_rates.ts";
 import { warmUpBackends } from "./warm_up.ts";
@@ -44,7 +45,7 @@ export {
   tableColumnDocs,
 } from "./columns.ts";
 export { TableFrames } from "./frames.ts";
-export { runTableCell, tableColdEvidence } from "./cell.ts";
+export { runTableCell } from "./cell.ts";
 export { fioFirst } from "./fio.ts";
 export { backendOrder } from "../cells.ts";
 
@@ -199,7 +200,7 @@ export async function runTable(
           else {
             row.order = place + 1;
             addIoRates(row);
-            cold.judge(row, String(row.cache), tableColdEvidence(row, fsType));
+            cold.judge(row, String(row.cache), coldEvidence(row, fsType));
             if (typeof fio === "string") {
               options.progress.note(`--baseline fio: ${fio}; this row's fio columns stay empty`);
             } else if (fio !== undefined) addFioColumns(row, fio);
