@@ -8,6 +8,7 @@ import { backendOrder, runTable } from "../lib/workloads/table/mod.ts";
 import { addIoRates } from "../lib/workloads/table/io_rates.ts";
 import { addFioColumns } from "../lib/workloads/table/fio.ts";
 import { WARM_UP_PHASE } from "../lib/workloads/table/warm_up.ts";
+import { WARM_UP_CELL_PHASE } from "../lib/workloads/table/cell.ts";
 import { recordsRow, recordsTargets, runRecords } from "../lib/workloads/records/mod.ts";
 import { tempDir } from "./_helpers.ts";
 
@@ -39,6 +40,35 @@ Deno.test("table order: the backends' order alternates between repeats (A B, the
   assert.deepEqual(backendOrder(["a", "b", "c"], 1), ["a", "b", "c"]);
   assert.deepEqual(backendOrder(["a", "b", "c"], 2), ["c", "b", "a"]);
   assert.deepEqual(backendOrder(["a", "b", "c"], 3), ["a", "b", "c"]);
+});
+
+Deno.test("table: the cell's warm-up writes the whole file, reads it all back untimed, then removes it", async () => {
+  using d = diskDir();
+  const rows: Row[] = [];
+  const size = 256 * 1024;
+  await runTable({
+    backends: [backendByName("raw")],
+    sizes: [size],
+    ns: [1024],
+    dir: d.path,
+    repeat: 1,
+    seed: 7,
+    warmup: true,
+    sampleBytes: 128 * 1024,
+    progress: new Progress({ quiet: true }),
+  }, (row) => rows.push(row));
+  const phases = auditOf(rows[0]!)!.phases;
+  const warm = phases.findIndex((p) => p.name === WARM_UP_CELL_PHASE);
+  const write = phases.findIndex((p) => p.name === "write");
+  assert.ok(warm >= 0 && warm < write, "the cell's warm-up precedes its timed write");
+  assert.equal(phases[warm]!.timed, false);
+  const file = phases[warm]!.files.find((f) => f.path.endsWith("/table.raw"));
+  assert.ok(file, "the warm-up wrote the cell's file");
+  assert.ok(file.writeBytes >= size, `written ${file.writeBytes} of ${size}`);
+  // every frame read back, not the sample the timed phases read
+  const data = Number(rows[0]!.data_bytes);
+  assert.ok(Number(rows[0]!.read_bytes) < data / 2, "the timed phases read a sample");
+  assert.ok(file.readBytes >= data, `read back ${file.readBytes} of ${data}`);
 });
 
 Deno.test("table order: rows say their place, the warm-up is untimed in the first cell's trail, io rates", async () => {

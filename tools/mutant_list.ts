@@ -410,6 +410,17 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/table --framing raw,mpiio --layout shared on 2 nodes/",
   },
   {
+    name: "table-cell-warm-up-read",
+    claim: "table: the cell's untimed warm-up writes its file but never reads it back",
+    edits: [{
+      marker: "table-cell-warm-up-read",
+      search: 'await fencedPhase("warm-up read", () =>',
+      replace: 'if (Deno.env.get("SCIOBENCH_NEVER")) await fencedPhase("warm-up read", () =>',
+    }],
+    tests: ["tests/table_order_test.ts"],
+    filter: "/cell's warm-up/",
+  },
+  {
     name: "table-warm-up-opens",
     claim: "table: the open timed without the untimed warm-up opens (V8's compiler timed)",
     edits: [{

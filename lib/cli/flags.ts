@@ -296,7 +296,8 @@ export const FLAGS = {
   },
   "no-warmup": {
     type: "boolean",
-    help: "skip gsd's untimed warm-up write of each file before the timed write",
+    help: "skip each cell's untimed warm-up (the file written whole, as gsd's benchmark does, " +
+      "read back whole and removed, before the timed write)",
     commands: ["table"],
   },
   sample: {

@@ -119,8 +119,11 @@ function tablePlan(t: TableSettings): RunPlan {
           bytes: sizing.dataBytes,
         });
         writeBytes += t.repeat * (t.warmup ? 2 : 1) * sizing.dataBytes;
+        // the sample in order and at random, the warm cache's reads of the file before each,
+        // and the warm-up's read back of the whole file
         readBytes += t.repeat *
-          (2 * sizing.readBytes + (t.cache === "warm" ? 2 * sizing.dataBytes : 0));
+          (2 * sizing.readBytes + (t.cache === "warm" ? 2 * sizing.dataBytes : 0) +
+            (t.warmup ? sizing.dataBytes : 0));
         const backend = t.backends.find((b) => b.name === name);
         const limit = backend && exceededDatasetLimit(backend, 2 * sizing.frames);
         if (backend && limit) {
