@@ -10,7 +10,7 @@ function csvRows(text: string): Record<string, string>[] {
 
 const COLUMNS =
   "framing,datasets,bytes,write_s,write_user_ticks,write_sys_ticks,write_cpu_ticks,clk_tck," +
-  "write_user_s,write_sys_s,write_MiBps,endian,repeat,file_bytes,write_dev_bytes,fsync,bs_bytes," +
+  "write_user_s,write_sys_s,write_MiBps,endian,repeat,file_bytes,write_dev_bytes,fsync,order,bs_bytes," +
   "direct,huge_pages,stat,error";
 
 Deno.test("scaling --datasets 1..2 (csv): one row per framing and count, payload bytes, ticks", async () => {
@@ -106,11 +106,13 @@ Deno.test("scaling --format seed: banners, Write lines with stars, Realtime line
   ]);
   assert.equal(r.code, 0, r.stderr);
   const run = String.raw`        Realtime=\d+\.\d{3}, UserTime=\d+, SystemTime=\d+, Combined=\d+\n`;
+  const ieee = String
+    .raw`--------------IEEE--------------\nWrite  1:\*\n${run}Write  2:\*\*\n${run}`;
+  const f77 = String
+    .raw`-------------F77 Unformatted---------------\nWrite  1:\*\n${run}Write  2:\*\*\n${run}`;
+  // the sections in the order they ran: the backends' order alternates between trials
   const trial = (t: number) =>
-    String
-      .raw`\nTrial ${t} --------------\n--------------IEEE--------------\nWrite  1:\*\n${run}Write  2:\*\*\n${run}` +
-    String
-      .raw`-------------F77 Unformatted---------------\nWrite  1:\*\n${run}Write  2:\*\*\n${run}`;
+    `\\nTrial ${t} --------------\\n${t === 1 ? ieee + f77 : f77 + ieee}`;
   const avg = (label: string) =>
     String
       .raw`-------${label}: Average of 2 trials------------\n\tRealtime=\d+\.\d{6}, UserTime=\d+\.\d{6}, ` +
@@ -153,6 +155,22 @@ Deno.test("scaling --trials 2 (csv): summary rows per (framing, datasets) after 
   const runs = rows.filter((x) => x["datasets"] === "1" && x["stat"] === "run");
   const mean = runs.reduce((a, x) => a + Number(x["write_s"]), 0) / 2;
   assert.equal(Number(rows[4]!["write_s"]), mean);
+});
+
+Deno.test("scaling --trials 2: the backends' order alternates between trials and rows say their place", async () => {
+  using dir = tempDir();
+  const r = await runCli([
+    ...["scaling", "--framing", "raw,f77", "--datasets", "1", "--shape", "8", "--trials", "2"],
+    ...["--dir", dir.path],
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const runs = csvRows(r.stdout).filter((x) => x["stat"] === "run");
+  assert.deepEqual(runs.map((x) => [x["repeat"], x["framing"], x["order"]]), [
+    ["1", "raw", "1"],
+    ["1", "f77", "2"],
+    ["2", "f77", "1"],
+    ["2", "raw", "2"],
+  ]);
 });
 
 Deno.test("scaling usage errors exit 2 with a message", async () => {

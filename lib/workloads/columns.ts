@@ -121,7 +121,7 @@ export const COLUMN_SCHEMA = {
     "",
     "count",
     "the backend's place, from 1, among those measured in this repeat (table: of each size and " +
-      "N; records: backend and byte-order targets): the order alternates between repeats (A B, " +
+      "N; records: backend and byte-order targets; scaling: the framings of each trial): the order alternates between repeats (A B, " +
       "then B A), so no backend is always first",
   ),
   // sizes and counts

@@ -34,7 +34,7 @@ import type { Backend, FsyncPolicy } from "../../backends/backend.ts";
 import { type TableRenderer } from "../../report/output.ts";
 import type { Row } from "../../report/row.ts";
 import { attachAudit, auditOf, finishAudit, startAudit } from "../../sys/audit.ts";
-import { cellError, EMPTY_SAMPLE } from "../cells.ts";
+import { backendOrder, cellError, EMPTY_SAMPLE } from "../cells.ts";
 import { transferColumns } from "../transfer.ts";
 import type { Transfer } from "../../io/transfer.ts";
 import type { ColumnDoc } from "../../report/human.ts";
@@ -47,7 +47,7 @@ import type { EndianOption } from "../../framings/types.ts";
 export const SCALING_COLUMN_DOCS: readonly ColumnDoc[] = columnDocs(
   ["framing", "datasets", "bytes", "write_s", "write_user_ticks", "write_sys_ticks"],
   ["write_cpu_ticks", "clk_tck", "write_user_s", "write_sys_s", "write_MiBps", "endian"],
-  ["repeat", "file_bytes", "write_dev_bytes", "fsync"],
+  ["repeat", "file_bytes", "write_dev_bytes", "fsync", "order"],
   TRANSFER_COLUMN_NAMES,
   STAT_COLUMN_NAMES,
 );
@@ -137,6 +137,8 @@ export interface ScalingRun {
   readonly datasets: number;
   /** 1-based repeat. */
   readonly repeat: number;
+  /** The backend's place in its repeat (1: measured first), when known. */
+  readonly order?: number;
   /** Byte order the file was written in (`native`, `big`, `little`). */
   readonly endian?: EndianOption;
   /** The write's fsync policy (default none). */
@@ -260,7 +262,8 @@ export async function runScaling(
       }
     });
     for (let repeat = 1; repeat <= options.repeat; repeat++) {
-      for (const backend of options.backends) {
+      // the backends' order alternates between repeats (A B, then B A), each row says its place
+      for (const [place, backend] of backendOrder(options.backends, repeat).entries()) {
         const path = `${dir}/speed.${backend.name}${suffix}`;
         for (const n of options.datasets) {
           try {
@@ -302,6 +305,7 @@ export async function runScaling(
             framing: backend.name,
             datasets: n,
             repeat,
+            order: place + 1,
             endian: endianOf(backend.name),
             fsync: options.fsync,
             bytes: n * perDataset,
@@ -347,6 +351,7 @@ export function scalingRow(run: ScalingRun): Row {
       repeat: run.repeat,
       fsync: run.fsync ?? "none",
       ...transferColumns(run.transfer),
+      ...(run.order === undefined ? {} : { order: run.order }),
       stat: "run",
       error: run.error,
     };
@@ -370,6 +375,7 @@ export function scalingRow(run: ScalingRun): Row {
     write_dev_bytes: s.devWriteBytes,
     fsync: run.fsync ?? "none",
     ...transferColumns(run.transfer),
+    ...(run.order === undefined ? {} : { order: run.order }),
     stat: "run",
     error: "",
   }, auditOf(run));
