@@ -76,6 +76,35 @@ Deno.test("compare: the whole machine 20% slower is said to be the machine", () 
   assert.equal(gsd.control?.verdict, "regression");
   assert.notEqual(gsd.relative?.verdict, "regression");
   assert.equal(gsd.machineChanged, true);
+  assert.equal(gsd.verdict, "same", "the answer: no regression of gsd");
+});
+
+Deno.test("compare: the control is the answer's reference only where it moved itself", () => {
+  const gsdOf = (a: Row[], b: Row[]) =>
+    compareRows(a, b, OPTIONS).comparisons.find((c) =>
+      c.cell.framing === "gsd" && c.metric.name === "read_MiBps"
+    )!;
+  // the control's median 10% higher in B by noise of its own (not significant): gsd, unchanged,
+  // is no regression, though relative to that median it is 10% slower
+  const noisy = gsdOf(
+    run({ raw: 1, gsd: 1 }),
+    run({ raw: 1, gsd: 1 }).map((r) =>
+      r.framing === "raw" && Number(r.repeat) >= 3
+        ? { ...r, read_MiBps: 1100 + Number(r.repeat) }
+        : r
+    ),
+  );
+  assert.equal(noisy.control?.verdict, "same");
+  assert.equal(noisy.relative?.verdict, "regression");
+  assert.equal(noisy.verdict, "same");
+  // the machine 20% faster in B (the control moved) and gsd unchanged: gsd fell behind it
+  const hidden = gsdOf(run({ raw: 1, gsd: 1 }), run({ raw: 1.2, gsd: 1 }));
+  assert.equal(hidden.change.verdict, "same");
+  assert.equal(hidden.control?.verdict, "improvement");
+  assert.equal(hidden.verdict, "regression");
+  // no control moved, a real slowdown: the plain change
+  const slower = gsdOf(run({ raw: 1, gsd: 1 }), run({ raw: 1, gsd: 0.8 }));
+  assert.equal(slower.verdict, "regression");
 });
 
 Deno.test("compare: noise alone is not a change; 3 repeats give no verdict", () => {

@@ -99,8 +99,8 @@ const options = (control: string | undefined): CompareOptions => ({
   control,
 });
 const flagged = (v: Verdict | undefined) => v === "regression" || v === "improvement";
-/** The verdict with the control: relative to it where there is one, else the change. */
-const withControl = (c: Comparison) => (c.relative ?? c.change).verdict;
+/** The verdict with the control (compare's answer: relative to it where the control moved). */
+const withControl = (c: Comparison) => c.verdict;
 
 /** The exact two-sided Mann-Whitney test's real size at `alpha` for `m` against `n` values. */
 function exactSize(m: number, n: number, alpha: number): number {

@@ -421,6 +421,18 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/cell's warm-up/",
   },
   {
+    name: "compare-control-gate",
+    claim: "compare: the answer is relative to the control even where the control did not move",
+    edits: [{
+      marker: "compare-control-gate",
+      search:
+        "verdict: flagged(control) && relative !== undefined ? relative.verdict : change.verdict,",
+      replace: "verdict: relative !== undefined ? relative.verdict : change.verdict,",
+    }],
+    tests: ["tests/compare_logic_test.ts"],
+    filter: "/only where it moved/",
+  },
+  {
     name: "table-warm-up-opens",
     claim: "table: the open timed without the untimed warm-up opens (V8's compiler timed)",
     edits: [{

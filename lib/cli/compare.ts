@@ -97,14 +97,13 @@ function load(ref: string, store: string | undefined): Loaded {
 const BACKEND = "framing";
 
 /**
- * Whether `--fail-on regression` fails on `c`: its change relative to the control where there is
- * one (a machine that moved as a whole is no regression of a backend), else its change itself;
- * the control's own cells never where `control` is set (they measure the machine): pass it only
- * when the control was found in both runs.
+ * Whether `--fail-on regression` fails on `c`: its verdict (relative to the control where the
+ * control itself moved: a machine that moved as a whole is no regression of a backend); the
+ * control's own cells never where `control` is set (they measure the machine): pass it only when
+ * the control was found in both runs.
  */
 function failing(c: Comparison, control: string | undefined): boolean {
-  if (c.relative !== undefined) return c.relative.verdict === "regression";
-  return c.cell[BACKEND] !== control && c.change.verdict === "regression";
+  return c.cell[BACKEND] !== control && c.verdict === "regression";
 }
 
 /** `options` without a control: the backends of one run are compared with none. */
@@ -129,8 +128,11 @@ repeats" where no p-value could reach 0.05 (3 against 3 repeats never can; use 5
 Rank-based and exact because with 3-10 repeats nothing can check normality, one outlier moves a
 mean, and a bootstrap of 5 values gives intervals too narrow.
 Where both runs hold the control backend (--control, raw by default), every other backend is
-also compared relative to the control's change in the same run ("vs control"), and "the
-machine changed" is said when the control moved as much as the backend did.
+also compared relative to the control's median in the same run ("vs control"). Where the
+control itself changed significantly (the machine moved), the answer is the change relative to
+it, and "the machine changed" is said when the control moved as much as the backend did; where
+the control did not move, the answer is the plain change (dividing by a control that did not
+move only adds its noise).
 --by order looks for an order effect in one run: each backend's repeats where it was measured
 first against those where it came later (table and records alternate the order between
 repeats and record it in the order column; 10 repeats give 5 against 5).
@@ -247,12 +249,13 @@ export const compareCommand: Command = {
       });
       if (found.length > 0) {
         const c = found[0]!;
-        const ratio = (c.relative ?? c.change).ratio;
+        const relative = c.relative !== undefined && c.verdict !== c.change.verdict;
+        const ratio = (relative ? c.relative! : c.change).ratio;
         throw new RegressionFoundError(
           `${found.length} significant regression${found.length === 1 ? "" : "s"} beyond ` +
             `${values.threshold} (first: ${cellLabel(c.cell)} ${c.metric.name} x${
               ratio.toPrecision(3)
-            }${c.relative ? " relative to the control" : ""})`,
+            }${relative ? " relative to the control, which moved" : ""})`,
         );
       }
     }

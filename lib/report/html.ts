@@ -178,7 +178,11 @@ function comparisonSection(c: ReportComparison, i: number): string {
     show(x.change.p),
     x.change.verdict === "same" ? "~" : x.change.verdict,
     x.relative ? `${ratioText(x.relative)} ${x.relative.verdict}` : "",
-    x.machineChanged ? "the machine changed" : "",
+    x.machineChanged
+      ? "the machine changed"
+      : x.verdict !== x.change.verdict
+      ? `${x.verdict} relative to the control, which moved`
+      : "",
   ]);
   const unmatched = [
     ...c.result.onlyA.map((cell) => `only in ${c.a}: ${Object.values(cell).join(" ")}`),

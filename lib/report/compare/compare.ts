@@ -117,6 +117,12 @@ export interface Comparison {
    * much: the machine changed, not the backend.
    */
   readonly machineChanged: boolean;
+  /**
+   * The answer: the change's verdict, or, where the control itself changed significantly (the
+   * machine moved), the verdict relative to the control. A control that did not move is left
+   * out: dividing by its median adds its own noise and, measured, tripled the false regressions.
+   */
+  readonly verdict: Verdict;
 }
 
 /** The outcome of comparing two sets of rows. */
@@ -262,6 +268,8 @@ export function compareRows(
         control,
         machineChanged: flagged(change) && flagged(control) && relative !== undefined &&
           !flagged(relative),
+        // mutant: compare-control-gate
+        verdict: flagged(control) && relative !== undefined ? relative.verdict : change.verdict,
       });
     }
   }

@@ -121,7 +121,11 @@ export function compareTable(
         num(c.change.p),
         verdictText(c.change.verdict),
         c.relative ? `${ratioText(c.relative)} ${verdictText(c.relative.verdict)}` : "",
-        c.machineChanged ? "the machine changed" : "",
+        c.machineChanged
+          ? "the machine changed"
+          : c.verdict !== c.change.verdict
+          ? `${verdictText(c.verdict)} relative to the control, which moved`
+          : "",
       ]);
     }
     out.push(...aligned(rows));
@@ -164,6 +168,7 @@ export function comparisonRow(
     ...change("relative_", c.relative),
     ...change("control_", c.control),
     machine_changed: c.machineChanged,
+    verdict_with_control: c.verdict,
   };
 }
 
