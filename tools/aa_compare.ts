@@ -24,6 +24,7 @@ import { uDistribution } from "../lib/report/compare/significance.ts";
 import { tableWorkload } from "../lib/workloads/table/workload.ts";
 import { chooseMetrics } from "../lib/workloads/results.ts";
 import type { Workload } from "../lib/workloads/workload.ts";
+import type { Row } from "../lib/report/row.ts";
 import { SLOW_FACTOR_ENV } from "../tests/_slow_backend.ts";
 
 const { values } = parseArgs({
@@ -162,6 +163,13 @@ for (let i = 0; i < PAIRS; i++) {
   const readFlag = (list: readonly Comparison[], v: (x: Comparison) => Verdict) =>
     list.some((x) => x.metric.name === "read_MiBps" && v(x) === "regression");
   if (readFlag(injRaw, (x) => x.change.verdict)) injectedPairsRaw++;
+  else {
+    // a slowdown missed: the repeats' values, to see what hid it
+    const slowReads = (rows: readonly Row[]) =>
+      rows.filter((r) => r.framing === "slow" && r.stat === "run")
+        .map((r) => `${Number(r.read_MiBps).toFixed(0)}@${r.order}`).join(" ");
+    console.error(`  missed: slow read_MiBps A ${slowReads(a)} | slowed ${slowReads(c)}`);
+  }
   if (readFlag(injCtl, withControl)) injectedPairsControl++;
   console.error(
     `pair ${i + 1}/${PAIRS}: A/A flagged ${raw.filter((x) => flagged(x.change.verdict)).length} ` +
