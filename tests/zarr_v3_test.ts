@@ -248,6 +248,21 @@ Deno.test("zarr v3: a hostile shard index or metadata is a FormatError in one li
   }
 });
 
+Deno.test("zarr v3: a chunk whose CRC-32C differs is a FormatError in one line", () => {
+  for (const shard of [0, 2]) {
+    const store = memoryStore(4, 2, { shard, crc32c: true });
+    const index = zarr.store!.openStore(store);
+    const ref = index.chunks(1)[0]!;
+    const file = store.files.get(ref.member!)!;
+    file[ref.offset + 5]! ^= 0x10;
+    assert.throws(() => storedChunk(index, store, ref), (e: unknown) => {
+      assert.ok(e instanceof FormatError, String(e));
+      assert.match(e.message, /fails its CRC-32C: damaged/);
+      return true;
+    }, `shard ${shard}`);
+  }
+});
+
 Deno.test("zarr v3 writer: options that are not v3's are refused", () => {
   assert.throws(() => zarr.createWriter({ shard: 2 }), /give version=3/);
   assert.throws(() => zarr.createWriter({ version: 3, compressor: "zlib" }), /no zlib codec/);

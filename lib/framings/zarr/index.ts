@@ -331,6 +331,7 @@ class ZarrIndex implements FrameIndex {
         0,
         true,
       );
+      // mutant: zarr-chunk-crc
       if (body < 0 || crc32c(stored.subarray(0, body)) !== want) {
         throw new FormatError(
           "zarr",

@@ -185,6 +185,7 @@ export function readShardIndex(
   if (shard.indexCrc) {
     const want = view.getUint32(n, true);
     const got = crc32c(index.subarray(0, n));
+    // mutant: zarr-shard-index-crc
     if (want !== got) {
       where.fail(
         `shard index CRC-32C is ${hex(want)}, its bytes' is ${hex(got)}: the index is damaged`,
@@ -203,6 +204,7 @@ export function readShardIndex(
     // a value of 2^53 and more is no offset of a file this size
     const offset = w[1]! < 2 ** 21 ? w[1]! * 2 ** 32 + w[0]! : Infinity;
     const bytes = w[3]! < 2 ** 21 ? w[3]! * 2 ** 32 + w[2]! : Infinity;
+    // mutant: zarr-shard-index-bounds
     if (offset < lo || offset + bytes > hi) {
       where.fail(
         `shard index entry ${k} (offset ${u64(w[0]!, w[1]!)}, nbytes ${u64(w[2]!, w[3]!)}) ` +

@@ -257,7 +257,7 @@ export class ZarrWriter implements FrameWriter {
     const shards = this.#settings.version === 3 && this.#settings.shard > 0 ? this.#shards() : [];
     // the chunks are durable before the metadata that makes them part of the store
     // mutant: store-chunks-before-metadata
-    const ops: WriteOp[] = [...shards, { kind: "sync" }];
+    const ops: WriteOp[] = [{ kind: "sync" }];
     for (const [member, value] of metadata) {
       ops.push({ kind: "write", offset: 0, member, data: pythonJsonBytes(value) });
     }
@@ -271,6 +271,6 @@ export class ZarrWriter implements FrameWriter {
         data: pythonJsonBytes({ metadata: all, zarr_consolidated_format: 1 }),
       });
     }
-    return ops;
+    return [...shards, ...ops];
   }
 }
