@@ -267,6 +267,12 @@ Deno.test("zarr v3 writer: options that are not v3's are refused", () => {
   assert.throws(() => zarr.createWriter({ shard: 2 }), /give version=3/);
   assert.throws(() => zarr.createWriter({ version: 3, compressor: "zlib" }), /no zlib codec/);
   assert.throws(() => zarr.createWriter({ version: 3, consolidated: true }), /Zarr v2's/);
+  // a shard is held in memory until it is written: at most 1 GiB of it
+  const writer = zarr.createWriter({ version: 3, shard: 1 << 20 });
+  assert.throws(
+    () => writer.writeFrame(new TableFrames(100, 7).frame(0)),
+    /a shard of 1048576 frames of 'particles\/position' \(1200 bytes each\) is more than/,
+  );
 });
 
 // ------------------------------------------------------------------------------------------------

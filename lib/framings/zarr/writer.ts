@@ -23,6 +23,7 @@ import { arrayJson, groupJson, shardBytes, withCrc } from "./v3.ts";
 import {
   defaultFill,
   type DimensionSeparator,
+  MAX_CHUNK_BYTES,
   pathParts,
   typestrOf,
   type ZarrCodec,
@@ -91,6 +92,20 @@ export class ZarrWriter implements FrameWriter {
     return [];
   }
 
+  /** `arrays`, once checked that a shard of each (held in memory until written) fits. */
+  #shardsFit(arrays: readonly StoredArray[]): readonly StoredArray[] {
+    const { version, shard } = this.#settings;
+    for (const a of arrays) {
+      if (version === 3 && shard * a.bytes > MAX_CHUNK_BYTES) {
+        throw new UsageError(
+          `zarr: a shard of ${shard} frames of '${a.path}' (${a.bytes} bytes each) is more than ` +
+            `the ${MAX_CHUNK_BYTES} bytes a shard may hold in memory; give a smaller shard=`,
+        );
+      }
+    }
+    return arrays;
+  }
+
   /** The arrays of the first frame, checked: names that are array paths, none inside another. */
   #arraysOf(frame: Frame): readonly StoredArray[] {
     const arrays = frame.chunks.map((c) => {
@@ -118,7 +133,7 @@ export class ZarrWriter implements FrameWriter {
   }
 
   writeFrame(frame: Frame): WriteOp[] {
-    const arrays = this.#arrays ??= this.#arraysOf(frame);
+    const arrays = this.#arrays ??= this.#shardsFit(this.#arraysOf(frame));
     if (
       frame.chunks.length !== arrays.length ||
       frame.chunks.some((c, k) =>
