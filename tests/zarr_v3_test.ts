@@ -202,6 +202,41 @@ Deno.test("zarr v3: a shard built from the spec reads back, an inner chunk not s
   assert.deepEqual(desc.arrays[0]!.inner_chunk_shape, [1, 2]);
 });
 
+Deno.test("zarr v3: the core spec's example array (float64, NaN fill, attributes) is described", () => {
+  const meta = {
+    "zarr_format": 3,
+    "node_type": "array",
+    "shape": [10000, 1000],
+    "dimension_names": ["rows", "columns"],
+    "data_type": "float64",
+    "chunk_grid": { name: "regular", configuration: { chunk_shape: [1000, 100] } },
+    "chunk_key_encoding": { name: "default", configuration: { separator: "/" } },
+    codecs: [
+      { name: "bytes", configuration: { endian: "big" } },
+      { name: "gzip", configuration: { level: 1 } },
+    ],
+    "fill_value": "NaN",
+    attributes: { foo: 42, bar: "apples", baz: [1, 2, 3, 4] },
+  };
+  const store = new MemoryStore("<mem>");
+  store.files.set("zarr.json", encoder.encode(JSON.stringify(meta)));
+  const index = zarr.store!.openStore(store);
+  assert.equal(index.frameCount, 0);
+  assert.match(index.warnings!.join("\n"), /no frames: the root array .* is chunked 1000x100/);
+  const desc = index.describe!() as { zarr_format: number; arrays: Record<string, unknown>[] };
+  assert.equal(desc.zarr_format, 3);
+  assert.deepEqual(desc.arrays[0], {
+    path: "/",
+    shape: [10000, 1000],
+    data_type: "float64",
+    chunk_shape: [1000, 100],
+    fill_value: "NaN",
+    codecs: meta.codecs,
+    dimension_names: ["rows", "columns"],
+    attributes: meta.attributes,
+  });
+});
+
 Deno.test("zarr v3: a hostile shard index or metadata is a FormatError in one line", () => {
   const { meta, shard } = specShard();
   const setIndex = (bytes: Uint8Array, k: number, offset: bigint, nbytes: bigint): Uint8Array => {
