@@ -149,7 +149,8 @@ Deno.test("peers: registered in PEERS as peer backends with distinct names", () 
   }
   assert.equal(new Set(names).size, names.length);
   for (const p of PEERS) {
-    const program = p.name.startsWith("python-gsd") || p.name === "f77-gfortran";
+    const program = p.name.startsWith("python-gsd") || p.name.startsWith("zarr-python") ||
+      p.name === "f77-gfortran";
     assert.equal(p.kind, program ? "program" : "peer", p.name);
   }
 });

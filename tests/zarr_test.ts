@@ -25,6 +25,7 @@ import { NATIVE_ORDER } from "../lib/bytes/byteswap.ts";
 import { TableFrames } from "../lib/workloads/table/frames.ts";
 import { chunkBytes } from "../lib/framings/kit.ts";
 import { commandMissing, observeDuring, peerTest, runCli, tempDir } from "./_helpers.ts";
+import { zarrPythonUnavailable } from "../lib/peers/zarr_python/mod.ts";
 
 const PYTHON = "/usr/bin/python3";
 
@@ -254,7 +255,7 @@ Deno.test("zarr reader: hostile metadata is a FormatError in one line naming the
     ["fortran", zarrayText({ order: "F" }), {}, /C-order arrays only/],
     ["filters", zarrayText({ filters: [{ id: "delta" }] }), {}, /without filters only/],
     ["json", "{not json", {}, /not JSON/],
-    ["format", zarrayText({ zarr_format: 3 }), {}, /reads Zarr v2 stores only/],
+    ["format", zarrayText({ zarr_format: 3 }), {}, /zarr_format 3 in a Zarr v2 metadata file/],
     ["fill", zarrayText({ fill_value: "x" }), {}, /fill_value "x" is not a value of <f4/],
     [
       "escape",
@@ -273,12 +274,18 @@ Deno.test("zarr reader: hostile metadata is a FormatError in one line naming the
       name,
     );
   }
-  // a v3 store, and a directory that is no store
+  // a v3 root that is neither array nor group, and a directory that is no store
   Deno.mkdirSync(`${tmp.path}/v3`);
   Deno.writeTextFileSync(`${tmp.path}/v3/zarr.json`, '{"zarr_format": 3}');
-  assert.throws(() => zarr.store!.openStore(new StoreReader(`${tmp.path}/v3`)), /Zarr v3 store/);
+  assert.throws(
+    () => zarr.store!.openStore(new StoreReader(`${tmp.path}/v3`)),
+    /node_type undefined, expected "array" or "group"/,
+  );
   Deno.mkdirSync(`${tmp.path}/none`);
-  assert.throws(() => zarr.store!.openStore(new StoreReader(`${tmp.path}/none`)), /not a Zarr v2/);
+  assert.throws(
+    () => zarr.store!.openStore(new StoreReader(`${tmp.path}/none`)),
+    /not a Zarr store/,
+  );
   // a chunk that decompresses to more than its size is refused, not inflated whole
   const store = memoryStore(4, 1, { compressor: "zlib" });
   const index = zarr.store!.openStore(store);
@@ -691,5 +698,49 @@ peerTest(
     assert.equal(described.code, 0, described.stderr);
     assert.equal(JSON.parse(described.stdout).frames, 0);
     assert.match(described.stderr, /no frames: array 'grid' \(shape 6x6\) is chunked 2x3/);
+  },
+);
+
+// ------------------------------------------------------------------------------------------------
+// zarr-python as a peer program of the table
+// ------------------------------------------------------------------------------------------------
+
+peerTest(
+  "table --framing zarr,raw --peer zarr-python,zarr-python-nested: the library's rows beside the format's",
+  () => zarrPythonUnavailable(),
+  async () => {
+    using tmp = tempDir();
+    const r = await runCli([
+      ...["table", "--framing", "zarr,raw", "--peer", "zarr-python,zarr-python-nested"],
+      ...["--n", "32^2", "--repeat", "1", "--size", "256KiB", "--sample", "128KiB"],
+      ...["--no-warmup", "--dir", tmp.path, "--format", "csv"],
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const [head, ...rows] = r.stdout.trim().split("\n").map((l) => l.split(","));
+    const col = (row: string[], name: string) => row[head!.indexOf(name)]!;
+    assert.deepEqual(
+      rows.map((row) => col(row, "framing")),
+      ["zarr", "raw", "zarr-python", "zarr-python-nested"],
+    );
+    const [native, , peer, nested] = rows as [string[], string[], string[], string[]];
+    for (const row of rows) {
+      assert.equal(col(row, "stat"), "run", r.stdout);
+      assert.equal(col(row, "N"), "1024");
+      assert.equal(col(row, "frames"), "10");
+      assert.equal(col(row, "data_bytes"), col(native, "data_bytes"));
+      assert.equal(col(row, "read_frames"), col(native, "read_frames"));
+      for (const rate of ["write_MiBps", "read_MiBps", "random_MiBps"]) {
+        assert.ok(Number(col(row, rate)) > 0, `${col(row, "framing")} ${rate}`);
+      }
+      assert.equal(col(row, "cold_ok"), "true", `${col(row, "framing")}: ${col(row, "cold_why")}`);
+    }
+    // zarr-python's DirectoryStore is byte for byte the zarr framing's store: the same size; the
+    // nested store's .zarray says its separator ('"dimension_separator": "/",' and a newline)
+    assert.equal(col(peer, "file_bytes"), col(native, "file_bytes"));
+    assert.equal(
+      Number(col(nested, "file_bytes")) - Number(col(native, "file_bytes")),
+      2 * '    "dimension_separator": "/",\n'.length,
+    );
+    assert.deepEqual([...Deno.readDirSync(tmp.path)], [], "scratch stores removed whole");
   },
 );

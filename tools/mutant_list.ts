@@ -60,6 +60,39 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/fsynced before the metadata/",
   },
   {
+    name: "zarr-shard-index-bounds",
+    claim: "zarr v3: a shard index entry outside the shard's data is refused, not read",
+    edits: [{
+      marker: "zarr-shard-index-bounds",
+      search: "if (offset < lo || offset + bytes > hi) {",
+      replace: "if (offset < lo && offset + bytes > hi) {",
+    }],
+    tests: ["tests/zarr_v3_test.ts"],
+    filter: "/hostile shard index/",
+  },
+  {
+    name: "zarr-shard-index-crc",
+    claim: "zarr v3: a shard index whose CRC-32C differs is refused",
+    edits: [{
+      marker: "zarr-shard-index-crc",
+      search: "if (want !== got) {",
+      replace: "if (want !== got && want < 0) {",
+    }],
+    tests: ["tests/zarr_v3_test.ts"],
+    filter: "/hostile shard index/",
+  },
+  {
+    name: "zarr-chunk-crc",
+    claim: "zarr v3: a chunk whose CRC-32C differs is refused, not read as data",
+    edits: [{
+      marker: "zarr-chunk-crc",
+      search: "if (body < 0 || crc32c(stored.subarray(0, body)) !== want) {",
+      replace: "if (body < 0) {",
+    }],
+    tests: ["tests/zarr_v3_test.ts"],
+    filter: "/CRC-32C differs/",
+  },
+  {
     name: "store-sync-directories",
     claim: "a store's sync makes the directories it made or gave entries durable",
     edits: [{

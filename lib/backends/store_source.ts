@@ -70,7 +70,19 @@ export class StoreSource implements FrameSource {
       if (this.#scratch.length < into.length + 4096) {
         this.#scratch = new Uint8Array(into.length + 4096);
       }
-      index.decodeChunk!(ref, this.#reader.readMember(member, this.#scratch), into);
+      const n = ref.storedBytes;
+      if (n === 0) index.decodeChunk!(ref, undefined, into);
+      else if (n === undefined) {
+        index.decodeChunk!(ref, this.#reader.readMember(member, this.#scratch), into);
+      } else {
+        if (this.#scratch.length < n) this.#scratch = new Uint8Array(n);
+        const got = this.#reader.readMemberInto(member, this.#scratch.subarray(0, n), ref.offset);
+        index.decodeChunk!(
+          ref,
+          got === undefined ? undefined : this.#scratch.subarray(0, got),
+          into,
+        );
+      }
       return;
     }
     const n = this.#reader.readMemberInto(member, into, ref.offset);

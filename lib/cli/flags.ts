@@ -389,8 +389,9 @@ export const FLAGS = {
     list: true,
     value: "LIST",
     help: "also measure the real library on the same cells: python-gsd (gsd.hoomd, as gsd's " +
-      "benchmark reads) or python-gsd-fl (gsd.fl); needs python3-gsd. Without --framing and " +
-      "--peer, python-gsd is added where it is importable",
+      "benchmark reads) or python-gsd-fl (gsd.fl), needing python3-gsd; zarr-python " +
+      "(zarr.DirectoryStore) or zarr-python-nested (NestedDirectoryStore), needing python3-zarr " +
+      "2. Without --framing and --peer, python-gsd is added where it is importable",
     commands: ["table"],
   },
   "no-peers": {

@@ -169,6 +169,12 @@ export interface ChunkRef {
    * {@link FrameIndex.decodeChunk} makes the chunk's `bytes` bytes of elements from it.
    */
   readonly codec?: string;
+  /**
+   * Set with `codec` when the encoded bytes are a range of the member (an inner chunk of a
+   * shard): their length from `offset`, which is all that is read; 0 when nothing is stored (the
+   * chunk is the fill value). Unset: the whole member is read.
+   */
+  readonly storedBytes?: number;
 }
 
 /** A whole stored array (a netCDF variable): its name, type and the byte pieces that hold it. */

@@ -104,6 +104,14 @@ export class MemoryStore implements StoreMembers {
     return bytes;
   }
 
+  sizeOf(name: string): number | undefined {
+    return this.files.get(name)?.length;
+  }
+
+  readAt(name: string, offset: number, length: number): Uint8Array | undefined {
+    return this.files.get(name)?.slice(offset, offset + length);
+  }
+
   list(dir: string, limit: number): readonly string[] | undefined {
     const prefix = dir === "" ? "" : `${dir}/`;
     const names = new Set<string>();

@@ -366,6 +366,22 @@ export class StoreReader implements StoreMembers {
     }
   }
 
+  sizeOf(name: string): number | undefined {
+    const file = this.#open(name);
+    if (file === undefined) return undefined;
+    try {
+      return file.size;
+    } finally {
+      file.close();
+    }
+  }
+
+  readAt(name: string, offset: number, length: number): Uint8Array | undefined {
+    const out = new Uint8Array(length);
+    const n = this.readMemberInto(name, out, offset);
+    return n === undefined ? undefined : out.subarray(0, n);
+  }
+
   list(dir: string, limit: number): readonly string[] | undefined {
     if (dir !== "") memberParts(this.path, dir);
     const path = dir === "" ? this.path : `${this.path}/${dir}`;

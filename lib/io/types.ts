@@ -89,4 +89,11 @@ export interface StoreMembers {
    * when there is no such directory. FormatError when it holds more than `limit` entries.
    */
   list(dir: string, limit: number): readonly string[] | undefined;
+  /** Bytes of member `name`, or undefined when there is no such file. */
+  sizeOf(name: string): number | undefined;
+  /**
+   * `length` bytes of member `name` from byte `offset` (fewer when the file ends first), or
+   * undefined when there is no such file. The caller checks the range against {@link sizeOf}.
+   */
+  readAt(name: string, offset: number, length: number): Uint8Array | undefined;
 }

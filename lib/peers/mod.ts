@@ -1,6 +1,6 @@
 /**
  * Peer backends (`sciobench/peers`): real C libraries (HDF5, netCDF-4, HDF4) through FFI, and
- * programs (python3-gsd, the Fortran runtime). Each is a {@link Backend}; one that cannot load
+ * programs (python3-gsd, python3-zarr, the Fortran runtime). Each is a {@link Backend}; one that cannot load
  * reports why through `unavailable()`. The registry (`sciobench/backends`, `backendByName`) runs
  * them behind the engine's frame-range check.
  *
@@ -17,6 +17,7 @@ import { hdf5 } from "./hdf5/mod.ts";
 import { netcdf4, netcdfLib } from "./netcdf4/mod.ts";
 import { pythonGsd, pythonGsdFl } from "./python_gsd/mod.ts";
 import { f77Gfortran } from "./gfortran/mod.ts";
+import { zarrPython, zarrPythonNested } from "./zarr_python/mod.ts";
 
 /** Every peer backend, in the order `sciobench framings` lists them: libraries, then programs. */
 export const PEERS: readonly Backend[] = [
@@ -26,7 +27,19 @@ export const PEERS: readonly Backend[] = [
   hdf4,
   pythonGsd,
   pythonGsdFl,
+  zarrPython,
+  zarrPythonNested,
   f77Gfortran,
 ];
 
-export { f77Gfortran, hdf4, hdf5, netcdf4, netcdfLib, pythonGsd, pythonGsdFl };
+export {
+  f77Gfortran,
+  hdf4,
+  hdf5,
+  netcdf4,
+  netcdfLib,
+  pythonGsd,
+  pythonGsdFl,
+  zarrPython,
+  zarrPythonNested,
+};

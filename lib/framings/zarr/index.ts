@@ -1,10 +1,13 @@
 /**
- * The Zarr v2 reader: finds the arrays of a store, from its consolidated `.zmetadata` when it
+ * The Zarr reader (v2 and v3): finds the arrays of a store, from its consolidated `.zmetadata` when it
  * has one (zarr-python's `open_consolidated`), else by walking its groups (`.zgroup`) from the
  * root, and makes frames of them: when every array has the same first dimension and is chunked
  * one index of it per chunk, whole in the others (as sciobench and the table's zarr-python peer
  * write them), frame i is chunk i of every array, in path order. A store of other arrays is
- * described (`info`) with no frames. Chunks are decoded here (zlib, gzip through node:zlib,
+ * described (`info`) with no frames. A v3 store (`zarr.json` at its root) is walked the same way;
+ * when its arrays are sharded, frame i is inner chunk i of each shard's K, found through the
+ * shard's index (read once, every entry checked against the shard file's size). Chunks are
+ * decoded here (zlib, gzip through node:zlib,
  * bounded by the chunk's size); a chunk file that does not exist holds the fill value.
  * @module
  */
@@ -13,6 +16,8 @@ import { FormatError } from "../../core/errors.ts";
 import type { ByteOrder, ChunkRef, FrameIndex, StoreMembers } from "../types.ts";
 import { DTYPE_SIZE } from "../types.ts";
 import { MAX_INDEXED_OBJECTS } from "../kit.ts";
+import { crc32c } from "./crc32c.ts";
+import { arrayV3, indexBytesOf, nodeType, readShardIndex } from "./v3.ts";
 import {
   chunkKey,
   MAX_METADATA_BYTES,
@@ -37,6 +42,8 @@ interface StoreLayout {
   readonly attributes: Map<string, unknown>;
   /** True when read from `.zmetadata`. */
   readonly consolidated: boolean;
+  /** True for a Zarr v3 store (`zarr.json`). */
+  readonly v3?: boolean;
   /** Notes for stderr. */
   readonly warnings: string[];
 }
@@ -146,23 +153,61 @@ function walkedLayout(store: StoreMembers): StoreLayout {
     return true;
   };
   if (!node("", 0)) {
-    if (store.read("zarr.json", MAX_METADATA_BYTES) !== undefined) {
-      throw new FormatError(
-        "zarr",
-        store.path,
-        -1,
-        "a Zarr v3 store (zarr.json): this version of sciobench reads Zarr v2 stores only",
-      );
-    }
     throw new FormatError(
       "zarr",
       store.path,
       -1,
-      "no .zgroup, .zarray or .zmetadata at its root: not a Zarr v2 store",
+      "no .zgroup, .zarray, .zmetadata or zarr.json at its root: not a Zarr store",
     );
   }
   layout.arrays.sort((a, b) => a.path < b.path ? -1 : 1);
   return layout;
+}
+
+/** The layout of a v3 store found by walking its groups from the root's `zarr.json`. */
+function walkedLayoutV3(store: StoreMembers, root: Uint8Array): StoreLayout {
+  const layout: StoreLayout = {
+    groups: [],
+    arrays: [],
+    attributes: new Map(),
+    consolidated: false,
+    warnings: [],
+  };
+  const key = (path: string, name: string) => path === "" ? name : `${path}/${name}`;
+  const node = (path: string, bytes: Uint8Array, depth: number): void => {
+    const r = new MetadataReader(`${store.path}/${key(path, "zarr.json")}`);
+    const meta = r.object(bytes);
+    const kind = nodeType(r, meta);
+    const attributes = meta.attributes ?? {};
+    if (typeof attributes !== "object" || attributes === null || Array.isArray(attributes)) {
+      r.fail(`attributes ${JSON.stringify(attributes)} are not an object`);
+    }
+    if (Object.keys(attributes).length > 0) {
+      layout.attributes.set(path, attributes);
+    }
+    if (kind === "array") {
+      layout.arrays.push(arrayV3(r, path, meta));
+      return;
+    }
+    layout.groups.push(path);
+    if (layout.groups.length + layout.arrays.length > MAX_INDEXED_OBJECTS) {
+      r.fail(`the store holds more than ${MAX_INDEXED_OBJECTS} groups and arrays`);
+    }
+    if (depth >= MAX_DEPTH) r.fail(`groups nested more than ${MAX_DEPTH} deep`);
+    for (const name of store.list(path, MAX_GROUP_ENTRIES) ?? []) {
+      if (pathParts(name) === undefined) continue; // hidden names
+      const child = store.read(key(key(path, name), "zarr.json"), MAX_METADATA_BYTES);
+      if (child !== undefined) node(key(path, name), child, depth + 1);
+    }
+  };
+  node("", root, 0);
+  layout.arrays.sort((a, b) => a.path < b.path ? -1 : 1);
+  return layout;
+}
+
+/** Shape of the chunk that holds one frame's part of `a`: its inner chunk when sharded. */
+function frameChunk(a: ZarrArray): readonly number[] {
+  return a.shard?.chunks ?? a.chunks;
 }
 
 /**
@@ -177,15 +222,19 @@ function notFrames(arrays: readonly ZarrArray[]): string | undefined {
     if (a.shape[0] !== frames) {
       return `${name} has ${a.shape[0]} along its first dimension, '${arrays[0]!.path}' ${frames}`;
     }
-    if (a.chunks[0] !== 1 || a.chunks.some((c, k) => k > 0 && c !== a.shape[k])) {
-      return `${name} (shape ${a.shape.join("x")}) is chunked ${a.chunks.join("x")}, not one ` +
+    const chunk = frameChunk(a);
+    if (chunk[0] !== 1 || a.chunks.some((c, k) => k > 0 && c !== a.shape[k])) {
+      return `${name} (shape ${a.shape.join("x")}) is chunked ${chunk.join("x")}, not one ` +
         `frame per chunk (1x${a.shape.slice(1).join("x")})`;
     }
   }
   return undefined;
 }
 
-/** The decoded layout of a Zarr v2 store. */
+/** Where each inner chunk of a shard is ([offset, nbytes], undefined: not stored). */
+type ShardIndex = readonly (readonly [number, number] | undefined)[];
+
+/** The decoded layout of a Zarr store (v2 or v3). */
 class ZarrIndex implements FrameIndex {
   readonly framing = "zarr";
   readonly frameCount: number;
@@ -196,6 +245,8 @@ class ZarrIndex implements FrameIndex {
   /** The arrays whose chunks make frames (none when they do not make frames). */
   readonly #frameArrays: readonly ZarrArray[];
   readonly #byPath: Map<string, ZarrArray>;
+  /** The indexes of the shards read so far, by shard member. */
+  readonly #shards = new Map<string, ShardIndex>();
 
   constructor(store: StoreMembers, layout: StoreLayout) {
     this.#store = store;
@@ -220,7 +271,8 @@ class ZarrIndex implements FrameIndex {
       const shape = a.shape.slice(1);
       let bytes = DTYPE_SIZE[a.dtype];
       for (const d of shape) bytes *= d;
-      return {
+      const encoded = a.compressor !== null || a.crc32c;
+      const ref = {
         name: a.path,
         dtype: a.dtype,
         shape,
@@ -228,9 +280,42 @@ class ZarrIndex implements FrameIndex {
         bytes,
         order: a.order,
         member: chunkKey(a, [frame, ...shape.map(() => 0)]),
-        ...(a.compressor ? { codec: a.compressor.id } : {}),
+        ...(encoded ? { codec: a.compressor?.id ?? "crc32c" } : {}),
       };
+      if (a.shard === null) return ref;
+      const per = a.chunks[0]!;
+      const member = chunkKey(a, [Math.floor(frame / per), ...shape.map(() => 0)]);
+      const entry = this.#shardIndex(a, member, bytes)[frame % per];
+      // an inner chunk not stored is the fill value: nothing read, decoded as a missing chunk
+      if (entry === undefined) return { ...ref, member, codec: "fill", storedBytes: 0 };
+      return { ...ref, member, offset: entry[0], ...(encoded ? { storedBytes: entry[1] } : {}) };
     });
+  }
+
+  /** The index of shard `member` of `a` (inner chunks of `bytes` decoded), read once. */
+  #shardIndex(a: ZarrArray, member: string, bytes: number): ShardIndex {
+    const known = this.#shards.get(member);
+    if (known !== undefined) return known;
+    const shard = a.shard!;
+    const where = new MetadataReader(`${this.#store.path}/${member}`);
+    const size = this.#store.sizeOf(member);
+    let index: ShardIndex;
+    if (size === undefined) index = Array.from({ length: shard.count }, () => undefined);
+    else {
+      const length = indexBytesOf(shard);
+      if (size < length) {
+        where.fail(`shard file of ${size} bytes is shorter than its index (${length} bytes)`);
+      }
+      const at = shard.indexAtEnd ? size - length : 0;
+      const raw = this.#store.readAt(member, at, length);
+      if (raw === undefined || raw.length < length) return where.fail("shard file ended early");
+      // stored bytes of an inner chunk: exact when not compressed, else bounded by gzip's worst
+      const plain = a.compressor === null;
+      const most = (plain ? bytes : bytes + (bytes >> 8) + 1024) + (a.crc32c ? 4 : 0);
+      index = readShardIndex(where, shard, raw, size, most, plain);
+    }
+    this.#shards.set(member, index);
+    return index;
   }
 
   decodeChunk(ref: ChunkRef, stored: Uint8Array | undefined, into: Uint8Array): void {
@@ -239,6 +324,23 @@ class ZarrIndex implements FrameIndex {
     if (stored === undefined) {
       fillWith(into, a.fill);
       return;
+    }
+    if (a.crc32c) {
+      const body = stored.length - 4;
+      const want = body < 0 ? -1 : new DataView(stored.buffer, stored.byteOffset + body).getUint32(
+        0,
+        true,
+      );
+      // mutant: zarr-chunk-crc
+      if (body < 0 || crc32c(stored.subarray(0, body)) !== want) {
+        throw new FormatError(
+          "zarr",
+          where,
+          ref.offset,
+          `chunk of ${stored.length} bytes fails its CRC-32C: damaged`,
+        );
+      }
+      stored = stored.subarray(0, body);
     }
     if (a.compressor === null) {
       if (stored.length < into.length) {
@@ -277,6 +379,26 @@ class ZarrIndex implements FrameIndex {
   describe(): Record<string, unknown> {
     const l = this.#layout;
     const attrs = (path: string) => l.attributes.get(path);
+    if (l.arrays.some((a) => a.format === 3) || l.v3) {
+      return {
+        zarr_format: 3,
+        groups: l.groups.map((g) => ({
+          path: g === "" ? "/" : g,
+          ...(attrs(g) !== undefined ? { attributes: attrs(g) } : {}),
+        })),
+        arrays: l.arrays.map((a) => ({
+          path: a.path === "" ? "/" : a.path,
+          shape: a.shape,
+          data_type: a.typestr,
+          chunk_shape: a.chunks,
+          ...(a.shard !== null ? { inner_chunk_shape: a.shard.chunks } : {}),
+          fill_value: a.fillValue ?? null,
+          codecs: a.v3?.codecs,
+          ...(a.v3?.dimensionNames !== undefined ? { dimension_names: a.v3.dimensionNames } : {}),
+          ...(attrs(a.path) !== undefined ? { attributes: attrs(a.path) } : {}),
+        })),
+      };
+    }
     return {
       zarr_format: 2,
       consolidated: l.consolidated,
@@ -313,8 +435,11 @@ function fillWith(into: Uint8Array, element: Uint8Array | null): void {
 /** Decodes the store `store` reads: consolidated metadata first, else a walk of its groups. */
 export function openZarrStore(store: StoreMembers): FrameIndex {
   const consolidated = store.read(".zmetadata", MAX_METADATA_BYTES);
+  const v3 = consolidated === undefined ? store.read("zarr.json", MAX_METADATA_BYTES) : undefined;
   const layout = consolidated !== undefined
     ? consolidatedLayout(store, consolidated)
+    : v3 !== undefined
+    ? { ...walkedLayoutV3(store, v3), v3: true }
     : walkedLayout(store);
   return new ZarrIndex(store, layout);
 }

@@ -55,6 +55,31 @@ export interface ZarrArray {
   readonly compressor: { readonly id: ZarrCodec; readonly level?: number } | null;
   /** How the parts of a chunk key are separated. */
   readonly separator: DimensionSeparator;
+  /** The Zarr version of its metadata (2: `.zarray`, 3: `zarr.json`). */
+  readonly format: 2 | 3;
+  /**
+   * How chunk keys are made: `v2` (`0.0.0`, every v2 array) or v3's `default` (`c/0/0/0`, the
+   * indices after a `c`).
+   */
+  readonly encoding: "v2" | "default";
+  /** v3: each chunk (each inner chunk of a shard) ends with its CRC-32C (the `crc32c` codec). */
+  readonly crc32c: boolean;
+  /** v3: how each chunk (then a shard) is divided into inner chunks, or null when it is not. */
+  readonly shard: ZarrShard | null;
+  /** v3: the array's `codecs` and `dimension_names` as the file gives them, for `info`. */
+  readonly v3?: { readonly codecs: unknown; readonly dimensionNames: unknown };
+}
+
+/** The `sharding_indexed` codec of a v3 array: its inner chunks and its index, checked. */
+export interface ZarrShard {
+  /** Shape of one inner chunk (divides the shard's shape, `ZarrArray.chunks`). */
+  readonly chunks: readonly number[];
+  /** Inner chunks of one shard (its index's entries). */
+  readonly count: number;
+  /** True when the index is at the end of the shard file (`index_location` "end"). */
+  readonly indexAtEnd: boolean;
+  /** True when the index ends with its CRC-32C (`index_codecs` bytes, crc32c). */
+  readonly indexCrc: boolean;
 }
 
 /** numpy's kind letter and size of each dtype sciobench stores (char as unsigned bytes). */
@@ -128,12 +153,12 @@ export class MetadataReader {
   /** Checks `zarr_format` is 2. */
   format(meta: Record<string, unknown>): void {
     const f = meta.zarr_format;
-    if (f === 3) this.fail("zarr_format 3: this version of sciobench reads Zarr v2 stores only");
+    if (f === 3) this.fail("zarr_format 3 in a Zarr v2 metadata file");
     if (f !== 2) this.fail(`zarr_format ${JSON.stringify(f)}, expected 2`);
   }
 
   /** A list of 1..MAX_RANK integers from `min` up (`key` names it in messages). */
-  #dims(value: unknown, key: string, min: number): number[] {
+  dims(value: unknown, key: string, min: number): number[] {
     if (!Array.isArray(value) || value.length === 0 || value.length > MAX_RANK) {
       this.fail(`${key} ${short(value)} is not a list of 1 to ${MAX_RANK} integers`);
     }
@@ -145,15 +170,11 @@ export class MetadataReader {
     return value as number[];
   }
 
-  /** The array at `path` its `.zarray` object `meta` describes, checked. */
-  array(path: string, meta: Record<string, unknown>): ZarrArray {
-    this.format(meta);
-    const shape = this.#dims(meta.shape, "shape", 0);
-    const chunks = this.#dims(meta.chunks, "chunks", 1);
-    if (chunks.length !== shape.length) {
-      this.fail(`chunks ${short(chunks)} and shape ${short(shape)} differ in rank`);
-    }
-    const { dtype, typestr, order } = this.#dtype(meta.dtype);
+  /**
+   * Checks an array of `shape` and `chunks` (same rank) of `dtype` fits: its bytes a safe
+   * integer, a chunk at most {@link MAX_CHUNK_BYTES} bytes.
+   */
+  sizes(shape: readonly number[], chunks: readonly number[], dtype: DType, typestr: string): void {
     let elements = 1;
     for (const d of shape) elements *= d;
     if (!Number.isSafeInteger(elements * DTYPE_SIZE[dtype])) {
@@ -167,6 +188,18 @@ export class MetadataReader {
           `${MAX_CHUNK_BYTES} sciobench reads in one piece`,
       );
     }
+  }
+
+  /** The array at `path` its `.zarray` object `meta` describes, checked. */
+  array(path: string, meta: Record<string, unknown>): ZarrArray {
+    this.format(meta);
+    const shape = this.dims(meta.shape, "shape", 0);
+    const chunks = this.dims(meta.chunks, "chunks", 1);
+    if (chunks.length !== shape.length) {
+      this.fail(`chunks ${short(chunks)} and shape ${short(shape)} differ in rank`);
+    }
+    const { dtype, typestr, order } = this.#dtype(meta.dtype);
+    this.sizes(shape, chunks, dtype, typestr);
     if (meta.order !== "C") {
       this.fail(`order ${short(meta.order)}: sciobench reads C-order arrays only`);
     }
@@ -186,10 +219,14 @@ export class MetadataReader {
       dtype,
       typestr,
       order,
-      fill: this.#fill(meta.fill_value, dtype, typestr, order),
+      fill: this.fill(meta.fill_value, dtype, typestr, order),
       fillValue: meta.fill_value,
       compressor: this.#compressor(meta.compressor),
       separator,
+      format: 2,
+      encoding: "v2",
+      crc32c: false,
+      shard: null,
     };
   }
 
@@ -212,7 +249,7 @@ export class MetadataReader {
   }
 
   /** One element of `fill_value` in the stored order (null: none). */
-  #fill(value: unknown, dtype: DType, typestr: string, order: ByteOrder): Uint8Array | null {
+  fill(value: unknown, dtype: DType, typestr: string, order: ByteOrder): Uint8Array | null {
     if (value === null || value === undefined) return null;
     const out = new Uint8Array(DTYPE_SIZE[dtype]);
     const view = new DataView(out.buffer);
@@ -266,7 +303,7 @@ export class MetadataReader {
 }
 
 /** `value` as JSON, cut to 48 characters, for messages. */
-function short(value: unknown): string {
+export function short(value: unknown): string {
   let text: string;
   try {
     text = JSON.stringify(value) ?? String(value);
@@ -291,6 +328,7 @@ export function pathParts(path: string): string[] | undefined {
 
 /** The key of the chunk at `index` (one number per dimension) of `array`. */
 export function chunkKey(array: ZarrArray, index: readonly number[]): string {
-  const key = index.join(array.separator);
+  const parts = array.encoding === "default" ? ["c", ...index] : index;
+  const key = parts.join(array.separator);
   return array.path === "" ? key : `${array.path}/${key}`;
 }

@@ -1,11 +1,12 @@
 /**
- * The Zarr v2 framing (`zarr`): a store is a directory holding a root group (`.zgroup`), one
+ * The Zarr framing (`zarr`), v2 and (with `--option version=3`) v3: a store is a directory holding a root group (`.zgroup`), one
  * array per chunk name of the frames (`particles/position` (frames, N, 3) float32, chunked one
  * frame per chunk) with its `.zarray` and `.zattrs`, each chunk a file of its own, and with
  * `consolidated=true` a `.zmetadata` holding all the metadata. The metadata is byte for byte
  * zarr-python 2.13's; compressed chunks (zlib, gzip through node:zlib) read back in zarr-python
  * as written, though their deflate bytes differ from zarr-python's (docs/formats.md says why).
- * Pure: the engine's store sink and source (lib/backends/) do the files.
+ * In v3 the metadata is `zarr.json`, chunk keys `c/7/0/0`, and with `shard=K` a chunk file is a
+ * shard of K frames (sharding_indexed, its index at the end). Pure: the engine's store sink and source (lib/backends/) do the files.
  * @module
  */
 import { FormatError } from "../../core/errors.ts";
@@ -19,19 +20,45 @@ import { ZarrWriter } from "./writer.ts";
 
 export { PyFloat, type PyJson, pythonJson } from "./json.ts";
 
-/** The Zarr v2 framing (`zarr`): a directory store, one file per chunk, one chunk per frame. */
+/** The Zarr framing (`zarr`): a directory store (v2 or v3), one chunk (or inner chunk) per frame. */
 export const zarr: Framing = {
   name: "zarr",
-  description: "Zarr v2 directory store: one array per chunk name, one chunk file per frame",
+  description:
+    "Zarr v2/v3 directory store: one array per chunk name, one chunk (v3: or inner chunk of a " +
+    "shard) per frame",
   orders: ["little", "big"],
   options: [
     {
+      name: "version",
+      type: "integer",
+      default: 2,
+      choices: [2, 3],
+      help: "Zarr version: 2 (.zarray, .zgroup) or 3 (zarr.json, chunk keys c/0/0/0)",
+      workloads: WRITING_WORKLOADS,
+    },
+    {
       name: "separator",
       type: "string",
-      default: ".",
       choices: [".", "/"],
-      help:
-        "separator of chunk keys: '.' (0.0.0, DirectoryStore) or '/' (0/0/0, NestedDirectoryStore)",
+      help: "separator of chunk keys: '.' (0.0.0, DirectoryStore) or '/' (0/0/0, " +
+        "NestedDirectoryStore); default '.' in v2, '/' in v3 (c/0/0/0)",
+      workloads: WRITING_WORKLOADS,
+    },
+    {
+      name: "shard",
+      type: "integer",
+      default: 0,
+      min: 0,
+      max: 1 << 20,
+      help: "v3: frames per shard file (sharding_indexed, one inner chunk per frame, index at " +
+        "the end); 0: one chunk file per frame",
+      workloads: WRITING_WORKLOADS,
+    },
+    {
+      name: "crc32c",
+      type: "boolean",
+      default: false,
+      help: "v3: end each chunk (inner chunk of a shard) with its CRC-32C (the crc32c codec)",
       workloads: WRITING_WORKLOADS,
     },
     {
@@ -39,7 +66,7 @@ export const zarr: Framing = {
       type: "string",
       default: "none",
       choices: ["none", ...ZARR_CODECS],
-      help: "compressor of every chunk: none, zlib or gzip (numcodecs' ids)",
+      help: "compressor of every chunk: none, zlib or gzip (numcodecs' ids; v3: none or gzip)",
       workloads: WRITING_WORKLOADS,
     },
     {
@@ -68,9 +95,14 @@ export const zarr: Framing = {
   createWriter(options: WriterOptions = {}): FrameWriter {
     const endian = options.endian ?? "native";
     const compressor = optionOrDefault(zarr, options, "compressor") as string;
+    const version = optionOrDefault(zarr, options, "version") as 2 | 3;
+    const separator = optionOrDefault(zarr, options, "separator") as DimensionSeparator | undefined;
     return new ZarrWriter({
       order: endian === "native" ? NATIVE_ORDER : endian,
-      separator: optionOrDefault(zarr, options, "separator") as DimensionSeparator,
+      separator: separator ?? (version === 3 ? "/" : "."),
+      version,
+      shard: optionOrDefault(zarr, options, "shard") as number,
+      crc32c: optionOrDefault(zarr, options, "crc32c") as boolean,
       compressor: compressor === "none" ? null : compressor as ZarrCodec,
       level: optionOrDefault(zarr, options, "level") as number,
       consolidated: optionOrDefault(zarr, options, "consolidated") as boolean,

@@ -71,6 +71,24 @@ export async function runPythonGsdCell(
   }
   const why = pythonGsdUnavailable();
   if (why !== null) throw new PeerUnavailableError(`peer '${peer}' is unavailable: ${why}`);
+  return await runPeerProgram(peer, api, "python3-gsd", size, n, repeat, options);
+}
+
+/**
+ * Runs the peer program (program.ts) for one table cell with `--api api` and returns its row;
+ * `library` names the Python package in messages. PeerUnavailableError when the program cannot
+ * import its library, VerifyError when data read back differs, UsageError for a bad argument,
+ * IoError for other failures.
+ */
+export async function runPeerProgram(
+  peer: string,
+  api: string,
+  library: string,
+  size: number,
+  n: number,
+  repeat: number,
+  options: PythonGsdCellOptions,
+): Promise<Row> {
   const args = [
     "-c",
     GSD_PEER_PY,
@@ -103,9 +121,7 @@ export async function runPythonGsdCell(
   if (out.code === 1) throw new VerifyError(`peer '${peer}': ${err}`);
   if (out.code === 2) throw new UsageError(`peer '${peer}': ${err}`);
   if (!out.success) {
-    throw new IoError(
-      `peer '${peer}' (python3-gsd) failed with exit code ${out.code}: ${err}`,
-    );
+    throw new IoError(`peer '${peer}' (${library}) failed with exit code ${out.code}: ${err}`);
   }
   const lines = new TextDecoder().decode(out.stdout).trim().split("\n");
   try {
@@ -115,12 +131,22 @@ export async function runPythonGsdCell(
     return attachAudit(row, audit);
   } catch {
     throw new IoError(
-      `peer '${peer}': the python3-gsd program printed no row (${lines.join(" ").slice(0, 200)})`,
+      `peer '${peer}': the ${library} program printed no row (${lines.join(" ").slice(0, 200)})`,
     );
   }
 }
 
-function programPeer(name: string, description: string): Backend {
+/**
+ * A program peer `name`: it measures whole table cells with `measure` (nothing else), where
+ * `unavailable` says it can run; `fileFraming` is the backend that reads the files it writes.
+ */
+export function programPeer(
+  name: string,
+  description: string,
+  unavailable: () => string | null,
+  measure: (cell: TableCell) => Promise<Row>,
+  fileFraming?: string,
+): Backend {
   const onlyCells = (): never => {
     throw new UsageError(
       `${name} is a program peer: it measures whole table cells (sciobench table --peer ${name})`,
@@ -137,11 +163,11 @@ function programPeer(name: string, description: string): Backend {
     fsyncPolicies: ["end"],
     transfer: false,
     sharedLayout: false,
-    unavailable: pythonGsdUnavailable,
+    unavailable,
     openWriter: (): FrameSink => onlyCells(),
     openReader: (): FrameSource => onlyCells(),
-    measureTableCell: (cell: TableCell): Promise<Row> =>
-      runPythonGsdCell(name, cell.size, cell.n, cell.repeat, cell),
+    measureTableCell: measure,
+    ...(fileFraming !== undefined ? { fileFraming } : {}),
   };
 }
 
@@ -149,10 +175,14 @@ function programPeer(name: string, description: string): Backend {
 export const pythonGsd: Backend = programPeer(
   "python-gsd",
   "python3-gsd through gsd.hoomd (a program: measures whole table cells)",
+  pythonGsdUnavailable,
+  (cell) => runPythonGsdCell("python-gsd", cell.size, cell.n, cell.repeat, cell),
 );
 
 /** python3-gsd's gsd.fl file layer as a program peer. */
 export const pythonGsdFl: Backend = programPeer(
   "python-gsd-fl",
   "python3-gsd through gsd.fl (a program: measures whole table cells)",
+  pythonGsdUnavailable,
+  (cell) => runPythonGsdCell("python-gsd-fl", cell.size, cell.n, cell.repeat, cell),
 );

@@ -1,5 +1,6 @@
 /**
- * The python3-gsd side of `sciobench table --peer python-gsd`: a Python program, kept here as a
+ * The Python side of `sciobench table --peer python-gsd` (and `--peer zarr-python`, the same
+ * program with `--api zarr`): a Python program, kept here as a
  * string so a compiled sciobench carries it (no file is read next to the module). It is run as
  * `python3 -c GSD_PEER_PY ARGS`. To run it alone, save it first:
  * `deno eval 'import { GSD_PEER_PY } from "./lib/peers/python_gsd/program.ts"; console.log(GSD_PEER_PY)' > gsd_peer.py`.
@@ -9,7 +10,10 @@
 import { OPEN_WARMUP_OPENS, OPEN_WARMUP_SECONDS } from "../../sys/meter.ts";
 import { SUB_BITS, TOP_EXPONENT } from "../../report/histogram.ts";
 
-/** Source of the Python program that measures the GSD table with python3-gsd. */
+/**
+ * Source of the Python program that measures the table with python3-gsd (`--api hoomd|fl`) or
+ * python3-zarr 2.13 (`--api zarr|zarr-nested`).
+ */
 export const GSD_PEER_PY = String.raw`#!/usr/bin/python3
 """The GSD table of 'sciobench table', measured with the real library (python3-gsd).
 
@@ -32,9 +36,14 @@ random read order (so rows compare one to one):
 4. drop again, read the sample in the seeded random order, checking every frame.
 
 With '--api fl' the same cells run on the file layer ('gsd.fl': write_chunk / read_chunk of
-exactly the chunks gsd.hoomd writes), which shows what the hoomd layer adds. Rows use the columns
-of 'sciobench table' (CSV, or JSON lines with --format jsonl); framing is 'python-gsd' or
-'python-gsd-fl'.
+exactly the chunks gsd.hoomd writes), which shows what the hoomd layer adds. With '--api zarr'
+(or 'zarr-nested') they run on python3-zarr 2.13: a store (zarr.DirectoryStore, or
+NestedDirectoryStore) with the arrays particles/position (frames, N, 3) and particles/orientation
+(frames, N, 4), float32, one frame per chunk, no compressor, as sciobench's zarr framing writes
+them; frame i is written as 'a[i] = ...' and read as 'a[i]'; every file and directory of the store
+is fsynced at the end of the write and dropped before each read. Rows use the columns of
+'sciobench table' (CSV, or JSON lines with --format jsonl); framing is 'python-gsd',
+'python-gsd-fl', 'zarr-python' or 'zarr-python-nested'.
 """
 import argparse
 import ctypes
@@ -76,13 +85,34 @@ def fail(message, code=2):
     sys.exit(code)
 
 
-try:
-    import numpy as np
-    import gsd
-    import gsd.fl
-    import gsd.hoomd
-except ImportError as e:  # the caller turns exit code 3 into "peer unavailable"
-    fail(f"python3-gsd is not installed for {sys.executable} ({e}); apt-get install python3-gsd", 3)
+ZARR_APIS = ("zarr", "zarr-nested")
+FRAMING = {"hoomd": "python-gsd", "fl": "python-gsd-fl", "zarr": "zarr-python",
+           "zarr-nested": "zarr-python-nested"}
+
+
+def load(api):
+    """Imports the library of api (the caller turns exit code 3 into "peer unavailable")."""
+    global np, gsd, zarr
+    try:
+        import numpy as np
+    except ImportError as e:
+        fail(f"numpy is not installed for {sys.executable} ({e}); apt-get install python3-numpy", 3)
+    if api in ZARR_APIS:
+        try:
+            import zarr
+        except ImportError as e:
+            fail(f"python3-zarr is not installed for {sys.executable} ({e}); "
+                 "apt-get install python3-zarr", 3)
+        if not zarr.__version__.startswith("2."):
+            fail(f"zarr {zarr.__version__} for {sys.executable}: the peer drives zarr 2's "
+                 "DirectoryStore", 3)
+        return
+    try:
+        import gsd
+        import gsd.fl
+        import gsd.hoomd
+    except ImportError as e:
+        fail(f"python3-gsd is not installed for {sys.executable} ({e}); apt-get install python3-gsd", 3)
 
 
 # ---- the data and order of sciobench's table (lib/workloads/pattern.ts, table.ts) -----------
@@ -276,24 +306,76 @@ def resident_fraction(fd, size):
         libc.munmap(addr, size)
 
 
+def store_files(path):
+    """The files of a store (a directory), in walk order; [path] for a file."""
+    if not os.path.isdir(path):
+        return [path]
+    out = []
+    for top, dirs, files in os.walk(path):
+        dirs.sort()
+        out.extend(os.path.join(top, f) for f in sorted(files))
+    return out
+
+
 def drop_cache(path, cache="cold"):
-    """Drops the file from the page cache (cold) or reads it through once (warm)."""
+    """Drops the file (every file of a store) from the page cache (cold) or reads it through
+    once (warm); the resident fraction after it (of a store's bytes, over all its files)."""
     t0 = time.monotonic()
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        if cache == "cold":
-            os.fdatasync(fd)
-            TRAIL.sync("fdatasync", path)
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-            TRAIL.sync("fadvise", path, "DONTNEED")
-        else:
-            while os.read(fd, 4 << 20):
-                pass
-        resident = resident_fraction(fd, os.fstat(fd).st_size)
-        TRAIL.resident(path, resident)
-    finally:
-        os.close(fd)
-    return time.monotonic() - t0, resident
+    pages = resident_pages = 0.0
+    for f in store_files(path):
+        fd = os.open(f, os.O_RDONLY)
+        try:
+            if cache == "cold":
+                os.fdatasync(fd)
+                TRAIL.sync("fdatasync", f)
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+                TRAIL.sync("fadvise", f, "DONTNEED")
+            else:
+                while os.read(fd, 4 << 20):
+                    pass
+            size = os.fstat(fd).st_size
+            resident = resident_fraction(fd, size)
+            TRAIL.resident(f, resident)
+            if resident < 0:
+                pages, resident_pages = 1.0, -1.0
+            elif resident_pages >= 0:
+                pages += size
+                resident_pages += resident * size
+        finally:
+            os.close(fd)
+    fraction = resident_pages if resident_pages < 0 else (resident_pages / pages if pages else 0.0)
+    return time.monotonic() - t0, fraction
+
+
+def sync_store(path):
+    """fsyncs every file of the store, then every directory, deepest first (its parent last)."""
+    dirs = []
+    for top, _, files in os.walk(path):
+        dirs.append(top)
+        for f in sorted(files):
+            fd = os.open(os.path.join(top, f), os.O_RDONLY)
+            try:
+                os.fsync(fd)
+                TRAIL.sync("fsync", os.path.join(top, f))
+            finally:
+                os.close(fd)
+    for d in sorted(dirs, key=lambda d: -d.count(os.sep)) + [os.path.dirname(path)]:
+        fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(fd)
+            TRAIL.sync("fsync", d)
+        finally:
+            os.close(fd)
+
+
+def zarr_store(path, api):
+    return zarr.NestedDirectoryStore(path) if api == "zarr-nested" else zarr.DirectoryStore(path)
+
+
+def zarr_open(path, api):
+    """The store's two arrays, opened as a reader opens them (zarr.open_group, mode r)."""
+    g = zarr.open_group(zarr_store(path, api), mode="r")
+    return g["particles/position"], g["particles/orientation"]
 
 
 FS_TYPES = {
@@ -322,6 +404,23 @@ def num(x, digits=6):
 
 def write_file(path, api, nframes, pos, ori):
     n = pos.shape[0]
+    if api in ZARR_APIS:
+        root = zarr.group(store=zarr_store(path, api))
+        g = root.create_group("particles")
+        arrays = []
+        for name, a in (("position", pos), ("orientation", ori)):
+            z = g.zeros(name, shape=(nframes,) + a.shape, chunks=(1,) + a.shape, dtype="<f4",
+                        compressor=None)
+            z.attrs["_ARRAY_DIMENSIONS"] = ["frame"] + [f"{name}_{k + 1}" for k in range(a.ndim)]
+            arrays.append(z)
+        for i in range(nframes):
+            pos[0, 0] = i
+            ori[0, 0] = i
+            arrays[0][i] = pos
+            arrays[1][i] = ori
+        t0 = time.monotonic()
+        sync_store(path)
+        return time.monotonic() - t0
     if api == "hoomd":
         with gsd.hoomd.open(path, "wb") as traj:
             for i in range(nframes):
@@ -430,6 +529,8 @@ def read_frames(handle, api, order, pos, ori, path, latency):
         if api == "hoomd":
             snap = handle[i]
             p, o = snap.particles.position, snap.particles.orientation
+        elif api in ZARR_APIS:
+            p, o = handle[0][i], handle[1][i]
         else:
             p = handle.read_chunk(frame=i, name="particles/position")
             o = handle.read_chunk(frame=i, name="particles/orientation")
@@ -453,20 +554,29 @@ def run_cell(size, n, repeat, args):
     pos, ori = table_arrays(n, args.seed)
     scratch = tempfile.mkdtemp(prefix=".sciobench-gsd-peer-", dir=args.dir)
     try:
-        path = os.path.join(scratch, "table.gsd")
+        path = os.path.join(scratch, "table.zarr" if api in ZARR_APIS else "table.gsd")
         if args.warmup:
             write_file(path, api, nframes, pos, ori)
-            os.remove(path)
+            shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
         global TRAIL
         TRAIL = Trail()
         m = Meter("write")
         sync_s = write_file(path, api, nframes, pos, ori)
         w = m.stop()
-        file_bytes = os.stat(path).st_size
+        file_bytes = sum(os.stat(f).st_size for f in store_files(path))
         # as sciobench does: a first open, closed at once, before the drop (open_first_ms keeps
         # it), then up to OPEN_WARMUP_OPENS untimed ones in OPEN_WARMUP_SECONDS at most
+        def open_handle():
+            if api in ZARR_APIS:
+                return zarr_open(path, api)
+            return gsd.hoomd.open(path, "rb") if api == "hoomd" else gsd.fl.open(path, "rb")
+
+        def close(handle):
+            if api not in ZARR_APIS:
+                handle.close()
+
         def open_close():
-            (gsd.hoomd.open(path, "rb") if api == "hoomd" else gsd.fl.open(path, "rb")).close()
+            close(open_handle())
         m = Meter("first open")
         open_close()
         first = m.stop()
@@ -477,12 +587,13 @@ def run_cell(size, n, repeat, args):
             open_close()
         drop1, resident = drop_cache(path, args.cache)
         m = Meter("open")
-        handle = gsd.hoomd.open(path, "rb") if api == "hoomd" else gsd.fl.open(path, "rb")
+        handle = open_handle()
         o = m.stop()
         # as sciobench does: what the open cached is dropped too, so the read starts cold
         drop_open = drop_cache(path)[0] if args.cache == "cold" else 0.0
         try:
-            got = len(handle) if api == "hoomd" else handle.nframes
+            got = (len(handle) if api == "hoomd" else
+                   handle[0].shape[0] if api in ZARR_APIS else handle.nframes)
             if got != nframes:
                 fail(f"{path}: {got} frames read back, {nframes} written", 1)
             read_latency = Histogram()
@@ -496,9 +607,9 @@ def run_cell(size, n, repeat, args):
             random_verify = read_frames(handle, api, order, pos, ori, path, random_latency)
             x = m.stop()
         finally:
-            handle.close()
+            close(handle)
         return {
-            "framing": "python-gsd" if api == "hoomd" else "python-gsd-fl",
+            "framing": FRAMING[api],
             "size_bytes": size,
             "N": n,
             "open_ms": num(o["wall"] * 1000, 4),
@@ -605,10 +716,11 @@ def main():
     p.add_argument("--warmup", action="store_true")
     p.add_argument("--sample", default="256MiB")
     p.add_argument("--cache", choices=["cold", "warm"], default="cold")
-    p.add_argument("--api", choices=["hoomd", "fl"], default="hoomd")
+    p.add_argument("--api", choices=["hoomd", "fl", *ZARR_APIS], default="hoomd")
     p.add_argument("--format", choices=["csv", "jsonl"], default="csv")
     p.add_argument("--no-header", action="store_true")
     args = p.parse_args()
+    load(args.api)
     args.sample = parse_size(args.sample)
     if not os.path.isdir(args.dir):
         fail(f"--dir {args.dir} is not a directory")
