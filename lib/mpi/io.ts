@@ -108,6 +108,14 @@ function failed(path: string, what: string, e: unknown): unknown {
   return e;
 }
 
+/** The smallest and the largest of `value` over every rank (one MPI_Allreduce of two doubles). */
+function worldRange(mpi: MpiLibrary, value: number): [number, number] {
+  const send = new Float64Array([value, -value]);
+  const recv = new Float64Array(2);
+  mpi.allreduce(new Uint8Array(send.buffer), new Uint8Array(recv.buffer), 2, "double", "max");
+  return [-recv[1]!, recv[0]!];
+}
+
 /** One file open through the library. */
 class LibraryFile implements MpiIoFile {
   readonly path: string;
@@ -210,16 +218,7 @@ class LibraryFile implements MpiIoFile {
 
   range(value: number): [number, number] {
     if (!this.#shared) return [value, value];
-    const send = new Float64Array([value, -value]);
-    const recv = new Float64Array(2);
-    this.#mpi.allreduce(
-      new Uint8Array(send.buffer),
-      new Uint8Array(recv.buffer),
-      2,
-      "double",
-      "max",
-    );
-    return [-recv[1]!, recv[0]!];
+    return worldRange(this.#mpi, value);
   }
 
   gather(bytes: Uint8Array): Uint8Array[] {
@@ -253,6 +252,22 @@ export function mpiIoOf(mpi: MpiLibrary): MpiIo {
   library = name;
   return {
     library: name,
+    abi: mpi.abi,
+    rank: mpi.rank(),
+    comm: (layout) => mpi.comm(layout === "shared" ? "world" : "self"),
+    info(hints) {
+      const handle = mpi.infoCreate(hints);
+      return { handle, free: () => mpi.infoFree(handle) };
+    },
+    range: (value, layout) => (layout === "shared" ? worldRange(mpi, value) : [value, value]),
+    reportHints(file, layout, access, hints) {
+      const info = mpi.fileInfo({ cell: new Uint8Array(8), handle: file });
+      try {
+        keepReport(hintReport(layout, access, hints, mpi.infoEntries(info)));
+      } finally {
+        mpi.infoFree(info);
+      }
+    },
     open(path, access, layout, hints) {
       const shared = layout === "shared";
       const amode = access === "read"
