@@ -273,6 +273,35 @@ mpiTest(
   },
 );
 
+mpiTest(
+  "hdf5-mpio: without an HDF5 build for the MPI, framings says why and table refuses it in one line",
+  async (launcher) => {
+    using tmp = tempDir();
+    const env = { SCIOBENCH_HDF5_MPI_LIB: `${tmp.path}/libhdf5_none.so` };
+    const why = new RegExp(
+      `no parallel HDF5 for this MPI library \\(${
+        launcher.name === "openmpi" ? "Open MPI" : "MPICH"
+      }[^)]*\\): SCIOBENCH_HDF5_MPI_LIB=\\S+libhdf5_none\\.so cannot be loaded: not found`,
+    );
+    const list = await runMpi(launcher, ["framings", "--format", "json"], { ranks: 1, env });
+    assert.equal(list.code, 0, list.stderr);
+    const doc = JSON.parse(list.stdout) as {
+      backends: { name: string; available: boolean; unavailable?: string }[];
+    };
+    const h5 = doc.backends.find((b) => b.name === "hdf5-mpio")!;
+    assert.equal(h5.available, false);
+    assert.match(h5.unavailable!, why);
+    const r = await runMpi(launcher, [
+      ...["table", ...SMALL, "--framing", "raw,hdf5-mpio", "--dir", tmp.path],
+    ], { ranks: 2, env });
+    assert.equal(r.code, 2, r.stderr);
+    const errors = r.stderr.split("\n").filter((l) => l.startsWith("sciobench: error:"));
+    assert.ok(errors.length >= 1 && errors.every((l) => l === errors[0]), r.stderr);
+    assert.match(errors[0]!, /--framing hdf5-mpio: no parallel HDF5 for this MPI library/);
+    assert.deepEqual(leftovers(tmp.path), []);
+  },
+);
+
 Deno.test("hdf5-mpio: outside MPI it is refused in one line and listed as unavailable", async () => {
   using tmp = tempDir();
   for (const args of [["table", "--size", "64KiB"], ["records", "--shape", "2x10"]]) {
