@@ -32,7 +32,7 @@ import type {
   SourceOptions,
 } from "../../backends/backend.ts";
 import { IoError, PeerRankFailed, UsageError } from "../../core/errors.ts";
-import type { ChunkLayout, DType, Frame } from "../../framings/types.ts";
+import type { ChunkLayout, Frame } from "../../framings/types.ts";
 import { DTYPE_SIZE } from "../../framings/types.ts";
 import { cString, noteLibrarySync } from "../../sys/libc.ts";
 import {
@@ -145,7 +145,10 @@ function loadFor(abi: MpiIo["abi"]): MpiHdf5 | string {
   return made;
 }
 
-/** The build for `io`'s MPI; PeerUnavailableError-free: the guard refused the run before. */
+/**
+ * The build for `io`'s MPI; UsageError with the reason when there is none (the run's backend
+ * check refuses it first, in one line, through the capability's `problem`).
+ */
 function hdf5For(io: MpiIo): MpiHdf5 {
   const h = loadFor(io.abi);
   if (typeof h === "string") throw new UsageError(`${NAME}: ${h}`);
@@ -639,6 +642,7 @@ class Hdf5MpioSource implements FrameSource {
   readonly #h: MpiHdf5;
   readonly #file: bigint;
   #dxpl = -1n;
+  #dapl = -1n;
   #sets: ReadSet[] = [];
   #bytesRead = 0;
 
@@ -661,6 +665,9 @@ class Hdf5MpioSource implements FrameSource {
     }
     try {
       this.#dxpl = mpioTransfer(h, s.collective, path);
+      // without HDF5's chunk cache: every frame read goes to the file (a cold read is cold)
+      this.#dapl = check(lib, fn.H5Pcreate(lib.datasetAccess), "H5Pcreate", path);
+      check(lib, fn.H5Pset_chunk_cache(this.#dapl, 0n, 0n, 1), "H5Pset_chunk_cache", path);
       let frames = Infinity;
       for (const chunk of layout) frames = Math.min(frames, this.#open(chunk));
       this.frameCount = layout.length === 0 ? 0 : frames;
@@ -678,7 +685,7 @@ class Hdf5MpioSource implements FrameSource {
     const name = components(chunk.name, this.path).join("/");
     const id = check(
       lib,
-      fn.H5Dopen2(this.#file, cString(name), H5P_DEFAULT),
+      fn.H5Dopen2(this.#file, cString(name), this.#dapl),
       `H5Dopen2 '${name}'`,
       this.path,
     );
@@ -700,7 +707,7 @@ class Hdf5MpioSource implements FrameSource {
     count.set(dims);
     count[0] = 1n;
     const memspace = fn.H5Screate_simple(rank, count, null);
-    const bytes = elementCount(chunk.shape) * DTYPE_SIZE[chunk.dtype as DType];
+    const bytes = elementCount(chunk.shape) * DTYPE_SIZE[chunk.dtype];
     this.#sets.push({
       ...chunk,
       id,
@@ -760,6 +767,7 @@ class Hdf5MpioSource implements FrameSource {
     }
     this.#sets = [];
     if (this.#dxpl >= 0n && fn.H5Pclose(this.#dxpl) < 0) failed++;
+    if (this.#dapl >= 0n && fn.H5Pclose(this.#dapl) < 0) failed++;
     if (fn.H5Fclose(this.#file) < 0 || failed > 0) {
       throw new IoError(`${NAME}: ${this.path}: closing the file failed: ${errorSummary(lib)}`);
     }
