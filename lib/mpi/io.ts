@@ -8,7 +8,10 @@
  * reported (the library refused or ignored it). What a library reports differs: MPICH's ROMIO
  * reports every hint it uses, with the values it uses, and drops keys it does not know; Open
  * MPI 4 hands back the hints as they were given, whether its I/O component (ompio by default,
- * romio321 with OMPI_MCA_io=romio321) uses them or not. Calls of more than 1 GiB are made in pieces (an MPI count is a C int).
+ * romio321 with OMPI_MCA_io=romio321) uses them or not. A library that opens files through
+ * MPI-IO itself (parallel HDF5) is handed the communicator, an MPI_Info of the hints and a range
+ * over the ranks, and passes the MPI_File it opened back for the same hint report. Calls of more
+ * than 1 GiB are made in pieces (an MPI count is a C int).
  * A failed call throws IoError naming the file, the call, the bytes and offset, and the library's
  * own text for the error (MPI_Error_string). MPI_File_sync, the durable point, is recorded in the
  * audit trail as sciobench's own fsyncs are.
