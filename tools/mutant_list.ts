@@ -466,6 +466,17 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/only where it moved/",
   },
   {
+    name: "hdf5-mpio-flush",
+    claim: "hdf5-mpio: a file's write ends without H5Fflush (no durable point)",
+    edits: [{
+      marker: "hdf5-mpio-flush",
+      search: "if (!this.#fsync) return;",
+      replace: "return;",
+    }],
+    tests: ["tests/mpi_hdf5_mpio_test.ts"],
+    filter: "/table --framing raw,hdf5-mpio --layout shared on 2 nodes/",
+  },
+  {
     name: "table-warm-up-opens",
     claim: "table: the open timed without the untimed warm-up opens (V8's compiler timed)",
     edits: [{

@@ -88,10 +88,42 @@ export interface MpiIoFile {
   gather(bytes: Uint8Array): Uint8Array[];
 }
 
+/**
+ * An MPI handle as the launcher's library passes it by value: an address (Open MPI's MPI_Comm
+ * and MPI_Info) or a 32-bit integer (MPICH's). Only that library takes it.
+ */
+export type MpiHandleValue = Deno.PointerValue | number;
+
 /** MPI-IO on the launcher's MPI library (lib/mpi/io.ts), as backends that use it see it. */
 export interface MpiIo {
   /** The MPI library doing the I/O: the first line of MPI_Get_library_version. */
   readonly library: string;
+  /** Its ABI family: Open MPI's (handles are addresses) or MPICH's (handles are integers). */
+  readonly abi: "openmpi" | "mpich";
+  /** This process's rank in MPI_COMM_WORLD. */
+  readonly rank: number;
+  /**
+   * The communicator a file of `layout` is opened on, for libraries that open files through
+   * MPI-IO themselves (HDF5's MPI-IO driver): MPI_COMM_WORLD (`shared`) or MPI_COMM_SELF.
+   */
+  comm(layout: FileLayout): MpiHandleValue;
+  /** An MPI_Info holding `hints` (MPI_Info_create, MPI_Info_set), for such a library's open. */
+  info(hints: readonly MpiHint[]): { readonly handle: MpiHandleValue; free(): void };
+  /**
+   * The smallest and the largest of `value` over the processes of `layout`'s communicator (a
+   * collective call over every rank when `shared`; `[value, value]` for `per-rank`).
+   */
+  range(value: number, layout: FileLayout): [min: number, max: number];
+  /**
+   * Keeps what the library reports of the hints of a file another library opened through MPI-IO
+   * (`file`: the MPI_File, as MPI_File_open stored it) for the run's meta, as `open` keeps them.
+   */
+  reportHints(
+    file: Deno.PointerValue,
+    layout: FileLayout,
+    access: "write" | "read",
+    hints: readonly MpiHint[],
+  ): void;
   /**
    * Opens `path` with `hints` (an MPI_Info) on every rank (`shared`: MPI_COMM_WORLD, collective)
    * or on this rank alone (`per-rank`: MPI_COMM_SELF): `create` makes it (an existing file is
@@ -120,7 +152,11 @@ export interface MpiIoRun {
 export interface MpiIoSettings extends MpiIoRun {
   /** One file for every rank, or a file of this rank's own. */
   readonly layout: FileLayout;
-  /** `shared` writes: this rank's frames of the file (every rank writes as many). */
+  /**
+   * Writes: this rank's frames of the file, when the caller knows them (a library that sizes its
+   * datasets before the first frame needs them): of a `shared` file its part (every rank writes
+   * as many), of a `per-rank` file all of them (first 0, total = count).
+   */
   readonly part?: FramePart;
 }
 
@@ -133,6 +169,16 @@ export interface MpiIoCapability {
   readonly layouts: readonly FileLayout[];
   /** True when it can make its reads and writes collective calls (`--collective on`). */
   readonly collective: boolean;
+  /**
+   * Why it cannot run on the launcher's MPI library `io` (no library of its own built for that
+   * MPI), or null; undefined: it runs on any.
+   */
+  problem?(io: MpiIo): string | null;
+  /**
+   * What a row's `library` column says of it on `io`: its own library and version on the MPI
+   * library's (undefined: the MPI library alone).
+   */
+  library?(io: MpiIo): string;
 }
 
 /** How a writer treats an existing file at its path. */

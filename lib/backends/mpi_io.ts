@@ -23,10 +23,12 @@ export const NO_MPI_LAUNCHER = "it runs only under an MPI launcher (mpirun, mpie
   "through MPI-IO of the launcher's MPI library; this process was not started by one";
 
 /**
- * Why `backend` cannot run here because it needs MPI-IO and there is none (no launcher), or
- * null: it does not use MPI-IO, or MPI-IO is there.
+ * Why `backend` cannot run here because it needs MPI-IO and there is none (no launcher), or its
+ * own library for the launcher's MPI is missing (its capability's `problem`), or null: it does
+ * not use MPI-IO, or it can run.
  */
 export function mpiIoProblem(backend: Pick<Backend, "mpiIo">): string | null {
-  if (backend.mpiIo === undefined || installed !== undefined) return null;
-  return NO_MPI_LAUNCHER;
+  if (backend.mpiIo === undefined) return null;
+  if (installed === undefined) return NO_MPI_LAUNCHER;
+  return backend.mpiIo.problem?.(installed) ?? null;
 }

@@ -481,7 +481,8 @@ export const FLAGS = {
     type: "string",
     value: "L",
     help: "under MPI: per-rank (a file per rank) or shared (one file, each rank its own part " +
-      "at offsets known in advance; raw, f77, netcdf, gsd, and mpiio through MPI-IO)",
+      "at offsets known in advance; raw, f77, netcdf, gsd, and mpiio and hdf5-mpio through " +
+      "MPI-IO)",
     default: "per-rank",
     about: {
       scaling: "Scaling takes per-rank only: IOspeed times the open, writes and close of a " +
@@ -492,10 +493,11 @@ export const FLAGS = {
   collective: {
     type: "string",
     value: "C",
-    help: "under MPI, how backends that go through MPI-IO (mpiio) read and write: on (the " +
-      "default) with collective calls (MPI_File_write_at_all, MPI_File_read_at_all), off with " +
-      "independent ones (MPI_File_write_at, MPI_File_read_at); the rows' collective column " +
-      "says which; refused when no backend of the run uses MPI-IO",
+    help: "under MPI, how backends that go through MPI-IO (mpiio, hdf5-mpio) read and write: on " +
+      "(the default) with collective calls (MPI_File_write_at_all, MPI_File_read_at_all; " +
+      "H5FD_MPIO_COLLECTIVE), off with independent ones (MPI_File_write_at, MPI_File_read_at; " +
+      "H5FD_MPIO_INDEPENDENT); the rows' collective column says which; refused when no backend " +
+      "of the run uses MPI-IO",
     commands: MPI_READING,
   },
   hint: {

@@ -97,7 +97,12 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   } catch (e) {
     return reportError(e);
   }
-  if (w.size === 1) return await runCommand(cmd, rest, null);
+  if (w.size === 1) {
+    // one process (a launcher's single rank still ends MPI: Open MPI fails a rank that does not)
+    const code = await runCommand(cmd, rest, null);
+    w.finalize();
+    return code;
+  }
   onUnfencedFailure((e) => {
     if (typeof e === "object" && e !== null && !reported.has(e)) {
       reported.set(e, reportError(e, `rank ${w.rank} on ${w.host}: `));

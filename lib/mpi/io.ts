@@ -8,7 +8,10 @@
  * reported (the library refused or ignored it). What a library reports differs: MPICH's ROMIO
  * reports every hint it uses, with the values it uses, and drops keys it does not know; Open
  * MPI 4 hands back the hints as they were given, whether its I/O component (ompio by default,
- * romio321 with OMPI_MCA_io=romio321) uses them or not. Calls of more than 1 GiB are made in pieces (an MPI count is a C int).
+ * romio321 with OMPI_MCA_io=romio321) uses them or not. A library that opens files through
+ * MPI-IO itself (parallel HDF5) is handed the communicator, an MPI_Info of the hints and a range
+ * over the ranks, and passes the MPI_File it opened back for the same hint report. Calls of more
+ * than 1 GiB are made in pieces (an MPI count is a C int).
  * A failed call throws IoError naming the file, the call, the bytes and offset, and the library's
  * own text for the error (MPI_Error_string). MPI_File_sync, the durable point, is recorded in the
  * audit trail as sciobench's own fsyncs are.
@@ -106,6 +109,14 @@ function failed(path: string, what: string, e: unknown): unknown {
   if (e instanceof MpiCallError) return new IoError(`${path}: ${what}: ${e.call}: ${e.text}`);
   if (e instanceof RangeError) return new IoError(`${path}: ${what}: ${e.message}`);
   return e;
+}
+
+/** The smallest and the largest of `value` over every rank (one MPI_Allreduce of two doubles). */
+function worldRange(mpi: MpiLibrary, value: number): [number, number] {
+  const send = new Float64Array([value, -value]);
+  const recv = new Float64Array(2);
+  mpi.allreduce(new Uint8Array(send.buffer), new Uint8Array(recv.buffer), 2, "double", "max");
+  return [-recv[1]!, recv[0]!];
 }
 
 /** One file open through the library. */
@@ -210,16 +221,7 @@ class LibraryFile implements MpiIoFile {
 
   range(value: number): [number, number] {
     if (!this.#shared) return [value, value];
-    const send = new Float64Array([value, -value]);
-    const recv = new Float64Array(2);
-    this.#mpi.allreduce(
-      new Uint8Array(send.buffer),
-      new Uint8Array(recv.buffer),
-      2,
-      "double",
-      "max",
-    );
-    return [-recv[1]!, recv[0]!];
+    return worldRange(this.#mpi, value);
   }
 
   gather(bytes: Uint8Array): Uint8Array[] {
@@ -253,6 +255,22 @@ export function mpiIoOf(mpi: MpiLibrary): MpiIo {
   library = name;
   return {
     library: name,
+    abi: mpi.abi,
+    rank: mpi.rank(),
+    comm: (layout) => mpi.comm(layout === "shared" ? "world" : "self"),
+    info(hints) {
+      const handle = mpi.infoCreate(hints);
+      return { handle, free: () => mpi.infoFree(handle) };
+    },
+    range: (value, layout) => (layout === "shared" ? worldRange(mpi, value) : [value, value]),
+    reportHints(file, layout, access, hints) {
+      const info = mpi.fileInfo({ cell: new Uint8Array(8), handle: file });
+      try {
+        keepReport(hintReport(layout, access, hints, mpi.infoEntries(info)));
+      } finally {
+        mpi.infoFree(info);
+      }
+    },
     open(path, access, layout, hints) {
       const shared = layout === "shared";
       const amode = access === "read"

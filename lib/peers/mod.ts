@@ -14,6 +14,7 @@
 import type { Backend } from "../backends/backend.ts";
 import { hdf4 } from "./hdf4/mod.ts";
 import { hdf5 } from "./hdf5/mod.ts";
+import { hdf5Mpio } from "./hdf5/mpio.ts";
 import { netcdf4, netcdfLib } from "./netcdf4/mod.ts";
 import { pythonGsd, pythonGsdFl } from "./python_gsd/mod.ts";
 import { f77Gfortran } from "./gfortran/mod.ts";
@@ -22,6 +23,7 @@ import { zarrPython, zarrPythonNested } from "./zarr_python/mod.ts";
 /** Every peer backend, in the order `sciobench framings` lists them: libraries, then programs. */
 export const PEERS: readonly Backend[] = [
   hdf5,
+  hdf5Mpio,
   netcdf4,
   netcdfLib,
   hdf4,
@@ -36,6 +38,7 @@ export {
   f77Gfortran,
   hdf4,
   hdf5,
+  hdf5Mpio,
   netcdf4,
   netcdfLib,
   pythonGsd,

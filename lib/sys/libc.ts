@@ -209,17 +209,18 @@ export interface IoObserver {
   resident(fd: number, fraction: number): void;
   /**
    * A library made `path` durable through its own descriptors ({@link noteLibrarySync}):
-   * `MPI_File_sync`, MPI-IO's durable point.
+   * `MPI_File_sync`, MPI-IO's durable point, or `H5Fflush`, parallel HDF5's (its MPI-IO driver
+   * syncs the file).
    */
   librarySync(path: string, call: LibrarySync): void;
 }
 
-/** The durable points of libraries sciobench records: MPI-IO's. */
-export type LibrarySync = "MPI_File_sync";
+/** The durable points of libraries sciobench records: MPI-IO's and parallel HDF5's. */
+export type LibrarySync = "MPI_File_sync" | "H5Fflush";
 
 /**
  * Tells the observer that a library made `path` durable through descriptors of its own (the
- * MPI library's MPI_File_sync), which no call of this module saw.
+ * MPI library's MPI_File_sync, parallel HDF5's H5Fflush), which no call of this module saw.
  */
 export function noteLibrarySync(path: string, call: LibrarySync): void {
   if (observer !== undefined) observer.librarySync(path, call);

@@ -97,7 +97,8 @@ export function mpiIoSettings(
 
 /**
  * The columns a row under MPI says of how its files were written: `layout`, `collective` (empty
- * for a backend without MPI-IO) and `library` (the MPI library doing the I/O; empty likewise).
+ * for a backend without MPI-IO) and `library` (the MPI library doing the I/O, after the
+ * backend's own library and version when it has one; empty likewise).
  */
 export function mpiIoColumns(
   backend: Backend,
@@ -108,7 +109,7 @@ export function mpiIoColumns(
   return {
     layout,
     collective: uses ? run.collective : "",
-    library: uses ? run.io.library : "",
+    library: uses ? (backend.mpiIo!.library?.(run.io) ?? run.io.library) : "",
   };
 }
 

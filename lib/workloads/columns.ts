@@ -426,16 +426,19 @@ export const COLUMN_SCHEMA = {
   collective: entry(
     "",
     "flag",
-    "under MPI (table, records): true when a backend that goes through MPI-IO (mpiio) read and " +
-      "wrote with collective calls (MPI_File_write_at_all, MPI_File_read_at_all), false with " +
-      "independent ones (--collective off); empty for backends without MPI-IO",
+    "under MPI (table, records): true when a backend that goes through MPI-IO (mpiio, " +
+      "hdf5-mpio) read and wrote with collective calls (MPI_File_write_at_all, " +
+      "MPI_File_read_at_all; HDF5's H5FD_MPIO_COLLECTIVE), false with independent ones " +
+      "(--collective off); empty for backends without MPI-IO",
   ),
   library: entry(
     "",
     "text",
     "under MPI (table, records): the MPI library a backend that goes through MPI-IO did its I/O " +
-      "with, as MPI_Get_library_version's first line names it (the JSON meta's mpi_io says " +
-      "which hints it reports using); empty for backends without MPI-IO",
+      "with, as MPI_Get_library_version's first line names it, after the backend's own library " +
+      "when it has one (hdf5-mpio: `HDF5 1.10.8 (libhdf5_openmpi.so.103) on Open MPI v4.1.4, " +
+      "...`; the JSON meta's mpi_io says which hints it reports using); empty for backends " +
+      "without MPI-IO",
   ),
   // every row ends with these
   stat: entry(

@@ -21,7 +21,7 @@ import { installedMpiIo, mpiIoProblem, NO_MPI_LAUNCHER } from "../backends/mpi_i
 import { crossNodeShift, world } from "../mpi/world.ts";
 import { warn } from "../core/diagnostics.ts";
 import { parseChoice, parseCount, parseList } from "../core/values.ts";
-import { backendByName, usableBackend } from "../backends/registry.ts";
+import { backendByName, BACKENDS, usableBackend } from "../backends/registry.ts";
 import type { SkippedBackend } from "./workload.ts";
 import { parseSize } from "../core/sizes.ts";
 import { DEFAULT_DIRECT_BS, probeDirect, probeDirectFile, type Transfer } from "../io/transfer.ts";
@@ -115,6 +115,11 @@ export function parseHint(text: string): MpiHint {
   return [text.slice(0, eq), text.slice(eq + 1)];
 }
 
+/** The backends that go through MPI-IO, by name, joined with commas (for messages). */
+function mpiIoNames(): string {
+  return BACKENDS.filter((b) => b.mpiIo !== undefined).map((b) => b.name).join(", ");
+}
+
 /**
  * How the run's backends that go through MPI-IO read and write (`--collective on|off`, default
  * on, and the `--hint KEY=VALUE` items), or undefined when none of `backends` does. UsageError
@@ -134,7 +139,8 @@ export function parseMpiIo(
     ];
     if (given.length > 0) {
       throw new UsageError(
-        `${given.join(" and ")}: for backends that go through MPI-IO (mpiio, under MPI) only; ` +
+        `${given.join(" and ")}: for backends that go through MPI-IO (${mpiIoNames()}, under ` +
+          `MPI) only; ` +
           `none of ${backends.map((b) => b.name).join(", ") || "the backends"} does`,
       );
     }

@@ -162,6 +162,11 @@ const SYMBOLS = {
   H5P_CLS_GROUP_CREATE_ID_g: STATIC,
   H5P_CLS_DATASET_CREATE_ID_g: STATIC,
   H5P_CLS_DATASET_ACCESS_ID_g: STATIC,
+  // The MPI-IO driver's property lists and calls (lib/peers/hdf5/mpio.ts); in every build.
+  H5P_CLS_FILE_ACCESS_ID_g: STATIC,
+  H5P_CLS_DATASET_XFER_ID_g: STATIC,
+  H5Sselect_none: { parameters: ["i64"], result: "i32" },
+  H5Fget_vfd_handle: { parameters: ["i64", "i64", "buffer"], result: "i32" },
 } as const;
 
 type H5Lib = Deno.DynamicLibrary<typeof SYMBOLS>["symbols"];
@@ -250,6 +255,10 @@ export interface Hdf5 {
   readonly datasetCreate: bigint;
   /** The dataset access property class (for a dataset opened without a chunk cache). */
   readonly datasetAccess: bigint;
+  /** The file access property class (a file opened through the MPI-IO driver). */
+  readonly fileAccess: bigint;
+  /** The data transfer property class (collective or independent MPI-IO reads and writes). */
+  readonly datasetXfer: bigint;
 }
 
 let state: Hdf5 | string | undefined;
@@ -262,8 +271,18 @@ function readId(p: Deno.PointerValue): bigint {
 /** The loaded library, or the reason it cannot be loaded (tried once, cached). */
 export function load(): Hdf5 | string {
   if (state !== undefined) return state;
-  const loaded = loadLibrary("HDF5", HDF5_SONAMES, HDF5_ENV, SYMBOLS);
-  if (!loaded.ok) return (state = loaded.reason);
+  return (state = openHdf5("HDF5", HDF5_SONAMES, HDF5_ENV));
+}
+
+/**
+ * Loads an HDF5 build (the serial one, or one built for an MPI library) by `envVar` or the
+ * first of `sonames` that opens, and reads its predefined ids after H5open; the reason in one
+ * line when it cannot. `label` names it in messages and in the run's list of loaded libraries.
+ * Each build is loaded once by its caller, which caches the result.
+ */
+export function openHdf5(label: string, sonames: readonly string[], envVar: string): Hdf5 | string {
+  const loaded = loadLibrary(label, sonames, envVar, SYMBOLS);
+  if (!loaded.ok) return loaded.reason;
   const fn = loaded.symbols;
   // No exit handler: every file sciobench opens is closed explicitly, and H5_term_library at
   // exit crashed (SIGSEGV in H5F__close_cb) on a file a failed close left half open (ENOSPC).
@@ -275,7 +294,7 @@ export function load(): Hdf5 | string {
   } catch {
     // no --allow-env: the library sees the variable, external.ts still checks the paths it names
   }
-  if (fn.H5open() < 0) return (state = `HDF5 library ${loaded.path}: H5open failed`);
+  if (fn.H5open() < 0) return `${label} library ${loaded.path}: H5open failed`;
   fn.H5Eset_auto2(H5E_DEFAULT, null, null);
   const v = new Uint32Array(3);
   fn.H5get_libversion(v.subarray(0, 1), v.subarray(1, 2), v.subarray(2, 3));
@@ -329,12 +348,14 @@ export function load(): Hdf5 | string {
     groupCreate: g("H5P_CLS_GROUP_CREATE_ID_g"),
     datasetCreate: g("H5P_CLS_DATASET_CREATE_ID_g"),
     datasetAccess: g("H5P_CLS_DATASET_ACCESS_ID_g"),
+    fileAccess: g("H5P_CLS_FILE_ACCESS_ID_g"),
+    datasetXfer: g("H5P_CLS_DATASET_XFER_ID_g"),
   };
   if ([...Object.values(native), lib.datasetCreate].some((id) => id < 0n)) {
-    return (state = `HDF5 library ${loaded.path}: predefined ids still invalid after H5open`);
+    return `${label} library ${loaded.path}: predefined ids still invalid after H5open`;
   }
-  recordLoaded("HDF5", lib.path, lib.version);
-  return (state = lib);
+  recordLoaded(label, lib.path, lib.version);
+  return lib;
 }
 
 /** The loaded library; PeerUnavailableError when it cannot be loaded. */
@@ -353,15 +374,16 @@ interface StackEntry {
 }
 
 let walked: StackEntry[] = [];
-let walker:
-  | Deno.UnsafeCallback<{ parameters: ["u32", "pointer", "pointer"]; result: "i32" }>
-  | undefined;
+/** One error-stack walker per loaded build (each asks its own library for message texts). */
+const WALK = { parameters: ["u32", "pointer", "pointer"], result: "i32" } as const;
+const walkers = new Map<Hdf5, Deno.UnsafeCallback<typeof WALK>>();
 const msgBuf = new Uint8Array(256);
 
 function errorWalker(lib: Hdf5) {
-  if (walker) return walker;
-  walker = new Deno.UnsafeCallback(
-    { parameters: ["u32", "pointer", "pointer"], result: "i32" } as const,
+  const have = walkers.get(lib);
+  if (have) return have;
+  const walker = new Deno.UnsafeCallback(
+    WALK,
     (_n, desc) => {
       if (desc === null) return 0;
       const v = new Deno.UnsafePointerView(desc);
@@ -376,6 +398,7 @@ function errorWalker(lib: Hdf5) {
       return 0;
     },
   );
+  walkers.set(lib, walker);
   return walker;
 }
 

@@ -136,7 +136,11 @@ async function writePhase(
   const part = sharedPart(frames.records);
   const mpiIo = ranks.shared
     ? mpiIoSettings(t.backend, options.mpiIo, "shared", part)
-    : mpiIoSettings(t.backend, options.mpiIo, "per-rank");
+    : mpiIoSettings(t.backend, options.mpiIo, "per-rank", {
+      first: 0,
+      count: frames.records,
+      total: frames.records,
+    });
   const sink = {
     create: "truncate",
     ...{ endian: t.endian, fsync, backendOptions, transfer, mpiIo },

@@ -133,7 +133,8 @@ export async function runTableCell(
   const layout = shared ? "shared" : "per-rank";
   // a backend that goes through MPI-IO writes the shared file itself, collectively
   const part = sharedPart(sizing.frames);
-  const writeIo = mpiIoSettings(backend, options.mpiIo, layout, shared ? part : undefined);
+  const own = { first: 0, count: sizing.frames, total: sizing.frames };
+  const writeIo = mpiIoSettings(backend, options.mpiIo, layout, shared ? part : own);
   const readIo = mpiIoSettings(backend, options.mpiIo, layout);
   const nativeShared = shared && writeIo === undefined;
   const readBase = shared ? readRank * sizing.frames : 0;

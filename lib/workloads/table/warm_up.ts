@@ -63,7 +63,11 @@ async function warmUpIn(
     for (const backend of inProcess) {
       const path = `${dir}/${warmUpFile(backend)}`;
       // each rank's own file (MPI-IO: on MPI_COMM_SELF, so no rank waits for another)
-      const mpiIo = mpiIoSettings(backend, options.mpiIo, "per-rank");
+      const mpiIo = mpiIoSettings(backend, options.mpiIo, "per-rank", {
+        first: 0,
+        count: WARM_UP_FRAMES,
+        total: WARM_UP_FRAMES,
+      });
       try {
         await writeFrames(
           backend,
