@@ -71,6 +71,28 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/fsynced before the metadata/",
   },
   {
+    name: "store-replace-rename",
+    claim: "zarr append: each metadata file is replaced atomically (a temporary renamed over it)",
+    edits: [{
+      marker: "store-replace-rename",
+      search: "Deno.renameSync(temp, `${this.root}/${name}`);",
+      replace: "Deno.copyFileSync(temp, `${this.root}/${name}`);\n    Deno.removeSync(temp);",
+    }],
+    tests: ["tests/zarr_append_test.ts"],
+    filter: "/each replaced by a rename/",
+  },
+  {
+    name: "store-journal-saves",
+    claim: "zarr append: the old metadata is in the journal before it is replaced",
+    edits: [{
+      marker: "store-journal-saves",
+      search: "journal.save(replaced);",
+      replace: "journal.save([]);",
+    }],
+    tests: ["tests/zarr_append_test.ts"],
+    filter: "/the next command puts the store back/",
+  },
+  {
     name: "store-every-file",
     claim: "a cold read of a store drops, and its residency covers, every file of it",
     edits: [{

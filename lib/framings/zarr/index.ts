@@ -310,11 +310,26 @@ function fillWith(into: Uint8Array, element: Uint8Array | null): void {
   }
 }
 
+/** The layout of the store `store` reads: consolidated metadata first, else a walk of its groups. */
+function layoutOf(store: StoreMembers): StoreLayout {
+  const consolidated = store.read(".zmetadata", MAX_METADATA_BYTES);
+  return consolidated !== undefined ? consolidatedLayout(store, consolidated) : walkedLayout(store);
+}
+
 /** Decodes the store `store` reads: consolidated metadata first, else a walk of its groups. */
 export function openZarrStore(store: StoreMembers): FrameIndex {
-  const consolidated = store.read(".zmetadata", MAX_METADATA_BYTES);
-  const layout = consolidated !== undefined
-    ? consolidatedLayout(store, consolidated)
-    : walkedLayout(store);
-  return new ZarrIndex(store, layout);
+  return new ZarrIndex(store, layoutOf(store));
+}
+
+/**
+ * The arrays whose chunks make the frames of the store `store` reads (path order; empty when
+ * they make none, with the reason) and whether its metadata is consolidated: what an append
+ * continues.
+ */
+export function zarrFrameArrays(
+  store: StoreMembers,
+): { arrays: readonly ZarrArray[]; consolidated: boolean; why: string | undefined } {
+  const layout = layoutOf(store);
+  const why = notFrames(layout.arrays);
+  return { arrays: why === undefined ? layout.arrays : [], consolidated: layout.consolidated, why };
 }
