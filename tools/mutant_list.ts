@@ -75,7 +75,7 @@ export const MUTANTS: readonly Mutant[] = [
     claim: "zarr append: each metadata file is replaced atomically (a temporary renamed over it)",
     edits: [{
       marker: "store-replace-rename",
-      search: "Deno.renameSync(temp, `${this.root}/${name}`);",
+      search: "libc.rename(temp, `${this.root}/${name}`);",
       replace: "Deno.copyFileSync(temp, `${this.root}/${name}`);\n    Deno.removeSync(temp);",
     }],
     tests: ["tests/zarr_append_test.ts"],
@@ -91,6 +91,28 @@ export const MUTANTS: readonly Mutant[] = [
     }],
     tests: ["tests/zarr_append_test.ts"],
     filter: "/the next command puts the store back/",
+  },
+  {
+    name: "store-sync-opens-directory",
+    claim: "table: a store's directory syncs count as directories synced, apart from its files",
+    edits: [{
+      marker: "store-sync-opens-directory",
+      search: "libc.O.RDONLY | (directory ? libc.O.DIRECTORY : 0)",
+      replace: "libc.O.RDONLY",
+    }],
+    tests: ["tests/metadata_columns_test.ts"],
+    filter: "/metadata columns count/",
+  },
+  {
+    name: "store-journal-identity",
+    claim: "zarr append: a journal is applied only to the store it was made for",
+    edits: [{
+      marker: "store-journal-identity",
+      search: "doc !== undefined && (doc.dev !== dev || doc.ino !== ino)",
+      replace: "false",
+    }],
+    tests: ["tests/zarr_append_test.ts"],
+    filter: "/since replaced is never applied/",
   },
   {
     name: "store-every-file",

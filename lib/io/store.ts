@@ -98,9 +98,13 @@ export function removeStore(path: string): void {
   Deno.removeSync(path, { recursive: isDirectory(path) });
 }
 
-/** fsyncs the open directory or file `path` names (opened read-only for the call). */
-function syncPath(path: string): void {
-  const fd = libc.open(path, libc.O.RDONLY);
+/**
+ * fsyncs the directory (or with `directory` false, the file) `path` names, opened read-only for
+ * the call.
+ */
+function syncPath(path: string, directory = true): void {
+  // mutant: store-sync-opens-directory
+  const fd = libc.open(path, libc.O.RDONLY | (directory ? libc.O.DIRECTORY : 0));
   try {
     libc.fsync(fd, path);
   } finally {
@@ -114,7 +118,7 @@ function syncPath(path: string): void {
  * `--fsync none` before it is renamed into place).
  */
 export function syncStore(root: string): void {
-  for (const file of storeFiles(root)) syncPath(file);
+  for (const file of storeFiles(root)) syncPath(file, false);
   for (const dir of storeDirectories(root).reverse()) syncPath(dir);
   syncPath(directoryOf(root));
 }
@@ -259,7 +263,7 @@ export class StoreWriter {
     }
     file.close();
     // mutant: store-replace-rename
-    Deno.renameSync(temp, `${this.root}/${name}`);
+    libc.rename(temp, `${this.root}/${name}`);
     this.#dirty.add(dir);
     this.bytes += data.length;
   }
@@ -446,6 +450,9 @@ export function storeTempName(name: string): string {
 /** The journal's content: each saved member's old bytes (base64), or null where it had none. */
 interface StoreJournalDoc {
   readonly sciobenchStoreJournal: 1;
+  /** Device and inode of the store's root directory: the journal applies to that store only. */
+  readonly dev: number;
+  readonly ino: number;
   readonly saved: Record<string, string | null>;
 }
 
@@ -481,9 +488,14 @@ export class StoreJournal {
   readonly #saved: Record<string, string | null> = {};
   #open = true;
 
-  private constructor(root: string, path: string) {
+  readonly #dev: number;
+  readonly #ino: number;
+
+  private constructor(root: string, path: string, dev: number, ino: number) {
     this.root = root;
     this.#path = path;
+    this.#dev = dev;
+    this.#ino = ino;
   }
 
   /**
@@ -495,8 +507,10 @@ export class StoreJournal {
     if (exists(jpath)) {
       throw new IoError(`${jpath} exists: an append to ${root} was interrupted; read it first`);
     }
-    writeJournal(jpath, { sciobenchStoreJournal: 1, saved: {} });
-    return new StoreJournal(root, jpath);
+    const { dev, ino } = libc.fileStat(root);
+    const journal = new StoreJournal(root, jpath, dev, ino);
+    writeJournal(jpath, { sciobenchStoreJournal: 1, dev, ino, saved: {} });
+    return journal;
   }
 
   /** True when member `name`'s old content is saved (or it had none). */
@@ -518,7 +532,12 @@ export class StoreJournal {
         ? Buffer.from(Deno.readFileSync(path)).toString("base64")
         : null;
     }
-    writeJournal(this.#path, { sciobenchStoreJournal: 1, saved: this.#saved });
+    writeJournal(this.#path, {
+      sciobenchStoreJournal: 1,
+      dev: this.#dev,
+      ino: this.#ino,
+      saved: this.#saved,
+    });
   }
 
   /** The append is durable: removes the journal and fsyncs its directory. */
@@ -537,23 +556,34 @@ export class StoreJournal {
   }
 }
 
-/** True when the store at `root` has the journal of an interrupted append beside it. */
+/**
+ * True when the store at `root` has the journal of an interrupted append beside it (or the
+ * temporary one it was being written as).
+ */
 export function hasStoreJournal(root: string): boolean {
-  return exists(journalPath(root));
+  const jpath = journalPath(root);
+  return exists(jpath) || exists(`${jpath}-tmp`);
 }
 
 /**
  * Rolls back the append journaled for the store at `root`, if there is a journal: every saved
  * member put back atomically (removed where it had none) and its temporary removed, then every
  * stray the framing finds from the restored metadata removed (the chunks the append added),
- * every directory changed fsynced, the journal removed. Returns whether there was a journal.
- * The caller must hold the store's lock.
+ * every directory changed fsynced, the journal removed. A journal made for another store (one
+ * since replaced at `root`, another inode) is removed without being applied. Returns whether it
+ * rolled an append back. The caller must hold the store's lock.
  */
 export function rollBackStore(
   root: string,
   strays: ((store: StoreMembers) => string[]) | undefined,
 ): boolean {
   const jpath = journalPath(root);
+  // a journal being written when the append was killed (before it began changing the store)
+  try {
+    Deno.removeSync(`${jpath}-tmp`);
+  } catch {
+    // none
+  }
   let doc: StoreJournalDoc | undefined;
   try {
     doc = JSON.parse(new TextDecoder().decode(Deno.readFileSync(jpath))) as StoreJournalDoc;
@@ -563,12 +593,15 @@ export function rollBackStore(
       throw new IoError(`cannot read the journal ${jpath}: ${(e as Error).message}`);
     }
   }
-  try {
-    Deno.removeSync(`${jpath}-tmp`);
-  } catch {
-    // no temporary journal
-  }
   const dirs = new Set<string>();
+  const { dev, ino } = libc.fileStat(root);
+  // mutant: store-journal-identity
+  if (doc !== undefined && (doc.dev !== dev || doc.ino !== ino)) {
+    // the journal of a store since replaced (write --force): never applied to this one
+    Deno.removeSync(jpath);
+    syncDirectoryOf(jpath);
+    return false;
+  }
   const saved = doc?.sciobenchStoreJournal === 1 && typeof doc.saved === "object" ? doc.saved : {};
   for (const [name, old] of Object.entries(saved)) {
     memberParts(root, name);
