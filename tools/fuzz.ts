@@ -4,7 +4,11 @@
  * `info` and `read` read them (`hdf5x`: an HDF5 file with external links, one to a FIFO,
  * external raw data, sparse and partly written datasets and a NULL dataspace): the native framings in this process, the C libraries (HDF5,
  * netCDF-4, HDF4) through the isolating library child (one child for many mutants, restarted
- * after a crash). Counts per backend: mutants, clean reads, one-line errors, internal errors,
+ * after a crash). A store target (Zarr) mutates one member file of a small store (`member`): its
+ * metadata JSON, as bytes and, every other mutant, as JSON (a value anywhere replaced by a hostile
+ * one: huge, negative or fractional numbers, numbers past float64, wrong types, odd dtypes, deep
+ * nesting, long arrays, a key removed); it is read in the library child too, under the same
+ * memory, CPU and wall limits, where a read that exceeds them counts as a crash. Counts per backend: mutants, clean reads, one-line errors, internal errors,
  * multi-line errors, and for the libraries the child's crashes and hangs (contained: the user
  * gets one line and exit 2). Every finding is saved under tests/testdata/fuzz/ (a few per kind),
  * where tests/fuzz_regression_test.ts reads it again.
@@ -36,6 +40,11 @@ export interface FuzzTarget {
   readonly ext: string;
   /** Writes the seed file at a path instead of the backend's writer (3 table frames). */
   readonly seed?: (path: string) => void;
+  /**
+   * For a store framing: the member file of the seed store (a directory) that is mutated, the
+   * rest left as written; findings are saved as whole stores (directories).
+   */
+  readonly member?: string;
 }
 
 /**
@@ -65,6 +74,30 @@ export const TARGETS: readonly FuzzTarget[] = [
   { label: "hdf5x", framing: "hdf5", options: {}, ext: "h5", seed: hostileSeed },
   { label: "netcdf4", framing: "netcdf4", options: {}, ext: "nc" },
   { label: "hdf4", framing: "hdf4", options: {}, ext: "hdf" },
+  // Zarr v2 metadata; a v3 store adds its zarr.json and a shard file (whose index is at its end)
+  // as two more members here: { label: "zarrjson", member: "particles/position/zarr.json" }, ...
+  {
+    label: "zarray",
+    framing: "zarr",
+    options: {},
+    ext: "zarr",
+    member: "particles/position/.zarray",
+  },
+  { label: "zgroup", framing: "zarr", options: {}, ext: "zarr", member: "particles/.zgroup" },
+  {
+    label: "zattrs",
+    framing: "zarr",
+    options: {},
+    ext: "zarr",
+    member: "particles/orientation/.zattrs",
+  },
+  {
+    label: "zmetadata",
+    framing: "zarr",
+    options: { consolidated: true, compressor: "zlib" },
+    ext: "zarr",
+    member: ".zmetadata",
+  },
 ];
 
 /** The target a saved finding belongs to, from its file name (`LABEL-KIND-CRC.EXT`). */
@@ -122,11 +155,21 @@ class Rand {
   }
 }
 
-/** Writes the seed file of `target` (N = 4, 3 frames) at `path`. */
+/**
+ * Writes the seed file of `target` (N = 4, 3 frames) at `path`; its bytes (a store target's:
+ * those of its member).
+ */
 export function writeSeed(target: FuzzTarget, path: string): Uint8Array {
   if (target.seed) {
     target.seed(path);
     return Deno.readFileSync(path);
+  }
+  if (target.member !== undefined) {
+    try {
+      Deno.removeSync(path, { recursive: true });
+    } catch {
+      // none yet
+    }
   }
   const frames = new TableFrames(4, 7);
   const sink = backendByName(target.framing).openWriter(path, {
@@ -136,7 +179,109 @@ export function writeSeed(target: FuzzTarget, path: string): Uint8Array {
   });
   for (let i = 0; i < 3; i++) sink.writeFrame(frames.frame(i));
   sink.close();
-  return Deno.readFileSync(path);
+  return Deno.readFileSync(target.member === undefined ? path : `${path}/${target.member}`);
+}
+
+/** Copies the directory (store) `from` to `to`, made anew. */
+function copyStore(from: string, to: string): void {
+  try {
+    Deno.removeSync(to, { recursive: true });
+  } catch {
+    // none yet
+  }
+  Deno.mkdirSync(to);
+  for (const e of Deno.readDirSync(from)) {
+    if (e.isDirectory) copyStore(`${from}/${e.name}`, `${to}/${e.name}`);
+    else Deno.copyFileSync(`${from}/${e.name}`, `${to}/${e.name}`);
+  }
+}
+
+/**
+ * JSON text put in place of a value of a metadata document: numbers huge, negative, fractional
+ * or past float64, wrong types, dtypes and codecs a reader may not know, deep nesting, long
+ * arrays (each as the raw text, so values JSON.stringify cannot make are there too).
+ */
+const HOSTILE_JSON: readonly string[] = [
+  "-1",
+  "0",
+  "1.5",
+  "-0",
+  "2147483648",
+  "4294967297",
+  "9007199254740993",
+  "1e308",
+  "1e999",
+  "-1e999",
+  "123456789012345678901234567890",
+  "null",
+  "true",
+  '""',
+  '"x"',
+  "{}",
+  "[]",
+  "[0]",
+  "[-1, 3]",
+  "[1e15, 1e15, 3]",
+  "[4294967296, 4294967296, 4294967296]",
+  "[9007199254740991, 1, 1]",
+  "[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]",
+  '"<f8"',
+  '">f4"',
+  '"|b1"',
+  '"<U10"',
+  '"<M8[ns]"',
+  '"|V12"',
+  '"<c16"',
+  '[["a", "<f4"], ["b", "<i8", [2]]]',
+  '{"id": "blosc", "cname": "lz4"}',
+  '{"id": "zlib", "level": 99}',
+  '{"id": "gzip"}',
+  '[{"id": "delta", "dtype": "<f4"}]',
+  '"F"',
+  '"\\ud800"',
+  '"../../../etc"',
+  `${"[".repeat(20000)}${"]".repeat(20000)}`,
+  `[${new Array(200000).fill("0").join(",")}]`,
+];
+
+/** Every place in `doc` a value can be put: [container, key] pairs. */
+function places(doc: unknown): [Record<string, unknown> | unknown[], string | number][] {
+  const out: [Record<string, unknown> | unknown[], string | number][] = [];
+  const walk = (v: unknown) => {
+    if (Array.isArray(v)) {
+      v.forEach((x, i) => {
+        out.push([v, i]);
+        walk(x);
+      });
+    } else if (v !== null && typeof v === "object") {
+      for (const [k, x] of Object.entries(v)) {
+        out.push([v as Record<string, unknown>, k]);
+        walk(x);
+      }
+    }
+  };
+  walk(doc);
+  return out;
+}
+
+/**
+ * A JSON-aware mutant of the metadata document `text`: one value replaced by a hostile one
+ * ({@link HOSTILE_JSON}), or (one time in eight) a key removed.
+ */
+export function mutateJson(text: string, rand: Rand): Uint8Array {
+  const doc = JSON.parse(text) as unknown;
+  const spots = places(doc);
+  if (spots.length === 0) {
+    return new TextEncoder().encode(HOSTILE_JSON[rand.int(HOSTILE_JSON.length)]);
+  }
+  const [holder, key] = spots[rand.int(spots.length)]!;
+  const token = "\u0000HOSTILE\u0000";
+  if (!Array.isArray(holder) && rand.next() < 0.125) delete holder[key as string];
+  else (holder as Record<string | number, unknown>)[key] = token;
+  const hostile = HOSTILE_JSON[rand.int(HOSTILE_JSON.length)]!;
+  return new TextEncoder().encode(
+    JSON.stringify(doc, null, 4).replace(JSON.stringify(token), () => hostile),
+  );
 }
 
 /** Mutant number `k` of `seed`: one of five strategies; truncation walks every offset in turn. */
@@ -224,6 +369,16 @@ export async function fuzzTarget(target: FuzzTarget, options: FuzzOptions): Prom
   const seedPath = `${options.dir}/${target.label}.seed.${target.ext}`;
   const seed = writeSeed(target, seedPath);
   const path = `${options.dir}/${target.label}.mutant.${target.ext}`;
+  const store = target.member !== undefined;
+  if (store) copyStore(seedPath, path);
+  const seedText = new TextDecoder().decode(seed);
+  let json = false;
+  try {
+    JSON.parse(seedText);
+    json = true;
+  } catch {
+    // binary
+  }
   const rand = new Rand(options.seed ^ crc32(target.label));
   const counts: FuzzCounts = {
     label: target.label,
@@ -237,17 +392,19 @@ export async function fuzzTarget(target: FuzzTarget, options: FuzzOptions): Prom
     seconds: 0,
   };
   const saved = new Map<Verdict, number>();
-  const library = backendByName(target.framing).kind === "peer";
+  // store targets are read in the child too: its limits bound what a hostile shape allocates
+  const library = backendByName(target.framing).kind === "peer" || store;
   let child: LibraryChild | undefined;
   const limits = { memoryBytes: 2 ** 30, cpuSeconds: 5, wallSeconds: 15 };
   const start = performance.now();
   const deadline = start + options.seconds * 1000;
   // One file rewritten in place: truncating a file to zero and refilling it makes ext4 flush it
   // (auto_da_alloc), which costs milliseconds per mutant.
-  const mutant = Deno.openSync(path, { read: true, write: true, create: true });
+  const file = store ? `${path}/${target.member}` : path;
+  const mutant = Deno.openSync(file, { read: true, write: true, create: true });
   try {
     for (let k = 0; k < options.maxMutants && performance.now() < deadline; k++) {
-      const bytes = mutate(seed, k, rand);
+      const bytes = json && k % 2 === 1 ? mutateJson(seedText, rand) : mutate(seed, k, rand);
       mutant.seekSync(0, Deno.SeekMode.Start);
       for (let done = 0; done < bytes.length;) done += mutant.writeSync(bytes.subarray(done));
       mutant.truncateSync(bytes.length);
@@ -284,7 +441,8 @@ export async function fuzzTarget(target: FuzzTarget, options: FuzzOptions): Prom
           const hex = (crc32(bytes) >>> 0).toString(16).padStart(8, "0");
           const name = `${target.label}-${verdict}-${hex}.${target.ext}`;
           Deno.mkdirSync(options.save, { recursive: true });
-          Deno.writeFileSync(`${options.save}/${name}`, bytes);
+          if (store) copyStore(path, `${options.save}/${name}`);
+          else Deno.writeFileSync(`${options.save}/${name}`, bytes);
           console.error(`fuzz: ${name}: ${message.slice(0, 200)}`);
         }
       }

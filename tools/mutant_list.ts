@@ -104,6 +104,50 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/fsynced before the metadata/",
   },
   {
+    name: "store-replace-rename",
+    claim: "zarr append: each metadata file is replaced atomically (a temporary renamed over it)",
+    edits: [{
+      marker: "store-replace-rename",
+      search: "libc.rename(temp, `${this.root}/${name}`);",
+      replace: "Deno.copyFileSync(temp, `${this.root}/${name}`);\n    Deno.removeSync(temp);",
+    }],
+    tests: ["tests/zarr_append_test.ts"],
+    filter: "/each replaced by a rename/",
+  },
+  {
+    name: "store-journal-saves",
+    claim: "zarr append: the old metadata is in the journal before it is replaced",
+    edits: [{
+      marker: "store-journal-saves",
+      search: "journal.save(replaced);",
+      replace: "journal.save([]);",
+    }],
+    tests: ["tests/zarr_append_test.ts"],
+    filter: "/the next command puts the store back/",
+  },
+  {
+    name: "store-sync-opens-directory",
+    claim: "table: a store's directory syncs count as directories synced, apart from its files",
+    edits: [{
+      marker: "store-sync-opens-directory",
+      search: "libc.O.RDONLY | (directory ? libc.O.DIRECTORY : 0)",
+      replace: "libc.O.RDONLY",
+    }],
+    tests: ["tests/metadata_columns_test.ts"],
+    filter: "/metadata columns count/",
+  },
+  {
+    name: "store-journal-identity",
+    claim: "zarr append: a journal is applied only to the store it was made for",
+    edits: [{
+      marker: "store-journal-identity",
+      search: "doc !== undefined && (doc.dev !== dev || doc.ino !== ino)",
+      replace: "false",
+    }],
+    tests: ["tests/zarr_append_test.ts"],
+    filter: "/since replaced is never applied/",
+  },
+  {
     name: "store-every-file",
     claim: "a cold read of a store drops, and its residency covers, every file of it",
     edits: [{

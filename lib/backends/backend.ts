@@ -412,6 +412,16 @@ export interface Limits {
 export interface StoreLayout {
   /** Member names whose presence in a directory shows it is one of the backend's stores. */
   readonly markers: readonly string[];
+  /**
+   * Rolls back a killed append to the store `path` (its journal beside it), one line on stderr;
+   * nothing without a journal. IoError when an append in progress holds the store's lock.
+   */
+  readonly recover: (path: string) => void;
+  /**
+   * Rolls back an interrupted append by the writer holding the store's lock: true when there was
+   * one to roll back (the store is as it was), false when it never began or was committed.
+   */
+  readonly undo: (path: string) => boolean;
 }
 
 /** The C library a peer loads, for messages and `framings`. */

@@ -10,7 +10,7 @@ import { FSYNC_POLICIES } from "./backend.ts";
 import { engineBackend } from "./guard.ts";
 import { NativeSink } from "./native_sink.ts";
 import { NativeSource } from "./native_source.ts";
-import { StoreSink } from "./store_sink.ts";
+import { recoverStoreAppend, StoreSink, undoStoreAppend } from "./store_sink.ts";
 import { StoreSource } from "./store_source.ts";
 
 /**
@@ -34,7 +34,11 @@ export function nativeBackend(framing: Framing): Backend {
   if (framing.store !== undefined) {
     return engineBackend({
       ...common,
-      store: { markers: framing.store.markers },
+      store: {
+        markers: framing.store.markers,
+        recover: (path) => recoverStoreAppend(framing, path),
+        undo: (path) => undoStoreAppend(framing, path),
+      },
       transfer: false,
       sharedLayout: false,
       openWriter: (path, options) => new StoreSink(framing, path, options),

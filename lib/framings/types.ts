@@ -353,6 +353,18 @@ export interface StoreFraming {
   readonly markers: readonly string[];
   /** Decodes and validates the layout of the store `store` reads; FormatError on malformed input. */
   openStore(store: StoreMembers, options?: ReaderOptions): FrameIndex;
+  /**
+   * An encoder that continues the existing store `store` reads, keeping its settings: its frames'
+   * chunks are new member files, its `finish()` the metadata that makes them visible (each member
+   * the sink replaces atomically). UsageError when the store is not one it can continue as it
+   * was written. Absent when the format cannot append.
+   */
+  appendWriter?(store: StoreMembers, options?: WriterOptions): FrameWriter;
+  /**
+   * Members of `store` (files or directories) that its metadata does not reach, as an append
+   * interrupted before its metadata leaves them: removed when that append is rolled back.
+   */
+  strays?(store: StoreMembers): string[];
 }
 
 /** A record framing: one file (or folder) per format in lib/framings, registered in lib/backends/registry.ts. */

@@ -22,7 +22,7 @@ export function directoryOf(path: string): string {
 /** fsyncs the directory that holds `path`, so a creation, rename or removal in it is durable. */
 export function syncDirectoryOf(path: string): void {
   const dir = directoryOf(path);
-  const fd = libc.open(dir, libc.O.RDONLY);
+  const fd = libc.open(dir, libc.O.RDONLY | libc.O.DIRECTORY);
   try {
     libc.fsync(fd, dir);
   } finally {

@@ -8,8 +8,12 @@
  */
 import { FormatError, IoError, SysError, UsageError } from "../core/errors.ts";
 import * as libc from "../sys/libc.ts";
-import { directoryOf } from "./atomic.ts";
+import { Buffer } from "node:buffer";
+import { directoryOf, syncDirectoryOf } from "./atomic.ts";
 import { FileHandle } from "./file.ts";
+import { journalPath } from "./journal.ts";
+import { tryLockFile } from "./lock.ts";
+import { warn } from "../core/diagnostics.ts";
 import type { StoreMembers } from "./types.ts";
 
 /** `st_mode` file-type bits of a directory. */
@@ -94,9 +98,13 @@ export function removeStore(path: string): void {
   Deno.removeSync(path, { recursive: isDirectory(path) });
 }
 
-/** fsyncs the open directory or file `path` names (opened read-only for the call). */
-function syncPath(path: string): void {
-  const fd = libc.open(path, libc.O.RDONLY);
+/**
+ * fsyncs the directory (or with `directory` false, the file) `path` names, opened read-only for
+ * the call.
+ */
+function syncPath(path: string, directory = true): void {
+  // mutant: store-sync-opens-directory
+  const fd = libc.open(path, libc.O.RDONLY | (directory ? libc.O.DIRECTORY : 0));
   try {
     libc.fsync(fd, path);
   } finally {
@@ -110,7 +118,7 @@ function syncPath(path: string): void {
  * `--fsync none` before it is renamed into place).
  */
 export function syncStore(root: string): void {
-  for (const file of storeFiles(root)) syncPath(file);
+  for (const file of storeFiles(root)) syncPath(file, false);
   for (const dir of storeDirectories(root).reverse()) syncPath(dir);
   syncPath(directoryOf(root));
 }
@@ -135,8 +143,11 @@ function memberParts(root: string, name: string): string[] {
 
 /** How a {@link StoreWriter} creates its store and whether it keeps files for the syncs. */
 export interface StoreWriterOptions {
-  /** `new`: nothing may exist at the root; `truncate`: a file or store there is removed first. */
-  readonly mode: "new" | "truncate";
+  /**
+   * `new`: nothing may exist at the root; `truncate`: a file or store there is removed first;
+   * `append`: the store exists and gains members ({@link StoreWriter.replace} for those it has).
+   */
+  readonly mode: "new" | "truncate" | "append";
   /**
    * True when the writer's {@link StoreWriter.sync} is ever called (`--fsync` end or each): the
    * files it writes stay open until then. False (`--fsync none`): each is closed once written.
@@ -164,10 +175,18 @@ export class StoreWriter {
   #pending: FileHandle[] = [];
   #open = true;
 
-  /** Makes the store's root directory (removing what is there first when `mode` is truncate). */
+  /**
+   * Makes the store's root directory (removing what is there first when `mode` is truncate), or
+   * takes the existing one (`append`).
+   */
   constructor(root: string, options: StoreWriterOptions) {
     this.root = root;
     this.#syncs = options.syncs;
+    if (options.mode === "append") {
+      if (!isDirectory(root)) throw new IoError(`${root}: no such store (a directory)`);
+      this.#rootEntryDirty = false;
+      return;
+    }
     if (options.mode === "truncate") {
       try {
         removeStore(root);
@@ -188,8 +207,8 @@ export class StoreWriter {
   /** Bytes of the files written: the sum of every member's size so far. */
   bytes = 0;
 
-  /** Writes `data` as the whole content of member `name` (made, or replaced in place). */
-  write(name: string, data: Uint8Array): void {
+  /** Makes the directories of member `name` that are missing; its directory, relative. */
+  #directoryOf(name: string): string {
     const parts = memberParts(this.root, name);
     let dir = "";
     for (const part of parts.slice(0, -1)) {
@@ -205,6 +224,12 @@ export class StoreWriter {
       }
       dir = next;
     }
+    return dir;
+  }
+
+  /** Writes `data` as the whole content of member `name` (made, or replaced in place). */
+  write(name: string, data: Uint8Array): void {
+    const dir = this.#directoryOf(name);
     this.#dirty.add(dir);
     const file = FileHandle.open(`${this.root}/${name}`, "truncate");
     try {
@@ -217,6 +242,30 @@ export class StoreWriter {
     if (!this.#syncs) return file.close();
     this.#pending.push(file);
     if (this.#pending.length >= MAX_PENDING_FILES) this.#syncFiles();
+  }
+
+  /**
+   * Puts `data` in place of member `name` atomically: written whole to a temporary file beside
+   * it ({@link storeTempName}), fsynced and renamed over it, so a reader sees the old content or
+   * the new, never a part. The rename is durable at the next {@link sync}.
+   */
+  replace(name: string, data: Uint8Array): void {
+    const dir = this.#directoryOf(name);
+    const temp = `${this.root}/${storeTempName(name)}`;
+    const file = FileHandle.open(temp, "truncate");
+    try {
+      file.writeAt(data, 0);
+      file.sync();
+    } catch (e) {
+      file.close();
+      Deno.removeSync(temp);
+      throw e;
+    }
+    file.close();
+    // mutant: store-replace-rename
+    libc.rename(temp, `${this.root}/${name}`);
+    this.#dirty.add(dir);
+    this.bytes += data.length;
   }
 
   /** fsyncs and closes the files written since the last sync. */
@@ -405,5 +454,230 @@ export class StoreReader implements StoreMembers {
       throw e;
     }
     return names.sort();
+  }
+}
+
+/** The temporary member that {@link StoreWriter.replace} writes before renaming it to `name`. */
+export function storeTempName(name: string): string {
+  const slash = name.lastIndexOf("/");
+  return `${name.slice(0, slash + 1)}.${name.slice(slash + 1)}.sciobench-tmp`;
+}
+
+/** The journal's content: each saved member's old bytes (base64), or null where it had none. */
+interface StoreJournalDoc {
+  readonly sciobenchStoreJournal: 1;
+  /** Device and inode of the store's root directory: the journal applies to that store only. */
+  readonly dev: number;
+  readonly ino: number;
+  readonly saved: Record<string, string | null>;
+}
+
+/** Writes `doc` as the journal `jpath` atomically (a temporary beside it, fsynced, renamed). */
+function writeJournal(jpath: string, doc: StoreJournalDoc): void {
+  const temp = `${jpath}-tmp`;
+  const file = FileHandle.open(temp, "truncate");
+  try {
+    file.writeAt(new TextEncoder().encode(JSON.stringify(doc)), 0);
+    file.sync();
+  } catch (e) {
+    file.close();
+    Deno.removeSync(temp);
+    throw e;
+  }
+  file.close();
+  Deno.renameSync(temp, jpath);
+  syncDirectoryOf(jpath);
+}
+
+/**
+ * The undo journal of an append to a store: `.NAME.sciobench-journal` beside the store NAME
+ * (through symbolic links, as a file's journal), holding the old content of every member the
+ * append replaces, saved before it is replaced; each change of it is atomic (a temporary file
+ * renamed over it) and durable. The members the append adds are the store's strays (found by
+ * the framing from the restored metadata, Framing.store.strays) and go on a rollback; the
+ * journal is removed after the append's last fsync.
+ */
+export class StoreJournal {
+  /** Path of the store. */
+  readonly root: string;
+  readonly #path: string;
+  readonly #saved: Record<string, string | null> = {};
+  #open = true;
+
+  readonly #dev: number;
+  readonly #ino: number;
+
+  private constructor(root: string, path: string, dev: number, ino: number) {
+    this.root = root;
+    this.#path = path;
+    this.#dev = dev;
+    this.#ino = ino;
+  }
+
+  /**
+   * Creates the (empty) journal of the store at `root`, durable before this returns: from then on
+   * the store may be changed. IoError when a journal already exists.
+   */
+  static begin(root: string): StoreJournal {
+    const jpath = journalPath(root);
+    if (exists(jpath)) {
+      throw new IoError(`${jpath} exists: an append to ${root} was interrupted; read it first`);
+    }
+    const { dev, ino } = libc.fileStat(root);
+    const journal = new StoreJournal(root, jpath, dev, ino);
+    writeJournal(jpath, { sciobenchStoreJournal: 1, dev, ino, saved: {} });
+    return journal;
+  }
+
+  /** True when member `name`'s old content is saved (or it had none). */
+  has(name: string): boolean {
+    return name in this.#saved;
+  }
+
+  /**
+   * Saves the current content of members `names` (null for those that do not exist) in the
+   * journal, durable before this returns; call it before they are replaced.
+   */
+  save(names: readonly string[]): void {
+    const fresh = names.filter((n) => !this.has(n));
+    if (fresh.length === 0) return;
+    for (const name of fresh) {
+      memberParts(this.root, name);
+      const path = `${this.root}/${name}`;
+      this.#saved[name] = exists(path)
+        ? Buffer.from(Deno.readFileSync(path)).toString("base64")
+        : null;
+    }
+    writeJournal(this.#path, {
+      sciobenchStoreJournal: 1,
+      dev: this.#dev,
+      ino: this.#ino,
+      saved: this.#saved,
+    });
+  }
+
+  /** The append is durable: removes the journal and fsyncs its directory. */
+  commit(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    Deno.removeSync(this.#path);
+    syncDirectoryOf(this.#path);
+  }
+
+  /** Puts the store back as it was (see {@link rollBackStore}); the journal is removed. */
+  rollBack(strays: ((store: StoreMembers) => string[]) | undefined): void {
+    if (!this.#open) return;
+    this.#open = false;
+    rollBackStore(this.root, strays);
+  }
+}
+
+/**
+ * True when the store at `root` has the journal of an interrupted append beside it (or the
+ * temporary one it was being written as).
+ */
+export function hasStoreJournal(root: string): boolean {
+  const jpath = journalPath(root);
+  return exists(jpath) || exists(`${jpath}-tmp`);
+}
+
+/**
+ * Rolls back the append journaled for the store at `root`, if there is a journal: every saved
+ * member put back atomically (removed where it had none) and its temporary removed, then every
+ * stray the framing finds from the restored metadata removed (the chunks the append added),
+ * every directory changed fsynced, the journal removed. A journal made for another store (one
+ * since replaced at `root`, another inode) is removed without being applied. Returns whether it
+ * rolled an append back. The caller must hold the store's lock.
+ */
+export function rollBackStore(
+  root: string,
+  strays: ((store: StoreMembers) => string[]) | undefined,
+): boolean {
+  const jpath = journalPath(root);
+  // a journal being written when the append was killed (before it began changing the store)
+  try {
+    Deno.removeSync(`${jpath}-tmp`);
+  } catch {
+    // none
+  }
+  let doc: StoreJournalDoc | undefined;
+  try {
+    doc = JSON.parse(new TextDecoder().decode(Deno.readFileSync(jpath))) as StoreJournalDoc;
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return false;
+    if (!(e instanceof SyntaxError)) {
+      throw new IoError(`cannot read the journal ${jpath}: ${(e as Error).message}`);
+    }
+  }
+  const dirs = new Set<string>();
+  const { dev, ino } = libc.fileStat(root);
+  // mutant: store-journal-identity
+  if (doc !== undefined && (doc.dev !== dev || doc.ino !== ino)) {
+    // the journal of a store since replaced (write --force): never applied to this one
+    Deno.removeSync(jpath);
+    syncDirectoryOf(jpath);
+    return false;
+  }
+  const saved = doc?.sciobenchStoreJournal === 1 && typeof doc.saved === "object" ? doc.saved : {};
+  for (const [name, old] of Object.entries(saved)) {
+    memberParts(root, name);
+    const path = `${root}/${name}`;
+    const temp = `${root}/${storeTempName(name)}`;
+    if (typeof old === "string") {
+      const file = FileHandle.open(temp, "truncate");
+      try {
+        file.writeAt(new Uint8Array(Buffer.from(old, "base64")), 0);
+        file.sync();
+      } finally {
+        file.close();
+      }
+      Deno.renameSync(temp, path);
+    } else {
+      for (const p of [temp, path]) {
+        try {
+          Deno.removeSync(p);
+        } catch {
+          // not there
+        }
+      }
+    }
+    dirs.add(directoryOf(path));
+  }
+  if (strays !== undefined) {
+    for (const name of strays(new StoreReader(root))) {
+      const path = `${root}/${memberParts(root, name).join("/")}`;
+      Deno.removeSync(path, { recursive: true });
+      dirs.add(directoryOf(path));
+    }
+  }
+  for (const dir of dirs) syncPath(dir);
+  Deno.removeSync(jpath);
+  syncDirectoryOf(jpath);
+  return true;
+}
+
+/**
+ * Rolls back the append to the store at `root` that was killed (its journal is beside it), under
+ * the store's lock, saying so in one line on stderr; nothing when there is no journal. IoError
+ * when another process holds the lock (an append in progress).
+ */
+export function recoverInterruptedStoreAppend(
+  root: string,
+  strays: ((store: StoreMembers) => string[]) | undefined,
+): void {
+  if (!hasStoreJournal(root)) return;
+  const lock = tryLockFile(root);
+  if (!lock) {
+    throw new IoError(
+      `${root} is being appended to by another process (it holds the store's lock); ` +
+        "try again when it has finished",
+    );
+  }
+  try {
+    if (rollBackStore(root, strays)) {
+      warn(`${root}: an interrupted append was rolled back; the store is as it was before it`);
+    }
+  } finally {
+    lock.release();
   }
 }

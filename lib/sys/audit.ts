@@ -10,7 +10,14 @@
  * Recording is cheap: a map lookup and a few additions per call, no allocation per read or write.
  * @module
  */
-import { clockGettime, type IoObserver, type LibrarySync, O, observeIo } from "./libc.ts";
+import {
+  clockGettime,
+  type IoObserver,
+  type LibrarySync,
+  type MetaCall,
+  O,
+  observeIo,
+} from "./libc.ts";
 
 /**
  * One fsync, fdatasync or posix_fadvise call, or a library's durable point (MPI_File_sync),
@@ -99,6 +106,31 @@ export interface ProcIo {
   readonly writeBytes: number;
 }
 
+/**
+ * What a phase did to names rather than data: files and directories created, opened and synced,
+ * and the time its metadata calls took (open, close, mkdir, rename, unlink, and fsync of a
+ * directory), apart from its data calls (pread, pwrite, fsync of a file).
+ */
+export interface AuditMeta {
+  /** Opens of regular files with O_CREAT (a file made, or truncated in its place). */
+  filesCreated: number;
+  /** mkdir calls. */
+  dirsCreated: number;
+  /** Opens of regular files (every open; a file opened twice counts twice). */
+  filesOpened: number;
+  /** Opens of directories (O_DIRECTORY: to fsync them). */
+  dirsOpened: number;
+  /** fsync and fdatasync calls on files. */
+  filesSynced: number;
+  /** fsync calls on directories. */
+  dirsSynced: number;
+  /** rename and unlink calls. */
+  renames: number;
+  unlinks: number;
+  /** Nanoseconds spent in the metadata calls. */
+  metaNs: number;
+}
+
 /** A child process's own trail of a phase (readers), as it reported it. */
 export interface AuditProcess {
   /** The child's process id. */
@@ -140,6 +172,8 @@ export interface AuditPhase {
   readings?: AuditReadings;
   /** /proc/self/io deltas over the phase, when readable. */
   procIo?: ProcIo;
+  /** Its calls on names (absent in a trail a child of an older version reported). */
+  meta?: AuditMeta;
 }
 
 /** The trail of one result row. */
@@ -204,6 +238,17 @@ function newPhase(name: string, timed: boolean): AuditPhase {
     residency: [],
     files: [],
     processes: [],
+    meta: {
+      filesCreated: 0,
+      dirsCreated: 0,
+      filesOpened: 0,
+      dirsOpened: 0,
+      filesSynced: 0,
+      dirsSynced: 0,
+      renames: 0,
+      unlinks: 0,
+      metaNs: 0,
+    },
   };
 }
 
@@ -293,7 +338,30 @@ class Recorder implements IoObserver {
     s.file!.writeBytes += bytes;
   }
 
+  meta(call: MetaCall, fd: number, _path: string, ns: number): void {
+    const m = this.#phase.meta!;
+    const directory = ((this.#fds.get(fd)?.flags ?? 0) & O.DIRECTORY) !== 0;
+    if (call === "open") {
+      const flags = this.#fds.get(fd)?.flags ?? 0;
+      if (directory) m.dirsOpened++;
+      else {
+        m.filesOpened++;
+        if (flags & O.CREAT) m.filesCreated++;
+      }
+    } else if (call === "mkdir") m.dirsCreated++;
+    else if (call === "rename") m.renames++;
+    else if (call === "unlink") m.unlinks++;
+    // a file's fsync is a data call (counted in sync); a directory's is about its names
+    if (call === "fsync" && !directory) return;
+    m.metaNs += ns;
+  }
+
   sync(fd: number, call: "fsync" | "fdatasync" | "fadvise", advice: number): void {
+    if (call !== "fadvise") {
+      const directory = ((this.#fds.get(fd)?.flags ?? 0) & O.DIRECTORY) !== 0;
+      if (directory) this.#phase.meta!.dirsSynced++;
+      else this.#phase.meta!.filesSynced++;
+    }
     const f = this.#state(fd)?.file;
     const path = f?.path ?? `fd ${fd}`;
     if (f) f.syncs++;

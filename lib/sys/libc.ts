@@ -21,6 +21,8 @@ const SYMBOLS = {
   open: { parameters: ["buffer", "i32", "i32"], result: "i32" },
   close: { parameters: ["i32"], result: "i32" },
   mkdir: { parameters: ["buffer", "u32"], result: "i32" },
+  rename: { parameters: ["buffer", "buffer"], result: "i32" },
+  unlink: { parameters: ["buffer"], result: "i32" },
   pread: { parameters: ["i32", "buffer", "usize", "i64"], result: "isize" },
   /** pread on a thread of Deno's blocking pool: the call returns a Promise at once. */
   pread_nonblocking: {
@@ -112,6 +114,7 @@ export const O = {
   APPEND: 0o2000,
   DSYNC: 0o10000,
   DIRECT: Deno.build.arch === "aarch64" ? 0o200000 : 0o40000,
+  DIRECTORY: Deno.build.arch === "aarch64" ? 0o40000 : 0o200000,
   CLOEXEC: 0o2000000,
 } as const;
 
@@ -213,7 +216,16 @@ export interface IoObserver {
    * syncs the file).
    */
   librarySync(path: string, call: LibrarySync): void;
+  /**
+   * A metadata call ({@link MetaCall}) returned after `ns` nanoseconds: `fd` for open, close and
+   * fsync (-1 for the others), `path` for open, mkdir, rename (its target) and unlink. Absent:
+   * these calls are not timed.
+   */
+  meta?(call: MetaCall, fd: number, path: string, ns: number): void;
 }
+
+/** The calls on names and descriptors (not data) the observer times: {@link IoObserver.meta}. */
+export type MetaCall = "open" | "close" | "fsync" | "mkdir" | "rename" | "unlink";
 
 /** The durable points of libraries sciobench records: MPI-IO's and parallel HDF5's. */
 export type LibrarySync = "MPI_File_sync" | "H5Fflush";
@@ -235,10 +247,28 @@ export function observeIo(o: IoObserver | undefined): void {
 
 /** Opens `path` with `flags` (see {@link O}) and `mode` (permission bits); returns the fd. */
 export function open(path: string, flags: number, mode = 0o644): number {
+  const t0 = observer?.meta === undefined ? 0 : clockGettime();
   const fd = libc().open(cString(path), flags | O.CLOEXEC, mode);
   if (fd < 0) fail("open", path);
-  if (observer !== undefined) observer.open(fd, path, flags);
+  if (observer !== undefined) {
+    observer.open(fd, path, flags);
+    observer.meta?.("open", fd, path, clockGettime() - t0);
+  }
   return fd;
+}
+
+/** Renames `from` to `to` (replacing a file there atomically). */
+export function rename(from: string, to: string): void {
+  const t0 = observer?.meta === undefined ? 0 : clockGettime();
+  if (libc().rename(cString(from), cString(to)) < 0) fail("rename", `${from} -> ${to}`);
+  observer?.meta?.("rename", -1, to, clockGettime() - t0);
+}
+
+/** Removes the file `path` (a name; the file lives on while open elsewhere). */
+export function unlink(path: string): void {
+  const t0 = observer?.meta === undefined ? 0 : clockGettime();
+  if (libc().unlink(cString(path)) < 0) fail("unlink", path);
+  observer?.meta?.("unlink", -1, path, clockGettime() - t0);
 }
 
 /** System call number of renameat2 (Linux 3.15). */
@@ -269,7 +299,9 @@ export function renameExchange(a: string, b: string): void {
  * (EEXIST when something is there already).
  */
 export function mkdir(path: string, mode = 0o755): void {
+  const t0 = observer?.meta === undefined ? 0 : clockGettime();
   if (libc().mkdir(cString(path), mode) < 0) fail("mkdir", path);
+  observer?.meta?.("mkdir", -1, path, clockGettime() - t0);
 }
 
 /** Closes a file descriptor. */
@@ -283,7 +315,9 @@ export function close(fd: number, path = ""): void {
     }
   }
   if (observer !== undefined) observer.close(fd);
+  const t0 = observer?.meta === undefined ? 0 : clockGettime();
   if (libc().close(fd) < 0) fail("close", path);
+  observer?.meta?.("close", fd, path, clockGettime() - t0);
 }
 
 /** Where each {@link pread} call's latency goes (ns), while a read phase records them. */
@@ -694,8 +728,12 @@ export function fileSize(fd: number, path = ""): number {
 
 /** Flushes the file's data and metadata to stable storage. */
 export function fsync(fd: number, path = ""): void {
+  const t0 = observer?.meta === undefined ? 0 : clockGettime();
   if (libc().fsync(fd) < 0) fail("fsync", path);
-  if (observer !== undefined) observer.sync(fd, "fsync", 0);
+  if (observer !== undefined) {
+    observer.sync(fd, "fsync", 0);
+    observer.meta?.("fsync", fd, path, clockGettime() - t0);
+  }
 }
 
 /** Flushes the file's data (and the metadata needed to read it) to stable storage. */

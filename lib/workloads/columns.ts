@@ -174,6 +174,44 @@ export const COLUMN_SCHEMA = {
   write_sys_ticks: entry("ticks", "count", "system CPU of the write, clock ticks"),
   write_cpu_ticks: entry("ticks", "count", "write_user_ticks + write_sys_ticks"),
   write_sync_s: entry("s", "number", "part of write_s spent closing (trailer, fsync)"),
+  // the phases' calls on names (lib/workloads/metadata.ts, from the audit trail); empty where a
+  // library or another program made its own calls
+  write_files_created: entry(
+    "files",
+    "count",
+    "files the write phase opened with O_CREAT (made, or truncated in place): a store's chunk " +
+      "and metadata files, one for a file",
+  ),
+  write_dirs_created: entry("directories", "count", "directories the write phase made (mkdir)"),
+  write_files_opened: entry("files", "count", "opens of files in the write phase"),
+  write_files_synced: entry(
+    "files",
+    "count",
+    "fsync and fdatasync calls on files in the write phase",
+  ),
+  write_dirs_synced: entry(
+    "directories",
+    "count",
+    "fsync calls on directories in the write phase (making new names durable)",
+  ),
+  write_meta_s: entry(
+    "s",
+    "number",
+    "part of write_s spent in calls on names, not data: open, close, mkdir, rename, unlink and " +
+      "fsync of directories (a file's fsync and the pwrites are data calls)",
+  ),
+  read_files_opened: entry("files", "count", "opens of files in the sequential read phase"),
+  read_meta_s: entry(
+    "s",
+    "number",
+    "part of read_s spent in open and close (and other calls on names), not in reads",
+  ),
+  random_files_opened: entry("files", "count", "opens of files in the random read phase"),
+  random_meta_s: entry(
+    "s",
+    "number",
+    "part of random_s spent in open and close (and other calls on names), not in reads",
+  ),
   // the sequential read phase
   read_s: entry("s", "number", "sequential read of read_frames, every frame verified"),
   read_MiBps: entry("MiB/s", "number", "read_bytes / 2^20 / read_s, frames in order"),
@@ -492,6 +530,16 @@ export const MPI_IO_COLUMN_NAMES = [
   "layout",
   "collective",
   "library",
+] as const satisfies readonly ColumnName[];
+
+/**
+ * The columns of the calls on names each phase of a table row made (lib/workloads/metadata.ts):
+ * files and directories created, opened and synced, and the time in those calls.
+ */
+export const METADATA_COLUMN_NAMES = [
+  ...["write_files_created", "write_dirs_created", "write_files_opened", "write_files_synced"],
+  ...["write_dirs_synced", "write_meta_s", "read_files_opened", "read_meta_s"],
+  ...["random_files_opened", "random_meta_s"],
 ] as const satisfies readonly ColumnName[];
 
 /** The latency columns of the sequential and random read phases (table, read). */

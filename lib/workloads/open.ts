@@ -43,6 +43,7 @@ export function chooseBackend(path: string, framing: string | undefined): Backen
           `of ${stores.join(" or ")}: name one with --framing, or leave --framing out)`,
       );
     }
+    backend.store.recover(path);
     return backend;
   }
   requireFile(path);

@@ -432,14 +432,33 @@ function fillWith(into: Uint8Array, element: Uint8Array | null): void {
   }
 }
 
+/**
+ * The layout of the store `store` reads: consolidated metadata first, else a walk of its groups
+ * from the v3 root's `zarr.json`, else from the v2 root's `.zgroup`.
+ */
+function layoutOf(store: StoreMembers): StoreLayout {
+  const consolidated = store.read(".zmetadata", MAX_METADATA_BYTES);
+  if (consolidated !== undefined) return consolidatedLayout(store, consolidated);
+  const v3 = store.read("zarr.json", MAX_METADATA_BYTES);
+  return v3 !== undefined ? { ...walkedLayoutV3(store, v3), v3: true } : walkedLayout(store);
+}
+
 /** Decodes the store `store` reads: consolidated metadata first, else a walk of its groups. */
 export function openZarrStore(store: StoreMembers): FrameIndex {
-  const consolidated = store.read(".zmetadata", MAX_METADATA_BYTES);
-  const v3 = consolidated === undefined ? store.read("zarr.json", MAX_METADATA_BYTES) : undefined;
-  const layout = consolidated !== undefined
-    ? consolidatedLayout(store, consolidated)
-    : v3 !== undefined
-    ? { ...walkedLayoutV3(store, v3), v3: true }
-    : walkedLayout(store);
-  return new ZarrIndex(store, layout);
+  return new ZarrIndex(store, layoutOf(store));
+}
+
+/**
+ * The arrays whose chunks make the frames of the store `store` reads (path order; empty when
+ * they make none, or the store is one sciobench does not append to, with the reason) and whether
+ * its metadata is consolidated: what an append continues.
+ */
+export function zarrFrameArrays(
+  store: StoreMembers,
+): { arrays: readonly ZarrArray[]; consolidated: boolean; why: string | undefined } {
+  const layout = layoutOf(store);
+  const why = layout.v3
+    ? "a Zarr v3 store (appending writes Zarr v2 stores only)"
+    : notFrames(layout.arrays);
+  return { arrays: why === undefined ? layout.arrays : [], consolidated: layout.consolidated, why };
 }

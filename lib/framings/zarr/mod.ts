@@ -17,6 +17,7 @@ import { optionOrDefault } from "../options.ts";
 import { type DimensionSeparator, ZARR_CODECS, type ZarrCodec } from "./metadata.ts";
 import { openZarrStore } from "./index.ts";
 import { ZarrWriter } from "./writer.ts";
+import { zarrAppendWriter, zarrStrays } from "./append.ts";
 
 export { PyFloat, type PyJson, pythonJson } from "./json.ts";
 
@@ -90,6 +91,8 @@ export const zarr: Framing = {
   store: {
     markers: [".zgroup", ".zarray", ".zmetadata", "zarr.json"],
     openStore: openZarrStore,
+    appendWriter: zarrAppendWriter,
+    strays: zarrStrays,
   },
   sharedLayout: false,
   createWriter(options: WriterOptions = {}): FrameWriter {

@@ -50,7 +50,7 @@ export interface ZarrWriteSettings {
 }
 
 /** One array of the store: a chunk name of the frames and its type and shape. */
-interface StoredArray {
+export interface StoredArray {
   readonly path: string;
   readonly dtype: DType;
   /** Shape of one frame's chunk (the array's shape after its first dimension). */
@@ -74,7 +74,14 @@ export class ZarrWriter implements FrameWriter {
   /** v3 with shards: per array, the encoded inner chunks of the shard being filled. */
   #pending: Uint8Array[][] = [];
 
-  constructor(settings: ZarrWriteSettings) {
+  /**
+   * A writer of a new store; with `from`, of the frames after the `from.frames` frames of `from.arrays`
+   * an existing store holds (an append).
+   */
+  constructor(
+    settings: ZarrWriteSettings,
+    from?: { readonly arrays: readonly StoredArray[]; readonly frames: number },
+  ) {
     const { version, compressor, shard, crc32c, consolidated } = settings;
     if (version === 2 && (shard > 0 || crc32c)) {
       throw new UsageError("zarr: shard and crc32c are Zarr v3 codecs; give version=3 with them");
@@ -86,7 +93,15 @@ export class ZarrWriter implements FrameWriter {
       throw new UsageError("zarr: consolidated metadata (.zmetadata) is Zarr v2's; leave it out");
     }
     this.#settings = settings;
+    if (from !== undefined) {
+      this.#arrays = from.arrays;
+      this.#frames = from.frames;
+      this.#continuing = true;
+    }
   }
+
+  /** Continuing a store: its arrays are put in the order of the first frame's chunks. */
+  #continuing = false;
 
   begin(): WriteOp[] {
     return [];
@@ -133,6 +148,14 @@ export class ZarrWriter implements FrameWriter {
   }
 
   writeFrame(frame: Frame): WriteOp[] {
+    if (this.#continuing) {
+      this.#continuing = false;
+      const byPath = new Map(this.#arrays!.map((a) => [a.path, a]));
+      const ordered = frame.chunks.map((c) => byPath.get(c.name));
+      if (ordered.length === byPath.size && ordered.every((a) => a !== undefined)) {
+        this.#arrays = ordered as StoredArray[];
+      }
+    }
     const arrays = this.#arrays ??= this.#shardsFit(this.#arraysOf(frame));
     if (
       frame.chunks.length !== arrays.length ||

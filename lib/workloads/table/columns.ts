@@ -10,6 +10,7 @@ import {
   columnDocs,
   columnNames,
   LATENCY_COLUMN_NAMES,
+  METADATA_COLUMN_NAMES,
   MPI_IO_COLUMN_NAMES,
   STAT_COLUMN_NAMES,
   TRANSFER_COLUMN_NAMES,
@@ -29,6 +30,7 @@ export const TABLE_COLUMN_NAMES = columnNames(
   LATENCY_COLUMN_NAMES,
   ["open_cold_ok", "read_cold_ok", "random_cold_ok", "cold_why"],
   ["read_io_MiBps", "random_io_MiBps", "order"],
+  METADATA_COLUMN_NAMES,
   STAT_COLUMN_NAMES,
 );
 
@@ -91,12 +93,15 @@ export const TABLE_AGGREGATE: AggregateSpec = {
     ...["random_sys_s", "write_dev_bytes", "read_dev_bytes", "random_dev_bytes", "open_dev_bytes"],
     ...["write_user_ticks", "write_sys_ticks", "read_user_ticks", "read_sys_ticks"],
     ...["random_user_ticks", "random_sys_ticks"],
+    ...["write_files_created", "write_dirs_created", "write_files_opened", "write_files_synced"],
+    ...["write_dirs_synced", "read_files_opened", "random_files_opened"],
   ],
   max: [
     ...["open_ms", "random_ms", "write_s", "read_s", "random_s", "drop_s", "write_sync_s"],
     ...["read_verify_s", "random_verify_s"],
     "open_first_ms",
     "resident_after_drop",
+    ...["write_meta_s", "read_meta_s", "random_meta_s"],
   ],
   rates: [
     { rate: "write_MiBps", bytes: "data_bytes", seconds: "write_s" },

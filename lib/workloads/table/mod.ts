@@ -10,6 +10,7 @@ import { rankRows } from "../../mpi/aggregate.ts";
 import { world } from "../../mpi/world.ts";
 import type { Row } from "../../report/row.ts";
 import { audited } from "../../sys/audit.ts";
+import { addMetadataColumns } from "../metadata.ts";
 import { formatCount, formatSize } from "../../report/units.ts";
 import { statfs } from "../../sys/libc.ts";
 import { type FioResult } from "../../baselines/fio.ts";
@@ -200,6 +201,7 @@ export async function runTable(
           else {
             row.order = place + 1;
             addIoRates(row);
+            addMetadataColumns(row, backend.kind === "native");
             cold.judge(row, String(row.cache), coldEvidence(row, fsType));
             if (typeof fio === "string") {
               options.progress.note(`--baseline fio: ${fio}; this row's fio columns stay empty`);

@@ -5,7 +5,7 @@
  * as it was (or complete), with one line.
  * @module
  */
-import { detectBackend, usableBackend } from "../../backends/registry.ts";
+import { detectBackend, detectStoreBackend, usableBackend } from "../../backends/registry.ts";
 import type { Backend, FrameSource, FsyncPolicy } from "../../backends/backend.ts";
 import { IoError, SciobenchError, UsageError } from "../../core/errors.ts";
 import type { EndianOption } from "../../framings/types.ts";
@@ -26,6 +26,7 @@ import { reportRollBack, rollBack, undoInterruptedAppend } from "../../io/journa
 import { lockFile } from "../../io/lock.ts";
 import type { Transfer } from "../../io/transfer.ts";
 import { diskFullNote } from "../../peers/common.ts";
+import { warn } from "../../core/diagnostics.ts";
 import type { RowAudit } from "../../sys/audit.ts";
 import type { PhaseSample } from "../../sys/meter.ts";
 import type { FlagValues } from "../../cli/flags.ts";
@@ -129,15 +130,7 @@ export async function writeFile(p: WritePlan, state: WriteState): Promise<Writte
  */
 async function appendFrames(p: WritePlan, state: WriteState): Promise<Written> {
   const { path, values } = p;
-  if (isDirectory(path)) {
-    const backend = values.framing === undefined
-      ? detectBackend(path)
-      : usableBackend(values.framing);
-    throw new UsageError(
-      `${backend.name} cannot append to ${path}: a store (a directory) is written whole; ` +
-        "write a new one",
-    );
-  }
+  if (isDirectory(path)) return await appendToStore(p, state);
   requireFile(path, false);
   const lock = await lockFile(path, values.wait);
   try {
@@ -166,6 +159,55 @@ async function appendFrames(p: WritePlan, state: WriteState): Promise<Written> {
       undoInterruptedAppend(path, sizeBefore) === "complete"
         ? `${path} is complete`
         : `${path} was left as it was`
+    );
+    try {
+      const r = await measureWrite(backend, path, "append", s.backendOptions, jobOf(p, s, first));
+      state.complete = true;
+      return { ...s, first, sample: r.sample, audit: r.audit };
+    } finally {
+      undo();
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+/**
+ * Appends the frames to the store FILE (a directory) under its lock: an interrupted append of an
+ * earlier run rolled back first, its framing detected from its metadata files (or `--framing`),
+ * the layout checked, and an undo of this append if a signal comes before it is complete.
+ */
+async function appendToStore(p: WritePlan, state: WriteState): Promise<Written> {
+  const { path, values } = p;
+  const backend = values.framing === undefined
+    ? detectStoreBackend(path)
+    : usableBackend(values.framing);
+  const store = backend.store;
+  if (store === undefined || backend.kind === "peer") {
+    throw new UsageError(
+      `${backend.name} cannot append to ${path}: it is a directory, not a store ${backend.name} ` +
+        "writes",
+    );
+  }
+  const lock = await lockFile(path, values.wait);
+  try {
+    if (store.undo(path)) {
+      warn(`${path}: an interrupted append was rolled back; the store is as it was before it`);
+    }
+    const s = settle(backend, p);
+    const existing = backend.openReader(path, {
+      layout: p.frames.layout,
+      backendOptions: s.backendOptions,
+    });
+    let first: number;
+    try {
+      first = existing.frameCount;
+      checkSameLayout(existing, p.frames.layout);
+    } finally {
+      existing.close();
+    }
+    const undo = onInterrupt(() =>
+      store.undo(path) ? `${path} was left as it was` : `${path} is complete`
     );
     try {
       const r = await measureWrite(backend, path, "append", s.backendOptions, jobOf(p, s, first));
