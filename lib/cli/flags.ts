@@ -149,7 +149,7 @@ export const FLAGS = {
     about: {
       table: `: a list (default ${TABLE_SEED.size}; --quick ${TABLE_QUICK.size})`,
       write: "(instead of --frames)",
-      loader: `of the file it writes (default ${LOADER_DEFAULTS.size}; not with --file)`,
+      loader: `, of the file it writes (default ${LOADER_DEFAULTS.size}; not with --file)`,
     },
     commands: ["table", "write", "loader"],
   },
