@@ -18,6 +18,7 @@ import { TABLE_COLUMN_DOCS, TABLE_FIO_COLUMN_DOCS } from "../lib/workloads/table
 import { SCALING_COLUMN_DOCS } from "../lib/workloads/scaling/mod.ts";
 import { RECORDS_COLUMN_DOCS } from "../lib/workloads/records/mod.ts";
 import { READERS_COLUMN_DOCS } from "../lib/workloads/readers/mod.ts";
+import { LOADER_COLUMN_DOCS } from "../lib/workloads/loader/columns.ts";
 import { TRANSFER_COLUMN_DOCS, transferColumns } from "../lib/workloads/transfer.ts";
 import { openRowSink } from "../lib/report/output.ts";
 import {
@@ -37,6 +38,7 @@ const WORKLOADS = {
   read: READ_COLUMN_NAMES.map(columnDoc),
   write: WRITE_COLUMN_NAMES.map(columnDoc),
   info: INFO_COLUMN_NAMES.map(columnDoc),
+  loader: LOADER_COLUMN_DOCS,
 };
 
 Deno.test("schema: docs/columns.md is generated from the schema (no drift)", async () => {
@@ -67,12 +69,12 @@ Deno.test("schema: every workload's column is the schema's, named once, in one u
   assert.deepEqual(unused, [], "every column of the schema is written by some command");
 });
 
-Deno.test("schema: a phase's columns carry its name; the phase-less ones are records' alone", () => {
-  // records writes one row per phase (named in `phase`); everywhere else a measured column says
-  // its phase, as write_s, write_user_s, write_dev_bytes, read_dev_bytes
+Deno.test("schema: a phase's columns carry its name; the phase-less ones are records' and loader's alone", () => {
+  // records writes one row per phase (named in `phase`), loader one per epoch; everywhere else a
+  // measured column says its phase, as write_s, write_user_s, write_dev_bytes, read_dev_bytes
   const phaseless = ["cpu_s", "user_s", "sys_s", "MiBps", "dev_read_bytes", "dev_write_bytes"];
   for (const [workload, docs] of Object.entries(WORKLOADS)) {
-    if (workload === "records") continue;
+    if (workload === "records" || workload === "loader") continue;
     const names = docs.map((d) => d.name);
     for (const name of [...phaseless, "real_s", "combined_ticks", "user_ticks", "sys_ticks"]) {
       assert.ok(!names.includes(name), `${workload} writes ${name}`);

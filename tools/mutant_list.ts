@@ -605,6 +605,39 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/read FILE --audit/",
   },
   {
+    name: "loader-cold-drop",
+    claim: "loader: the first epoch is not preceded by the cache drop",
+    edits: [{
+      marker: "loader-cold-drop",
+      search: 'prepareCache(file.path, "cold").residentAfter',
+      replace: "residency(file.path)",
+    }],
+    tests: ["tests/loader_test.ts"],
+    filter: "/read every frame exactly once/",
+  },
+  {
+    name: "loader-accel-util",
+    claim: "loader: accel_util is compute over compute and the wait for data",
+    edits: [{
+      marker: "loader-accel-util",
+      search: "computeS / (computeS + loadS)",
+      replace: "computeS / (computeS + loadS + computeS)",
+    }],
+    tests: ["tests/loader_test.ts"],
+    filter: "/utilisation/",
+  },
+  {
+    name: "loader-shuffle-permutation",
+    claim: "loader: a shuffled epoch reads every frame once (a permutation, not draws)",
+    edits: [{
+      marker: "loader-shuffle-permutation",
+      search: 'if (sampling === "shuffle")',
+      replace: "if (sampling !== sampling)",
+    }],
+    tests: ["tests/loader_test.ts"],
+    filter: "/read every frame exactly once/",
+  },
+  {
     name: "records-cold-drop",
     claim: "records: the read phase is not preceded by the cache drop",
     edits: [{

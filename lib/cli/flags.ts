@@ -12,6 +12,7 @@ import { UsageError } from "../core/errors.ts";
 import type { WorkloadFlag } from "../workloads/workload.ts";
 import { orList, rowFormats, rowFormatsHelp } from "../report/formats/mod.ts";
 import {
+  LOADER_DEFAULTS,
   READERS_QUICK,
   READERS_SEED,
   RECORDS_QUICK,
@@ -30,6 +31,7 @@ export const COMMAND_NAMES = [
   "readers",
   "write",
   "read",
+  "loader",
   "info",
   "framings",
   "plot",
@@ -76,7 +78,7 @@ export interface FlagSpec {
 }
 
 /** Commands whose results are rows: every output flag applies to them. */
-const ROWS = ["table", "scaling", "records", "readers", "write", "read"] as const;
+const ROWS = ["table", "scaling", "records", "readers", "write", "read", "loader"] as const;
 /** The measuring workloads (plans, --quick, --dry-run, --dir). */
 const WORKLOADS = ["table", "scaling", "records", "readers"] as const;
 /** Commands that read or write with sciobench's own transfers (`--bs`, `--direct`). */
@@ -133,8 +135,10 @@ export const FLAGS = {
       write: "to write with (one); required unless --append",
       read: "to read the file with (one; default: detected from its first bytes)",
       info: "to read the file with (one; default: detected from its first bytes)",
+      loader: `to write the file with (one; default ${LOADER_DEFAULTS.framing}; hdf5 and ` +
+        "netcdf4 through their libraries), or with --file to read it with (default: detected)",
     },
-    commands: [...WORKLOADS, "write", "read", "info", "_reader"],
+    commands: [...WORKLOADS, "write", "read", "loader", "info", "_reader"],
   },
   size: {
     type: "string",
@@ -145,8 +149,9 @@ export const FLAGS = {
     about: {
       table: `: a list (default ${TABLE_SEED.size}; --quick ${TABLE_QUICK.size})`,
       write: "(instead of --frames)",
+      loader: `, of the file it writes (default ${LOADER_DEFAULTS.size}; not with --file)`,
     },
-    commands: ["table", "write"],
+    commands: ["table", "write", "loader"],
   },
   n: {
     type: "string",
@@ -156,8 +161,9 @@ export const FLAGS = {
     about: {
       table: `: a list (default ${TABLE_SEED.n})`,
       write: ": one; required",
+      loader: `: one, of the file it writes (default ${LOADER_DEFAULTS.n}; not with --file)`,
     },
-    commands: ["table", "write"],
+    commands: ["table", "write", "loader"],
   },
   frames: {
     type: "string",
@@ -231,15 +237,49 @@ export const FLAGS = {
   file: {
     type: "string",
     value: "PATH",
-    help: "read your own Fortran file (records of equal length, 4-byte markers) with rd, " +
-      "checking a(n) = i; no write phase, the file is never changed; shared mode only",
-    commands: ["readers"],
+    help: "read your own file instead of writing one; no write phase, the file is never changed",
+    about: {
+      readers: ": a Fortran file (records of equal length, 4-byte markers) read with rd, " +
+        "checking a(n) = i; shared mode only",
+      loader: ": every frame is a sample (its framing detected, or --framing); the format's " +
+        "own checks run on every sample, and with --verify the data must be what 'sciobench " +
+        "write --seed S' writes",
+    },
+    commands: ["readers", "loader"],
+  },
+  "samples-per-batch": {
+    type: "string",
+    value: "K",
+    help: "samples (frames) per batch",
+    default: String(LOADER_DEFAULTS.samplesPerBatch),
+    commands: ["loader"],
+  },
+  epochs: {
+    type: "string",
+    value: "E",
+    help: "epochs to read (each a pass over as many samples as the file has frames; default " +
+      `${LOADER_DEFAULTS.epochs})`,
+    commands: ["loader"],
+  },
+  batches: {
+    type: "string",
+    value: "B",
+    help: "batches to read in all, instead of --epochs: epochs of ceil(frames / K) batches, the " +
+      "last one cut short",
+    commands: ["loader"],
+  },
+  compute: {
+    type: "string",
+    value: "MS",
+    help: "milliseconds of busy-wait after each batch, a training step's compute; the rows " +
+      "then say the accelerator utilisation (accel_util, as DLIO)",
+    commands: ["loader"],
   },
   dir: {
     type: "string",
     value: "DIR",
     help: "where to write the scratch files (default: current directory)",
-    commands: WORKLOADS,
+    commands: [...WORKLOADS, "loader"],
   },
   repeat: {
     type: "string",
@@ -271,9 +311,10 @@ export const FLAGS = {
       readers: "of the data pattern",
       write: "of the data",
       read: "of the random order (and of --verify's data)",
+      loader: "of the data and of every epoch's order",
       _reader: "of the data pattern",
     },
-    commands: ["table", "records", "readers", "write", "read", "_reader"],
+    commands: ["table", "records", "readers", "write", "read", "loader", "_reader"],
   },
   "file-index": {
     type: "string",
@@ -302,22 +343,25 @@ export const FLAGS = {
   },
   sample: {
     type: "string",
-    value: "SIZE",
-    help: "bytes to read in each read phase (256M and 256MiB are 2^20-byte units as in fio, " +
-      "256MB decimal)",
-    default: { table: "256MiB" },
+    value: "S",
+    help: "what each read phase reads",
+    default: { table: "256MiB", loader: LOADER_DEFAULTS.sample },
     about: {
-      table: "; capped at the file",
-      read: ": the first frames up to SIZE in order, and as many frames at random (default: " +
-        "every frame)",
+      table: ": SIZE bytes (256M and 256MiB are 2^20-byte units as in fio, 256MB decimal), " +
+        "capped at the file",
+      read: ": the first frames up to SIZE bytes in order (256M and 256MiB are 2^20-byte " +
+        "units as in fio, 256MB decimal), and as many frames at random (default: every frame)",
+      loader: ": shuffle (each epoch a new seeded permutation of every frame) or random " +
+        "(frames drawn with replacement, seeded)",
     },
-    commands: ["table", "read"],
+    commands: ["table", "read", "loader"],
   },
   verify: {
     type: "boolean",
     help: "check the data against the table pattern written by 'sciobench write' (the same " +
       "--seed)",
-    commands: ["read"],
+    about: { loader: "(with --file; a file the loader writes is always checked)" },
+    commands: ["read", "loader"],
   },
   append: {
     type: "boolean",
@@ -382,7 +426,7 @@ export const FLAGS = {
     multiple: true,
     value: "KEY=VALUE",
     help: "the backend's own setting, repeatable; 'Backend options' below lists them",
-    commands: ["records", "readers", "write", "read", "info", "_reader"],
+    commands: ["records", "readers", "write", "read", "loader", "info", "_reader"],
   },
   peer: {
     type: "string",
@@ -526,7 +570,7 @@ export const FLAGS = {
       const own = rowFormats().filter((f) => f.plan).map((f) => `--format ${f.name}`);
       return `; as text${own.length === 0 ? "" : `, or as data with ${orList(own)}`}`;
     },
-    commands: WORKLOADS,
+    commands: [...WORKLOADS, "loader"],
   },
   strict: {
     type: "boolean",

@@ -263,6 +263,19 @@ class Recorder implements IoObserver {
   #phase: AuditPhase = newPhase("untimed", false);
   #io: number[] | undefined;
 
+  /** A recorder that knows the descriptors `before` had open (their counters start afresh). */
+  constructor(before?: Recorder) {
+    for (const [fd, s] of before === undefined ? [] : before.#fds) {
+      this.#fds.set(fd, {
+        path: s.path,
+        flags: s.flags,
+        phase: undefined,
+        file: undefined,
+        lastReadEnd: -1,
+      });
+    }
+  }
+
   /** The descriptor's state with `file` set to its counters in the current phase (no allocation). */
   #state(fd: number): FdState | undefined {
     const s = this.#fds.get(fd);
@@ -440,6 +453,21 @@ export function startAudit(): void {
   recorder = new Recorder();
   observeIo(recorder);
   recorder.switchTo("untimed", false);
+}
+
+/**
+ * Ends the current row's trail and returns it, and starts the next row's, which knows the files
+ * open now (rows that read one file opened once: loader's epochs); undefined, and nothing
+ * started, when no trail is recorded.
+ */
+export function nextAudit(): RowAudit | undefined {
+  const r = recorder;
+  if (r === undefined) return undefined;
+  const out = { pid: Deno.pid, phases: r.finish() };
+  recorder = new Recorder(r);
+  observeIo(recorder);
+  recorder.switchTo("untimed", false);
+  return out;
 }
 
 /** Starts phase `name` (ends the current one); no-op when no trail is recorded. */

@@ -5,7 +5,8 @@
  * ({@link columnDocs}); a name not declared here does not type-check. The same name means the
  * same thing in the same unit in every workload. A phase's columns carry the phase's name as a
  * prefix (`write_s`, `write_MiBps`, `read_user_s`, `random_dev_bytes`); records, whose rows are
- * one phase each (named in `phase`), has the phase-less ones (`wall_s`, `user_s`, `MiBps`).
+ * one phase each (named in `phase`), and loader, whose rows are one epoch each, have the
+ * phase-less ones (`wall_s`, `user_s`, `MiBps`).
  * docs/columns.md is generated from it (tools/columns_doc.ts).
  * @module
  */
@@ -39,6 +40,11 @@ const verifyText = (phase: string) =>
 const latencyText = (which: string, phase: "read" | "random") =>
   `${which} latency of one ${phase === "read" ? "sequential" : "random"} read operation (a ` +
   "frame's read call, or a block's; the read alone, without its verification), microseconds";
+
+/** The text of a loader batch latency column: `which` of its batches' read times. */
+const batchText = (which: string) =>
+  `loader: ${which} time to read one batch (every sample read and verified, one after the ` +
+  "other), microseconds; JSON rows carry the histogram as batch_latency";
 
 /** The text of a records latency column: `which` of its records' write or read latencies. */
 const recordText = (which: string) =>
@@ -103,7 +109,8 @@ export const COLUMN_SCHEMA = {
     "",
     "text",
     "page cache before each read phase: cold (the file dropped) or warm (read once); direct: " +
-      "O_DIRECT reads, no drop",
+      "O_DIRECT reads, no drop; loader: cold at the first epoch, as left (whatever the cache " +
+      "holds) at the later ones",
   ),
   fsync: entry(
     "",
@@ -135,8 +142,8 @@ export const COLUMN_SCHEMA = {
   bytes: entry(
     "bytes",
     "size",
-    "payload of the row: records x record bytes, datasets x dataset bytes, or the chunk's " +
-      "stored bytes (info)",
+    "payload of the row: records x record bytes, datasets x dataset bytes, the chunk's " +
+      "stored bytes (info), or the samples' bytes read in the epoch (loader)",
   ),
   read_frames: entry("frames", "count", "frames read in each read phase"),
   read_bytes: entry("bytes", "count", "payload read in each read phase (read: in order)"),
@@ -333,7 +340,12 @@ export const COLUMN_SCHEMA = {
       "wall_s / procs), the seed's cost per process",
   ),
   start_spread_s: entry("s", "number", "last reader's start minus the first's"),
-  resident_before: entry("0..1", "fraction", "fraction of the file(s) cached at the start"),
+  resident_before: entry(
+    "0..1",
+    "fraction",
+    "fraction of the file(s) cached at the start (loader: before each epoch; at the first, " +
+      "after its drop)",
+  ),
   // the page cache and the clocks
   resident_after_drop: entry(
     "0..1",
@@ -378,7 +390,12 @@ export const COLUMN_SCHEMA = {
       "(resident: pages left after the drop; device bytes: under half the phase's bytes from " +
       "the device; fs type: a file system, such as tmpfs, where nothing is cold); else empty",
   ),
-  verified: entry("", "flag", "true when --verify checked the data"),
+  verified: entry(
+    "",
+    "flag",
+    "true when --verify checked the data (loader: every sample of a file it wrote, or of --file " +
+      "with --verify)",
+  ),
   // system calls
   bs_bytes: entry(
     "bytes",
@@ -477,6 +494,38 @@ export const COLUMN_SCHEMA = {
       "when it has one (hdf5-mpio: `HDF5 1.10.8 (libhdf5_openmpi.so.103) on Open MPI v4.1.4, " +
       "...`; the JSON meta's mpi_io says which hints it reports using); empty for backends " +
       "without MPI-IO",
+  ),
+  // loader: one row per epoch of random samples
+  epoch: entry("", "count", "loader: the epoch, from 1"),
+  sampling: entry(
+    "",
+    "text",
+    "loader: shuffle (each epoch a new seeded permutation of every frame) or random (frames " +
+      "drawn with replacement, seeded)",
+  ),
+  batch_size: entry("samples", "count", "loader: samples (frames) per batch"),
+  batches: entry("batches", "count", "loader: batches read in the epoch"),
+  samples: entry("samples", "count", "loader: samples (frames) read in the epoch"),
+  load_s: entry(
+    "s",
+    "number",
+    "loader: time the epoch waited for data: the sum of its batches' read times (every sample " +
+      "read and verified), without --compute's steps",
+  ),
+  sample_rate: entry("samples/s", "number", "loader: samples / load_s"),
+  load_MiBps: entry("MiB/s", "number", "loader: bytes / 2^20 / load_s"),
+  batch_p50_us: entry("us", "number", batchText("median")),
+  batch_p90_us: entry("us", "number", batchText("90th percentile")),
+  batch_p99_us: entry("us", "number", batchText("99th percentile")),
+  batch_p999_us: entry("us", "number", batchText("99.9th percentile")),
+  batch_max_us: entry("us", "number", batchText("largest")),
+  compute_ms: entry("ms", "number", "loader: --compute, the busy-wait after each batch"),
+  compute_s: entry("s", "number", "loader: time the epoch spent in --compute's busy-waits"),
+  accel_util: entry(
+    "0..1",
+    "fraction",
+    "loader: accelerator utilisation as DLIO reports it: compute_s / (compute_s + load_s); " +
+      "empty without --compute",
   ),
   // every row ends with these
   stat: entry(

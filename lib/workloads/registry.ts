@@ -13,6 +13,7 @@ import { recordsWorkload } from "./records/workload.ts";
 import { readersWorkload } from "./readers/workload.ts";
 import { writeWorkload } from "./write/workload.ts";
 import { readWorkload } from "./read/workload.ts";
+import { loaderWorkload } from "./loader/workload.ts";
 import { infoWorkload } from "./info/workload.ts";
 
 /** The built-in workloads, in the order `sciobench --help` lists their commands. */
@@ -23,6 +24,7 @@ export const BUILTIN_WORKLOADS: readonly Workload[] = [
   readersWorkload,
   writeWorkload,
   readWorkload,
+  loaderWorkload,
   infoWorkload,
 ] as unknown as readonly Workload[];
 

@@ -73,3 +73,22 @@ export const RECORDS_SEED = {
 
 /** `records --quick`: 20 records of the seed's 300 x 500. */
 export const RECORDS_QUICK = { shape: "20x300x500" } as const;
+
+/**
+ * `loader`'s defaults (no seed paper: DLIO's training loop): a 64 MiB raw file of 1024-particle
+ * frames (28 KiB samples), read two epochs of seeded shuffles in batches of 32.
+ */
+export const LOADER_DEFAULTS = {
+  /** The native framing with the fewest bytes around each sample. */
+  framing: "raw",
+  /** File size. */
+  size: "64MiB",
+  /** Particles per frame: 28 KiB samples. */
+  n: "32^2",
+  /** Samples per batch (DLIO's and PyTorch's usual small batch). */
+  samplesPerBatch: 32,
+  /** Epochs: the first cold, the second as the first left the cache. */
+  epochs: 2,
+  /** Each epoch a seeded permutation of every frame. */
+  sample: "shuffle",
+} as const;

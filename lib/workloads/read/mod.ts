@@ -235,7 +235,7 @@ const OWN_DATA_FRACTION = 0.5;
  * Data sciobench did not write (a hoomd file of gsd, another seed) is refused in one line (exit 2):
  * a comparison with a pattern it never held would claim corruption.
  */
-function tablePatternOf(source: FrameSource, seed: number, fileBytes: number): TableFrames {
+export function tablePatternOf(source: FrameSource, seed: number, fileBytes: number): TableFrames {
   const path = source.path;
   // data the file does not hold was never written: no table frame to build and compare
   const located = source.frameCount > 0 && source.locate ? source.locate(0) : [];

@@ -1,0 +1,255 @@
+/**
+ * `sciobench loader`: reads random samples (frames) of a file in batches, as a training loop's
+ * data loader does, epoch after epoch: the file it writes first (--framing, --size, --n), or the
+ * user's (--file). The measurement is lib/workloads/loader/mod.ts.
+ * @module
+ */
+import { UsageError } from "../../core/errors.ts";
+import { parseChoice, parseCount, parseSeed } from "../../core/values.ts";
+import { parseSize } from "../../core/sizes.ts";
+import type { Backend } from "../../backends/backend.ts";
+import { usableBackend } from "../../backends/registry.ts";
+import { writeFrames } from "../../backends/write.ts";
+import { parseOptionArgs } from "../../framings/options.ts";
+import { withScratchDir } from "../../io/scratch.ts";
+import { storeBytes } from "../../io/store.ts";
+import { columnHelp } from "../../report/human.ts";
+import { Progress } from "../../report/progress.ts";
+import type { FlagValues } from "../../cli/flags.ts";
+import { checkScratchRoom } from "../checks.ts";
+import { isolates } from "../isolate.ts";
+import { chooseBackend, openUserFile } from "../open.ts";
+import { prepareVerified } from "../pattern.ts";
+import { tablePatternOf } from "../read/mod.ts";
+import { resolveBackends } from "../settings.ts";
+import { BYTES_PER_PARTICLE, TableFrames } from "../table/mod.ts";
+import { LOADER_DEFAULTS } from "../seeds.ts";
+import type { PlannedRun, Workload, WorkloadHelp } from "../workload.ts";
+import { LOADER_COLUMN_DOCS, LOADER_HUMAN_COLUMNS, LOADER_KEYS } from "./columns.ts";
+import {
+  batchesPerEpoch,
+  epochCount,
+  type LoaderFile,
+  type LoaderSettings,
+  runLoader,
+  SAMPLINGS,
+} from "./mod.ts";
+
+const HELP: WorkloadHelp = {
+  title: "read random samples of a file in batches, as a training loop does",
+  intro: `Writes a file of the table's frames (--framing, --size, --n; removed at the end), or takes
+yours (--file), and reads it epoch after epoch in batches of --samples-per-batch samples, a
+sample being one frame found through the format's own index (gsd frames, netCDF records,
+Fortran records, IEEEIO datasets, raw frames; HDF5 and netCDF-4 through their libraries). Each
+epoch reads a new seeded permutation of every frame (--sample shuffle) or as many seeded draws
+with replacement (--sample random). The first epoch starts cold (the file dropped from the page
+cache), the later ones from whatever the cache holds (cache: as left). With --compute MS each
+batch is followed by MS milliseconds of busy-wait, a training step, and accel_util says how much
+of the time the "accelerator" computed rather than waited for data (as DLIO). Every sample of a
+file the loader wrote is checked against the data written; a user's file by the format's own
+checks (markers, sizes, index bounds), and with --verify against what 'sciobench write --seed S'
+writes. Samples are read one at a time.`,
+  after: `Columns (CSV order), one row per epoch:
+${columnHelp(LOADER_COLUMN_DOCS)}`,
+};
+
+/** The settings of a run from its flags (each checked; UsageError naming the flag). */
+function loaderSettings(values: FlagValues<"loader">): LoaderSettings {
+  if (values.batches !== undefined && values.epochs !== undefined) {
+    throw new UsageError("loader: give --batches or --epochs, not both");
+  }
+  const compute = values.compute === undefined ? 0 : Number(values.compute);
+  if (!(compute >= 0 && compute <= 3.6e6) || values.compute?.trim() === "") {
+    throw new UsageError(
+      `bad --compute '${values.compute}': expected milliseconds from 0 to 3600000, such as 5 or 0.5`,
+    );
+  }
+  return {
+    seed: parseSeed(values.seed),
+    batchSize: parseCount(values["samples-per-batch"], "--samples-per-batch"),
+    epochs: parseCount(values.epochs ?? String(LOADER_DEFAULTS.epochs), "--epochs", 100000),
+    batches: values.batches === undefined ? undefined : parseCount(values.batches, "--batches"),
+    sampling: parseChoice(values.sample, SAMPLINGS, "--sample"),
+    computeMs: compute,
+  };
+}
+
+/** The one backend of `--framing` for the file the loader writes (a file, not a store). */
+function writingBackend(framing: string): Backend {
+  const { run, skipped } = resolveBackends(framing);
+  // a missing peer: its own one-line error
+  for (const s of skipped) usableBackend(s.name);
+  if (run.length !== 1) {
+    throw new UsageError(`loader: --framing takes one framing, not '${framing}'`);
+  }
+  const backend = run[0]!;
+  if (backend.store !== undefined) {
+    throw new UsageError(
+      `loader: --framing ${backend.name} writes a store of files; give a framing of one file`,
+    );
+  }
+  return backend;
+}
+
+/** The user's file opened for the loader, checked to hold frames. */
+function openLoaderFile(
+  path: string,
+  framing: string | undefined,
+  options: readonly string[] | undefined,
+  verify: boolean,
+  seed: number,
+): LoaderFile {
+  const backend = chooseBackend(path, framing);
+  if (isolates(backend)) {
+    // a library on a file sciobench did not write runs in a library child, which has no loader
+    throw new UsageError(
+      `loader: --file ${path}: ${backend.name} reads through its library, which 'loader' runs ` +
+        "only on a file it writes (leave --file out); time your file with 'sciobench read'",
+    );
+  }
+  const fileBytes = storeBytes(path);
+  let expected: TableFrames | undefined;
+  if (verify) {
+    const probe = openUserFile(path, framing, options, "read");
+    try {
+      expected = tablePatternOf(probe, seed, fileBytes);
+    } finally {
+      probe.close();
+    }
+  }
+  const source = openUserFile(path, framing, options, "read", { layout: expected?.layout });
+  try {
+    if (source.frameCount === 0) {
+      throw new UsageError(
+        `loader: ${path} holds no frames (${source.framing}); a sample is one frame`,
+      );
+    }
+    if (expected) prepareVerified(source, expected);
+  } catch (e) {
+    source.close();
+    throw e;
+  }
+  return { path, source, expected, n: expected?.n, fileBytes };
+}
+
+/** The resolved options of a run, for the JSON meta and the plan (option names as flags). */
+function runOptions(
+  settings: LoaderSettings,
+  option: readonly string[] | undefined,
+): Record<string, unknown> {
+  return {
+    seed: settings.seed,
+    "samples-per-batch": settings.batchSize,
+    epochs: settings.batches === undefined ? settings.epochs : null,
+    batches: settings.batches ?? null,
+    sample: settings.sampling,
+    compute: settings.computeMs,
+    option: option ?? [],
+  };
+}
+
+/** The `loader` workload. */
+export const loaderWorkload: Workload<FlagValues<"loader">> = {
+  name: "loader",
+  summary: "read random samples of a file in batches, epoch after epoch (a training loop)",
+  help: HELP,
+  flags: [],
+  columns: LOADER_COLUMN_DOCS,
+  keys: LOADER_KEYS,
+  human: LOADER_HUMAN_COLUMNS,
+  inputs: (values) => values.file === undefined ? [] : [["--file", values.file]],
+  plan(values): PlannedRun {
+    const settings = loaderSettings(values);
+    const progress = new Progress({ quiet: !Deno.stderr.isTerminal() });
+    const userFile = values.file;
+    const options = runOptions(settings, values.option);
+    if (userFile !== undefined) {
+      for (const f of ["size", "n", "dir"] as const) {
+        if (values[f] !== undefined) {
+          throw new UsageError(
+            `loader: --${f} is for the file the loader writes; --file reads yours`,
+          );
+        }
+      }
+      const framing = values.framing;
+      return {
+        openAtFirstRow: true,
+        progress,
+        options: { ...options, file: userFile, framing: framing ?? null, verify: values.verify },
+        async run(add, progress): Promise<void> {
+          const open = () =>
+            openLoaderFile(userFile, framing, values.option, values.verify, settings.seed);
+          await runLoader(open, settings, add, progress);
+        },
+      };
+    }
+    if (values.verify) {
+      throw new UsageError(
+        "loader: --verify is for --file (a file the loader writes is always checked)",
+      );
+    }
+    const backend = writingBackend(values.framing ?? LOADER_DEFAULTS.framing);
+    const n = parseCount(values.n ?? LOADER_DEFAULTS.n, "--n");
+    const size = parseSize(values.size ?? LOADER_DEFAULTS.size, "--size");
+    const frames = Math.max(1, Math.ceil(size / (BYTES_PER_PARTICLE * n)));
+    const dataBytes = frames * BYTES_PER_PARTICLE * n;
+    const backendOptions = parseOptionArgs([backend], values.option, "write").get(backend.name)!;
+    const epochs = epochCount(frames, settings);
+    const samples = settings.batches === undefined
+      ? epochs * frames
+      : Math.min(settings.batches * settings.batchSize, epochs * frames);
+    checkScratchRoom(
+      values.dir,
+      dataBytes,
+      `a file of ${frames} frames of ${n} particles`,
+      "use a smaller --size or another --dir",
+    );
+    const name = `loader.${backend.name}`;
+    return {
+      plan: {
+        command: "loader",
+        parameters: {
+          ...options,
+          framing: backend.name,
+          frames,
+          n,
+          "batches-per-epoch": batchesPerEpoch(frames, settings.batchSize),
+        },
+        backends: [{ name: backend.name }],
+        skipped: [],
+        files: [{ name, count: 1, bytes: dataBytes }],
+        writeBytes: dataBytes,
+        readBytes: samples * BYTES_PER_PARTICLE * n,
+        warnings: [],
+      },
+      dir: values.dir,
+      progress,
+      options: { ...options, framing: backend.name, size, n },
+      async run(add, progress): Promise<void> {
+        await withScratchDir(values.dir, async (dir) => {
+          const path = `${dir}/${name}`;
+          const expected = new TableFrames(n, settings.seed);
+          progress.begin(`loader: writing ${path}`);
+          await writeFrames(
+            backend,
+            path,
+            { create: "new", fsync: "end", backendOptions },
+            frames,
+            (i) => expected.frame(i),
+          );
+          const open = (): LoaderFile => {
+            const source = backend.openReader(path, { layout: expected.layout, backendOptions });
+            try {
+              prepareVerified(source, expected);
+            } catch (e) {
+              source.close();
+              throw e;
+            }
+            return { path, source, expected, n, fileBytes: storeBytes(path) };
+          };
+          await runLoader(open, settings, add, progress);
+        });
+      },
+    };
+  },
+};

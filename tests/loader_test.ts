@@ -1,0 +1,214 @@
+/**
+ * The loader workload: every native framing and the hdf5 and netcdf4 peers read in seeded
+ * batches; each shuffled epoch reads every frame exactly once (counted from the audit trail),
+ * random draws repeat with the seed, a damaged byte is a VerifyError, --compute gives a
+ * utilisation, and rows carry batch latency percentiles.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { backendByName } from "../lib/backends/registry.ts";
+import type { FlagValues } from "../lib/cli/flags.ts";
+import { openUserFile } from "../lib/workloads/open.ts";
+import { hdf5 } from "../lib/peers/hdf5/mod.ts";
+import { netcdf4 } from "../lib/peers/netcdf4/mod.ts";
+import { Progress } from "../lib/report/progress.ts";
+import type { Row } from "../lib/report/row.ts";
+import { auditOf } from "../lib/sys/audit.ts";
+import { epochOrder } from "../lib/workloads/loader/mod.ts";
+import { loaderWorkload } from "../lib/workloads/loader/workload.ts";
+import { measureWrite } from "../lib/workloads/write/mod.ts";
+import { flipByte, peerTest, runCli, tempDir } from "./_helpers.ts";
+
+/** Runs `loader` in this process with `flags` (the parser's defaults added) and returns its rows. */
+async function loaderRows(flags: Record<string, string | boolean>): Promise<Row[]> {
+  const values = {
+    seed: "1",
+    "samples-per-batch": "8",
+    sample: "shuffle",
+    verify: false,
+    ...flags,
+  } as unknown as FlagValues<"loader">;
+  const planned = await loaderWorkload.plan(values, [], { format: "csv" }, []);
+  const rows: Row[] = [];
+  const progress = new Progress({ quiet: true });
+  await planned.run((row) => rows.push(row), progress);
+  return rows;
+}
+
+/** Writes the table's frames (N = 64, seed 1) to `path` with `framing`: `frames` frames. */
+async function writeTableFile(framing: string, path: string, frames: number): Promise<void> {
+  await measureWrite(backendByName(framing), path, "new", {}, {
+    n: 64,
+    count: frames,
+    seed: 1,
+    first: 0,
+    fsync: "end",
+    options: [],
+  });
+}
+
+/** The offsets the reads of each epoch row started at (the file's reads, in order). */
+function epochReads(row: Row, path: string): number[] {
+  const phase = auditOf(row)!.phases.find((p) => p.name === "epoch")!;
+  const file = phase.files.find((f) => f.path === path)!;
+  assert.ok(file.reads <= 128, "the read log keeps 128 reads");
+  const log = file.readLog;
+  return Array.from({ length: log.length / 2 }, (_, k) => log[2 * k]!);
+}
+
+/**
+ * The POSIX_FADV_DONTNEED calls on `path` in the untimed stretch before a row's epoch phase, and
+ * the reads of `path` made there after the last of them.
+ */
+function dropsBefore(row: Row, path: string): { drops: number; readsAfter: number } {
+  const phases = auditOf(row)!.phases;
+  const i = phases.findIndex((p) => p.name === "epoch");
+  const gap = phases[i - 1];
+  if (gap === undefined || gap.timed) return { drops: 0, readsAfter: 0 };
+  const drops = gap.syncs.filter((c) =>
+    c.call === "fadvise" && c.advice === "DONTNEED" && c.path === path
+  );
+  const reads = gap.files.find((f) => f.path === path)?.reads ?? 0;
+  return { drops: drops.length, readsAfter: reads - (drops.at(-1)?.readsBefore ?? reads) };
+}
+
+/** The file offset of each frame's first chunk (from the format's own index). */
+function frameOffsets(framing: string, path: string): number[] {
+  const source = openUserFile(path, framing, undefined, "read");
+  try {
+    return Array.from({ length: source.frameCount }, (_, i) => source.locate!(i)[0]!.offset);
+  } finally {
+    source.close();
+  }
+}
+
+for (const framing of ["raw", "gsd", "netcdf", "f77", "ieeeio"]) {
+  Deno.test(`loader ${framing}: two shuffled epochs read every frame exactly once each`, async () => {
+    using dir = tempDir();
+    const path = `${dir.path}/data.${framing}`;
+    await writeTableFile(framing, path, 24);
+    const rows = await loaderRows({ file: path, framing, verify: true });
+    assert.equal(rows.length, 2);
+    const starts = frameOffsets(framing, path);
+    assert.equal(starts.length, 24);
+    for (const [k, row] of rows.entries()) {
+      assert.equal(row.epoch, k + 1);
+      assert.equal(row.cache, k === 0 ? "cold" : "as left");
+      assert.equal(row.samples, 24);
+      assert.equal(row.batches, 3);
+      assert.equal(row.verified, true);
+      const reads = epochReads(row, path);
+      for (const [i, at] of starts.entries()) {
+        assert.equal(reads.filter((r) => r === at).length, 1, `epoch ${k + 1}: frame ${i}`);
+      }
+    }
+    // cold at the first epoch: dropped after the open, nothing read between; the second as left
+    assert.ok(dropsBefore(rows[0]!, path).drops > 0, "a drop before epoch 1");
+    assert.equal(dropsBefore(rows[0]!, path).readsAfter, 0);
+    assert.equal(dropsBefore(rows[1]!, path).drops, 0, "no drop before epoch 2");
+    // the two epochs read the frames in different orders
+    assert.notDeepEqual(epochReads(rows[0]!, path), epochReads(rows[1]!, path));
+  });
+}
+
+Deno.test("loader: random draws with replacement repeat with the seed", async () => {
+  assert.deepEqual(epochOrder(50, 1, "random", 7), epochOrder(50, 1, "random", 7));
+  assert.notDeepEqual(epochOrder(50, 1, "random", 7), epochOrder(50, 1, "random", 8));
+  assert.notDeepEqual(epochOrder(50, 1, "random", 7), epochOrder(50, 2, "random", 7));
+  // with replacement: some frame drawn twice (a permutation would draw each once)
+  assert.ok(new Set(epochOrder(50, 1, "random", 7)).size < 50);
+  using dir = tempDir();
+  const path = `${dir.path}/data.raw`;
+  await writeTableFile("raw", path, 30);
+  const flags = { file: path, sample: "random", epochs: "1", seed: "5" };
+  const [a] = await loaderRows(flags);
+  const [b] = await loaderRows(flags);
+  const [c] = await loaderRows({ ...flags, seed: "6" });
+  assert.equal(a!.samples, 30);
+  assert.deepEqual(epochReads(a!, path), epochReads(b!, path));
+  assert.notDeepEqual(epochReads(a!, path), epochReads(c!, path));
+  assert.ok(new Set(epochReads(a!, path)).size < 30);
+});
+
+Deno.test("loader: a damaged byte of a sample is a VerifyError naming the file (exit 1)", async () => {
+  using dir = tempDir();
+  const path = `${dir.path}/data.gsd`;
+  await writeTableFile("gsd", path, 12);
+  const at = frameOffsets("gsd", path)[7]! + 100;
+  const ok = await runCli(["loader", "--file", path, "--verify", "--epochs", "1"]);
+  assert.equal(ok.code, 0, ok.stderr);
+  flipByte(path, at);
+  const bad = await runCli(["loader", "--file", path, "--verify", "--epochs", "1"]);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /frame 7: chunk .* differs from what was written/);
+  assert.ok(bad.stderr.includes(path));
+  assert.ok(!bad.stderr.includes("    at "), "no stack trace");
+});
+
+Deno.test("loader: --compute gives a utilisation between 0 and 1; rows carry percentiles", async () => {
+  using dir = tempDir();
+  const rows = await loaderRows({ dir: dir.path, size: "96KiB", n: "64", compute: "2" });
+  assert.equal(rows.length, 2);
+  for (const row of rows) {
+    const util = Number(row.accel_util);
+    assert.ok(util > 0 && util < 1, `accel_util ${util}`);
+    // as DLIO: the time computing over the time computing or waiting for data
+    const computeS = Number(row.compute_s);
+    assert.ok(Math.abs(util - computeS / (computeS + Number(row.load_s))) < 1e-9);
+    assert.ok(Number(row.compute_s) >= Number(row.batches) * 0.002);
+    const p50 = Number(row.batch_p50_us);
+    const p99 = Number(row.batch_p99_us);
+    assert.ok(p50 > 0 && p50 <= p99 && p99 <= Number(row.batch_max_us));
+    assert.ok(Number(row.sample_rate) > 0 && Number(row.load_MiBps) > 0);
+    assert.equal(row.verified, true);
+  }
+  assert.equal(typeof rows[0]!.cold_ok, "boolean");
+  assert.equal(rows[1]!.cold_ok, "");
+  const plain = await loaderRows({ dir: dir.path, size: "32KiB", n: "64", epochs: "1" });
+  assert.equal(plain[0]!.accel_util, null);
+  // nothing left behind in --dir
+  assert.deepEqual([...Deno.readDirSync(dir.path)], []);
+});
+
+Deno.test("loader: --batches reads that many batches across epochs", async () => {
+  using dir = tempDir();
+  // 19 frames, batches of 8: 3 per epoch; 5 batches = one epoch and 2 batches of the next
+  const rows = await loaderRows({ dir: dir.path, size: `${19 * 28 * 64}`, n: "64", batches: "5" });
+  assert.deepEqual(rows.map((r) => [r.batches, r.samples]), [[3, 19], [2, 16]]);
+});
+
+Deno.test("loader: bad flags are one line, exit 2", async () => {
+  for (
+    const args of [
+      ["--batches", "3", "--epochs", "2"],
+      ["--file", "/nonexistent", "--size", "1MiB"],
+      ["--sample", "sorted"],
+      ["--compute", "-1"],
+      ["--verify"],
+    ]
+  ) {
+    const r = await runCli(["loader", ...args]);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+  }
+});
+
+for (
+  const [framing, missing] of [
+    ["hdf5", () => hdf5.unavailable()],
+    ["netcdf4", () => netcdf4.unavailable()],
+  ] as const
+) {
+  peerTest(`loader ${framing}: every sample through the library, two epochs`, missing, async () => {
+    using dir = tempDir();
+    const rows = await loaderRows({ dir: dir.path, framing, size: "128KiB", n: "64" });
+    assert.equal(rows.length, 2);
+    for (const row of rows) {
+      assert.equal(row.framing, framing);
+      assert.equal(row.samples, row.frames);
+      assert.equal(row.samples, 74);
+      assert.equal(row.verified, true);
+      assert.ok(Number(row.bytes) >= 74 * 28 * 64);
+    }
+  });
+}
