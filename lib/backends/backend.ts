@@ -88,10 +88,45 @@ export interface MpiIoFile {
   gather(bytes: Uint8Array): Uint8Array[];
 }
 
+/**
+ * The run's MPI as a library that takes an MPI communicator and an MPI_Info by value sees it
+ * (PnetCDF, netCDF-4 parallel): the handles in the ABI of the launcher's MPI library (addresses
+ * in Open MPI, 32-bit integers in MPICH), valid until {@link MpiHandles.free}, and the
+ * collectives the backends need to agree on a failure over the communicator.
+ */
+export interface MpiHandles {
+  /** The ABI of the run's MPI library: the handles' form, and the library a peer must link. */
+  readonly abi: "openmpi" | "mpich";
+  /** MPI_COMM_WORLD (`shared`) or MPI_COMM_SELF (`per-rank`), as the ABI passes it. */
+  readonly comm: Deno.PointerValue | number;
+  /** The run's hints (`--hint`) as an MPI_Info, as the ABI passes it. */
+  readonly info: Deno.PointerValue | number;
+  /** This rank in the communicator (0 on MPI_COMM_SELF). */
+  readonly rank: number;
+  /** Processes in the communicator (1 on MPI_COMM_SELF). */
+  readonly ranks: number;
+  /** The smallest and the largest of `value` over the communicator (collective). */
+  range(value: number): [min: number, max: number];
+  /**
+   * Keeps, for the run's meta, what the library reports of the hints (`reported`, an MPI_Info
+   * the library made, such as ncmpi_inq_file_info's; freed here) for an open of `access`.
+   */
+  report(access: "write" | "read", reported: Deno.PointerValue | number): void;
+  /** Frees the MPI_Info of the hints. */
+  free(): void;
+}
+
 /** MPI-IO on the launcher's MPI library (lib/mpi/io.ts), as backends that use it see it. */
 export interface MpiIo {
   /** The MPI library doing the I/O: the first line of MPI_Get_library_version. */
   readonly library: string;
+  /** The ABI of that library (the form of its handles, the library a peer must link). */
+  readonly abi: "openmpi" | "mpich";
+  /**
+   * The communicator of `layout` and the hints as an MPI_Info, for a library that opens files
+   * itself through this MPI (free them once the file is closed).
+   */
+  handles(layout: FileLayout, hints: readonly MpiHint[]): MpiHandles;
   /**
    * Opens `path` with `hints` (an MPI_Info) on every rank (`shared`: MPI_COMM_WORLD, collective)
    * or on this rank alone (`per-rank`: MPI_COMM_SELF): `create` makes it (an existing file is
@@ -120,7 +155,10 @@ export interface MpiIoRun {
 export interface MpiIoSettings extends MpiIoRun {
   /** One file for every rank, or a file of this rank's own. */
   readonly layout: FileLayout;
-  /** `shared` writes: this rank's frames of the file (every rank writes as many). */
+  /**
+   * Writes: this rank's frames of the file (of a shared file: every rank writes as many; of a
+   * rank's own file: all of them), when the caller knows them.
+   */
   readonly part?: FramePart;
 }
 
@@ -133,6 +171,11 @@ export interface MpiIoCapability {
   readonly layouts: readonly FileLayout[];
   /** True when it can make its reads and writes collective calls (`--collective on`). */
   readonly collective: boolean;
+  /**
+   * The library doing the I/O as rows name it, given the MPI library's name (`mpi`); undefined:
+   * the MPI library itself (`mpiio`).
+   */
+  library?(mpi: string): string;
 }
 
 /** How a writer treats an existing file at its path. */

@@ -17,7 +17,13 @@
 import { IoError } from "../core/errors.ts";
 import type { FileLayout, MpiHint, MpiIo, MpiIoFile } from "../backends/backend.ts";
 import { noteLibrarySync } from "../sys/libc.ts";
-import { MPI_MODE, MpiCallError, type MpiFile, type MpiLibrary } from "./library.ts";
+import {
+  MPI_MODE,
+  MpiCallError,
+  type MpiFile,
+  type MpiHandle,
+  type MpiLibrary,
+} from "./library.ts";
 
 /** Bytes of one MPI-IO call at most: pieces of a larger read or write (a count is a C int). */
 export const MPI_IO_PIECE_BYTES = 1 << 30;
@@ -106,6 +112,14 @@ function failed(path: string, what: string, e: unknown): unknown {
   if (e instanceof MpiCallError) return new IoError(`${path}: ${what}: ${e.call}: ${e.text}`);
   if (e instanceof RangeError) return new IoError(`${path}: ${what}: ${e.message}`);
   return e;
+}
+
+/** The smallest and the largest of `value` over MPI_COMM_WORLD (one MPI_Allreduce). */
+function worldRange(mpi: MpiLibrary, value: number): [number, number] {
+  const send = new Float64Array([value, -value]);
+  const recv = new Float64Array(2);
+  mpi.allreduce(new Uint8Array(send.buffer), new Uint8Array(recv.buffer), 2, "double", "max");
+  return [-recv[1]!, recv[0]!];
 }
 
 /** One file open through the library. */
@@ -209,17 +223,7 @@ class LibraryFile implements MpiIoFile {
   }
 
   range(value: number): [number, number] {
-    if (!this.#shared) return [value, value];
-    const send = new Float64Array([value, -value]);
-    const recv = new Float64Array(2);
-    this.#mpi.allreduce(
-      new Uint8Array(send.buffer),
-      new Uint8Array(recv.buffer),
-      2,
-      "double",
-      "max",
-    );
-    return [-recv[1]!, recv[0]!];
+    return this.#shared ? worldRange(this.#mpi, value) : [value, value];
   }
 
   gather(bytes: Uint8Array): Uint8Array[] {
@@ -253,6 +257,39 @@ export function mpiIoOf(mpi: MpiLibrary): MpiIo {
   library = name;
   return {
     library: name,
+    abi: mpi.abi,
+    handles(layout, hints) {
+      const shared = layout === "shared";
+      let info: MpiHandle;
+      try {
+        info = mpi.infoCreate(hints);
+      } catch (e) {
+        throw failed("--hint", "making the MPI_Info of the hints", e);
+      }
+      const rank = shared ? mpi.rank() : 0;
+      const ranks = shared ? mpi.size() : 1;
+      let freed = false;
+      return {
+        abi: mpi.abi,
+        comm: mpi.comm(shared ? "world" : "self"),
+        info,
+        rank,
+        ranks,
+        range: (value) => shared ? worldRange(mpi, value) : [value, value],
+        report(access, reported) {
+          try {
+            keepReport(hintReport(layout, access, hints, mpi.infoEntries(reported)));
+          } finally {
+            mpi.infoFree(reported);
+          }
+        },
+        free() {
+          if (freed) return;
+          freed = true;
+          mpi.infoFree(info);
+        },
+      };
+    },
     open(path, access, layout, hints) {
       const shared = layout === "shared";
       const amode = access === "read"

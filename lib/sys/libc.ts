@@ -214,8 +214,8 @@ export interface IoObserver {
   librarySync(path: string, call: LibrarySync): void;
 }
 
-/** The durable points of libraries sciobench records: MPI-IO's. */
-export type LibrarySync = "MPI_File_sync";
+/** The durable points of libraries sciobench records: MPI-IO's, PnetCDF's, netCDF-4's. */
+export type LibrarySync = "MPI_File_sync" | "ncmpi_sync" | "nc_sync";
 
 /**
  * Tells the observer that a library made `path` durable through descriptors of its own (the

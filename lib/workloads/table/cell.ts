@@ -17,7 +17,7 @@ import type { Progress } from "../../report/progress.ts";
 import { callLatencyFields, latencyFields, LatencyHistogram } from "../../report/histogram.ts";
 import { startMeter, warmUpOpens } from "../../sys/meter.ts";
 import { recordPreadLatency, statfs } from "../../sys/libc.ts";
-import { mpiIoColumns, mpiIoSettings, sharedFraming } from "../cells.ts";
+import { mpiIoColumns, mpiIoSettings, ownFrames, sharedFraming } from "../cells.ts";
 import { cacheState, prepareCache, readOverlap, transferColumns } from "../transfer.ts";
 import {
   prepareVerified,
@@ -103,7 +103,12 @@ export async function runTableCell(
   const layout = shared ? "shared" : "per-rank";
   // a backend that goes through MPI-IO writes the shared file itself, collectively
   const part = sharedPart(sizing.frames);
-  const writeIo = mpiIoSettings(backend, options.mpiIo, layout, shared ? part : undefined);
+  const writeIo = mpiIoSettings(
+    backend,
+    options.mpiIo,
+    layout,
+    shared ? part : ownFrames(sizing.frames),
+  );
   const readIo = mpiIoSettings(backend, options.mpiIo, layout);
   const nativeShared = shared && writeIo === undefined;
   const readBase = shared ? readRank * sizing.frames : 0;
