@@ -92,7 +92,11 @@ Deno.test("capabilities: the built-in backends declare what the name-based check
   const names = (ok: (b: Backend) => boolean) => BACKENDS.filter(ok).map((b) => b.name).sort();
   const builtIn = (b: Backend) => !b.name.startsWith("toy");
   assert.deepEqual(names((b) => builtIn(b) && b.sharedLayout), ["f77", "gsd", "netcdf", "raw"]);
-  assert.deepEqual(names((b) => builtIn(b) && b.mpiIo !== undefined), ["mpiio"]);
+  assert.deepEqual(names((b) => builtIn(b) && b.mpiIo !== undefined), [
+    "mpiio",
+    "netcdf4-par",
+    "pnetcdf",
+  ]);
   assert.deepEqual(backendByName("mpiio").mpiIo, {
     layouts: ["shared", "per-rank"],
     collective: true,
@@ -126,7 +130,7 @@ Deno.test("capabilities: the built-in backends declare what the name-based check
   );
   refused(
     () => checkSharedLayout(backendByName("ieeeio")),
-    /^--layout shared works for gsd, raw, netcdf, f77(, [a-z-]+)* only; 'ieeeio' cannot place frames at offsets known in advance \(use --layout per-rank\)$/,
+    /^--layout shared works for gsd, raw, netcdf, f77(, [a-z0-9-]+)* only; 'ieeeio' cannot place frames at offsets known in advance \(use --layout per-rank\)$/,
   );
   assert.equal(libraryName(backendByName("hdf5")), "HDF5");
   assert.equal(libraryName(backendByName("hdf4")), "HDF4");
