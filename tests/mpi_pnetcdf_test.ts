@@ -7,10 +7,11 @@
  * and PnetCDF's version; the durable point ncmpi_sync is in the audit trail; a rank whose
  * PnetCDF call fails stops all four with the library's own text and no file left. Under MPICH
  * (`mpiexec.mpich`): pnetcdf is skipped in one line saying the library is built for Open MPI.
+ * Outside MPI, pnetcdf and netcdf4-par are refused in one line and listed as unavailable.
  * @module
  */
 import assert from "node:assert/strict";
-import { commandMissing, REQUIRE_PEERS, tempDir } from "./_helpers.ts";
+import { commandMissing, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
 import {
   type JsonDoc,
   type Launcher,
@@ -235,3 +236,27 @@ mpiTestUnder(
     }
   },
 );
+
+Deno.test("pnetcdf, netcdf4-par: outside MPI refused in one line, listed as unavailable", async () => {
+  using tmp = tempDir();
+  for (const name of ["pnetcdf", "netcdf4-par"]) {
+    for (const args of [["table", "--size", "64KiB"], ["records", "--shape", "2x10"]]) {
+      const r = await runCli([...args, "--framing", `raw,${name}`, "--dir", tmp.path]);
+      assert.equal(r.code, 2, r.stderr);
+      const errors = r.stderr.trim().split("\n").filter((l) => l.includes("error"));
+      assert.equal(errors.length, 1, r.stderr);
+      assert.match(errors[0]!, new RegExp(`--framing ${name}: it runs only under an MPI launcher`));
+    }
+  }
+  const list = await runCli(["framings", "--format", "json"]);
+  assert.equal(list.code, 0, list.stderr);
+  const doc = JSON.parse(list.stdout) as {
+    backends: { name: string; available: boolean; unavailable?: string }[];
+  };
+  for (const name of ["pnetcdf", "netcdf4-par"]) {
+    const b = doc.backends.find((x) => x.name === name)!;
+    assert.equal(b.available, false);
+    assert.match(b.unavailable!, /runs only under an MPI launcher \(mpirun, mpiexec, srun\)/);
+  }
+  assert.deepEqual(leftovers(tmp.path), []);
+});

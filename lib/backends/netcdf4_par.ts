@@ -21,7 +21,6 @@
  * @module
  */
 import { IoError, PeerRankFailed, PeerUnavailableError, UsageError } from "../core/errors.ts";
-import { NATIVE_ORDER } from "../bytes/byteswap.ts";
 import { type DType, DTYPE_SIZE, type Frame } from "../framings/types.ts";
 import { CHUNK_NAME_ATTR, NETCDF_OPTIONS, schemaForChunks } from "../framings/netcdf/mod.ts";
 import { optionOrDefault } from "../framings/options.ts";
@@ -525,7 +524,7 @@ class NetcdfParSource implements FrameSource {
     return {
       library: `netCDF-C ${this.#lib.version} (parallel)`,
       variables: this.#vars.length,
-      order: NATIVE_ORDER,
+      records: this.frameCount,
     };
   }
 

@@ -15,7 +15,6 @@
  * @module
  */
 import { IoError, PeerRankFailed, PeerUnavailableError, UsageError } from "../core/errors.ts";
-import { NATIVE_ORDER } from "../bytes/byteswap.ts";
 import { type DType, DTYPE_SIZE, type Frame } from "../framings/types.ts";
 import { CHUNK_NAME_ATTR, NETCDF_OPTIONS, schemaForChunks } from "../framings/netcdf/mod.ts";
 import { cString, noteLibrarySync } from "../sys/libc.ts";
@@ -49,8 +48,8 @@ const NAME = "pnetcdf";
 /** nc_set_fill's "no fill" (the native writer's and netcdf-lib's default). */
 const NC_NOFILL = 0x100;
 
-/** netCDF-C's nc_enddef layout: no free bytes after the header, variables on 4-byte bounds. */
 // mutant: pnetcdf-netcdf-layout
+/** netCDF-C's nc_enddef layout: no free bytes after the header, variables on 4-byte bounds. */
 const ENDDEF = { hMinfree: 0n, vAlign: 4n, vMinfree: 0n, rAlign: 4n } as const;
 
 /** The types netCDF classic holds in CDF-1 and CDF-2 (CDF-5 holds every type). */
@@ -91,7 +90,7 @@ function reportHints(
   ncid: number,
   access: "write" | "read",
   path: string,
-) {
+): void {
   const cell = new Uint8Array(8);
   checkPnetcdf(lib, lib.fn.ncmpi_inq_file_info(ncid, cell), "ncmpi_inq_file_info", path);
   h.report(access, cellHandle(h.abi, cell));
@@ -564,7 +563,7 @@ class PnetcdfSource implements FrameSource {
     return {
       library: `PnetCDF ${this.#lib.version}`,
       variables: this.#vars.length,
-      order: NATIVE_ORDER,
+      records: this.frameCount,
     };
   }
 
