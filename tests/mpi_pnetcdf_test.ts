@@ -11,7 +11,8 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { commandMissing, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
+import { commandMissing, peerTest, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
+import { libraryFile, linkedMpi, neededLibraries } from "../lib/peers/mpi_linked.ts";
 import {
   type JsonDoc,
   type Launcher,
@@ -260,3 +261,24 @@ Deno.test("pnetcdf, netcdf4-par: outside MPI refused in one line, listed as unav
   }
   assert.deepEqual(leftovers(tmp.path), []);
 });
+
+peerTest(
+  "mpi_linked: a library's MPI is read from its DT_NEEDED entries before it is loaded",
+  () =>
+    ["libpnetcdf.so.0d", "libmpichfort.so.12"].map((n) =>
+      libraryFile(n) === undefined ? `${n} is not installed` : null
+    ).find((why) => why !== null) ?? null,
+  () => {
+    const pnetcdf = libraryFile("libpnetcdf.so.0d")!;
+    assert.ok(neededLibraries(pnetcdf).includes("libmpi.so.40"), pnetcdf);
+    assert.equal(linkedMpi(pnetcdf), "openmpi");
+    // MPICH's Fortran bindings link libmpich.so.12
+    assert.equal(linkedMpi(libraryFile("libmpichfort.so.12")!), "mpich");
+    // a library without MPI (the serial netCDF-C), and a file that is not ELF
+    const serial = libraryFile("libnetcdf.so.19");
+    if (serial !== undefined) assert.equal(linkedMpi(serial), undefined);
+    using tmp = tempDir();
+    Deno.writeTextFileSync(`${tmp.path}/x.so`, "not an ELF file");
+    assert.deepEqual(neededLibraries(`${tmp.path}/x.so`), []);
+  },
+);

@@ -69,12 +69,20 @@ export function neededLibraries(path: string): string[] {
   return out;
 }
 
+/** What {@link linkedMpi} found, by path (each file is read once). */
+const LINKED = new Map<string, LinkedMpi | undefined>();
+
 /** The MPI the library file at `path` links (by its DT_NEEDED entries), or undefined: none. */
 export function linkedMpi(path: string): LinkedMpi | undefined {
+  if (LINKED.has(path)) return LINKED.get(path);
   const needed = neededLibraries(path);
-  if (needed.some((n) => /^libmpi\.so\.40\b/.test(n))) return "openmpi";
-  if (needed.some((n) => /^libmpich|^libmpi\.so\.12\b/.test(n))) return "mpich";
-  return undefined;
+  const linked = needed.some((n) => /^libmpi\.so\.40\b/.test(n))
+    ? "openmpi"
+    : needed.some((n) => /^libmpich|^libmpi\.so\.12\b/.test(n))
+    ? "mpich"
+    : undefined;
+  LINKED.set(path, linked);
+  return linked;
 }
 
 /** The names of the two MPI families as users know them. */
