@@ -99,6 +99,23 @@ export function mpiTest(name: string, fn: (launcher: Launcher) => Promise<void>)
   }
 }
 
+/**
+ * Registers `fn` under one launcher (`openmpi` or `mpich`) alone, for a library built for that
+ * MPI only; skipped (or failed under REQUIRE_PEERS) without it.
+ */
+export function mpiTestUnder(
+  name: string,
+  launcherName: string,
+  fn: (launcher: Launcher) => Promise<void>,
+): void {
+  const launcher = LAUNCHERS.find((l) => l.name === launcherName)!;
+  peerTest(
+    `${name} [${launcher.name}]`,
+    () => commandMissing(launcher.program),
+    () => fn(launcher),
+  );
+}
+
 /** Names of the entries left in `dir` (a scratch parent must end empty). */
 export function leftovers(dir: string): string[] {
   return [...Deno.readDirSync(dir)].map((e) => e.name);

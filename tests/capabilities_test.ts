@@ -92,7 +92,12 @@ Deno.test("capabilities: the built-in backends declare what the name-based check
   const names = (ok: (b: Backend) => boolean) => BACKENDS.filter(ok).map((b) => b.name).sort();
   const builtIn = (b: Backend) => !b.name.startsWith("toy");
   assert.deepEqual(names((b) => builtIn(b) && b.sharedLayout), ["f77", "gsd", "netcdf", "raw"]);
-  assert.deepEqual(names((b) => builtIn(b) && b.mpiIo !== undefined), ["hdf5-mpio", "mpiio"]);
+  assert.deepEqual(names((b) => builtIn(b) && b.mpiIo !== undefined), [
+    "hdf5-mpio",
+    "mpiio",
+    "netcdf4-par",
+    "pnetcdf",
+  ]);
   assert.deepEqual(backendByName("mpiio").mpiIo, {
     layouts: ["shared", "per-rank"],
     collective: true,

@@ -292,7 +292,7 @@ Deno.test("mpiio: outside MPI it and the MPI-IO flags are refused in one line", 
     [[...records, "raw,mpiio"], /--framing mpiio: it runs only under an MPI launcher/],
     [
       [...table, "raw", "--hint", "romio_cb_write=enable"],
-      /--hint: for backends that go through MPI-IO \(mpiio, hdf5-mpio, under MPI\) only; none of raw does/,
+      /--hint: for backends that go through MPI-IO \(mpiio(, [a-z0-9-]+)*, under MPI\) only; none of raw does/,
     ],
     [
       [...records, "raw", "--collective", "off"],

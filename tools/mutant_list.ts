@@ -521,6 +521,40 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/table --framing raw,hdf5-mpio --layout shared on 2 nodes/",
   },
   {
+    name: "pnetcdf-shared-sync",
+    claim: "pnetcdf: a shared file's write ends without ncmpi_sync (no durable point)",
+    edits: [{
+      marker: "pnetcdf-shared-sync",
+      search: "if (this.#fsync) this.#sync();",
+      replace: "",
+    }],
+    tests: ["tests/mpi_pnetcdf_test.ts"],
+    filter: "/table --framing netcdf,pnetcdf --layout shared on 2 nodes/",
+  },
+  {
+    name: "pnetcdf-netcdf-layout",
+    claim:
+      "pnetcdf: its files are netcdf's and netcdf-lib's byte for byte (netCDF-C's header layout)",
+    edits: [{
+      marker: "pnetcdf-netcdf-layout",
+      search: "const ENDDEF = { hMinfree: 0n, vAlign: 4n, vMinfree: 0n, rAlign: 4n } as const;",
+      replace: "const ENDDEF = { hMinfree: 0n, vAlign: 0n, vMinfree: 0n, rAlign: 0n } as const;",
+    }],
+    tests: ["tests/mpi_pnetcdf_test.ts"],
+    filter: "/byte for byte/",
+  },
+  {
+    name: "netcdf4-par-shared-sync",
+    claim: "netcdf4-par: a shared file's write ends without nc_sync (no durable point)",
+    edits: [{
+      marker: "netcdf4-par-shared-sync",
+      search: "if (this.#fsync) this.#sync();",
+      replace: "",
+    }],
+    tests: ["tests/mpi_netcdf4_par_test.ts"],
+    filter: "/shared on 2 nodes/",
+  },
+  {
     name: "table-warm-up-opens",
     claim: "table: the open timed without the untimed warm-up opens (V8's compiler timed)",
     edits: [{

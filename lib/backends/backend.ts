@@ -94,36 +94,55 @@ export interface MpiIoFile {
  */
 export type MpiHandleValue = Deno.PointerValue | number;
 
+/**
+ * What a library that opened a file through the run's MPI reports of the hints it runs with: an
+ * MPI_Info it made (`info`, such as ncmpi_inq_file_info's; freed by the report) or the file's
+ * MPI_File (`file`, such as the one HDF5's MPI-IO driver holds; asked with MPI_File_get_info).
+ */
+export type MpiHintSource =
+  | { readonly info: MpiHandleValue }
+  | { readonly file: Deno.PointerValue };
+
+/**
+ * The run's MPI as a library that takes an MPI communicator and an MPI_Info by value sees it
+ * (parallel HDF5, PnetCDF, netCDF-4 parallel): the handles in the ABI of the launcher's MPI
+ * library, valid until {@link MpiHandles.free}, and the collectives the backends need to agree
+ * on a failure over the communicator.
+ */
+export interface MpiHandles {
+  /** The ABI of the run's MPI library ({@link MpiIo.abi}). */
+  readonly abi: MpiIo["abi"];
+  /** MPI_COMM_WORLD (`shared`) or MPI_COMM_SELF (`per-rank`), as the ABI passes it. */
+  readonly comm: MpiHandleValue;
+  /** The run's hints (`--hint`) as an MPI_Info, as the ABI passes it. */
+  readonly info: MpiHandleValue;
+  /** This rank in the communicator (0 on MPI_COMM_SELF). */
+  readonly rank: number;
+  /** Processes in the communicator (1 on MPI_COMM_SELF). */
+  readonly ranks: number;
+  /** The smallest and the largest of `value` over the communicator (collective). */
+  range(value: number): [min: number, max: number];
+  /**
+   * Keeps, for the run's meta, what the library reports of the hints (see {@link MpiHintSource})
+   * for an open of `access`, as {@link MpiIo.open} keeps them.
+   */
+  report(access: "write" | "read", reported: MpiHintSource): void;
+  /** Frees the MPI_Info of the hints (once; later calls do nothing). */
+  free(): void;
+}
+
 /** MPI-IO on the launcher's MPI library (lib/mpi/io.ts), as backends that use it see it. */
 export interface MpiIo {
   /** The MPI library doing the I/O: the first line of MPI_Get_library_version. */
   readonly library: string;
-  /** Its ABI family: Open MPI's (handles are addresses) or MPICH's (handles are integers). */
+  /** The ABI of that library (the form of its handles, the library a peer must link). */
   readonly abi: "openmpi" | "mpich";
-  /** This process's rank in MPI_COMM_WORLD. */
-  readonly rank: number;
   /**
-   * The communicator a file of `layout` is opened on, for libraries that open files through
-   * MPI-IO themselves (HDF5's MPI-IO driver): MPI_COMM_WORLD (`shared`) or MPI_COMM_SELF.
+   * The communicator of `layout` and the hints as an MPI_Info, for a library that opens files
+   * itself through this MPI (parallel HDF5, PnetCDF, netCDF-4): free them once the file is
+   * closed.
    */
-  comm(layout: FileLayout): MpiHandleValue;
-  /** An MPI_Info holding `hints` (MPI_Info_create, MPI_Info_set), for such a library's open. */
-  info(hints: readonly MpiHint[]): { readonly handle: MpiHandleValue; free(): void };
-  /**
-   * The smallest and the largest of `value` over the processes of `layout`'s communicator (a
-   * collective call over every rank when `shared`; `[value, value]` for `per-rank`).
-   */
-  range(value: number, layout: FileLayout): [min: number, max: number];
-  /**
-   * Keeps what the library reports of the hints of a file another library opened through MPI-IO
-   * (`file`: the MPI_File, as MPI_File_open stored it) for the run's meta, as `open` keeps them.
-   */
-  reportHints(
-    file: Deno.PointerValue,
-    layout: FileLayout,
-    access: "write" | "read",
-    hints: readonly MpiHint[],
-  ): void;
+  handles(layout: FileLayout, hints: readonly MpiHint[]): MpiHandles;
   /**
    * Opens `path` with `hints` (an MPI_Info) on every rank (`shared`: MPI_COMM_WORLD, collective)
    * or on this rank alone (`per-rank`: MPI_COMM_SELF): `create` makes it (an existing file is
@@ -154,8 +173,8 @@ export interface MpiIoSettings extends MpiIoRun {
   readonly layout: FileLayout;
   /**
    * Writes: this rank's frames of the file, when the caller knows them (a library that sizes its
-   * datasets before the first frame needs them): of a `shared` file its part (every rank writes
-   * as many), of a `per-rank` file all of them (first 0, total = count).
+   * datasets or records before the first frame needs them): of a `shared` file its part (every
+   * rank writes as many), of a `per-rank` file all of them (`ownFrames`: first 0, total = count).
    */
   readonly part?: FramePart;
 }

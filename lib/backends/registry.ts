@@ -22,6 +22,8 @@ import { didYouMean } from "../core/suggest.ts";
 import { nativeBackend } from "./engine.ts";
 import { engineBackend } from "./guard.ts";
 import { mpiio } from "./mpiio.ts";
+import { pnetcdf } from "./pnetcdf.ts";
+import { netcdf4Par } from "./netcdf4_par.ts";
 import { FileHandle } from "../io/file.ts";
 import { hasMember, isDirectory } from "../io/store.ts";
 import type { Backend } from "./backend.ts";
@@ -33,6 +35,8 @@ export const FRAMINGS: readonly Framing[] = [gsd, raw, ieeeio, netcdf, f77, zarr
 const registered: Backend[] = [
   ...FRAMINGS.map(nativeBackend),
   engineBackend(mpiio),
+  engineBackend(pnetcdf),
+  engineBackend(netcdf4Par),
   ...PEERS.map(engineBackend),
 ];
 

@@ -20,7 +20,13 @@
 import { IoError } from "../core/errors.ts";
 import type { FileLayout, MpiHint, MpiIo, MpiIoFile } from "../backends/backend.ts";
 import { noteLibrarySync } from "../sys/libc.ts";
-import { MPI_MODE, MpiCallError, type MpiFile, type MpiLibrary } from "./library.ts";
+import {
+  MPI_MODE,
+  MpiCallError,
+  type MpiFile,
+  type MpiHandle,
+  type MpiLibrary,
+} from "./library.ts";
 
 /** Bytes of one MPI-IO call at most: pieces of a larger read or write (a count is a C int). */
 export const MPI_IO_PIECE_BYTES = 1 << 30;
@@ -111,7 +117,7 @@ function failed(path: string, what: string, e: unknown): unknown {
   return e;
 }
 
-/** The smallest and the largest of `value` over every rank (one MPI_Allreduce of two doubles). */
+/** The smallest and the largest of `value` over MPI_COMM_WORLD (one MPI_Allreduce). */
 function worldRange(mpi: MpiLibrary, value: number): [number, number] {
   const send = new Float64Array([value, -value]);
   const recv = new Float64Array(2);
@@ -220,8 +226,7 @@ class LibraryFile implements MpiIoFile {
   }
 
   range(value: number): [number, number] {
-    if (!this.#shared) return [value, value];
-    return worldRange(this.#mpi, value);
+    return this.#shared ? worldRange(this.#mpi, value) : [value, value];
   }
 
   gather(bytes: Uint8Array): Uint8Array[] {
@@ -256,20 +261,40 @@ export function mpiIoOf(mpi: MpiLibrary): MpiIo {
   return {
     library: name,
     abi: mpi.abi,
-    rank: mpi.rank(),
-    comm: (layout) => mpi.comm(layout === "shared" ? "world" : "self"),
-    info(hints) {
-      const handle = mpi.infoCreate(hints);
-      return { handle, free: () => mpi.infoFree(handle) };
-    },
-    range: (value, layout) => (layout === "shared" ? worldRange(mpi, value) : [value, value]),
-    reportHints(file, layout, access, hints) {
-      const info = mpi.fileInfo({ cell: new Uint8Array(8), handle: file });
+    handles(layout, hints) {
+      const shared = layout === "shared";
+      let info: MpiHandle;
       try {
-        keepReport(hintReport(layout, access, hints, mpi.infoEntries(info)));
-      } finally {
-        mpi.infoFree(info);
+        info = mpi.infoCreate(hints);
+      } catch (e) {
+        throw failed("--hint", "making the MPI_Info of the hints", e);
       }
+      const rank = shared ? mpi.rank() : 0;
+      const ranks = shared ? mpi.size() : 1;
+      let freed = false;
+      return {
+        abi: mpi.abi,
+        comm: mpi.comm(shared ? "world" : "self"),
+        info,
+        rank,
+        ranks,
+        range: (value) => shared ? worldRange(mpi, value) : [value, value],
+        report(access, reported) {
+          const made = "info" in reported
+            ? reported.info
+            : mpi.fileInfo({ cell: new Uint8Array(8), handle: reported.file });
+          try {
+            keepReport(hintReport(layout, access, hints, mpi.infoEntries(made)));
+          } finally {
+            mpi.infoFree(made);
+          }
+        },
+        free() {
+          if (freed) return;
+          freed = true;
+          mpi.infoFree(info);
+        },
+      };
     },
     open(path, access, layout, hints) {
       const shared = layout === "shared";

@@ -212,8 +212,8 @@ export interface IoObserver {
   resident(fd: number, fraction: number): void;
   /**
    * A library made `path` durable through its own descriptors ({@link noteLibrarySync}):
-   * `MPI_File_sync`, MPI-IO's durable point, or `H5Fflush`, parallel HDF5's (its MPI-IO driver
-   * syncs the file).
+   * `MPI_File_sync`, MPI-IO's durable point; `H5Fflush`, parallel HDF5's (its MPI-IO driver
+   * syncs the file); `ncmpi_sync`, PnetCDF's; `nc_sync`, netCDF-4's.
    */
   librarySync(path: string, call: LibrarySync): void;
   /**
@@ -227,8 +227,8 @@ export interface IoObserver {
 /** The calls on names and descriptors (not data) the observer times: {@link IoObserver.meta}. */
 export type MetaCall = "open" | "close" | "fsync" | "mkdir" | "rename" | "unlink";
 
-/** The durable points of libraries sciobench records: MPI-IO's and parallel HDF5's. */
-export type LibrarySync = "MPI_File_sync" | "H5Fflush";
+/** The durable points of libraries sciobench records: MPI-IO's, parallel HDF5's, PnetCDF's, netCDF-4's. */
+export type LibrarySync = "MPI_File_sync" | "H5Fflush" | "ncmpi_sync" | "nc_sync";
 
 /**
  * Tells the observer that a library made `path` durable through descriptors of its own (the

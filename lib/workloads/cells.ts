@@ -82,8 +82,9 @@ export class CellFailures {
 
 /**
  * What `backend` is told at an open under MPI when it goes through MPI-IO: the run's MPI-IO,
- * the layout, and for a shared file written this rank's `part` of the frames; undefined for a
- * backend that does not use MPI-IO (or a run without it).
+ * the layout, and for a file written this rank's `part` of the frames (of the shared file, or
+ * {@link ownFrames} of its own); undefined for a backend that does not use MPI-IO (or a run
+ * without it).
  */
 export function mpiIoSettings(
   backend: Backend,
@@ -93,6 +94,11 @@ export function mpiIoSettings(
 ): MpiIoSettings | undefined {
   if (backend.mpiIo === undefined || run === undefined) return undefined;
   return part === undefined ? { ...run, layout } : { ...run, layout, part };
+}
+
+/** The part of a rank's own file (`per-rank`) of `count` frames: all of them. */
+export function ownFrames(count: number): FramePart {
+  return { first: 0, count, total: count };
 }
 
 /**

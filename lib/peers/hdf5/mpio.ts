@@ -24,6 +24,7 @@ import type {
   Backend,
   FrameSink,
   FrameSource,
+  MpiHandles,
   MpiHandleValue,
   MpiIo,
   MpiIoSettings,
@@ -169,20 +170,17 @@ function settingsOf(options: { readonly mpiIo?: MpiIoSettings } | undefined): Mp
 }
 
 /**
- * A file access property list for the MPI-IO driver on `layout`'s communicator with `hints`;
- * the caller closes it.
+ * A file access property list for the MPI-IO driver on the communicator of `mpi` with its hints
+ * (H5Pset_fapl_mpio keeps copies of both); the caller closes it.
  */
-function mpioAccess(h: MpiHdf5, s: MpiIoSettings, path: string): bigint {
+function mpioAccess(h: MpiHdf5, mpi: MpiHandles, path: string): bigint {
   const { lib } = h;
   const fapl = check(lib, lib.fn.H5Pcreate(lib.fileAccess), "H5Pcreate", path);
-  const info = s.io.info(s.hints);
   try {
-    check(lib, h.setFapl(fapl, s.io.comm(s.layout), info.handle), "H5Pset_fapl_mpio", path);
+    check(lib, h.setFapl(fapl, mpi.comm, mpi.info), "H5Pset_fapl_mpio", path);
   } catch (e) {
     lib.fn.H5Pclose(fapl);
     throw e;
-  } finally {
-    info.free();
   }
   return fapl;
 }
@@ -205,7 +203,7 @@ function reportHints(
   h: MpiHdf5,
   file: bigint,
   fapl: bigint,
-  s: MpiIoSettings,
+  mpi: MpiHandles,
   access: "write" | "read",
   path: string,
 ): void {
@@ -215,13 +213,14 @@ function reportHints(
   const cell = Deno.UnsafePointer.create(out[0]!);
   if (cell === null) return;
   const handle = Deno.UnsafePointer.create(new Deno.UnsafePointerView(cell).getBigUint64());
-  s.io.reportHints(handle, s.layout, access, s.hints);
+  mpi.report(access, { file: handle });
 }
 
 /**
  * The hidden test hook `SCIOBENCH_TEST_FAIL_RANK=R` with `SCIOBENCH_TEST_FAIL_PHASE=hdf5-mpio-write`:
- * rank R's write of its second frame selects nothing in memory, which HDF5 refuses (the selections
- * differ in size), and the rank reports the library's error as its own.
+ * rank R of a shared file's communicator: its write of its second frame selects nothing in memory,
+ * which HDF5 refuses (the selections differ in size), and the rank reports the library's error
+ * as its own.
  */
 function failsWrites(rank: number): boolean {
   return envValue("SCIOBENCH_TEST_FAIL_PHASE") === "hdf5-mpio-write" &&
@@ -241,6 +240,8 @@ class Hdf5MpioSink implements FrameSink {
   readonly path: string;
   readonly #h: MpiHdf5;
   readonly #s: MpiIoSettings;
+  /** The file's communicator and hints, freed once the file is closed. */
+  readonly #mpi: MpiHandles;
   readonly #shared: boolean;
   readonly #contiguous: boolean;
   readonly #fsync: boolean;
@@ -283,12 +284,14 @@ class Hdf5MpioSink implements FrameSink {
     }
     this.#fsync = options.fsync !== "none";
     this.#order = options.endian === "big" ? "big" : "little";
-    this.#failWrites = failsWrites(s.io.rank);
     const { lib } = h;
     const fn = lib.fn;
-    const fapl = mpioAccess(h, s, path);
-    const closers: (() => unknown)[] = [() => fn.H5Pclose(fapl)];
+    this.#mpi = s.io.handles(s.layout, s.hints);
+    this.#failWrites = failsWrites(this.#mpi.rank);
+    const closers: (() => unknown)[] = [];
     try {
+      const fapl = mpioAccess(h, this.#mpi, path);
+      closers.push(() => fn.H5Pclose(fapl));
       const fcpl = check(lib, fn.H5Pcreate(lib.fileCreate), "H5Pcreate", path);
       closers.push(() => fn.H5Pclose(fcpl));
       check(
@@ -300,12 +303,15 @@ class Hdf5MpioSink implements FrameSink {
       const flags = options.create === "new" ? H5F_ACC_EXCL : H5F_ACC_TRUNC;
       this.#file = check(lib, fn.H5Fcreate(cString(path), flags, fcpl, fapl), "H5Fcreate", path);
       try {
-        reportHints(h, this.#file, fapl, s, "write", path);
+        reportHints(h, this.#file, fapl, this.#mpi, "write", path);
         this.#dxpl = mpioTransfer(h, s.collective, path);
       } catch (e) {
         fn.H5Fclose(this.#file);
         throw e;
       }
+    } catch (e) {
+      this.#mpi.free();
+      throw e;
     } finally {
       closeAll(closers);
     }
@@ -561,9 +567,10 @@ class Hdf5MpioSink implements FrameSink {
     this.#sets = [];
     this.#groups = [];
     const closed = fn.H5Fclose(this.#file) >= 0 && failed === 0;
+    this.#mpi.free();
     if (!closed) {
       const why = errorSummary(lib);
-      if (!this.#shared || this.#s.io.rank === 0) removeQuietly(this.path);
+      if (this.#mpi.rank === 0) removeQuietly(this.path);
       throw new IoError(`${NAME}: ${this.path}: closing the file failed: ${why}`);
     }
   }
@@ -583,11 +590,11 @@ class Hdf5MpioSink implements FrameSink {
    * own failure, or PeerRankFailed when another rank's was the cause.
    */
   #agree(value: number): void {
-    const [min] = this.#s.io.range(value, "shared");
+    const [min] = this.#mpi.range(value);
     if (min >= 0) return;
     this.#open = false;
     this.#release();
-    if (this.#s.io.rank === 0) removeQuietly(this.path);
+    if (this.#mpi.rank === 0) removeQuietly(this.path);
     if (value < 0) {
       throw this.#failure ??
         new IoError(`${this.path}: this rank wrote ${this.#fed} frames, not its share`);
@@ -651,17 +658,23 @@ class Hdf5MpioSource implements FrameSource {
     this.#h = h;
     const { lib } = h;
     const fn = lib.fn;
-    const fapl = mpioAccess(h, s, path);
+    // the communicator and hints serve the open alone (HDF5 keeps copies of both)
+    const mpi = s.io.handles(s.layout, s.hints);
     try {
-      this.#file = check(lib, fn.H5Fopen(cString(path), H5F_ACC_RDONLY, fapl), "H5Fopen", path);
+      const fapl = mpioAccess(h, mpi, path);
       try {
-        reportHints(h, this.#file, fapl, s, "read", path);
-      } catch (e) {
-        fn.H5Fclose(this.#file);
-        throw e;
+        this.#file = check(lib, fn.H5Fopen(cString(path), H5F_ACC_RDONLY, fapl), "H5Fopen", path);
+        try {
+          reportHints(h, this.#file, fapl, mpi, "read", path);
+        } catch (e) {
+          fn.H5Fclose(this.#file);
+          throw e;
+        }
+      } finally {
+        fn.H5Pclose(fapl);
       }
     } finally {
-      fn.H5Pclose(fapl);
+      mpi.free();
     }
     try {
       this.#dxpl = mpioTransfer(h, s.collective, path);

@@ -18,7 +18,7 @@ import { nativeReads, readFramesOverlapped } from "../../backends/overlap.ts";
 import type { StatFs } from "../../sys/libc.ts";
 import { attachAudit, finishAudit, startAudit } from "../../sys/audit.ts";
 import { startMeter } from "../../sys/meter.ts";
-import { cellError, EMPTY_SAMPLE, mpiIoSettings, sharedFraming } from "../cells.ts";
+import { cellError, EMPTY_SAMPLE, mpiIoSettings, ownFrames, sharedFraming } from "../cells.ts";
 import type { ColdReads } from "../transfer.ts";
 import { verifyFrame } from "../pattern.ts";
 import type { RecordsOptions, RecordsRun, RecordsTarget } from "./options.ts";
@@ -136,11 +136,7 @@ async function writePhase(
   const part = sharedPart(frames.records);
   const mpiIo = ranks.shared
     ? mpiIoSettings(t.backend, options.mpiIo, "shared", part)
-    : mpiIoSettings(t.backend, options.mpiIo, "per-rank", {
-      first: 0,
-      count: frames.records,
-      total: frames.records,
-    });
+    : mpiIoSettings(t.backend, options.mpiIo, "per-rank", ownFrames(frames.records));
   const sink = {
     create: "truncate",
     ...{ endian: t.endian, fsync, backendOptions, transfer, mpiIo },

@@ -18,7 +18,7 @@ import { callLatencyFields, latencyFields, LatencyHistogram } from "../../report
 import { startMeter, warmUpOpens } from "../../sys/meter.ts";
 import { beginPhase, endPhase } from "../../sys/audit.ts";
 import { recordPreadLatency, statfs } from "../../sys/libc.ts";
-import { mpiIoColumns, mpiIoSettings, sharedFraming } from "../cells.ts";
+import { mpiIoColumns, mpiIoSettings, ownFrames, sharedFraming } from "../cells.ts";
 import { cacheState, prepareCache, readOverlap, transferColumns } from "../transfer.ts";
 import {
   prepareVerified,
@@ -133,8 +133,12 @@ export async function runTableCell(
   const layout = shared ? "shared" : "per-rank";
   // a backend that goes through MPI-IO writes the shared file itself, collectively
   const part = sharedPart(sizing.frames);
-  const own = { first: 0, count: sizing.frames, total: sizing.frames };
-  const writeIo = mpiIoSettings(backend, options.mpiIo, layout, shared ? part : own);
+  const writeIo = mpiIoSettings(
+    backend,
+    options.mpiIo,
+    layout,
+    shared ? part : ownFrames(sizing.frames),
+  );
   const readIo = mpiIoSettings(backend, options.mpiIo, layout);
   const nativeShared = shared && writeIo === undefined;
   const readBase = shared ? readRank * sizing.frames : 0;

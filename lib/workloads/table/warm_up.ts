@@ -13,7 +13,7 @@ import { withScratchDir } from "../../io/scratch.ts";
 import { beginPhase, endPhase } from "../../sys/audit.ts";
 import { readVerifiedFrames, Rng, shuffledOrder } from "../pattern.ts";
 import { TableFrames } from "./frames.ts";
-import { mpiIoSettings } from "../cells.ts";
+import { mpiIoSettings, ownFrames } from "../cells.ts";
 import type { TableOptions } from "./options.ts";
 
 /** Frames of each warm-up file. */
@@ -63,11 +63,7 @@ async function warmUpIn(
     for (const backend of inProcess) {
       const path = `${dir}/${warmUpFile(backend)}`;
       // each rank's own file (MPI-IO: on MPI_COMM_SELF, so no rank waits for another)
-      const mpiIo = mpiIoSettings(backend, options.mpiIo, "per-rank", {
-        first: 0,
-        count: WARM_UP_FRAMES,
-        total: WARM_UP_FRAMES,
-      });
+      const mpiIo = mpiIoSettings(backend, options.mpiIo, "per-rank", ownFrames(WARM_UP_FRAMES));
       try {
         await writeFrames(
           backend,

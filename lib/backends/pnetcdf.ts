@@ -1,0 +1,621 @@
+/**
+ * The `pnetcdf` backend: netCDF classic files (CDF-1, CDF-2, CDF-5) written and read
+ * through PnetCDF (lib/peers/pnetcdf/) on the run's MPI communicator, as HPC codes write one file
+ * from many ranks. `--layout shared`: every rank creates the file together (MPI_COMM_WORLD, the
+ * run's `--hint`s as the MPI_Info), defines the record variables as the native `netcdf` framing
+ * and the serial `netcdf-lib` peer define them (`schemaForChunks`), and puts its own records
+ * (`ncmpi_put_vara_all`, or `ncmpi_put_vara` between begin/end_indep_data with
+ * `--collective off`); `per-rank`: each rank a file of its own (MPI_COMM_SELF). The header is
+ * laid out as netCDF-C lays it out (`ncmpi__enddef(0, 4, 0, 4)`: no free space after the
+ * header, variables on 4-byte boundaries; PnetCDF's own default pads the header to a 512-byte
+ * boundary), so the file is byte for byte what `netcdf` and `netcdf-lib` write for the same
+ * frames. The durable point is ncmpi_sync, then
+ * ncmpi_close. A rank that fails keeps making its collective calls empty, then every rank agrees
+ * on the failure, closes the file and rank 0 removes it (the `mpiio` backend's protocol).
+ * @module
+ */
+import { IoError, PeerRankFailed, PeerUnavailableError, UsageError } from "../core/errors.ts";
+import { type DType, DTYPE_SIZE, type Frame } from "../framings/types.ts";
+import { CHUNK_NAME_ATTR, NETCDF_OPTIONS, schemaForChunks } from "../framings/netcdf/mod.ts";
+import { cString, noteLibrarySync } from "../sys/libc.ts";
+import {
+  checkPnetcdf,
+  loadPnetcdf,
+  NCMPI,
+  type Pnetcdf,
+  PNETCDF_SONAMES,
+  pnetcdfProblem,
+  type VaraCall,
+  varaName,
+} from "../peers/pnetcdf/bindings.ts";
+import { DTYPE_OF_NC, NC_TYPE } from "../peers/netcdf4/bindings.ts";
+import { optionOrDefault } from "../framings/options.ts";
+import type {
+  Backend,
+  FrameSink,
+  FrameSource,
+  MpiHandles,
+  MpiIo,
+  MpiIoSettings,
+  ReadChunk,
+  SinkOptions,
+  SourceOptions,
+} from "./backend.ts";
+import { installedMpiIo } from "./mpi_io.ts";
+
+/** The backend's name. */
+const NAME = "pnetcdf";
+
+/** nc_set_fill's "no fill" (the native writer's and netcdf-lib's default). */
+const NC_NOFILL = 0x100;
+
+// mutant: pnetcdf-netcdf-layout
+/** netCDF-C's nc_enddef layout: no free bytes after the header, variables on 4-byte bounds. */
+const ENDDEF = { hMinfree: 0n, vAlign: 4n, vMinfree: 0n, rAlign: 4n } as const;
+
+/** The types netCDF classic holds in CDF-1 and CDF-2 (CDF-5 holds every type). */
+const CLASSIC_DTYPES: readonly DType[] = ["int8", "int16", "int32", "float32", "float64"];
+
+/** The settings an open needs, or UsageError outside MPI. */
+function settingsOf(options: { readonly mpiIo?: MpiIoSettings } | undefined): MpiIoSettings {
+  const s = options?.mpiIo;
+  if (s === undefined) {
+    throw new UsageError(
+      "pnetcdf writes and reads through PnetCDF in the table and records workloads under an MPI " +
+        "launcher (mpirun, mpiexec, srun); its files are netCDF classic: read them with " +
+        "--framing netcdf",
+    );
+  }
+  return s;
+}
+
+/** The library for the run's MPI, or PeerUnavailableError with the reason. */
+function library(abi: MpiHandles["abi"]): Pnetcdf {
+  const lib = loadPnetcdf(abi);
+  if (typeof lib === "string") throw new PeerUnavailableError(`${NAME}: ${lib}`);
+  return lib;
+}
+
+/** The MPI_Info handle an output cell of `abi` holds (an address, or a 32-bit integer). */
+function cellHandle(abi: MpiHandles["abi"], cell: Uint8Array): Deno.PointerValue | number {
+  const v = new DataView(cell.buffer, cell.byteOffset, cell.byteLength);
+  return abi === "openmpi"
+    ? Deno.UnsafePointer.create(v.getBigUint64(0, true))
+    : v.getInt32(0, true);
+}
+
+/** Asks PnetCDF which hints it runs the open `ncid` with, for the run's meta. */
+function reportHints(
+  lib: Pnetcdf,
+  h: MpiHandles,
+  ncid: number,
+  access: "write" | "read",
+  path: string,
+): void {
+  const cell = new Uint8Array(8);
+  checkPnetcdf(lib, lib.fn.ncmpi_inq_file_info(ncid, cell), "ncmpi_inq_file_info", path);
+  h.report(access, { info: cellHandle(h.abi, cell) });
+}
+
+interface PutVar {
+  readonly name: string;
+  readonly dtype: DType;
+  readonly shape: readonly number[];
+  readonly varid: number;
+  readonly start: BigInt64Array;
+  readonly count: BigInt64Array;
+  /** The typed put call of its type (collective or not) and its name. */
+  readonly put: VaraCall;
+  readonly putName: string;
+}
+
+/**
+ * The hidden test hook `SCIOBENCH_TEST_FAIL_RANK=R` with `SCIOBENCH_TEST_FAIL_PHASE=pnetcdf-write`:
+ * rank R of a shared file puts its second frame's first variable as it should, then once more
+ * through the call of the other data mode (the independent call in collective data mode, or the
+ * other way round), which PnetCDF refuses with its own text without any collective step. The
+ * frame (1) for rank R, else -1.
+ */
+function failingFrame(rank: number): number {
+  try {
+    const phase = Deno.env.get("SCIOBENCH_TEST_FAIL_PHASE");
+    return phase === "pnetcdf-write" && Number(Deno.env.get("SCIOBENCH_TEST_FAIL_RANK")) === rank
+      ? 1
+      : -1;
+  } catch {
+    return -1;
+  }
+}
+
+/** Removes `path`, ignoring a file already gone. */
+function removeQuietly(path: string): void {
+  try {
+    Deno.removeSync(path);
+  } catch {
+    // gone already
+  }
+}
+
+/** A netCDF classic file written through PnetCDF by one rank, or by every rank of a shared one. */
+class PnetcdfSink implements FrameSink {
+  readonly path: string;
+  readonly #lib: Pnetcdf;
+  readonly #h: MpiHandles;
+  /** The open file's id; -1 until the first frame (or the close) creates it. */
+  #ncid = -1;
+  readonly #noclobber: boolean;
+  readonly #collective: boolean;
+  readonly #part: MpiIoSettings["part"];
+  readonly #fsync: boolean;
+  /** The `variant` option (1, 2, 5), or undefined: the native framing's choice. */
+  readonly #variant: 1 | 2 | 5 | undefined;
+  readonly #recordDim: string;
+  #vars: PutVar[] = [];
+  #fed = 0;
+  /** This rank's first failure; its later collective calls are made empty. */
+  #failure: unknown;
+  #open = true;
+  /** The test hook's frame (see {@link failingFrame}), or -1. */
+  readonly #failsRecord: number;
+
+  constructor(path: string, options: SinkOptions, settings: MpiIoSettings) {
+    this.path = path;
+    if (options.create === "append") {
+      throw new UsageError(`${NAME} cannot append to ${path}: it writes new files`);
+    }
+    if (settings.layout === "shared" && settings.part === undefined) {
+      throw new UsageError(`${NAME}: a shared file needs this rank's part of the frames (${path})`);
+    }
+    if ((options.endian ?? "big") === "little") {
+      throw new UsageError(`${NAME}: netCDF classic files are always big-endian`);
+    }
+    this.#fsync = (options.fsync ?? "end") !== "none";
+    this.#collective = settings.collective;
+    this.#part = settings.layout === "shared" ? settings.part : undefined;
+    const given = options.backendOptions;
+    const variant = given?.variant;
+    this.#variant = variant === 1 || variant === 2 || variant === 5 ? variant : undefined;
+    this.#recordDim = String(optionOrDefault(pnetcdf, given, "recordDim"));
+    this.#noclobber = options.create === "new";
+    this.#lib = library(settings.io.abi);
+    this.#h = settings.io.handles(settings.layout, settings.hints);
+    this.#failsRecord = this.#part === undefined ? -1 : failingFrame(this.#h.rank);
+  }
+
+  /**
+   * Creates the file (collective) as netCDF classic `variant`: the first frame decides it, as the
+   * native writer's schema does (CDF-1 unless a type or size needs CDF-5, or the option's).
+   */
+  #create(variant: 1 | 2 | 5): void {
+    const fn = this.#lib.fn;
+    const mode = (this.#noclobber ? NCMPI.noclobber : NCMPI.clobber) |
+      (variant === 5 ? NCMPI.cdf5 : variant === 2 ? NCMPI.cdf2 : 0);
+    const id = new Int32Array(1);
+    this.#check(
+      fn.ncmpi_create(this.#h.comm, cString(this.path), mode, this.#h.info, id),
+      "ncmpi_create",
+    );
+    this.#ncid = id[0]!;
+    reportHints(this.#lib, this.#h, this.#ncid, "write", this.path);
+    this.#check(fn.ncmpi_set_fill(this.#ncid, NC_NOFILL, id), "ncmpi_set_fill");
+  }
+
+  #check(status: number, call: string): void {
+    checkPnetcdf(this.#lib, status, call, this.path);
+  }
+
+  /** Defines the record variables of `frame`'s chunks as the native netcdf writer does (collective). */
+  #define(frame: Frame): void {
+    const schema = schemaForChunks(frame.chunks, {
+      recordDim: this.#recordDim,
+      ...(this.#variant === undefined ? {} : { variant: this.#variant }),
+    });
+    const variant = schema.variant;
+    for (const chunk of frame.chunks) {
+      if (variant !== 5 && !CLASSIC_DTYPES.includes(chunk.dtype)) {
+        throw new UsageError(
+          `${NAME}: netCDF classic (variant ${variant}) cannot store ${chunk.dtype}: ` +
+            "use --option variant=5",
+        );
+      }
+    }
+    this.#create(variant);
+    const fn = this.#lib.fn;
+    const ncid = this.#ncid;
+    const id = new Int32Array(1);
+    const dimIds = new Int32Array(schema.dimensions.length);
+    schema.dimensions.forEach((d, k) => {
+      this.#check(
+        fn.ncmpi_def_dim(ncid, cString(d.name), BigInt(d.length), id),
+        `ncmpi_def_dim '${d.name}'`,
+      );
+      dimIds[k] = id[0]!;
+    });
+    frame.chunks.forEach((chunk, i) => {
+      const v = schema.variables[i]!;
+      const ids = Int32Array.from(v.dims, (k) => dimIds[k]!);
+      this.#check(
+        fn.ncmpi_def_var(ncid, cString(v.name), NC_TYPE[chunk.dtype], ids.length, ids, id),
+        `ncmpi_def_var '${v.name}'`,
+      );
+      const varid = id[0]!;
+      const original = v.attributes.find((a) => a.name === CHUNK_NAME_ATTR)?.values;
+      if (typeof original === "string") {
+        const text = new TextEncoder().encode(original);
+        this.#check(
+          fn.ncmpi_put_att_text(ncid, varid, cString(CHUNK_NAME_ATTR), BigInt(text.length), text),
+          `ncmpi_put_att_text '${CHUNK_NAME_ATTR}'`,
+        );
+      }
+      const count = new BigInt64Array(ids.length);
+      count[0] = 1n;
+      chunk.shape.forEach((d, k) => (count[k + 1] = BigInt(d)));
+      const start = new BigInt64Array(ids.length);
+      this.#vars.push({
+        name: chunk.name,
+        dtype: chunk.dtype,
+        shape: [...chunk.shape],
+        varid,
+        start,
+        count,
+        put: this.#lib.vara("put", chunk.dtype, this.#collective),
+        putName: varaName("put", chunk.dtype, this.#collective),
+      });
+    });
+    const e = ENDDEF;
+    this.#check(
+      fn.ncmpi__enddef(ncid, e.hMinfree, e.vAlign, e.vMinfree, e.rAlign),
+      "ncmpi__enddef",
+    );
+    if (!this.#collective) this.#check(fn.ncmpi_begin_indep_data(ncid), "ncmpi_begin_indep_data");
+  }
+
+  /** Puts record `record` of every variable from `frame` (empty calls once this rank failed). */
+  #put(record: number, frame: Frame | undefined): void {
+    for (let i = 0; i < this.#vars.length; i++) {
+      const v = this.#vars[i]!;
+      const empty = frame === undefined || this.#failure !== undefined;
+      if (empty && !this.#collective) return;
+      v.start[0] = BigInt(record);
+      const count = empty ? new BigInt64Array(v.count.length) : v.count;
+      const data = empty ? new Uint8Array(0) : frame!.chunks[i]!.data;
+      const status = this.#failsRecord === this.#fed && !empty
+        ? this.#refusedPut(v, data)
+        : v.put(this.#ncid, v.varid, v.start, count, data);
+      if (status !== 0 && this.#failure === undefined) {
+        try {
+          this.#check(status, `${v.putName} '${v.name}' record ${record}`);
+        } catch (e) {
+          this.#failure = e;
+        }
+      }
+    }
+  }
+
+  /** The test hook's put: made as it should be, then refused (see {@link failingFrame}). */
+  #refusedPut(v: PutVar, data: ArrayBufferView): number {
+    const status = v.put(this.#ncid, v.varid, v.start, v.count, data);
+    if (status !== 0) return status;
+    const other = this.#lib.vara("put", v.dtype, !this.#collective);
+    return other(this.#ncid, v.varid, v.start, v.count, data);
+  }
+
+  writeFrame(frame: Frame): void {
+    if (this.#vars.length === 0) this.#define(frame);
+    const record = (this.#part?.first ?? 0) + this.#fed;
+    this.#put(record, frame);
+    this.#fed++;
+    if (this.#failure !== undefined) throw this.#failure;
+  }
+
+  close(): void {
+    const fn = this.#lib.fn;
+    if (this.#ncid < 0) this.#createEmpty();
+    if (this.#part === undefined) {
+      try {
+        if (!this.#collective) {
+          this.#check(fn.ncmpi_end_indep_data(this.#ncid), "ncmpi_end_indep_data");
+        }
+        if (this.#fsync) this.#sync();
+      } catch (e) {
+        this.abort();
+        throw e;
+      }
+      this.#closeFile();
+      return;
+    }
+    const wrote = this.#failure === undefined && this.#fed === this.#part.count;
+    this.#agree(wrote ? 0 : -1);
+    // mutant: pnetcdf-shared-sync
+    let failure: unknown;
+    try {
+      if (!this.#collective) {
+        this.#check(fn.ncmpi_end_indep_data(this.#ncid), "ncmpi_end_indep_data");
+      }
+      if (this.#fsync) this.#sync();
+    } catch (e) {
+      failure = e;
+    }
+    this.#failure = failure;
+    this.#agree(failure === undefined ? 0 : -1);
+    this.#closeFile();
+  }
+
+  /** Creates the file of no frames (no variables), as the native writer writes one: CDF-1. */
+  #createEmpty(): void {
+    this.#create(this.#variant ?? 1);
+    const e = ENDDEF;
+    const fn = this.#lib.fn;
+    this.#check(
+      fn.ncmpi__enddef(this.#ncid, e.hMinfree, e.vAlign, e.vMinfree, e.rAlign),
+      "ncmpi__enddef",
+    );
+    if (!this.#collective) {
+      this.#check(fn.ncmpi_begin_indep_data(this.#ncid), "ncmpi_begin_indep_data");
+    }
+  }
+
+  /** ncmpi_sync (collective): the durable point, shown in the audit trail. */
+  #sync(): void {
+    this.#check(this.#lib.fn.ncmpi_sync(this.#ncid), "ncmpi_sync");
+    noteLibrarySync(this.path, "ncmpi_sync");
+  }
+
+  /** ncmpi_close (collective); when it fails the file is removed (rank 0's, when shared). */
+  #closeFile(): void {
+    this.#open = false;
+    try {
+      this.#check(this.#lib.fn.ncmpi_close(this.#ncid), "ncmpi_close");
+    } catch (e) {
+      if (this.#h.rank === 0) removeQuietly(this.path);
+      throw e;
+    } finally {
+      this.#h.free();
+    }
+  }
+
+  /**
+   * Every rank of a shared file says how it did (0, or -1 when it failed); unless all did well,
+   * every rank closes the file, rank 0 removes it, and this rank throws its own failure or
+   * PeerRankFailed.
+   */
+  #agree(value: number): void {
+    const [min] = this.#h.range(value);
+    if (min >= 0) return;
+    this.#open = false;
+    this.#closeQuietly();
+    if (this.#h.rank === 0) removeQuietly(this.path);
+    if (value < 0) {
+      throw this.#failure ??
+        new IoError(`${this.path}: this rank wrote ${this.#fed} frames, not its share`);
+    }
+    throw new PeerRankFailed(`${this.path}: another rank failed while writing the shared file`);
+  }
+
+  abort(): void {
+    if (!this.#open) return;
+    const part = this.#part;
+    if (part !== undefined) {
+      // the collective calls this rank still owes the others, empty, then the agreement
+      this.#failure ??= new IoError(`${this.path}: this rank stopped writing`);
+      if (this.#collective && this.#vars.length > 0) {
+        for (let k = this.#fed; k < part.count; k++) this.#put(part.first + k, undefined);
+      }
+      try {
+        this.#agree(-1);
+      } catch {
+        // the caller reports its own failure
+      }
+      return;
+    }
+    this.#open = false;
+    this.#closeQuietly();
+    removeQuietly(this.path);
+  }
+
+  #closeQuietly(): void {
+    if (this.#ncid >= 0) this.#lib.fn.ncmpi_close(this.#ncid);
+    this.#h.free();
+  }
+}
+
+interface GetVar {
+  readonly name: string;
+  readonly dtype: DType;
+  readonly shape: readonly number[];
+  readonly varid: number;
+  readonly start: BigInt64Array;
+  readonly count: BigInt64Array;
+  readonly bytes: number;
+  /** The typed get call of its type (collective or not) and its name. */
+  readonly get: VaraCall;
+  readonly getName: string;
+}
+
+/** A netCDF classic file's record variables read back through PnetCDF, a record a frame. */
+class PnetcdfSource implements FrameSource {
+  readonly path: string;
+  readonly framing = NAME;
+  readonly frameCount: number;
+  readonly storedOrder = "big" as const;
+  readonly collective: boolean;
+  readonly warnings: readonly string[] = [];
+  readonly #lib: Pnetcdf;
+  readonly #h: MpiHandles;
+  readonly #ncid: number;
+  readonly #collectiveCalls: boolean;
+  readonly #vars: GetVar[] = [];
+  #buf = new Uint8Array(0);
+  #bytesRead = 0;
+
+  constructor(path: string, settings: MpiIoSettings) {
+    this.path = path;
+    this.#lib = library(settings.io.abi);
+    this.#h = settings.io.handles(settings.layout, settings.hints);
+    const fn = this.#lib.fn;
+    const id = new Int32Array(1);
+    try {
+      const status = fn.ncmpi_open(this.#h.comm, cString(path), NCMPI.nowrite, this.#h.info, id);
+      checkPnetcdf(this.#lib, status, "ncmpi_open", path);
+    } catch (e) {
+      this.#h.free();
+      throw e;
+    }
+    this.#ncid = id[0]!;
+    try {
+      reportHints(this.#lib, this.#h, this.#ncid, "read", path);
+      this.frameCount = this.#inquire(settings.collective);
+      if (!settings.collective) {
+        checkPnetcdf(
+          this.#lib,
+          fn.ncmpi_begin_indep_data(this.#ncid),
+          "ncmpi_begin_indep_data",
+          path,
+        );
+      }
+    } catch (e) {
+      fn.ncmpi_close(this.#ncid);
+      this.#h.free();
+      throw e;
+    }
+    this.#collectiveCalls = settings.collective;
+    this.collective = settings.collective && this.#h.ranks > 1;
+  }
+
+  /** Finds the record variables (in file order) and returns the records in the file. */
+  #inquire(collective: boolean): number {
+    const fn = this.#lib.fn;
+    const ncid = this.#ncid;
+    const at = (status: number, call: string) => checkPnetcdf(this.#lib, status, call, this.path);
+    const ndims = new Int32Array(1), nvars = new Int32Array(1), natts = new Int32Array(1);
+    const unlimited = new Int32Array(1);
+    at(fn.ncmpi_inq(ncid, ndims, nvars, natts, unlimited), "ncmpi_inq");
+    const length = new BigInt64Array(1);
+    const dimLength = (dim: number) => {
+      at(fn.ncmpi_inq_dimlen(ncid, dim, length), "ncmpi_inq_dimlen");
+      return Number(length[0]!);
+    };
+    const records = unlimited[0]! < 0 ? 0 : dimLength(unlimited[0]!);
+    const name = new Uint8Array(257), type = new Int32Array(1), nd = new Int32Array(1);
+    const dims = new Int32Array(1024);
+    for (let varid = 0; varid < nvars[0]!; varid++) {
+      name.fill(0);
+      at(fn.ncmpi_inq_var(ncid, varid, name, type, nd, dims, natts), "ncmpi_inq_var");
+      if (nd[0]! === 0 || dims[0] !== unlimited[0]) continue;
+      const dtype = DTYPE_OF_NC[type[0]!];
+      if (dtype === undefined) continue;
+      const shape = Array.from(dims.subarray(1, nd[0]!), dimLength);
+      const count = BigInt64Array.from([1, ...shape].map(BigInt));
+      let bytes = DTYPE_SIZE[dtype];
+      for (const d of shape) bytes *= d;
+      this.#vars.push({
+        name: this.#chunkName(varid, decodeName(name)),
+        dtype,
+        shape,
+        varid,
+        start: new BigInt64Array(nd[0]!),
+        count,
+        bytes,
+        get: this.#lib.vara("get", dtype, collective),
+        getName: varaName("get", dtype, collective),
+      });
+    }
+    return records;
+  }
+
+  /** The chunk a variable stands for: its `chunk_name` attribute, else its own name. */
+  #chunkName(varid: number, name: string): string {
+    const fn = this.#lib.fn;
+    const type = new Int32Array(1), length = new BigInt64Array(1);
+    const attr = cString(CHUNK_NAME_ATTR);
+    if (fn.ncmpi_inq_att(this.#ncid, varid, attr, type, length) !== 0 || type[0] !== 2) return name;
+    const text = new Uint8Array(Number(length[0]!) + 1);
+    checkPnetcdf(
+      this.#lib,
+      fn.ncmpi_get_att_text(this.#ncid, varid, attr, text),
+      "ncmpi_get_att_text",
+      this.path,
+    );
+    return decodeName(text) || name;
+  }
+
+  /** Bytes read by frame reads so far (the variables' records). */
+  get bytesRead(): number {
+    return this.#bytesRead;
+  }
+
+  readFrame(frame: number): readonly ReadChunk[] {
+    let total = 0;
+    for (const v of this.#vars) total += v.bytes;
+    if (this.#buf.length < total) this.#buf = new Uint8Array(total);
+    let at = 0;
+    return this.#vars.map((v) => {
+      const data = this.#buf.subarray(at, at + v.bytes);
+      at += v.bytes;
+      v.start[0] = BigInt(frame);
+      const status = v.get(this.#ncid, v.varid, v.start, v.count, data);
+      checkPnetcdf(this.#lib, status, `${v.getName} '${v.name}' record ${frame}`, this.path);
+      this.#bytesRead += v.bytes;
+      return { name: v.name, dtype: v.dtype, shape: v.shape, data };
+    });
+  }
+
+  describe(): Record<string, unknown> {
+    return {
+      library: `PnetCDF ${this.#lib.version}`,
+      variables: this.#vars.length,
+      records: this.frameCount,
+    };
+  }
+
+  close(): void {
+    try {
+      checkPnetcdf(this.#lib, this.#lib.fn.ncmpi_close(this.#ncid), "ncmpi_close", this.path);
+    } finally {
+      this.#h.free();
+    }
+  }
+}
+
+/** A NUL-terminated name in `buf`. */
+function decodeName(buf: Uint8Array): string {
+  const end = buf.indexOf(0);
+  return new TextDecoder().decode(end < 0 ? buf : buf.subarray(0, end));
+}
+
+/** The `pnetcdf` backend (registered in lib/backends/registry.ts). */
+export const pnetcdf: Backend = {
+  name: NAME,
+  description: "netCDF classic (CDF-1, CDF-2, CDF-5) through PnetCDF on the run's " +
+    "MPI (ncmpi_put_vara_all/get_vara_all, or the independent calls with --collective off)",
+  kind: "peer",
+  options: [
+    ...NETCDF_OPTIONS.filter((o) => o.name === "variant" || o.name === "recordDim"),
+  ],
+  magic: [],
+  orders: ["big"],
+  fsyncPolicies: ["end", "none"],
+  transfer: false,
+  sharedLayout: false,
+  mpiIo: {
+    layouts: ["shared", "per-rank"],
+    collective: true,
+    library: (io) => `PnetCDF ${pnetcdfVersion(io)} on ${io.library}`,
+  },
+  library: { displayName: "PnetCDF", files: PNETCDF_SONAMES },
+  // without a launcher the guard says why (lib/backends/mpi_io.ts); under one, the library
+  // must be there and built for the launcher's MPI
+  unavailable: () => pnetcdfProblem(installedMpiIo()?.abi),
+  openWriter(path: string, options: SinkOptions): FrameSink {
+    return new PnetcdfSink(path, options, settingsOf(options));
+  },
+  openReader(path: string, options?: SourceOptions): FrameSource {
+    return new PnetcdfSource(path, settingsOf(options));
+  },
+};
+
+/** The version (`1.12.3`) of the PnetCDF built for `io`'s MPI, or `unknown` when there is none. */
+function pnetcdfVersion(io: MpiIo): string {
+  const lib = loadPnetcdf(io.abi);
+  return typeof lib === "string" ? "unknown" : lib.version;
+}

@@ -1,0 +1,218 @@
+/**
+ * netCDF-4 parallel (libnetcdf built with parallel HDF5: Debian's `libnetcdf_mpi.so.19`, linked
+ * to libhdf5_openmpi) through Deno FFI: the symbols the `netcdf4-par` backend calls, loaded once
+ * per process in the ABI of the run's MPI library (MPI_Comm and MPI_Info are addresses in Open
+ * MPI, 32-bit integers in MPICH), only when the library file links that MPI (Debian builds it for
+ * Open MPI alone), and only in MPI runs. Its functions have the names of the serial libnetcdf's
+ * (`nc_create`, `nc_put_vara`, ...): both are loaded `RTLD_LOCAL`, so each library's calls bind
+ * within itself and its own HDF5 (libhdf5_openmpi against libhdf5_serial), and a run may load
+ * both (the serial netcdf4 peer beside this one). Never closed.
+ * @module
+ */
+import { cStringAt, libraryFailure, loadLibrary, oneLineText, recordLoaded } from "../common.ts";
+import { libraryFile, type LinkedMpi, linkedMpi, MPI_NAMES } from "../mpi_linked.ts";
+
+/** Sonames tried in order when `SCIOBENCH_NETCDF_PAR_LIB` is not set (Debian's first). */
+export const NETCDF_PAR_SONAMES: readonly string[] = ["libnetcdf_mpi.so.19", "libnetcdf_mpi.so"];
+
+/** Environment variable naming the parallel netCDF-C library; tried before the sonames. */
+export const NETCDF_PAR_ENV = "SCIOBENCH_NETCDF_PAR_LIB";
+
+/** The symbols, with `h` the FFI type of the ABI's handles. */
+function symbols<H extends "pointer" | "i32">(h: H) {
+  return {
+    nc_inq_libvers: { parameters: [], result: "pointer" },
+    nc_strerror: { parameters: ["i32"], result: "pointer" },
+    nc_create_par: { parameters: ["buffer", "i32", h, h, "buffer"], result: "i32" },
+    nc_open_par: { parameters: ["buffer", "i32", h, h, "buffer"], result: "i32" },
+    nc_var_par_access: { parameters: ["i32", "i32", "i32"], result: "i32" },
+    nc_close: { parameters: ["i32"], result: "i32" },
+    nc_sync: { parameters: ["i32"], result: "i32" },
+    nc_abort: { parameters: ["i32"], result: "i32" },
+    nc_enddef: { parameters: ["i32"], result: "i32" },
+    nc_set_fill: { parameters: ["i32", "i32", "buffer"], result: "i32" },
+    nc_def_dim: { parameters: ["i32", "buffer", "usize", "buffer"], result: "i32" },
+    nc_def_var: {
+      parameters: ["i32", "buffer", "i32", "i32", "buffer", "buffer"],
+      result: "i32",
+    },
+    nc_def_var_endian: { parameters: ["i32", "i32", "i32"], result: "i32" },
+    nc_def_var_chunking: { parameters: ["i32", "i32", "i32", "buffer"], result: "i32" },
+    nc_put_att_text: { parameters: ["i32", "i32", "buffer", "usize", "buffer"], result: "i32" },
+    nc_put_vara: { parameters: ["i32", "i32", "buffer", "buffer", "buffer"], result: "i32" },
+    nc_get_vara: { parameters: ["i32", "i32", "buffer", "buffer", "buffer"], result: "i32" },
+    nc_inq: { parameters: ["i32", "buffer", "buffer", "buffer", "buffer"], result: "i32" },
+    nc_inq_dimlen: { parameters: ["i32", "i32", "buffer"], result: "i32" },
+    nc_inq_var: {
+      parameters: ["i32", "i32", "buffer", "buffer", "buffer", "buffer", "buffer"],
+      result: "i32",
+    },
+    nc_inq_att: { parameters: ["i32", "i32", "buffer", "buffer", "buffer"], result: "i32" },
+    nc_get_att_text: { parameters: ["i32", "i32", "buffer", "buffer"], result: "i32" },
+  } as const;
+}
+
+/** A handle of the run's MPI as the ABI passes it (see lib/backends/backend.ts MpiHandles). */
+type Handle = Deno.PointerValue | number;
+
+/**
+ * The calls as the code below makes them, the ABI's handles taken as they come (a function's
+ * parameter type rather than an interface: the C names are not camelCase).
+ */
+function typed(s: {
+  nc_inq_libvers(): Deno.PointerValue;
+  nc_strerror(status: number): Deno.PointerValue;
+  nc_create_par(
+    path: Uint8Array,
+    cmode: number,
+    comm: Handle,
+    info: Handle,
+    id: Int32Array,
+  ): number;
+  nc_open_par(path: Uint8Array, mode: number, comm: Handle, info: Handle, id: Int32Array): number;
+  nc_var_par_access(ncid: number, varid: number, access: number): number;
+  nc_close(ncid: number): number;
+  nc_sync(ncid: number): number;
+  nc_abort(ncid: number): number;
+  nc_enddef(ncid: number): number;
+  nc_set_fill(ncid: number, mode: number, old: Int32Array): number;
+  nc_def_dim(ncid: number, name: Uint8Array, length: bigint, id: Int32Array): number;
+  nc_def_var(
+    ncid: number,
+    name: Uint8Array,
+    type: number,
+    ndims: number,
+    dims: Int32Array,
+    id: Int32Array,
+  ): number;
+  nc_def_var_endian(ncid: number, varid: number, endian: number): number;
+  nc_def_var_chunking(ncid: number, varid: number, storage: number, sizes: BigUint64Array): number;
+  nc_put_att_text(
+    ncid: number,
+    varid: number,
+    name: Uint8Array,
+    length: bigint,
+    text: Uint8Array,
+  ): number;
+  nc_put_vara(
+    ncid: number,
+    varid: number,
+    start: BigUint64Array,
+    count: BigUint64Array,
+    data: ArrayBufferView,
+  ): number;
+  nc_get_vara(
+    ncid: number,
+    varid: number,
+    start: BigUint64Array,
+    count: BigUint64Array,
+    data: ArrayBufferView,
+  ): number;
+  nc_inq(
+    ncid: number,
+    ndims: Int32Array,
+    nvars: Int32Array,
+    natts: Int32Array,
+    unlimited: Int32Array,
+  ): number;
+  nc_inq_dimlen(ncid: number, dimid: number, length: BigUint64Array): number;
+  nc_inq_var(
+    ncid: number,
+    varid: number,
+    name: Uint8Array,
+    type: Int32Array,
+    ndims: Int32Array,
+    dims: Int32Array,
+    natts: Int32Array,
+  ): number;
+  nc_inq_att(
+    ncid: number,
+    varid: number,
+    name: Uint8Array,
+    type: Int32Array,
+    length: BigUint64Array,
+  ): number;
+  nc_get_att_text(ncid: number, varid: number, name: Uint8Array, text: Uint8Array): number;
+}) {
+  return s;
+}
+
+/** The calls of the parallel library, with the ABI's handles taken as they come. */
+export type NetcdfParFns = ReturnType<typeof typed>;
+
+/** The loaded library: its calls, the file it was loaded from, and its version. */
+export interface NetcdfPar {
+  readonly fn: NetcdfParFns;
+  readonly path: string;
+  /** `4.9.0`, from nc_inq_libvers. */
+  readonly version: string;
+}
+
+/** nc_var_par_access's modes (netcdf_par.h). */
+export const NC_PAR_ACCESS = { independent: 0, collective: 1 } as const;
+
+const STATE = new Map<LinkedMpi, NetcdfPar | string>();
+
+/** The library file the loader would load (the env variable's, else the first soname found). */
+function candidate(): string | undefined {
+  const env = Deno.env.get(NETCDF_PAR_ENV);
+  if (env !== undefined && env !== "") return env;
+  for (const name of NETCDF_PAR_SONAMES) {
+    const file = libraryFile(name);
+    if (file !== undefined) return file;
+  }
+  return undefined;
+}
+
+/**
+ * Why netCDF-4 parallel cannot run with an MPI of `abi`: not installed, or built for the other
+ * MPI (read from the file, without loading it); null when it looks usable.
+ */
+export function netcdfParProblem(abi: LinkedMpi | undefined): string | null {
+  const file = candidate();
+  if (file === undefined) {
+    return `parallel netCDF-C library not found (tried ${NETCDF_PAR_SONAMES.join(", ")}; set ` +
+      `${NETCDF_PAR_ENV} to its path; Debian: libnetcdf-mpi-dev)`;
+  }
+  const linked = linkedMpi(libraryFile(file) ?? file);
+  if (abi !== undefined && linked !== undefined && linked !== abi) {
+    return `${file} is built for ${MPI_NAMES[linked]} and this run's MPI is ${MPI_NAMES[abi]}: ` +
+      `run it under ${MPI_NAMES[linked]}'s launcher, or set ${NETCDF_PAR_ENV} to a parallel ` +
+      `netCDF-C built for ${MPI_NAMES[abi]}`;
+  }
+  return null;
+}
+
+/** The library for an MPI of `abi`, loaded once, or why it cannot load (one line). */
+export function loadNetcdfPar(abi: LinkedMpi): NetcdfPar | string {
+  const known = STATE.get(abi);
+  if (known !== undefined) return known;
+  const problem = netcdfParProblem(abi);
+  if (problem !== null) {
+    STATE.set(abi, problem);
+    return problem;
+  }
+  const loaded = loadLibrary(
+    "parallel netCDF-C",
+    [candidate()!],
+    NETCDF_PAR_ENV,
+    symbols(abi === "openmpi" ? "pointer" : "i32"),
+  );
+  if (!loaded.ok) {
+    STATE.set(abi, loaded.reason);
+    return loaded.reason;
+  }
+  const fn = typed(loaded.symbols as unknown as Parameters<typeof typed>[0]);
+  const version = cStringAt(fn.nc_inq_libvers()).split(/\s/)[0] ?? "unknown";
+  recordLoaded("netCDF-C parallel", loaded.path, version);
+  const lib = { fn, path: loaded.path, version };
+  STATE.set(abi, lib);
+  return lib;
+}
+
+/** IoError with the library's text for `status` (one line) unless it is NC_NOERR. */
+export function checkNetcdfPar(lib: NetcdfPar, status: number, call: string, path: string): void {
+  if (status === 0) return;
+  const text = oneLineText(cStringAt(lib.fn.nc_strerror(status)));
+  throw libraryFailure("netcdf4-par", path, call, `${text} (status ${status})`);
+}
