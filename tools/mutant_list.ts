@@ -694,6 +694,28 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/one read in flight|waited for when asked/",
   },
   {
+    name: "queue-depth",
+    claim: "read --iodepth N: one request in flight at a time, whatever N",
+    edits: [{
+      marker: "queue-depth",
+      search: "while (prepared + q.inFlight < depth) {",
+      replace: "while (prepared + q.inFlight < 1) {",
+    }],
+    tests: ["tests/iodepth_test.ts"],
+    filter: "/depth 8 through libaio/",
+  },
+  {
+    name: "libaio-buffered-refused",
+    claim: "read --engine libaio without --direct: run (synchronous AIO, depth 1) not refused",
+    edits: [{
+      marker: "libaio-buffered-refused",
+      search: 'if (engine === "libaio" && !values.direct) {',
+      replace: 'if (engine === "libaio" && values.direct === undefined && false) {',
+    }],
+    tests: ["tests/iodepth_test.ts"],
+    filter: "/libaio without --direct/",
+  },
+  {
     name: "aio-wait-at-submit",
     claim: "aio: the wait made at once, at the submission (no overlap)",
     edits: [{

@@ -644,6 +644,7 @@ export class NativeSource implements FrameSource {
     try {
       for (;;) {
         // prepare requests up to the depth
+        // mutant: queue-depth
         while (prepared + q.inFlight < depth) {
           if (cur < 0) {
             if (k >= n || free.length === 0) break;
@@ -697,7 +698,6 @@ export class NativeSource implements FrameSource {
           if (++nextReq === reqs) cur = -1;
         }
         if (prepared > 0) {
-          // mutant: queue-batch-submit
           q.submit();
           prepared = 0;
         }
