@@ -198,3 +198,21 @@ for (const engine of ["libaio", "io_uring"] as const) {
     },
   });
 }
+
+Deno.test({
+  name: "iodepth: table --iodepth 4 --engine io_uring: native rows say so, fio reads the same way",
+  ignore: NO_DIRECT,
+  async fn() {
+    using d = tempDir("sciobench-iodepth-");
+    const r = await runCli([
+      ...["table", "--framing", "raw", "--size", "1M", "--n", "64", "--direct", "--bs", "4k"],
+      ...["--iodepth", "4", "--engine", "io_uring", "--dir", d.path, "--format", "csv"],
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const [head, row] = r.stdout.trim().split("\n").map((l) => l.split(","));
+    const col = (name: string) => row![head!.indexOf(name)];
+    assert.equal(col("engine"), "io_uring");
+    assert.equal(col("iodepth"), "4");
+    assert.equal(col("read_frames"), col("frames"));
+  },
+});

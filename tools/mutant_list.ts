@@ -694,6 +694,17 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/one read in flight|waited for when asked/",
   },
   {
+    name: "fio-same-engine",
+    claim: "--baseline fio: fio reads with psync whatever engine ours used",
+    edits: [{
+      marker: "fio-same-engine",
+      search: '`--ioengine=${phase === "write" ? "psync" : cell.engine ?? "psync"}`,',
+      replace: '"--ioengine=psync",',
+    }],
+    tests: ["tests/baseline_test.ts"],
+    filter: "/through our engine/",
+  },
+  {
     name: "queue-depth",
     claim: "read --iodepth N: one request in flight at a time, whatever N",
     edits: [{

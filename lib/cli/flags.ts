@@ -437,8 +437,8 @@ export const FLAGS = {
       "in order, submitted in one call, at least one reaped, as many submitted again, and the " +
       "frames completed verified while the next are in flight, as fio's iodepth; each " +
       "request's latency goes into the latency columns. Without --engine: libaio with " +
-      "--direct, else io_uring",
-    commands: ["read"],
+      "--direct, else io_uring. table: --baseline fio reads at the same depth and engine",
+    commands: ["read", "table"],
   },
   engine: {
     type: "string",
@@ -447,7 +447,7 @@ export const FLAGS = {
       "at a time), libaio (Linux native AIO; needs --direct: buffered libaio reads complete " +
       "inside io_submit) or io_uring (buffered or direct; where the kernel refuses it, one " +
       "line says so and psync runs; the column engine says which ran)",
-    commands: ["read"],
+    commands: ["read", "table"],
   },
   "no-huge-pages": {
     type: "boolean",
