@@ -613,7 +613,8 @@ export const MUTANTS: readonly Mutant[] = [
     claim: "table: the read phases record no frame read's latency",
     edits: [{
       marker: "table-verified-reads",
-      search: "await readVerifiedFrames(source, order, frames, after, overlap, spent, latency);",
+      search:
+        "await readVerifiedFrames(source, order, frames, after, overlap, spent, latency, queue);",
       replace: "await readVerifiedFrames(source, order, frames, after, overlap, spent, undefined);",
     }],
     tests: ["tests/latency_test.ts"],
