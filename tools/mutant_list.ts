@@ -615,7 +615,8 @@ export const MUTANTS: readonly Mutant[] = [
       marker: "table-verified-reads",
       search:
         "await readVerifiedFrames(source, order, frames, after, overlap, spent, latency, queue);",
-      replace: "await readVerifiedFrames(source, order, frames, after, overlap, spent, undefined);",
+      replace:
+        "await readVerifiedFrames(source, order, frames, after, overlap, spent, undefined, queue);",
     }],
     tests: ["tests/latency_test.ts"],
     filter: "/table run/",
@@ -638,8 +639,10 @@ export const MUTANTS: readonly Mutant[] = [
     claim: "table --overlap: the read phases without overlapped reads",
     edits: [{
       marker: "table-verified-reads",
-      search: "await readVerifiedFrames(source, order, frames, after, overlap, spent, latency);",
-      replace: "await readVerifiedFrames(source, order, frames, after, false, spent, latency);",
+      search:
+        "await readVerifiedFrames(source, order, frames, after, overlap, spent, latency, queue);",
+      replace:
+        "await readVerifiedFrames(source, order, frames, after, false, spent, latency, queue);",
     }],
     tests: ["tests/overlap_test.ts"],
     filter: "/on another thread/",
@@ -788,7 +791,8 @@ export const MUTANTS: readonly Mutant[] = [
     claim: "table: verification turned off",
     edits: [{
       marker: "table-verified-reads",
-      search: "await readVerifiedFrames(source, order, frames, after, overlap, spent, latency);",
+      search:
+        "await readVerifiedFrames(source, order, frames, after, overlap, spent, latency, queue);",
       replace:
         "await readFramesOverlapped(order, nativeReads(source), (_i, _got, k) => after(k), overlap, latency);",
     }],
