@@ -342,8 +342,8 @@ export const MUTANTS: readonly Mutant[] = [
     claim: "table: the random phase reads the frames in order",
     edits: [{
       marker: "table-random-order",
-      search: 'readPhase(source, order, readFrames, p, "random", overlap)',
-      replace: 'readPhase(source, seq, readFrames, p, "random", overlap)',
+      search: 'readPhase(source, order, readFrames, p, "random", overlap, queue)',
+      replace: 'readPhase(source, seq, readFrames, p, "random", overlap, queue)',
     }],
     tests: ["tests/audit_test.ts"],
     filter: "/table rows of every native|phase they describe/",
@@ -353,8 +353,8 @@ export const MUTANTS: readonly Mutant[] = [
     claim: "table: the sequential phase reads the frames out of order",
     edits: [{
       marker: "table-sequential-order",
-      search: 'readPhase(source, seq, readFrames, p, "read", overlap)',
-      replace: 'readPhase(source, seq.slice().reverse(), readFrames, p, "read", overlap)',
+      search: 'readPhase(source, seq, readFrames, p, "read", overlap, queue)',
+      replace: 'readPhase(source, seq.slice().reverse(), readFrames, p, "read", overlap, queue)',
     }],
     tests: ["tests/audit_test.ts"],
     filter: "/table rows of every native|phase they describe/",
