@@ -702,10 +702,11 @@ export class NativeSource implements FrameSource {
           prepared = 0;
         }
         // the frames completed are verified while the requests just submitted are in flight
-        for (const s of ready.splice(0)) {
-          visitSlot(s);
-          free.push(s);
+        for (let j = 0; j < ready.length; j++) {
+          visitSlot(ready[j]!);
+          free.push(ready[j]!);
         }
+        ready.length = 0;
         if (q.inFlight === 0) {
           if (k >= n && cur < 0) break;
           continue;

@@ -13,7 +13,7 @@
 const dir = Deno.args[0] ?? ".";
 const repeats = Number(Deno.args[1] ?? 3);
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-const SAMPLE_4K = "48M";
+const SAMPLE_4K = "192M";
 const SAMPLE_SEQ = "512M";
 
 async function run(cmd: string, args: string[]): Promise<string> {
