@@ -10,6 +10,8 @@ import { measureRead, type ReadSettings } from "../lib/workloads/read/mod.ts";
 import { type AuditFile, auditOf } from "../lib/sys/audit.ts";
 import type { EngineName } from "../lib/sys/queue.ts";
 import type { Transfer } from "../lib/io/transfer.ts";
+import { nativeBackend } from "../lib/backends/engine.ts";
+import { FRAMINGS } from "../lib/backends/registry.ts";
 import { commandMissing, flipByte, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
 import { DIRECT_REFUSED, isRead, parseStrace, straceSciobench, TRACED_CALLS } from "./_syscalls.ts";
 
@@ -216,3 +218,32 @@ Deno.test({
     assert.equal(col("read_frames"), col("frames"));
   },
 });
+
+for (const framing of ["netcdf", "gsd", "f77", "ieeeio"]) {
+  Deno.test(`iodepth: ${framing} frames at depth 8 (io_uring) equal those read one at a time`, async () => {
+    using d = tempDir("sciobench-iodepth-");
+    const path = `${d.path}/t.${framing}`;
+    const w = await runCli(["write", "--framing", framing, "--n", "100", "--frames", "40", path]);
+    assert.equal(w.code, 0, w.stderr);
+    const backend = nativeBackend(FRAMINGS.find((f) => f.name === framing)!);
+    const one = backend.openReader(path, {});
+    const many = backend.openReader(path, {});
+    try {
+      const order = Uint32Array.from({ length: one.frameCount }, (_, i) => (i * 7) % 40);
+      const seen = new Set<number>();
+      many.readFramesQueued!(order, { engine: "io_uring", depth: 8 }, (frame, chunks) => {
+        seen.add(frame);
+        const want = one.readFrame(frame);
+        assert.equal(chunks.length, want.length);
+        for (const [c, x] of chunks.map((c, i) => [c, want[i]!] as const)) {
+          assert.equal(c.name, x.name);
+          assert.deepEqual(c.data, x.data, `${framing} frame ${frame} ${c.name}`);
+        }
+      });
+      assert.equal(seen.size, 40);
+    } finally {
+      one.close();
+      many.close();
+    }
+  });
+}
