@@ -521,6 +521,18 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/table --framing raw,hdf5-mpio --layout shared on 2 nodes/",
   },
   {
+    name: "loader-queue",
+    claim:
+      "loader: --iodepth is accepted and reported, but each batch is read one sample at a time",
+    edits: [{
+      marker: "loader-queue",
+      search: "  if (queue !== undefined) {\n    if (expected !== undefined) {",
+      replace: "  if (queue !== undefined && !queue) {\n    if (expected !== undefined) {",
+    }],
+    tests: ["tests/loader_test.ts"],
+    filter: "/--iodepth 8 --engine io_uring/",
+  },
+  {
     name: "table-warm-up-opens",
     claim: "table: the open timed without the untimed warm-up opens (V8's compiler timed)",
     edits: [{
