@@ -276,3 +276,15 @@ Deno.test("table --baseline fio: SIGINT while fio runs removes fio's file and ev
   await new Promise((ok) => setTimeout(ok, 500));
   assert.deepEqual([...Deno.readDirSync(d.path)].map((e) => e.name), [], "nothing left");
 });
+
+Deno.test("fio baseline: its reads through our engine at our depth, its writes psync", () => {
+  const cell = { ...CELL, direct: true, engine: "io_uring" as const, iodepth: 16 };
+  for (const phase of ["read", "random"] as const) {
+    const a = fioArgs(cell, phase);
+    assert.ok(a.includes("--ioengine=io_uring") && a.includes("--iodepth=16"), a.join(" "));
+  }
+  const w = fioArgs(cell, "write");
+  assert.ok(w.includes("--ioengine=psync") && !w.some((x) => x.startsWith("--iodepth")));
+  const plain = fioArgs(CELL, "random");
+  assert.ok(plain.includes("--ioengine=psync") && !plain.some((x) => x.startsWith("--iodepth")));
+});

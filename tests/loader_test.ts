@@ -111,6 +111,57 @@ for (const framing of ["raw", "gsd", "netcdf", "f77", "ieeeio"]) {
   });
 }
 
+for (const framing of ["raw", "gsd"]) {
+  Deno.test(`loader ${framing} --iodepth 8 --engine io_uring: each batch's samples in flight together, all verified`, async () => {
+    using dir = tempDir();
+    const path = `${dir.path}/data.${framing}`;
+    await writeTableFile(framing, path, 24);
+    const rows = await loaderRows({
+      file: path,
+      framing,
+      verify: true,
+      iodepth: "8",
+      engine: "io_uring",
+    });
+    assert.equal(rows.length, 2);
+    for (const row of rows) {
+      assert.equal(row.engine, "io_uring");
+      assert.equal(row.iodepth, 8);
+      assert.equal(row.samples, 24);
+      const phase = auditOf(row)!.phases.find((p) => p.name === "epoch")!;
+      const queued = phase.files.find((f) => f.path === path)!.queued!;
+      assert.ok(queued.requests >= 24, `${queued.requests} requests for 24 samples`);
+      assert.equal(queued.maxInFlight, 8, "a batch of 8 samples in flight at once");
+    }
+    // the same samples read one at a time: today's rows, psync at depth 1
+    const [plain] = await loaderRows({ file: path, framing, verify: true, epochs: "1" });
+    assert.equal(plain!.engine, "psync");
+    assert.equal(plain!.iodepth, 1);
+    // a damaged byte is found at depth too
+    flipByte(path, frameOffsets(framing, path)[5]! + 40);
+    await assert.rejects(
+      loaderRows({ file: path, framing, verify: true, iodepth: "8", engine: "io_uring" }),
+      /frame 5: chunk .* differs from what was written/,
+    );
+  });
+}
+
+peerTest(
+  "loader --iodepth over a library's file is refused in one line",
+  () => hdf5.unavailable(),
+  async () => {
+    using dir = tempDir();
+    const rows = loaderRows({
+      dir: dir.path,
+      framing: "hdf5",
+      size: "96KiB",
+      n: "64",
+      iodepth: "4",
+    });
+    await assert.rejects(rows, /--iodepth\/--engine: hdf5 is read through its library/);
+  },
+);
+
 Deno.test("loader: random draws with replacement repeat with the seed", async () => {
   assert.deepEqual(epochOrder(50, 1, "random", 7), epochOrder(50, 1, "random", 7));
   assert.notDeepEqual(epochOrder(50, 1, "random", 7), epochOrder(50, 1, "random", 8));

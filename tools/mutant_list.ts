@@ -419,8 +419,8 @@ export const MUTANTS: readonly Mutant[] = [
     claim: "table: the random phase reads the frames in order",
     edits: [{
       marker: "table-random-order",
-      search: 'readPhase(source, order, readFrames, p, "random", overlap)',
-      replace: 'readPhase(source, seq, readFrames, p, "random", overlap)',
+      search: 'readPhase(source, order, readFrames, p, "random", overlap, queue)',
+      replace: 'readPhase(source, seq, readFrames, p, "random", overlap, queue)',
     }],
     tests: ["tests/audit_test.ts"],
     filter: "/table rows of every native|phase they describe/",
@@ -430,8 +430,8 @@ export const MUTANTS: readonly Mutant[] = [
     claim: "table: the sequential phase reads the frames out of order",
     edits: [{
       marker: "table-sequential-order",
-      search: 'readPhase(source, seq, readFrames, p, "read", overlap)',
-      replace: 'readPhase(source, seq.slice().reverse(), readFrames, p, "read", overlap)',
+      search: 'readPhase(source, seq, readFrames, p, "read", overlap, queue)',
+      replace: 'readPhase(source, seq.slice().reverse(), readFrames, p, "read", overlap, queue)',
     }],
     tests: ["tests/audit_test.ts"],
     filter: "/table rows of every native|phase they describe/",
@@ -553,6 +553,18 @@ export const MUTANTS: readonly Mutant[] = [
     }],
     tests: ["tests/mpi_netcdf4_par_test.ts"],
     filter: "/shared on 2 nodes/",
+  },
+  {
+    name: "loader-queue",
+    claim:
+      "loader: --iodepth is accepted and reported, but each batch is read one sample at a time",
+    edits: [{
+      marker: "loader-queue",
+      search: "  if (queue !== undefined) {\n    if (expected !== undefined) {",
+      replace: "  if (queue !== undefined && !queue) {\n    if (expected !== undefined) {",
+    }],
+    tests: ["tests/loader_test.ts"],
+    filter: "/--iodepth 8 --engine io_uring/",
   },
   {
     name: "table-warm-up-opens",
@@ -791,8 +803,10 @@ export const MUTANTS: readonly Mutant[] = [
     claim: "table: the read phases record no frame read's latency",
     edits: [{
       marker: "table-verified-reads",
-      search: "await readVerifiedFrames(source, order, frames, after, overlap, spent, latency);",
-      replace: "await readVerifiedFrames(source, order, frames, after, overlap, spent, undefined);",
+      search:
+        "await readVerifiedFrames(source, order, frames, after, overlap, spent, latency, queue);",
+      replace:
+        "await readVerifiedFrames(source, order, frames, after, overlap, spent, undefined, queue);",
     }],
     tests: ["tests/latency_test.ts"],
     filter: "/table run/",
@@ -815,8 +829,10 @@ export const MUTANTS: readonly Mutant[] = [
     claim: "table --overlap: the read phases without overlapped reads",
     edits: [{
       marker: "table-verified-reads",
-      search: "await readVerifiedFrames(source, order, frames, after, overlap, spent, latency);",
-      replace: "await readVerifiedFrames(source, order, frames, after, false, spent, latency);",
+      search:
+        "await readVerifiedFrames(source, order, frames, after, overlap, spent, latency, queue);",
+      replace:
+        "await readVerifiedFrames(source, order, frames, after, false, spent, latency, queue);",
     }],
     tests: ["tests/overlap_test.ts"],
     filter: "/on another thread/",
@@ -870,6 +886,39 @@ export const MUTANTS: readonly Mutant[] = [
     }],
     tests: ["tests/aio_test.ts"],
     filter: "/one read in flight|waited for when asked/",
+  },
+  {
+    name: "fio-same-engine",
+    claim: "--baseline fio: fio reads with psync whatever engine ours used",
+    edits: [{
+      marker: "fio-same-engine",
+      search: '`--ioengine=${phase === "write" ? "psync" : cell.engine ?? "psync"}`,',
+      replace: '"--ioengine=psync",',
+    }],
+    tests: ["tests/baseline_test.ts"],
+    filter: "/through our engine/",
+  },
+  {
+    name: "queue-depth",
+    claim: "read --iodepth N: one request in flight at a time, whatever N",
+    edits: [{
+      marker: "queue-depth",
+      search: "while (prepared + q.inFlight < depth) {",
+      replace: "while (prepared + q.inFlight < 1) {",
+    }],
+    tests: ["tests/iodepth_test.ts"],
+    filter: "/depth 8 through libaio/",
+  },
+  {
+    name: "libaio-buffered-refused",
+    claim: "read --engine libaio without --direct: run (synchronous AIO, depth 1) not refused",
+    edits: [{
+      marker: "libaio-buffered-refused",
+      search: 'if (engine === "libaio" && !values.direct) {',
+      replace: 'if (engine === "libaio" && values.direct === undefined && false) {',
+    }],
+    tests: ["tests/iodepth_test.ts"],
+    filter: "/libaio without --direct/",
   },
   {
     name: "aio-wait-at-submit",
@@ -932,7 +981,8 @@ export const MUTANTS: readonly Mutant[] = [
     claim: "table: verification turned off",
     edits: [{
       marker: "table-verified-reads",
-      search: "await readVerifiedFrames(source, order, frames, after, overlap, spent, latency);",
+      search:
+        "await readVerifiedFrames(source, order, frames, after, overlap, spent, latency, queue);",
       replace:
         "await readFramesOverlapped(order, nativeReads(source), (_i, _got, k) => after(k), overlap, latency);",
     }],

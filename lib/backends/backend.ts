@@ -17,6 +17,7 @@ import type {
 } from "../framings/types.ts";
 import type { Row } from "../report/row.ts";
 import type { Transfer } from "../io/transfer.ts";
+import type { EngineName } from "../sys/queue.ts";
 
 /**
  * When a write phase calls fsync (fio's `end_fsync` / `fsync=1`): `end` once after the last frame
@@ -313,6 +314,14 @@ export interface DatasetInfo {
   readonly unwritten?: string;
 }
 
+/** How many read requests are in flight at once, and through which engine (`--iodepth`). */
+export interface QueueSpec {
+  /** The I/O engine (lib/sys/queue.ts). */
+  readonly engine: EngineName;
+  /** Most requests in flight, >= 1. */
+  readonly depth: number;
+}
+
 /** An open file read frame by frame. */
 export interface FrameSource {
   /** Path of the file. */
@@ -350,6 +359,28 @@ export interface FrameSource {
   readonly storedOrder?: ByteOrder;
   /** Where the chunks of a frame are stored, when the backend knows (native framings). */
   locate?(frame: number): readonly ChunkRef[];
+  /**
+   * Reads every frame `order` lists with up to `queue.depth` read requests in flight through
+   * `queue.engine` (`--iodepth`, `--engine`; native framings): requests prepared in order,
+   * submitted together, at least one reaped, and as many submitted again before the frames
+   * completed are handed to `visit` (each once, in the order they complete, their chunks valid
+   * during the call, in native byte order). Each request's latency
+   * (submission to reap, ns) goes to `latency`. A frame whose chunks lie apart is read alone, once
+   * the requests in flight are in.
+   */
+  readFramesQueued?(
+    order: ArrayLike<number>,
+    queue: QueueSpec,
+    visit: (frame: number, chunks: readonly ReadChunk[], k: number) => void,
+    latency?: { record(ns: number): void },
+  ): void;
+  /** {@link readFramesQueued} with the chunks as stored (`readFrameStored`'s). */
+  readFramesStoredQueued?(
+    order: ArrayLike<number>,
+    queue: QueueSpec,
+    visit: (frame: number, chunks: readonly StoredChunk[], k: number) => void,
+    latency?: { record(ns: number): void },
+  ): void;
   /**
    * Visits the bytes of `pieces` ([offset, length] in order) as stored, without byte swapping, in
    * blocks of at most 4 MiB (each view valid during its call); FormatError naming the offset when

@@ -13,12 +13,14 @@ import type {
   StoredVariable,
 } from "../framings/types.ts";
 import { DTYPE_SIZE } from "../framings/types.ts";
-import { FormatError, ShortReadError } from "../core/errors.ts";
+import { FormatError, IoError, ShortReadError } from "../core/errors.ts";
 import { FileHandle, OVERLAP_MIN_BYTES } from "../io/file.ts";
-import { BlockReader, openForTransfer } from "../io/transfer.ts";
+import { alignedBytes, BlockReader, openForTransfer, transferAlignment } from "../io/transfer.ts";
 import { MappedSource } from "../io/mapped.ts";
 import { giveBackSpareBuffer, takeSpareBuffer } from "../io/buffers.ts";
-import type { FrameSource, ReadChunk, SourceOptions, StoredChunk } from "./backend.ts";
+import type { FrameSource, QueueSpec, ReadChunk, SourceOptions, StoredChunk } from "./backend.ts";
+import { openReadQueue } from "../sys/queue.ts";
+import { clockGettime, systemError } from "../sys/libc.ts";
 import { PendingFrame } from "./pending_frame.ts";
 
 /** Block size in which `readStored` hands stored bytes to its visitor, bytes. */
@@ -48,6 +50,12 @@ const LINE = 64;
 
 /** Largest read (bytes) that goes into the source's SwapBuffer when its chunks are swapped. */
 const SWAP_BUFFER_MAX = 1 << 30;
+
+/** `n` rounded up to a multiple of `align`. */
+function alignUp(n: number, align: number): number {
+  const r = n % align;
+  return r === 0 ? n : n + align - r;
+}
 
 /** True when a chunk's bytes are byte-swapped to native order as they are read. */
 function swaps(r: ChunkRef): boolean {
@@ -107,6 +115,17 @@ export class NativeSource implements FrameSource {
   #busy = false;
   /** The last pipelined frame read (O_DIRECT), completed when asked or by the next frame read. */
   #pending: PendingFrame<unknown> | undefined;
+  /**
+   * What a queued read's requests keep to (readFramesQueued): bytes of each (Infinity: a frame's
+   * range in one), the alignment of their offsets and lengths and of their buffers, and whether
+   * large buffers are huge pages.
+   */
+  readonly #requests: {
+    readonly bs: number;
+    readonly align: number;
+    readonly memoryAlign: number;
+    readonly hugePages: boolean;
+  };
 
   constructor(framing: Framing, path: string, options: SourceOptions) {
     this.path = path;
@@ -116,8 +135,14 @@ export class NativeSource implements FrameSource {
       const t = openForTransfer(path, "read", transfer);
       this.#file = t.file;
       this.#blocks = new BlockReader(t, transfer.bs, transfer.readAhead ?? true);
+      this.#requests = {
+        bs: transfer.bs,
+        ...transferAlignment(t, transfer.bs),
+        hugePages: t.hugePages,
+      };
     } else {
       this.#file = FileHandle.open(path, "read");
+      this.#requests = { bs: Infinity, align: 1, memoryAlign: PAGE, hugePages: false };
     }
     // Without --bs / --direct the open's scan reads through lib/io/mapped.ts: a mapping while the
     // file is cold (large sequential reads, one pass), pread while it is cached; an index that
@@ -507,6 +532,220 @@ export class NativeSource implements FrameSource {
       else swapInPlace(part, width);
     }
     return { name: r.name, dtype: r.dtype, shape: r.shape, data };
+  }
+
+  readFramesQueued(
+    order: ArrayLike<number>,
+    queue: QueueSpec,
+    visit: (frame: number, chunks: readonly ReadChunk[], k: number) => void,
+    latency?: { record(ns: number): void },
+  ): void {
+    this.#readQueued(
+      order,
+      queue,
+      true,
+      (r, data) => this.#chunk(r, data, -1),
+      (frame) =>
+        this.#read(
+          this.#frameSteps(
+            frame,
+            true,
+            (r, data, slot, written) => this.#chunk(r, data, slot, written),
+          ),
+        ),
+      visit,
+      latency,
+    );
+  }
+
+  readFramesStoredQueued(
+    order: ArrayLike<number>,
+    queue: QueueSpec,
+    visit: (frame: number, chunks: readonly StoredChunk[], k: number) => void,
+    latency?: { record(ns: number): void },
+  ): void {
+    this.#readQueued(
+      order,
+      queue,
+      false,
+      storedChunk,
+      (frame) => this.#read(this.#frameSteps(frame, false, storedChunk)),
+      visit,
+      latency,
+    );
+  }
+
+  /**
+   * {@link FrameSource.readFramesQueued}: each frame whose chunks lie together is one range,
+   * aligned (--direct) and cut into requests of at most `bs` bytes, read into a buffer of its own
+   * (2 x depth buffers: those of frames completed and not yet visited stay intact while as many
+   * requests as the depth allows are in flight); a frame whose chunks lie apart, or past the end of
+   * the file, is read by `alone` once every request is in. Each loop: prepare requests up to the
+   * depth, submit them in one call, visit the frames completed, reap at least one.
+   */
+  #readQueued<T>(
+    order: ArrayLike<number>,
+    queue: QueueSpec,
+    native: boolean,
+    make: (r: ChunkRef, data: Uint8Array) => T,
+    alone: (frame: number) => readonly T[],
+    visit: (frame: number, chunks: readonly T[], k: number) => void,
+    latency?: { record(ns: number): void },
+  ): void {
+    if (this.#busy || this.#pending?.settled === false) {
+      throw new Error(`${this.path}: a frame read is still in flight`);
+    }
+    const depth = Math.max(1, queue.depth);
+    const q = openReadQueue(queue.engine, depth, this.path);
+    if (typeof q === "string") throw new IoError(`--engine ${queue.engine}: ${q}`);
+    const { bs, align, memoryAlign, hugePages } = this.#requests;
+    const size = this.#file.size;
+    const fd = this.#file.fd;
+    const slots = 2 * depth;
+    /** Per frame slot: its buffer, frame, place in order, range and requests outstanding. */
+    const bufs: (Uint8Array | undefined)[] = new Array(slots);
+    const frameOf = new Int32Array(slots), kOf = new Int32Array(slots);
+    const start = new Float64Array(slots),
+      lo = new Float64Array(slots),
+      hi = new Float64Array(slots);
+    const outstanding = new Int32Array(slots);
+    const refsOf: (readonly ChunkRef[] | undefined)[] = new Array(slots);
+    /** Requests of a slot are tagged slot * REQS + their index; REQS bounds a frame's requests. */
+    const REQS = 1 << 16;
+    const free: number[] = [];
+    for (let s = slots - 1; s >= 0; s--) free.push(s);
+    const ready: number[] = [];
+    const n = order.length;
+    let k = 0;
+    /** The slot whose requests are being prepared, its next request and their count. */
+    let cur = -1, nextReq = 0, reqs = 0;
+    let prepared = 0;
+    /** Bytes of request `i` of slot `s`: `bs`, the last one to the frame's aligned end. */
+    const requestBytes = (s: number, i: number): number =>
+      bs === Infinity
+        ? hi[s]! - start[s]!
+        : Math.min(bs, alignUp(hi[s]!, align) - start[s]! - i * bs);
+    const visitSlot = (s: number): void => {
+      const refs = refsOf[s]!;
+      const a = start[s]!;
+      const view = bufs[s]!.subarray(lo[s]! - a, hi[s]! - a);
+      this.bytesRead += view.length;
+      const out: T[] = [];
+      for (const r of refs) {
+        const at = r.offset - lo[s]!;
+        const data = view.subarray(at, at + r.bytes);
+        // a chunk off a multiple of its element size is copied alone (typed-array views)
+        const aligned = !native || (view.byteOffset + at) % DTYPE_SIZE[r.dtype] === 0;
+        out.push(make(r, aligned ? data : data.slice()));
+      }
+      refsOf[s] = undefined;
+      visit(frameOf[s]!, out, kOf[s]!);
+    };
+    try {
+      for (;;) {
+        // prepare requests up to the depth
+        // mutant: queue-depth
+        while (prepared + q.inFlight < depth) {
+          if (cur < 0) {
+            if (k >= n || free.length === 0) break;
+            const frame = order[k]!;
+            const refs = this.#index.chunks(frame);
+            let flo = Infinity, fhi = 0, total = 0, pieces = false;
+            for (const r of refs) {
+              if (r.pieces) pieces = true;
+              if (r.offset < flo) flo = r.offset;
+              if (r.offset + r.bytes > fhi) fhi = r.offset + r.bytes;
+              total += r.bytes;
+            }
+            const a = flo - (flo % align);
+            const span = Math.min(alignUp(fhi, align), alignUp(size, align)) - a;
+            const queued = refs.length > 0 && !pieces && fhi <= size &&
+              fhi - flo <= total + MAX_GAP &&
+              Math.ceil(span / bs) < REQS;
+            if (!queued) {
+              // read alone once every request in flight is in and every completed frame visited
+              if (prepared + q.inFlight > 0 || ready.length > 0) break;
+              const t0 = latency && clockGettime();
+              const chunks = alone(frame);
+              if (latency) latency.record(clockGettime() - t0!);
+              visit(frame, chunks, k);
+              k++;
+              continue;
+            }
+            const s = free.pop()!;
+            let buf = bufs[s];
+            if (buf === undefined || buf.length < span) {
+              buf = alignedBytes(alignUp(span, memoryAlign), memoryAlign, hugePages);
+              bufs[s] = buf;
+            }
+            frameOf[s] = frame;
+            kOf[s] = k;
+            start[s] = a;
+            lo[s] = flo;
+            hi[s] = fhi;
+            refsOf[s] = refs;
+            reqs = bs === Infinity ? 1 : Math.ceil(span / bs);
+            outstanding[s] = reqs;
+            cur = s;
+            nextReq = 0;
+            k++;
+          }
+          const s = cur;
+          const off = nextReq * (bs === Infinity ? 0 : bs);
+          const len = requestBytes(s, nextReq);
+          q.prepare(s * REQS + nextReq, fd, bufs[s]!.subarray(off, off + len), start[s]! + off);
+          prepared++;
+          if (++nextReq === reqs) cur = -1;
+        }
+        if (prepared > 0) {
+          q.submit();
+          prepared = 0;
+        }
+        // the frames completed are verified while the requests just submitted are in flight
+        for (let j = 0; j < ready.length; j++) {
+          visitSlot(ready[j]!);
+          free.push(ready[j]!);
+        }
+        ready.length = 0;
+        if (q.inFlight === 0) {
+          if (k >= n && cur < 0) break;
+          continue;
+        }
+        const got = q.reap(1);
+        for (let e = 0; e < got; e++) {
+          const tag = q.doneTags[e]!;
+          const count = q.doneCounts[e]!;
+          const s = Math.floor(tag / REQS);
+          const i = tag % REQS;
+          if (latency) latency.record(q.doneLatency[e]!);
+          if (count < 0) {
+            throw systemError("pread", this.path, -count);
+          }
+          const off = start[s]! + i * (bs === Infinity ? 0 : bs);
+          const asked = requestBytes(s, i);
+          // a request ends short only at the end of the file, past the frame's bytes
+          if (count < asked && off + count < Math.min(off + asked, hi[s]!)) {
+            throw new FormatError(
+              this.framing,
+              this.path,
+              off + count,
+              `file ends at byte ${off + count}, inside data that should run to byte ${hi[s]}`,
+            );
+          }
+          outstanding[s] = outstanding[s]! - 1;
+          if (outstanding[s] === 0) ready.push(s);
+        }
+      }
+    } catch (e) {
+      // the requests in flight are reaped (their buffers stay in use until then), then the error
+      try {
+        q.close();
+      } catch {
+        // the first error is the one to report
+      }
+      throw e;
+    }
+    q.close();
   }
 
   locate(frame: number): readonly ChunkRef[] {

@@ -12,6 +12,7 @@ import type { FsyncPolicy } from "../backends/backend.ts";
 import { onInterrupt } from "../io/interrupt.ts";
 import { readProc } from "../sys/libc.ts";
 import { removeQuietly } from "../io/atomic.ts";
+import type { EngineName } from "../sys/queue.ts";
 
 /** One cell for fio to measure. */
 export interface FioCell {
@@ -38,6 +39,12 @@ export interface FioCell {
    * ({@link fioHugePagesRefused} says when fio can have them); else malloc, fio's default.
    */
   readonly hugePages?: boolean;
+  /**
+   * The I/O engine of fio's reads, as ours (`--engine`; default psync) and how many requests it
+   * keeps in flight (`--iodepth`; default 1): the reads of both driven the same way.
+   */
+  readonly engine?: EngineName;
+  readonly iodepth?: number;
 }
 
 /** fio's bandwidth in each phase, MiB/s (2^20 bytes), and its block sizes. */
@@ -56,7 +63,10 @@ export interface FioResult {
 /** The phases fio runs, in order. */
 export type FioPhase = "write" | "read" | "random";
 
-/** The fio command line of `phase` for `cell` (psync: pread/pwrite, as sciobench's engine). */
+/**
+ * The fio command line of `phase` for `cell`: its writes psync (pwrite, as sciobench's), its reads
+ * through the cell's engine at its depth (psync at depth 1, pread, by default).
+ */
 export function fioArgs(cell: FioCell, phase: FioPhase): string[] {
   // fio writes whole blocks only: its file is fileBytes rounded down to the write block. Its reads
   // are given that size, else fio finds the file short and lays it out anew before it reads
@@ -69,7 +79,8 @@ export function fioArgs(cell: FioCell, phase: FioPhase): string[] {
     `--rw=${phase === "write" ? "write" : phase === "read" ? "read" : "randread"}`,
     `--bs=${phase === "write" ? cell.blockBytes : cell.readBlockBytes}`,
     `--size=${size}`,
-    "--ioengine=psync",
+    // mutant: fio-same-engine
+    `--ioengine=${phase === "write" ? "psync" : cell.engine ?? "psync"}`,
     `--direct=${cell.direct ? 1 : 0}`,
     "--output-format=json",
     // fio advises POSIX_FADV_SEQUENTIAL/RANDOM before it reads (fadvise_hint=1, its default);
@@ -92,6 +103,7 @@ export function fioArgs(cell: FioCell, phase: FioPhase): string[] {
     // fio's random map (its default) reads each block once, as our random order reads each
     // frame once: without it (norandommap) repeats come from the page cache
     if (phase === "random") args.push(`--randseed=${cell.seed}`);
+    if ((cell.iodepth ?? 1) > 1) args.push(`--iodepth=${cell.iodepth}`);
   }
   return args;
 }

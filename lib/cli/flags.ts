@@ -475,6 +475,27 @@ export const FLAGS = {
     },
     commands: [...TRANSFERS, "_reader"],
   },
+  iodepth: {
+    type: "string",
+    value: "N",
+    help: "native framings: keep up to N read requests in flight (1 to 1024; default 1: one " +
+      "read at a time, the calls of a run without it): requests of at most --bs bytes prepared " +
+      "in order, submitted in one call, at least one reaped, as many submitted again, and the " +
+      "frames completed verified while the next are in flight, as fio's iodepth; each " +
+      "request's latency goes into the latency columns. Without --engine: libaio with " +
+      "--direct, else io_uring. table: --baseline fio reads at the same depth and engine; " +
+      "loader: each batch's samples in flight together",
+    commands: ["read", "table", "loader"],
+  },
+  engine: {
+    type: "string",
+    value: "NAME",
+    help: "native framings: the I/O engine of the reads, as fio's ioengine: psync (one pread " +
+      "at a time), libaio (Linux native AIO; needs --direct: buffered libaio reads complete " +
+      "inside io_submit) or io_uring (buffered or direct; where the kernel refuses it, one " +
+      "line says so and psync runs; the column engine says which ran)",
+    commands: ["read", "table", "loader"],
+  },
   "no-huge-pages": {
     type: "boolean",
     help: "with --direct, stage and read through buffers of 4 KiB pages, as fio's malloc'd " +

@@ -74,6 +74,21 @@ export interface AuditFile {
   readonly readLog: number[];
   /** fsync, fdatasync and fadvise calls on it. */
   syncs: number;
+  /** The read requests a queue made of it (`--iodepth`, `--engine`), when one did. */
+  queued?: AuditRequests;
+}
+
+/** The read requests of a queue on one file in one phase (lib/sys/queue.ts). */
+export interface AuditRequests {
+  /** Requests completed. */
+  requests: number;
+  /** Most requests in flight at once (each counted when it was submitted). */
+  maxInFlight: number;
+  /**
+   * The first {@link READ_LOG_READS} requests as flat quadruples: offset, bytes, and their
+   * submission and completion, ns after the phase's start.
+   */
+  readonly log: number[];
 }
 
 /** Readings a phase's numbers were computed from (the meter's raw values). */
@@ -339,6 +354,25 @@ class Recorder implements IoObserver {
       } else if (offset > s.lastReadEnd) f.readSkips++;
     }
     s.lastReadEnd = offset + bytes;
+  }
+
+  request(
+    fd: number,
+    offset: number,
+    bytes: number,
+    submittedNs: number,
+    completedNs: number,
+    inFlight: number,
+  ): void {
+    const f = this.#state(fd)?.file;
+    if (f === undefined) return;
+    const q = f.queued ??= { requests: 0, maxInFlight: 0, log: [] };
+    q.requests++;
+    if (inFlight > q.maxInFlight) q.maxInFlight = inFlight;
+    if (q.log.length < 4 * READ_LOG_READS) {
+      const t0 = this.#phase.startNs;
+      q.log.push(offset, bytes, submittedNs - t0, completedNs - t0);
+    }
   }
 
   write(fd: number, _offset: number, bytes: number): void {

@@ -222,6 +222,20 @@ export interface IoObserver {
    * these calls are not timed.
    */
   meta?(call: MetaCall, fd: number, path: string, ns: number): void;
+  /**
+   * A read request of a queue (lib/sys/queue.ts) of `bytes` bytes at `offset` completed: when it
+   * was submitted and when it was reaped (CLOCK_MONOTONIC, ns), and how many of the queue's
+   * requests were in flight once it was submitted (itself included). Its read is also reported
+   * to {@link read}.
+   */
+  request?(
+    fd: number,
+    offset: number,
+    bytes: number,
+    submittedNs: number,
+    completedNs: number,
+    inFlight: number,
+  ): void;
 }
 
 /** The calls on names and descriptors (not data) the observer times: {@link IoObserver.meta}. */
@@ -243,6 +257,62 @@ let observer: IoObserver | undefined;
 /** Sets (or, with undefined, removes) the one observer of the I/O calls. */
 export function observeIo(o: IoObserver | undefined): void {
   observer = o;
+}
+
+/**
+ * Tells the observer of a request a queue (lib/sys/queue.ts) made and reaped: a read of `got`
+ * bytes at `offset` of `fd` (`asked` bytes asked), submitted and completed at the CLOCK_MONOTONIC
+ * times given, ns, with `inFlight` of the queue's requests in flight once it was submitted.
+ */
+export function noteQueuedRead(
+  fd: number,
+  offset: number,
+  got: number,
+  asked: number,
+  submittedNs: number,
+  completedNs: number,
+  inFlight: number,
+): void {
+  if (observer === undefined) return;
+  observer.read(fd, offset, got);
+  observer.request?.(fd, offset, asked, submittedNs, completedNs, inFlight);
+}
+
+/**
+ * A raw system call with integer arguments (addresses as numbers), for the request queues of
+ * lib/sys/queue.ts: its result, or minus the errno when it failed.
+ */
+export function syscallInts(nr: number, a = 0, b = 0, c = 0, d = 0, e = 0): number {
+  const rc = Number(
+    libc().syscall_ints(BigInt(nr), BigInt(a), BigInt(b), BigInt(c), BigInt(d), BigInt(e)),
+  );
+  return rc < 0 ? -errno() : rc;
+}
+
+/** The SysError of `call` on `path` failing with errno `code` (its name and strerror text). */
+export function systemError(call: string, path: string, code: number): SysError {
+  return sysError(call, path, code);
+}
+
+/**
+ * Maps `bytes` bytes of `fd` from `offset` shared, readable and writable, populated (io_uring's
+ * rings, lib/sys/queue.ts): the address, or minus the errno.
+ */
+export function mapSharedRegion(fd: number, bytes: number, offset: number): number {
+  // PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE
+  const p = libc().mmap(null, BigInt(bytes), 3, 0x1 | 0x8000, fd, BigInt(offset));
+  const v = BigInt(Deno.UnsafePointer.value(p));
+  return p === null || v === 0xffffffffffffffffn ? -errno() : Number(v);
+}
+
+/** Unmaps what {@link mapSharedRegion} mapped at `at`, `bytes` long. */
+export function unmapRegion(at: number, bytes: number): void {
+  libc().munmap(Deno.UnsafePointer.create(BigInt(at)), BigInt(bytes));
+}
+
+/** The address of `buf`'s first byte (for the iocbs and SQEs of lib/sys/queue.ts). */
+export function addressOfBytes(buf: Uint8Array): number {
+  return addressOf(buf);
 }
 
 /** Opens `path` with `flags` (see {@link O}) and `mode` (permission bits); returns the fd. */

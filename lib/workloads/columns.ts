@@ -404,6 +404,19 @@ export const COLUMN_SCHEMA = {
       "writes coalesced into 4 MiB calls, larger writes and each frame's read in one call",
   ),
   direct: entry("", "flag", "true when the files were opened with O_DIRECT (--direct)"),
+  engine: entry(
+    "",
+    "text",
+    "the I/O engine of the native reads, as fio names it: psync (one read at a time: pread, or " +
+      "with --direct --verify one native AIO read in flight), libaio or io_uring (--engine, " +
+      "--iodepth); psync where the kernel refused the engine asked",
+  ),
+  iodepth: entry(
+    "",
+    "count",
+    "most read requests in flight at once (--iodepth; 1: one at a time); with a depth above " +
+      "1 the latency columns time each request, from its submission to its reap",
+  ),
   huge_pages: entry(
     "",
     "flag",
@@ -571,6 +584,9 @@ export const TRANSFER_COLUMN_NAMES = [
   "huge_pages",
 ] as const satisfies readonly ColumnName[];
 
+/** The columns of how many read requests were in flight, and through what (`--iodepth`). */
+export const QUEUE_COLUMN_NAMES = ["engine", "iodepth"] as const satisfies readonly ColumnName[];
+
 /**
  * The columns a row under MPI says of how its files were written (table, records): the layout,
  * collective or independent MPI-IO calls, and the MPI library that did them.
@@ -613,6 +629,7 @@ export const READ_COLUMN_NAMES: readonly ColumnName[] = columnNames(
   ["fs_type", "unit", "random_units", "verified", "open_dev_bytes", "cache", "cold_ok"],
   ["open_cold_ok", "read_cold_ok", "random_cold_ok", "cold_why"],
   TRANSFER_COLUMN_NAMES,
+  QUEUE_COLUMN_NAMES,
   LATENCY_COLUMN_NAMES,
   ["repeat", "stat"],
 );

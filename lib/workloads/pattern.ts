@@ -5,7 +5,7 @@
  */
 import { VerifyError } from "../core/errors.ts";
 import type { ByteOrder, Chunk, Frame } from "../framings/types.ts";
-import type { FrameSource, ReadChunk, StoredChunk } from "../backends/backend.ts";
+import type { FrameSource, QueueSpec, ReadChunk, StoredChunk } from "../backends/backend.ts";
 import { NATIVE_ORDER } from "../bytes/byteswap.ts";
 import { bytesEqual, clockGettime } from "../sys/libc.ts";
 import { chunkBytes } from "../framings/kit.ts";
@@ -126,6 +126,9 @@ export function readVerified(
  * its chunks (valid during the call; progress, byte counts) and may return a promise, which is
  * awaited. With `spent`, the time each verification took is added to `spent.seconds`; with
  * `latency`, each frame read's latency is recorded (lib/backends/overlap.ts says from when to when).
+ * With `queue` (--iodepth, --engine) and a native source, up to the depth's requests are in
+ * flight, each frame verified as it completes (in completion order; `after`'s promises awaited
+ * once every frame is read) and each request's latency recorded.
  */
 export async function readVerifiedFrames(
   source: FrameSource,
@@ -138,7 +141,25 @@ export async function readVerifiedFrames(
   overlap = true,
   spent?: VerifyTime,
   latency?: LatencyRecorder,
+  queue?: QueueSpec,
 ): Promise<void> {
+  if (queue !== undefined && source.readFramesStoredQueued) {
+    // --iodepth / --engine: up to the depth's requests in flight, each frame verified as it
+    // completes while the next requests are in flight
+    let failure: unknown;
+    const pending: Promise<void>[] = [];
+    source.readFramesStoredQueued(order, queue, (i, got, k) => {
+      if (failure !== undefined) return;
+      const t0 = spent && performance.now();
+      verifyStoredFrame(source.path, i, expected, got);
+      if (spent) spent.seconds += (performance.now() - t0!) / 1000;
+      const seen = after(k, got);
+      if (seen) pending.push(seen.catch((e) => void (failure ??= e)));
+    }, latency);
+    await Promise.all(pending);
+    if (failure !== undefined) throw failure;
+    return;
+  }
   const stored = storedReads(source);
   if (stored) {
     await readFramesOverlapped(

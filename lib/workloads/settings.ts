@@ -27,6 +27,8 @@ import { parseSize } from "../core/sizes.ts";
 import { DEFAULT_DIRECT_BS, probeDirect, probeDirectFile, type Transfer } from "../io/transfer.ts";
 import { checkTransfer } from "../backends/guard.ts";
 import { checkMemory } from "./checks.ts";
+import { type EngineName, ENGINES, engineUnavailable, MAX_IODEPTH } from "../sys/queue.ts";
+import type { QueueSpec } from "../backends/backend.ts";
 
 /**
  * The `--bs` / `--direct` of a run, checked before anything is written: each backend must honour
@@ -71,6 +73,51 @@ export function parseTransfer(
     else probeDirect(dir ?? ".", bs);
   }
   return transfer;
+}
+
+/**
+ * The `--iodepth` and `--engine` of a run's native reads: undefined at depth 1 without --engine
+ * (today's reads: one at a time, the calls of a run without them). Without --engine, a depth
+ * above 1 runs libaio with --direct, else io_uring. UsageError (one line): a depth outside 1 to
+ * MAX_IODEPTH, an engine fio would not name, libaio without --direct (buffered native AIO reads
+ * complete inside io_submit: depth 1 whatever is asked), a backend that makes its own calls (a
+ * peer). Where the kernel refuses io_uring (seccomp, io_uring_disabled, an old kernel) `note`
+ * gets one line and psync runs: the row's engine column says so.
+ */
+export function parseQueue(
+  values: { iodepth?: string; engine?: string; direct?: boolean },
+  backends: readonly Backend[],
+  note: (line: string) => void = warn,
+): QueueSpec | undefined {
+  const depth = values.iodepth === undefined
+    ? 1
+    : parseCount(values.iodepth, "--iodepth", MAX_IODEPTH);
+  if (values.engine === undefined && depth === 1) return undefined;
+  let engine: EngineName = values.engine === undefined
+    ? (values.direct ? "libaio" : "io_uring")
+    : parseChoice(values.engine, ENGINES, "--engine");
+  for (const b of backends) {
+    if (!b.transfer) {
+      throw new UsageError(
+        `--iodepth/--engine: ${b.name} makes its own system calls; measure a native framing ` +
+          "(raw, f77, ieeeio, gsd, netcdf) or leave --iodepth and --engine out",
+      );
+    }
+  }
+  // mutant: libaio-buffered-refused
+  if (engine === "libaio" && !values.direct) {
+    throw new UsageError(
+      "--engine libaio needs --direct: Linux native AIO completes a buffered read inside " +
+        "io_submit, one at a time; give --direct, or --engine io_uring for buffered reads",
+    );
+  }
+  const why = engineUnavailable(engine);
+  if (why !== undefined) {
+    if (engine === "libaio") throw new UsageError(`--engine libaio: ${why}; use --engine psync`);
+    note(`--engine ${engine}: ${why}; reading with psync instead (the engine column says so)`);
+    engine = "psync";
+  }
+  return { engine, depth };
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   residency,
 } from "../io/cache.ts";
 import type { Transfer } from "../io/transfer.ts";
+import type { QueueSpec } from "../backends/backend.ts";
 import { aioUnavailable } from "../sys/libc.ts";
 import { world } from "../mpi/world.ts";
 import type { ColumnDoc, HumanMark } from "../report/human.ts";
@@ -64,6 +65,16 @@ export function transferColumns(
     direct,
     huge_pages: direct && (transfer?.hugePages ?? true),
   };
+}
+
+/**
+ * The values of the `engine` and `iodepth` columns for reads with `queue` (`--iodepth`,
+ * `--engine`): psync at depth 1 without them.
+ */
+export function queueColumns(
+  queue: QueueSpec | undefined,
+): { engine: string; iodepth: number } {
+  return { engine: queue?.engine ?? "psync", iodepth: queue?.depth ?? 1 };
 }
 
 /**

@@ -5,7 +5,8 @@
  * after each batch (a training step), and one row per epoch with its audit trail.
  * @module
  */
-import type { FrameSource } from "../../backends/backend.ts";
+import type { FrameSource, QueueSpec } from "../../backends/backend.ts";
+import { UsageError } from "../../core/errors.ts";
 import { residency } from "../../io/cache.ts";
 import type { Progress } from "../../report/progress.ts";
 import { latencyFields, LatencyHistogram } from "../../report/histogram.ts";
@@ -13,8 +14,14 @@ import type { Row } from "../../report/row.ts";
 import { attachAudit, finishAudit, nextAudit, startAudit } from "../../sys/audit.ts";
 import { clockGettime, statfs } from "../../sys/libc.ts";
 import { type PhaseSample, startMeter } from "../../sys/meter.ts";
-import { type ExpectedFrames, readVerified, Rng, shuffledOrder } from "../pattern.ts";
-import { judgeCold, prepareCache } from "../transfer.ts";
+import {
+  type ExpectedFrames,
+  readVerified,
+  readVerifiedFrames,
+  Rng,
+  shuffledOrder,
+} from "../pattern.ts";
+import { judgeCold, prepareCache, queueColumns } from "../transfer.ts";
 
 /** How samples are drawn: every frame once per epoch, or with replacement. */
 export type Sampling = "shuffle" | "random";
@@ -36,6 +43,8 @@ export interface LoaderSettings {
   readonly sampling: Sampling;
   /** Busy-wait after each batch, milliseconds (0: none). */
   readonly computeMs: number;
+  /** `--iodepth` / `--engine`: a batch's reads up to the depth in flight; undefined: one at a time. */
+  readonly queue?: QueueSpec;
 }
 
 /** The file a run reads and what is known of its data. */
@@ -84,23 +93,44 @@ export function epochOrder(
 }
 
 /**
- * Reads the samples `indices` of one batch from `source` and checks each: against `expected`
- * where the data is known (VerifyError naming file, frame, chunk and byte), else by the format's
- * own checks of every read; returns the payload bytes. One request at a time, in order: this is
- * the one function that reads a batch, where a queue depth (several samples in flight) plugs in.
+ * Reads the samples `indices` of `source` (verified against `expected` where given) and returns
+ * their payload bytes. With `queue` (--iodepth, --engine), up to the depth's requests are in flight
+ * through the native reader's queue, each sample verified as it completes; else one read at a time.
  */
-export function readBatch(
+export async function readBatch(
   source: FrameSource,
   indices: ArrayLike<number>,
   expected: ExpectedFrames | undefined,
+  queue?: QueueSpec,
 ): Promise<number> {
   let bytes = 0;
+  const count = (chunks: readonly { readonly data: Uint8Array }[]) => {
+    for (const c of chunks) bytes += c.data.length;
+  };
+  // mutant: loader-queue
+  if (queue !== undefined) {
+    if (expected !== undefined) {
+      await readVerifiedFrames(
+        source,
+        indices,
+        expected,
+        (_k, chunks) => {
+          count(chunks);
+          return undefined;
+        },
+        false,
+        undefined,
+        undefined,
+        queue,
+      );
+    } else source.readFramesQueued!(indices, queue, (_i, chunks) => count(chunks));
+    return bytes;
+  }
   for (let k = 0; k < indices.length; k++) {
     const i = indices[k]!;
-    const chunks = expected ? readVerified(source, i, expected) : source.readFrame(i);
-    for (const c of chunks) bytes += c.data.length;
+    count(expected ? readVerified(source, i, expected) : source.readFrame(i));
   }
-  return Promise.resolve(bytes);
+  return bytes;
 }
 
 /** Spins on the monotonic clock for `ms` milliseconds (a training step's compute); ns spent. */
@@ -144,7 +174,7 @@ async function readEpoch(
   for (let at = 0; at < order.length; at += s.batchSize) {
     const batch = order.subarray(at, Math.min(order.length, at + s.batchSize));
     const t0 = clockGettime();
-    const got = await readBatch(file.source, batch, file.expected);
+    const got = await readBatch(file.source, batch, file.expected, s.queue);
     const dt = clockGettime() - t0;
     latency.record(dt);
     loadNs += dt;
@@ -216,6 +246,7 @@ function epochRow(
     cold_ok: "",
     cold_why: "",
     verified: file.expected !== undefined,
+    ...queueColumns(s.queue),
     seed: s.seed,
     fs_type: c.fsType,
   };
@@ -258,6 +289,12 @@ async function readEpochs(
   const epochs = epochCount(frames, s);
   const perEpoch = batchesPerEpoch(frames, s.batchSize);
   const fs = statfs(file.path);
+  if (s.queue !== undefined && !file.source.readFramesQueued) {
+    throw new UsageError(
+      `--iodepth/--engine: ${file.source.framing} is read through its library, one sample at a ` +
+        "time; the queue is sciobench's native readers'",
+    );
+  }
   for (let epoch = 1; epoch <= epochs; epoch++) {
     let order = epochOrder(frames, epoch, s.sampling, s.seed);
     if (s.batches !== undefined) {

@@ -21,7 +21,7 @@ import { isolates } from "../isolate.ts";
 import { chooseBackend, openUserFile } from "../open.ts";
 import { prepareVerified } from "../pattern.ts";
 import { tablePatternOf } from "../read/mod.ts";
-import { resolveBackends } from "../settings.ts";
+import { parseQueue, resolveBackends } from "../settings.ts";
 import { BYTES_PER_PARTICLE, TableFrames } from "../table/mod.ts";
 import { LOADER_DEFAULTS } from "../seeds.ts";
 import type { PlannedRun, Workload, WorkloadHelp } from "../workload.ts";
@@ -71,6 +71,8 @@ function loaderSettings(values: FlagValues<"loader">): LoaderSettings {
     batches: values.batches === undefined ? undefined : parseCount(values.batches, "--batches"),
     sampling: parseChoice(values.sample, SAMPLINGS, "--sample"),
     computeMs: compute,
+    // the framing is known once the file is: one read through a library is refused at the start
+    queue: parseQueue(values, []),
   };
 }
 

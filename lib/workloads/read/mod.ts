@@ -13,6 +13,7 @@ import {
   coldEvidence,
   judgeCold,
   prepareCache,
+  queueColumns,
   readOverlap,
   transferColumns,
 } from "../transfer.ts";
@@ -28,10 +29,11 @@ import {
   readVerifiedFrames,
   Rng,
   shuffledOrder,
+  verifyStoredFrame,
 } from "../pattern.ts";
 import { TableFrames } from "../table/mod.ts";
 import { type Block, planBlocks, readBlocks, referenceCrcs } from "../blocks.ts";
-import type { FrameSource } from "../../backends/backend.ts";
+import type { FrameSource, QueueSpec } from "../../backends/backend.ts";
 import type { ColumnDoc } from "../../report/human.ts";
 import { columnDocs, READ_COLUMN_NAMES } from "../columns.ts";
 import { openUserFile } from "../open.ts";
@@ -69,6 +71,7 @@ function framePhases(
   pattern: TableFrames | undefined,
   beat: () => void,
   overlap: boolean,
+  queue: QueueSpec | undefined,
 ): Phases {
   // with --verify each frame is read and compared as stored (no swap to native), else decoded
   const read = (i: number, latency: LatencyHistogram): readonly { readonly data: Uint8Array }[] => {
@@ -104,15 +107,39 @@ function framePhases(
   };
   const locate = source.locate?.bind(source);
   const overlapped = pattern !== undefined && overlap && locate !== undefined;
+  /**
+   * With --iodepth / --engine: up to the depth's requests in flight (lib/sys/queue.ts), every
+   * frame verified (--verify) as it completes while the next requests are in flight; each
+   * request's latency recorded.
+   */
+  const queued = (order: ArrayLike<number>, phase: string): PhaseRead => {
+    let bytes = 0;
+    const latency = new LatencyHistogram();
+    const each = (k: number, chunks: readonly { readonly data: Uint8Array }[]): void => {
+      for (const c of chunks) bytes += c.data.length;
+      if ((k & 63) !== 0) return;
+      progress.update(k / order.length, phase);
+      beat();
+    };
+    if (pattern) {
+      source.readFramesStoredQueued!(order, queue!, (i, got, k) => {
+        verifyStoredFrame(source.path, i, pattern, got);
+        each(k, got);
+      }, latency);
+    } else source.readFramesQueued!(order, queue!, (_i, got, k) => each(k, got), latency);
+    return { bytes, pieces: order.length, latency };
+  };
+  const inQueue = queue !== undefined && locate !== undefined;
   return {
     unit: "frame",
     async sequential() {
-      if (overlapped) {
+      if (overlapped || inQueue) {
         // the frames the loop below would read, from the index (its reads stop at them)
         for (let bytes = 0; frames < source.frameCount && bytes < sample; frames++) {
           for (const r of locate(frames)) bytes += r.bytes;
         }
-        return await verified(Uint32Array.from({ length: frames }, (_, i) => i), "read");
+        const order = Uint32Array.from({ length: frames }, (_, i) => i);
+        return inQueue ? queued(order, "read") : await verified(order, "read");
       }
       let bytes = 0;
       const latency = new LatencyHistogram();
@@ -128,6 +155,7 @@ function framePhases(
     },
     async random() {
       const order = shuffledOrder(source.frameCount, frames, new Rng(seed + 1));
+      if (inQueue) return queued(order, "random");
       if (overlapped) return await verified(order, "random");
       let bytes = 0;
       const latency = new LatencyHistogram();
@@ -208,6 +236,8 @@ export interface ReadSettings {
    * before the open, no drop at all).
    */
   readonly cache?: "cold" | "warm";
+  /** `--iodepth` / `--engine` (native framings): undefined, one read at a time as always. */
+  readonly queue?: QueueSpec;
 }
 
 /**
@@ -412,6 +442,7 @@ function readRow(
   verify: boolean,
   cache: string,
   transfer: Transfer | undefined,
+  queue: QueueSpec | undefined,
 ): Row {
   const { source, open: o } = opened;
   const { read: r, random: x } = t;
@@ -449,6 +480,7 @@ function readRow(
     random_cold_ok: "",
     cold_why: "",
     ...transferColumns(transfer),
+    ...queueColumns(queue),
     ...latencyFields("read", t.sequential.latency, r.wallS),
     ...latencyFields("random", t.shuffled.latency, x.wallS),
     ...callLatencyFields("read", t.readCalls),
@@ -486,7 +518,17 @@ export async function measureRead(
       // by dataset and block instead (lib/workloads/blocks.ts).
       const phases = source.frameCount === 0 && source.datasets && source.readRegion
         ? blockPhases(source, seed, sample, progress, beat, drop)
-        : framePhases(source, seed, sample, fileBytes, progress, pattern, beat, overlap);
+        : framePhases(
+          source,
+          seed,
+          sample,
+          fileBytes,
+          progress,
+          pattern,
+          beat,
+          overlap,
+          settings.queue,
+        );
       const timed = await timePhases(phases, drop);
       progress.clear();
       const row = readRow(
@@ -498,6 +540,7 @@ export async function measureRead(
         settings.verify,
         cache,
         transfer,
+        settings.queue,
       );
       attachAudit(row, finishAudit());
       judgeCold(row, cache, coldEvidence(row, statfs(path).type));

@@ -17,8 +17,8 @@ import { statfs } from "../../sys/libc.ts";
 import type { FlagValues } from "../../cli/flags.ts";
 import { isolates, relayToTerminal, runIsolated } from "../isolate.ts";
 import { chooseBackend } from "../open.ts";
-import { parseCache, parseTransfer, repeatOption } from "../settings.ts";
-import { ColdReads, readOverlap } from "../transfer.ts";
+import { parseCache, parseQueue, parseTransfer, repeatOption } from "../settings.ts";
+import { ColdReads, queueColumns, readOverlap } from "../transfer.ts";
 import type { PlannedRun, Workload, WorkloadHelp } from "../workload.ts";
 import { measureRead, READ_COLUMN_DOCS, type ReadSettings } from "./mod.ts";
 import { coldEvidence } from "../transfer.ts";
@@ -105,6 +105,7 @@ export const readWorkload: Workload<FlagValues<"read">> = {
     const backend = chooseBackend(file, values.framing);
     const transfer = parseTransfer(values, [backend], { file });
     const cache = parseCache(values.cache, values.direct);
+    const queue = parseQueue(values, [backend]);
     const settings: ReadSettings = {
       seed,
       verify: values.verify,
@@ -112,6 +113,7 @@ export const readWorkload: Workload<FlagValues<"read">> = {
       transfer,
       allowExternal: values["allow-external"],
       cache,
+      queue,
     };
     return {
       openAtFirstRow: true,
@@ -125,6 +127,7 @@ export const readWorkload: Workload<FlagValues<"read">> = {
         option: values.option ?? [],
         bs: transfer?.bs ?? null,
         direct: transfer?.direct ?? false,
+        ...queueColumns(queue),
         cache,
         repeat,
       },

@@ -8,7 +8,7 @@ import { VerifyError } from "../../core/errors.ts";
 import { signalPoint, withScratchDir } from "../../io/scratch.ts";
 import { removeStore, storeBytes } from "../../io/store.ts";
 import { writeFrames } from "../../backends/write.ts";
-import type { Backend, FrameSource } from "../../backends/backend.ts";
+import type { Backend, FrameSource, QueueSpec } from "../../backends/backend.ts";
 import { fencedPhase, injectedFailure, rankScratchShare } from "../../mpi/phase.ts";
 import { planSharedFile, sharedPart, writeSharedFrames } from "../../mpi/shared.ts";
 import { world } from "../../mpi/world.ts";
@@ -19,7 +19,13 @@ import { startMeter, warmUpOpens } from "../../sys/meter.ts";
 import { beginPhase, endPhase } from "../../sys/audit.ts";
 import { recordPreadLatency, statfs } from "../../sys/libc.ts";
 import { mpiIoColumns, mpiIoSettings, ownFrames, sharedFraming } from "../cells.ts";
-import { cacheState, prepareCache, readOverlap, transferColumns } from "../transfer.ts";
+import {
+  cacheState,
+  prepareCache,
+  queueColumns,
+  readOverlap,
+  transferColumns,
+} from "../transfer.ts";
 import {
   prepareVerified,
   readVerifiedFrames,
@@ -49,6 +55,7 @@ async function readPhase(
   progress: Progress,
   phase: string,
   overlap: boolean,
+  queue: QueueSpec | undefined,
 ) {
   // the expected bytes in the file's byte order exist before the clock starts, as the native
   // arrays raw is compared with do (big-endian netCDF: a swapped copy of a frame)
@@ -68,7 +75,7 @@ async function readPhase(
   const before = recordPreadLatency(calls);
   try {
     // mutant: table-verified-reads
-    await readVerifiedFrames(source, order, frames, after, overlap, spent, latency);
+    await readVerifiedFrames(source, order, frames, after, overlap, spent, latency, queue);
   } finally {
     recordPreadLatency(before);
   }
@@ -295,11 +302,14 @@ export async function runTableCell(
     try {
       const seq = Uint32Array.from({ length: sizing.readFrames }, (_, i) => readBase + i);
       const overlap = readOverlap(options.transfer, options.overlap).mode !== "none";
+      // --iodepth / --engine: native framings only (a peer makes its own calls)
+      const queue = backend.transfer ? options.queue : undefined;
       const r = await pairedPhase(
         options.beside,
         "read",
         // mutant: table-sequential-order
-        () => fencedPhase("read", () => readPhase(source, seq, readFrames, p, "read", overlap)),
+        () =>
+          fencedPhase("read", () => readPhase(source, seq, readFrames, p, "read", overlap, queue)),
       );
       const drop2 = await fencedPhase("drop", () => prepareCache(readPath, cache));
       const order = shuffledOrder(
@@ -312,7 +322,8 @@ export async function runTableCell(
         "random",
         () =>
           // mutant: table-random-order
-          fencedPhase("random", () => readPhase(source, order, readFrames, p, "random", overlap)),
+          fencedPhase("random", () =>
+            readPhase(source, order, readFrames, p, "random", overlap, queue)),
       );
       p.clear();
       const mib = 2 ** 20;
@@ -360,6 +371,7 @@ export async function runTableCell(
         cache,
         fsync,
         ...transferColumns(options.transfer),
+        ...queueColumns(backend.transfer ? options.queue : undefined),
         open_dev_bytes: o.devReadBytes,
         open_first_ms: first.wallS * 1000,
         read_verify_s: r.verifyS,

@@ -12,6 +12,7 @@ import {
   LATENCY_COLUMN_NAMES,
   METADATA_COLUMN_NAMES,
   MPI_IO_COLUMN_NAMES,
+  QUEUE_COLUMN_NAMES,
   STAT_COLUMN_NAMES,
   TRANSFER_COLUMN_NAMES,
 } from "../columns.ts";
@@ -26,6 +27,7 @@ export const TABLE_COLUMN_NAMES = columnNames(
   ["write_sys_ticks", "clk_tck", "seed", "write_sync_s", "read_user_ticks", "read_sys_ticks"],
   ["random_user_ticks", "random_sys_ticks", "cache", "fsync", "cold_ok"],
   TRANSFER_COLUMN_NAMES,
+  QUEUE_COLUMN_NAMES,
   ["open_dev_bytes", "open_first_ms", "read_verify_s", "random_verify_s"],
   LATENCY_COLUMN_NAMES,
   ["open_cold_ok", "read_cold_ok", "random_cold_ok", "cold_why"],

@@ -79,6 +79,9 @@ export function fioSession(
       seed: options.seed + cell.repeat,
       cold: cache === "cold",
       hugePages,
+      // our reads' engine and depth (native framings; a peer's are psync at depth 1)
+      engine: options.queue?.engine,
+      iodepth: options.queue?.depth,
     },
     (path) => prepareCache(path, cache),
     // mutant: fio-direct-read-align

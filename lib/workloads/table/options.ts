@@ -7,6 +7,7 @@ import type { EndianOption } from "../../framings/types.ts";
 import type { Backend, FsyncPolicy, MpiIoRun } from "../../backends/backend.ts";
 import type { Progress } from "../../report/progress.ts";
 import { type Transfer } from "../../io/transfer.ts";
+import type { QueueSpec } from "../../backends/backend.ts";
 
 /** Bytes of one frame per particle: position (3 x float32) + orientation (4 x float32). */
 export const BYTES_PER_PARTICLE = 28;
@@ -110,6 +111,11 @@ export interface TableOptions {
    * (a line on the progress notes says when it does not), off without (see readOverlap).
    */
   readonly overlap?: boolean;
+  /**
+   * `--iodepth` / `--engine`: the read phases of native framings keep up to the depth's requests
+   * in flight through the engine (lib/sys/queue.ts); undefined: one read at a time.
+   */
+  readonly queue?: QueueSpec;
 }
 
 /** The timed phases of a cell another tool can run beside ours. */

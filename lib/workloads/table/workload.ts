@@ -5,7 +5,7 @@
 import { UsageError } from "../../core/errors.ts";
 import { BACKENDS } from "../../backends/registry.ts";
 import { exceededDatasetLimit, libraryName } from "../../backends/capabilities.ts";
-import type { Backend, FsyncPolicy, MpiIoRun } from "../../backends/backend.ts";
+import type { Backend, FsyncPolicy, MpiIoRun, QueueSpec } from "../../backends/backend.ts";
 import { fsyncRefusal } from "../../backends/write.ts";
 import { fioUnavailable } from "../../baselines/fio.ts";
 import { warn } from "../../core/diagnostics.ts";
@@ -29,7 +29,7 @@ import { parseChoice, parseCount, parseList, parseSeed } from "../../core/values
 import { parseSize } from "../../core/sizes.ts";
 import { EndianChoice, resolveBackends } from "../settings.ts";
 import type { Transfer } from "../../io/transfer.ts";
-import { readOverlap } from "../transfer.ts";
+import { queueColumns, readOverlap } from "../transfer.ts";
 import {
   planForRanks,
   type PlannedFile,
@@ -48,6 +48,7 @@ import {
   parseFsync,
   parseLayout,
   parseMpiIo,
+  parseQueue,
   parseReorder,
   parseTransfer,
   repeatOption,
@@ -214,7 +215,8 @@ function tableBackends(values: FlagValues<"table">): TableBackends {
   const skipped = [...resolved.skipped];
   const cache = parseCache(values.cache, values.direct);
   const notes: string[] = [];
-  const sized = values.direct || values.bs !== undefined || values["transfer-size"] !== undefined;
+  const sized = values.direct || values.bs !== undefined || values["transfer-size"] !== undefined ||
+    values.iodepth !== undefined || values.engine !== undefined;
   const peerList = values.peer ??
     (values.framing === undefined && !values["no-peers"] && world().size === 1 && !sized
       ? TABLE_SEED.peer
@@ -293,6 +295,7 @@ interface TableRunParts {
   readonly overlap: ReturnType<typeof readOverlap>;
   readonly reorder: number;
   readonly mpiIo: MpiIoRun | undefined;
+  readonly queue: QueueSpec | undefined;
 }
 
 /** The planned table run of `settings`: its output's shape, the meta's options, and its run. */
@@ -303,7 +306,7 @@ function tableRun(
   parts: TableRunParts,
 ): PlannedRun {
   const { sizes, ns, repeat, seed, sampleBytes, cache, fsync, baseline, endian } = settings;
-  const { peers, layout, transfer, overlap, reorder, mpiIo } = parts;
+  const { peers, layout, transfer, overlap, reorder, mpiIo, queue } = parts;
   const run = settings.backends;
   const names = [...run, ...peers].map((b) => b.name);
   let fioMissing: string | null = null;
@@ -331,6 +334,7 @@ function tableRun(
       warmup: settings.warmup,
       bs: transfer?.bs ?? null,
       direct: transfer?.direct ?? false,
+      ...queueColumns(queue),
       read_overlap: overlap.mode,
       dir: values.dir ?? ".",
       ...(world().size > 1 ? { reorder, per_rank: values["per-rank"], layout } : {}),
@@ -370,6 +374,7 @@ function tableRun(
           transfer,
           // mutant: table-cli-overlap
           overlap: overlap.mode !== "none",
+          queue,
         },
         add,
       ),
@@ -426,6 +431,7 @@ export const tableWorkload: Workload<FlagValues<"table">> = {
     const transfer = parseTransfer(values, [...b.run, ...b.peers], values.dir);
     // frame k + 1's read in flight while frame k is verified: by default with --direct
     const overlap = readOverlap(transfer, values["no-overlap"] ? false : values.overlap);
+    const queue = parseQueue(values, [...b.run, ...b.peers]);
     const reorder = parseReorder(values.reorder);
     return tableRun(values, settings, plan, {
       peers: b.peers,
@@ -435,6 +441,7 @@ export const tableWorkload: Workload<FlagValues<"table">> = {
       overlap,
       reorder,
       mpiIo,
+      queue,
     });
   },
 };
