@@ -6,7 +6,8 @@
  * zarr-python 2.13's; compressed chunks (zlib, gzip through node:zlib) read back in zarr-python
  * as written, though their deflate bytes differ from zarr-python's (docs/formats.md says why).
  * In v3 the metadata is `zarr.json`, chunk keys `c/7/0/0`, and with `shard=K` a chunk file is a
- * shard of K frames (sharding_indexed, its index at the end). Pure: the engine's store sink and source (lib/backends/) do the files.
+ * shard of K frames (sharding_indexed, its index at the end). A zip file of a store's members
+ * (zarr-python's ZipStore) is detected by its first bytes and read as that store. Pure: the engine's store sink and source (lib/backends/) do the files.
  * @module
  */
 import { FormatError } from "../../core/errors.ts";
@@ -20,6 +21,9 @@ import { ZarrWriter } from "./writer.ts";
 import { zarrAppendWriter, zarrStrays } from "./append.ts";
 
 export { PyFloat, type PyJson, pythonJson } from "./json.ts";
+
+/** The signature of a zip file's first local header: a zip store (zarr-python's ZipStore). */
+const ZIP_MAGIC: readonly number[] = [0x50, 0x4b, 0x03, 0x04];
 
 /** The Zarr framing (`zarr`): a directory store (v2 or v3), one chunk (or inner chunk) per frame. */
 export const zarr: Framing = {
@@ -87,7 +91,8 @@ export const zarr: Framing = {
       workloads: WRITING_WORKLOADS,
     },
   ],
-  magic: [],
+  // a zip file (zarr-python's ZipStore) is read as the store it holds
+  magic: [{ bytes: ZIP_MAGIC }],
   store: {
     markers: [".zgroup", ".zarray", ".zmetadata", "zarr.json"],
     openStore: openZarrStore,
