@@ -115,6 +115,21 @@ peerTest("zarr zip: a damaged archive is one line and exit 2", pythonZarrMissing
       return set32(b, dir + 42, 0xfffffff0);
     }],
   ];
+  // deflated: an entry whose bytes differ from its CRC-32 (the CRC of every entry changed)
+  const deflated = `${tmp.path}/z.zip`;
+  await python(PY_ZIP, [deflated, "deflated"]);
+  const zgood = Deno.readFileSync(deflated);
+  const zview = new DataView(zgood.buffer);
+  const zend = zgood.length - 22;
+  cases.push(["deflated entries' CRC-32 wrong", () => {
+    const b = zgood.slice();
+    const v = new DataView(b.buffer);
+    for (let p = zview.getUint32(zend + 16, true); p < zend;) {
+      v.setUint32(p + 16, v.getUint32(p + 16, true) ^ 1, true);
+      p += 46 + v.getUint16(p + 28, true) + v.getUint16(p + 30, true) + v.getUint16(p + 32, true);
+    }
+    return b;
+  }]);
   for (const [what, damage] of cases) {
     Deno.writeFileSync(path, damage(good.slice()));
     for (const command of ["info", "read"]) {

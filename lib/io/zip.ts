@@ -246,6 +246,7 @@ export class ZipStoreReader implements StoreMembers {
     if (bytes.length !== e.size) {
       this.#fail(e.data!, `entry '${name}' inflates to ${bytes.length} bytes, not ${e.size}`);
     }
+    // mutant: zip-deflated-crc
     if ((crc32(bytes) >>> 0) !== e.crc) this.#fail(e.data!, `entry '${name}' fails its CRC-32`);
     this.#inflated = { name, bytes };
     return bytes;
