@@ -1,6 +1,6 @@
 /**
- * The fuzz task's Zarr targets (tools/fuzz.ts: v2 metadata, a v3 zarr.json, v3 shard indexes): a
- * short run of each ends with every
+ * The fuzz task's Zarr targets (tools/fuzz.ts: v2 metadata, a v3 zarr.json, v3 shard indexes, a
+ * zip store): a short run of each ends with every
  * mutant read cleanly or refused in one line, none internal, multi-line, over the child's limits
  * or hung; and hostile `.zarray` files (a chunk of more than the memory limit, a shape past
  * 2^53, a wrong type) and hostile shard indexes (an entry past the file, of 2^64-2 bytes,
@@ -37,6 +37,21 @@ Deno.test("fuzz: the zarr metadata targets refuse every hostile mutant in one li
     // the metadata that makes the store is checked (its attributes are only warned about)
     if (target.label !== "zattrs") assert.ok(c.error > 50, `${target.label}: ${c.error} refused`);
   }
+});
+
+Deno.test("fuzz: the zip store target refuses every hostile mutant in one line", async () => {
+  using tmp = tempDir();
+  const target = TARGETS.find((t) => t.label === "zzip")!;
+  const c = await fuzzTarget(target, {
+    seconds: 20,
+    maxMutants: 500,
+    seed: 5,
+    dir: tmp.path,
+    savePerKind: 0,
+  });
+  assert.equal(c.mutants, 500);
+  assert.deepEqual([c.internal, c.multiline, c.crash, c.hang], [0, 0, 0, 0], JSON.stringify(c));
+  assert.ok(c.error > 100 && c.ok > 10, JSON.stringify(c));
 });
 
 Deno.test("hostile .zarray: info and read exit 2 with one line", async () => {

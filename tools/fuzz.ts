@@ -11,7 +11,8 @@
  * memory, CPU and wall limits, where a read that exceeds them counts as a crash. A Zarr v3
  * shard file's index (`zshard`, `zshardgz`) is mutated as bytes (its CRC-32C left stale) or by
  * entries made hostile (huge, overlapping, past the data or the file) with the CRC-32C made
- * right again, so that the reader's checks of the values are what refuses them. Counts per backend: mutants, clean reads, one-line errors, internal errors,
+ * right again, so that the reader's checks of the values are what refuses them. A zip store
+ * (`zzip`, zarr-python's ZipStore) is mutated as one file. Counts per backend: mutants, clean reads, one-line errors, internal errors,
  * multi-line errors, and for the libraries the child's crashes and hangs (contained: the user
  * gets one line and exit 2). Every finding is saved under tests/testdata/fuzz/ (a few per kind),
  * where tests/fuzz_regression_test.ts reads it again.
@@ -23,7 +24,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { crc32 } from "node:zlib";
+import { crc32, deflateRawSync } from "node:zlib";
 import { SciobenchError } from "../lib/core/errors.ts";
 import { backendByName } from "../lib/backends/registry.ts";
 import { readWhole } from "../lib/workloads/child.ts";
@@ -66,6 +67,79 @@ function hostileSeed(path: string): void {
     new Deno.Command("mkfifo", { args: [fifo] }).outputSync();
   }
 }
+
+/**
+ * A zip store (as zarr-python's ZipStore writes one) at `path`: a small v2 store (zlib chunks,
+ * consolidated) zipped with its entries stored, but `.zmetadata` deflated.
+ */
+function zipSeed(path: string): void {
+  const dir = `${path}.store`;
+  writeSeed(
+    { label: "zip", framing: "zarr", options: ZIP_STORE, ext: "zarr", member: ".zgroup" },
+    dir,
+  );
+  const entries: { name: string; bytes: Uint8Array }[] = [];
+  const walk = (rel: string) => {
+    for (
+      const e of [...Deno.readDirSync(`${dir}/${rel}`)].sort((a, b) => a.name < b.name ? -1 : 1)
+    ) {
+      const name = rel === "" ? e.name : `${rel}/${e.name}`;
+      if (e.isDirectory) walk(name);
+      else entries.push({ name, bytes: Deno.readFileSync(`${dir}/${name}`) });
+    }
+  };
+  walk("");
+  Deno.removeSync(dir, { recursive: true });
+  const parts: Uint8Array[] = [];
+  const central: Uint8Array[] = [];
+  let at = 0;
+  for (const { name, bytes } of entries) {
+    const deflate = name === ".zmetadata";
+    const data = deflate ? deflateRawSync(bytes) : bytes;
+    const key = new TextEncoder().encode(name);
+    const crc = crc32(bytes) >>> 0;
+    const local = new DataView(new ArrayBuffer(30));
+    local.setUint32(0, 0x04034b50, true);
+    local.setUint16(4, 20, true);
+    local.setUint16(8, deflate ? 8 : 0, true);
+    local.setUint16(12, 0x21, true);
+    local.setUint32(14, crc, true);
+    local.setUint32(18, data.length, true);
+    local.setUint32(22, bytes.length, true);
+    local.setUint16(26, key.length, true);
+    const head = new DataView(new ArrayBuffer(46));
+    head.setUint32(0, 0x02014b50, true);
+    head.setUint16(4, 20, true);
+    head.setUint16(6, 20, true);
+    head.setUint16(10, deflate ? 8 : 0, true);
+    head.setUint16(14, 0x21, true);
+    head.setUint32(16, crc, true);
+    head.setUint32(20, data.length, true);
+    head.setUint32(24, bytes.length, true);
+    head.setUint16(28, key.length, true);
+    head.setUint32(42, at, true);
+    parts.push(new Uint8Array(local.buffer), key, data);
+    central.push(new Uint8Array(head.buffer), key);
+    at += 30 + key.length + data.length;
+  }
+  const dirBytes = central.reduce((a, c) => a + c.length, 0);
+  const end = new DataView(new ArrayBuffer(22));
+  end.setUint32(0, 0x06054b50, true);
+  end.setUint16(8, entries.length, true);
+  end.setUint16(10, entries.length, true);
+  end.setUint32(12, dirBytes, true);
+  end.setUint32(16, at, true);
+  const out = new Uint8Array(at + dirBytes + 22);
+  let p = 0;
+  for (const part of [...parts, ...central, new Uint8Array(end.buffer)]) {
+    out.set(part, p);
+    p += part.length;
+  }
+  Deno.writeFileSync(path, out);
+}
+
+/** The options of the store in the zip seed. */
+const ZIP_STORE = { compressor: "zlib", consolidated: true };
 
 /** Inner chunks (frames) per shard of the v3 seeds: 3 frames are written, so one is not stored. */
 const SHARD = 4;
@@ -131,6 +205,9 @@ export const TARGETS: readonly FuzzTarget[] = [
     member: "particles/orientation/c/0/0/0",
     mutator: (seed, k, rand) => mutateShardIndex(seed, SHARD, k, rand),
   },
+  // a zip store (zarr-python's ZipStore), mutated as one file: its central directory, local
+  // headers and entries
+  { label: "zzip", framing: "zarr", options: {}, ext: "zip", seed: zipSeed },
 ];
 
 /** The target a saved finding belongs to, from its file name (`LABEL-KIND-CRC.EXT`). */
