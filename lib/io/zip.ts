@@ -133,6 +133,7 @@ export class ZipStoreReader implements StoreMembers {
     }
     const dir = this.#bytes(dirAt, dirBytes, "the central directory");
     const names = new TextDecoder("utf-8", { fatal: false });
+    const dirs = new Map<string, Set<string>>();
     let p = 0;
     for (let k = 0; k < count; k++) {
       const where = dirAt + p;
@@ -205,12 +206,12 @@ export class ZipStoreReader implements StoreMembers {
       const parts = name.split("/");
       for (let d = 0; d < parts.length; d++) {
         const parent = parts.slice(0, d).join("/");
-        const list = this.#dirs.get(parent) ?? [];
-        if (!list.includes(parts[d]!)) list.push(parts[d]!);
-        this.#dirs.set(parent, list);
+        let names = dirs.get(parent);
+        if (names === undefined) dirs.set(parent, names = new Set());
+        names.add(parts[d]!);
       }
     }
-    for (const list of this.#dirs.values()) list.sort();
+    for (const [dir, names] of dirs) this.#dirs.set(dir, [...names].sort());
   }
 
   /** The entry `name`, its data offset found through its local header. */
