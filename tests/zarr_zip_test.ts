@@ -82,6 +82,12 @@ peerTest("zarr zip: sciobench reads ZipStores python3-zarr writes", pythonZarrMi
     assert.equal(doc.framing, "zarr");
     assert.equal(doc.frames, 3);
   }
+  // the same archive with a ZIP64 end of central directory (as zipfile writes past 65,535 entries)
+  const zip64 = `${tmp.path}/py-zip64.zip`;
+  Deno.writeFileSync(zip64, withZip64(Deno.readFileSync(`${tmp.path}/py-stored.zip`)));
+  const r64 = await runCli(["info", "--format", "json", zip64]);
+  assert.equal(r64.code, 0, r64.stderr);
+  assert.equal(JSON.parse(r64.stdout).frames, 3);
   // a store sciobench wrote, zipped by zarr-python: the seed's frames verified
   const dir = `${tmp.path}/sb.zarr`;
   const w = await runCli([
@@ -148,4 +154,37 @@ function set32(b: Uint8Array, at: number, v: number): Uint8Array {
 function set16(b: Uint8Array, at: number, v: number): Uint8Array {
   new DataView(b.buffer).setUint16(at, v, true);
   return b;
+}
+
+/**
+ * The zip archive `zip` (no comment) with a ZIP64 end of central directory record and locator
+ * before its end record, whose count, size and offset fields then say "see ZIP64".
+ */
+function withZip64(zip: Uint8Array): Uint8Array {
+  const eocd = zip.length - 22;
+  const old = new DataView(zip.buffer, eocd, 22);
+  assert.equal(old.getUint32(0, true), 0x06054b50);
+  const count = old.getUint16(10, true);
+  const out = new Uint8Array(eocd + 56 + 20 + 22);
+  out.set(zip.subarray(0, eocd));
+  const v = new DataView(out.buffer);
+  v.setUint32(eocd, 0x06064b50, true);
+  v.setBigUint64(eocd + 4, 44n, true);
+  v.setUint16(eocd + 12, 45, true);
+  v.setUint16(eocd + 14, 45, true);
+  v.setBigUint64(eocd + 24, BigInt(count), true);
+  v.setBigUint64(eocd + 32, BigInt(count), true);
+  v.setBigUint64(eocd + 40, BigInt(old.getUint32(12, true)), true);
+  v.setBigUint64(eocd + 48, BigInt(old.getUint32(16, true)), true);
+  const loc = eocd + 56;
+  v.setUint32(loc, 0x07064b50, true);
+  v.setBigUint64(loc + 8, BigInt(eocd), true);
+  v.setUint32(loc + 16, 1, true);
+  const end = loc + 20;
+  v.setUint32(end, 0x06054b50, true);
+  v.setUint16(end + 8, 0xffff, true);
+  v.setUint16(end + 10, 0xffff, true);
+  v.setUint32(end + 12, 0xffffffff, true);
+  v.setUint32(end + 16, 0xffffffff, true);
+  return out;
 }
