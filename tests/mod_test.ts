@@ -56,6 +56,7 @@ Deno.test("mod.ts: named exports of framings, peers, registry and workloads; no 
       "ieeeio",
       "netcdf",
       "zarr",
+      "zarrV3",
       "MemoryStore",
       "hdf5",
       "netcdf4",
@@ -84,6 +85,7 @@ Deno.test("mod.ts: named exports of framings, peers, registry and workloads; no 
     "netcdf",
     "raw",
     "zarr",
+    "zarr-v3",
   ]);
 });
 

@@ -561,3 +561,37 @@ Deno.test("zarr v3 CLI: write, info and read a sharded store; a hostile index is
   assert.equal(lines.length, 1, bad.stderr);
   assert.match(lines[0]!, /zarr: .*c\/2\/0\/0: shard index entry 0 \(offset 1099511627776/);
 });
+
+Deno.test("zarr-v3: the table compares it with zarr; its stores are v3, sharded 64 frames", async () => {
+  using tmp = tempDir();
+  const r = await runCli([
+    ...["table", "--framing", "zarr,zarr-v3", "--size", "256KiB", "--n", "1000"],
+    ...["--no-warmup", "--sample", "128KiB", "--dir", tmp.path, "--format", "csv"],
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const [head, ...rows] = r.stdout.trim().split("\n").map((l) => l.split(","));
+  const col = (row: string[], name: string) => row[head!.indexOf(name)]!;
+  assert.deepEqual(rows.map((row) => col(row, "framing")), ["zarr", "zarr-v3"]);
+  for (const row of rows) {
+    assert.equal(col(row, "stat"), "run");
+    assert.ok(Number(col(row, "read_MiBps")) > 0 && Number(col(row, "random_MiBps")) > 0);
+  }
+  // 9 frames of 28,000 bytes: v2 a chunk file per frame and array, v3 one shard per array
+  const files = (row: string[]) => Number(col(row, "write_files_created"));
+  assert.ok(files(rows[1]!) < files(rows[0]!), `${files(rows[1]!)} < ${files(rows[0]!)}`);
+  // what it writes: zarr.json, one shard of 64 inner chunks per array; read back as zarr
+  const path = `${tmp.path}/w.zarr`;
+  const w = await runCli(["write", "--framing", "zarr-v3", "--n", "8", "--frames", "70", path]);
+  assert.equal(w.code, 0, w.stderr);
+  const meta = JSON.parse(Deno.readTextFileSync(`${path}/particles/position/zarr.json`));
+  assert.equal(meta.zarr_format, 3);
+  assert.deepEqual(meta.chunk_grid.configuration.chunk_shape, [64, 8, 3]);
+  assert.equal(meta.codecs[0].name, "sharding_indexed");
+  assert.deepEqual(
+    [...Deno.readDirSync(`${path}/particles/position/c`)].map((e) => e.name).sort(),
+    ["0", "1"],
+  );
+  const read = await runCli(["read", "--verify", "--format", "csv", path]);
+  assert.equal(read.code, 0, read.stderr);
+  assert.match(read.stdout, /\nzarr,[^\n]*,70,/);
+});

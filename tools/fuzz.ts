@@ -8,7 +8,11 @@
  * metadata JSON, as bytes and, every other mutant, as JSON (a value anywhere replaced by a hostile
  * one: huge, negative or fractional numbers, numbers past float64, wrong types, odd dtypes, deep
  * nesting, long arrays, a key removed); it is read in the library child too, under the same
- * memory, CPU and wall limits, where a read that exceeds them counts as a crash. Counts per backend: mutants, clean reads, one-line errors, internal errors,
+ * memory, CPU and wall limits, where a read that exceeds them counts as a crash. A Zarr v3
+ * shard file's index (`zshard`, `zshardgz`) is mutated as bytes (its CRC-32C left stale) or by
+ * entries made hostile (huge, overlapping, past the data or the file) with the CRC-32C made
+ * right again, so that the reader's checks of the values are what refuses them. A zip store
+ * (`zzip`, zarr-python's ZipStore) is mutated as one file. Counts per backend: mutants, clean reads, one-line errors, internal errors,
  * multi-line errors, and for the libraries the child's crashes and hangs (contained: the user
  * gets one line and exit 2). Every finding is saved under tests/testdata/fuzz/ (a few per kind),
  * where tests/fuzz_regression_test.ts reads it again.
@@ -20,13 +24,14 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { crc32 } from "node:zlib";
+import { crc32, deflateRawSync } from "node:zlib";
 import { SciobenchError } from "../lib/core/errors.ts";
 import { backendByName } from "../lib/backends/registry.ts";
 import { readWhole } from "../lib/workloads/child.ts";
 import { type ChildOutcome, LibraryChild } from "../lib/workloads/isolate.ts";
 import { TableFrames } from "../lib/workloads/table/mod.ts";
 import { HOSTILE_FIFO, writeHostileHdf5 } from "../lib/peers/hdf5/hostile.ts";
+import { crc32c } from "../lib/framings/zarr/crc32c.ts";
 
 /** One fuzzed format: a backend and the writer/reader options of its seed file. */
 export interface FuzzTarget {
@@ -45,6 +50,8 @@ export interface FuzzTarget {
    * rest left as written; findings are saved as whole stores (directories).
    */
   readonly member?: string;
+  /** Makes mutant number `k` of the seed (bytes of the file or member) instead of {@link mutate}. */
+  readonly mutator?: (seed: Uint8Array, k: number, rand: Rand) => Uint8Array;
 }
 
 /**
@@ -61,6 +68,82 @@ function hostileSeed(path: string): void {
   }
 }
 
+/**
+ * A zip store (as zarr-python's ZipStore writes one) at `path`: a small v2 store (zlib chunks,
+ * consolidated) zipped with its entries stored, but `.zmetadata` deflated.
+ */
+function zipSeed(path: string): void {
+  const dir = `${path}.store`;
+  writeSeed(
+    { label: "zip", framing: "zarr", options: ZIP_STORE, ext: "zarr", member: ".zgroup" },
+    dir,
+  );
+  const entries: { name: string; bytes: Uint8Array }[] = [];
+  const walk = (rel: string) => {
+    for (
+      const e of [...Deno.readDirSync(`${dir}/${rel}`)].sort((a, b) => a.name < b.name ? -1 : 1)
+    ) {
+      const name = rel === "" ? e.name : `${rel}/${e.name}`;
+      if (e.isDirectory) walk(name);
+      else entries.push({ name, bytes: Deno.readFileSync(`${dir}/${name}`) });
+    }
+  };
+  walk("");
+  Deno.removeSync(dir, { recursive: true });
+  const parts: Uint8Array[] = [];
+  const central: Uint8Array[] = [];
+  let at = 0;
+  for (const { name, bytes } of entries) {
+    const deflate = name === ".zmetadata";
+    const data = deflate ? deflateRawSync(bytes) : bytes;
+    const key = new TextEncoder().encode(name);
+    const crc = crc32(bytes) >>> 0;
+    const local = new DataView(new ArrayBuffer(30));
+    local.setUint32(0, 0x04034b50, true);
+    local.setUint16(4, 20, true);
+    local.setUint16(8, deflate ? 8 : 0, true);
+    local.setUint16(12, 0x21, true);
+    local.setUint32(14, crc, true);
+    local.setUint32(18, data.length, true);
+    local.setUint32(22, bytes.length, true);
+    local.setUint16(26, key.length, true);
+    const head = new DataView(new ArrayBuffer(46));
+    head.setUint32(0, 0x02014b50, true);
+    head.setUint16(4, 20, true);
+    head.setUint16(6, 20, true);
+    head.setUint16(10, deflate ? 8 : 0, true);
+    head.setUint16(14, 0x21, true);
+    head.setUint32(16, crc, true);
+    head.setUint32(20, data.length, true);
+    head.setUint32(24, bytes.length, true);
+    head.setUint16(28, key.length, true);
+    head.setUint32(42, at, true);
+    parts.push(new Uint8Array(local.buffer), key, data);
+    central.push(new Uint8Array(head.buffer), key);
+    at += 30 + key.length + data.length;
+  }
+  const dirBytes = central.reduce((a, c) => a + c.length, 0);
+  const end = new DataView(new ArrayBuffer(22));
+  end.setUint32(0, 0x06054b50, true);
+  end.setUint16(8, entries.length, true);
+  end.setUint16(10, entries.length, true);
+  end.setUint32(12, dirBytes, true);
+  end.setUint32(16, at, true);
+  const out = new Uint8Array(at + dirBytes + 22);
+  let p = 0;
+  for (const part of [...parts, ...central, new Uint8Array(end.buffer)]) {
+    out.set(part, p);
+    p += part.length;
+  }
+  Deno.writeFileSync(path, out);
+}
+
+/** The options of the store in the zip seed. */
+const ZIP_STORE = { compressor: "zlib", consolidated: true };
+
+/** Inner chunks (frames) per shard of the v3 seeds: 3 frames are written, so one is not stored. */
+const SHARD = 4;
+
 /** Every target: the native framings (netCDF in its three variants) and the library peers. */
 export const TARGETS: readonly FuzzTarget[] = [
   { label: "raw", framing: "raw", options: {}, ext: "raw" },
@@ -74,8 +157,7 @@ export const TARGETS: readonly FuzzTarget[] = [
   { label: "hdf5x", framing: "hdf5", options: {}, ext: "h5", seed: hostileSeed },
   { label: "netcdf4", framing: "netcdf4", options: {}, ext: "nc" },
   { label: "hdf4", framing: "hdf4", options: {}, ext: "hdf" },
-  // Zarr v2 metadata; a v3 store adds its zarr.json and a shard file (whose index is at its end)
-  // as two more members here: { label: "zarrjson", member: "particles/position/zarr.json" }, ...
+  // Zarr v2 metadata
   {
     label: "zarray",
     framing: "zarr",
@@ -98,6 +180,34 @@ export const TARGETS: readonly FuzzTarget[] = [
     ext: "zarr",
     member: ".zmetadata",
   },
+  // Zarr v3: an array's zarr.json (sharded, CRC-32C on each inner chunk), and a shard file of
+  // SHARD inner chunks (3 frames stored, one empty) whose index at its end is made hostile
+  {
+    label: "zarrjson",
+    framing: "zarr",
+    options: { version: 3, shard: SHARD, crc32c: true },
+    ext: "zarr",
+    member: "particles/position/zarr.json",
+  },
+  {
+    label: "zshard",
+    framing: "zarr",
+    options: { version: 3, shard: SHARD, crc32c: true },
+    ext: "zarr",
+    member: "particles/position/c/0/0/0",
+    mutator: (seed, k, rand) => mutateShardIndex(seed, SHARD, k, rand),
+  },
+  {
+    label: "zshardgz",
+    framing: "zarr",
+    options: { version: 3, shard: SHARD, compressor: "gzip" },
+    ext: "zarr",
+    member: "particles/orientation/c/0/0/0",
+    mutator: (seed, k, rand) => mutateShardIndex(seed, SHARD, k, rand),
+  },
+  // a zip store (zarr-python's ZipStore), mutated as one file: its central directory, local
+  // headers and entries
+  { label: "zzip", framing: "zarr", options: {}, ext: "zip", seed: zipSeed },
 ];
 
 /** The target a saved finding belongs to, from its file name (`LABEL-KIND-CRC.EXT`). */
@@ -137,11 +247,13 @@ export function classifyOutcome(o: ChildOutcome): { verdict: Verdict; message: s
 }
 
 /** Small deterministic generator (xorshift32). */
-class Rand {
+export class Rand {
   #s: number;
+  /** A generator started from `seed` (0 picks a fixed one). */
   constructor(seed: number) {
     this.#s = (seed | 0) || 0x9e3779b9;
   }
+  /** The next number, uniform in [0, 1). */
   next(): number {
     let x = this.#s;
     x ^= x << 13;
@@ -150,6 +262,7 @@ class Rand {
     this.#s = x;
     return (x >>> 0) / 2 ** 32;
   }
+  /** The next integer, uniform in 0 to `n` - 1. */
   int(n: number): number {
     return Math.floor(this.next() * n);
   }
@@ -335,6 +448,80 @@ export function mutate(seed: Uint8Array, k: number, rand: Rand): Uint8Array {
   return out;
 }
 
+/** Bytes of one shard index entry: offset and nbytes, uint64 little-endian each. */
+const ENTRY = 16;
+
+/**
+ * Mutant number `k` of the shard file `seed` whose index of `count` entries (and its CRC-32C) is
+ * at its end. One time in four the index's bytes go through {@link mutate} (its CRC-32C stale, so
+ * mostly refused by it; a truncated index shortens the file); else one or two entries are made
+ * hostile (offset or nbytes huge, 2^64-1 in one half only, past the data or the file's end, an
+ * inner chunk overlapping another, zero bytes) and the CRC-32C recomputed so the reader must
+ * refuse them by their values, and one time in three the data before the index is cut or grown
+ * so that entries point past its end.
+ */
+export function mutateShardIndex(
+  seed: Uint8Array,
+  count: number,
+  k: number,
+  rand: Rand,
+): Uint8Array {
+  const indexLength = count * ENTRY + 4;
+  const dataEnd = seed.length - indexLength;
+  const index = seed.subarray(dataEnd);
+  if (k % 4 === 0) {
+    const bad = mutate(index, k / 4, rand);
+    const out = new Uint8Array(dataEnd + bad.length);
+    out.set(seed.subarray(0, dataEnd));
+    out.set(bad, dataEnd);
+    return out;
+  }
+  // the data part, maybe cut short or grown, then the index
+  let data = dataEnd;
+  if (k % 3 === 0) data = rand.next() < 0.5 ? rand.int(dataEnd) : dataEnd + 1 + rand.int(4096);
+  const out = new Uint8Array(data + indexLength);
+  out.set(seed.subarray(0, Math.min(data, dataEnd)));
+  out.set(index, data);
+  const view = new DataView(out.buffer, data, count * ENTRY);
+  const entry = (e: number) =>
+    [view.getBigUint64(e * ENTRY, true), view.getBigUint64(e * ENTRY + 8, true)] as const;
+  const max = 2n ** 64n - 1n;
+  for (let n = 1 + rand.int(2); n > 0; n--) {
+    const e = rand.int(count);
+    const other = entry(rand.int(count));
+    const size = BigInt(out.length);
+    const end = BigInt(data);
+    const pairs: (readonly [bigint, bigint])[] = [
+      [max, 0n],
+      [0n, max],
+      [max - 1n, 52n],
+      [2n ** 63n, 16n],
+      [2n ** 53n, 1n],
+      [2n ** 53n - 1n, 2n ** 53n - 1n],
+      [2n ** 32n, 2n ** 32n],
+      [0n, 2n ** 40n],
+      [0n, end + 1n],
+      [end, 52n],
+      [end - 1n, 2n],
+      [size, 0n],
+      [size - 4n, 52n],
+      [0n, 0n],
+      other,
+      [other[0] + 1n, other[1]],
+      [other[0], other[1] * 2n],
+      [other[0] + other[1] - 1n, other[1]],
+    ];
+    const [offset, nbytes] = pairs[rand.int(pairs.length)]!;
+    view.setBigUint64(e * ENTRY, BigInt.asUintN(64, offset), true);
+    view.setBigUint64(e * ENTRY + 8, BigInt.asUintN(64, nbytes), true);
+  }
+  const crcAt = data + count * ENTRY;
+  if (rand.next() < 0.9) {
+    new DataView(out.buffer).setUint32(crcAt, crc32c(out.subarray(data, crcAt)), true);
+  }
+  return out;
+}
+
 /** Counts for one target. */
 export interface FuzzCounts {
   label: string;
@@ -404,7 +591,11 @@ export async function fuzzTarget(target: FuzzTarget, options: FuzzOptions): Prom
   const mutant = Deno.openSync(file, { read: true, write: true, create: true });
   try {
     for (let k = 0; k < options.maxMutants && performance.now() < deadline; k++) {
-      const bytes = json && k % 2 === 1 ? mutateJson(seedText, rand) : mutate(seed, k, rand);
+      const bytes = target.mutator
+        ? target.mutator(seed, k, rand)
+        : json && k % 2 === 1
+        ? mutateJson(seedText, rand)
+        : mutate(seed, k, rand);
       mutant.seekSync(0, Deno.SeekMode.Start);
       for (let done = 0; done < bytes.length;) done += mutant.writeSync(bytes.subarray(done));
       mutant.truncateSync(bytes.length);

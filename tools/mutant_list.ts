@@ -71,6 +71,17 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/hostile shard index/",
   },
   {
+    name: "zip-deflated-crc",
+    claim: "zarr zip stores: a deflated entry whose CRC-32 differs is refused, not read",
+    edits: [{
+      marker: "zip-deflated-crc",
+      search: "if ((crc32(bytes) >>> 0) !== e.crc)",
+      replace: "if ((crc32(bytes) >>> 0) !== e.crc && e.crc < 0)",
+    }],
+    tests: ["tests/zarr_zip_test.ts"],
+    filter: "/damaged archive/",
+  },
+  {
     name: "zarr-shard-index-crc",
     claim: "zarr v3: a shard index whose CRC-32C differs is refused",
     edits: [{

@@ -15,7 +15,7 @@ import { gsd } from "../framings/gsd/mod.ts";
 import { ieeeio } from "../framings/ieeeio/mod.ts";
 import { netcdf } from "../framings/netcdf/mod.ts";
 import { raw } from "../framings/raw.ts";
-import { zarr } from "../framings/zarr/mod.ts";
+import { zarr, zarrV3 } from "../framings/zarr/mod.ts";
 import { type Framing, matchesMagic } from "../framings/types.ts";
 import { PEERS } from "../peers/mod.ts";
 import { didYouMean } from "../core/suggest.ts";
@@ -30,7 +30,7 @@ import type { Backend } from "./backend.ts";
 import { hexBytes } from "../framings/kit.ts";
 
 /** Every native framing, in the order `sciobench framings` lists them. */
-export const FRAMINGS: readonly Framing[] = [gsd, raw, ieeeio, netcdf, f77, zarr];
+export const FRAMINGS: readonly Framing[] = [gsd, raw, ieeeio, netcdf, f77, zarr, zarrV3];
 
 const registered: Backend[] = [
   ...FRAMINGS.map(nativeBackend),

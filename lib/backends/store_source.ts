@@ -1,6 +1,7 @@
 /**
  * The store source: reads the frames of a store framing (a directory of member files, such as a
- * Zarr store) through a store reader (lib/io/store.ts). A frame's chunks are member files of
+ * Zarr store, or the same members in one zip file) through a store reader (lib/io/store.ts,
+ * lib/io/zip.ts). A frame's chunks are member files of
  * their own: each is opened, read whole into the frame's reused buffer (or, when encoded, into
  * a scratch buffer and decoded by the framing's index) and closed; a member that does not exist
  * holds the format's fill value. Byte-swapped to native for `readFrame`, as stored for
@@ -12,7 +13,8 @@ import type { ByteOrder, ChunkRef, FrameIndex, Framing } from "../framings/types
 import { DTYPE_SIZE } from "../framings/types.ts";
 import { FormatError } from "../core/errors.ts";
 import { giveBackSpareBuffer, takeSpareBuffer } from "../io/buffers.ts";
-import { StoreReader } from "../io/store.ts";
+import { isDirectory, StoreReader } from "../io/store.ts";
+import { ZipStoreReader } from "../io/zip.ts";
 import type { FrameSource, ReadChunk, SourceOptions, StoredChunk } from "./backend.ts";
 
 /** Alignment of each chunk in the frame buffer, bytes (a cache line; typed-array views). */
@@ -26,7 +28,7 @@ export class StoreSource implements FrameSource {
   readonly warnings: readonly string[];
   readonly departures: readonly string[];
   readonly storedOrder: ByteOrder | undefined;
-  readonly #reader: StoreReader;
+  readonly #reader: StoreReader | ZipStoreReader;
   readonly #index: FrameIndex;
   /** The frame buffer (a spare buffer, given back at close), made at the first read. */
   #buf: Uint8Array | null = null;
@@ -36,12 +38,18 @@ export class StoreSource implements FrameSource {
   constructor(framing: Framing, path: string, options: SourceOptions) {
     this.path = path;
     this.framing = framing.name;
-    this.#reader = new StoreReader(path);
-    this.#index = framing.store!.openStore(this.#reader, {
-      ...options.backendOptions,
-      endian: options.endian,
-      layout: options.layout,
-    });
+    // a directory, or a regular file holding the store as a zip archive (zarr-python's ZipStore)
+    this.#reader = isDirectory(path) ? new StoreReader(path) : new ZipStoreReader(path);
+    try {
+      this.#index = framing.store!.openStore(this.#reader, {
+        ...options.backendOptions,
+        endian: options.endian,
+        layout: options.layout,
+      });
+    } catch (e) {
+      if (this.#reader instanceof ZipStoreReader) this.#reader.close();
+      throw e;
+    }
     this.frameCount = this.#index.frameCount;
     this.warnings = this.#index.warnings ?? [];
     this.departures = this.#index.departures ?? [];
@@ -146,6 +154,7 @@ export class StoreSource implements FrameSource {
   }
 
   close(): void {
+    if (this.#reader instanceof ZipStoreReader) this.#reader.close();
     if (this.#buf !== null) giveBackSpareBuffer(this.#buf);
     this.#buf = null;
   }

@@ -1,7 +1,7 @@
 /**
  * The native framings and their contract (`sciobench/framings`): the six pure encoders/decoders
- * (raw, gsd, f77, ieeeio, netcdf, and zarr, whose files are stores: directories of member files),
- * the Framing interface and its types, the declared options and their one validator, and an
+ * (raw, gsd, f77, ieeeio, netcdf, and zarr, whose files are stores: directories of member files;
+ * zarr-v3 is zarr writing v3 shards by default), the Framing interface and its types, the declared options and their one validator, and an
  * in-memory file and store to encode into and decode from. No file I/O: the
  * engine (`sciobench/backends`) runs a framing against files.
  *
@@ -51,4 +51,4 @@ export { gsd } from "./gsd/mod.ts";
 export { f77 } from "./f77/mod.ts";
 export { ieeeio } from "./ieeeio/mod.ts";
 export { netcdf } from "./netcdf/mod.ts";
-export { zarr } from "./zarr/mod.ts";
+export { zarr, zarrV3 } from "./zarr/mod.ts";
