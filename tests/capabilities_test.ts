@@ -101,6 +101,7 @@ Deno.test("capabilities: the built-in backends declare what the name-based check
   assert.deepEqual(backendByName("mpiio").mpiIo, {
     layouts: ["shared", "per-rank"],
     collective: true,
+    segments: true,
   });
   const h5 = backendByName("hdf5-mpio").mpiIo!;
   assert.deepEqual([h5.layouts, h5.collective], [["shared", "per-rank"], true]);
@@ -109,7 +110,10 @@ Deno.test("capabilities: the built-in backends declare what the name-based check
   assert.equal(typeof h5.library, "function");
   refused(
     () =>
-      checkMpiIoLayout({ name: "x", mpiIo: { layouts: ["shared"], collective: true } }, "per-rank"),
+      checkMpiIoLayout(
+        { name: "x", mpiIo: { layouts: ["shared"], collective: true, segments: false } },
+        "per-rank",
+      ),
     /^--layout per-rank: x writes shared files only$/,
   );
   assert.deepEqual(

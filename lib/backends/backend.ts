@@ -46,6 +46,13 @@ export interface FramePart {
   readonly count: number;
   /** Frames in the file (all ranks). */
   readonly total: number;
+  /**
+   * Segments the rank's frames are split into (`--segments`, IOR's `-s`): 1, its frames one
+   * block from `first`; S, S blocks of count / S frames, the ranks' blocks interleaved.
+   */
+  readonly segments: number;
+  /** Index in the file of local frame `i` (0 .. count - 1) of `rank` (default this rank). */
+  frameOf(i: number, rank?: number): number;
 }
 
 /** One MPI-IO hint (`--hint KEY=VALUE`): an MPI_Info key and its value. */
@@ -189,6 +196,11 @@ export interface MpiIoCapability {
   readonly layouts: readonly FileLayout[];
   /** True when it can make its reads and writes collective calls (`--collective on`). */
   readonly collective: boolean;
+  /**
+   * True when it places a shared file's frames through {@link FramePart.frameOf}, so it takes
+   * `--segments` above 1 (each rank's frames in interleaved blocks, as IOR's `-s`).
+   */
+  readonly segments: boolean;
   /**
    * Why it cannot run on the launcher's MPI library `io` (no library of its own built for that
    * MPI), or null; undefined: it runs on any.

@@ -202,9 +202,12 @@ class MpiioSink implements FrameSink {
     for (const op of ops) if (op.kind === "write") this.#file.writeAt(op.data, op.offset, false);
   }
 
-  /** Bytes from a frame's place in this rank's own writer to its place in the shared file. */
-  get #shift(): number {
-    return this.#part === undefined ? 0 : this.#part.first * this.#frameBytes;
+  /**
+   * Bytes from local frame `k`'s place in this rank's own writer (frame k of k + 1) to its place
+   * in the shared file (frame `frameOf(k)`, which `--segments` interleaves with the others').
+   */
+  #shift(k: number): number {
+    return this.#part === undefined ? 0 : (this.#part.frameOf(k) - k) * this.#frameBytes;
   }
 
   writeFrame(frame: Frame): void {
@@ -219,11 +222,11 @@ class MpiioSink implements FrameSink {
     } else if (this.#part !== undefined && bytes !== this.#frameBytes) {
       this.#failure = new UsageError(
         `${this.path}: mpiio writes a shared file of frames of one layout; frame ` +
-          `${this.#part.first + this.#fed} has ${bytes} bytes, the first ${this.#frameBytes}`,
+          `${this.#part.frameOf(this.#fed)} has ${bytes} bytes, the first ${this.#frameBytes}`,
       );
       throw this.#failure;
     }
-    this.#apply(ops, this.#shift);
+    this.#apply(ops, this.#shift(this.#fed));
     this.#fed++;
     this.#steps.push(frame.step);
     if (this.#queue.failure !== undefined) throw this.#queue.failure;
@@ -314,7 +317,7 @@ class MpiioSink implements FrameSink {
     for (const [r, bytes] of all.entries()) {
       const steps = new Float64Array(bytes.slice().buffer);
       for (let i = 0; i < steps.length; i++) {
-        const g = r * part.count + i;
+        const g = part.frameOf(i, r);
         frames[g * 3] = RAW_HEADER_BYTES + g * this.#frameBytes;
         frames[g * 3 + 1] = steps[i]!;
         frames[g * 3 + 2] = 0;
@@ -334,7 +337,7 @@ class MpiioSink implements FrameSink {
       if (this.#collective && this.#frameBytes >= 0) {
         const zeros = new Uint8Array(Math.max(0, ...this.#frameOps));
         for (let k = this.#fed; k < part.count; k++) {
-          let at = RAW_HEADER_BYTES + (part.first + k) * this.#frameBytes;
+          let at = RAW_HEADER_BYTES + part.frameOf(k) * this.#frameBytes;
           for (const n of this.#frameOps) {
             this.#queue.write(zeros.subarray(0, n), at);
             at += n;
@@ -492,7 +495,7 @@ export const mpiio: Backend = {
   fsyncPolicies: ["end", "each", "none"],
   transfer: false,
   sharedLayout: false,
-  mpiIo: { layouts: ["shared", "per-rank"], collective: true },
+  mpiIo: { layouts: ["shared", "per-rank"], collective: true, segments: true },
   // the guard says why it cannot run without an MPI launcher (lib/backends/mpi_io.ts)
   unavailable: () => null,
   openWriter(path: string, options: SinkOptions): FrameSink {

@@ -555,6 +555,16 @@ export const FLAGS = {
     },
     commands: ["table", "scaling", "records"],
   },
+  segments: {
+    type: "string",
+    value: "S",
+    help: "under MPI with --layout shared, each rank's frames (records) split into S blocks of " +
+      "equal count, block s of rank r at frame (s x ranks + r) x block in the file, as IOR's -s " +
+      "interleaves segments (default 1: each rank's frames one block); the frames per rank must " +
+      "be a multiple of S; native shared framings and mpiio, refused for the other MPI-IO backends",
+    default: "1",
+    commands: MPI_READING,
+  },
   collective: {
     type: "string",
     value: "C",
