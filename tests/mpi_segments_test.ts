@@ -12,7 +12,7 @@
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { runCli, tempDir } from "./_helpers.ts";
+import { commandMissing, MAIN, PERMISSIONS, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
 import { type JsonDoc, type Launcher, leftovers, mpiTest, runMpi, runMpiJson } from "./_mpi.ts";
 import { backendByName } from "../lib/backends/registry.ts";
 import { TableFrames } from "../lib/workloads/table/frames.ts";
@@ -206,6 +206,78 @@ mpiTest("segments: refused in one line where it cannot apply", async (launcher) 
     );
   }
   assert.ok(refused > 0, "no MPI-IO library backend to refuse --segments 2 here");
+  assert.deepEqual(leftovers(tmp.path), []);
+});
+
+/** Open MPI's default I/O component (ompio) splits calls its own way: the test selects ROMIO. */
+const ROMIO_ENV: Readonly<Record<string, Record<string, string>>> = {
+  openmpi: { OMPI_MCA_io: "romio321" },
+  mpich: {},
+};
+
+/**
+ * The byte counts of the pwrite64 calls every process made on a file ending `suffix` while
+ * sciobench `args` ran under `launcher` (4 ranks) and strace; asserts the run's rows have no error.
+ */
+async function writeSizes(
+  launcher: Launcher,
+  args: readonly string[],
+  dir: string,
+  suffix: string,
+): Promise<number[]> {
+  const log = `${dir}/strace.log`;
+  const out = await new Deno.Command("strace", {
+    args: [
+      ...["-f", "--seccomp-bpf", "-e", "trace=pwrite64", "-y", "-o", log],
+      ...[launcher.program, ...launcher.args(4), Deno.execPath(), "run", "--quiet"],
+      ...[...PERMISSIONS, MAIN, ...args, "--format", "json"],
+    ],
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1", ...ROMIO_ENV[launcher.name] },
+    signal: AbortSignal.timeout(120_000),
+  }).output();
+  const dec = new TextDecoder();
+  assert.equal(out.code, 0, dec.decode(out.stderr));
+  for (const x of (JSON.parse(dec.decode(out.stdout)) as JsonDoc).rows) assert.equal(x.error, "");
+  const sizes: number[] = [];
+  // the length asked (a call another process interrupts ends its line `<unfinished ...>`)
+  const re = /^\d+\s+pwrite64\(\d+<([^>]+)>, .*, (\d+), \d+(?:\)| <unfinished)/;
+  for (const line of Deno.readTextFileSync(log).split("\n")) {
+    const m = re.exec(line);
+    if (m && m[1]!.endsWith(suffix)) sizes.push(Number(m[2]));
+  }
+  Deno.removeSync(log);
+  return sizes;
+}
+
+mpiTest("mpiio: --bs is the size of each MPI-IO call (IOR's -t)", async (launcher) => {
+  const why = commandMissing("strace");
+  if (why !== null) {
+    if (REQUIRE_PEERS) throw new Error(`required by SCIOBENCH_REQUIRE_PEERS=1: ${why}`);
+    console.error(`skip: ${why}`);
+    return;
+  }
+  using tmp = tempDir();
+  // independent calls: ROMIO hands each contiguous call to the file system as it is
+  const base = [
+    ...["table", ...SMALL, "--framing", "mpiio", "--layout", "shared", "--collective", "off"],
+    ...["--segments", "2", "--no-warmup", "--dir", tmp.path],
+  ];
+  const bs = await writeSizes(launcher, [...base, "--bs", "8KiB"], tmp.path, ".mpiio.shared");
+  // the frames' bytes, 8 frames of 28 KiB a rank, in calls of 8 KiB: 28 a rank (the header
+  // and index are rank 0's own calls, smaller)
+  assert.equal(bs.filter((n) => n === 8192).length, 4 * 28, JSON.stringify(bs));
+  assert.ok(bs.every((n) => n <= 8192), JSON.stringify(bs));
+  // without --bs a rank's frames of a segment go out gathered, in one call
+  const whole = await writeSizes(launcher, base, tmp.path, ".mpiio.shared");
+  assert.equal(whole.filter((n) => n === 4 * 28672).length, 4 * 2, JSON.stringify(whole));
+  // collective calls of bs bytes, written and read back verified
+  const doc = await runMpiJson(launcher, [
+    ...["table", ...SMALL, "--framing", "mpiio", "--layout", "shared", "--bs", "12KiB"],
+    ...["--reorder", "1", "--dir", tmp.path],
+  ]);
+  assert.deepEqual(doc.rows.map((x) => [x.error, x.bs_bytes]), [["", 12288]]);
   assert.deepEqual(leftovers(tmp.path), []);
 });
 

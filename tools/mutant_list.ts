@@ -503,6 +503,17 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/interleave the ranks' blocks/",
   },
   {
+    name: "mpiio-bs-calls",
+    claim: "mpiio: --bs is not the size of its MPI-IO write calls (IOR's -t ignored)",
+    edits: [{
+      marker: "mpiio-bs-calls",
+      search: "if (this.#bs !== undefined) {",
+      replace: "if (this.#bs === -1) {",
+    }],
+    tests: ["tests/mpi_segments_test.ts"],
+    filter: "/--bs is the size of each MPI-IO call/",
+  },
+  {
     name: "table-cell-warm-up-read",
     claim: "table: the cell's untimed warm-up writes its file but never reads it back",
     edits: [{

@@ -202,6 +202,11 @@ export interface MpiIoCapability {
    */
   readonly segments: boolean;
   /**
+   * True when `--bs` (without `--direct`) sets the bytes of each of its MPI-IO read and write
+   * calls of frame data, as IOR's `-t` does.
+   */
+  readonly bs: boolean;
+  /**
    * Why it cannot run on the launcher's MPI library `io` (no library of its own built for that
    * MPI), or null; undefined: it runs on any.
    */
@@ -238,7 +243,10 @@ export interface SinkOptions {
   readonly fsync?: FsyncPolicy;
   /** The backend's own options (marker width, netCDF variant ...), as it declares them in `options`. */
   readonly backendOptions?: Readonly<Record<string, unknown>>;
-  /** `--bs` / `--direct`: the size of each system call and O_DIRECT (backends with `transfer`). */
+  /**
+   * `--bs` / `--direct`: the size of each system call and O_DIRECT (backends with `transfer`),
+   * or of each MPI-IO call (`--bs` alone, backends with `mpiIo.bs`).
+   */
   readonly transfer?: Transfer;
   /** `--allow-external`: read external raw-data files outside the file's directory (HDF5). */
   readonly allowExternal?: boolean;
@@ -445,7 +453,10 @@ export interface SourceOptions {
   readonly endian?: EndianOption;
   /** The backend's own options, as it declares them in `options`. */
   readonly backendOptions?: Readonly<Record<string, unknown>>;
-  /** `--bs` / `--direct`: the size of each system call and O_DIRECT (backends with `transfer`). */
+  /**
+   * `--bs` / `--direct`: the size of each system call and O_DIRECT (backends with `transfer`),
+   * or of each MPI-IO call (`--bs` alone, backends with `mpiIo.bs`).
+   */
   readonly transfer?: Transfer;
   /** `--allow-external`: read external raw-data files outside the file's directory (HDF5). */
   readonly allowExternal?: boolean;

@@ -601,6 +601,7 @@ export const pnetcdf: Backend = {
     layouts: ["shared", "per-rank"],
     collective: true,
     segments: false,
+    bs: false,
     library: (io) => `PnetCDF ${pnetcdfVersion(io)} on ${io.library}`,
   },
   library: { displayName: "PnetCDF", files: PNETCDF_SONAMES },

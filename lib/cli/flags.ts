@@ -451,7 +451,8 @@ export const FLAGS = {
       "split to SIZE, a frame read in SIZE preads, small frames several per call. Default: no " +
       "fixed size (small writes coalesced into 4 MiB calls, larger writes and each frame's " +
       "read in one call; bs_bytes 0); with --direct alone 4MiB, each read covering one " +
-      "frame's aligned blocks only. Peers refuse it",
+      "frame's aligned blocks only. mpiio (without --direct): the bytes of each MPI-IO call " +
+      "of frame data, as IOR's -t. Other peers refuse it",
     about: { _reader: TRANSFER_READER },
     commands: [...TRANSFERS, "_reader"],
   },
