@@ -16,6 +16,7 @@ import { commandMissing, MAIN, PERMISSIONS, REQUIRE_PEERS, runCli, tempDir } fro
 import { type JsonDoc, type Launcher, leftovers, mpiTest, runMpi, runMpiJson } from "./_mpi.ts";
 import { backendByName } from "../lib/backends/registry.ts";
 import { TableFrames } from "../lib/workloads/table/frames.ts";
+import { RecordFrames } from "../lib/workloads/records/frames.ts";
 import { chunkBytes } from "../lib/framings/kit.ts";
 
 type Row = Record<string, string | number | boolean>;
@@ -105,6 +106,34 @@ mpiTest(
     assert.notDeepEqual(interleaved(2), interleaved(1));
     const kept = ["mpiio.2", "mpiio.4", "mpiio.none", "raw.2", "raw.4", "raw.one"];
     assert.deepEqual(leftovers(tmp.path).sort(), kept, "only the kept copies are left");
+  },
+);
+
+mpiTest(
+  "segments: records of raw and mpiio interleave the ranks' blocks in the shared file",
+  async (launcher) => {
+    using tmp = tempDir();
+    for (const backend of ["raw", "mpiio"]) {
+      const r = await runMpi(launcher, [tmp.path, `records:${backend}`, "2", backend, "50", "8"], {
+        script: PROBE,
+      });
+      assert.equal(r.code, 0, r.stderr);
+      const runs = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as Row);
+      assert.equal(runs.length, 4 * 2, r.stdout);
+      for (const x of runs) assert.equal(x.error, "", JSON.stringify(x));
+      // record g's data is its writer's (seeded by rank), stamped g
+      const source = backendByName("raw").openReader(`${tmp.path}/${backend}`);
+      try {
+        const ranks = [0, 1, 2, 3].map((k) => new RecordFrames([8, 50], "float32", 5, k));
+        const writers = Array.from({ length: source.frameCount }, (_, g) => {
+          const got = Buffer.from(chunkBytes(source.readFrame(g)[0]!));
+          return ranks.findIndex((f) => got.equals(chunkBytes(f.frame(g).chunks[0]!)));
+        });
+        assert.deepEqual(writers, interleaved(2), backend);
+      } finally {
+        source.close();
+      }
+    }
   },
 );
 
