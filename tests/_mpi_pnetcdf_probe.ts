@@ -18,6 +18,8 @@
 import { backendByName } from "../lib/backends/registry.ts";
 import { installedMpiIo } from "../lib/backends/mpi_io.ts";
 import { initWorld } from "../lib/mpi/world.ts";
+import { sharedPart } from "../lib/mpi/shared.ts";
+import { ownFrames } from "../lib/workloads/cells.ts";
 import { recordsTargets, runRecords } from "../lib/workloads/records/mod.ts";
 import type { RecordsType } from "../lib/workloads/records/options.ts";
 import type { Frame } from "../lib/framings/types.ts";
@@ -87,9 +89,7 @@ for (const [tag, config] of configs!.split(",").entries()) {
     ];
     const shared = layout === "shared";
     const count = 3;
-    const part = shared
-      ? { first: w.rank * count, count, total: w.size * count }
-      : { first: 0, count, total: count };
+    const part = shared ? sharedPart(count) : ownFrames(count);
     const own = shared ? `${dir}/${tag}.netcdf4-par` : `${dir}/${tag}.netcdf4-par.r${w.rank}`;
     writeFrames("netcdf4-par", own, part.first, count, {
       create: "truncate",
@@ -111,7 +111,7 @@ for (const [tag, config] of configs!.split(",").entries()) {
     ];
     const shared = layout === "shared";
     const count = 3;
-    const part = { first: w.rank * count, count, total: w.size * count };
+    const part = sharedPart(count);
     const own = shared ? `${dir}/${tag}` : `${dir}/${tag}.r${w.rank}`;
     const backendOptions = { variant: Number(variant) };
     const mpiIo = {

@@ -62,7 +62,9 @@ Deno.test("capabilities: every registered backend declares them, and the checks 
     assert.equal(typeof b.transfer, "boolean", b.name);
     assert.equal(typeof b.sharedLayout, "boolean", b.name);
     assert.equal(checkTransfer(b, undefined), undefined);
-    assert.equal(throwsUsage(() => checkTransfer(b, BS)), !b.transfer, b.name);
+    // --bs alone is also the MPI-IO call size of a backend that declares mpiIo.bs (mpiio)
+    const callSize = b.transfer || (b.mpiIo?.bs ?? false);
+    assert.equal(throwsUsage(() => checkTransfer(b, BS)), !callSize, b.name);
     assert.equal(throwsUsage(() => checkTransfer(b, DIRECT)), !b.transfer, b.name);
     const shares = b.sharedLayout || (b.mpiIo?.layouts.includes("shared") ?? false);
     assert.equal(writesSharedFile(b), shares, b.name);
@@ -101,6 +103,8 @@ Deno.test("capabilities: the built-in backends declare what the name-based check
   assert.deepEqual(backendByName("mpiio").mpiIo, {
     layouts: ["shared", "per-rank"],
     collective: true,
+    segments: true,
+    bs: true,
   });
   const h5 = backendByName("hdf5-mpio").mpiIo!;
   assert.deepEqual([h5.layouts, h5.collective], [["shared", "per-rank"], true]);
@@ -109,7 +113,10 @@ Deno.test("capabilities: the built-in backends declare what the name-based check
   assert.equal(typeof h5.library, "function");
   refused(
     () =>
-      checkMpiIoLayout({ name: "x", mpiIo: { layouts: ["shared"], collective: true } }, "per-rank"),
+      checkMpiIoLayout(
+        { name: "x", mpiIo: { layouts: ["shared"], collective: true, segments: false, bs: false } },
+        "per-rank",
+      ),
     /^--layout per-rank: x writes shared files only$/,
   );
   assert.deepEqual(

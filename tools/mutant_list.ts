@@ -498,6 +498,33 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/table --framing raw,mpiio --layout shared on 2 nodes/",
   },
   {
+    name: "shared-segment-order",
+    claim: "--segments: a shared file keeps each rank's frames one block (IOR's -s ignored)",
+    edits: [{
+      marker: "shared-segment-order",
+      search: "frameOf: (i, rank = w.rank) => (Math.floor(i / block) * ranks + rank) * block + " +
+        "(i % block),",
+      replace: "frameOf: (i, rank = w.rank) => rank * perRank + i,",
+    }, {
+      marker: "shared-segment-order",
+      search: "ownerOf: (g) => Math.floor(g / block) % ranks,",
+      replace: "ownerOf: (g) => Math.floor(g / perRank),",
+    }],
+    tests: ["tests/mpi_segments_test.ts"],
+    filter: "/interleave the ranks' blocks/",
+  },
+  {
+    name: "mpiio-bs-calls",
+    claim: "mpiio: --bs is not the size of its MPI-IO write calls (IOR's -t ignored)",
+    edits: [{
+      marker: "mpiio-bs-calls",
+      search: "if (this.#bs !== undefined) {",
+      replace: "if (this.#bs === -1) {",
+    }],
+    tests: ["tests/mpi_segments_test.ts"],
+    filter: "/--bs is the size of each MPI-IO call/",
+  },
+  {
     name: "table-cell-warm-up-read",
     claim: "table: the cell's untimed warm-up writes its file but never reads it back",
     edits: [{

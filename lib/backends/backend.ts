@@ -46,6 +46,13 @@ export interface FramePart {
   readonly count: number;
   /** Frames in the file (all ranks). */
   readonly total: number;
+  /**
+   * Segments the rank's frames are split into (`--segments`, IOR's `-s`): 1, its frames one
+   * block from `first`; S, S blocks of count / S frames, the ranks' blocks interleaved.
+   */
+  readonly segments: number;
+  /** Index in the file of local frame `i` (0 .. count - 1) of `rank` (default this rank). */
+  frameOf(i: number, rank?: number): number;
 }
 
 /** One MPI-IO hint (`--hint KEY=VALUE`): an MPI_Info key and its value. */
@@ -190,6 +197,16 @@ export interface MpiIoCapability {
   /** True when it can make its reads and writes collective calls (`--collective on`). */
   readonly collective: boolean;
   /**
+   * True when it places a shared file's frames through {@link FramePart.frameOf}, so it takes
+   * `--segments` above 1 (each rank's frames in interleaved blocks, as IOR's `-s`).
+   */
+  readonly segments: boolean;
+  /**
+   * True when `--bs` (without `--direct`) sets the bytes of each of its MPI-IO read and write
+   * calls of frame data, as IOR's `-t` does.
+   */
+  readonly bs: boolean;
+  /**
    * Why it cannot run on the launcher's MPI library `io` (no library of its own built for that
    * MPI), or null; undefined: it runs on any.
    */
@@ -226,7 +243,10 @@ export interface SinkOptions {
   readonly fsync?: FsyncPolicy;
   /** The backend's own options (marker width, netCDF variant ...), as it declares them in `options`. */
   readonly backendOptions?: Readonly<Record<string, unknown>>;
-  /** `--bs` / `--direct`: the size of each system call and O_DIRECT (backends with `transfer`). */
+  /**
+   * `--bs` / `--direct`: the size of each system call and O_DIRECT (backends with `transfer`),
+   * or of each MPI-IO call (`--bs` alone, backends with `mpiIo.bs`).
+   */
   readonly transfer?: Transfer;
   /** `--allow-external`: read external raw-data files outside the file's directory (HDF5). */
   readonly allowExternal?: boolean;
@@ -433,7 +453,10 @@ export interface SourceOptions {
   readonly endian?: EndianOption;
   /** The backend's own options, as it declares them in `options`. */
   readonly backendOptions?: Readonly<Record<string, unknown>>;
-  /** `--bs` / `--direct`: the size of each system call and O_DIRECT (backends with `transfer`). */
+  /**
+   * `--bs` / `--direct`: the size of each system call and O_DIRECT (backends with `transfer`),
+   * or of each MPI-IO call (`--bs` alone, backends with `mpiIo.bs`).
+   */
   readonly transfer?: Transfer;
   /** `--allow-external`: read external raw-data files outside the file's directory (HDF5). */
   readonly allowExternal?: boolean;

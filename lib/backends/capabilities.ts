@@ -64,6 +64,22 @@ export function checkMpiIoLayout(
 }
 
 /**
+ * UsageError (one line) when `backend` goes through MPI-IO but cannot place a shared file's
+ * frames in `segments` interleaved blocks per rank (`--segments` above 1).
+ */
+export function checkMpiIoSegments(
+  backend: Pick<Backend, "name" | "mpiIo">,
+  segments: number,
+): void {
+  if (segments === 1 || backend.mpiIo === undefined || backend.mpiIo.segments) return;
+  const able = BACKENDS.filter((b) => b.sharedLayout || b.mpiIo?.segments).map((b) => b.name);
+  throw new UsageError(
+    `--segments ${segments}: ${backend.name} writes each rank's frames as one block; use ` +
+      `--segments 1, or one of ${able.join(", ")} for interleaved blocks`,
+  );
+}
+
+/**
  * The limit `datasets` datasets in one file of `backend` exceed (one dataset per chunk of every
  * frame), or undefined when they fit or the backend has no such limit.
  */

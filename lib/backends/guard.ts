@@ -18,6 +18,8 @@ import { mpiIoProblem } from "./mpi_io.ts";
  */
 export function checkTransfer(backend: Backend, transfer: Transfer | undefined): void {
   if (transfer === undefined || backend.transfer) return;
+  // --bs alone: the bytes of each MPI-IO call of a backend that takes it
+  if (!transfer.direct && backend.mpiIo?.bs) return;
   const flag = transfer.direct ? "--direct" : "--bs";
   if (backend.store !== undefined) {
     throw new UsageError(

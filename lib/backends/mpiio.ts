@@ -12,8 +12,10 @@
  * A shared file needs frames of one layout (every rank's frames the same size, as the table and
  * records workloads write them), so every rank knows every frame's offset without asking. Each
  * rank's writes are the frames' chunks in file order: a chunk of 64 KiB or more is one call, as
- * the native sink writes it, smaller ones are gathered into calls of up to 4 MiB; every rank makes
- * the same calls for the same frames, which collective calls need. A rank that fails (its MPI call
+ * the native sink writes it, smaller ones are gathered into calls of up to 4 MiB; with `--bs`
+ * (IOR's `-t`) every write and read call of frame data is bs bytes (a run's last may be
+ * shorter). Every rank makes the same calls for the same frames, which collective calls need.
+ * `--segments` places a rank's frames in interleaved blocks (FramePart.frameOf), as IOR's `-s`. A rank that fails (its MPI call
  * or its own check) still makes its remaining collective calls, empty, then every rank agrees on
  * the failure, closes the file and rank 0 removes it: no rank waits forever, and the others stop
  * with PeerRankFailed, so the phase names the rank that failed.
@@ -60,6 +62,8 @@ const GATHER_BYTES = 4 << 20;
  */
 class CallQueue {
   readonly #call: (data: Uint8Array, offset: number) => void;
+  /** `--bs`: every call this many bytes (the last of a run of writes may be shorter). */
+  readonly #bs: number | undefined;
   #buf = new Uint8Array(0);
   #start = 0;
   #fill = 0;
@@ -68,14 +72,20 @@ class CallQueue {
   /** True once the rank gave up: its calls are made empty. */
   draining = false;
 
-  constructor(call: (data: Uint8Array, offset: number) => void) {
+  constructor(call: (data: Uint8Array, offset: number) => void, bs?: number) {
     this.#call = call;
+    this.#bs = bs;
   }
 
   /** Queues `data` for byte `offset` (`data` may be reused once this returns). */
   write(data: Uint8Array, offset: number): void {
     const n = data.length;
     if (n === 0) return;
+    // mutant: mpiio-bs-calls
+    if (this.#bs !== undefined) {
+      this.#writeBs(data, offset, this.#bs);
+      return;
+    }
     if (this.#fill > 0 && (offset !== this.#start + this.#fill || this.#fill + n > GATHER_BYTES)) {
       this.flush();
     }
@@ -88,6 +98,29 @@ class CallQueue {
     if (this.#fill === 0) this.#start = offset;
     if (!this.draining) this.#buf.set(data, this.#fill);
     this.#fill += n;
+  }
+
+  /**
+   * `--bs`: writes that follow each other in the file gathered and split into calls of `bs`
+   * bytes; a whole `bs` of `data` goes out without a copy.
+   */
+  #writeBs(data: Uint8Array, offset: number, bs: number): void {
+    if (this.#fill > 0 && offset !== this.#start + this.#fill) this.flush();
+    let at = 0;
+    while (at < data.length) {
+      if (this.#fill === 0 && data.length - at >= bs) {
+        this.#make(data.subarray(at, at + bs), offset + at);
+        at += bs;
+        continue;
+      }
+      if (this.#buf.length < bs) this.#buf = new Uint8Array(bs);
+      if (this.#fill === 0) this.#start = offset + at;
+      const take = Math.min(data.length - at, bs - this.#fill);
+      if (!this.draining) this.#buf.set(data.subarray(at, at + take), this.#fill);
+      this.#fill += take;
+      at += take;
+      if (this.#fill === bs) this.flush();
+    }
   }
 
   /** Makes the call of the writes gathered so far. */
@@ -186,7 +219,10 @@ class MpiioSink implements FrameSink {
     }
     const file = this.#file;
     const collective = this.#collective;
-    this.#queue = new CallQueue((data, offset) => file.writeAt(data, offset, collective));
+    this.#queue = new CallQueue(
+      (data, offset) => file.writeAt(data, offset, collective),
+      options.transfer?.bs,
+    );
     const header = this.#writer.begin();
     if (this.#part === undefined) this.#apply(header, 0);
     else if (file.rank === 0) this.#writeAlone(header);
@@ -202,9 +238,12 @@ class MpiioSink implements FrameSink {
     for (const op of ops) if (op.kind === "write") this.#file.writeAt(op.data, op.offset, false);
   }
 
-  /** Bytes from a frame's place in this rank's own writer to its place in the shared file. */
-  get #shift(): number {
-    return this.#part === undefined ? 0 : this.#part.first * this.#frameBytes;
+  /**
+   * Bytes from local frame `k`'s place in this rank's own writer (frame k of k + 1) to its place
+   * in the shared file (frame `frameOf(k)`, which `--segments` interleaves with the others').
+   */
+  #shift(k: number): number {
+    return this.#part === undefined ? 0 : (this.#part.frameOf(k) - k) * this.#frameBytes;
   }
 
   writeFrame(frame: Frame): void {
@@ -219,11 +258,11 @@ class MpiioSink implements FrameSink {
     } else if (this.#part !== undefined && bytes !== this.#frameBytes) {
       this.#failure = new UsageError(
         `${this.path}: mpiio writes a shared file of frames of one layout; frame ` +
-          `${this.#part.first + this.#fed} has ${bytes} bytes, the first ${this.#frameBytes}`,
+          `${this.#part.frameOf(this.#fed)} has ${bytes} bytes, the first ${this.#frameBytes}`,
       );
       throw this.#failure;
     }
-    this.#apply(ops, this.#shift);
+    this.#apply(ops, this.#shift(this.#fed));
     this.#fed++;
     this.#steps.push(frame.step);
     if (this.#queue.failure !== undefined) throw this.#queue.failure;
@@ -314,7 +353,7 @@ class MpiioSink implements FrameSink {
     for (const [r, bytes] of all.entries()) {
       const steps = new Float64Array(bytes.slice().buffer);
       for (let i = 0; i < steps.length; i++) {
-        const g = r * part.count + i;
+        const g = part.frameOf(i, r);
         frames[g * 3] = RAW_HEADER_BYTES + g * this.#frameBytes;
         frames[g * 3 + 1] = steps[i]!;
         frames[g * 3 + 2] = 0;
@@ -334,7 +373,7 @@ class MpiioSink implements FrameSink {
       if (this.#collective && this.#frameBytes >= 0) {
         const zeros = new Uint8Array(Math.max(0, ...this.#frameOps));
         for (let k = this.#fed; k < part.count; k++) {
-          let at = RAW_HEADER_BYTES + (part.first + k) * this.#frameBytes;
+          let at = RAW_HEADER_BYTES + part.frameOf(k) * this.#frameBytes;
           for (const n of this.#frameOps) {
             this.#queue.write(zeros.subarray(0, n), at);
             at += n;
@@ -405,12 +444,15 @@ class MpiioSource implements FrameSource {
   readonly #index: FrameIndex;
   /** Frame reads are collective calls (on a per-rank file: over this rank alone). */
   readonly #collectiveCalls: boolean;
+  /** `--bs`: bytes of each read call of a frame's data (undefined: the frame's in one call). */
+  readonly #bs: number | undefined;
   #stored = new Uint8Array(0);
   #native = new Uint8Array(0);
   #bytesRead = 0;
 
-  constructor(path: string, settings: MpiIoSettings) {
+  constructor(path: string, settings: MpiIoSettings, bs?: number) {
     this.path = path;
+    this.#bs = bs;
     this.#file = settings.io.open(path, "read", settings.layout, settings.hints);
     try {
       const size = this.#file.size();
@@ -441,7 +483,16 @@ class MpiioSource implements FrameSource {
     for (const r of refs) end = Math.max(end, r.offset + r.bytes);
     const span = end - start;
     if (this.#stored.length < span) this.#stored = new Uint8Array(span);
-    this.#file.readAt(this.#stored.subarray(0, span), start, this.#collectiveCalls);
+    if (this.#bs === undefined) {
+      this.#file.readAt(this.#stored.subarray(0, span), start, this.#collectiveCalls);
+    } else {
+      // --bs: the frame's bytes in calls of bs (every rank's frames the same size, so every
+      // rank makes as many)
+      for (let at = 0; at < span; at += this.#bs) {
+        const end = Math.min(span, at + this.#bs);
+        this.#file.readAt(this.#stored.subarray(at, end), start + at, this.#collectiveCalls);
+      }
+    }
     this.#bytesRead += span;
     return refs.map((r) => ({
       name: r.name,
@@ -492,13 +543,13 @@ export const mpiio: Backend = {
   fsyncPolicies: ["end", "each", "none"],
   transfer: false,
   sharedLayout: false,
-  mpiIo: { layouts: ["shared", "per-rank"], collective: true },
+  mpiIo: { layouts: ["shared", "per-rank"], collective: true, segments: true, bs: true },
   // the guard says why it cannot run without an MPI launcher (lib/backends/mpi_io.ts)
   unavailable: () => null,
   openWriter(path: string, options: SinkOptions): FrameSink {
     return new MpiioSink(path, options, settingsOf(options));
   },
   openReader(path: string, options?: SourceOptions): FrameSource {
-    return new MpiioSource(path, settingsOf(options));
+    return new MpiioSource(path, settingsOf(options), options?.transfer?.bs);
   },
 };

@@ -565,6 +565,8 @@ export const netcdf4Par: Backend = {
   mpiIo: {
     layouts: ["shared", "per-rank"],
     collective: true,
+    segments: false,
+    bs: false,
     library: (io) => `netCDF-C ${netcdfParVersion(io)} (parallel HDF5) on ${io.library}`,
   },
   library: { displayName: "netCDF-C (parallel)", files: NETCDF_PAR_SONAMES },

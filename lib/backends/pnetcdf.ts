@@ -600,6 +600,8 @@ export const pnetcdf: Backend = {
   mpiIo: {
     layouts: ["shared", "per-rank"],
     collective: true,
+    segments: false,
+    bs: false,
     library: (io) => `PnetCDF ${pnetcdfVersion(io)} on ${io.library}`,
   },
   library: { displayName: "PnetCDF", files: PNETCDF_SONAMES },

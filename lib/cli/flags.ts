@@ -451,7 +451,8 @@ export const FLAGS = {
       "split to SIZE, a frame read in SIZE preads, small frames several per call. Default: no " +
       "fixed size (small writes coalesced into 4 MiB calls, larger writes and each frame's " +
       "read in one call; bs_bytes 0); with --direct alone 4MiB, each read covering one " +
-      "frame's aligned blocks only. Peers refuse it",
+      "frame's aligned blocks only. mpiio (without --direct): the bytes of each MPI-IO call " +
+      "of frame data, as IOR's -t. Other peers refuse it",
     about: { _reader: TRANSFER_READER },
     commands: [...TRANSFERS, "_reader"],
   },
@@ -554,6 +555,16 @@ export const FLAGS = {
         "whole file, which ranks cannot share",
     },
     commands: ["table", "scaling", "records"],
+  },
+  segments: {
+    type: "string",
+    value: "S",
+    help: "under MPI with --layout shared, each rank's frames (records) split into S blocks of " +
+      "equal count, block s of rank r at frame (s x ranks + r) x block in the file, as IOR's -s " +
+      "interleaves segments (default 1: each rank's frames one block); the frames per rank must " +
+      "be a multiple of S; native shared framings and mpiio, refused for the other MPI-IO backends",
+    default: "1",
+    commands: MPI_READING,
   },
   collective: {
     type: "string",

@@ -35,6 +35,8 @@ import { signalPoint } from "../io/scratch.ts";
 import { pageSize } from "../sys/libc.ts";
 import { NativeSink, type NativeSinkOptions, type SinkShare } from "../backends/native_sink.ts";
 import { checkSharedLayout } from "../backends/capabilities.ts";
+import type { FramePart } from "../backends/backend.ts";
+import { UsageError } from "../core/errors.ts";
 import { injectedFailure, PeerRankFailed } from "./phase.ts";
 import { type World, world } from "./world.ts";
 
@@ -50,19 +52,46 @@ export interface SharedWriteOptions {
   readonly transfer?: Transfer;
 }
 
-/** The frames of one rank in a shared file: global indices first .. first + count - 1 of total. */
-export interface SharedPart {
-  /** Global index of this rank's first frame. */
-  readonly first: number;
-  /** Frames this rank writes. */
-  readonly count: number;
-  /** Frames in the file (all ranks). */
-  readonly total: number;
+/**
+ * The frames of one rank in a shared file: `count` of them, local frame i at global index
+ * `frameOf(i)`, of `total` in the file. With `segments` S the rank's frames are S blocks of
+ * count / S frames, block s of rank r at global frame (s x ranks + r) x count / S, as IOR's `-s`
+ * places segment s of rank r at offset (s x ranks + r) x block; S = 1 is one block from `first`.
+ */
+export interface SharedPart extends FramePart {
+  /** The rank global frame `g` belongs to. */
+  ownerOf(g: number): number;
 }
 
-/** Rank r's frames when every rank writes `perRank` frames: r x perRank .. */
-export function sharedPart(perRank: number, w: World = world()): SharedPart {
-  return { first: w.rank * perRank, count: perRank, total: perRank * w.size };
+/**
+ * UsageError (one line) unless `segments` is an integer >= 1 that divides `perRank`, the frames
+ * (or records) each rank writes.
+ */
+export function checkSegments(perRank: number, segments: number): void {
+  if (Number.isSafeInteger(segments) && segments >= 1 && perRank % segments === 0) return;
+  throw new UsageError(
+    `--segments ${segments}: each rank writes ${perRank} frames, not a multiple of ${segments}; ` +
+      "give a --segments that divides the frames per rank",
+  );
+}
+
+/**
+ * Rank r's frames when every rank writes `perRank` frames in `segments` blocks (default 1: frames
+ * r x perRank .. (r + 1) x perRank - 1); UsageError when `segments` does not divide `perRank`.
+ */
+export function sharedPart(perRank: number, segments = 1, w: World = world()): SharedPart {
+  checkSegments(perRank, segments);
+  const block = perRank / segments;
+  const ranks = w.size;
+  return {
+    first: w.rank * block,
+    count: perRank,
+    total: perRank * ranks,
+    segments,
+    // mutant: shared-segment-order
+    frameOf: (i, rank = w.rank) => (Math.floor(i / block) * ranks + rank) * block + (i % block),
+    ownerOf: (g) => Math.floor(g / block) % ranks,
+  };
 }
 
 /** This rank's part of the frames and its share of the file's bytes. */
@@ -134,10 +163,6 @@ class Ranges {
   }
 }
 
-function ownerOf(g: number, part: SharedPart): number {
-  return Math.floor(g / part.count);
-}
-
 /**
  * Plans this rank's share (outside any timing): runs the writer over every frame once, recording
  * each write's byte range and rank (rank 0 for `begin` and `finish`), then, from the last write
@@ -163,7 +188,7 @@ export function planSharedFile(
     }
   };
   record(writer.begin(), 0);
-  for (let g = 0; g < part.total; g++) record(writer.writeFrame(frameAt(g)), ownerOf(g, part));
+  for (let g = 0; g < part.total; g++) record(writer.writeFrame(frameAt(g)), part.ownerOf(g));
   record(writer.finish(), 0);
   const block = shareBlock(options.transfer);
   const touched = new Ranges();
@@ -232,15 +257,15 @@ export async function writeSharedFrames(
   try {
     if (failure === undefined) {
       sink ??= new NativeSink(framing, path, sinkOptions);
-      const end = part.first + part.count;
+      let own = 0;
       for (let g = 0; g < part.total; g++) {
-        const mine = g >= part.first && g < end;
-        if (mine) beforeFrame?.(g - part.first);
+        const mine = part.ownerOf(g) === w.rank;
+        if (mine) beforeFrame?.(own);
         const frame = frameAt(g);
         const t0 = mine && latency ? clockGettime() : 0;
         sink.writeFrame(frame);
         if (mine && latency) latency.record(clockGettime() - t0);
-        if (mine && g === part.first) injectedFailure("shared-write", w.rank);
+        if (mine && own++ === 0) injectedFailure("shared-write", w.rank);
         const y = signalPoint();
         if (y) await y;
       }

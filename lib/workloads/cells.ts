@@ -98,22 +98,25 @@ export function mpiIoSettings(
 
 /** The part of a rank's own file (`per-rank`) of `count` frames: all of them. */
 export function ownFrames(count: number): FramePart {
-  return { first: 0, count, total: count };
+  return { first: 0, count, total: count, segments: 1, frameOf: (i) => i };
 }
 
 /**
- * The columns a row under MPI says of how its files were written: `layout`, `collective` (empty
- * for a backend without MPI-IO) and `library` (the MPI library doing the I/O, after the
- * backend's own library and version when it has one; empty likewise).
+ * The columns a row under MPI says of how its files were written: `layout`, `segments` (each
+ * rank's blocks in a shared file, `--segments`; 1 for a file per rank), `collective` (empty for
+ * a backend without MPI-IO) and `library` (the MPI library doing the I/O, after the backend's
+ * own library and version when it has one; empty likewise).
  */
 export function mpiIoColumns(
   backend: Backend,
   run: MpiIoRun | undefined,
   layout: FileLayout,
-): { layout: FileLayout; collective: boolean | ""; library: string } {
+  segments = 1,
+): { layout: FileLayout; segments: number; collective: boolean | ""; library: string } {
   const uses = backend.mpiIo !== undefined && run !== undefined;
   return {
     layout,
+    segments: layout === "shared" ? segments : 1,
     collective: uses ? run.collective : "",
     library: uses ? (backend.mpiIo!.library?.(run.io) ?? run.io.library) : "",
   };

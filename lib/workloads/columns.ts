@@ -491,6 +491,12 @@ export const COLUMN_SCHEMA = {
     "under MPI (table, records): per-rank (a file per rank) or shared (one file for all ranks, " +
       "--layout)",
   ),
+  segments: entry(
+    "segments",
+    "count",
+    "under MPI (table, records): the blocks each rank's frames (records) form in a shared file, " +
+      "interleaved with the other ranks' as IOR's -s does (--segments); 1 for a file per rank",
+  ),
   collective: entry(
     "",
     "flag",
@@ -593,6 +599,7 @@ export const QUEUE_COLUMN_NAMES = ["engine", "iodepth"] as const satisfies reado
  */
 export const MPI_IO_COLUMN_NAMES = [
   "layout",
+  "segments",
   "collective",
   "library",
 ] as const satisfies readonly ColumnName[];

@@ -16,7 +16,11 @@ import {
   type MpiIoRun,
 } from "../backends/backend.ts";
 import { fsyncRefusal } from "../backends/write.ts";
-import { checkMpiIoLayout, checkSharedLayout } from "../backends/capabilities.ts";
+import {
+  checkMpiIoLayout,
+  checkMpiIoSegments,
+  checkSharedLayout,
+} from "../backends/capabilities.ts";
 import { installedMpiIo, mpiIoProblem, NO_MPI_LAUNCHER } from "../backends/mpi_io.ts";
 import { crossNodeShift, world } from "../mpi/world.ts";
 import { warn } from "../core/diagnostics.ts";
@@ -147,6 +151,30 @@ export function parseLayout(
     }
   }
   return layout;
+}
+
+/**
+ * The `--segments` count (default 1): each rank's frames in that many interleaved blocks of a
+ * shared file. UsageError (one line) for a count that is not a positive integer, for a count
+ * above 1 without `--layout shared` under MPI, and for a backend that cannot interleave them
+ * (its `mpiIo.segments` capability). Whether it divides the frames per rank is checked per cell
+ * size (checkSegments, lib/mpi/shared.ts).
+ */
+export function parseSegments(
+  value: string | undefined,
+  layout: "per-rank" | "shared",
+  backends: readonly Pick<Backend, "name" | "mpiIo">[],
+): number {
+  const segments = value === undefined ? 1 : parseCount(value, "--segments");
+  if (segments === 1) return 1;
+  if (layout !== "shared" || world().size === 1) {
+    throw new UsageError(
+      `--segments ${segments}: interleaves the ranks' frames in one shared file; run under ` +
+        "mpirun or srun with --layout shared, or leave --segments out",
+    );
+  }
+  for (const b of backends) checkMpiIoSegments(b, segments);
+  return segments;
 }
 
 /**

@@ -824,7 +824,14 @@ export const hdf5Mpio: Backend = {
   fsyncPolicies: ["end", "none"],
   transfer: false,
   sharedLayout: false,
-  mpiIo: { layouts: ["shared", "per-rank"], collective: true, problem, library },
+  mpiIo: {
+    layouts: ["shared", "per-rank"],
+    collective: true,
+    segments: false,
+    bs: false,
+    problem,
+    library,
+  },
   library: {
     displayName: "HDF5 (parallel)",
     files: [...HDF5_MPI_SONAMES.openmpi, ...HDF5_MPI_SONAMES.mpich],

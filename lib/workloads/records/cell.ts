@@ -11,7 +11,7 @@ import { LatencyHistogram } from "../../report/histogram.ts";
 import { removeStore, storeBytes } from "../../io/store.ts";
 import { signalPoint } from "../../io/scratch.ts";
 import { fencedPhase } from "../../mpi/phase.ts";
-import { planSharedFile, sharedPart, writeSharedFrames } from "../../mpi/shared.ts";
+import { planSharedFile, writeSharedFrames } from "../../mpi/shared.ts";
 import { writeFrames } from "../../backends/write.ts";
 import type { FsyncPolicy } from "../../backends/backend.ts";
 import { nativeReads, readFramesOverlapped } from "../../backends/overlap.ts";
@@ -133,7 +133,7 @@ async function writePhase(
   const frames = ranks.frames;
   const backendOptions = options.backendOptions?.get(t.backend.name);
   // a backend that goes through MPI-IO writes a shared file itself, each rank its own records
-  const part = sharedPart(frames.records);
+  const part = ranks.part;
   const mpiIo = ranks.shared
     ? mpiIoSettings(t.backend, options.mpiIo, "shared", part)
     : mpiIoSettings(t.backend, options.mpiIo, "per-rank", ownFrames(frames.records));
@@ -158,8 +158,6 @@ async function writePhase(
         ),
     )
     : undefined;
-  // through MPI-IO into a shared file: this rank's records, numbered in the file
-  const first = ranks.shared ? part.first : 0;
   startAudit();
   const latency = new LatencyHistogram();
   const written = await fencedPhase("write", async () => {
@@ -180,7 +178,8 @@ async function writePhase(
         path,
         sink,
         frames.records,
-        (r) => frames.frame(first + r),
+        // through MPI-IO into a shared file: this rank's records, numbered in the file
+        (r) => frames.frame(ranks.ownRecord(r)),
         progress,
         latency,
       );
@@ -242,7 +241,7 @@ async function readPhase(
       }
       // with --direct, record r + 1's read is in flight while record r is verified
       // (native AIO, lib/backends/overlap.ts); else one after the other
-      const order = Uint32Array.from({ length: frames.records }, (_, r) => ranks.readBase + r);
+      const order = Uint32Array.from({ length: frames.records }, (_, r) => ranks.readRecord(r));
       await readFramesOverlapped(
         order,
         nativeReads(source),

@@ -52,6 +52,11 @@ export interface RecordsOptions {
    */
   readonly layout?: "per-rank" | "shared";
   /**
+   * Under `--layout shared`, each rank's records in this many interleaved blocks of the file
+   * (`--segments`, IOR's `-s`; default 1: one block per rank).
+   */
+  readonly segments?: number;
+  /**
    * Under MPI, how the backends that go through MPI-IO (mpiio) read and write: collective or
    * independent calls, and the hints of every open (`--collective`, `--hint`).
    */

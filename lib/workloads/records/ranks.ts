@@ -1,12 +1,14 @@
 /**
  * Which records an MPI rank writes and reads back in a records run: its own seeded data, the file
  * it reads (`--reorder`: rank r reads rank (r + reorder) mod R's), and under `--layout shared` its
- * part of one file per target (records r x R .. (r + 1) x R - 1, lib/mpi/shared.ts). A single
+ * part of one file per target (records r x R .. (r + 1) x R - 1, or in `--segments` interleaved
+ * blocks: lib/mpi/shared.ts). A single
  * process is rank 0 of 1: its own file, its own records.
  * @module
  */
 import type { Frame } from "../../framings/types.ts";
 import { world } from "../../mpi/world.ts";
+import { type SharedPart, sharedPart } from "../../mpi/shared.ts";
 import { RecordFrames } from "./frames.ts";
 import type { RecordsOptions, RecordsTarget } from "./options.ts";
 
@@ -24,8 +26,8 @@ export class RecordsRanks {
   readonly readFrames: RecordFrames;
   /** One file per target for every rank (`--layout shared` under MPI). */
   readonly shared: boolean;
-  /** The number in its file of the first record this rank reads back. */
-  readonly readBase: number;
+  /** This rank's records in a shared file (its numbers of them, `--segments` blocks). */
+  readonly part: SharedPart;
   /** Whether this rank sizes and removes the file it writes (all but a shared file's ranks 1..). */
   readonly writer: boolean;
   /**
@@ -49,12 +51,12 @@ export class RecordsRanks {
       ? this.frames
       : new RecordFrames(options.shape, options.dtype, options.seed, this.readRank);
     this.shared = options.layout === "shared" && w.size > 1;
-    this.readBase = this.shared ? this.readRank * this.frames.records : 0;
+    this.part = sharedPart(this.frames.records, this.shared ? (options.segments ?? 1) : 1);
     this.writer = !this.shared || w.rank === 0;
     // A shared file's record g: the layout follows from the records' shape alone, so every rank
     // lays out every rank's records with its own data and writes its own
     this.sharedRecord = options.transfer?.direct
-      ? (g: number) => this.#framesOf(Math.floor(g / this.frames.records)).frame(g)
+      ? (g: number) => this.#framesOf(this.part.ownerOf(g)).frame(g)
       : (g: number) => this.frames.frame(g);
   }
 
@@ -74,6 +76,16 @@ export class RecordsRanks {
     return `${dir}/records.${t.backend.name}.${t.endian}${
       this.size === 1 ? "" : this.shared ? ".shared" : `.r${rank}`
     }`;
+  }
+
+  /** The number in its file of the read rank's record `r`. */
+  readRecord(r: number): number {
+    return this.shared ? this.part.frameOf(r, this.readRank) : r;
+  }
+
+  /** The number in its file of this rank's record `r`. */
+  ownRecord(r: number): number {
+    return this.shared ? this.part.frameOf(r) : r;
   }
 
   /** Records in a file read back: every rank's in a shared file, else this rank's. */

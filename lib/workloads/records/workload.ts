@@ -41,6 +41,7 @@ import {
   parseLayout,
   parseMpiIo,
   parseReorder,
+  parseSegments,
   parseTransfer,
   repeatOption,
 } from "../settings.ts";
@@ -49,6 +50,7 @@ import { MPI_IO_COLUMN_NAMES, rankColumnDocs } from "../columns.ts";
 import { parseOptionArgs } from "../../framings/options.ts";
 import { refuseUnstorable } from "../../backends/capabilities.ts";
 import { EndianChoice, NUMBER_TYPES, resolveBackends } from "../settings.ts";
+import { checkSegments } from "../../mpi/shared.ts";
 
 const HELP: WorkloadHelp = {
   title: "write and read a variable record by record (netCDF-4's 2003 timing test)",
@@ -172,6 +174,8 @@ export const recordsWorkload: Workload<FlagValues<"records">> = {
     checkMemory(3 * recordBytes, "a record of --shape", "use a smaller --shape");
     const transfer = parseTransfer(values, resolved.run, values.dir);
     const reorder = parseReorder(values.reorder);
+    const segments = parseSegments(values.segments, layout, resolved.run);
+    checkSegments(shape[0]!, segments);
     return {
       plan,
       notes,
@@ -187,7 +191,7 @@ export const recordsWorkload: Workload<FlagValues<"records">> = {
         seed,
         option: Object.fromEntries(backendOptions),
         fsync,
-        ...(world().size > 1 ? { reorder, per_rank: values["per-rank"], layout } : {}),
+        ...(world().size > 1 ? { reorder, per_rank: values["per-rank"], layout, segments } : {}),
         ...mpiIoOptions(mpiIo),
         bs: transfer?.bs ?? null,
         direct: transfer?.direct ?? false,
@@ -197,7 +201,7 @@ export const recordsWorkload: Workload<FlagValues<"records">> = {
         runRecords(
           {
             ...{ targets, shape, dtype, repeat, seed, dir: values.dir, backendOptions, progress },
-            ...{ reorder, fsync, transfer, layout, mpiIo },
+            ...{ reorder, fsync, transfer, layout, segments, mpiIo },
           },
           (run) => {
             // under MPI every rank's row goes to rank 0, which prints the aggregate (and
@@ -205,7 +209,7 @@ export const recordsWorkload: Workload<FlagValues<"records">> = {
             const row = recordsRow(run, shape, transfer);
             if (world().size > 1) {
               const backend = targets.find((t) => t.backend.name === run.framing)!.backend;
-              Object.assign(row, mpiIoColumns(backend, mpiIo, layout));
+              Object.assign(row, mpiIoColumns(backend, mpiIo, layout, segments));
             }
             for (const r of rankRows(row, RECORDS_AGGREGATE, values["per-rank"])) add(r);
           },

@@ -85,20 +85,15 @@ async function readPhase(
 /** The name of a cell's untimed warm-up (`--warmup`) in the audit trail. */
 export const WARM_UP_CELL_PHASE = "cell warm-up";
 
-/**
- * Reads frames `first` .. `first + count - 1` of `source` in order, verified against `frames`,
- * untimed, then closes it.
- */
+/** Reads the frames `order` of `source`, verified against `frames`, untimed, then closes it. */
 async function readBack(
   source: FrameSource,
-  first: number,
-  count: number,
+  order: Uint32Array,
   frames: TableFrames,
   overlap: boolean,
 ): Promise<void> {
   try {
     prepareVerified(source, frames);
-    const order = Uint32Array.from({ length: count }, (_, i) => first + i);
     await readVerifiedFrames(
       source,
       order,
@@ -135,11 +130,12 @@ export async function runTableCell(
   const readFrames = readRank === w.rank ? frames : new TableFrames(n, options.seed, readRank);
   const p = options.progress;
   const cache = cacheState(options.transfer, options.cache);
-  // --layout shared: one file, rank r's frames are r x frames .. (r + 1) x frames - 1
+  // --layout shared: one file, rank r's frames at part.frameOf(i) (r x frames + i, or in
+  // --segments interleaved blocks)
   const shared = options.layout === "shared" && w.size > 1;
   const layout = shared ? "shared" : "per-rank";
   // a backend that goes through MPI-IO writes the shared file itself, collectively
-  const part = sharedPart(sizing.frames);
+  const part = sharedPart(sizing.frames, shared ? options.segments : 1);
   const writeIo = mpiIoSettings(
     backend,
     options.mpiIo,
@@ -148,7 +144,8 @@ export async function runTableCell(
   );
   const readIo = mpiIoSettings(backend, options.mpiIo, layout);
   const nativeShared = shared && writeIo === undefined;
-  const readBase = shared ? readRank * sizing.frames : 0;
+  // the read rank's local frame i, in this rank's file or the shared one
+  const readFrame = (i: number) => shared ? part.frameOf(i, readRank) : i;
   let other: { rank: number; frames: TableFrames } | undefined;
   const framesOf = (rank: number): TableFrames => {
     if (rank === w.rank) return frames;
@@ -156,7 +153,7 @@ export async function runTableCell(
     if (other?.rank !== rank) other = { rank, frames: new TableFrames(n, options.seed, rank) };
     return other.frames;
   };
-  const globalFrame = (g: number) => framesOf(Math.floor(g / sizing.frames)).frame(g);
+  const globalFrame = (g: number) => framesOf(part.ownerOf(g)).frame(g);
   return await withScratchDir(options.dir, async (dir) => {
     const fs = statfs(dir);
     injectedFailure("unfenced", w.rank); // test hook: a failure no other rank hears of
@@ -208,13 +205,12 @@ export async function runTableCell(
         );
       }
       // through MPI-IO into a shared file: this rank's frames, numbered in the file
-      const first = shared ? part.first : 0;
       return writeFrames(
         backend,
         path,
         sink,
         sizing.frames,
-        (i) => frames.frame(first + i),
+        (i) => frames.frame(shared ? part.frameOf(i) : i),
         progress,
       );
     };
@@ -235,8 +231,7 @@ export async function runTableCell(
               transfer: options.transfer,
               mpiIo: readIo,
             }),
-            shared ? w.rank * sizing.frames : 0,
-            sizing.frames,
+            Uint32Array.from({ length: sizing.frames }, (_, i) => shared ? part.frameOf(i) : i),
             frames,
             readOverlap(options.transfer, options.overlap).mode !== "none",
           ));
@@ -300,7 +295,7 @@ export async function runTableCell(
       ? await fencedPhase("drop", () => prepareCache(readPath, cache))
       : undefined;
     try {
-      const seq = Uint32Array.from({ length: sizing.readFrames }, (_, i) => readBase + i);
+      const seq = Uint32Array.from({ length: sizing.readFrames }, (_, i) => readFrame(i));
       const overlap = readOverlap(options.transfer, options.overlap).mode !== "none";
       // --iodepth / --engine: native framings only (a peer makes its own calls)
       const queue = backend.transfer ? options.queue : undefined;
@@ -316,7 +311,7 @@ export async function runTableCell(
         sizing.frames,
         sizing.readFrames,
         new Rng(options.seed + repeat),
-      ).map((i) => readBase + i);
+      ).map(readFrame);
       const x = await pairedPhase(
         options.beside,
         "random",
@@ -384,7 +379,7 @@ export async function runTableCell(
           ? {
             "write_path": path,
             "read_path": readPath,
-            ...mpiIoColumns(backend, options.mpiIo, layout),
+            ...mpiIoColumns(backend, options.mpiIo, layout, options.segments),
           }
           : {}),
         stat: "run",

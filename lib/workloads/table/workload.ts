@@ -50,9 +50,11 @@ import {
   parseMpiIo,
   parseQueue,
   parseReorder,
+  parseSegments,
   parseTransfer,
   repeatOption,
 } from "../settings.ts";
+import { checkSegments } from "../../mpi/shared.ts";
 
 const HELP: WorkloadHelp = {
   title: "the GSD benchmark table (gsd's benchmark-hoomd.py), over backends",
@@ -291,6 +293,7 @@ interface TableRunParts {
   readonly peers: readonly Backend[];
   readonly notes: readonly string[];
   readonly layout: "per-rank" | "shared";
+  readonly segments: number;
   readonly transfer: Transfer | undefined;
   readonly overlap: ReturnType<typeof readOverlap>;
   readonly reorder: number;
@@ -306,7 +309,7 @@ function tableRun(
   parts: TableRunParts,
 ): PlannedRun {
   const { sizes, ns, repeat, seed, sampleBytes, cache, fsync, baseline, endian } = settings;
-  const { peers, layout, transfer, overlap, reorder, mpiIo, queue } = parts;
+  const { peers, layout, segments, transfer, overlap, reorder, mpiIo, queue } = parts;
   const run = settings.backends;
   const names = [...run, ...peers].map((b) => b.name);
   let fioMissing: string | null = null;
@@ -337,7 +340,7 @@ function tableRun(
       ...queueColumns(queue),
       read_overlap: overlap.mode,
       dir: values.dir ?? ".",
-      ...(world().size > 1 ? { reorder, per_rank: values["per-rank"], layout } : {}),
+      ...(world().size > 1 ? { reorder, per_rank: values["per-rank"], layout, segments } : {}),
       ...mpiIoOptions(mpiIo),
     },
     begin(): void {
@@ -370,6 +373,7 @@ function tableRun(
           reorder,
           perRank: values["per-rank"],
           layout,
+          segments,
           mpiIo,
           transfer,
           // mutant: table-cli-overlap
@@ -433,10 +437,15 @@ export const tableWorkload: Workload<FlagValues<"table">> = {
     const overlap = readOverlap(transfer, values["no-overlap"] ? false : values.overlap);
     const queue = parseQueue(values, [...b.run, ...b.peers]);
     const reorder = parseReorder(values.reorder);
+    const segments = parseSegments(values.segments, layout, b.run);
+    for (const size of sizes) {
+      for (const n of ns) checkSegments(tableSizing(size, n, sampleBytes).frames, segments);
+    }
     return tableRun(values, settings, plan, {
       peers: b.peers,
       notes: b.notes,
       layout,
+      segments,
       transfer,
       overlap,
       reorder,
