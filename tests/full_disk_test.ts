@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { IoError } from "../lib/core/errors.ts";
 import { backendByName } from "../lib/backends/registry.ts";
 import { libraryFailure } from "../lib/peers/common.ts";
-import { peerUsable, tempDir } from "./_helpers.ts";
+import { peerUsable, runCli, tempDir } from "./_helpers.ts";
 
 /** The HDF5 error stack's summary on ENOSPC, as H5FD_sec2_write words it. */
 const HDF5_ENOSPC = "H5Dwrite: can't write data (H5FD_sec2_write: file write failed: time = " +
@@ -33,10 +33,14 @@ Deno.test("libraryFailure: a full disk in the library's text is one short line; 
 });
 
 /** Mounts a tmpfs of `kib` KiB at a new directory; null (with why) where mount is not allowed. */
-function smallDisk(kib: number): { path: string; why: null } | { path: string; why: string } {
+function smallDisk(
+  kib: number,
+  files?: number,
+): { path: string; why: null } | { path: string; why: string } {
   const dir = Deno.makeTempDirSync({ prefix: "sciobench-full-" });
+  const inodes = files === undefined ? "" : `,nr_inodes=${files}`;
   const out = new Deno.Command("mount", {
-    args: ["-t", "tmpfs", "-o", `size=${kib}k`, "tmpfs", dir],
+    args: ["-t", "tmpfs", "-o", `size=${kib}k${inodes}`, "tmpfs", dir],
     stderr: "piped",
   }).outputSync();
   const why = out.code === 0 ? null : new TextDecoder().decode(out.stderr).trim() || "mount failed";
@@ -72,5 +76,49 @@ Deno.test("full disk: netcdf4 and hdf5 writes say the disk is full in one line",
       new Deno.Command("umount", { args: ["-l", disk.path] }).outputSync();
       Deno.removeSync(disk.path, { recursive: true });
     }
+  }
+});
+
+/** Every file of the store `dir` (relative path, bytes), in path order. */
+function storeFiles(dir: string, prefix = ""): [string, Uint8Array][] {
+  const out: [string, Uint8Array][] = [];
+  const names = [...Deno.readDirSync(`${dir}/${prefix}`)].map((e) => e.name).sort();
+  for (const name of names) {
+    const rel = prefix === "" ? name : `${prefix}/${name}`;
+    if (Deno.statSync(`${dir}/${rel}`).isDirectory) out.push(...storeFiles(dir, rel));
+    else out.push([rel, Deno.readFileSync(`${dir}/${rel}`)]);
+  }
+  return out;
+}
+
+Deno.test("full disk: a Zarr store's append that runs out of space leaves the store as it was", async () => {
+  // room for the bytes (the free-space preflight's payload plus 64 MiB), not for the files: a
+  // store of 3 frames takes 17 inodes, each frame appended 2 more
+  const disk = smallDisk(80 << 10, 200);
+  try {
+    if (disk.why !== null) {
+      console.error(`skip: full disk: cannot mount a small tmpfs here: ${disk.why}`);
+      return;
+    }
+    const store = `${disk.path}/s.zarr`;
+    const made = await runCli(["write", "--framing", "zarr", "--n", "16", "--frames", "3", store]);
+    assert.equal(made.code, 0, made.stderr);
+    const before = storeFiles(store);
+    // the disk is full (ENOSPC) at the 90th frame or so
+    const append = await runCli(["write", "--append", "--n", "16", "--frames", "300", store]);
+    assert.equal(append.code, 1, append.stderr);
+    assert.equal(append.stderr.trim().split("\n").length, 1, append.stderr);
+    assert.match(append.stderr, /no space left/i);
+    assert.deepEqual(storeFiles(store), before, "the store as it was, file for file");
+    assert.deepEqual(
+      [...Deno.readDirSync(disk.path)].map((e) => e.name),
+      ["s.zarr"],
+      "no journal or temporary file left beside it",
+    );
+    const read = await runCli(["read", "--verify", store]);
+    assert.equal(read.code, 0, read.stderr);
+  } finally {
+    new Deno.Command("umount", { args: ["-l", disk.path] }).outputSync();
+    Deno.removeSync(disk.path, { recursive: true });
   }
 });

@@ -14,7 +14,11 @@
  * a temporary or a half-replaced metadata file counts as neither. Its trials are the appends
  * (SIGKILL, SIGINT/SIGTERM, through a link); the new-write and `read --out` trials are for files.
  *
- * Usage: deno task crash [--trials K] [--framing raw,gsd,...] [--seed S]
+ * Full disk: appends that run out of space at a random point (a file under a random file-size
+ * limit, a store on a tmpfs of a random size): exit 1 in one line, the file or store as it was.
+ *
+ * Usage: deno task crash [--trials K] [--signal-trials K] [--full-disk-trials K]
+ *   [--framing raw,gsd,...] [--seed S]
  * Prints one line per framing and a total; exits 1 when any file is neither original nor
  * complete.
  * @module
@@ -441,6 +445,135 @@ export async function outTrials(framing: string, trials: number, seed = 1): Prom
   return counts;
 }
 
+/** Frames of a full-disk trial's append (N = 16). */
+const FULL_DISK_FRAMES = 300;
+
+/** Files and directories under `path` (itself included). */
+function inodes(path: string): number {
+  if (!Deno.statSync(path).isDirectory) return 1;
+  let n = 1;
+  for (const e of Deno.readDirSync(path)) n += inodes(`${path}/${e.name}`);
+  return n;
+}
+
+/** `args` run with a file-size limit of `kib` KiB (RLIMIT_FSIZE, SIGXFSZ ignored): EFBIG past it. */
+function runLimited(args: string[], kib: number): Promise<Run> {
+  const child = new Deno.Command("/bin/sh", {
+    args: [
+      "-c",
+      `trap '' XFSZ; ulimit -f ${Math.max(1, Math.ceil(kib * 2))}; exec "$@"`,
+      "sh",
+      ...[Deno.execPath(), "run", "--quiet", ...PERMISSIONS, MAIN, ...args],
+    ],
+    stdout: "null",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  return finish(child);
+}
+
+/**
+ * Appends that run out of space at a random point: a file under a random file-size limit between
+ * its size and its size after the append (EFBIG, as a full disk); a store (zarr) on a tmpfs
+ * remounted with a random number of inodes between what the store holds and what the append
+ * makes (ENOSPC, the full disk's error, at a random chunk file; needs mount, as root). Each must end with exit 0 (complete) or 1 in one line,
+ * the file or store as it was or complete, readable with `read --verify`, nothing left beside it.
+ * Returns the reason instead where no tmpfs can be mounted.
+ */
+export async function fullDiskTrials(
+  framing: string,
+  trials: number,
+  seed = 1,
+): Promise<CrashCounts | string> {
+  const store = STORE_FRAMINGS.includes(framing);
+  const work = Deno.makeTempDirSync({ prefix: "sciobench-full-" });
+  const dir = store ? `${work}/disk` : work;
+  const counts: CrashCounts = {
+    framing,
+    trials: 0,
+    original: 0,
+    complete: 0,
+    neither: 0,
+    unverified: 0,
+    badExits: 0,
+    notes: [],
+  };
+  const mount = (files: number, remount: boolean) =>
+    new Deno.Command("mount", {
+      args: [
+        ...["-t", "tmpfs", "-o", `${remount ? "remount," : ""}size=256m,nr_inodes=${files}`],
+        ...["tmpfs", dir],
+      ],
+      stderr: "piped",
+    }).outputSync();
+  try {
+    if (store) {
+      Deno.mkdirSync(dir);
+      const m = mount(1 << 20, false);
+      if (m.code !== 0) return `cannot mount a tmpfs: ${new TextDecoder().decode(m.stderr).trim()}`;
+    }
+    const random = rng(seed * 104729 + framing.length);
+    const path = `${dir}/full.${framing}`;
+    const made = await run([
+      "write",
+      "--force",
+      "--framing",
+      framing,
+      "--n",
+      "16",
+      "--frames",
+      "3",
+      path,
+    ]);
+    if (made.code !== 0) throw new Error(`cannot write ${path}: ${made.stderr}`);
+    const original = snapshot(path);
+    const pristine = `${work}/pristine`;
+    copyTree(path, pristine);
+    const append = ["write", "--append", "--n", "16", "--frames", String(FULL_DISK_FRAMES), path];
+    const whole = await run(append);
+    if (whole.code !== 0) throw new Error(`append to ${path} failed: ${whole.stderr}`);
+    const complete = snapshot(path);
+    const before = Deno.statSync(pristine).size, after = Deno.statSync(path).size;
+    // the tmpfs's root, the store's files before and after the append, and a few spare
+    const [fewest, most] = store ? [1 + inodes(pristine), 1 + inodes(path) + 4] : [0, 0];
+    for (let trial = 0; trial < trials; trial++) {
+      copyTree(pristine, path);
+      let r: Run;
+      if (store) {
+        mount(fewest + Math.floor(random() * (most - fewest)), true);
+        r = await run(append);
+      } else {
+        r = await runLimited(append, (before + random() * (after - before) * 1.1) / 1024);
+      }
+      counts.trials++;
+      const note = (what: string) => counts.notes.push(`trial ${trial}: ${what}`);
+      if (r.code !== 0 && (r.code !== 1 || r.stderr.trimEnd().split("\n").length !== 1)) {
+        counts.badExits++;
+        note(`exit ${r.code}, stderr ${JSON.stringify(r.stderr)}`);
+      }
+      if (store) mount(1 << 20, true);
+      const bytes = snapshot(path);
+      if (equal(bytes, original)) counts.original++;
+      else if (equal(bytes, complete)) counts.complete++;
+      else {
+        counts.neither++;
+        note(`neither original nor complete (exit ${r.code}: ${r.stderr.trim()})`);
+      }
+      const v = await run(["read", "--verify", path]);
+      const leftovers = leftoversIn(dir);
+      if (v.code !== 0 || leftovers.length > 0) {
+        counts.unverified++;
+        note(`verify exit ${v.code} ${v.stderr.trim()}; left: ${leftovers.join(" ")}`);
+        for (const n of leftovers) Deno.removeSync(`${dir}/${n}`, { recursive: true });
+      }
+    }
+    return counts;
+  } finally {
+    if (store) new Deno.Command("umount", { args: ["-l", dir] }).outputSync();
+    Deno.removeSync(work, { recursive: true });
+  }
+}
+
 function line(kind: string, c: CrashCounts): string {
   return `${kind.padEnd(14)} ${c.framing.padEnd(7)} trials ${c.trials}: original ${c.original}, ` +
     `complete ${c.complete}, neither ${c.neither}, unverified or left over ${c.unverified}, ` +
@@ -455,6 +588,7 @@ if (import.meta.main) {
       framing: { type: "string", default: NATIVE_FRAMINGS.join(",") },
       seed: { type: "string", default: "1" },
       "signal-trials": { type: "string", default: "10" },
+      "full-disk-trials": { type: "string", default: "10" },
     },
   });
   const trials = Number(values.trials);
@@ -504,6 +638,16 @@ if (import.meta.main) {
       neither += counts.neither;
       bad += counts.unverified + counts.badExits;
       total += counts.trials;
+    }
+    const full = await fullDiskTrials(framing, Number(values["full-disk-trials"]), seed);
+    if (typeof full === "string") {
+      console.log(`${"full disk".padEnd(14)} ${framing}: skipped: ${full}`);
+    } else {
+      console.log(line("full disk", full));
+      for (const n of full.notes) console.log(`  ${n}`);
+      neither += full.neither;
+      bad += full.unverified + full.badExits;
+      total += full.trials;
     }
   }
   console.log(
