@@ -20,7 +20,8 @@
  * closes the file and rank 0 removes it (the `mpiio` backend's protocol).
  * @module
  */
-import { IoError, PeerRankFailed, PeerUnavailableError, UsageError } from "../core/errors.ts";
+import { IoError, PeerUnavailableError, UsageError } from "../core/errors.ts";
+import { abandonSharedFile, removeQuietly } from "../peers/common.ts";
 import { type DType, DTYPE_SIZE, type Frame } from "../framings/types.ts";
 import { CHUNK_NAME_ATTR, NETCDF_OPTIONS, schemaForChunks } from "../framings/netcdf/mod.ts";
 import { optionOrDefault } from "../framings/options.ts";
@@ -79,15 +80,6 @@ function library(abi: MpiHandles["abi"]): NetcdfPar {
   const lib = loadNetcdfPar(abi);
   if (typeof lib === "string") throw new PeerUnavailableError(`${NAME}: ${lib}`);
   return lib;
-}
-
-/** Removes `path`, ignoring a file already gone. */
-function removeQuietly(path: string): void {
-  try {
-    Deno.removeSync(path);
-  } catch {
-    // gone already
-  }
 }
 
 interface ParVar {
@@ -368,14 +360,18 @@ class NetcdfParSink implements FrameSink {
   #agree(value: number): void {
     const [min] = this.#h.range(value);
     if (min >= 0) return;
-    this.#open = false;
-    this.#closeQuietly();
-    if (this.#h.rank === 0) removeQuietly(this.path);
-    if (value < 0) {
-      throw this.#failure ??
-        new IoError(`${this.path}: this rank wrote ${this.#fed} frames, not its share`);
-    }
-    throw new PeerRankFailed(`${this.path}: another rank failed while writing the shared file`);
+    throw abandonSharedFile({
+      path: this.path,
+      rank: this.#h.rank,
+      value,
+      min,
+      failure: this.#failure,
+      fed: this.#fed,
+      release: () => {
+        this.#open = false;
+        this.#closeQuietly();
+      },
+    });
   }
 
   abort(): void {

@@ -14,7 +14,8 @@
  * on the failure, closes the file and rank 0 removes it (the `mpiio` backend's protocol).
  * @module
  */
-import { IoError, PeerRankFailed, PeerUnavailableError, UsageError } from "../core/errors.ts";
+import { IoError, PeerUnavailableError, UsageError } from "../core/errors.ts";
+import { abandonSharedFile, removeQuietly } from "../peers/common.ts";
 import { type DType, DTYPE_SIZE, type Frame } from "../framings/types.ts";
 import { CHUNK_NAME_ATTR, NETCDF_OPTIONS, schemaForChunks } from "../framings/netcdf/mod.ts";
 import { cString, noteLibrarySync } from "../sys/libc.ts";
@@ -124,15 +125,6 @@ function failingFrame(rank: number): number {
       : -1;
   } catch {
     return -1;
-  }
-}
-
-/** Removes `path`, ignoring a file already gone. */
-function removeQuietly(path: string): void {
-  try {
-    Deno.removeSync(path);
-  } catch {
-    // gone already
   }
 }
 
@@ -382,14 +374,18 @@ class PnetcdfSink implements FrameSink {
   #agree(value: number): void {
     const [min] = this.#h.range(value);
     if (min >= 0) return;
-    this.#open = false;
-    this.#closeQuietly();
-    if (this.#h.rank === 0) removeQuietly(this.path);
-    if (value < 0) {
-      throw this.#failure ??
-        new IoError(`${this.path}: this rank wrote ${this.#fed} frames, not its share`);
-    }
-    throw new PeerRankFailed(`${this.path}: another rank failed while writing the shared file`);
+    throw abandonSharedFile({
+      path: this.path,
+      rank: this.#h.rank,
+      value,
+      min,
+      failure: this.#failure,
+      fed: this.#fed,
+      release: () => {
+        this.#open = false;
+        this.#closeQuietly();
+      },
+    });
   }
 
   abort(): void {

@@ -32,11 +32,12 @@ import type {
   SinkOptions,
   SourceOptions,
 } from "../../backends/backend.ts";
-import { IoError, PeerRankFailed, UsageError } from "../../core/errors.ts";
+import { IoError, UsageError } from "../../core/errors.ts";
 import type { ChunkLayout, Frame } from "../../framings/types.ts";
 import { DTYPE_SIZE } from "../../framings/types.ts";
 import { cString, noteLibrarySync } from "../../sys/libc.ts";
 import {
+  abandonSharedFile,
   allocChunk,
   checkChunkBytes,
   checkSameLayout,
@@ -592,14 +593,18 @@ class Hdf5MpioSink implements FrameSink {
   #agree(value: number): void {
     const [min] = this.#mpi.range(value);
     if (min >= 0) return;
-    this.#open = false;
-    this.#release();
-    if (this.#mpi.rank === 0) removeQuietly(this.path);
-    if (value < 0) {
-      throw this.#failure ??
-        new IoError(`${this.path}: this rank wrote ${this.#fed} frames, not its share`);
-    }
-    throw new PeerRankFailed(`${this.path}: another rank failed while writing the shared file`);
+    throw abandonSharedFile({
+      path: this.path,
+      rank: this.#mpi.rank,
+      value,
+      min,
+      failure: this.#failure,
+      fed: this.#fed,
+      release: () => {
+        this.#open = false;
+        this.#release();
+      },
+    });
   }
 
   abort(): void {
