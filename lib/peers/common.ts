@@ -122,6 +122,15 @@ export function envValue(name: string): string | undefined {
   }
 }
 
+/**
+ * The hidden test hook `SCIOBENCH_TEST_FAIL_RANK=R` with `SCIOBENCH_TEST_FAIL_PHASE=phase`: true
+ * on rank R, whose write then fails in the library as each backend's hook says.
+ */
+export function failsInTest(phase: string, rank: number): boolean {
+  return envValue("SCIOBENCH_TEST_FAIL_PHASE") === phase &&
+    Number(envValue("SCIOBENCH_TEST_FAIL_RANK")) === rank;
+}
+
 /** True when something exists at `path` (a file, a directory, a dangling link). */
 export function pathExists(path: string): boolean {
   try {

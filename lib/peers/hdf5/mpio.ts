@@ -42,7 +42,7 @@ import {
   checkChunkBytes,
   checkSameLayout,
   elementCount,
-  envValue,
+  failsInTest,
   libraryFailure,
   loadLibrary,
   removeQuietly,
@@ -224,8 +224,7 @@ function reportHints(
  * as its own.
  */
 function failsWrites(rank: number): boolean {
-  return envValue("SCIOBENCH_TEST_FAIL_PHASE") === "hdf5-mpio-write" &&
-    Number(envValue("SCIOBENCH_TEST_FAIL_RANK")) === rank;
+  return failsInTest("hdf5-mpio-write", rank);
 }
 
 /** One dataset being written: a chunk name's frames. */
