@@ -6,7 +6,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { type CliResult, commandMissing, peerTest, PERMISSIONS } from "./_helpers.ts";
+import { type CliResult, commandMissing, peerTest, PERMISSIONS, tempDir } from "./_helpers.ts";
 
 /** One MPI launcher and how to start N ranks with it. */
 export interface Launcher {
@@ -119,6 +119,35 @@ export function mpiTestUnder(
 /** Names of the entries left in `dir` (a scratch parent must end empty). */
 export function leftovers(dir: string): string[] {
   return [...Deno.readDirSync(dir)].map((e) => e.name);
+}
+
+/**
+ * Runs a `table` of `framing` on a shared file under `launcher` (`--collective` on, then off)
+ * with the hidden hook failing rank 2's write in `phase`, and asserts that the run fails with
+ * one error line, matching `error` (the library's own words), and leaves no file behind.
+ */
+export async function assertFailingRankStopsAll(
+  launcher: Launcher,
+  size: readonly string[],
+  framing: string,
+  phase: string,
+  error: RegExp,
+): Promise<void> {
+  using tmp = tempDir();
+  for (const collective of ["on", "off"]) {
+    const r = await runMpi(launcher, [
+      ...["table", ...size, "--framing", framing, "--layout", "shared"],
+      ...["--collective", collective, "--dir", tmp.path],
+    ], {
+      env: { SCIOBENCH_TEST_FAIL_RANK: "2", SCIOBENCH_TEST_FAIL_PHASE: phase },
+      timeoutS: 90,
+    });
+    assert.equal(r.code, 1, r.stderr);
+    const errors = r.stderr.split("\n").filter((l) => l.startsWith("sciobench: error:"));
+    assert.equal(errors.length, 1, r.stderr);
+    assert.match(errors[0]!, error);
+    assert.deepEqual(leftovers(tmp.path), [], `no file left (--collective ${collective})`);
+  }
 }
 
 /** A `--format json` document: run facts, columns and rows. */

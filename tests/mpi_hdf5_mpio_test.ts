@@ -13,7 +13,15 @@
 import assert from "node:assert/strict";
 import { backendByName } from "../lib/backends/registry.ts";
 import { commandMissing, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
-import { type JsonDoc, type Launcher, leftovers, mpiTest, runMpi, runMpiJson } from "./_mpi.ts";
+import {
+  assertFailingRankStopsAll,
+  type JsonDoc,
+  type Launcher,
+  leftovers,
+  mpiTest,
+  runMpi,
+  runMpiJson,
+} from "./_mpi.ts";
 
 type Row = Record<string, string | number | boolean>;
 
@@ -251,25 +259,14 @@ mpiTest(
   "hdf5-mpio: a rank whose HDF5 write fails stops all four with HDF5's text, no file left",
   async (launcher) => {
     if (!present(buildMissing(launcher))) return;
-    using tmp = tempDir();
-    for (const collective of ["on", "off"]) {
-      const r = await runMpi(launcher, [
-        ...["table", ...SMALL, "--framing", "hdf5-mpio", "--layout", "shared"],
-        ...["--collective", collective, "--dir", tmp.path],
-      ], {
-        env: { SCIOBENCH_TEST_FAIL_RANK: "2", SCIOBENCH_TEST_FAIL_PHASE: "hdf5-mpio-write" },
-        timeoutS: 90,
-      });
-      assert.equal(r.code, 1, r.stderr);
-      const errors = r.stderr.split("\n").filter((l) => l.startsWith("sciobench: error:"));
-      assert.equal(errors.length, 1, r.stderr);
-      // HDF5's own words for a write whose memory selection is not the file's
-      assert.match(
-        errors[0]!,
-        /rank 2 on \S+ failed in warm-up: hdf5-mpio: \S+table\.hdf5-mpio\.shared: H5Dwrite '[^']+' frame \d+ failed: .*different number of elements selected/,
-      );
-      assert.deepEqual(leftovers(tmp.path), [], `no file left (--collective ${collective})`);
-    }
+    // HDF5's own words for a write whose memory selection is not the file's
+    await assertFailingRankStopsAll(
+      launcher,
+      SMALL,
+      "hdf5-mpio",
+      "hdf5-mpio-write",
+      /rank 2 on \S+ failed in warm-up: hdf5-mpio: \S+table\.hdf5-mpio\.shared: H5Dwrite '[^']+' frame \d+ failed: .*different number of elements selected/,
+    );
   },
 );
 

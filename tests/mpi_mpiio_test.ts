@@ -13,7 +13,15 @@
  */
 import assert from "node:assert/strict";
 import { commandMissing, MAIN, PERMISSIONS, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
-import { type JsonDoc, type Launcher, leftovers, mpiTest, runMpi, runMpiJson } from "./_mpi.ts";
+import {
+  assertFailingRankStopsAll,
+  type JsonDoc,
+  type Launcher,
+  leftovers,
+  mpiTest,
+  runMpi,
+  runMpiJson,
+} from "./_mpi.ts";
 
 type Row = Record<string, string | number | boolean>;
 
@@ -149,25 +157,14 @@ mpiTest(
 mpiTest(
   "mpiio: a rank whose MPI-IO write fails stops all four with the library's text, no file left",
   async (launcher) => {
-    using tmp = tempDir();
-    for (const collective of ["on", "off"]) {
-      const r = await runMpi(launcher, [
-        ...["table", ...SMALL, "--framing", "mpiio", "--layout", "shared"],
-        ...["--collective", collective, "--dir", tmp.path],
-      ], {
-        env: { SCIOBENCH_TEST_FAIL_RANK: "2", SCIOBENCH_TEST_FAIL_PHASE: "mpiio-write" },
-        timeoutS: 90,
-      });
-      assert.equal(r.code, 1, r.stderr);
-      const errors = r.stderr.split("\n").filter((l) => l.startsWith("sciobench: error:"));
-      assert.equal(errors.length, 1, r.stderr);
-      // the library's own words for a write to a file it opened read-only
-      assert.match(
-        errors[0]!,
-        /rank 2 on \S+ failed in warm-up: \S+table\.mpiio\.shared: writing 1 byte at byte \d+: MPI_File_write_at: .*read.only/i,
-      );
-      assert.deepEqual(leftovers(tmp.path), [], `no file left (--collective ${collective})`);
-    }
+    // the library's own words for a write to a file it opened read-only
+    await assertFailingRankStopsAll(
+      launcher,
+      SMALL,
+      "mpiio",
+      "mpiio-write",
+      /rank 2 on \S+ failed in warm-up: \S+table\.mpiio\.shared: writing 1 byte at byte \d+: MPI_File_write_at: .*read.only/i,
+    );
   },
 );
 

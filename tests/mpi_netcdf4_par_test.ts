@@ -12,7 +12,15 @@
  */
 import assert from "node:assert/strict";
 import { commandMissing, REQUIRE_PEERS, tempDir } from "./_helpers.ts";
-import { type JsonDoc, leftovers, mpiTest, mpiTestUnder, runMpi, runMpiJson } from "./_mpi.ts";
+import {
+  assertFailingRankStopsAll,
+  type JsonDoc,
+  leftovers,
+  mpiTest,
+  mpiTestUnder,
+  runMpi,
+  runMpiJson,
+} from "./_mpi.ts";
 
 type Row = Record<string, string | number | boolean>;
 
@@ -161,23 +169,12 @@ mpiTestUnder(
   "netcdf4-par: a rank whose put fails stops all four with the library's text, no file left",
   "openmpi",
   async (launcher) => {
-    using tmp = tempDir();
-    for (const collective of ["on", "off"]) {
-      const r = await runMpi(launcher, [
-        ...["table", ...SMALL, "--framing", "netcdf4-par", "--layout", "shared"],
-        ...["--collective", collective, "--dir", tmp.path],
-      ], {
-        env: { SCIOBENCH_TEST_FAIL_RANK: "2", SCIOBENCH_TEST_FAIL_PHASE: "netcdf4-par-write" },
-        timeoutS: 90,
-      });
-      assert.equal(r.code, 1, r.stderr);
-      const errors = r.stderr.split("\n").filter((l) => l.startsWith("sciobench: error:"));
-      assert.equal(errors.length, 1, r.stderr);
-      assert.match(
-        errors[0]!,
-        /rank 2 on \S+ failed in warm-up: netcdf4-par: \S+table\.netcdf4-par\.shared: nc_put_vara '[^']+' record \d+ failed: NetCDF: Variable not found/,
-      );
-      assert.deepEqual(leftovers(tmp.path), [], `no file left (--collective ${collective})`);
-    }
+    await assertFailingRankStopsAll(
+      launcher,
+      SMALL,
+      "netcdf4-par",
+      "netcdf4-par-write",
+      /rank 2 on \S+ failed in warm-up: netcdf4-par: \S+table\.netcdf4-par\.shared: nc_put_vara '[^']+' record \d+ failed: NetCDF: Variable not found/,
+    );
   },
 );

@@ -14,6 +14,7 @@ import assert from "node:assert/strict";
 import { commandMissing, peerTest, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
 import { libraryFile, linkedMpi, neededLibraries } from "../lib/peers/mpi_linked.ts";
 import {
+  assertFailingRankStopsAll,
   type JsonDoc,
   type Launcher,
   leftovers,
@@ -217,24 +218,13 @@ mpiTestUnder(
   "pnetcdf: a rank whose PnetCDF put fails stops all four with the library's text, no file left",
   "openmpi",
   async (launcher) => {
-    using tmp = tempDir();
-    for (const collective of ["on", "off"]) {
-      const r = await runMpi(launcher, [
-        ...["table", ...SMALL, "--framing", "pnetcdf", "--layout", "shared"],
-        ...["--collective", collective, "--dir", tmp.path],
-      ], {
-        env: { SCIOBENCH_TEST_FAIL_RANK: "2", SCIOBENCH_TEST_FAIL_PHASE: "pnetcdf-write" },
-        timeoutS: 90,
-      });
-      assert.equal(r.code, 1, r.stderr);
-      const errors = r.stderr.split("\n").filter((l) => l.startsWith("sciobench: error:"));
-      assert.equal(errors.length, 1, r.stderr);
-      assert.match(
-        errors[0]!,
-        /rank 2 on \S+ failed in warm-up: pnetcdf: \S+table\.pnetcdf\.shared: ncmpi_put_vara_\w+ '[^']+' record \d+ failed: Operation not allowed in (collective|independent) data mode/,
-      );
-      assert.deepEqual(leftovers(tmp.path), [], `no file left (--collective ${collective})`);
-    }
+    await assertFailingRankStopsAll(
+      launcher,
+      SMALL,
+      "pnetcdf",
+      "pnetcdf-write",
+      /rank 2 on \S+ failed in warm-up: pnetcdf: \S+table\.pnetcdf\.shared: ncmpi_put_vara_\w+ '[^']+' record \d+ failed: Operation not allowed in (collective|independent) data mode/,
+    );
   },
 );
 

@@ -21,7 +21,8 @@
  * with PeerRankFailed, so the phase names the rank that failed.
  * @module
  */
-import { FormatError, IoError, PeerRankFailed, UsageError } from "../core/errors.ts";
+import { FormatError, UsageError } from "../core/errors.ts";
+import { abandonSharedFile, removeQuietly } from "../peers/common.ts";
 import { copySwapped, NATIVE_ORDER } from "../bytes/byteswap.ts";
 import {
   type ByteOrder,
@@ -328,17 +329,18 @@ class MpiioSink implements FrameSink {
   #agree(value: number): void {
     const [min, max] = this.#file.range(value);
     if (min >= 0 && min === max) return;
-    this.#open = false;
-    this.#closeQuietly();
-    if (this.#file.rank === 0) removeQuietly(this.path);
-    if (value < 0) {
-      throw this.#failure ?? this.#queue.failure ??
-        new IoError(`${this.path}: this rank wrote ${this.#fed} frames, not its share`);
-    }
-    if (min < 0) {
-      throw new PeerRankFailed(`${this.path}: another rank failed while writing the shared file`);
-    }
-    throw new UsageError(
+    throw abandonSharedFile({
+      path: this.path,
+      rank: this.#file.rank,
+      value,
+      min,
+      failure: this.#failure ?? this.#queue.failure,
+      fed: this.#fed,
+      release: () => {
+        this.#open = false;
+        this.#closeQuietly();
+      },
+    }) ?? new UsageError(
       `${this.path}: mpiio writes a shared file of frames of one layout; the ranks' frames ` +
         `have ${min} to ${max} bytes`,
     );
@@ -399,15 +401,6 @@ class MpiioSink implements FrameSink {
     } catch {
       // the first failure is the one to report
     }
-  }
-}
-
-/** Removes `path`, ignoring a file already gone. */
-function removeQuietly(path: string): void {
-  try {
-    Deno.removeSync(path);
-  } catch {
-    // gone already, or the directory goes with the scratch directory
   }
 }
 

@@ -20,7 +20,8 @@
  * closes the file and rank 0 removes it (the `mpiio` backend's protocol).
  * @module
  */
-import { IoError, PeerRankFailed, PeerUnavailableError, UsageError } from "../core/errors.ts";
+import { IoError, PeerUnavailableError, UsageError } from "../core/errors.ts";
+import { abandonSharedFile, failsInTest, removeQuietly } from "../peers/common.ts";
 import { type DType, DTYPE_SIZE, type Frame } from "../framings/types.ts";
 import { CHUNK_NAME_ATTR, NETCDF_OPTIONS, schemaForChunks } from "../framings/netcdf/mod.ts";
 import { optionOrDefault } from "../framings/options.ts";
@@ -57,6 +58,7 @@ import type {
   SourceOptions,
 } from "./backend.ts";
 import { installedMpiIo } from "./mpi_io.ts";
+import { closeLibraryWrite, closeOrRemove } from "./mpi_library.ts";
 
 /** The backend's name. */
 const NAME = "netcdf4-par";
@@ -81,15 +83,6 @@ function library(abi: MpiHandles["abi"]): NetcdfPar {
   return lib;
 }
 
-/** Removes `path`, ignoring a file already gone. */
-function removeQuietly(path: string): void {
-  try {
-    Deno.removeSync(path);
-  } catch {
-    // gone already
-  }
-}
-
 interface ParVar {
   readonly name: string;
   readonly dtype: DType;
@@ -109,15 +102,7 @@ interface ParVar {
  * netCDF-C refuses with its own text before any collective step. The frame (1), else -1.
  */
 function failingFrame(rank: number): number {
-  try {
-    const phase = Deno.env.get("SCIOBENCH_TEST_FAIL_PHASE");
-    return phase === "netcdf4-par-write" &&
-        Number(Deno.env.get("SCIOBENCH_TEST_FAIL_RANK")) === rank
-      ? 1
-      : -1;
-  } catch {
-    return -1;
-  }
+  return failsInTest("netcdf4-par-write", rank) ? 1 : -1;
 }
 
 /** A netCDF-4 file written through parallel netCDF-C by one rank, or by every rank of a shared one. */
@@ -315,30 +300,25 @@ class NetcdfParSink implements FrameSink {
   }
 
   close(): void {
-    if (this.#part === undefined) {
-      try {
-        if (this.#vars.length === 0) this.#check(this.#lib.fn.nc_enddef(this.#ncid), "nc_enddef");
-        if (this.#fsync) this.#sync();
-      } catch (e) {
-        this.abort();
-        throw e;
-      }
-      this.#closeFile();
-      return;
-    }
-    const wrote = this.#failure === undefined && this.#fed === this.#part.count;
-    this.#agree(wrote ? 0 : -1);
+    const part = this.#part;
+    closeLibraryWrite({
+      part,
+      wrote: () => this.#failure === undefined && this.#fed === part?.count,
+      finish: () => this.#finish(),
+      agree: (value) => this.#agree(value),
+      setFailure: (failure) => {
+        this.#failure = failure;
+      },
+      closeFile: () => this.#closeFile(),
+      abort: () => this.abort(),
+    });
+  }
+
+  /** Ends define mode of a file of no frames and syncs when asked: the end of the write. */
+  #finish(): void {
+    if (this.#vars.length === 0) this.#check(this.#lib.fn.nc_enddef(this.#ncid), "nc_enddef");
     // mutant: netcdf4-par-shared-sync
-    let failure: unknown;
-    try {
-      if (this.#vars.length === 0) this.#check(this.#lib.fn.nc_enddef(this.#ncid), "nc_enddef");
-      if (this.#fsync) this.#sync();
-    } catch (e) {
-      failure = e;
-    }
-    this.#failure = failure;
-    this.#agree(failure === undefined ? 0 : -1);
-    this.#closeFile();
+    if (this.#fsync) this.#sync();
   }
 
   /** nc_sync (collective for a shared file): the durable point, shown in the audit trail. */
@@ -350,14 +330,11 @@ class NetcdfParSink implements FrameSink {
   /** nc_close (collective); when it fails the file is removed (rank 0's, when shared). */
   #closeFile(): void {
     this.#open = false;
-    try {
-      this.#check(this.#lib.fn.nc_close(this.#ncid), "nc_close");
-    } catch (e) {
-      if (this.#h.rank === 0) removeQuietly(this.path);
-      throw e;
-    } finally {
-      this.#h.free();
-    }
+    closeOrRemove(
+      this.#h,
+      this.path,
+      () => this.#check(this.#lib.fn.nc_close(this.#ncid), "nc_close"),
+    );
   }
 
   /**
@@ -368,14 +345,18 @@ class NetcdfParSink implements FrameSink {
   #agree(value: number): void {
     const [min] = this.#h.range(value);
     if (min >= 0) return;
-    this.#open = false;
-    this.#closeQuietly();
-    if (this.#h.rank === 0) removeQuietly(this.path);
-    if (value < 0) {
-      throw this.#failure ??
-        new IoError(`${this.path}: this rank wrote ${this.#fed} frames, not its share`);
-    }
-    throw new PeerRankFailed(`${this.path}: another rank failed while writing the shared file`);
+    throw abandonSharedFile({
+      path: this.path,
+      rank: this.#h.rank,
+      value,
+      min,
+      failure: this.#failure,
+      fed: this.#fed,
+      release: () => {
+        this.#open = false;
+        this.#closeQuietly();
+      },
+    });
   }
 
   abort(): void {

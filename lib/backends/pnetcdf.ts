@@ -14,7 +14,8 @@
  * on the failure, closes the file and rank 0 removes it (the `mpiio` backend's protocol).
  * @module
  */
-import { IoError, PeerRankFailed, PeerUnavailableError, UsageError } from "../core/errors.ts";
+import { IoError, PeerUnavailableError, UsageError } from "../core/errors.ts";
+import { abandonSharedFile, failsInTest, removeQuietly } from "../peers/common.ts";
 import { type DType, DTYPE_SIZE, type Frame } from "../framings/types.ts";
 import { CHUNK_NAME_ATTR, NETCDF_OPTIONS, schemaForChunks } from "../framings/netcdf/mod.ts";
 import { cString, noteLibrarySync } from "../sys/libc.ts";
@@ -42,6 +43,7 @@ import type {
   SourceOptions,
 } from "./backend.ts";
 import { installedMpiIo } from "./mpi_io.ts";
+import { closeLibraryWrite, closeOrRemove } from "./mpi_library.ts";
 
 /** The backend's name. */
 const NAME = "pnetcdf";
@@ -117,23 +119,7 @@ interface PutVar {
  * frame (1) for rank R, else -1.
  */
 function failingFrame(rank: number): number {
-  try {
-    const phase = Deno.env.get("SCIOBENCH_TEST_FAIL_PHASE");
-    return phase === "pnetcdf-write" && Number(Deno.env.get("SCIOBENCH_TEST_FAIL_RANK")) === rank
-      ? 1
-      : -1;
-  } catch {
-    return -1;
-  }
-}
-
-/** Removes `path`, ignoring a file already gone. */
-function removeQuietly(path: string): void {
-  try {
-    Deno.removeSync(path);
-  } catch {
-    // gone already
-  }
+  return failsInTest("pnetcdf-write", rank) ? 1 : -1;
 }
 
 /** A netCDF classic file written through PnetCDF by one rank, or by every rank of a shared one. */
@@ -309,36 +295,28 @@ class PnetcdfSink implements FrameSink {
   }
 
   close(): void {
-    const fn = this.#lib.fn;
     if (this.#ncid < 0) this.#createEmpty();
-    if (this.#part === undefined) {
-      try {
-        if (!this.#collective) {
-          this.#check(fn.ncmpi_end_indep_data(this.#ncid), "ncmpi_end_indep_data");
-        }
-        if (this.#fsync) this.#sync();
-      } catch (e) {
-        this.abort();
-        throw e;
-      }
-      this.#closeFile();
-      return;
+    const part = this.#part;
+    closeLibraryWrite({
+      part,
+      wrote: () => this.#failure === undefined && this.#fed === part?.count,
+      finish: () => this.#finish(),
+      agree: (value) => this.#agree(value),
+      setFailure: (failure) => {
+        this.#failure = failure;
+      },
+      closeFile: () => this.#closeFile(),
+      abort: () => this.abort(),
+    });
+  }
+
+  /** Leaves independent data mode and syncs when asked: the end of the write (collective). */
+  #finish(): void {
+    if (!this.#collective) {
+      this.#check(this.#lib.fn.ncmpi_end_indep_data(this.#ncid), "ncmpi_end_indep_data");
     }
-    const wrote = this.#failure === undefined && this.#fed === this.#part.count;
-    this.#agree(wrote ? 0 : -1);
     // mutant: pnetcdf-shared-sync
-    let failure: unknown;
-    try {
-      if (!this.#collective) {
-        this.#check(fn.ncmpi_end_indep_data(this.#ncid), "ncmpi_end_indep_data");
-      }
-      if (this.#fsync) this.#sync();
-    } catch (e) {
-      failure = e;
-    }
-    this.#failure = failure;
-    this.#agree(failure === undefined ? 0 : -1);
-    this.#closeFile();
+    if (this.#fsync) this.#sync();
   }
 
   /** Creates the file of no frames (no variables), as the native writer writes one: CDF-1. */
@@ -364,14 +342,11 @@ class PnetcdfSink implements FrameSink {
   /** ncmpi_close (collective); when it fails the file is removed (rank 0's, when shared). */
   #closeFile(): void {
     this.#open = false;
-    try {
-      this.#check(this.#lib.fn.ncmpi_close(this.#ncid), "ncmpi_close");
-    } catch (e) {
-      if (this.#h.rank === 0) removeQuietly(this.path);
-      throw e;
-    } finally {
-      this.#h.free();
-    }
+    closeOrRemove(
+      this.#h,
+      this.path,
+      () => this.#check(this.#lib.fn.ncmpi_close(this.#ncid), "ncmpi_close"),
+    );
   }
 
   /**
@@ -382,14 +357,18 @@ class PnetcdfSink implements FrameSink {
   #agree(value: number): void {
     const [min] = this.#h.range(value);
     if (min >= 0) return;
-    this.#open = false;
-    this.#closeQuietly();
-    if (this.#h.rank === 0) removeQuietly(this.path);
-    if (value < 0) {
-      throw this.#failure ??
-        new IoError(`${this.path}: this rank wrote ${this.#fed} frames, not its share`);
-    }
-    throw new PeerRankFailed(`${this.path}: another rank failed while writing the shared file`);
+    throw abandonSharedFile({
+      path: this.path,
+      rank: this.#h.rank,
+      value,
+      min,
+      failure: this.#failure,
+      fed: this.#fed,
+      release: () => {
+        this.#open = false;
+        this.#closeQuietly();
+      },
+    });
   }
 
   abort(): void {

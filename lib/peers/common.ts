@@ -4,7 +4,7 @@
  * fsync after the library closed it, and dtype helpers. No library is loaded at import time.
  * @module
  */
-import { FormatError, IoError, UsageError } from "../core/errors.ts";
+import { FormatError, IoError, PeerRankFailed, UsageError } from "../core/errors.ts";
 import { parseSize } from "../core/sizes.ts";
 import { type DType, DTYPE_SIZE, type TypedArray } from "../framings/types.ts";
 import { close, dlopenPinned, fsync, O, open, statfs } from "../sys/libc.ts";
@@ -122,6 +122,15 @@ export function envValue(name: string): string | undefined {
   }
 }
 
+/**
+ * The hidden test hook `SCIOBENCH_TEST_FAIL_RANK=R` with `SCIOBENCH_TEST_FAIL_PHASE=phase`: true
+ * on rank R, whose write then fails in the library as each backend's hook says.
+ */
+export function failsInTest(phase: string, rank: number): boolean {
+  return envValue("SCIOBENCH_TEST_FAIL_PHASE") === phase &&
+    Number(envValue("SCIOBENCH_TEST_FAIL_RANK")) === rank;
+}
+
 /** True when something exists at `path` (a file, a directory, a dangling link). */
 export function pathExists(path: string): boolean {
   try {
@@ -165,6 +174,43 @@ export function removeQuietly(path: string): void {
   } catch {
     // already gone or not removable: nothing more to do on an abort path
   }
+}
+
+/** What one rank of a shared-file write knows once the ranks' agreement found a failure. */
+export interface SharedFailure {
+  /** The file every rank writes. */
+  readonly path: string;
+  /** This rank's MPI rank: rank 0 removes the file. */
+  readonly rank: number;
+  /** This rank's own value in the agreement: negative when this rank failed. */
+  readonly value: number;
+  /** The smallest value of all ranks: negative when some rank failed. */
+  readonly min: number;
+  /** This rank's own failure, when it caught one. */
+  readonly failure: unknown;
+  /** Frames this rank wrote (said when it failed without a failure of its own). */
+  readonly fed: number;
+  /** Marks the sink closed and closes this rank's handle of the file; never throws. */
+  readonly release: () => void;
+}
+
+/**
+ * Ends a shared file every rank writes through MPI once the ranks' agreement (a collective min
+ * of 0 or -1) found that not all did well: this rank releases its handle, rank 0 removes the
+ * file, and the error this rank throws is returned: its own failure (an IoError naming the frames
+ * it wrote when it has none), else PeerRankFailed when another rank failed, else undefined (the
+ * ranks disagreed without failing: the caller says how).
+ */
+export function abandonSharedFile(s: SharedFailure): unknown {
+  s.release();
+  if (s.rank === 0) removeQuietly(s.path);
+  if (s.value < 0) {
+    return s.failure ?? new IoError(`${s.path}: this rank wrote ${s.fed} frames, not its share`);
+  }
+  if (s.min < 0) {
+    return new PeerRankFailed(`${s.path}: another rank failed while writing the shared file`);
+  }
+  return undefined;
 }
 
 import { bytesOf, elementCount } from "../framings/kit.ts";

@@ -90,3 +90,54 @@ export const MPI_NAMES: Readonly<Record<LinkedMpi, string>> = {
   openmpi: "Open MPI",
   mpich: "MPICH",
 };
+
+/**
+ * The library file a loader of an MPI-built library would load: `env`'s path when set, else the
+ * first of `sonames` found.
+ */
+export function mpiLibraryCandidate(env: string, sonames: readonly string[]): string | undefined {
+  const given = Deno.env.get(env);
+  if (given !== undefined && given !== "") return given;
+  for (const name of sonames) {
+    const file = libraryFile(name);
+    if (file !== undefined) return file;
+  }
+  return undefined;
+}
+
+/**
+ * Why the library `file` cannot run with an MPI of `abi`: built for the other MPI (read from the
+ * file, without loading it), said with the `env` variable to set to `another` (`a PnetCDF`)
+ * built for `abi`; null when it looks usable.
+ */
+export function mpiMismatch(
+  file: string,
+  abi: LinkedMpi | undefined,
+  env: string,
+  another: string,
+): string | null {
+  const linked = linkedMpi(libraryFile(file) ?? file);
+  if (abi !== undefined && linked !== undefined && linked !== abi) {
+    return `${file} is built for ${MPI_NAMES[linked]} and this run's MPI is ${MPI_NAMES[abi]}: ` +
+      `run it under ${MPI_NAMES[linked]}'s launcher, or set ${env} to ${another} built for ` +
+      MPI_NAMES[abi];
+  }
+  return null;
+}
+
+/**
+ * The library for an MPI of `abi` from `state` (loaded once per MPI for the process), else
+ * `problem`'s reason, else what `load` returns (the library, or why it did not load), kept.
+ */
+export function loadOncePerMpi<T>(
+  state: Map<LinkedMpi, T | string>,
+  abi: LinkedMpi,
+  problem: (abi: LinkedMpi) => string | null,
+  load: () => T | string,
+): T | string {
+  const known = state.get(abi);
+  if (known !== undefined) return known;
+  const result = problem(abi) ?? load();
+  state.set(abi, result);
+  return result;
+}

@@ -32,16 +32,17 @@ import type {
   SinkOptions,
   SourceOptions,
 } from "../../backends/backend.ts";
-import { IoError, PeerRankFailed, UsageError } from "../../core/errors.ts";
+import { IoError, UsageError } from "../../core/errors.ts";
 import type { ChunkLayout, Frame } from "../../framings/types.ts";
 import { DTYPE_SIZE } from "../../framings/types.ts";
 import { cString, noteLibrarySync } from "../../sys/libc.ts";
 import {
+  abandonSharedFile,
   allocChunk,
   checkChunkBytes,
   checkSameLayout,
   elementCount,
-  envValue,
+  failsInTest,
   libraryFailure,
   loadLibrary,
   removeQuietly,
@@ -223,8 +224,7 @@ function reportHints(
  * as its own.
  */
 function failsWrites(rank: number): boolean {
-  return envValue("SCIOBENCH_TEST_FAIL_PHASE") === "hdf5-mpio-write" &&
-    Number(envValue("SCIOBENCH_TEST_FAIL_RANK")) === rank;
+  return failsInTest("hdf5-mpio-write", rank);
 }
 
 /** One dataset being written: a chunk name's frames. */
@@ -592,14 +592,18 @@ class Hdf5MpioSink implements FrameSink {
   #agree(value: number): void {
     const [min] = this.#mpi.range(value);
     if (min >= 0) return;
-    this.#open = false;
-    this.#release();
-    if (this.#mpi.rank === 0) removeQuietly(this.path);
-    if (value < 0) {
-      throw this.#failure ??
-        new IoError(`${this.path}: this rank wrote ${this.#fed} frames, not its share`);
-    }
-    throw new PeerRankFailed(`${this.path}: another rank failed while writing the shared file`);
+    throw abandonSharedFile({
+      path: this.path,
+      rank: this.#mpi.rank,
+      value,
+      min,
+      failure: this.#failure,
+      fed: this.#fed,
+      release: () => {
+        this.#open = false;
+        this.#release();
+      },
+    });
   }
 
   abort(): void {

@@ -10,7 +10,7 @@
  * @module
  */
 import { cStringAt, libraryFailure, loadLibrary, oneLineText, recordLoaded } from "../common.ts";
-import { libraryFile, type LinkedMpi, linkedMpi, MPI_NAMES } from "../mpi_linked.ts";
+import { type LinkedMpi, loadOncePerMpi, mpiLibraryCandidate, mpiMismatch } from "../mpi_linked.ts";
 
 /** Sonames tried in order when `SCIOBENCH_NETCDF_PAR_LIB` is not set (Debian's first). */
 export const NETCDF_PAR_SONAMES: readonly string[] = ["libnetcdf_mpi.so.19", "libnetcdf_mpi.so"];
@@ -155,13 +155,7 @@ const STATE = new Map<LinkedMpi, NetcdfPar | string>();
 
 /** The library file the loader would load (the env variable's, else the first soname found). */
 function candidate(): string | undefined {
-  const env = Deno.env.get(NETCDF_PAR_ENV);
-  if (env !== undefined && env !== "") return env;
-  for (const name of NETCDF_PAR_SONAMES) {
-    const file = libraryFile(name);
-    if (file !== undefined) return file;
-  }
-  return undefined;
+  return mpiLibraryCandidate(NETCDF_PAR_ENV, NETCDF_PAR_SONAMES);
 }
 
 /**
@@ -174,40 +168,24 @@ export function netcdfParProblem(abi: LinkedMpi | undefined): string | null {
     return `parallel netCDF-C library not found (tried ${NETCDF_PAR_SONAMES.join(", ")}; set ` +
       `${NETCDF_PAR_ENV} to its path; Debian: libnetcdf-mpi-dev)`;
   }
-  const linked = linkedMpi(libraryFile(file) ?? file);
-  if (abi !== undefined && linked !== undefined && linked !== abi) {
-    return `${file} is built for ${MPI_NAMES[linked]} and this run's MPI is ${MPI_NAMES[abi]}: ` +
-      `run it under ${MPI_NAMES[linked]}'s launcher, or set ${NETCDF_PAR_ENV} to a parallel ` +
-      `netCDF-C built for ${MPI_NAMES[abi]}`;
-  }
-  return null;
+  return mpiMismatch(file, abi, NETCDF_PAR_ENV, "a parallel netCDF-C");
 }
 
 /** The library for an MPI of `abi`, loaded once, or why it cannot load (one line). */
 export function loadNetcdfPar(abi: LinkedMpi): NetcdfPar | string {
-  const known = STATE.get(abi);
-  if (known !== undefined) return known;
-  const problem = netcdfParProblem(abi);
-  if (problem !== null) {
-    STATE.set(abi, problem);
-    return problem;
-  }
-  const loaded = loadLibrary(
-    "parallel netCDF-C",
-    [candidate()!],
-    NETCDF_PAR_ENV,
-    symbols(abi === "openmpi" ? "pointer" : "i32"),
-  );
-  if (!loaded.ok) {
-    STATE.set(abi, loaded.reason);
-    return loaded.reason;
-  }
-  const fn = typed(loaded.symbols as unknown as Parameters<typeof typed>[0]);
-  const version = cStringAt(fn.nc_inq_libvers()).split(/\s/)[0] ?? "unknown";
-  recordLoaded("netCDF-C parallel", loaded.path, version);
-  const lib = { fn, path: loaded.path, version };
-  STATE.set(abi, lib);
-  return lib;
+  return loadOncePerMpi(STATE, abi, netcdfParProblem, () => {
+    const loaded = loadLibrary(
+      "parallel netCDF-C",
+      [candidate()!],
+      NETCDF_PAR_ENV,
+      symbols(abi === "openmpi" ? "pointer" : "i32"),
+    );
+    if (!loaded.ok) return loaded.reason;
+    const fn = typed(loaded.symbols as unknown as Parameters<typeof typed>[0]);
+    const version = cStringAt(fn.nc_inq_libvers()).split(/\s/)[0] ?? "unknown";
+    recordLoaded("netCDF-C parallel", loaded.path, version);
+    return { fn, path: loaded.path, version };
+  });
 }
 
 /** IoError with the library's text for `status` (one line) unless it is NC_NOERR. */

@@ -8,7 +8,7 @@
  */
 import type { DType } from "../../framings/types.ts";
 import { cStringAt, libraryFailure, loadLibrary, oneLineText, recordLoaded } from "../common.ts";
-import { libraryFile, type LinkedMpi, linkedMpi, MPI_NAMES } from "../mpi_linked.ts";
+import { type LinkedMpi, loadOncePerMpi, mpiLibraryCandidate, mpiMismatch } from "../mpi_linked.ts";
 
 /** Sonames tried in order when `SCIOBENCH_PNETCDF_LIB` is not set (Debian's first). */
 export const PNETCDF_SONAMES: readonly string[] = [
@@ -210,13 +210,7 @@ const STATE = new Map<LinkedMpi, Pnetcdf | string>();
 
 /** The library file the loader would load (the env variable's, else the first soname found). */
 function candidate(): string | undefined {
-  const env = Deno.env.get(PNETCDF_ENV);
-  if (env !== undefined && env !== "") return env;
-  for (const name of PNETCDF_SONAMES) {
-    const file = libraryFile(name);
-    if (file !== undefined) return file;
-  }
-  return undefined;
+  return mpiLibraryCandidate(PNETCDF_ENV, PNETCDF_SONAMES);
 }
 
 /**
@@ -229,44 +223,27 @@ export function pnetcdfProblem(abi: LinkedMpi | undefined): string | null {
     return `PnetCDF library not found (tried ${PNETCDF_SONAMES.join(", ")}; set ${PNETCDF_ENV} ` +
       "to its path; Debian: libpnetcdf-dev)";
   }
-  const linked = linkedMpi(libraryFile(file) ?? file);
-  if (abi !== undefined && linked !== undefined && linked !== abi) {
-    return `${file} is built for ${MPI_NAMES[linked]} and this run's MPI is ${MPI_NAMES[abi]}: ` +
-      `run it under ${MPI_NAMES[linked]}'s launcher, or set ${PNETCDF_ENV} to a PnetCDF built ` +
-      `for ${MPI_NAMES[abi]}`;
-  }
-  return null;
+  return mpiMismatch(file, abi, PNETCDF_ENV, "a PnetCDF");
 }
 
 /** The library for an MPI of `abi`, loaded once, or why it cannot load (one line). */
 export function loadPnetcdf(abi: LinkedMpi): Pnetcdf | string {
-  const known = STATE.get(abi);
-  if (known !== undefined) return known;
-  const problem = pnetcdfProblem(abi);
-  if (problem !== null) {
-    STATE.set(abi, problem);
-    return problem;
-  }
-  const file = candidate()!;
-  const loaded = loadLibrary(
-    "PnetCDF",
-    [file],
-    PNETCDF_ENV,
-    { ...symbols(abi === "openmpi" ? "pointer" : "i32"), ...varaSymbols() },
-  );
-  if (!loaded.ok) {
-    STATE.set(abi, loaded.reason);
-    return loaded.reason;
-  }
-  const fn = typed(loaded.symbols as unknown as Parameters<typeof typed>[0]);
-  const version = cStringAt(fn.ncmpi_inq_libvers()).split(/\s/)[0] ?? "unknown";
-  recordLoaded("PnetCDF", loaded.path, version);
-  const calls = loaded.symbols as unknown as Record<string, VaraCall>;
-  const vara = (op: "put" | "get", dtype: DType, collective: boolean) =>
-    calls[varaName(op, dtype, collective)]!;
-  const lib = { fn, vara, path: loaded.path, version };
-  STATE.set(abi, lib);
-  return lib;
+  return loadOncePerMpi(STATE, abi, pnetcdfProblem, () => {
+    const loaded = loadLibrary(
+      "PnetCDF",
+      [candidate()!],
+      PNETCDF_ENV,
+      { ...symbols(abi === "openmpi" ? "pointer" : "i32"), ...varaSymbols() },
+    );
+    if (!loaded.ok) return loaded.reason;
+    const fn = typed(loaded.symbols as unknown as Parameters<typeof typed>[0]);
+    const version = cStringAt(fn.ncmpi_inq_libvers()).split(/\s/)[0] ?? "unknown";
+    recordLoaded("PnetCDF", loaded.path, version);
+    const calls = loaded.symbols as unknown as Record<string, VaraCall>;
+    const vara = (op: "put" | "get", dtype: DType, collective: boolean) =>
+      calls[varaName(op, dtype, collective)]!;
+    return { fn, vara, path: loaded.path, version };
+  });
 }
 
 /** IoError with PnetCDF's text for `status` (one line) unless it is NC_NOERR. */
