@@ -534,8 +534,9 @@ export async function fullDiskTrials(
     if (whole.code !== 0) throw new Error(`append to ${path} failed: ${whole.stderr}`);
     const complete = snapshot(path);
     const before = Deno.statSync(pristine).size, after = Deno.statSync(path).size;
-    // the tmpfs's root, the store's files before and after the append, and a few spare
-    const [fewest, most] = store ? [1 + inodes(pristine), 1 + inodes(path) + 4] : [0, 0];
+    // the tmpfs's root, the store's files before and after the append, and room for its journal
+    // and temporary files: some appends complete
+    const [fewest, most] = store ? [1 + inodes(pristine), 1 + inodes(path) + 24] : [0, 0];
     for (let trial = 0; trial < trials; trial++) {
       copyTree(pristine, path);
       let r: Run;
