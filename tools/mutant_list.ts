@@ -1003,6 +1003,17 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/records --direct/",
   },
   {
+    name: "records-iodepth",
+    claim: "records --iodepth N: the records read one request at a time whatever N",
+    edits: [{
+      marker: "records-iodepth",
+      search: "queue,\n    (g, chunks, r) => {",
+      replace: "{ ...queue, depth: 1 },\n    (g, chunks, r) => {",
+    }],
+    tests: ["tests/iodepth_records_test.ts"],
+    filter: "/records iodepth: .* at depth 8/",
+  },
+  {
     name: "read-verify-direct-aio",
     claim: "read --verify --direct: the frames read one after the other (no native AIO)",
     edits: [{

@@ -484,9 +484,14 @@ export const FLAGS = {
       "in order, submitted in one call, at least one reaped, as many submitted again, and the " +
       "frames completed verified while the next are in flight, as fio's iodepth; each " +
       "request's latency goes into the latency columns. Without --engine: libaio with " +
-      "--direct, else io_uring. table: --baseline fio reads at the same depth and engine; " +
-      "loader: each batch's samples in flight together",
-    commands: ["read", "table", "loader"],
+      "--direct, else io_uring",
+    about: {
+      table: "; --baseline fio reads at the same depth and engine",
+      loader: "; each batch's samples in flight together",
+      records: "; the read phase's records, each verified as it completes (the write phase " +
+        "writes one record at a time)",
+    },
+    commands: ["read", "table", "loader", "records"],
   },
   engine: {
     type: "string",
@@ -495,7 +500,7 @@ export const FLAGS = {
       "at a time), libaio (Linux native AIO; needs --direct: buffered libaio reads complete " +
       "inside io_submit) or io_uring (buffered or direct; where the kernel refuses it, one " +
       "line says so and psync runs; the column engine says which ran)",
-    commands: ["read", "table", "loader"],
+    commands: ["read", "table", "loader", "records"],
   },
   "no-huge-pages": {
     type: "boolean",

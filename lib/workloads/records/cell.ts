@@ -13,7 +13,7 @@ import { signalPoint } from "../../io/scratch.ts";
 import { fencedPhase } from "../../mpi/phase.ts";
 import { planSharedFile, writeSharedFrames } from "../../mpi/shared.ts";
 import { writeFrames } from "../../backends/write.ts";
-import type { FsyncPolicy } from "../../backends/backend.ts";
+import type { FrameSource, FsyncPolicy, QueueSpec } from "../../backends/backend.ts";
 import { nativeReads, readFramesOverlapped } from "../../backends/overlap.ts";
 import type { StatFs } from "../../sys/libc.ts";
 import { attachAudit, finishAudit, startAudit } from "../../sys/audit.ts";
@@ -23,6 +23,7 @@ import type { ColdReads } from "../transfer.ts";
 import { verifyFrame } from "../pattern.ts";
 import type { RecordsOptions, RecordsRun, RecordsTarget } from "./options.ts";
 import type { RecordsRanks } from "./ranks.ts";
+import type { RecordFrames } from "./frames.ts";
 
 /** What every cell of a records run shares. */
 export interface RecordsCellContext {
@@ -239,9 +240,17 @@ async function readPhase(
           `${readPath}: ${source.frameCount} records read back, ${total} written`,
         );
       }
+      const order = Uint32Array.from({ length: frames.records }, (_, r) => ranks.readRecord(r));
+      if (options.queue !== undefined && source.readFramesQueued) {
+        // --iodepth / --engine: up to the depth's requests in flight, each record verified as it
+        // completes while the next are in flight; each request's latency recorded
+        readRecordsQueued(source, order, options.queue, readFrames, latency, (r) => {
+          if ((r & 15) === 0) p?.update(r / frames.records, "read");
+        });
+        return rm.stop();
+      }
       // with --direct, record r + 1's read is in flight while record r is verified
       // (native AIO, lib/backends/overlap.ts); else one after the other
-      const order = Uint32Array.from({ length: frames.records }, (_, r) => ranks.readRecord(r));
       await readFramesOverlapped(
         order,
         nativeReads(source),
@@ -290,4 +299,30 @@ async function readPhase(
       ? { coldOk: judged.cold_ok, coldWhy: judged.cold_why ?? "" }
       : {}),
   }, finishAudit());
+}
+
+/**
+ * Reads the records `order` lists through `source.readFramesQueued` with up to `queue.depth`
+ * requests in flight through `queue.engine`, verifies each as it completes (every byte, as the
+ * reads one at a time do) and calls `progress` with its place in `order`; each request's latency
+ * goes to `latency`, ns.
+ */
+function readRecordsQueued(
+  source: FrameSource,
+  order: Uint32Array,
+  queue: QueueSpec,
+  expected: RecordFrames,
+  latency: LatencyHistogram,
+  progress: (r: number) => void,
+): void {
+  source.readFramesQueued!(
+    order,
+    // mutant: records-iodepth
+    queue,
+    (g, chunks, r) => {
+      verifyFrame(source.path, g, expected.frame(g).chunks, chunks);
+      progress(r);
+    },
+    latency,
+  );
 }

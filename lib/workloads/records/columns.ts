@@ -8,6 +8,7 @@ import type { ColumnDoc } from "../../report/human.ts";
 import type { ChartSpec } from "../../report/chart.ts";
 import {
   columnDocs,
+  QUEUE_COLUMN_NAMES,
   RECORD_LATENCY_COLUMN_NAMES,
   STAT_COLUMN_NAMES,
   TRANSFER_COLUMN_NAMES,
@@ -20,6 +21,7 @@ export const RECORDS_COLUMN_DOCS: readonly ColumnDoc[] = columnDocs(
   ["resident_after_drop", "fsync", "cold_ok", "cold_why"],
   RECORD_LATENCY_COLUMN_NAMES,
   TRANSFER_COLUMN_NAMES,
+  QUEUE_COLUMN_NAMES,
   ["order"],
   STAT_COLUMN_NAMES,
 );

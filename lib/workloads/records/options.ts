@@ -6,7 +6,7 @@
 import type { LatencyHistogram } from "../../report/histogram.ts";
 import type { DType, EndianOption } from "../../framings/types.ts";
 import type { OptionValues } from "../../framings/options.ts";
-import type { Backend, FsyncPolicy, MpiIoRun } from "../../backends/backend.ts";
+import type { Backend, FsyncPolicy, MpiIoRun, QueueSpec } from "../../backends/backend.ts";
 import type { Progress } from "../../report/progress.ts";
 import type { PhaseSample } from "../../sys/meter.ts";
 import type { Transfer } from "../../io/transfer.ts";
@@ -46,6 +46,11 @@ export interface RecordsOptions {
   readonly fsync?: FsyncPolicy;
   /** `--bs` / `--direct` (native framings; peers refuse). With O_DIRECT no cache drop is made. */
   readonly transfer?: Transfer;
+  /**
+   * `--iodepth` / `--engine` of the read phase (native framings; peers refuse): up to the depth's
+   * record reads in flight; undefined: one at a time, as without them.
+   */
+  readonly queue?: QueueSpec;
   /**
    * Under MPI, `per-rank` (the default: a file per rank) or `shared` (one file per target, rank
    * r writing records r x R .. (r + 1) x R - 1: lib/mpi/shared.ts, or the backend's MPI-IO).

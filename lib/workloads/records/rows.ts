@@ -7,18 +7,24 @@ import { type TableRenderer } from "../../report/output.ts";
 import type { Row } from "../../report/row.ts";
 import { attachAudit, auditOf } from "../../sys/audit.ts";
 import type { Transfer } from "../../io/transfer.ts";
-import { transferColumns } from "../transfer.ts";
+import { queueColumns, transferColumns } from "../transfer.ts";
+import type { QueueSpec } from "../../backends/backend.ts";
 import type { RecordsRun } from "./options.ts";
 import { latencyFields, LatencyHistogram } from "../../report/histogram.ts";
 
 const MIB = 2 ** 20;
 
-/** The result row of one phase (CSV columns; JSON rows add file_bytes, device bytes, residency). */
+/**
+ * The result row of one phase (CSV columns; JSON rows add file_bytes, device bytes, residency).
+ * `queue` (`--iodepth`, `--engine`) is the read phase's: a write row says psync at depth 1.
+ */
 export function recordsRow(
   run: RecordsRun,
   shape: readonly number[],
   transfer?: Transfer,
+  queue?: QueueSpec,
 ): Row {
+  const queued = queueColumns(run.phase === "read" ? queue : undefined);
   if (run.error !== undefined) {
     const { framing, endian, phase, bytes, error, fsync } = run;
     return {
@@ -33,6 +39,7 @@ export function recordsRow(
       cold_ok: "",
       cold_why: "",
       ...transferColumns(transfer),
+      ...queued,
       stat: "run",
       error,
     };
@@ -61,6 +68,7 @@ export function recordsRow(
     // each record's write or read latency (percentiles, IOPS over the wall time; JSON: histogram)
     ...latencyFields("record", run.latency ?? new LatencyHistogram(), s.wallS),
     ...transferColumns(transfer),
+    ...queued,
     stat: "run",
     error: "",
   }, auditOf(run));

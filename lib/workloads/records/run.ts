@@ -29,7 +29,8 @@ export async function runRecords(
   let index = 0;
   const cold = new ColdReads(options.dir ?? ".", (text) => p?.note(text));
   const readsOverlap = readOverlap(options.transfer, undefined);
-  if (readsOverlap.note !== undefined) p?.note(readsOverlap.note);
+  // (reads at --iodepth go through their queue, not this overlap)
+  if (readsOverlap.note !== undefined && options.queue === undefined) p?.note(readsOverlap.note);
   await withScratchDir(options.dir, async (dir) => {
     const fs = statfs(dir);
     // every rank's file may be on this file system

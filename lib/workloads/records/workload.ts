@@ -40,12 +40,14 @@ import {
   parseFsync,
   parseLayout,
   parseMpiIo,
+  parseQueue,
   parseReorder,
   parseSegments,
   parseTransfer,
   repeatOption,
 } from "../settings.ts";
 import { mpiIoColumns } from "../cells.ts";
+import { queueColumns } from "../transfer.ts";
 import { MPI_IO_COLUMN_NAMES, rankColumnDocs } from "../columns.ts";
 import { parseOptionArgs } from "../../framings/options.ts";
 import { refuseUnstorable } from "../../backends/capabilities.ts";
@@ -173,6 +175,7 @@ export const recordsWorkload: Workload<FlagValues<"records">> = {
     );
     checkMemory(3 * recordBytes, "a record of --shape", "use a smaller --shape");
     const transfer = parseTransfer(values, resolved.run, values.dir);
+    const queue = parseQueue(values, resolved.run);
     const reorder = parseReorder(values.reorder);
     const segments = parseSegments(values.segments, layout, resolved.run);
     checkSegments(shape[0]!, segments);
@@ -195,18 +198,19 @@ export const recordsWorkload: Workload<FlagValues<"records">> = {
         ...mpiIoOptions(mpiIo),
         bs: transfer?.bs ?? null,
         direct: transfer?.direct ?? false,
+        ...queueColumns(queue),
         dir: values.dir ?? ".",
       },
       run: (add, progress) =>
         runRecords(
           {
             ...{ targets, shape, dtype, repeat, seed, dir: values.dir, backendOptions, progress },
-            ...{ reorder, fsync, transfer, layout, segments, mpiIo },
+            ...{ reorder, fsync, transfer, queue, layout, segments, mpiIo },
           },
           (run) => {
             // under MPI every rank's row goes to rank 0, which prints the aggregate (and
             // --per-rank rows), each saying how its files were written
-            const row = recordsRow(run, shape, transfer);
+            const row = recordsRow(run, shape, transfer, queue);
             if (world().size > 1) {
               const backend = targets.find((t) => t.backend.name === run.framing)!.backend;
               Object.assign(row, mpiIoColumns(backend, mpiIo, layout, segments));
