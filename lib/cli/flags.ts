@@ -490,8 +490,10 @@ export const FLAGS = {
       loader: "; each batch's samples in flight together",
       records: "; the read phase's records, each verified as it completes (the write phase " +
         "writes one record at a time)",
+      readers: "; each reader's records (sciobench's reader: gfortran's rd makes its own calls)",
+      _reader: TRANSFER_READER,
     },
-    commands: ["read", "table", "loader", "records"],
+    commands: ["read", "table", "loader", "records", "readers", "_reader"],
   },
   engine: {
     type: "string",
@@ -500,7 +502,8 @@ export const FLAGS = {
       "at a time), libaio (Linux native AIO; needs --direct: buffered libaio reads complete " +
       "inside io_submit) or io_uring (buffered or direct; where the kernel refuses it, one " +
       "line says so and psync runs; the column engine says which ran)",
-    commands: ["read", "table", "loader", "records"],
+    about: { _reader: TRANSFER_READER },
+    commands: ["read", "table", "loader", "records", "readers", "_reader"],
   },
   "no-huge-pages": {
     type: "boolean",

@@ -10,7 +10,7 @@ import { usableBackend } from "../backends/registry.ts";
 import { DEFAULT_DIRECT_BS } from "../io/transfer.ts";
 import { prepareReader } from "../workloads/readers/mod.ts";
 import { readersWorkload } from "../workloads/readers/workload.ts";
-import { backendOptionArgs, parseEndian } from "../workloads/settings.ts";
+import { backendOptionArgs, parseEndian, parseQueue } from "../workloads/settings.ts";
 import { parseFlags } from "./parse_flags.ts";
 import { type WorkloadCommand, workloadCommand } from "./workload_command.ts";
 
@@ -32,6 +32,7 @@ async function runReaderChild(args: string[]): Promise<void> {
       direct: values.direct,
       readAhead: values.bs !== undefined,
     },
+    queue: parseQueue(values, [backend]),
   });
   if (!values["no-wait"]) {
     console.log("ready");

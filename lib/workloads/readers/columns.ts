@@ -6,7 +6,12 @@
 import type { AggregateSpec } from "../../mpi/aggregate.ts";
 import type { ColumnDoc } from "../../report/human.ts";
 import type { ChartSpec } from "../../report/chart.ts";
-import { columnDocs, STAT_COLUMN_NAMES, TRANSFER_COLUMN_NAMES } from "../columns.ts";
+import {
+  columnDocs,
+  QUEUE_COLUMN_NAMES,
+  STAT_COLUMN_NAMES,
+  TRANSFER_COLUMN_NAMES,
+} from "../columns.ts";
 
 /**
  * The columns of `sciobench readers` with units, in CSV order (from the schema,
@@ -18,6 +23,7 @@ export const READERS_COLUMN_DOCS: readonly ColumnDoc[] = columnDocs(
   ["records", "length", "reader_bytes", "start_spread_s", "resident_before", "fs_type"],
   ["reader", "repeat", "cold_ok", "cold_why"],
   TRANSFER_COLUMN_NAMES,
+  QUEUE_COLUMN_NAMES,
   STAT_COLUMN_NAMES,
 );
 

@@ -93,6 +93,7 @@ export async function runOneRanked(
       endian: o.endian,
       backendOptions: o.readerOptions ?? o.backendOptions,
       transfer: o.transfer,
+      queue: o.queue,
     });
     return { resident, reader, fileBytes: storeBytes(path) };
   });

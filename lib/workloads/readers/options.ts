@@ -6,9 +6,9 @@
 import type { OptionValues } from "../../framings/options.ts";
 import type { EndianOption } from "../../framings/types.ts";
 import type { Transfer } from "../../io/transfer.ts";
-import { transferColumns } from "../transfer.ts";
+import { queueColumns, transferColumns } from "../transfer.ts";
 import { readThrough } from "../../io/cache.ts";
-import type { Backend } from "../../backends/backend.ts";
+import type { Backend, QueueSpec } from "../../backends/backend.ts";
 import type { Row } from "../../report/row.ts";
 import type { Progress } from "../../report/progress.ts";
 import { type ReaderReport } from "./packman.ts";
@@ -48,6 +48,11 @@ export interface ReadersOptions {
    * to reader processes). With O_DIRECT no cache drop is made and the rows say cache=direct.
    */
   readonly transfer?: Transfer;
+  /**
+   * `--iodepth` / `--engine` of every reader's reads (native framings, sciobench's reader; the
+   * launcher passes them to reader processes); undefined: one read at a time.
+   */
+  readonly queue?: QueueSpec;
   /** Under MPI, one row per rank (with its host and audit trail) after each aggregate row. */
   readonly perRank?: boolean;
 }
@@ -98,5 +103,6 @@ export function readersRow(
     start_spread_s: spread,
     resident_before: resident,
     ...transferColumns(o.transfer),
+    ...queueColumns(o.queue),
   };
 }

@@ -8,7 +8,7 @@ import { usableBackend } from "../../backends/registry.ts";
 import type { OptionValues } from "../../framings/options.ts";
 import type { ChunkLayout, EndianOption } from "../../framings/types.ts";
 import type { Transfer } from "../../io/transfer.ts";
-import type { Backend } from "../../backends/backend.ts";
+import type { Backend, QueueSpec, ReadChunk } from "../../backends/backend.ts";
 import { bytesEqual, clockGettime } from "../../sys/libc.ts";
 import { type AuditPhase, finishAudit, startAudit } from "../../sys/audit.ts";
 import { startMeter } from "../../sys/meter.ts";
@@ -110,6 +110,8 @@ export interface ReaderSettings {
   readonly backendOptions: OptionValues;
   /** `--bs` / `--direct` of the reads. */
   readonly transfer?: Transfer;
+  /** `--iodepth` / `--engine` of the reads (native framings); undefined: one at a time. */
+  readonly queue?: QueueSpec;
 }
 
 /** Prepared state of a reader: the expected pattern is computed before the timed read. */
@@ -155,6 +157,10 @@ function warmUpReader(
     });
     try {
       for (let f = 0; f < source.frameCount; f++) source.readFrame(f);
+      // the queue's first use too (its system calls bound, its rings set up once)
+      if (s.queue && source.readFramesQueued) {
+        source.readFramesQueued(Uint32Array.of(0, 1), s.queue, () => {});
+      }
     } finally {
       source.close();
     }
@@ -172,7 +178,6 @@ export function prepareReader(path: string, s: ReaderSettings): PreparedReader {
   const backend = usableBackend(s.framing);
   const expected = packmanPattern(s.length, s.seed, s.fileIndex);
   const expectedBytes = new Uint8Array(expected.buffer);
-  const recordBytes = s.length * 8;
   const fileBytes = storeBytes(path); // a missing file fails here, before `ready`
   warmUpReader(backend, path, s, expectedBytes);
   return {
@@ -193,40 +198,22 @@ export function prepareReader(path: string, s: ReaderSettings): PreparedReader {
         if (source.frameCount !== s.records) {
           throw new VerifyError(`${path}: ${source.frameCount} records, expected ${s.records}`);
         }
-        for (let f = 0; f < s.records; f++) {
-          const chunks = source.readFrame(f);
-          // the record's array; gsd frames also hold its schema's configuration/step
-          const chunk = chunks.find((c) => c.name === CHUNK) ??
-            (chunks.length === 1 ? chunks[0] : undefined);
-          if (
-            chunk === undefined || chunk.dtype !== "float64" || chunk.data.length !== recordBytes
-          ) {
-            throw new VerifyError(
-              `${path}: record ${
-                f + 1
-              } is not one array of ${s.length} doubles (${chunks.length} chunks, ${
-                chunk?.data.length ?? 0
-              } bytes)`,
-            );
+        const check = (f: number, chunks: readonly ReadChunk[]): void =>
+          checkRecord(path, s, f, chunks, expected, expectedBytes);
+        if (s.queue && source.readFramesQueued) {
+          // --iodepth / --engine: up to the depth's reads in flight, each record checked as it
+          // completes while the next are in flight
+          let checked = 0;
+          const order = Uint32Array.from({ length: s.records }, (_, f) => f);
+          source.readFramesQueued(order, s.queue, (f, chunks) => {
+            check(f, chunks);
+            checked++;
+          });
+          if (checked !== s.records) {
+            throw new VerifyError(`${path}: ${checked} of ${s.records} records read`);
           }
-          const bytes = chunk.data;
-          const data = new Float64Array(bytes.buffer, bytes.byteOffset, s.length);
-          // The seed's check, with its message: record i must hold i in its last element.
-          const last = data[s.length - 1]!;
-          if (last !== f + 1) {
-            throw new VerifyError(
-              `${path}: i=${f + 1} bad value = ${last} (a(${s.length}) of record ${f + 1})`,
-            );
-          }
-          if (!bytesEqual(bytes, expectedBytes, recordBytes - 8)) {
-            let k = 0;
-            while (k < s.length - 1 && data[k] === expected[k]) k++;
-            throw new VerifyError(
-              `${path}: record ${f + 1}: a(${k + 1}) = ${data[k]}, expected ${
-                expected[k]
-              } (the seeded pattern)`,
-            );
-          }
+        } else {
+          for (let f = 0; f < s.records; f++) check(f, source.readFrame(f));
         }
       } finally {
         source.close();
@@ -249,4 +236,49 @@ export function prepareReader(path: string, s: ReaderSettings): PreparedReader {
       };
     },
   };
+}
+
+/**
+ * Checks record `f` (0-based) of `path` as the seed's rd does, and every other element against
+ * the seeded pattern (`expected`, its bytes `expectedBytes`); VerifyError naming the record.
+ */
+function checkRecord(
+  path: string,
+  s: ReaderSettings,
+  f: number,
+  chunks: readonly ReadChunk[],
+  expected: Float64Array,
+  expectedBytes: Uint8Array,
+): void {
+  const recordBytes = s.length * 8;
+  // the record's array; gsd frames also hold its schema's configuration/step
+  const chunk = chunks.find((c) => c.name === CHUNK) ??
+    (chunks.length === 1 ? chunks[0] : undefined);
+  if (
+    chunk === undefined || chunk.dtype !== "float64" || chunk.data.length !== recordBytes
+  ) {
+    throw new VerifyError(
+      `${path}: record ${f + 1} is not one array of ${s.length} doubles (${chunks.length} chunks, ${
+        chunk?.data.length ?? 0
+      } bytes)`,
+    );
+  }
+  const bytes = chunk.data;
+  const data = new Float64Array(bytes.buffer, bytes.byteOffset, s.length);
+  // The seed's check, with its message: record i must hold i in its last element.
+  const last = data[s.length - 1]!;
+  if (last !== f + 1) {
+    throw new VerifyError(
+      `${path}: i=${f + 1} bad value = ${last} (a(${s.length}) of record ${f + 1})`,
+    );
+  }
+  if (!bytesEqual(bytes, expectedBytes, recordBytes - 8)) {
+    let k = 0;
+    while (k < s.length - 1 && data[k] === expected[k]) k++;
+    throw new VerifyError(
+      `${path}: record ${f + 1}: a(${k + 1}) = ${data[k]}, expected ${
+        expected[k]
+      } (the seeded pattern)`,
+    );
+  }
 }

@@ -9,7 +9,7 @@ import { UsageError } from "../../core/errors.ts";
 import { backendByName, usableBackend } from "../../backends/registry.ts";
 import { recordFileBytes } from "../../backends/capabilities.ts";
 import type { EndianOption, OptionValue } from "../../framings/types.ts";
-import type { Backend } from "../../backends/backend.ts";
+import type { Backend, QueueSpec } from "../../backends/backend.ts";
 import type { Transfer } from "../../io/transfer.ts";
 import { optionOrDefault, type OptionValues } from "../../framings/options.ts";
 import { world } from "../../mpi/world.ts";
@@ -34,7 +34,14 @@ import { selfCommand } from "../../core/self.ts";
 import { checkMemory, checkScratchRoom } from "../checks.ts";
 import type { FlagValues } from "../../cli/flags.ts";
 import { rankColumnDocs } from "../columns.ts";
-import { backendOptionArgs, parseEndian, parseTransfer, repeatOption } from "../settings.ts";
+import {
+  backendOptionArgs,
+  parseEndian,
+  parseQueue,
+  parseTransfer,
+  repeatOption,
+} from "../settings.ts";
+import { queueColumns } from "../transfer.ts";
 
 const HELP: WorkloadHelp = {
   title: "simultaneous readers of one shared file vs one file each (Packman 1990)",
@@ -280,13 +287,15 @@ function readersBackend(
 /**
  * What sciobench's reader processes are told: the readers know what was written, so record
  * markers are not detected (it would double-scan Packman's file), the writer's (its declared
- * default when not given) are named; the byte order is given, and `--bs` and `--direct`.
+ * default when not given) are named; the byte order is given, `--bs` and `--direct`, and
+ * `--iodepth` and `--engine` (the engine that runs here, psync where the kernel refused another).
  */
 function readerArgs(
   backend: Backend,
   backendOptions: OptionValues,
   endian: EndianOption,
   transfer: Transfer | undefined,
+  queue: QueueSpec | undefined,
 ): { readerOptions: Record<string, OptionValue>; childOptions: string[] } {
   const marker = optionOrDefault(backend, backendOptions, "marker") as OptionValue | undefined;
   const readerOptions: Record<string, OptionValue> = marker === undefined
@@ -296,6 +305,7 @@ function readerArgs(
     ...["--endian", endian === "native" ? NATIVE_ORDER : endian],
     ...(transfer?.readAhead ? ["--bs", String(transfer.bs)] : []),
     ...(transfer?.direct ? ["--direct"] : []),
+    ...(queue ? ["--iodepth", String(queue.depth), "--engine", queue.engine] : []),
     ...Object.entries(readerOptions).flatMap(([k, v]) => ["--option", `${k}=${String(v)}`]),
   ];
   return { readerOptions, childOptions };
@@ -339,6 +349,7 @@ interface ReadersRunParts {
   readonly backendOptions: OptionValues;
   readonly reader: { name: "gfortran" | "sciobench"; note: string | null };
   readonly transfer: Transfer | undefined;
+  readonly queue: QueueSpec | undefined;
 }
 
 /** The planned readers run: its output's shape, the meta's options, and its run. */
@@ -348,10 +359,16 @@ function readersRun(
   plan: RunPlan,
   parts: ReadersRunParts,
 ): PlannedRun {
-  const { backend, backendOptions, reader, transfer } = parts;
+  const { backend, backendOptions, reader, transfer, queue } = parts;
   const { endian, records, length, seed, repeat } = cells;
   const userFile = values.file;
-  const { readerOptions, childOptions } = readerArgs(backend, backendOptions, endian, transfer);
+  const { readerOptions, childOptions } = readerArgs(
+    backend,
+    backendOptions,
+    endian,
+    transfer,
+    queue,
+  );
   let launch: (path: string, fileIndex: number) => Deno.ChildProcess = () => {
     throw new Error("readers: the reader processes are started only after begin()");
   };
@@ -373,6 +390,7 @@ function readersRun(
       repeat,
       bs: transfer?.bs ?? null,
       direct: transfer?.direct ?? false,
+      ...queueColumns(queue),
       ...(world().size > 1 ? { per_rank: values["per-rank"] } : {}),
       dir: values.dir ?? ".",
     },
@@ -396,6 +414,7 @@ function readersRun(
           file: userFile,
           repeat,
           transfer,
+          queue,
           perRank: values["per-rank"],
         },
         add,
@@ -420,8 +439,13 @@ export const readersWorkload: Workload<FlagValues<"readers">> = {
     const { procs, modes, records, length } = cells;
     const userFile = values.file;
     const { backend, backendOptions } = readersBackend(values, cells.endian);
-    const sized = values.direct || values.bs !== undefined || values["transfer-size"] !== undefined;
-    // the Fortran reader makes its own system calls: --bs and --direct read with sciobench's
+    // reads in flight: none at --iodepth 1 without --engine, where gfortran's rd may still read
+    const queue = parseQueue(values, [backend]);
+    const sized = values.direct || values.bs !== undefined ||
+      values["transfer-size"] !== undefined ||
+      queue !== undefined;
+    // the Fortran reader makes its own system calls: --bs, --direct and --iodepth read with
+    // sciobench's
     const reader = chooseReader(values.reader ?? (sized ? "sciobench" : undefined), {
       framing: backend.name,
       endian: cells.endian,
@@ -439,9 +463,16 @@ export const readersWorkload: Workload<FlagValues<"readers">> = {
       options: backendOptions,
     });
     if (sized && reader.name === "gfortran") {
+      const flag = values.direct
+        ? "direct"
+        : queue === undefined
+        ? "bs"
+        : values.iodepth === undefined
+        ? "engine"
+        : "iodepth";
       throw new UsageError(
-        `--${values.direct ? "direct" : "bs"}: the gfortran reader is a program that makes its ` +
-          "own system calls; use --reader sciobench",
+        `--${flag}: the gfortran reader is a program that makes its own system calls; use ` +
+          "--reader sciobench",
       );
     }
     const fileBytes = records * length * 8;
@@ -454,6 +485,6 @@ export const readersWorkload: Workload<FlagValues<"readers">> = {
     );
     checkMemory(2 * length * 8, `a record of --length ${length}`, "use a smaller --length");
     const transfer = parseTransfer(values, [backend], values.dir);
-    return readersRun(values, cells, plan, { backend, backendOptions, reader, transfer });
+    return readersRun(values, cells, plan, { backend, backendOptions, reader, transfer, queue });
   },
 };
