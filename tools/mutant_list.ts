@@ -1014,6 +1014,17 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/records iodepth: .* at depth 8/",
   },
   {
+    name: "readers-iodepth",
+    claim: "readers --iodepth N: each reader reads one request at a time whatever N",
+    edits: [{
+      marker: "readers-iodepth",
+      search: "source.readFramesQueued(order, s.queue,",
+      replace: "source.readFramesQueued(order, { ...s.queue, depth: 1 },",
+    }],
+    tests: ["tests/iodepth_readers_test.ts"],
+    filter: "/readers iodepth: depth 8 through io_uring: every reader/",
+  },
+  {
     name: "read-verify-direct-aio",
     claim: "read --verify --direct: the frames read one after the other (no native AIO)",
     edits: [{

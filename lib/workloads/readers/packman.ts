@@ -205,6 +205,7 @@ export function prepareReader(path: string, s: ReaderSettings): PreparedReader {
           // completes while the next are in flight
           let checked = 0;
           const order = Uint32Array.from({ length: s.records }, (_, f) => f);
+          // mutant: readers-iodepth
           source.readFramesQueued(order, s.queue, (f, chunks) => {
             check(f, chunks);
             checked++;
