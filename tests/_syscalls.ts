@@ -41,9 +41,12 @@ export const TRACED_CALLS =
 
 const TRACE_LINE =
   /^(\d+\.\d+) (openat|pread64|pwrite64|fadvise64|fsync|fdatasync|ftruncate|io_submit|io_getevents)\((.*)\) = (-?\d+)/;
-/** An iocb as strace prints it (`-e abbrev=none`), its descriptor decorated with its path (-y). */
+/**
+ * An iocb as strace prints it (`-e abbrev=none`), its descriptor decorated with its path (-y); a
+ * write's buffer is printed as its (cut) contents, a read's as its address.
+ */
 const IOCB =
-  /\{aio_data=(\w+), aio_lio_opcode=(\w+), aio_fildes=(\d+)<([^>]*)>, aio_buf=(\w+), aio_nbytes=(\d+), aio_offset=(\d+)/g;
+  /\{aio_data=(\w+), aio_lio_opcode=(\w+), aio_fildes=(\d+)<([^>]*)>, aio_buf=(\w+|"[^"]*"(?:\.\.\.)?), aio_nbytes=(\d+), aio_offset=(\d+)/g;
 /** An io_event as strace prints it. */
 const EVENT = /\{data=(\w+), obj=\w+, res=(-?\d+), res2=-?\d+\}/g;
 
@@ -83,7 +86,7 @@ export function parseStrace(dir: string, under: string, command?: number): Trace
           tid,
           queued,
           id,
-          buffer: BigInt(buf!),
+          buffer: buf!.startsWith('"') ? undefined : BigInt(buf!),
         };
         submitted.set(id!, c);
         calls.push(c);

@@ -1,9 +1,10 @@
 /**
- * `records --iodepth N --engine psync|libaio|io_uring`: the read phase's records with up to N
- * requests in flight. At depth 1 the calls are today's (strace); at depth 8 every record is
- * verified, the audit trail shows 8 in flight (and strace an io_submit of 8 iocbs), a corrupted
- * byte is still found, the rows say the engine and depth, and libaio without --direct is refused
- * in one line.
+ * `records --iodepth N --engine psync|libaio|io_uring`: the read phase's records, and the write
+ * phase's transfers, with up to N requests in flight. At depth 1 the calls are today's (strace);
+ * at depth 8 every record is verified, the audit trail shows 8 reads and 8 writes in flight (and
+ * strace an io_submit of 8 iocbs, 8 writes submitted before the first is reaped, the fsync after
+ * the last completion), a corrupted byte is still found, the rows say the engine and depth, and
+ * libaio without --direct is refused in one line.
  * @module
  */
 import assert from "node:assert/strict";
@@ -77,10 +78,16 @@ Deno.test({
       parseStrace(trace.path, d.path, k).filter(isRead).map((c) =>
         `${c.call} ${c.offset} ${c.count}`
       );
+    const writes = (k: number) =>
+      parseStrace(trace.path, d.path, k).filter((c) =>
+        c.call === "pwrite64" || c.call === "fsync" || c.call === "ftruncate"
+      ).map((c) => `${c.call} ${c.offset} ${c.count}`);
     for (const k of [0, 2]) {
       const today = reads(k);
       assert.ok(today.length > 100, `run ${k}: ${today.length} reads`);
       assert.deepEqual(reads(k + 1), today, `--iodepth 1 against ${runs[k]!.join(" ")}`);
+      assert.ok(writes(k).length > 2, `run ${k}: ${writes(k).length} writes`);
+      assert.deepEqual(writes(k + 1), writes(k), `writes: --iodepth 1 against ${runs[k]}`);
     }
   },
 });
@@ -168,12 +175,83 @@ Deno.test("records iodepth: rows say engine and depth; libaio without --direct r
   const byPhase = (phase: string) => rows.find((row) => col(row, "phase") === phase)!;
   assert.equal(col(byPhase("read"), "engine"), "io_uring");
   assert.equal(col(byPhase("read"), "iodepth"), "4");
-  // the write phase writes one record at a time
-  assert.equal(col(byPhase("write"), "engine"), "psync");
-  assert.equal(col(byPhase("write"), "iodepth"), "1");
+  // the write phase's transfers at the same depth
+  assert.equal(col(byPhase("write"), "engine"), "io_uring");
+  assert.equal(col(byPhase("write"), "iodepth"), "4");
   const aio = await runCli([...common, "--iodepth", "8", "--engine", "libaio"]);
   assert.equal(aio.code, 2);
   const lines = aio.stderr.trim().split("\n");
   assert.equal(lines.length, 1, aio.stderr);
   assert.match(lines[0]!, /--engine libaio needs --direct/);
+});
+
+for (
+  const [engine, transfer] of [
+    ["libaio", DIRECT_4K],
+    ["io_uring", { bs: 4096, direct: false, readAhead: true }],
+  ] as [EngineName, Transfer][]
+) {
+  Deno.test({
+    name: `records iodepth: the write phase at depth 8 through ${engine} (${
+      transfer.direct ? "--direct " : ""
+    }--bs 4k): 8 writes in flight, all in before the fsync, every byte read back`,
+    ignore: transfer.direct && NO_DIRECT,
+    async fn() {
+      using d = tempDir("sciobench-iodepth-");
+      const runs = await records("raw", d.path, { transfer, queue: { engine, depth: 8 } });
+      const write = runs.find((r) => r.phase === "write")!;
+      assert.equal(write.error, undefined, write.error);
+      assert.deepEqual(write.queue, { engine, depth: 8 });
+      // the read phase verified every byte the queued writes left in the file
+      assert.equal(readOf(runs).run.error, undefined);
+      const phase = auditOf(write)!.phases.find((p) => p.name === "write" && p.timed)!;
+      const file = phase.files.find((f) => f.path.includes("/records."))!;
+      const q = file.queuedWrites!;
+      // every whole 4 KiB block of the file through the queue (the tail written at the end)
+      assert.equal(q.requests, Math.floor(write.fileBytes / 4096));
+      assert.ok(write.fileBytes > 64 * RECORD_BYTES, `${write.fileBytes} bytes written`);
+      assert.equal(q.maxInFlight, 8, `most writes in flight: ${q.maxInFlight}`);
+      // the fsync is in the timed phase, after the last request completed
+      const fsync = phase.syncs.find((s) => s.call === "fsync" && s.path === file.path)!;
+      assert.ok(fsync, "fsync in the timed write phase");
+      let lastDone = 0;
+      for (let i = 0; i < q.log.length; i += 4) lastDone = Math.max(lastDone, q.log[i + 3]!);
+      assert.ok(fsync.atS * 1e9 >= lastDone, `fsync at ${fsync.atS} s, last write ${lastDone} ns`);
+      assert.equal(fsync.writesBefore, file.writes, "every write made before the fsync");
+    },
+  });
+}
+
+Deno.test({
+  name: "records iodepth: writes at depth 8 through libaio: 8 submitted before one is reaped, " +
+    "the fsync after the last (strace)",
+  ignore: NO_STRACE,
+  async fn() {
+    using d = tempDir("sciobench-iodepth-");
+    using trace = tempDir("sciobench-strace-");
+    const out = await straceSciobench([[
+      ...["records", "--framing", "raw", "--shape", "64x30x20", "--dir", d.path],
+      ...["--direct", "--bs", "4k", "--iodepth", "8", "--engine", "libaio"],
+    ]], trace.path);
+    assert.equal(out[0]!.code, 0, out[0]!.stderr);
+    const calls = parseStrace(trace.path, d.path, 0).filter((c) => c.path.includes("/records."));
+    let inFlight = 0, most = 0, lastWriteDone = -1;
+    const ids = new Set<string>();
+    for (const [k, c] of calls.entries()) {
+      if (c.call === "io_submit IOCB_CMD_PWRITE") {
+        ids.add(c.id!);
+        most = Math.max(most, ++inFlight);
+      } else if (c.call === "io_getevents" && ids.delete(c.id!)) {
+        inFlight--;
+        lastWriteDone = k;
+      }
+    }
+    assert.equal(most, 8, `most writes in flight: ${most}`);
+    assert.equal(ids.size, 0, "every write reaped");
+    const fsync = calls.findIndex((c) => c.call === "fsync");
+    assert.ok(
+      fsync > lastWriteDone,
+      `fsync at call ${fsync}, last write reaped at ${lastWriteDone}`,
+    );
+  },
 });

@@ -1014,6 +1014,17 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/records iodepth: .* at depth 8/",
   },
   {
+    name: "write-queue-depth",
+    claim: "records --iodepth N: the write phase's transfers one request at a time whatever N",
+    edits: [{
+      marker: "write-queue-depth",
+      search: "if (q.inFlight >= q.depth) this.#reap(q, 1);",
+      replace: "if (q.inFlight >= 1) this.#reap(q, 1);",
+    }],
+    tests: ["tests/iodepth_records_test.ts"],
+    filter: "/the write phase at depth 8/",
+  },
+  {
     name: "readers-iodepth",
     claim: "readers --iodepth N: each reader reads one request at a time whatever N",
     edits: [{

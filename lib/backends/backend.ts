@@ -248,6 +248,12 @@ export interface SinkOptions {
    * or of each MPI-IO call (`--bs` alone, backends with `mpiIo.bs`).
    */
   readonly transfer?: Transfer;
+  /**
+   * `--iodepth` / `--engine` of the writes (native framings, a new file of one process): each
+   * transfer of `transfer.bs` bytes (4 MiB without) a write request, up to the depth in flight;
+   * every one completes before the file is synced or closed. Undefined: one write at a time.
+   */
+  readonly queue?: QueueSpec;
   /** `--allow-external`: read external raw-data files outside the file's directory (HDF5). */
   readonly allowExternal?: boolean;
   /** Under MPI, for backends with {@link Capabilities.mpiIo}: the run's MPI-IO and the layout. */

@@ -12,7 +12,13 @@
 import type { Frame, FrameWriter, Framing, TypedArray, WriteOp } from "../framings/types.ts";
 import { IoError, UsageError } from "../core/errors.ts";
 import { FileHandle, WriteBatcher } from "../io/file.ts";
-import { BlockWriter, openForTransfer, transferAlignment } from "../io/transfer.ts";
+import {
+  BlockWriter,
+  DEFAULT_DIRECT_BS,
+  openForTransfer,
+  transferAlignment,
+} from "../io/transfer.ts";
+import { openReadQueue, type ReadQueue } from "../sys/queue.ts";
 import {
   alignedBytes,
   giveBackSpareBuffer,
@@ -83,6 +89,8 @@ export class NativeSink implements FrameSink {
   readonly #share: SinkShare | undefined;
   /** With a share: positioned writes of data the writer made so far. */
   #writes = 0;
+  /** The write requests' queue (`SinkOptions.queue`), or undefined. */
+  #queue: ReadQueue | undefined;
   #open = true;
   /** Bytes were written since the last fsync. */
   #unsynced = false;
@@ -153,9 +161,20 @@ export class NativeSink implements FrameSink {
       }
     }
     this.#align = align;
+    // writes at depth: a new file of this process alone (an append journals each write first)
+    const queue = options.queue && !share && options.create !== "append"
+      ? openReadQueue(options.queue.engine, options.queue.depth, path)
+      : undefined;
+    if (typeof queue === "string") {
+      this.abort();
+      throw new IoError(`--engine ${options.queue!.engine}: ${queue}`);
+    }
+    this.#queue = queue;
     // mutant: bs-write-batcher
     this.#batch = transfer
-      ? new BlockWriter({ file: this.#file, ...align }, transfer.bs)
+      ? new BlockWriter({ file: this.#file, ...align }, transfer.bs, 2, queue)
+      : queue
+      ? new BlockWriter({ file: this.#file, ...align }, DEFAULT_DIRECT_BS, 2, queue)
       : new WriteBatcher(this.#file);
     try {
       this.#apply(this.#writer.begin());
@@ -276,6 +295,7 @@ export class NativeSink implements FrameSink {
     if (this.#fsync === "end" || (this.#fsync === "each" && this.#unsynced)) this.#file.sync();
     else if (this.#journal) this.#file.sync(); // an append is always made durable
     this.#open = false;
+    this.#closeQueue();
     this.#file.close();
     this.#journal?.commit();
     this.#giveBackKept();
@@ -287,10 +307,23 @@ export class NativeSink implements FrameSink {
     for (const buf of this.#kept.splice(0)) giveBackSpareBuffer(buf);
   }
 
+  /** Gives the queue's kernel resources back (its requests are all in at a flush). */
+  #closeQueue(): void {
+    const q = this.#queue;
+    this.#queue = undefined;
+    q?.close();
+  }
+
   abort(): void {
     if (!this.#open) return;
     this.#open = false;
     this.#giveBackKept();
+    try {
+      // a request still in flight is reaped before its buffer and descriptor go
+      this.#closeQueue();
+    } catch {
+      // the write failed: the file goes anyway
+    }
     try {
       this.#file.close();
     } finally {

@@ -488,8 +488,9 @@ export const FLAGS = {
     about: {
       table: "; --baseline fio reads at the same depth and engine",
       loader: "; each batch's samples in flight together",
-      records: "; the read phase's records, each verified as it completes (the write phase " +
-        "writes one record at a time)",
+      records: "; the read phase's records, each verified as it completes, and the write " +
+        "phase's transfers of --bs bytes (4 MiB without), each a write request, all completed " +
+        "before the fsync (not --layout shared: its ranks write one at a time)",
       readers: "; each reader's records (sciobench's reader: gfortran's rd makes its own calls)",
       _reader: TRANSFER_READER,
     },

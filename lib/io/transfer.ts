@@ -8,7 +8,8 @@
  * @module
  */
 import { ShortReadError, SysError, UsageError } from "../core/errors.ts";
-import { directAlignment, pageSize, type SubmittedRead } from "../sys/libc.ts";
+import { directAlignment, pageSize, type SubmittedRead, systemError } from "../sys/libc.ts";
+import type { ReadQueue } from "../sys/queue.ts";
 import { FileHandle, type OpenMode } from "./file.ts";
 import { alignedBytes } from "./buffers.ts";
 export { alignedBytes, HUGE_PAGES_MIN } from "./buffers.ts";
@@ -105,7 +106,8 @@ function alignUp(n: number, align: number): number {
 
 /** One run of the file being written through a staging buffer. */
 interface Window {
-  readonly buf: Uint8Array;
+  /** The staging buffer (a full one written through a queue is swapped for a spare). */
+  buf: Uint8Array;
   /** File offset of buf[0] (a multiple of the alignment). */
   start: number;
   /** Bytes of the buffer that hold the file's current bytes from `start`. */
@@ -124,6 +126,12 @@ interface Window {
  * the aligned offset below it, reading back the partial block it would rewrite. Runs never share
  * a block: a write into another run's blocks writes that run out first. Offsets, lengths and
  * buffers follow `t`'s alignment as given: the engine gives {@link transferAlignment}'s (pages).
+ *
+ * With a `queue` (`--iodepth`, `--engine`), each full `bs`-byte transfer is a write request
+ * submitted as its buffer fills, up to the queue's depth in flight (its buffer handed to the
+ * request and the run given a spare one; when the depth is reached, at least one is reaped
+ * first); every request completes before any other write, read-back or cut of the file, and
+ * before `flush` and `finish` return, so a sync after them covers every byte.
  */
 export class BlockWriter {
   readonly #file: FileHandle;
@@ -141,9 +149,23 @@ export class BlockWriter {
   #end: number;
   /** Bytes the file holds on disk (padded to the alignment under O_DIRECT). */
   #onDisk: number;
+  /** The write requests' queue, or undefined: every transfer one pwrite. */
+  readonly #queue: ReadQueue | undefined;
+  /** Per request tag: its buffer while in flight, and the file bytes [start, end) it writes. */
+  readonly #flight: (Uint8Array | undefined)[];
+  readonly #flightStart: Float64Array;
+  readonly #flightEnd: Float64Array;
+  /** Tags free for a request. */
+  readonly #freeTags: number[];
 
-  constructor(t: TransferFile, bs: number, streams = 2) {
+  constructor(t: TransferFile, bs: number, streams = 2, queue?: ReadQueue) {
     this.#file = t.file;
+    this.#queue = queue;
+    const depth = queue?.depth ?? 0;
+    this.#flight = new Array(depth);
+    this.#flightStart = new Float64Array(depth);
+    this.#flightEnd = new Float64Array(depth);
+    this.#freeTags = Array.from({ length: depth }, (_, k) => depth - 1 - k);
     this.#bs = bs;
     this.#align = t.align;
     this.#memoryAlign = t.memoryAlign;
@@ -182,7 +204,8 @@ export class BlockWriter {
       at += n;
       if (w.start + w.fill > this.#end) this.#end = w.start + w.fill;
       if (w.fill === this.#bs) {
-        this.#put(w, this.#bs);
+        if (this.#queue) this.#putQueued(w, this.#queue);
+        else this.#put(w, this.#bs);
         w.dirty = false;
         w.start += this.#bs;
         w.fill = 0;
@@ -195,6 +218,8 @@ export class BlockWriter {
   #openWindow(pos: number): Window {
     const start = alignDown(pos, this.#align);
     const head = pos - start;
+    // a read-back sees the file only once every write in flight is in
+    if (head > 0) this.#drain();
     const buf = this.#spare.pop() ?? alignedBytes(this.#bs, this.#memoryAlign, this.#hugePages);
     const w: Window = { buf, start, fill: head, valid: 0, dirty: false };
     if (head > 0) {
@@ -207,15 +232,66 @@ export class BlockWriter {
     return w;
   }
 
-  /** Writes the first `bytes` of a run's buffer at its start. */
+  /** Writes the first `bytes` of a run's buffer at its start (every request in flight first). */
   #put(w: Window, bytes: number): void {
+    this.#drain();
     this.#file.writeAt(w.buf.subarray(0, bytes), w.start);
     if (w.start + bytes > this.#onDisk) this.#onDisk = w.start + bytes;
+  }
+
+  /**
+   * Submits a run's full buffer as one write request at its start and gives the run a spare
+   * buffer; a request in flight over the same bytes completes first (the kernel may reorder
+   * requests), and at the queue's depth at least one is reaped first.
+   */
+  #putQueued(w: Window, q: ReadQueue): void {
+    const start = w.start, end = start + this.#bs;
+    for (let t = 0; t < this.#flight.length; t++) {
+      if (this.#flight[t] && this.#flightStart[t]! < end && this.#flightEnd[t]! > start) {
+        this.#drain();
+        break;
+      }
+    }
+    // mutant: write-queue-depth
+    if (q.inFlight >= q.depth) this.#reap(q, 1);
+    const tag = this.#freeTags.pop()!;
+    this.#flight[tag] = w.buf;
+    this.#flightStart[tag] = start;
+    this.#flightEnd[tag] = end;
+    q.prepareWrite(tag, this.#file.fd, w.buf, start);
+    q.submit();
+    if (end > this.#onDisk) this.#onDisk = end;
+    w.buf = this.#spare.pop() ?? alignedBytes(this.#bs, this.#memoryAlign, this.#hugePages);
+  }
+
+  /**
+   * Reaps at least `min` write requests: each buffer back to the spares; a failed one is a
+   * SysError, a short one's rest written with pwrite.
+   */
+  #reap(q: ReadQueue, min: number): void {
+    const n = q.reap(min);
+    for (let e = 0; e < n; e++) {
+      const tag = q.doneTags[e]!, count = q.doneCounts[e]!;
+      const buf = this.#flight[tag]!;
+      const start = this.#flightStart[tag]!;
+      this.#flight[tag] = undefined;
+      this.#freeTags.push(tag);
+      if (count < 0) throw systemError("pwrite", this.#file.path, -count);
+      if (count < buf.length) this.#file.writeAt(buf.subarray(count), start + count);
+      this.#spare.push(buf);
+    }
+  }
+
+  /** Waits until every write request in flight has completed. */
+  #drain(): void {
+    const q = this.#queue;
+    while (q !== undefined && q.inFlight > 0) this.#reap(q, q.inFlight);
   }
 
   /** Writes out a run (its last block padded under O_DIRECT); it stays open for what follows. */
   #flushWindow(w: Window): void {
     if (!w.dirty) return;
+    this.#drain();
     w.dirty = false;
     const fill = w.fill;
     // mutant: direct-write-pad
@@ -245,14 +321,16 @@ export class BlockWriter {
     this.#spare.push(w.buf);
   }
 
-  /** Writes out whatever is queued, oldest run first. */
+  /** Writes out whatever is queued, oldest run first; every write request in flight completes. */
   flush(): void {
     for (const w of this.#windows) this.#flushWindow(w);
+    this.#drain();
   }
 
   /** Flushes and cuts the file to its true length (under O_DIRECT the tail was padded). */
   finish(): void {
     while (this.#windows.length > 0) this.#close(this.#windows[0]!);
+    this.#drain();
     if (this.#onDisk > this.#end) {
       this.#file.truncate(this.#end);
       this.#onDisk = this.#end;

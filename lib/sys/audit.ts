@@ -76,9 +76,11 @@ export interface AuditFile {
   syncs: number;
   /** The read requests a queue made of it (`--iodepth`, `--engine`), when one did. */
   queued?: AuditRequests;
+  /** The write requests a queue made of it (`--iodepth`, `--engine`), when one did. */
+  queuedWrites?: AuditRequests;
 }
 
-/** The read requests of a queue on one file in one phase (lib/sys/queue.ts). */
+/** The read (or write) requests of a queue on one file in one phase (lib/sys/queue.ts). */
 export interface AuditRequests {
   /** Requests completed. */
   requests: number;
@@ -363,10 +365,12 @@ class Recorder implements IoObserver {
     submittedNs: number,
     completedNs: number,
     inFlight: number,
+    write = false,
   ): void {
     const f = this.#state(fd)?.file;
     if (f === undefined) return;
-    const q = f.queued ??= { requests: 0, maxInFlight: 0, log: [] };
+    const empty = (): AuditRequests => ({ requests: 0, maxInFlight: 0, log: [] });
+    const q = write ? (f.queuedWrites ??= empty()) : (f.queued ??= empty());
     q.requests++;
     if (inFlight > q.maxInFlight) q.maxInFlight = inFlight;
     if (q.log.length < 4 * READ_LOG_READS) {

@@ -226,7 +226,7 @@ export interface IoObserver {
    * A read request of a queue (lib/sys/queue.ts) of `bytes` bytes at `offset` completed: when it
    * was submitted and when it was reaped (CLOCK_MONOTONIC, ns), and how many of the queue's
    * requests were in flight once it was submitted (itself included). Its read is also reported
-   * to {@link read}.
+   * to {@link read}; with `write` true it was a write request, also reported to {@link write}.
    */
   request?(
     fd: number,
@@ -235,6 +235,7 @@ export interface IoObserver {
     submittedNs: number,
     completedNs: number,
     inFlight: number,
+    write?: boolean,
   ): void;
 }
 
@@ -276,6 +277,21 @@ export function noteQueuedRead(
   if (observer === undefined) return;
   observer.read(fd, offset, got);
   observer.request?.(fd, offset, asked, submittedNs, completedNs, inFlight);
+}
+
+/** {@link noteQueuedRead} for a write request: `wrote` of `asked` bytes written at `offset`. */
+export function noteQueuedWrite(
+  fd: number,
+  offset: number,
+  wrote: number,
+  asked: number,
+  submittedNs: number,
+  completedNs: number,
+  inFlight: number,
+): void {
+  if (observer === undefined) return;
+  observer.write(fd, offset, wrote);
+  observer.request?.(fd, offset, asked, submittedNs, completedNs, inFlight, true);
 }
 
 /**

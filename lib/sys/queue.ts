@@ -6,7 +6,8 @@
  * submission ring holds, and waits for completions when the completion ring holds too few). The
  * system calls go through lib/sys/libc.ts (`syscall`), the only FFI to libc; the rings' memory is
  * mapped with mmap through the same call. Every completed request is reported to the I/O observer
- * (its read, and its submission and completion times).
+ * (its read or write, and its submission and completion times). A queue's requests are reads,
+ * and writes where the caller prepares them with `prepareWrite`.
  * @module
  */
 import {
@@ -14,7 +15,9 @@ import {
   clockGettime,
   mapSharedRegion,
   noteQueuedRead,
+  noteQueuedWrite,
   pread,
+  pwrite,
   syscallInts,
   systemError,
   unmapRegion,
@@ -61,6 +64,11 @@ export interface ReadQueue {
    * untouched until it is reaped), tagged `tag` (0 <= tag < 2^31); made at the next `submit`.
    */
   prepare(tag: number, fd: number, buf: Uint8Array, offset: number): void;
+  /**
+   * Places a write of `buf` (untouched until it is reaped) at byte `offset` of `fd`, tagged `tag`,
+   * as {@link prepare} places a read; its count is the bytes written.
+   */
+  prepareWrite(tag: number, fd: number, buf: Uint8Array, offset: number): void;
   /** Submits every prepared request (one system call, psync: one pread each); their count. */
   submit(): number;
   /**
@@ -86,17 +94,20 @@ class Requests {
   readonly bytes: Float64Array;
   readonly submitted: Float64Array;
   readonly inFlight: Int32Array;
+  /** 1 for a write request, 0 for a read. */
+  readonly write: Uint8Array;
   constructor(n: number) {
     this.fd = new Int32Array(n);
     this.offset = new Float64Array(n);
     this.bytes = new Float64Array(n);
     this.submitted = new Float64Array(n);
     this.inFlight = new Int32Array(n);
+    this.write = new Uint8Array(n);
   }
-  /** Reports request `slot` completed with `count` (a failure is not a read). */
+  /** Reports request `slot` completed with `count` (a failure is neither a read nor a write). */
   report(slot: number, count: number, now: number): void {
     if (count < 0) return;
-    noteQueuedRead(
+    (this.write[slot] ? noteQueuedWrite : noteQueuedRead)(
       this.fd[slot]!,
       this.offset[slot]!,
       count,
@@ -163,14 +174,19 @@ class PsyncQueue implements ReadQueue {
     this.#bufs[k] = buf;
     this.#req.fd[k] = fd;
     this.#req.offset[k] = offset;
+    this.#req.write[k] = 0;
+  }
+  prepareWrite(tag: number, fd: number, buf: Uint8Array, offset: number): void {
+    this.prepare(tag, fd, buf, offset);
+    this.#req.write[this.#prepared - 1] = 1;
   }
   submit(): number {
     const n = this.#prepared;
     for (let k = 0; k < n; k++) {
       const buf = this.#bufs[k]!;
       this.#bufs[k] = undefined;
-      // (pread tells the observer itself)
-      this.doneCounts[this.#done++] = pread(
+      // (pread and pwrite tell the observer themselves)
+      this.doneCounts[this.#done++] = (this.#req.write[k] ? pwrite : pread)(
         this.#req.fd[k]!,
         buf,
         this.#req.offset[k]!,
@@ -247,14 +263,23 @@ class AioQueue implements ReadQueue {
   }
 
   prepare(tag: number, fd: number, buf: Uint8Array, offset: number): void {
+    this.#place(tag, fd, buf, offset, 0);
+  }
+
+  prepareWrite(tag: number, fd: number, buf: Uint8Array, offset: number): void {
+    this.#place(tag, fd, buf, offset, 1);
+  }
+
+  /** An iocb of opcode `write` (IOCB_CMD_PREAD 0, IOCB_CMD_PWRITE 1) for `buf` at `offset`. */
+  #place(tag: number, fd: number, buf: Uint8Array, offset: number, write: 0 | 1): void {
     const s = this.#slots.take(tag);
     const w = s * 16;
     const at = addressOfBytes(buf);
     const iocb = this.#iocbs;
-    // aio_data (the slot), key and opcode (IOCB_CMD_PREAD, 0), aio_fildes, aio_buf, aio_nbytes,
-    // aio_offset; the other fields stay 0
+    // aio_data (the slot), key and opcode, aio_fildes, aio_buf, aio_nbytes, aio_offset; the other
+    // fields stay 0
     iocb[w] = s;
-    iocb[w + 4] = 0;
+    iocb[w + 4] = write;
     iocb[w + 5] = fd;
     iocb[w + 6] = at % TWO32;
     iocb[w + 7] = Math.floor(at / TWO32);
@@ -270,6 +295,7 @@ class AioQueue implements ReadQueue {
     this.#req.fd[s] = fd;
     this.#req.offset[s] = offset;
     this.#req.bytes[s] = buf.length;
+    this.#req.write[s] = write;
   }
 
   submit(): number {
@@ -337,6 +363,7 @@ const IORING = {
   FEAT_SINGLE_MMAP: 1,
   ENTER_GETEVENTS: 1,
   OP_READ: 22,
+  OP_WRITE: 23,
 } as const;
 
 /** A region mapped with mmap, as a view. */
@@ -445,6 +472,15 @@ class UringQueue implements ReadQueue {
   }
 
   prepare(tag: number, fd: number, buf: Uint8Array, offset: number): void {
+    this.#place(tag, fd, buf, offset, false);
+  }
+
+  prepareWrite(tag: number, fd: number, buf: Uint8Array, offset: number): void {
+    this.#place(tag, fd, buf, offset, true);
+  }
+
+  /** A submission entry reading into `buf`, or with `write` writing it, at `offset`. */
+  #place(tag: number, fd: number, buf: Uint8Array, offset: number, write: boolean): void {
     const s = this.#slots.take(tag);
     const tail = this.#sq[this.#sqTail]! + this.#unsubmitted;
     const index = tail & this.#sqMask;
@@ -452,7 +488,7 @@ class UringQueue implements ReadQueue {
     const sqe = this.#sqes;
     const at = addressOfBytes(buf);
     sqe.fill(0, w, w + 16);
-    sqe[w] = IORING.OP_READ; // opcode, flags, ioprio
+    sqe[w] = write ? IORING.OP_WRITE : IORING.OP_READ; // opcode, flags, ioprio
     sqe[w + 1] = fd;
     sqe[w + 2] = offset % TWO32;
     sqe[w + 3] = Math.floor(offset / TWO32);
@@ -466,6 +502,7 @@ class UringQueue implements ReadQueue {
     this.#req.fd[s] = fd;
     this.#req.offset[s] = offset;
     this.#req.bytes[s] = buf.length;
+    this.#req.write[s] = write ? 1 : 0;
   }
 
   submit(): number {

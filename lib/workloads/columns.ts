@@ -407,15 +407,17 @@ export const COLUMN_SCHEMA = {
   engine: entry(
     "",
     "text",
-    "the I/O engine of the native reads, as fio names it: psync (one read at a time: pread, or " +
-      "with --direct --verify one native AIO read in flight), libaio or io_uring (--engine, " +
-      "--iodepth); psync where the kernel refused the engine asked",
+    "the I/O engine of the native reads (records: and of the write phase's transfers), as fio " +
+      "names it: psync (one request at a time: pread, or with --direct --verify one native AIO " +
+      "read in flight), libaio or io_uring (--engine, --iodepth); psync where the kernel " +
+      "refused the engine asked",
   ),
   iodepth: entry(
     "",
     "count",
-    "most read requests in flight at once (--iodepth; 1: one at a time); with a depth above " +
-      "1 the latency columns time each request, from its submission to its reap",
+    "most read requests (records' write rows: write requests) in flight at once (--iodepth; " +
+      "1: one at a time); with a depth above 1 the read latency columns time each request, " +
+      "from its submission to its reap",
   ),
   huge_pages: entry(
     "",

@@ -105,6 +105,8 @@ export async function runRecordsCell(ctx: RecordsCellContext, cell: RecordsCell)
       fsync: ctx.fsync,
       sample: EMPTY_SAMPLE,
       error: why,
+      // the requests the failed phase made (a shared file's writes: one at a time)
+      queue: state.phase === "write" && ranks.shared ? undefined : options.queue,
     });
     p?.clear();
     try {
@@ -138,9 +140,11 @@ async function writePhase(
   const mpiIo = ranks.shared
     ? mpiIoSettings(t.backend, options.mpiIo, "shared", part)
     : mpiIoSettings(t.backend, options.mpiIo, "per-rank", ownFrames(frames.records));
+  // writes at depth into a file of this rank's own (a shared file's ranks write their parts)
+  const queue = ranks.shared ? undefined : options.queue;
   const sink = {
     create: "truncate",
-    ...{ endian: t.endian, fsync, backendOptions, transfer, mpiIo },
+    ...{ endian: t.endian, fsync, backendOptions, transfer, mpiIo, queue },
   } as const;
   // the shared file fsyncs at its end or not at all (the command refuses --fsync each)
   const sharedSink = { endian: t.endian, fsync: fsync !== "none", backendOptions, transfer };
@@ -203,6 +207,7 @@ async function writePhase(
     fsync,
     sample: written.ws,
     latency,
+    ...(queue ? { queue } : {}),
   }, finishAudit());
 }
 
@@ -215,6 +220,7 @@ async function readPhase(
 ): Promise<RecordsRun> {
   const { options, ranks, cold, overlap } = ctx;
   const { t } = cell;
+  let queued: QueueSpec | undefined;
   const p = options.progress;
   const transfer = options.transfer;
   const { frames, readFrames } = ranks;
@@ -247,6 +253,7 @@ async function readPhase(
         readRecordsQueued(source, order, options.queue, readFrames, latency, (r) => {
           if ((r & 15) === 0) p?.update(r / frames.records, "read");
         });
+        queued = options.queue;
         return rm.stop();
       }
       // with --direct, record r + 1's read is in flight while record r is verified
@@ -282,6 +289,7 @@ async function readPhase(
     fsync: ctx.fsync,
     sample: rs,
     latency,
+    ...(queued ? { queue: queued } : {}),
   };
   const judged: { cold_ok?: boolean | ""; cold_why?: string } = {};
   // mutant: records-cold-ok-judge

@@ -47,8 +47,9 @@ export interface RecordsOptions {
   /** `--bs` / `--direct` (native framings; peers refuse). With O_DIRECT no cache drop is made. */
   readonly transfer?: Transfer;
   /**
-   * `--iodepth` / `--engine` of the read phase (native framings; peers refuse): up to the depth's
-   * record reads in flight; undefined: one at a time, as without them.
+   * `--iodepth` / `--engine` (native framings; peers refuse): up to the depth's requests in flight,
+   * the read phase's record reads, and the write phase's transfers of a file of its own (not
+   * `--layout shared`); undefined: one at a time, as without them.
    */
   readonly queue?: QueueSpec;
   /**
@@ -103,4 +104,6 @@ export interface RecordsRun {
   readonly error?: string;
   /** Each record's write or read latency in this phase, ns (absent when the phase failed). */
   readonly latency?: LatencyHistogram;
+  /** The engine and depth of the phase's requests; absent: one at a time (psync). */
+  readonly queue?: QueueSpec;
 }

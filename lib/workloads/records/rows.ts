@@ -8,23 +8,18 @@ import type { Row } from "../../report/row.ts";
 import { attachAudit, auditOf } from "../../sys/audit.ts";
 import type { Transfer } from "../../io/transfer.ts";
 import { queueColumns, transferColumns } from "../transfer.ts";
-import type { QueueSpec } from "../../backends/backend.ts";
 import type { RecordsRun } from "./options.ts";
 import { latencyFields, LatencyHistogram } from "../../report/histogram.ts";
 
 const MIB = 2 ** 20;
 
-/**
- * The result row of one phase (CSV columns; JSON rows add file_bytes, device bytes, residency).
- * `queue` (`--iodepth`, `--engine`) is the read phase's: a write row says psync at depth 1.
- */
+/** The result row of one phase (CSV columns; JSON rows add file_bytes, device bytes, residency). */
 export function recordsRow(
   run: RecordsRun,
   shape: readonly number[],
   transfer?: Transfer,
-  queue?: QueueSpec,
 ): Row {
-  const queued = queueColumns(run.phase === "read" ? queue : undefined);
+  const queued = queueColumns(run.queue);
   if (run.error !== undefined) {
     const { framing, endian, phase, bytes, error, fsync } = run;
     return {

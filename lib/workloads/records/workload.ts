@@ -48,6 +48,7 @@ import {
 } from "../settings.ts";
 import { mpiIoColumns } from "../cells.ts";
 import { queueColumns } from "../transfer.ts";
+import { DEFAULT_DIRECT_BS } from "../../io/transfer.ts";
 import { MPI_IO_COLUMN_NAMES, rankColumnDocs } from "../columns.ts";
 import { parseOptionArgs } from "../../framings/options.ts";
 import { refuseUnstorable } from "../../backends/capabilities.ts";
@@ -176,6 +177,15 @@ export const recordsWorkload: Workload<FlagValues<"records">> = {
     checkMemory(3 * recordBytes, "a record of --shape", "use a smaller --shape");
     const transfer = parseTransfer(values, resolved.run, values.dir);
     const queue = parseQueue(values, resolved.run);
+    if (queue !== undefined) {
+      // a staging buffer per write request in flight, and the runs being filled
+      const bs = transfer?.bs ?? DEFAULT_DIRECT_BS;
+      checkMemory(
+        (queue.depth + 2) * bs,
+        `--iodepth ${queue.depth} write buffers of ${bs} bytes`,
+        "use a smaller --iodepth or --bs",
+      );
+    }
     const reorder = parseReorder(values.reorder);
     const segments = parseSegments(values.segments, layout, resolved.run);
     checkSegments(shape[0]!, segments);
@@ -210,7 +220,7 @@ export const recordsWorkload: Workload<FlagValues<"records">> = {
           (run) => {
             // under MPI every rank's row goes to rank 0, which prints the aggregate (and
             // --per-rank rows), each saying how its files were written
-            const row = recordsRow(run, shape, transfer, queue);
+            const row = recordsRow(run, shape, transfer);
             if (world().size > 1) {
               const backend = targets.find((t) => t.backend.name === run.framing)!.backend;
               Object.assign(row, mpiIoColumns(backend, mpiIo, layout, segments));
