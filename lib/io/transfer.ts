@@ -11,7 +11,7 @@ import { ShortReadError, SysError, UsageError } from "../core/errors.ts";
 import { directAlignment, pageSize, type SubmittedRead, systemError } from "../sys/libc.ts";
 import type { ReadQueue } from "../sys/queue.ts";
 import { FileHandle, type OpenMode } from "./file.ts";
-import { alignedBytes } from "./buffers.ts";
+import { alignedBytes, giveBackSpareBuffer, takeSpareBuffer } from "./buffers.ts";
 export { alignedBytes, HUGE_PAGES_MIN } from "./buffers.ts";
 
 /** How the native framings make their system calls. */
@@ -157,6 +157,8 @@ export class BlockWriter {
   readonly #flightEnd: Float64Array;
   /** Tags free for a request. */
   readonly #freeTags: number[];
+  /** The buffers the requests took from the process's spares, given back at `finish`. */
+  readonly #taken = new Set<Uint8Array>();
 
   constructor(t: TransferFile, bs: number, streams = 2, queue?: ReadQueue) {
     this.#file = t.file;
@@ -261,7 +263,20 @@ export class BlockWriter {
     q.prepareWrite(tag, this.#file.fd, w.buf, start);
     q.submit();
     if (end > this.#onDisk) this.#onDisk = end;
-    w.buf = this.#spare.pop() ?? alignedBytes(this.#bs, this.#memoryAlign, this.#hugePages);
+    w.buf = this.#spare.pop() ?? this.#requestBuffer();
+  }
+
+  /**
+   * A new staging buffer for a run whose buffer a request holds: one of the process's spares
+   * (pages already touched by an earlier cell, so no page faults inside the timed phase; huge
+   * pages), unless O_DIRECT asks for 4 KiB pages or a larger alignment than a page.
+   */
+  #requestBuffer(): Uint8Array {
+    const spare = this.#memoryAlign <= 4096 && (this.#hugePages || this.#align === 1);
+    if (!spare) return alignedBytes(this.#bs, this.#memoryAlign, this.#hugePages);
+    const buf = takeSpareBuffer(this.#bs).subarray(0, this.#bs);
+    this.#taken.add(buf);
+    return buf;
   }
 
   /**
@@ -331,6 +346,13 @@ export class BlockWriter {
   finish(): void {
     while (this.#windows.length > 0) this.#close(this.#windows[0]!);
     this.#drain();
+    // the requests' buffers back to the process's spares, for the next cell's writer or reader
+    for (let k = this.#spare.length - 1; k >= 0; k--) {
+      const buf = this.#spare[k]!;
+      if (!this.#taken.delete(buf)) continue;
+      this.#spare.splice(k, 1);
+      giveBackSpareBuffer(buf);
+    }
     if (this.#onDisk > this.#end) {
       this.#file.truncate(this.#end);
       this.#onDisk = this.#end;
