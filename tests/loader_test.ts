@@ -374,7 +374,7 @@ say({ t: "ready", frames: 12 });
 if (job.reader === 1) setInterval(() => {}, 1000);
 else {
   await lines.read();
-  say({ t: "error", name: "VerifyError", message: "/x: frame 3: broken", exitCode: 1 });
+  say({ t: "error", kind: "verify", message: "/x: frame 3: broken", exitCode: 1 });
   Deno.exit(1);
 }
 `,

@@ -2,11 +2,11 @@
  * The `loader` workload's measurement: random samples (frames) of one file read in batches as a
  * training loop reads them, epoch after epoch (a seeded shuffle of every frame, or draws with
  * replacement), cold at the first epoch and as the cache was left after; optionally a busy-wait
- * after each batch (a training step), and one row per epoch with its audit trail.
+ * after each batch (a training step), and one row per epoch with its audit trail. With
+ * `--readers K` above 1, K reader processes (./readers.ts) read the batches for the consumer.
  * @module
  */
 import type { FrameSource, QueueSpec } from "../../backends/backend.ts";
-import type { LoaderFile, LoaderSettings, Sampling } from "./settings.ts";
 import { UsageError } from "../../core/errors.ts";
 import { residency } from "../../io/cache.ts";
 import type { Progress } from "../../report/progress.ts";
@@ -24,6 +24,7 @@ import {
 } from "../pattern.ts";
 import { judgeCold, prepareCache, queueColumns } from "../transfer.ts";
 import { type LoaderOpen, openLoader } from "./open.ts";
+import type { LoaderFile, LoaderSettings, Sampling } from "./settings.ts";
 import {
   type LoaderReaders,
   type ReaderEpoch,

@@ -4,7 +4,7 @@
  * epoch as the consumer allows them, answering on stdout (the protocol is in ./readers.ts).
  * @module
  */
-import { SciobenchError, UsageError } from "../../core/errors.ts";
+import { SciobenchError, UsageError, VerifyError } from "../../core/errors.ts";
 import { finishAudit, nextAudit, startAudit } from "../../sys/audit.ts";
 import { type Meter, startMeter } from "../../sys/meter.ts";
 import { sendLine, stdinLines } from "../lines.ts";
@@ -41,7 +41,13 @@ export async function runLoaderReader(): Promise<void> {
     }
   } catch (e) {
     if (e instanceof SciobenchError) {
-      send({ t: "error", name: e.name, message: e.message, exitCode: e.exitCode });
+      // by class, not by name: a bundle may rename classes
+      const kind = e instanceof VerifyError
+        ? "verify"
+        : e instanceof UsageError
+        ? "usage"
+        : "other";
+      send({ t: "error", kind, message: e.message, exitCode: e.exitCode });
     }
     throw e;
   }

@@ -57,7 +57,8 @@ export type ReaderMessage =
   | ({ readonly t: "epoch" } & ReaderEpoch)
   | {
     readonly t: "error";
-    readonly name: string;
+    /** What failed: a sample's check (VerifyError), a bad input (UsageError), or else. */
+    readonly kind: "verify" | "usage" | "other";
     readonly message: string;
     readonly exitCode: number;
   };
@@ -76,10 +77,13 @@ export function readerBatches(batches: number, k: number, readers: number): numb
 const encoder = new TextEncoder();
 
 /** The error a reader reported, of its class where the consumer tells them apart. */
-function readerError(m: { name: string; message: string; exitCode: number }, who: string) {
+function readerError(
+  m: { kind: string; message: string; exitCode: number },
+  who: string,
+): SciobenchError {
   const text = `${who}: ${m.message}`;
-  if (m.name === "VerifyError") return new VerifyError(text);
-  if (m.name === "UsageError") return new UsageError(text);
+  if (m.kind === "verify") return new VerifyError(text);
+  if (m.kind === "usage") return new UsageError(text);
   return new SciobenchError(text, m.exitCode === 2 ? 2 : 1);
 }
 
