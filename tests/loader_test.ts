@@ -17,7 +17,9 @@ import { auditOf } from "../lib/sys/audit.ts";
 import { epochOrder } from "../lib/workloads/loader/mod.ts";
 import { loaderWorkload } from "../lib/workloads/loader/workload.ts";
 import { measureWrite } from "../lib/workloads/write/mod.ts";
+import { VerifyError } from "../lib/core/errors.ts";
 import { flipByte, peerTest, runCli, tempDir } from "./_helpers.ts";
+import { parseStrace, straceSciobench } from "./_syscalls.ts";
 
 /** Runs `loader` in this process with `flags` (the parser's defaults added) and returns its rows. */
 async function loaderRows(flags: Record<string, string | boolean>): Promise<Row[]> {
@@ -236,6 +238,10 @@ Deno.test("loader: bad flags are one line, exit 2", async () => {
       ["--sample", "sorted"],
       ["--compute", "-1"],
       ["--verify"],
+      ["--readers", "0"],
+      ["--readers", "1.5"],
+      ["--readers", "two"],
+      ["--readers", "65"],
     ]
   ) {
     const r = await runCli(["loader", ...args]);
@@ -263,3 +269,169 @@ for (
     }
   });
 }
+
+/** The processes this process started that are still there (their ids, from /proc). */
+function children(): number[] {
+  const out: number[] = [];
+  for (const e of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
+      // pid (comm) state ppid ...: the fields after the last ')'
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === Deno.pid) out.push(Number(e.name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** The offsets the reads of each reader process of an epoch row started at, by process. */
+function readerReads(row: Row, path: string): Map<number, number[]> {
+  const phase = auditOf(row)!.phases.find((p) => p.name === "epoch")!;
+  const out = new Map<number, number[]>();
+  for (const p of phase.processes) {
+    const log = p.phase.files.find((f) => f.path === path)?.readLog ?? [];
+    out.set(p.pid, Array.from({ length: log.length / 2 }, (_, k) => log[2 * k]!));
+  }
+  return out;
+}
+
+for (
+  const [framing, queue] of [
+    ["raw", {}],
+    ["gsd", {}],
+    ["raw", { iodepth: "4", engine: "io_uring" }],
+  ] as const
+) {
+  const depth = "iodepth" in queue ? " --iodepth 4" : "";
+  Deno.test(`loader ${framing} --readers 2${depth}: each shuffled epoch reads every frame once across the readers, all verified`, async () => {
+    using dir = tempDir();
+    const path = `${dir.path}/data.${framing}`;
+    await writeTableFile(framing, path, 24);
+    const before = children();
+    const rows = await loaderRows({ file: path, framing, verify: true, readers: "2", ...queue });
+    assert.deepEqual(children(), before, "no reader process left");
+    assert.equal(rows.length, 2);
+    const starts = frameOffsets(framing, path);
+    for (const [k, row] of rows.entries()) {
+      assert.equal(row.readers, 2);
+      assert.equal(row.samples, 24);
+      assert.equal(row.batches, 3);
+      assert.equal(row.verified, true);
+      assert.equal(row.iodepth, "iodepth" in queue ? 4 : 1);
+      // the consumer reads nothing; each of two other processes reads its batches
+      const own = auditOf(row)!.phases.find((p) => p.name === "epoch")!.files;
+      assert.equal(own.find((f) => f.path === path)?.reads ?? 0, 0, "the consumer reads nothing");
+      const byReader = readerReads(row, path);
+      assert.equal(byReader.size, 2);
+      assert.ok(!byReader.has(Deno.pid));
+      // batches 0 and 2 by the first reader, batch 1 by the second: 16 and 8 samples
+      const samplesRead = [...byReader.values()].map((r) => r.filter((at) => starts.includes(at)));
+      assert.deepEqual(samplesRead.map((r) => r.length).sort(), [16, 8].sort());
+      const reads = samplesRead.flat();
+      for (const [i, at] of starts.entries()) {
+        assert.equal(reads.filter((r) => r === at).length, 1, `epoch ${k + 1}: frame ${i}`);
+      }
+      assert.ok(Number(row.user_s) > 0 && Number(row.sample_rate) > 0);
+    }
+    assert.ok(dropsBefore(rows[0]!, path).drops > 0, "a drop before epoch 1");
+  });
+}
+
+Deno.test("loader --readers 2: a damaged sample is a VerifyError naming the file and frame; no reader left", async () => {
+  using dir = tempDir();
+  const path = `${dir.path}/data.gsd`;
+  await writeTableFile("gsd", path, 24);
+  flipByte(path, frameOffsets("gsd", path)[5]! + 100);
+  const before = children();
+  const run = loaderRows({ file: path, verify: true, readers: "2", epochs: "1" });
+  await assert.rejects(run, (e: unknown) => {
+    assert.ok(e instanceof VerifyError, String(e));
+    assert.match(e.message, /frame 5: chunk .* differs from what was written/);
+    assert.ok(e.message.includes(path), e.message);
+    return true;
+  });
+  assert.deepEqual(children(), before, "no reader process left");
+});
+
+Deno.test("loader --readers 2: a reader that fails stops the other; no process or scratch file left", async () => {
+  using dir = tempDir();
+  using scratch = tempDir();
+  // a reader program: the first reader fails at its first batch, the second hangs
+  const fake = `${dir.path}/reader.ts`;
+  const alive = `${dir.path}/alive`;
+  Deno.writeTextFileSync(
+    fake,
+    `const lines = Deno.stdin.readable.pipeThrough(new TextDecoderStream()).getReader();
+let text = "";
+while (!text.includes("\\n")) text += (await lines.read()).value;
+const job = JSON.parse(text.slice(0, text.indexOf("\\n")));
+const say = (m) => console.log(JSON.stringify(m));
+Deno.writeTextFileSync("${alive}." + job.reader, String(Deno.pid));
+say({ t: "ready", frames: 12 });
+if (job.reader === 1) setInterval(() => {}, 1000);
+else {
+  await lines.read();
+  say({ t: "error", kind: "verify", message: "/x: frame 3: broken", exitCode: 1 });
+  Deno.exit(1);
+}
+`,
+  );
+  const r = await runCli(
+    ["loader", "--dir", scratch.path, "--size", `${12 * 28 * 64}`, "--n", "64", "--readers", "2"],
+    { env: { SCIOBENCH_SELF: fake } },
+  );
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /reader 1 of 2: \/x: frame 3: broken/);
+  const errors = r.stderr.split("\n").filter((l) => l.startsWith("sciobench: error: "));
+  assert.equal(errors.length, 1, r.stderr);
+  assert.deepEqual([...Deno.readDirSync(scratch.path)], [], "the scratch file removed");
+  const pids = [0, 1].map((k) => Number(Deno.readTextFileSync(`${alive}.${k}`)));
+  for (const pid of pids) {
+    assert.ok(!existsProcess(pid), `reader process ${pid} left running`);
+  }
+});
+
+/** Whether process `pid` exists (and is not a zombie). */
+function existsProcess(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("loader --readers 1 makes the calls of a run without it; --readers 2 reads each frame once in its readers", async () => {
+  using scratch = tempDir();
+  using trace = tempDir();
+  const args = ["loader", "--dir", scratch.path, "--size", `${24 * 28 * 64}`, "--n", "64"];
+  args.push("--samples-per-batch", "8");
+  const out = await straceSciobench(
+    [[...args, "--epochs", "1"], [...args, "--epochs", "1", "--readers", "1"], [
+      ...args,
+      "--epochs",
+      "1",
+      "--readers",
+      "2",
+    ]],
+    trace.path,
+  );
+  for (const o of out) assert.equal(o.code, 0, o.stderr);
+  const calls = [0, 1, 2].map((k) =>
+    parseStrace(trace.path, scratch.path, k).filter((c) => c.path.endsWith("loader.raw"))
+  );
+  const shape = (k: number) => calls[k]!.map((c) => [c.call, c.flags, c.count, c.offset]);
+  assert.ok(calls[0]!.filter((c) => c.call === "pread64").length >= 24);
+  assert.deepEqual(shape(1), shape(0), "--readers 1: the same calls in the same order");
+  assert.equal(new Set(calls[0]!.map((c) => c.tid)).size, 1, "one thread reads");
+  // --readers 2: every frame (1792 bytes after the 16-byte header) read once, by two processes
+  const reads = calls[2]!.filter((c) => c.call === "pread64" && c.count === 28 * 64);
+  const offsets = reads.map((c) => c.offset).sort((a, b) => a - b);
+  assert.deepEqual(offsets, Array.from({ length: 24 }, (_, i) => 16 + i * 28 * 64));
+  assert.equal(new Set(reads.map((c) => c.tid)).size, 2, "two reader processes read");
+  const opens = calls[2]!.filter((c) => c.call === "openat");
+  assert.ok(opens.length >= 3, "the consumer and each reader open the file");
+});

@@ -711,6 +711,17 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/utilisation/",
   },
   {
+    name: "loader-reader-batches",
+    claim: "loader --readers K: the readers share an epoch's batches, each read by one reader",
+    edits: [{
+      marker: "loader-reader-batches",
+      search: "for (let b = k; b < batches; b += readers)",
+      replace: "for (let b = 0; b < batches; b++)",
+    }],
+    tests: ["tests/loader_test.ts"],
+    filter: "/every frame once across the readers/",
+  },
+  {
     name: "loader-shuffle-permutation",
     claim: "loader: a shuffled epoch reads every frame once (a permutation, not draws)",
     edits: [{

@@ -12,7 +12,7 @@ import { compareCommand } from "./compare.ts";
 import { runsCommand } from "./runs.ts";
 import { reportCommand } from "./report.ts";
 import { readWorkload } from "../workloads/read/workload.ts";
-import { loaderWorkload } from "../workloads/loader/workload.ts";
+import { loaderCommand } from "./loader.ts";
 import { recordsWorkload } from "../workloads/records/workload.ts";
 import { readersCommand } from "./readers.ts";
 import { scalingCommand } from "./scaling.ts";
@@ -29,7 +29,7 @@ export const COMMANDS: readonly Command[] = [
   readersCommand,
   workloadCommand(writeWorkload),
   workloadCommand(readWorkload),
-  workloadCommand(loaderWorkload),
+  loaderCommand,
   workloadCommand(infoWorkload),
   framingsCommand,
   plotCommand,

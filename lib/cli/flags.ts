@@ -22,6 +22,7 @@ import {
   TABLE_QUICK,
   TABLE_SEED,
 } from "../workloads/seeds.ts";
+import { LOADER_PREFETCH, MAX_LOADER_READERS } from "../workloads/loader/readers.ts";
 
 /** Every command name the table knows, in the order `sciobench --help` lists them. */
 export const COMMAND_NAMES = [
@@ -266,6 +267,16 @@ export const FLAGS = {
     value: "B",
     help: "batches to read in all, instead of --epochs: epochs of ceil(frames / K) batches, the " +
       "last one cut short",
+    commands: ["loader"],
+  },
+  readers: {
+    type: "string",
+    value: "K",
+    help: "reader processes that read the batches, as DataLoader's workers (DLIO's read " +
+      "threads): each opens the file and reads whole batches, batch b by reader b mod K, up to " +
+      `${LOADER_PREFETCH} batches ahead of the consumer, which takes them in order and runs ` +
+      `--compute (1 to ${MAX_LOADER_READERS}; ` +
+      `default ${LOADER_DEFAULTS.readers}: the consumer reads each batch itself, nothing ahead)`,
     commands: ["loader"],
   },
   compute: {

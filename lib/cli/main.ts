@@ -89,7 +89,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     return 2;
   }
   if (rest.includes("--help") || rest.includes("-h")) return printOut(cmd.help);
-  // Hidden helper subcommands (readers' `_reader`) are children of a rank, never ranks.
+  // Hidden helper subcommands (readers' and loader's `_reader`) are children, never ranks.
   if (rest[0]?.startsWith("_")) return await runCommand(cmd, rest, null);
   let w: World;
   try {

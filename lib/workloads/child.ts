@@ -25,12 +25,10 @@ import { measureRead } from "./read/mod.ts";
 import { measureWrite, type WriteJob } from "./write/mod.ts";
 import { backendByName, usableBackend } from "../backends/registry.ts";
 import { backendOptionArgs } from "./settings.ts";
-
-const encoder = new TextEncoder();
+import { sendLine, stdinLines } from "./lines.ts";
 
 function send(m: ChildMessage): void {
-  const bytes = encoder.encode(JSON.stringify(m) + "\n");
-  for (let done = 0; done < bytes.length;) done += Deno.stdout.writeSync(bytes.subarray(done));
+  sendLine(m);
 }
 
 function cpuSecondsUsed(): number {
@@ -163,19 +161,6 @@ export function readWhole(
   }
 }
 
-/** Lines of stdin, one request each. */
-async function* requests(): AsyncGenerator<string> {
-  let rest = "";
-  for await (const text of Deno.stdin.readable.pipeThrough(new TextDecoderStream())) {
-    rest += text;
-    let nl: number;
-    while ((nl = rest.indexOf("\n")) >= 0) {
-      yield rest.slice(0, nl);
-      rest = rest.slice(nl + 1);
-    }
-  }
-}
-
 /** The child's main loop; returns the exit code when stdin ends. */
 export async function runLibraryChild(): Promise<number> {
   enterLibraryChild();
@@ -184,7 +169,7 @@ export async function runLibraryChild(): Promise<number> {
   // library reserves is not what it uses; the parent watches the resident memory).
   for (const peer of PEERS) peer.unavailable();
   const fault = Deno.env.get("SCIOBENCH_CHILD_FAULT");
-  for await (const line of requests()) {
+  for await (const line of stdinLines()) {
     if (line.trim() === "") continue;
     const request = JSON.parse(line) as ChildRequest;
     try {

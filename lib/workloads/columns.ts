@@ -43,8 +43,9 @@ const latencyText = (which: string, phase: "read" | "random") =>
 
 /** The text of a loader batch latency column: `which` of its batches' read times. */
 const batchText = (which: string) =>
-  `loader: ${which} time to read one batch (every sample read and verified, one after the ` +
-  "other), microseconds; JSON rows carry the histogram as batch_latency";
+  `loader: ${which} time to read one batch (every sample read and verified; with --readers ` +
+  "above 1 the consumer's wait for it), microseconds; JSON rows carry the histogram as " +
+  "batch_latency";
 
 /** The text of a records latency column: `which` of its records' write or read latencies. */
 const recordText = (which: string) =>
@@ -323,10 +324,22 @@ export const COLUMN_SCHEMA = {
       "the last reader's end)",
   ),
   cpu_s: entry("s", "number", "user_s + sys_s"),
-  user_s: entry("s", "number", "user CPU of the row's phase (getrusage, whole process)"),
-  sys_s: entry("s", "number", "system CPU of the row's phase (getrusage, whole process)"),
+  user_s: entry(
+    "s",
+    "number",
+    "user CPU of the row's phase (getrusage, whole process; loader: with its reader processes')",
+  ),
+  sys_s: entry(
+    "s",
+    "number",
+    "system CPU of the row's phase (getrusage, whole process; loader: with its reader processes')",
+  ),
   MiBps: entry("MiB/s", "number", "bytes / 2^20 / wall_s"),
-  dev_read_bytes: entry("bytes", "count", "bytes fetched from the device during the row's phase"),
+  dev_read_bytes: entry(
+    "bytes",
+    "count",
+    "bytes fetched from the device during the row's phase (loader: with its reader processes')",
+  ),
   dev_write_bytes: entry("bytes", "count", "bytes sent to the device during the row's phase"),
   // readers
   mean_s: entry("s", "number", "mean time of one reader, open to close"),
@@ -525,13 +538,20 @@ export const COLUMN_SCHEMA = {
       "drawn with replacement, seeded)",
   ),
   batch_size: entry("samples", "count", "loader: samples (frames) per batch"),
+  readers: entry(
+    "processes",
+    "count",
+    "loader: reader processes that read the batches (--readers; 1: the consumer reads each " +
+      "batch itself)",
+  ),
   batches: entry("batches", "count", "loader: batches read in the epoch"),
   samples: entry("samples", "count", "loader: samples (frames) read in the epoch"),
   load_s: entry(
     "s",
     "number",
     "loader: time the epoch waited for data: the sum of its batches' read times (every sample " +
-      "read and verified), without --compute's steps",
+      "read and verified), without --compute's steps; with --readers above 1 the sum of the " +
+      "consumer's waits for its batches",
   ),
   sample_rate: entry("samples/s", "number", "loader: samples / load_s"),
   load_MiBps: entry("MiB/s", "number", "loader: bytes / 2^20 / load_s"),

@@ -91,4 +91,6 @@ export const LOADER_DEFAULTS = {
   epochs: 2,
   /** Each epoch a seeded permutation of every frame. */
   sample: "shuffle",
+  /** Reader processes: none, the consumer reads each batch itself. */
+  readers: 1,
 } as const;

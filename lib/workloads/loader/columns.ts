@@ -12,7 +12,8 @@ import { columnDocs, QUEUE_COLUMN_NAMES, STAT_COLUMN_NAMES } from "../columns.ts
  */
 export const LOADER_COLUMN_DOCS: readonly ColumnDoc[] = columnDocs(
   ["framing", "path", "N", "frames", "file_bytes", "epoch", "sampling", "cache"],
-  ["resident_before", "batch_size", "batches", "samples", "bytes", "wall_s", "load_s"],
+  ["resident_before", "batch_size", "readers", "batches", "samples", "bytes", "wall_s"],
+  ["load_s"],
   ["sample_rate", "load_MiBps", "batch_p50_us", "batch_p90_us", "batch_p99_us"],
   ["batch_p999_us", "batch_max_us", "compute_ms", "compute_s", "accel_util", "user_s", "sys_s"],
   ["dev_read_bytes", "cold_ok", "cold_why", "verified", "seed", "fs_type"],
@@ -27,6 +28,7 @@ export const LOADER_KEYS = ["framing", "path", "epoch", "sampling", "batch_size"
 export const LOADER_HUMAN_COLUMNS: readonly string[] = [
   "framing",
   "epoch",
+  "readers",
   "cache",
   "resident_before",
   "samples",

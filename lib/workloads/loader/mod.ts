@@ -2,7 +2,8 @@
  * The `loader` workload's measurement: random samples (frames) of one file read in batches as a
  * training loop reads them, epoch after epoch (a seeded shuffle of every frame, or draws with
  * replacement), cold at the first epoch and as the cache was left after; optionally a busy-wait
- * after each batch (a training step), and one row per epoch with its audit trail.
+ * after each batch (a training step), and one row per epoch with its audit trail. With
+ * `--readers K` above 1, K reader processes (./readers.ts) read the batches for the consumer.
  * @module
  */
 import type { FrameSource, QueueSpec } from "../../backends/backend.ts";
@@ -22,44 +23,16 @@ import {
   shuffledOrder,
 } from "../pattern.ts";
 import { judgeCold, prepareCache, queueColumns } from "../transfer.ts";
+import { type LoaderOpen, openLoader } from "./open.ts";
+import type { LoaderFile, LoaderSettings, Sampling } from "./settings.ts";
+import {
+  type LoaderReaders,
+  type ReaderEpoch,
+  type ReaderLaunch,
+  startReaders,
+} from "./readers.ts";
 
-/** How samples are drawn: every frame once per epoch, or with replacement. */
-export type Sampling = "shuffle" | "random";
-
-/** The samplings `--sample` takes. */
-export const SAMPLINGS: readonly Sampling[] = ["shuffle", "random"];
-
-/** What one loader run reads, besides its file. */
-export interface LoaderSettings {
-  /** Seed of every epoch's order. */
-  readonly seed: number;
-  /** Samples (frames) per batch. */
-  readonly batchSize: number;
-  /** Epochs to read (with `batches`: the most epochs those batches take). */
-  readonly epochs: number;
-  /** Batches to read in all (`--batches`), instead of whole epochs; undefined: every batch. */
-  readonly batches?: number;
-  /** How samples are drawn. */
-  readonly sampling: Sampling;
-  /** Busy-wait after each batch, milliseconds (0: none). */
-  readonly computeMs: number;
-  /** `--iodepth` / `--engine`: a batch's reads up to the depth in flight; undefined: one at a time. */
-  readonly queue?: QueueSpec;
-}
-
-/** The file a run reads and what is known of its data. */
-export interface LoaderFile {
-  /** The file. */
-  readonly path: string;
-  /** Its frames, open. */
-  readonly source: FrameSource;
-  /** The frames it must hold (a file the loader wrote, or --file --verify); else undefined. */
-  readonly expected: ExpectedFrames | undefined;
-  /** Particles per frame, where known. */
-  readonly n: number | undefined;
-  /** File size, bytes. */
-  readonly fileBytes: number;
-}
+export { type LoaderFile, type LoaderSettings, type Sampling, SAMPLINGS } from "./settings.ts";
 
 /** Batches of one epoch: ceil(frames / batch size). */
 export function batchesPerEpoch(frames: number, batchSize: number): number {
@@ -90,6 +63,17 @@ export function epochOrder(
   const order = new Uint32Array(frames);
   for (let k = 0; k < frames; k++) order[k] = rng.below(frames);
   return order;
+}
+
+/**
+ * The samples epoch `epoch` reads in order ({@link epochOrder}), cut short in the last epoch of a
+ * run of `--batches`.
+ */
+export function epochSamples(frames: number, epoch: number, s: LoaderSettings): Uint32Array {
+  const order = epochOrder(frames, epoch, s.sampling, s.seed);
+  if (s.batches === undefined) return order;
+  const left = s.batches - (epoch - 1) * batchesPerEpoch(frames, s.batchSize);
+  return order.subarray(0, Math.min(order.length, left * s.batchSize));
 }
 
 /**
@@ -153,15 +137,21 @@ interface EpochRead {
   /** Time spent reading batches, and in busy-waits, ns. */
   readonly loadNs: number;
   readonly computeNs: number;
-  /** Each batch's read time, ns. */
+  /** Each batch's wait, ns: its read time, or with reader processes the wait for it. */
   readonly latency: LatencyHistogram;
+  /** The reader processes' own trails and costs of the epoch (`--readers` above 1). */
+  readonly readers: readonly ReaderEpoch[];
 }
 
-/** Reads `order`'s samples in batches, with a busy-wait after each; `beat` after each batch. */
+/**
+ * Reads `order`'s samples in batches, batch `b` (from 0) by `read` (its payload bytes), with a
+ * busy-wait after each; `beat` after each batch. A batch's latency is the consumer's wait for it.
+ */
 async function readEpoch(
   file: LoaderFile,
   order: Uint32Array,
   s: LoaderSettings,
+  read: (b: number, batch: Uint32Array) => Promise<number>,
   beat: (done: number) => void,
 ): Promise<EpochRead> {
   const latency = new LatencyHistogram();
@@ -174,7 +164,7 @@ async function readEpoch(
   for (let at = 0; at < order.length; at += s.batchSize) {
     const batch = order.subarray(at, Math.min(order.length, at + s.batchSize));
     const t0 = clockGettime();
-    const got = await readBatch(file.source, batch, file.expected, s.queue);
+    const got = await read(batches, batch);
     const dt = clockGettime() - t0;
     latency.record(dt);
     loadNs += dt;
@@ -193,7 +183,16 @@ async function readEpoch(
     if (s.computeMs > 0) computeNs += busyWait(s.computeMs);
     beat(at + batch.length);
   }
-  return { batches, samples: order.length, bytes, distinctBytes, loadNs, computeNs, latency };
+  return {
+    batches,
+    samples: order.length,
+    bytes,
+    distinctBytes,
+    loadNs,
+    computeNs,
+    latency,
+    readers: [],
+  };
 }
 
 /** Where an epoch's row stands: its number, the cache state and residency before it, the file system. */
@@ -217,6 +216,7 @@ function epochRow(
   const loadS = r.loadNs / 1e9;
   const computeS = r.computeNs / 1e9;
   const { batch_iops: _perSecond, ...latency } = latencyFields("batch", r.latency, loadS);
+  const sum = (f: (e: ReaderEpoch) => number) => r.readers.reduce((a, e) => a + f(e), 0);
   return {
     framing: file.source.framing,
     path: file.path,
@@ -228,6 +228,7 @@ function epochRow(
     cache,
     resident_before: before,
     batch_size: s.batchSize,
+    readers: s.readers,
     batches: r.batches,
     samples: r.samples,
     bytes: r.bytes,
@@ -240,9 +241,9 @@ function epochRow(
     compute_s: computeS,
     // mutant: loader-accel-util
     accel_util: s.computeMs > 0 ? computeS / (computeS + loadS) : null,
-    user_s: m.userS,
-    sys_s: m.sysS,
-    dev_read_bytes: m.devReadBytes,
+    user_s: m.userS + sum((e) => e.userS),
+    sys_s: m.sysS + sum((e) => e.sysS),
+    dev_read_bytes: m.devReadBytes + sum((e) => e.devReadBytes),
     cold_ok: "",
     cold_why: "",
     verified: file.expected !== undefined,
@@ -260,16 +261,17 @@ function epochRow(
  * empty); resident_before is the fraction cached before each epoch.
  */
 export async function runLoader(
-  open: () => LoaderFile,
+  open: LoaderOpen,
   s: LoaderSettings,
   add: (row: Row) => void,
   progress: Progress,
+  launch: ReaderLaunch,
 ): Promise<void> {
   startAudit();
   try {
-    const file = open();
+    const file = openLoader(open);
     try {
-      await readEpochs(file, s, add, progress);
+      await readEpochs(file, s, add, progress, () => startReaders(open, s, file, launch));
     } finally {
       file.source.close();
     }
@@ -278,16 +280,17 @@ export async function runLoader(
   }
 }
 
-/** The epochs of {@link runLoader}, on `file` open, each row's trail ended by {@link nextAudit}. */
+/**
+ * The epochs of {@link runLoader}, on `file` open, each row's trail ended by {@link nextAudit};
+ * with `--readers` above 1 the reader processes `start` makes read the batches.
+ */
 async function readEpochs(
   file: LoaderFile,
   s: LoaderSettings,
   add: (row: Row) => void,
   progress: Progress,
+  start: () => Promise<LoaderReaders>,
 ): Promise<void> {
-  const frames = file.source.frameCount;
-  const epochs = epochCount(frames, s);
-  const perEpoch = batchesPerEpoch(frames, s.batchSize);
   const fs = statfs(file.path);
   if (s.queue !== undefined && !file.source.readFramesQueued) {
     throw new UsageError(
@@ -295,12 +298,33 @@ async function readEpochs(
         "time; the queue is sciobench's native readers'",
     );
   }
+  // the readers open the file before the first epoch's cache drop, as the consumer did
+  const pool = s.readers > 1 ? await start() : undefined;
+  let failed = true;
+  try {
+    await readEpochRows(file, s, add, progress, pool, fs);
+    failed = false;
+  } finally {
+    await pool?.close(failed);
+  }
+  progress.clear();
+}
+
+/** Every epoch of {@link readEpochs}, read in-process or by `pool`; a row for each to `add`. */
+async function readEpochRows(
+  file: LoaderFile,
+  s: LoaderSettings,
+  add: (row: Row) => void,
+  progress: Progress,
+  pool: LoaderReaders | undefined,
+  fs: { readonly type: number; readonly typeName: string },
+): Promise<void> {
+  const frames = file.source.frameCount;
+  const epochs = epochCount(frames, s);
+  const inProcess = (_b: number, batch: Uint32Array) =>
+    readBatch(file.source, batch, file.expected, s.queue);
   for (let epoch = 1; epoch <= epochs; epoch++) {
-    let order = epochOrder(frames, epoch, s.sampling, s.seed);
-    if (s.batches !== undefined) {
-      const left = s.batches - (epoch - 1) * perEpoch;
-      order = order.subarray(0, Math.min(order.length, left * s.batchSize));
-    }
+    const order = epochSamples(frames, epoch, s);
     const cache = epoch === 1 ? "cold" : "as left";
     // mutant: loader-cold-drop
     const before = epoch === 1
@@ -308,24 +332,29 @@ async function readEpochs(
       : residency(file.path);
     progress.begin(`loader epoch ${epoch}`, { index: epoch, count: epochs });
     const meter = startMeter("epoch");
-    const r = await readEpoch(
-      file,
-      order,
-      s,
-      (done) => progress.update(done / order.length, "read"),
-    );
+    const beat = (done: number) => progress.update(done / order.length, "read");
+    let r: EpochRead;
+    if (pool === undefined) r = await readEpoch(file, order, s, inProcess, beat);
+    else {
+      await pool.beginEpoch(order.length);
+      r = await readEpoch(file, order, s, (b) => pool.batch(b), beat);
+    }
     const m = meter.stop();
+    // the readers' reports of the epoch follow their last batch: read after the epoch's clock
+    if (pool !== undefined) r = { ...r, readers: await pool.endEpoch() };
     const row = epochRow(file, s, { epoch, cache, before, fsType: fs.typeName }, r, m);
     judgeCold(row, cache, {
       epoch: {
         fsType: fs.type,
         residentAfterDrop: before,
         readBytes: Math.round(r.distinctBytes),
-        deviceReadBytes: m.devReadBytes,
+        deviceReadBytes: Number(row.dev_read_bytes),
       },
     }, false);
-    attachAudit(row, nextAudit());
+    const trail = nextAudit();
+    const phase = trail?.phases.find((p) => p.name === "epoch");
+    for (const e of r.readers) if (e.phase) phase?.processes.push({ pid: e.pid, phase: e.phase });
+    attachAudit(row, trail);
     add(row);
   }
-  progress.clear();
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import { UsageError } from "../../core/errors.ts";
+import { selfCommand } from "../../core/self.ts";
 import { parseChoice, parseCount, parseSeed } from "../../core/values.ts";
 import { parseSize } from "../../core/sizes.ts";
 import type { Backend } from "../../backends/backend.ts";
@@ -12,28 +13,18 @@ import { usableBackend } from "../../backends/registry.ts";
 import { writeFrames } from "../../backends/write.ts";
 import { parseOptionArgs } from "../../framings/options.ts";
 import { withScratchDir } from "../../io/scratch.ts";
-import { storeBytes } from "../../io/store.ts";
 import { columnHelp } from "../../report/human.ts";
 import { Progress } from "../../report/progress.ts";
 import type { FlagValues } from "../../cli/flags.ts";
 import { checkScratchRoom } from "../checks.ts";
-import { isolates } from "../isolate.ts";
-import { chooseBackend, openUserFile } from "../open.ts";
-import { prepareVerified } from "../pattern.ts";
-import { tablePatternOf } from "../read/mod.ts";
 import { parseQueue, resolveBackends } from "../settings.ts";
 import { BYTES_PER_PARTICLE, TableFrames } from "../table/mod.ts";
 import { LOADER_DEFAULTS } from "../seeds.ts";
 import type { PlannedRun, Workload, WorkloadHelp } from "../workload.ts";
 import { LOADER_COLUMN_DOCS, LOADER_HUMAN_COLUMNS, LOADER_KEYS } from "./columns.ts";
-import {
-  batchesPerEpoch,
-  epochCount,
-  type LoaderFile,
-  type LoaderSettings,
-  runLoader,
-  SAMPLINGS,
-} from "./mod.ts";
+import { batchesPerEpoch, epochCount, type LoaderSettings, runLoader, SAMPLINGS } from "./mod.ts";
+import type { LoaderOpen } from "./open.ts";
+import { LOADER_PREFETCH, LOADER_READER_COMMAND, MAX_LOADER_READERS } from "./readers.ts";
 
 const HELP: WorkloadHelp = {
   title: "read random samples of a file in batches, as a training loop does",
@@ -48,7 +39,16 @@ batch is followed by MS milliseconds of busy-wait, a training step, and accel_ut
 of the time the "accelerator" computed rather than waited for data (as DLIO). Every sample of a
 file the loader wrote is checked against the data written; a user's file by the format's own
 checks (markers, sizes, index bounds), and with --verify against what 'sciobench write --seed S'
-writes. Samples are read one at a time.`,
+writes. Samples are read one at a time, or with --iodepth a batch's samples in flight together.
+
+With --readers K above 1, K reader processes read the batches, as the worker processes of
+PyTorch's DataLoader (DLIO's read_threads): each opens the file itself, reads whole batches with
+the run's --iodepth and --engine, batch b of an epoch by reader b mod K, and reads up to ${LOADER_PREFETCH}
+batches ahead of the consumer (DataLoader's prefetch_factor), never into the next epoch; the
+consumer takes the batches in order and runs --compute. A batch's latency and load_s are then
+the consumer's wait for the batch; user_s, sys_s and dev_read_bytes add the readers' own, and
+the audit trail lists each reader's epoch. --readers 1 (the default): the consumer reads each
+batch itself when it needs it, nothing ahead.`,
   after: `Columns (CSV order), one row per epoch:
 ${columnHelp(LOADER_COLUMN_DOCS)}`,
 };
@@ -71,9 +71,25 @@ function loaderSettings(values: FlagValues<"loader">): LoaderSettings {
     batches: values.batches === undefined ? undefined : parseCount(values.batches, "--batches"),
     sampling: parseChoice(values.sample, SAMPLINGS, "--sample"),
     computeMs: compute,
+    readers: parseCount(
+      values.readers ?? String(LOADER_DEFAULTS.readers),
+      "--readers",
+      MAX_LOADER_READERS,
+    ),
     // the framing is known once the file is: one read through a library is refused at the start
     queue: parseQueue(values, []),
   };
+}
+
+/** Starts one reader process: this program again as `sciobench loader _reader`. */
+function selfReader(): Deno.ChildProcess {
+  const self = selfCommand();
+  return new Deno.Command(self.cmd, {
+    args: [...self.args, "loader", LOADER_READER_COMMAND],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
 }
 
 /** The one backend of `--framing` for the file the loader writes (a file, not a store). */
@@ -93,47 +109,6 @@ function writingBackend(framing: string): Backend {
   return backend;
 }
 
-/** The user's file opened for the loader, checked to hold frames. */
-function openLoaderFile(
-  path: string,
-  framing: string | undefined,
-  options: readonly string[] | undefined,
-  verify: boolean,
-  seed: number,
-): LoaderFile {
-  const backend = chooseBackend(path, framing);
-  if (isolates(backend)) {
-    // a library on a file sciobench did not write runs in a library child, which has no loader
-    throw new UsageError(
-      `loader: --file ${path}: ${backend.name} reads through its library, which 'loader' runs ` +
-        "only on a file it writes (leave --file out); time your file with 'sciobench read'",
-    );
-  }
-  const fileBytes = storeBytes(path);
-  let expected: TableFrames | undefined;
-  if (verify) {
-    const probe = openUserFile(path, framing, options, "read");
-    try {
-      expected = tablePatternOf(probe, seed, fileBytes);
-    } finally {
-      probe.close();
-    }
-  }
-  const source = openUserFile(path, framing, options, "read", { layout: expected?.layout });
-  try {
-    if (source.frameCount === 0) {
-      throw new UsageError(
-        `loader: ${path} holds no frames (${source.framing}); a sample is one frame`,
-      );
-    }
-    if (expected) prepareVerified(source, expected);
-  } catch (e) {
-    source.close();
-    throw e;
-  }
-  return { path, source, expected, n: expected?.n, fileBytes };
-}
-
 /** The resolved options of a run, for the JSON meta and the plan (option names as flags). */
 function runOptions(
   settings: LoaderSettings,
@@ -146,6 +121,7 @@ function runOptions(
     batches: settings.batches ?? null,
     sample: settings.sampling,
     compute: settings.computeMs,
+    readers: settings.readers,
     option: option ?? [],
   };
 }
@@ -179,9 +155,15 @@ export const loaderWorkload: Workload<FlagValues<"loader">> = {
         progress,
         options: { ...options, file: userFile, framing: framing ?? null, verify: values.verify },
         async run(add, progress): Promise<void> {
-          const open = () =>
-            openLoaderFile(userFile, framing, values.option, values.verify, settings.seed);
-          await runLoader(open, settings, add, progress);
+          const open: LoaderOpen = {
+            kind: "user",
+            path: userFile,
+            framing,
+            options: values.option,
+            verify: values.verify,
+            seed: settings.seed,
+          };
+          await runLoader(open, settings, add, progress, selfReader);
         },
       };
     }
@@ -239,17 +221,15 @@ export const loaderWorkload: Workload<FlagValues<"loader">> = {
             frames,
             (i) => expected.frame(i),
           );
-          const open = (): LoaderFile => {
-            const source = backend.openReader(path, { layout: expected.layout, backendOptions });
-            try {
-              prepareVerified(source, expected);
-            } catch (e) {
-              source.close();
-              throw e;
-            }
-            return { path, source, expected, n, fileBytes: storeBytes(path) };
+          const open: LoaderOpen = {
+            kind: "written",
+            path,
+            framing: backend.name,
+            options: values.option,
+            n,
+            seed: settings.seed,
           };
-          await runLoader(open, settings, add, progress);
+          await runLoader(open, settings, add, progress, selfReader);
         });
       },
     };

@@ -5,65 +5,10 @@
  */
 import { SciobenchError } from "../../core/errors.ts";
 import { type ReaderReport } from "./packman.ts";
+import { childError, killChild, LineReader } from "../lines.ts";
 
 /** Starts one reader process for `path`; returns the process with stdin, stdout and stderr piped. */
 export type ReaderLauncher = (path: string, fileIndex: number) => Deno.ChildProcess;
-
-const decoder = new TextDecoder();
-
-/** Reads a child's stdout: the `ready` line first, then the rest. */
-class LineReader {
-  readonly #r: ReadableStreamDefaultReader<Uint8Array>;
-  #text = "";
-  #done = false;
-
-  constructor(stream: ReadableStream<Uint8Array>) {
-    this.#r = stream.getReader();
-  }
-
-  /** The next line, or null at end of stream. */
-  async line(): Promise<string | null> {
-    for (;;) {
-      const nl = this.#text.indexOf("\n");
-      if (nl >= 0) {
-        const line = this.#text.slice(0, nl);
-        this.#text = this.#text.slice(nl + 1);
-        return line;
-      }
-      if (this.#done) {
-        const rest = this.#text;
-        this.#text = "";
-        return rest === "" ? null : rest;
-      }
-      const { value, done } = await this.#r.read();
-      if (done) this.#done = true;
-      else this.#text += decoder.decode(value, { stream: true });
-    }
-  }
-
-  /** Everything left until end of stream. */
-  async rest(): Promise<string> {
-    const lines: string[] = [];
-    for (let l = await this.line(); l !== null; l = await this.line()) lines.push(l);
-    return lines.join("\n");
-  }
-}
-
-/** The one-line error a failed reader printed (`sciobench: error: ...`), else its last stderr line. */
-function childError(stderr: string, code: number): string {
-  const lines = stderr.split("\n").map((l) => l.trim()).filter((l) => l !== "");
-  const err = lines.findLast((l) => l.startsWith("sciobench: error: "));
-  if (err !== undefined) return err.slice("sciobench: error: ".length);
-  return lines.at(-1) ?? `exited with code ${code} and no message`;
-}
-
-function kill(c: Deno.ChildProcess): void {
-  try {
-    c.kill("SIGTERM");
-  } catch {
-    // already exited
-  }
-}
 
 /**
  * Starts one reader per entry of `files` at once, releases them together when all are ready, and
@@ -79,7 +24,7 @@ export async function runReaderProcesses(
   try {
     for (let k = 0; k < n; k++) children.push(launch(files[k]!, fileIndex(k)));
   } catch (e) {
-    children.forEach(kill);
+    children.forEach(killChild);
     throw e;
   }
   const stderr = children.map((c) => new Response(c.stderr).text());
@@ -93,7 +38,7 @@ export async function runReaderProcesses(
     const ready = await Promise.all(outs.map((o) => o.line()));
     const notReady = ready.findIndex((l) => l !== "ready");
     if (notReady >= 0) {
-      children.forEach(kill);
+      children.forEach(killChild);
       const st = await children[notReady]!.status;
       await fail(notReady, st.code === 0 ? 1 : st.code);
     }
@@ -118,7 +63,7 @@ export async function runReaderProcesses(
       }
     });
   } finally {
-    if (!released) children.forEach(kill);
+    if (!released) children.forEach(killChild);
     // Let every child finish so none outlives the run (kill above covers failures before release).
     await Promise.allSettled(children.map((c) => c.status));
     await Promise.allSettled(stderr);
