@@ -11,6 +11,7 @@ import type {
   DType,
   EndianOption,
   Frame,
+  FrameIndex,
   MagicNumber,
   OptionSpec,
   StoredVariable,
@@ -556,6 +557,14 @@ export interface Capabilities {
   readonly store?: StoreLayout;
   /** The C library it loads (peers). */
   readonly library?: LibraryInfo;
+  /**
+   * Set when its files' frames can be read without its library (the loader's `--access
+   * direct`): the index of each frame's chunks at the file offsets its library reports (HDF5's
+   * chunk index), which sciobench's own reads then read. The library is asked during the call
+   * only, its handles closed before it returns. UsageError (one line) when the file's frames are
+   * filtered (compressed) or not stored as whole frames.
+   */
+  frameChunks?(path: string): FrameIndex;
   /**
    * Bytes a record of `payloadBytes` takes in its files, written with `options` (the declared
    * defaults applied): the payload plus the format's framing of it (f77: two record markers).

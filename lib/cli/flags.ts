@@ -275,6 +275,17 @@ export const FLAGS = {
       "then say the accelerator utilisation (accel_util, as DLIO)",
     commands: ["loader"],
   },
+  access: {
+    type: "string",
+    list: true,
+    value: "LIST",
+    help: "HDF5 and netCDF-4 files: how each sample is read, one or both (each its own rows, " +
+      "column access): library (through the format's library, one sample at a time, the " +
+      "default) or direct (each frame's chunks read with sciobench's own reads, --iodepth " +
+      "and --engine too, at the file addresses the HDF5 library reports once at the open " +
+      "(H5Dget_chunk_info); a compressed or otherwise filtered dataset is refused)",
+    commands: ["loader"],
+  },
   dir: {
     type: "string",
     value: "DIR",

@@ -11,7 +11,7 @@ import { columnDocs, QUEUE_COLUMN_NAMES, STAT_COLUMN_NAMES } from "../columns.ts
  * lib/workloads/columns.ts): one row per epoch.
  */
 export const LOADER_COLUMN_DOCS: readonly ColumnDoc[] = columnDocs(
-  ["framing", "path", "N", "frames", "file_bytes", "epoch", "sampling", "cache"],
+  ["framing", "access", "path", "N", "frames", "file_bytes", "epoch", "sampling", "cache"],
   ["resident_before", "batch_size", "batches", "samples", "bytes", "wall_s", "load_s"],
   ["sample_rate", "load_MiBps", "batch_p50_us", "batch_p90_us", "batch_p99_us"],
   ["batch_p999_us", "batch_max_us", "compute_ms", "compute_s", "accel_util", "user_s", "sys_s"],
@@ -21,11 +21,19 @@ export const LOADER_COLUMN_DOCS: readonly ColumnDoc[] = columnDocs(
 );
 
 /** The columns that name a loader cell: one epoch of one file. */
-export const LOADER_KEYS = ["framing", "path", "epoch", "sampling", "batch_size"] as const;
+export const LOADER_KEYS = [
+  "framing",
+  "access",
+  "path",
+  "epoch",
+  "sampling",
+  "batch_size",
+] as const;
 
 /** The columns the human table shows. */
 export const LOADER_HUMAN_COLUMNS: readonly string[] = [
   "framing",
+  "access",
   "epoch",
   "cache",
   "resident_before",

@@ -29,6 +29,16 @@ export type Sampling = "shuffle" | "random";
 /** The samplings `--sample` takes. */
 export const SAMPLINGS: readonly Sampling[] = ["shuffle", "random"];
 
+/**
+ * How a sample's bytes are read: `native` (sciobench's reads, through the format's own index),
+ * `library` (through the format's library, one sample at a time), `direct` (an HDF5 file's
+ * chunks with sciobench's reads, at the addresses the library reported at the open).
+ */
+export type Access = "native" | "library" | "direct";
+
+/** The read paths `--access` takes (a library format's files: library, direct, or both). */
+export const ACCESSES: readonly Access[] = ["library", "direct"];
+
 /** What one loader run reads, besides its file. */
 export interface LoaderSettings {
   /** Seed of every epoch's order. */
@@ -53,6 +63,8 @@ export interface LoaderFile {
   readonly path: string;
   /** Its frames, open. */
   readonly source: FrameSource;
+  /** How `source` reads a sample. */
+  readonly access: Access;
   /** The frames it must hold (a file the loader wrote, or --file --verify); else undefined. */
   readonly expected: ExpectedFrames | undefined;
   /** Particles per frame, where known. */
@@ -219,6 +231,7 @@ function epochRow(
   const { batch_iops: _perSecond, ...latency } = latencyFields("batch", r.latency, loadS);
   return {
     framing: file.source.framing,
+    access: file.access,
     path: file.path,
     N: file.n ?? null,
     frames,

@@ -7,8 +7,11 @@
 import { UsageError } from "../../core/errors.ts";
 import { parseChoice, parseCount, parseSeed } from "../../core/values.ts";
 import { parseSize } from "../../core/sizes.ts";
-import type { Backend } from "../../backends/backend.ts";
-import { usableBackend } from "../../backends/registry.ts";
+import type { Backend, FrameSource, QueueSpec } from "../../backends/backend.ts";
+import type { ChunkLayout } from "../../framings/types.ts";
+import { BACKENDS, usableBackend } from "../../backends/registry.ts";
+import { directReadRefusal, openDirectSource } from "../../backends/direct_source.ts";
+import { warn } from "../../core/diagnostics.ts";
 import { writeFrames } from "../../backends/write.ts";
 import { parseOptionArgs } from "../../framings/options.ts";
 import { withScratchDir } from "../../io/scratch.ts";
@@ -27,6 +30,8 @@ import { LOADER_DEFAULTS } from "../seeds.ts";
 import type { PlannedRun, Workload, WorkloadHelp } from "../workload.ts";
 import { LOADER_COLUMN_DOCS, LOADER_HUMAN_COLUMNS, LOADER_KEYS } from "./columns.ts";
 import {
+  type Access,
+  ACCESSES,
   batchesPerEpoch,
   epochCount,
   type LoaderFile,
@@ -76,6 +81,64 @@ function loaderSettings(values: FlagValues<"loader">): LoaderSettings {
   };
 }
 
+/** The read paths `--access` lists (each once, in its order); undefined when not given. */
+function accessesOf(value: string | undefined): Access[] | undefined {
+  if (value === undefined) return undefined;
+  const items = value.split(",").map((v) => v.trim());
+  return [...new Set(items)].map((v) => parseChoice(v, ACCESSES, "--access"));
+}
+
+/**
+ * How the files of `backend` are read: the `asked` read paths, checked against what it can
+ * (UsageError, one line), else its usual one (native framings: native; peers: library).
+ */
+function pathsFor(backend: Backend, asked: readonly Access[] | undefined): Access[] {
+  if (asked === undefined) return [backend.kind === "native" ? "native" : "library"];
+  if (backend.kind === "native") {
+    throw new UsageError(
+      `--access: ${backend.name} is read by sciobench's own reads through its own index ` +
+        "(access native); --access chooses how HDF5 and netCDF-4 files are read",
+    );
+  }
+  const why = asked.includes("direct") ? directReadRefusal(backend, BACKENDS) : null;
+  if (why !== null) throw new UsageError(`--access direct: ${why}`);
+  return [...asked];
+}
+
+/**
+ * The queue of the rows of `access` among `paths`: the library reads one sample at a time, so
+ * beside direct rows its rows run without the queue (engine psync, iodepth 1), saying so once;
+ * alone, the loader refuses the queue to it in one line.
+ */
+function queueFor(
+  access: Access,
+  paths: readonly Access[],
+  queue: QueueSpec | undefined,
+): QueueSpec | undefined {
+  if (queue === undefined || access !== "library" || paths.length === 1) return queue;
+  warn(
+    `--iodepth ${queue.depth}: the library reads one sample at a time: its rows read at ` +
+      "iodepth 1 (engine psync), the direct rows at the depth asked",
+  );
+  return undefined;
+}
+
+/**
+ * Opens `path`, a file of `backend`, as `access` reads it: through the backend's reader
+ * (`open`), or directly (the library asked where the chunks lie, then sciobench's reads).
+ */
+function openAs(
+  backend: Backend,
+  path: string,
+  access: Access,
+  layout: readonly ChunkLayout[] | undefined,
+  open: (layout: readonly ChunkLayout[] | undefined) => FrameSource,
+): FrameSource {
+  // mutant: loader-direct-path
+  if (access === "direct") return openDirectSource(backend, path, { layout }, BACKENDS);
+  return open(layout);
+}
+
 /** The one backend of `--framing` for the file the loader writes (a file, not a store). */
 function writingBackend(framing: string): Backend {
   const { run, skipped } = resolveBackends(framing);
@@ -93,16 +156,17 @@ function writingBackend(framing: string): Backend {
   return backend;
 }
 
-/** The user's file opened for the loader, checked to hold frames. */
+/** The user's file opened for the loader as `access` reads it, checked to hold frames. */
 function openLoaderFile(
   path: string,
   framing: string | undefined,
   options: readonly string[] | undefined,
   verify: boolean,
   seed: number,
+  access: Access,
 ): LoaderFile {
   const backend = chooseBackend(path, framing);
-  if (isolates(backend)) {
+  if (access === "library" && isolates(backend)) {
     // a library on a file sciobench did not write runs in a library child, which has no loader
     throw new UsageError(
       `loader: --file ${path}: ${backend.name} reads through its library, which 'loader' runs ` +
@@ -110,16 +174,24 @@ function openLoaderFile(
     );
   }
   const fileBytes = storeBytes(path);
+  const open = (layout: readonly ChunkLayout[] | undefined) =>
+    openAs(
+      backend,
+      path,
+      access,
+      layout,
+      (layout) => openUserFile(path, framing, options, "read", { layout }),
+    );
   let expected: TableFrames | undefined;
   if (verify) {
-    const probe = openUserFile(path, framing, options, "read");
+    const probe = open(undefined);
     try {
       expected = tablePatternOf(probe, seed, fileBytes);
     } finally {
       probe.close();
     }
   }
-  const source = openUserFile(path, framing, options, "read", { layout: expected?.layout });
+  const source = open(expected?.layout);
   try {
     if (source.frameCount === 0) {
       throw new UsageError(
@@ -131,15 +203,17 @@ function openLoaderFile(
     source.close();
     throw e;
   }
-  return { path, source, expected, n: expected?.n, fileBytes };
+  return { path, source, access, expected, n: expected?.n, fileBytes };
 }
 
 /** The resolved options of a run, for the JSON meta and the plan (option names as flags). */
 function runOptions(
   settings: LoaderSettings,
   option: readonly string[] | undefined,
+  accesss: readonly Access[] | undefined,
 ): Record<string, unknown> {
   return {
+    access: accesss ?? null,
     seed: settings.seed,
     "samples-per-batch": settings.batchSize,
     epochs: settings.batches === undefined ? settings.epochs : null,
@@ -164,7 +238,8 @@ export const loaderWorkload: Workload<FlagValues<"loader">> = {
     const settings = loaderSettings(values);
     const progress = new Progress({ quiet: !Deno.stderr.isTerminal() });
     const userFile = values.file;
-    const options = runOptions(settings, values.option);
+    const asked = accessesOf(values.access);
+    const options = runOptions(settings, values.option, asked);
     if (userFile !== undefined) {
       for (const f of ["size", "n", "dir"] as const) {
         if (values[f] !== undefined) {
@@ -179,9 +254,20 @@ export const loaderWorkload: Workload<FlagValues<"loader">> = {
         progress,
         options: { ...options, file: userFile, framing: framing ?? null, verify: values.verify },
         async run(add, progress): Promise<void> {
-          const open = () =>
-            openLoaderFile(userFile, framing, values.option, values.verify, settings.seed);
-          await runLoader(open, settings, add, progress);
+          const paths = pathsFor(chooseBackend(userFile, framing), asked);
+          for (const access of paths) {
+            const open = () =>
+              openLoaderFile(
+                userFile,
+                framing,
+                values.option,
+                values.verify,
+                settings.seed,
+                access,
+              );
+            const queue = queueFor(access, paths, settings.queue);
+            await runLoader(open, { ...settings, queue }, add, progress);
+          }
         },
       };
     }
@@ -196,6 +282,7 @@ export const loaderWorkload: Workload<FlagValues<"loader">> = {
     const frames = Math.max(1, Math.ceil(size / (BYTES_PER_PARTICLE * n)));
     const dataBytes = frames * BYTES_PER_PARTICLE * n;
     const backendOptions = parseOptionArgs([backend], values.option, "write").get(backend.name)!;
+    const paths = pathsFor(backend, asked);
     const epochs = epochCount(frames, settings);
     const samples = settings.batches === undefined
       ? epochs * frames
@@ -221,7 +308,7 @@ export const loaderWorkload: Workload<FlagValues<"loader">> = {
         skipped: [],
         files: [{ name, count: 1, bytes: dataBytes }],
         writeBytes: dataBytes,
-        readBytes: samples * BYTES_PER_PARTICLE * n,
+        readBytes: paths.length * samples * BYTES_PER_PARTICLE * n,
         warnings: [],
       },
       dir: values.dir,
@@ -239,17 +326,26 @@ export const loaderWorkload: Workload<FlagValues<"loader">> = {
             frames,
             (i) => expected.frame(i),
           );
-          const open = (): LoaderFile => {
-            const source = backend.openReader(path, { layout: expected.layout, backendOptions });
-            try {
-              prepareVerified(source, expected);
-            } catch (e) {
-              source.close();
-              throw e;
-            }
-            return { path, source, expected, n, fileBytes: storeBytes(path) };
-          };
-          await runLoader(open, settings, add, progress);
+          for (const access of paths) {
+            const open = (): LoaderFile => {
+              const source = openAs(
+                backend,
+                path,
+                access,
+                expected.layout,
+                (layout) => backend.openReader(path, { layout, backendOptions }),
+              );
+              try {
+                prepareVerified(source, expected);
+              } catch (e) {
+                source.close();
+                throw e;
+              }
+              return { path, source, access, expected, n, fileBytes: storeBytes(path) };
+            };
+            const queue = queueFor(access, paths, settings.queue);
+            await runLoader(open, { ...settings, queue }, add, progress);
+          }
         });
       },
     };
