@@ -53,7 +53,18 @@ batch is followed by MS milliseconds of busy-wait, a training step, and accel_ut
 of the time the "accelerator" computed rather than waited for data (as DLIO). Every sample of a
 file the loader wrote is checked against the data written; a user's file by the format's own
 checks (markers, sizes, index bounds), and with --verify against what 'sciobench write --seed S'
-writes. Samples are read one at a time.`,
+writes. Samples are read one at a time, or with --iodepth N each batch's samples up to N in
+flight (native framings and --access direct).
+
+An HDF5 or netCDF-4 file (--framing hdf5 or netcdf4, or your --file) is read through its
+library one sample at a time (--access library, the default), or directly (--access direct):
+the HDF5 library is asked once, at the open, where each frame's chunks lie
+(H5Dget_chunk_info_by_coord) and closed, then sciobench reads those bytes itself, as it reads a
+native framing's (--iodepth, --engine), and verifies them the same way. Only a dataset stored in
+chunks of whole frames without filters can be read so: a compressed (or shuffled, checksummed)
+one is refused in one line. --access library,direct reads the same file both ways, each its own
+rows per epoch (column access), each from a cold first epoch; beside direct rows the library's
+run at depth 1 (it reads one sample at a time), and the rows say so.`,
   after: `Columns (CSV order), one row per epoch:
 ${columnHelp(LOADER_COLUMN_DOCS)}`,
 };
