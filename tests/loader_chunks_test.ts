@@ -59,7 +59,8 @@ function chunkReads(path: string): string[][] {
 /** The reads (`offset:bytes`) of `path` in a row's epoch phase, from its audit trail. */
 function epochReads(row: Row, path: string): string[] {
   const phase = auditOf(row)!.phases.find((p) => p.name === "epoch")!;
-  const file = phase.files.find((f) => f.path === path)!;
+  const file = phase.files.find((f) => f.path === path);
+  assert.ok(file !== undefined, "sciobench's own reads of the file in the epoch");
   assert.ok(file.reads <= 128, "the read log keeps 128 reads");
   const log = file.readLog;
   return Array.from({ length: log.length / 2 }, (_, k) => `${log[2 * k]}:${log[2 * k + 1]}`);
