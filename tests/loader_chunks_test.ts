@@ -2,7 +2,8 @@
  * `loader --access direct`: the samples of a file written by the hdf5 peer and of one written by
  * the netcdf4 peer read as their chunks' bytes, at the addresses the HDF5 library reports, with
  * sciobench's own reads: every sample verified, each epoch reading every frame's chunks once; the
- * library and the direct rows in one table; a damaged chunk byte found; a compressed dataset
+ * library and the direct rows in one table; at --iodepth 8 (io_uring, and libaio with --direct)
+ * 8 requests in flight; a damaged chunk byte found; a compressed dataset
  * (h5repack -f GZIP=1) refused in one line; under strace, preads at the chunks only after the
  * library's reads at the open, and at --iodepth 8 through io_uring, 8 requests in flight.
  * @module
@@ -18,7 +19,7 @@ import { auditOf } from "../lib/sys/audit.ts";
 import { loaderWorkload } from "../lib/workloads/loader/workload.ts";
 import { measureWrite } from "../lib/workloads/write/mod.ts";
 import { commandMissing, flipByte, peerTest, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
-import { parseStrace, straceSciobench, TRACED_CALLS } from "./_syscalls.ts";
+import { DIRECT_REFUSED, parseStrace, straceSciobench, TRACED_CALLS } from "./_syscalls.ts";
 
 /** Runs `loader` in this process with `flags` (the parser's defaults added); its rows. */
 async function loaderRows(flags: Record<string, string | boolean>): Promise<Row[]> {
@@ -91,21 +92,28 @@ for (const framing of ["hdf5", "netcdf4"]) {
         // each epoch reads each chunk exactly once, and nothing else: the chunks alone
         assert.deepEqual(epochReads(row, path).sort(), chunks.flat().sort(), `epoch ${k + 1}`);
       }
-      // at depth 8 through io_uring too, every sample verified
-      const queued = await loaderRows({
-        file: path,
-        verify: true,
-        access: "direct",
-        iodepth: "8",
-        engine: "io_uring",
-      });
-      for (const row of queued) {
-        assert.equal(row.engine, "io_uring");
-        assert.equal(row.samples, 20);
-        const phase = auditOf(row)!.phases.find((p) => p.name === "epoch")!;
-        const q = phase.files.find((f) => f.path === path)!.queued!;
-        assert.equal(q.requests, 40, "one request per chunk");
-        assert.equal(q.maxInFlight, 8);
+      // at depth 8 through io_uring, and libaio with O_DIRECT, every sample verified
+      const engines = [{ engine: "io_uring", direct: false }, { engine: "libaio", direct: true }];
+      for (const how of DIRECT_REFUSED === null ? engines : engines.slice(0, 1)) {
+        const queued = await loaderRows({
+          file: path,
+          verify: true,
+          access: "direct",
+          iodepth: "8",
+          ...how,
+        });
+        for (const row of queued) {
+          assert.equal(row.engine, how.engine);
+          assert.equal(row.direct, how.direct);
+          assert.equal(row.cache, how.direct ? "direct" : row.epoch === 1 ? "cold" : "as left");
+          assert.equal(row.samples, 20);
+          const phase = auditOf(row)!.phases.find((p) => p.name === "epoch")!;
+          const q = phase.files.find((f) => f.path === path)!.queued!;
+          // buffered: one request per chunk; O_DIRECT: a chunk's aligned blocks, one or two
+          assert.ok(q.requests >= 40, `${q.requests} requests for 40 chunks`);
+          if (!how.direct) assert.equal(q.requests, 40);
+          assert.equal(q.maxInFlight, 8, `${how.engine}: 8 in flight`);
+        }
       }
       // a damaged byte of frame 7's second chunk is found, at depth 1 and at depth 8
       flipByte(path, Number(chunks[7]![1]!.split(":")[0]) + 40);
@@ -146,6 +154,22 @@ peerTest(
       assert.equal(r.samples, rows[0]!.samples);
       assert.equal(r.bytes, rows[0]!.bytes);
     }
+    if (DIRECT_REFUSED !== null) return;
+    // with --direct: the library's rows through the page cache, the direct rows with O_DIRECT
+    const direct = await loaderRows({
+      dir: dir.path,
+      framing: "hdf5",
+      size: "96KiB",
+      n: "64",
+      access: "library,direct",
+      direct: true,
+    });
+    assert.deepEqual(direct.map((r) => `${r.access} ${r.epoch} ${r.cache} ${r.direct}`), [
+      "library 1 cold false",
+      "library 2 as left false",
+      "direct 1 direct true",
+      "direct 2 direct true",
+    ]);
   },
 );
 
@@ -171,6 +195,12 @@ peerTest(
     await writeTableFile("raw", raw, 8);
     const native = await runCli(["loader", "--file", raw, "--access", "direct"]);
     assert.equal(native.code, 2);
+    // a library without chunk addresses (netCDF classic through libnetcdf)
+    const classic = await runCli(
+      ["loader", "--framing", "netcdf-lib", "--size", "64KiB", "--access", "direct"],
+    );
+    assert.equal(classic.code, 2);
+    assert.match(classic.stderr.trim(), /^sciobench: error: --access direct: netcdf-lib's files/);
     assert.match(
       native.stderr.trim(),
       /^sciobench: error: --access: raw is read by sciobench's own/,

@@ -7,21 +7,9 @@
  */
 import { UsageError } from "../core/errors.ts";
 import type { Backend, FrameSource, SourceOptions } from "./backend.ts";
+import { directReadRefusal } from "./capabilities.ts";
 import { rangeChecked } from "./guard.ts";
 import { NativeSource } from "./native_source.ts";
-
-/**
- * Why the files of `backend` cannot be read directly (one line naming it and those that can), or
- * null when it declares {@link Backend.frameChunks}.
- */
-export function directReadRefusal(backend: Backend, backends: readonly Backend[]): string | null {
-  if (backend.frameChunks !== undefined) return null;
-  const able = backends.filter((b) => b.frameChunks !== undefined).map((b) => b.name);
-  return backend.kind === "native"
-    ? `${backend.name} is read by sciobench's own reads already (access native)`
-    : `${backend.name}'s files are read through its library only; direct reads take ` +
-      `${able.join(" and ")} files`;
-}
 
 /**
  * Opens `path`, a file of `backend`, for reading its frames directly: the library reports where
@@ -34,9 +22,8 @@ export function openDirectSource(
   backend: Backend,
   path: string,
   options: SourceOptions,
-  backends: readonly Backend[],
 ): FrameSource {
-  const why = directReadRefusal(backend, backends);
+  const why = directReadRefusal(backend);
   if (why !== null) throw new UsageError(`--access direct: ${why}`);
   const index = backend.frameChunks!(path);
   return rangeChecked(

@@ -465,13 +465,13 @@ export const FLAGS = {
       "frame's aligned blocks only. mpiio (without --direct): the bytes of each MPI-IO call " +
       "of frame data, as IOR's -t. Other peers refuse it",
     about: { _reader: TRANSFER_READER },
-    commands: [...TRANSFERS, "_reader"],
+    commands: [...TRANSFERS, "loader", "_reader"],
   },
   "transfer-size": {
     type: "string",
     value: "SIZE",
     help: "the same as --bs SIZE",
-    commands: TRANSFERS,
+    commands: [...TRANSFERS, "loader"],
   },
   direct: {
     type: "boolean",
@@ -484,8 +484,11 @@ export const FLAGS = {
       read: "The file itself is opened with O_DIRECT and no drops are made; with --verify " +
         "frame k is checked while frame k + 1's read is in flight through Linux native AIO",
       write: "--append refuses it (its undo journal reads through the page cache)",
+      loader: "The samples are read with O_DIRECT (native framings, --access direct; the " +
+        "library's rows beside direct ones read through the page cache, cold first); every " +
+        "epoch's cache is then direct",
     },
-    commands: [...TRANSFERS, "_reader"],
+    commands: [...TRANSFERS, "loader", "_reader"],
   },
   iodepth: {
     type: "string",
@@ -514,7 +517,7 @@ export const FLAGS = {
       "buffers (default: 2 MiB transparent huge pages, asked with MADV_HUGEPAGE: O_DIRECT pins " +
       "every page of a buffer, and fewer, larger pages make each call cheaper); the column " +
       "huge_pages says which",
-    commands: [...TRANSFERS, "_reader"],
+    commands: [...TRANSFERS, "loader", "_reader"],
   },
   overlap: {
     type: "boolean",

@@ -4,7 +4,12 @@
  * @module
  */
 import type { ColumnDoc } from "../../report/human.ts";
-import { columnDocs, QUEUE_COLUMN_NAMES, STAT_COLUMN_NAMES } from "../columns.ts";
+import {
+  columnDocs,
+  QUEUE_COLUMN_NAMES,
+  STAT_COLUMN_NAMES,
+  TRANSFER_COLUMN_NAMES,
+} from "../columns.ts";
 
 /**
  * The columns of `sciobench loader` with units, in CSV order (from the schema,
@@ -16,6 +21,7 @@ export const LOADER_COLUMN_DOCS: readonly ColumnDoc[] = columnDocs(
   ["sample_rate", "load_MiBps", "batch_p50_us", "batch_p90_us", "batch_p99_us"],
   ["batch_p999_us", "batch_max_us", "compute_ms", "compute_s", "accel_util", "user_s", "sys_s"],
   ["dev_read_bytes", "cold_ok", "cold_why", "verified", "seed", "fs_type"],
+  TRANSFER_COLUMN_NAMES,
   QUEUE_COLUMN_NAMES,
   STAT_COLUMN_NAMES,
 );

@@ -21,7 +21,8 @@ import {
   Rng,
   shuffledOrder,
 } from "../pattern.ts";
-import { judgeCold, prepareCache, queueColumns } from "../transfer.ts";
+import { judgeCold, prepareCache, queueColumns, transferColumns } from "../transfer.ts";
+import type { Transfer } from "../../io/transfer.ts";
 
 /** How samples are drawn: every frame once per epoch, or with replacement. */
 export type Sampling = "shuffle" | "random";
@@ -55,6 +56,11 @@ export interface LoaderSettings {
   readonly computeMs: number;
   /** `--iodepth` / `--engine`: a batch's reads up to the depth in flight; undefined: one at a time. */
   readonly queue?: QueueSpec;
+  /**
+   * `--bs` / `--direct`: the size of each read and O_DIRECT, as the file was opened with them
+   * (every epoch's cache is then `direct`: no drop); undefined: whole-frame preads, page cache.
+   */
+  readonly transfer?: Transfer;
 }
 
 /** The file a run reads and what is known of its data. */
@@ -259,6 +265,7 @@ function epochRow(
     cold_ok: "",
     cold_why: "",
     verified: file.expected !== undefined,
+    ...transferColumns(s.transfer),
     ...queueColumns(s.queue),
     seed: s.seed,
     fs_type: c.fsType,
@@ -314,10 +321,11 @@ async function readEpochs(
       const left = s.batches - (epoch - 1) * perEpoch;
       order = order.subarray(0, Math.min(order.length, left * s.batchSize));
     }
-    const cache = epoch === 1 ? "cold" : "as left";
+    // O_DIRECT reads bypass the page cache: no drop, every epoch alike
+    const cache = s.transfer?.direct ? "direct" : epoch === 1 ? "cold" : "as left";
     // mutant: loader-cold-drop
-    const before = epoch === 1
-      ? prepareCache(file.path, "cold").residentAfter
+    const before = cache === "cold" || cache === "direct"
+      ? prepareCache(file.path, cache).residentAfter
       : residency(file.path);
     progress.begin(`loader epoch ${epoch}`, { index: epoch, count: epochs });
     const meter = startMeter("epoch");

@@ -9,8 +9,9 @@ import { parseChoice, parseCount, parseSeed } from "../../core/values.ts";
 import { parseSize } from "../../core/sizes.ts";
 import type { Backend, FrameSource, QueueSpec } from "../../backends/backend.ts";
 import type { ChunkLayout } from "../../framings/types.ts";
-import { BACKENDS, usableBackend } from "../../backends/registry.ts";
-import { directReadRefusal, openDirectSource } from "../../backends/direct_source.ts";
+import { usableBackend } from "../../backends/registry.ts";
+import { openDirectSource } from "../../backends/direct_source.ts";
+import { directReadRefusal } from "../../backends/capabilities.ts";
 import { warn } from "../../core/diagnostics.ts";
 import { writeFrames } from "../../backends/write.ts";
 import { parseOptionArgs } from "../../framings/options.ts";
@@ -24,7 +25,8 @@ import { isolates } from "../isolate.ts";
 import { chooseBackend, openUserFile } from "../open.ts";
 import { prepareVerified } from "../pattern.ts";
 import { tablePatternOf } from "../read/mod.ts";
-import { parseQueue, resolveBackends } from "../settings.ts";
+import { parseQueue, parseTransfer, resolveBackends } from "../settings.ts";
+import type { Transfer } from "../../io/transfer.ts";
 import { BYTES_PER_PARTICLE, TableFrames } from "../table/mod.ts";
 import { LOADER_DEFAULTS } from "../seeds.ts";
 import type { PlannedRun, Workload, WorkloadHelp } from "../workload.ts";
@@ -54,17 +56,19 @@ of the time the "accelerator" computed rather than waited for data (as DLIO). Ev
 file the loader wrote is checked against the data written; a user's file by the format's own
 checks (markers, sizes, index bounds), and with --verify against what 'sciobench write --seed S'
 writes. Samples are read one at a time, or with --iodepth N each batch's samples up to N in
-flight (native framings and --access direct).
+flight, and with --direct through O_DIRECT (cache: direct, no drop), --bs SIZE in reads of SIZE
+(native framings and --access direct).
 
 An HDF5 or netCDF-4 file (--framing hdf5 or netcdf4, or your --file) is read through its
 library one sample at a time (--access library, the default), or directly (--access direct):
 the HDF5 library is asked once, at the open, where each frame's chunks lie
-(H5Dget_chunk_info_by_coord) and closed, then sciobench reads those bytes itself, as it reads a
-native framing's (--iodepth, --engine), and verifies them the same way. Only a dataset stored in
-chunks of whole frames without filters can be read so: a compressed (or shuffled, checksummed)
-one is refused in one line. --access library,direct reads the same file both ways, each its own
-rows per epoch (column access), each from a cold first epoch; beside direct rows the library's
-run at depth 1 (it reads one sample at a time), and the rows say so.`,
+(H5Dget_chunk_info_by_coord) and closed, then sciobench reads those bytes itself, as it reads
+a native framing's (--iodepth, --engine, --direct), and verifies them the same way. Only a
+dataset stored in chunks of whole frames without filters can be read so: a compressed (or
+shuffled, checksummed) one is refused in one line. --access library,direct reads the same file
+both ways, each its own rows per epoch (column access), each from a cold first epoch; beside
+direct rows the library's run at depth 1 (it reads one sample at a time) and through the page
+cache, and the rows say so.`,
   after: `Columns (CSV order), one row per epoch:
 ${columnHelp(LOADER_COLUMN_DOCS)}`,
 };
@@ -89,6 +93,11 @@ function loaderSettings(values: FlagValues<"loader">): LoaderSettings {
     computeMs: compute,
     // the framing is known once the file is: one read through a library is refused at the start
     queue: parseQueue(values, []),
+    transfer: parseTransfer(
+      values,
+      [],
+      values.file === undefined ? values.dir : { file: values.file },
+    ),
   };
 }
 
@@ -111,7 +120,7 @@ function pathsFor(backend: Backend, asked: readonly Access[] | undefined): Acces
         "(access native); --access chooses how HDF5 and netCDF-4 files are read",
     );
   }
-  const why = asked.includes("direct") ? directReadRefusal(backend, BACKENDS) : null;
+  const why = asked.includes("direct") ? directReadRefusal(backend) : null;
   if (why !== null) throw new UsageError(`--access direct: ${why}`);
   return [...asked];
 }
@@ -135,18 +144,38 @@ function queueFor(
 }
 
 /**
+ * The `--bs` / `--direct` of the rows of `access` among `accesses`: beside direct rows, the
+ * library's read through the page cache (a library makes its own calls), saying so once; alone,
+ * its reader refuses them in one line.
+ */
+function transferFor(
+  access: Access,
+  accesses: readonly Access[],
+  transfer: Transfer | undefined,
+): Transfer | undefined {
+  if (transfer === undefined || access !== "library" || accesses.length === 1) return transfer;
+  warn(
+    `${transfer.direct ? "--direct" : "--bs"}: the library makes its own calls: its rows read ` +
+      "through the page cache (cold first), the direct rows as asked",
+  );
+  return undefined;
+}
+
+/**
  * Opens `path`, a file of `backend`, as `access` reads it: through the backend's reader
- * (`open`), or directly (the library asked where the chunks lie, then sciobench's reads).
+ * (`open`), or directly (the library asked where the chunks lie, then sciobench's reads, with
+ * `transfer`).
  */
 function openAs(
   backend: Backend,
   path: string,
   access: Access,
   layout: readonly ChunkLayout[] | undefined,
+  transfer: Transfer | undefined,
   open: (layout: readonly ChunkLayout[] | undefined) => FrameSource,
 ): FrameSource {
   // mutant: loader-direct-path
-  if (access === "direct") return openDirectSource(backend, path, { layout }, BACKENDS);
+  if (access === "direct") return openDirectSource(backend, path, { layout, transfer });
   return open(layout);
 }
 
@@ -175,6 +204,7 @@ function openLoaderFile(
   verify: boolean,
   seed: number,
   access: Access,
+  transfer: Transfer | undefined,
 ): LoaderFile {
   const backend = chooseBackend(path, framing);
   if (access === "library" && isolates(backend)) {
@@ -191,7 +221,8 @@ function openLoaderFile(
       path,
       access,
       layout,
-      (layout) => openUserFile(path, framing, options, "read", { layout }),
+      transfer,
+      (layout) => openUserFile(path, framing, options, "read", { layout, transfer }),
     );
   let expected: TableFrames | undefined;
   if (verify) {
@@ -231,6 +262,8 @@ function runOptions(
     batches: settings.batches ?? null,
     sample: settings.sampling,
     compute: settings.computeMs,
+    bs: settings.transfer?.bs ?? null,
+    direct: settings.transfer?.direct ?? false,
     option: option ?? [],
   };
 }
@@ -267,6 +300,7 @@ export const loaderWorkload: Workload<FlagValues<"loader">> = {
         async run(add, progress): Promise<void> {
           const paths = pathsFor(chooseBackend(userFile, framing), asked);
           for (const access of paths) {
+            const transfer = transferFor(access, paths, settings.transfer);
             const open = () =>
               openLoaderFile(
                 userFile,
@@ -275,9 +309,10 @@ export const loaderWorkload: Workload<FlagValues<"loader">> = {
                 values.verify,
                 settings.seed,
                 access,
+                transfer,
               );
             const queue = queueFor(access, paths, settings.queue);
-            await runLoader(open, { ...settings, queue }, add, progress);
+            await runLoader(open, { ...settings, queue, transfer }, add, progress);
           }
         },
       };
@@ -338,13 +373,15 @@ export const loaderWorkload: Workload<FlagValues<"loader">> = {
             (i) => expected.frame(i),
           );
           for (const access of paths) {
+            const transfer = transferFor(access, paths, settings.transfer);
             const open = (): LoaderFile => {
               const source = openAs(
                 backend,
                 path,
                 access,
                 expected.layout,
-                (layout) => backend.openReader(path, { layout, backendOptions }),
+                transfer,
+                (layout) => backend.openReader(path, { layout, backendOptions, transfer }),
               );
               try {
                 prepareVerified(source, expected);
@@ -355,7 +392,7 @@ export const loaderWorkload: Workload<FlagValues<"loader">> = {
               return { path, source, access, expected, n, fileBytes: storeBytes(path) };
             };
             const queue = queueFor(access, paths, settings.queue);
-            await runLoader(open, { ...settings, queue }, add, progress);
+            await runLoader(open, { ...settings, queue, transfer }, add, progress);
           }
         });
       },
