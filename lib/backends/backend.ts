@@ -386,7 +386,8 @@ export interface FrameSource {
    * submitted together, at least one reaped, and as many submitted again before the frames
    * completed are handed to `visit` (each once, in the order they complete, their chunks valid
    * during the call, in native byte order). Each request's latency
-   * (submission to reap, ns) goes to `latency`. A frame whose chunks lie apart is read alone, once
+   * (submission to reap, ns) goes to `latency`. A frame whose chunks lie apart is read as several
+   * ranges, each its own requests; one stored in pieces (Fortran subrecords) is read alone, once
    * the requests in flight are in.
    */
   readFramesQueued?(

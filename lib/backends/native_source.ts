@@ -641,10 +641,11 @@ export class NativeSource implements FrameSource {
   }
 
   /**
-   * {@link FrameSource.readFramesQueued}: each frame whose chunks lie together is one range,
+   * {@link FrameSource.readFramesQueued}: each frame whose chunks lie together is one range (one
+   * whose chunks lie apart, a range per run of chunks that lie together: {@link frameRuns}),
    * aligned (--direct) and cut into requests of at most `bs` bytes, read into a buffer of its own
    * (2 x depth buffers: those of frames completed and not yet visited stay intact while as many
-   * requests as the depth allows are in flight); a frame whose chunks lie apart, or past the end of
+   * requests as the depth allows are in flight); a frame stored in pieces, or past the end of
    * the file, is read by `alone` once every request is in. Each loop: prepare requests up to the
    * depth, submit them in one call, visit the frames completed, reap at least one.
    */
