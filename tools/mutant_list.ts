@@ -689,11 +689,35 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/read FILE --audit/",
   },
   {
+    name: "loader-direct-path",
+    claim:
+      "loader --access direct reads each sample through the HDF5 library, not the chunks' bytes",
+    edits: [{
+      marker: "loader-direct-path",
+      search: 'if (access === "direct") return openDirectSource(',
+      replace: 'if (access === "direct" && !access) return openDirectSource(',
+    }],
+    tests: ["tests/loader_chunks_test.ts"],
+    filter: "/every chunk read once per epoch/",
+  },
+  {
+    name: "chunks-filtered-refused",
+    claim:
+      "loader --access direct reads a compressed dataset's stored bytes as if they were samples",
+    edits: [{
+      marker: "chunks-filtered-refused",
+      search: "if (filters.length > 0) throw",
+      replace: "if (filters.length < 0) throw",
+    }],
+    tests: ["tests/loader_chunks_test.ts"],
+    filter: "/compressed dataset/",
+  },
+  {
     name: "loader-cold-drop",
     claim: "loader: the first epoch is not preceded by the cache drop",
     edits: [{
       marker: "loader-cold-drop",
-      search: 'prepareCache(file.path, "cold").residentAfter',
+      search: "prepareCache(file.path, cache).residentAfter",
       replace: "residency(file.path)",
     }],
     tests: ["tests/loader_test.ts"],

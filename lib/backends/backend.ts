@@ -11,6 +11,7 @@ import type {
   DType,
   EndianOption,
   Frame,
+  FrameIndex,
   MagicNumber,
   OptionSpec,
   StoredVariable,
@@ -391,7 +392,8 @@ export interface FrameSource {
    * submitted together, at least one reaped, and as many submitted again before the frames
    * completed are handed to `visit` (each once, in the order they complete, their chunks valid
    * during the call, in native byte order). Each request's latency
-   * (submission to reap, ns) goes to `latency`. A frame whose chunks lie apart is read alone, once
+   * (submission to reap, ns) goes to `latency`. A frame whose chunks lie apart is read as several
+   * ranges, each its own requests; one stored in pieces (Fortran subrecords) is read alone, once
    * the requests in flight are in.
    */
   readFramesQueued?(
@@ -562,6 +564,14 @@ export interface Capabilities {
   readonly store?: StoreLayout;
   /** The C library it loads (peers). */
   readonly library?: LibraryInfo;
+  /**
+   * Set when its files' frames can be read without its library (the loader's `--access
+   * direct`): the index of each frame's chunks at the file offsets its library reports (HDF5's
+   * chunk index), which sciobench's own reads then read. The library is asked during the call
+   * only, its handles closed before it returns. UsageError (one line) when the file's frames are
+   * filtered (compressed) or not stored as whole frames.
+   */
+  frameChunks?(path: string): FrameIndex;
   /**
    * Bytes a record of `payloadBytes` takes in its files, written with `options` (the declared
    * defaults applied): the payload plus the format's framing of it (f77: two record markers).

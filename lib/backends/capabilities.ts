@@ -91,6 +91,22 @@ export function exceededDatasetLimit(
   return limit !== undefined && datasets > limit.max ? limit : undefined;
 }
 
+/**
+ * Why the files of `backend` cannot be read directly (one line naming it and those that can), or
+ * null when it declares {@link Backend.frameChunks}.
+ */
+export function directReadRefusal(
+  backend: Backend,
+  backends: readonly Backend[] = BACKENDS,
+): string | null {
+  if (backend.frameChunks !== undefined) return null;
+  const able = backends.filter((b) => b.frameChunks !== undefined).map((b) => b.name);
+  return backend.kind === "native"
+    ? `${backend.name} is read by sciobench's own reads already (access native)`
+    : `${backend.name}'s files are read through its library only; direct reads take ` +
+      `${able.join(" and ")} files`;
+}
+
 /** The name users know the library `backend` loads by (`HDF5`), else the backend's name. */
 export function libraryName(backend: Backend): string {
   return backend.library?.displayName ?? backend.name;

@@ -52,7 +52,7 @@ function checkFrame(frame: number, frameCount: number): void {
  * `readFrameStored`, their async forms) and `locate`: the source is the caller's alone, so the
  * methods are replaced on it (its other members, private fields and counters stay its own).
  */
-function rangeChecked(source: FrameSource): FrameSource {
+export function rangeChecked(source: FrameSource): FrameSource {
   const checked = <T>(read: (frame: number) => T) => (frame: number): T => {
     checkFrame(frame, source.frameCount);
     return read.call(source, frame);

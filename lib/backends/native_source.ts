@@ -26,7 +26,10 @@ import { PendingFrame } from "./pending_frame.ts";
 /** Block size in which `readStored` hands stored bytes to its visitor, bytes. */
 const STORED_BLOCK = 1 << 22;
 
-/** Largest gap (bytes) between a frame's chunks that is still read in the same pread. */
+/**
+ * Largest gap (bytes) between a frame's chunks that is still read in the same pread, unless the
+ * index says otherwise (FrameIndex.readGap).
+ */
 const MAX_GAP = 1 << 20;
 
 /**
@@ -80,6 +83,66 @@ interface FrameStep {
   readonly last?: boolean;
 }
 
+/**
+ * One range of a frame a queued read reads: chunks that lie together, from data byte `lo` to `hi`,
+ * read from the aligned byte `start` (`span` bytes, to the aligned end or the file's) into its
+ * slot's buffer at `bufAt`, in `reqs` requests, the first of them the frame's `firstReq`-th.
+ */
+interface Run {
+  readonly lo: number;
+  readonly hi: number;
+  readonly start: number;
+  readonly span: number;
+  readonly reqs: number;
+  readonly firstReq: number;
+  bufAt: number;
+}
+
+/**
+ * The ranges a queued read of a frame of chunks `refs` reads: one when the chunks lie within
+ * `gap` bytes of gaps in all (as a pread of the frame reads them), else runs of chunks each
+ * within `gap` of the one before in file order; requests of at most `bs` bytes aligned to
+ * `align` in a file of `size` bytes. undefined when the frame cannot be queued: chunks in pieces,
+ * or data past the end of the file.
+ */
+function frameRuns(
+  refs: readonly ChunkRef[],
+  gap: number,
+  align: number,
+  bs: number,
+  size: number,
+): Run[] | undefined {
+  let flo = Infinity, fhi = 0, total = 0;
+  for (const r of refs) {
+    if (r.pieces) return undefined;
+    if (r.offset < flo) flo = r.offset;
+    if (r.offset + r.bytes > fhi) fhi = r.offset + r.bytes;
+    total += r.bytes;
+  }
+  if (fhi > size) return undefined;
+  const ranges: [number, number][] = [];
+  if (fhi - flo <= total + gap) ranges.push([flo, fhi]);
+  else {
+    const sorted = [...refs].sort((a, b) => a.offset - b.offset);
+    for (const r of sorted) {
+      const last = ranges.at(-1);
+      if (last !== undefined && r.offset <= last[1] + gap) {
+        last[1] = Math.max(last[1], r.offset + r.bytes);
+      } else ranges.push([r.offset, r.offset + r.bytes]);
+    }
+  }
+  const runs: Run[] = [];
+  let firstReq = 0;
+  for (const [lo, hi] of ranges) {
+    const start = lo - (lo % align);
+    const span = Math.min(alignUp(hi, align), alignUp(size, align)) - start;
+    const reqs = bs === Infinity ? 1 : Math.ceil(span / bs);
+    runs.push({ lo, hi, start, span, reqs, firstReq, bufAt: 0 });
+    firstReq += reqs;
+  }
+  return runs;
+}
+
 /** A {@link FrameSource} that reads frames of a native framing, through the FFI file layer. */
 export class NativeSource implements FrameSource {
   readonly path: string;
@@ -127,7 +190,8 @@ export class NativeSource implements FrameSource {
     readonly hugePages: boolean;
   };
 
-  constructor(framing: Framing, path: string, options: SourceOptions) {
+  /** Opens `path` and decodes its layout with `framing.openIndex` (after the open's checks). */
+  constructor(framing: Pick<Framing, "name" | "openIndex">, path: string, options: SourceOptions) {
     this.path = path;
     this.framing = framing.name;
     const transfer = options.transfer;
@@ -459,7 +523,8 @@ export class NativeSource implements FrameSource {
       return out;
     }
     const swapping = native && refs.some(swaps);
-    if (!pieces && hi - lo <= total + MAX_GAP && this.#blocks) {
+    const gap = this.#index.readGap ?? MAX_GAP;
+    if (!pieces && hi - lo <= total + gap && this.#blocks) {
       // --bs / --direct: a view of the block reader's aligned buffer, no copy
       let view = yield { offset: lo, length: hi - lo, last: true };
       this.bytesRead += view.length;
@@ -483,7 +548,7 @@ export class NativeSource implements FrameSource {
       }
       return out;
     }
-    if (!pieces && hi - lo <= total + MAX_GAP) {
+    if (!pieces && hi - lo <= total + gap) {
       const buf = this.#buffer(hi - lo, lo, swapping, slot, line);
       yield* this.#exactly(buf, lo);
       for (const r of refs) {
@@ -576,10 +641,11 @@ export class NativeSource implements FrameSource {
   }
 
   /**
-   * {@link FrameSource.readFramesQueued}: each frame whose chunks lie together is one range,
+   * {@link FrameSource.readFramesQueued}: each frame whose chunks lie together is one range (one
+   * whose chunks lie apart, a range per run of chunks that lie together: {@link frameRuns}),
    * aligned (--direct) and cut into requests of at most `bs` bytes, read into a buffer of its own
    * (2 x depth buffers: those of frames completed and not yet visited stay intact while as many
-   * requests as the depth allows are in flight); a frame whose chunks lie apart, or past the end of
+   * requests as the depth allows are in flight); a frame stored in pieces, or past the end of
    * the file, is read by `alone` once every request is in. Each loop: prepare requests up to the
    * depth, submit them in one call, visit the frames completed, reap at least one.
    */
@@ -602,16 +668,22 @@ export class NativeSource implements FrameSource {
     const size = this.#file.size;
     const fd = this.#file.fd;
     const slots = 2 * depth;
-    /** Per frame slot: its buffer, frame, place in order, range and requests outstanding. */
+    /** Per frame slot: its buffer, frame, place in order, requests outstanding. */
     const bufs: (Uint8Array | undefined)[] = new Array(slots);
     const frameOf = new Int32Array(slots), kOf = new Int32Array(slots);
-    const start = new Float64Array(slots),
-      lo = new Float64Array(slots),
-      hi = new Float64Array(slots);
     const outstanding = new Int32Array(slots);
     const refsOf: (readonly ChunkRef[] | undefined)[] = new Array(slots);
+    /**
+     * Per slot, its frame's ranges (runs of chunks that lie together; one unless the chunks lie
+     * apart): each run's first and end byte of data, its aligned first byte, where it starts in
+     * the slot's buffer and its first request; and where each chunk of `refsOf` starts in the
+     * buffer.
+     */
+    const runsOf: Run[][] = Array.from({ length: slots }, () => []);
+    const refAt: number[][] = Array.from({ length: slots }, () => []);
     /** Requests of a slot are tagged slot * REQS + their index; REQS bounds a frame's requests. */
     const REQS = 1 << 16;
+    const gap = this.#index.readGap ?? MAX_GAP;
     const free: number[] = [];
     for (let s = slots - 1; s >= 0; s--) free.push(s);
     const ready: number[] = [];
@@ -620,24 +692,29 @@ export class NativeSource implements FrameSource {
     /** The slot whose requests are being prepared, its next request and their count. */
     let cur = -1, nextReq = 0, reqs = 0;
     let prepared = 0;
-    /** Bytes of request `i` of slot `s`: `bs`, the last one to the frame's aligned end. */
-    const requestBytes = (s: number, i: number): number =>
-      bs === Infinity
-        ? hi[s]! - start[s]!
-        : Math.min(bs, alignUp(hi[s]!, align) - start[s]! - i * bs);
+    /** The run of slot `s` request `i` belongs to. */
+    const runOf = (s: number, i: number): Run => {
+      const runs = runsOf[s]!;
+      let j = runs.length - 1;
+      while (runs[j]!.firstReq > i) j--;
+      return runs[j]!;
+    };
+    /** Bytes of request `i` of run `r`: `bs`, the last one to the run's aligned end. */
+    const requestBytes = (r: Run, i: number): number =>
+      bs === Infinity ? r.hi - r.start : Math.min(bs, alignUp(r.hi, align) - r.start - i * bs);
     const visitSlot = (s: number): void => {
       const refs = refsOf[s]!;
-      const a = start[s]!;
-      const view = bufs[s]!.subarray(lo[s]! - a, hi[s]! - a);
-      this.bytesRead += view.length;
+      const buf = bufs[s]!;
+      const at = refAt[s]!;
       const out: T[] = [];
-      for (const r of refs) {
-        const at = r.offset - lo[s]!;
-        const data = view.subarray(at, at + r.bytes);
+      for (let j = 0; j < refs.length; j++) {
+        const r = refs[j]!;
+        const data = buf.subarray(at[j]!, at[j]! + r.bytes);
         // a chunk off a multiple of its element size is copied alone (typed-array views)
-        const aligned = !native || (view.byteOffset + at) % DTYPE_SIZE[r.dtype] === 0;
+        const aligned = !native || (data.byteOffset % DTYPE_SIZE[r.dtype]) === 0;
         out.push(make(r, aligned ? data : data.slice()));
       }
+      for (const r of runsOf[s]!) this.bytesRead += r.hi - r.lo;
       refsOf[s] = undefined;
       visit(frameOf[s]!, out, kOf[s]!);
     };
@@ -650,19 +727,9 @@ export class NativeSource implements FrameSource {
             if (k >= n || free.length === 0) break;
             const frame = order[k]!;
             const refs = this.#index.chunks(frame);
-            let flo = Infinity, fhi = 0, total = 0, pieces = false;
-            for (const r of refs) {
-              if (r.pieces) pieces = true;
-              if (r.offset < flo) flo = r.offset;
-              if (r.offset + r.bytes > fhi) fhi = r.offset + r.bytes;
-              total += r.bytes;
-            }
-            const a = flo - (flo % align);
-            const span = Math.min(alignUp(fhi, align), alignUp(size, align)) - a;
-            const queued = refs.length > 0 && !pieces && fhi <= size &&
-              fhi - flo <= total + MAX_GAP &&
-              Math.ceil(span / bs) < REQS;
-            if (!queued) {
+            const runs = frameRuns(refs, gap, align, bs, size);
+            const total = runs?.reduce((t, r) => t + r.reqs, 0) ?? 0;
+            if (runs === undefined || runs.length === 0 || total >= REQS) {
               // read alone once every request in flight is in and every completed frame visited
               if (prepared + q.inFlight > 0 || ready.length > 0) break;
               const t0 = latency && clockGettime();
@@ -673,27 +740,41 @@ export class NativeSource implements FrameSource {
               continue;
             }
             const s = free.pop()!;
+            // each run's place in the buffer, aligned as the reads into it must be
+            let bytes = 0;
+            for (const r of runs) {
+              r.bufAt = alignUp(bytes, memoryAlign);
+              bytes = r.bufAt + r.span;
+            }
             let buf = bufs[s];
-            if (buf === undefined || buf.length < span) {
-              buf = alignedBytes(alignUp(span, memoryAlign), memoryAlign, hugePages);
+            if (buf === undefined || buf.length < bytes) {
+              buf = alignedBytes(alignUp(bytes, memoryAlign), memoryAlign, hugePages);
               bufs[s] = buf;
+            }
+            const at = refAt[s]!;
+            at.length = refs.length;
+            for (let j = 0; j < refs.length; j++) {
+              const o = refs[j]!.offset;
+              const r = runs.find((r) => o >= r.lo && o < r.hi) ?? runs[0]!;
+              at[j] = r.bufAt + o - r.start;
             }
             frameOf[s] = frame;
             kOf[s] = k;
-            start[s] = a;
-            lo[s] = flo;
-            hi[s] = fhi;
+            runsOf[s] = runs;
             refsOf[s] = refs;
-            reqs = bs === Infinity ? 1 : Math.ceil(span / bs);
+            reqs = total;
             outstanding[s] = reqs;
             cur = s;
             nextReq = 0;
             k++;
           }
           const s = cur;
-          const off = nextReq * (bs === Infinity ? 0 : bs);
-          const len = requestBytes(s, nextReq);
-          q.prepare(s * REQS + nextReq, fd, bufs[s]!.subarray(off, off + len), start[s]! + off);
+          const r = runOf(s, nextReq);
+          const i = nextReq - r.firstReq;
+          const off = i * (bs === Infinity ? 0 : bs);
+          const len = requestBytes(r, i);
+          const into = bufs[s]!.subarray(r.bufAt + off, r.bufAt + off + len);
+          q.prepare(s * REQS + nextReq, fd, into, r.start + off);
           prepared++;
           if (++nextReq === reqs) cur = -1;
         }
@@ -716,20 +797,21 @@ export class NativeSource implements FrameSource {
           const tag = q.doneTags[e]!;
           const count = q.doneCounts[e]!;
           const s = Math.floor(tag / REQS);
-          const i = tag % REQS;
+          const r = runOf(s, tag % REQS);
+          const i = tag % REQS - r.firstReq;
           if (latency) latency.record(q.doneLatency[e]!);
           if (count < 0) {
             throw systemError("pread", this.path, -count);
           }
-          const off = start[s]! + i * (bs === Infinity ? 0 : bs);
-          const asked = requestBytes(s, i);
+          const off = r.start + i * (bs === Infinity ? 0 : bs);
+          const asked = requestBytes(r, i);
           // a request ends short only at the end of the file, past the frame's bytes
-          if (count < asked && off + count < Math.min(off + asked, hi[s]!)) {
+          if (count < asked && off + count < Math.min(off + asked, r.hi)) {
             throw new FormatError(
               this.framing,
               this.path,
               off + count,
-              `file ends at byte ${off + count}, inside data that should run to byte ${hi[s]}`,
+              `file ends at byte ${off + count}, inside data that should run to byte ${r.hi}`,
             );
           }
           outstanding[s] = outstanding[s]! - 1;

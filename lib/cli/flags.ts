@@ -286,6 +286,17 @@ export const FLAGS = {
       "then say the accelerator utilisation (accel_util, as DLIO)",
     commands: ["loader"],
   },
+  access: {
+    type: "string",
+    list: true,
+    value: "LIST",
+    help: "HDF5 and netCDF-4 files: how each sample is read, one or both (each its own rows, " +
+      "column access): library (through the format's library, one sample at a time, the " +
+      "default) or direct (each frame's chunks read with sciobench's own reads, --iodepth " +
+      "and --engine too, at the file addresses the HDF5 library reports once at the open " +
+      "(H5Dget_chunk_info); a compressed or otherwise filtered dataset is refused)",
+    commands: ["loader"],
+  },
   dir: {
     type: "string",
     value: "DIR",
@@ -465,13 +476,13 @@ export const FLAGS = {
       "frame's aligned blocks only. mpiio (without --direct): the bytes of each MPI-IO call " +
       "of frame data, as IOR's -t. Other peers refuse it",
     about: { _reader: TRANSFER_READER },
-    commands: [...TRANSFERS, "_reader"],
+    commands: [...TRANSFERS, "loader", "_reader"],
   },
   "transfer-size": {
     type: "string",
     value: "SIZE",
     help: "the same as --bs SIZE",
-    commands: TRANSFERS,
+    commands: [...TRANSFERS, "loader"],
   },
   direct: {
     type: "boolean",
@@ -484,8 +495,11 @@ export const FLAGS = {
       read: "The file itself is opened with O_DIRECT and no drops are made; with --verify " +
         "frame k is checked while frame k + 1's read is in flight through Linux native AIO",
       write: "--append refuses it (its undo journal reads through the page cache)",
+      loader: "The samples are read with O_DIRECT (native framings, --access direct; the " +
+        "library's rows beside direct ones read through the page cache, cold first); every " +
+        "epoch's cache is then direct",
     },
-    commands: [...TRANSFERS, "_reader"],
+    commands: [...TRANSFERS, "loader", "_reader"],
   },
   iodepth: {
     type: "string",
@@ -523,7 +537,7 @@ export const FLAGS = {
       "buffers (default: 2 MiB transparent huge pages, asked with MADV_HUGEPAGE: O_DIRECT pins " +
       "every page of a buffer, and fewer, larger pages make each call cheaper); the column " +
       "huge_pages says which",
-    commands: [...TRANSFERS, "_reader"],
+    commands: [...TRANSFERS, "loader", "_reader"],
   },
   overlap: {
     type: "boolean",

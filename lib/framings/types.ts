@@ -228,6 +228,12 @@ export interface FrameIndex {
    */
   readonly pastEndReadsZero?: boolean;
   /**
+   * Largest gap (bytes) between a frame's chunks that a reader reads through in one request
+   * rather than read the chunks apart; absent: 1 MiB. An index whose frames' chunks lie among
+   * other frames' data (HDF5's chunks, allocated dataset by dataset) sets a small one.
+   */
+  readonly readGap?: number;
+  /**
    * The byte order every chunk of the file is stored in, when the format fixes one for the whole
    * file at open (netCDF classic: big; raw: its header's flag); absent when chunks may differ.
    */

@@ -531,6 +531,14 @@ export const COLUMN_SCHEMA = {
   ),
   // loader: one row per epoch of random samples
   epoch: entry("", "count", "loader: the epoch, from 1"),
+  access: entry(
+    "",
+    "text",
+    "loader: how each sample was read: native (sciobench's reads, through the format's own " +
+      "index), library (through the format's library, one sample at a time) or direct (an " +
+      "HDF5 or netCDF-4 file's chunks with sciobench's reads, at the addresses the HDF5 " +
+      "library reported at the open)",
+  ),
   sampling: entry(
     "",
     "text",

@@ -107,6 +107,12 @@ const SYMBOLS = {
     result: "i32",
   },
   H5Dget_num_chunks: { parameters: ["i64", "i64", "buffer"], result: "i32" },
+  // Reading unfiltered chunks' bytes without the library (lib/peers/hdf5/chunks.ts): hid_t,
+  // const hsize_t *offset, unsigned *filter_mask, haddr_t *addr, hsize_t *size.
+  H5Dget_chunk_info_by_coord: {
+    parameters: ["i64", "buffer", "buffer", "buffer", "buffer"],
+    result: "i32",
+  },
   H5Pget_external_count: { parameters: ["i64"], result: "i32" },
   H5Pget_external: {
     parameters: ["i64", "u32", "usize", "buffer", "buffer", "buffer"],

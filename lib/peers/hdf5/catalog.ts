@@ -56,7 +56,8 @@ export function numericType(lib: Hdf5, type: bigint): DType | string {
   return cls === H5T_FLOAT || cls === H5T_INTEGER ? `${size}-byte ${name}` : name;
 }
 
-const FILTER_NAMES: Readonly<Record<number, string>> = {
+/** HDF5 filter names by filter id (H5Pget_filter2), as h5dump names them. */
+export const FILTER_NAMES: Readonly<Record<number, string>> = {
   1: "deflate",
   2: "shuffle",
   3: "fletcher32",

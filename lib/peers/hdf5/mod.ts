@@ -25,13 +25,28 @@ import type {
   SinkOptions,
   SourceOptions,
 } from "../../backends/backend.ts";
-import { type MagicNumber, matchesMagic } from "../../framings/types.ts";
+import { type FrameIndex, type MagicNumber, matchesMagic } from "../../framings/types.ts";
 import { h5, HDF5_SONAMES, load, NAME } from "./bindings.ts";
 import { Hdf5Source } from "./reader.ts";
 import { netcdf4Datasets as netcdf4DatasetsOf, type NetcdfDatasets } from "./catalog.ts";
 import { Hdf5Sink } from "./writer.ts";
 
 export type { NetcdfDatasets, ReadRegion } from "./catalog.ts";
+
+/**
+ * Where the frames of the HDF5 file at `path` (a netCDF-4 file too) lie: the library opens it,
+ * reports each frame dataset's chunk addresses and closes it (lib/peers/hdf5/chunks.ts); the
+ * index returned reads no more through the library. UsageError when a frame dataset is filtered
+ * or not chunked by whole frames.
+ */
+export function hdf5FrameChunks(path: string): FrameIndex {
+  const source = new Hdf5Source(h5(), path);
+  try {
+    return source.frameChunkIndex();
+  } finally {
+    source.close();
+  }
+}
 
 /** The variables of a netCDF-4 file as HDF5 datasets (see {@link netcdf4DatasetsOf}). */
 export function netcdf4Datasets(path: string): NetcdfDatasets {
@@ -98,4 +113,5 @@ export const hdf5: Backend = {
   openReader(path: string, options?: SourceOptions): FrameSource {
     return new Hdf5Source(h5(), path, options?.allowExternal === true);
   },
+  frameChunks: hdf5FrameChunks,
 };

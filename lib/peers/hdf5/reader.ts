@@ -5,12 +5,13 @@
  */
 import type { DatasetInfo, FrameSource, ReadChunk } from "../../backends/backend.ts";
 import { FormatError, IoError } from "../../core/errors.ts";
-import type { DType } from "../../framings/types.ts";
+import type { DType, FrameIndex } from "../../framings/types.ts";
 import { DTYPE_SIZE } from "../../framings/types.ts";
 import { cString } from "../../sys/libc.ts";
 import { allocFrameBuffer, checkFrameCount } from "../common.ts";
 import type { Hdf5 } from "./bindings.ts";
 import { Hdf5Catalog, openReadOnly, type ReadRegion } from "./catalog.ts";
+import { frameChunkIndex } from "./chunks.ts";
 import {
   accessList,
   checkExternal,
@@ -367,6 +368,23 @@ export class Hdf5Source implements FrameSource {
       out.push({ name: s.name, dtype: s.dtype, shape: s.shape, data: s.buf });
     }
     return out;
+  }
+
+  /**
+   * Where every frame's chunks lie in the file, from the library's chunk index (see
+   * lib/peers/hdf5/chunks.ts): an index that reads them without the library. UsageError when a
+   * frame dataset is filtered or not chunked by whole frames.
+   */
+  frameChunkIndex(): FrameIndex {
+    if (this.#closed) throw new IoError(`${NAME}: ${this.path}: read after close`);
+    const datasets = this.#sets.map((s) => ({
+      name: s.name,
+      dtype: s.dtype,
+      shape: s.shape,
+      order: s.fileType.endsWith("BE") ? "big" as const : "little" as const,
+      id: s.id,
+    }));
+    return frameChunkIndex(this.#lib, this.path, datasets, this.frameCount);
   }
 
   #catalog(): Hdf5Catalog {

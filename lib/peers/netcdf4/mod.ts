@@ -31,7 +31,7 @@ import type {
   LibraryInfo,
   SinkOptions,
 } from "../../backends/backend.ts";
-import { HDF5_SIGNATURE, hdf5SuperblockVersion } from "../hdf5/mod.ts";
+import { HDF5_SIGNATURE, hdf5FrameChunks, hdf5SuperblockVersion } from "../hdf5/mod.ts";
 import { load, nc, NETCDF_SONAMES } from "./bindings.ts";
 import { classicVariant, NC_PEER_OPTIONS, NcSink } from "./writer.ts";
 import { NcSource } from "./reader.ts";
@@ -77,6 +77,8 @@ export const netcdf4: Backend = {
   openReader(path: string): FrameSource {
     return new NcSource("netcdf4", nc("netcdf4"), path);
   },
+  // netCDF-4 files are HDF5 files: the HDF5 library reports where their records' chunks lie
+  frameChunks: hdf5FrameChunks,
 };
 
 /**

@@ -22,7 +22,7 @@ import {
   Rng,
   shuffledOrder,
 } from "../pattern.ts";
-import { judgeCold, prepareCache, queueColumns } from "../transfer.ts";
+import { judgeCold, prepareCache, queueColumns, transferColumns } from "../transfer.ts";
 import { type LoaderOpen, openLoader } from "./open.ts";
 import type { LoaderFile, LoaderSettings, Sampling } from "./settings.ts";
 import {
@@ -32,7 +32,14 @@ import {
   startReaders,
 } from "./readers.ts";
 
-export { type LoaderFile, type LoaderSettings, type Sampling, SAMPLINGS } from "./settings.ts";
+export {
+  type Access,
+  ACCESSES,
+  type LoaderFile,
+  type LoaderSettings,
+  type Sampling,
+  SAMPLINGS,
+} from "./settings.ts";
 
 /** Batches of one epoch: ceil(frames / batch size). */
 export function batchesPerEpoch(frames: number, batchSize: number): number {
@@ -219,6 +226,7 @@ function epochRow(
   const sum = (f: (e: ReaderEpoch) => number) => r.readers.reduce((a, e) => a + f(e), 0);
   return {
     framing: file.source.framing,
+    access: file.access,
     path: file.path,
     N: file.n ?? null,
     frames,
@@ -247,6 +255,7 @@ function epochRow(
     cold_ok: "",
     cold_why: "",
     verified: file.expected !== undefined,
+    ...transferColumns(s.transfer),
     ...queueColumns(s.queue),
     seed: s.seed,
     fs_type: c.fsType,
@@ -325,10 +334,11 @@ async function readEpochRows(
     readBatch(file.source, batch, file.expected, s.queue);
   for (let epoch = 1; epoch <= epochs; epoch++) {
     const order = epochSamples(frames, epoch, s);
-    const cache = epoch === 1 ? "cold" : "as left";
+    // O_DIRECT reads bypass the page cache: no drop, every epoch alike
+    const cache = s.transfer?.direct ? "direct" : epoch === 1 ? "cold" : "as left";
     // mutant: loader-cold-drop
-    const before = epoch === 1
-      ? prepareCache(file.path, "cold").residentAfter
+    const before = cache === "cold" || cache === "direct"
+      ? prepareCache(file.path, cache).residentAfter
       : residency(file.path);
     progress.begin(`loader epoch ${epoch}`, { index: epoch, count: epochs });
     const meter = startMeter("epoch");

@@ -1,21 +1,34 @@
 /**
  * How the loader opens its file, said as data ({@link LoaderOpen}) so that each reader process
- * opens it as the consumer does: the file the loader wrote, or the user's (--file).
+ * opens it as the consumer does: the file the loader wrote, or the user's (--file), read as its
+ * access path says (its native reader or library, or directly at the chunks' addresses).
  * @module
  */
 import { UsageError } from "../../core/errors.ts";
+import type { Backend, FrameSource } from "../../backends/backend.ts";
+import { openDirectSource } from "../../backends/direct_source.ts";
 import { backendByName } from "../../backends/registry.ts";
 import { parseOptionArgs } from "../../framings/options.ts";
+import type { ChunkLayout } from "../../framings/types.ts";
 import { storeBytes } from "../../io/store.ts";
+import type { Transfer } from "../../io/transfer.ts";
 import { isolates } from "../isolate.ts";
 import { chooseBackend, openUserFile } from "../open.ts";
 import { prepareVerified } from "../pattern.ts";
 import { tablePatternOf } from "../read/mod.ts";
 import { TableFrames } from "../table/mod.ts";
-import type { LoaderFile } from "./settings.ts";
+import type { Access, LoaderFile } from "./settings.ts";
+
+/** How the loader's file is read, whichever file it is. */
+export interface ReadAs {
+  /** The read path: the format's own reader (native, library) or direct. */
+  readonly access: Access;
+  /** `--bs` / `--direct` of the reads (native framings and direct); undefined: none. */
+  readonly transfer?: Transfer;
+}
 
 /** The file the loader wrote: the table's frames of `n` particles, seed `seed`, by `framing`. */
-export interface WrittenFile {
+export interface WrittenFile extends ReadAs {
   readonly kind: "written";
   /** The file. */
   readonly path: string;
@@ -30,7 +43,7 @@ export interface WrittenFile {
 }
 
 /** The user's file (--file): its framing detected or given, checked against the seed with --verify. */
-export interface UserFile {
+export interface UserFile extends ReadAs {
   readonly kind: "user";
   /** The file. */
   readonly path: string;
@@ -52,26 +65,57 @@ export function openLoader(o: LoaderOpen): LoaderFile {
   return o.kind === "written" ? openWritten(o) : openUser(o);
 }
 
-/** The file the loader wrote, opened for reading and checked against what it wrote. */
+/**
+ * Opens `path`, a file of `backend`, as `how.access` reads it: through the backend's reader
+ * (`open`), or directly (the library asked where the chunks lie, then sciobench's reads, with
+ * `how.transfer`).
+ */
+function openAs(
+  backend: Backend,
+  path: string,
+  how: ReadAs,
+  layout: readonly ChunkLayout[] | undefined,
+  open: (layout: readonly ChunkLayout[] | undefined) => FrameSource,
+): FrameSource {
+  const { access, transfer } = how;
+  // mutant: loader-direct-path
+  if (access === "direct") return openDirectSource(backend, path, { layout, transfer });
+  return open(layout);
+}
+
+/** The file the loader wrote, opened for reading as `o` says and checked against what it wrote. */
 function openWritten(o: WrittenFile): LoaderFile {
   const backend = backendByName(o.framing);
   const backendOptions = parseOptionArgs([backend], o.options, "write").get(backend.name)!;
   const expected = new TableFrames(o.n, o.seed);
-  const source = backend.openReader(o.path, { layout: expected.layout, backendOptions });
+  const source = openAs(
+    backend,
+    o.path,
+    o,
+    expected.layout,
+    (layout) => backend.openReader(o.path, { layout, backendOptions, transfer: o.transfer }),
+  );
   try {
     prepareVerified(source, expected);
   } catch (e) {
     source.close();
     throw e;
   }
-  return { path: o.path, source, expected, n: o.n, fileBytes: storeBytes(o.path) };
+  return {
+    path: o.path,
+    source,
+    access: o.access,
+    expected,
+    n: o.n,
+    fileBytes: storeBytes(o.path),
+  };
 }
 
-/** The user's file opened for the loader, checked to hold frames. */
+/** The user's file opened for the loader as `o` says, checked to hold frames. */
 function openUser(o: UserFile): LoaderFile {
   const { path, framing, options } = o;
   const backend = chooseBackend(path, framing);
-  if (isolates(backend)) {
+  if (o.access === "library" && isolates(backend)) {
     // a library on a file sciobench did not write runs in a library child, which has no loader
     throw new UsageError(
       `loader: --file ${path}: ${backend.name} reads through its library, which 'loader' runs ` +
@@ -79,16 +123,24 @@ function openUser(o: UserFile): LoaderFile {
     );
   }
   const fileBytes = storeBytes(path);
+  const open = (layout: readonly ChunkLayout[] | undefined) =>
+    openAs(
+      backend,
+      path,
+      o,
+      layout,
+      (layout) => openUserFile(path, framing, options, "read", { layout, transfer: o.transfer }),
+    );
   let expected: TableFrames | undefined;
   if (o.verify) {
-    const probe = openUserFile(path, framing, options, "read");
+    const probe = open(undefined);
     try {
       expected = tablePatternOf(probe, o.seed, fileBytes);
     } finally {
       probe.close();
     }
   }
-  const source = openUserFile(path, framing, options, "read", { layout: expected?.layout });
+  const source = open(expected?.layout);
   try {
     if (source.frameCount === 0) {
       throw new UsageError(
@@ -100,5 +152,5 @@ function openUser(o: UserFile): LoaderFile {
     source.close();
     throw e;
   }
-  return { path, source, expected, n: expected?.n, fileBytes };
+  return { path, source, access: o.access, expected, n: expected?.n, fileBytes };
 }

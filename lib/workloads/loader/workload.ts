@@ -8,8 +8,10 @@ import { UsageError } from "../../core/errors.ts";
 import { selfCommand } from "../../core/self.ts";
 import { parseChoice, parseCount, parseSeed } from "../../core/values.ts";
 import { parseSize } from "../../core/sizes.ts";
-import type { Backend } from "../../backends/backend.ts";
+import type { Backend, QueueSpec } from "../../backends/backend.ts";
 import { usableBackend } from "../../backends/registry.ts";
+import { directReadRefusal } from "../../backends/capabilities.ts";
+import { warn } from "../../core/diagnostics.ts";
 import { writeFrames } from "../../backends/write.ts";
 import { parseOptionArgs } from "../../framings/options.ts";
 import { withScratchDir } from "../../io/scratch.ts";
@@ -17,12 +19,22 @@ import { columnHelp } from "../../report/human.ts";
 import { Progress } from "../../report/progress.ts";
 import type { FlagValues } from "../../cli/flags.ts";
 import { checkScratchRoom } from "../checks.ts";
-import { parseQueue, resolveBackends } from "../settings.ts";
+import { chooseBackend } from "../open.ts";
+import { parseQueue, parseTransfer, resolveBackends } from "../settings.ts";
+import type { Transfer } from "../../io/transfer.ts";
 import { BYTES_PER_PARTICLE, TableFrames } from "../table/mod.ts";
 import { LOADER_DEFAULTS } from "../seeds.ts";
 import type { PlannedRun, Workload, WorkloadHelp } from "../workload.ts";
 import { LOADER_COLUMN_DOCS, LOADER_HUMAN_COLUMNS, LOADER_KEYS } from "./columns.ts";
-import { batchesPerEpoch, epochCount, type LoaderSettings, runLoader, SAMPLINGS } from "./mod.ts";
+import {
+  type Access,
+  ACCESSES,
+  batchesPerEpoch,
+  epochCount,
+  type LoaderSettings,
+  runLoader,
+  SAMPLINGS,
+} from "./mod.ts";
 import type { LoaderOpen } from "./open.ts";
 import { LOADER_PREFETCH, LOADER_READER_COMMAND, MAX_LOADER_READERS } from "./readers.ts";
 
@@ -39,16 +51,30 @@ batch is followed by MS milliseconds of busy-wait, a training step, and accel_ut
 of the time the "accelerator" computed rather than waited for data (as DLIO). Every sample of a
 file the loader wrote is checked against the data written; a user's file by the format's own
 checks (markers, sizes, index bounds), and with --verify against what 'sciobench write --seed S'
-writes. Samples are read one at a time, or with --iodepth a batch's samples in flight together.
+writes. Samples are read one at a time, or with --iodepth N each batch's samples up to N in
+flight, and with --direct through O_DIRECT (cache: direct, no drop), --bs SIZE in reads of SIZE
+(native framings and --access direct).
+
+An HDF5 or netCDF-4 file (--framing hdf5 or netcdf4, or your --file) is read through its
+library one sample at a time (--access library, the default), or directly (--access direct):
+the HDF5 library is asked once, at the open, where each frame's chunks lie
+(H5Dget_chunk_info_by_coord) and closed, then sciobench reads those bytes itself, as it reads
+a native framing's (--iodepth, --engine, --direct), and verifies them the same way. Only a
+dataset stored in chunks of whole frames without filters can be read so: a compressed (or
+shuffled, checksummed) one is refused in one line. --access library,direct reads the same file
+both ways, each its own rows per epoch (column access), each from a cold first epoch; beside
+direct rows the library's run at depth 1 (it reads one sample at a time) and through the page
+cache, and the rows say so.
 
 With --readers K above 1, K reader processes read the batches, as the worker processes of
-PyTorch's DataLoader (DLIO's read_threads): each opens the file itself, reads whole batches with
-the run's --iodepth and --engine, batch b of an epoch by reader b mod K, and reads up to ${LOADER_PREFETCH}
-batches ahead of the consumer (DataLoader's prefetch_factor), never into the next epoch; the
-consumer takes the batches in order and runs --compute. A batch's latency and load_s are then
-the consumer's wait for the batch; user_s, sys_s and dev_read_bytes add the readers' own, and
-the audit trail lists each reader's epoch. --readers 1 (the default): the consumer reads each
-batch itself when it needs it, nothing ahead.`,
+PyTorch's DataLoader (DLIO's read_threads): each opens the file itself, as --access says,
+reads whole batches with the run's --iodepth, --engine, --bs and --direct, batch b of an epoch
+by reader b mod K, and reads up to ${LOADER_PREFETCH} batches ahead of the consumer (DataLoader's
+prefetch_factor), never into the next epoch; the consumer takes the batches in order and runs
+--compute. A batch's latency and load_s are then the consumer's wait for the batch; user_s,
+sys_s and dev_read_bytes add the readers' own, and the audit trail lists each reader's epoch.
+--readers 1 (the default): the consumer reads each batch itself when it needs it, nothing
+ahead.`,
   after: `Columns (CSV order), one row per epoch:
 ${columnHelp(LOADER_COLUMN_DOCS)}`,
 };
@@ -78,6 +104,11 @@ function loaderSettings(values: FlagValues<"loader">): LoaderSettings {
     ),
     // the framing is known once the file is: one read through a library is refused at the start
     queue: parseQueue(values, []),
+    transfer: parseTransfer(
+      values,
+      [],
+      values.file === undefined ? values.dir : { file: values.file },
+    ),
   };
 }
 
@@ -90,6 +121,66 @@ function selfReader(): Deno.ChildProcess {
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+}
+
+/** The read paths `--access` lists (each once, in its order); undefined when not given. */
+function accessesOf(value: string | undefined): Access[] | undefined {
+  if (value === undefined) return undefined;
+  const items = value.split(",").map((v) => v.trim());
+  return [...new Set(items)].map((v) => parseChoice(v, ACCESSES, "--access"));
+}
+
+/**
+ * How the files of `backend` are read: the `asked` read paths, checked against what it can
+ * (UsageError, one line), else its usual one (native framings: native; peers: library).
+ */
+function pathsFor(backend: Backend, asked: readonly Access[] | undefined): Access[] {
+  if (asked === undefined) return [backend.kind === "native" ? "native" : "library"];
+  if (backend.kind === "native") {
+    throw new UsageError(
+      `--access: ${backend.name} is read by sciobench's own reads through its own index ` +
+        "(access native); --access chooses how HDF5 and netCDF-4 files are read",
+    );
+  }
+  const why = asked.includes("direct") ? directReadRefusal(backend) : null;
+  if (why !== null) throw new UsageError(`--access direct: ${why}`);
+  return [...asked];
+}
+
+/**
+ * The queue of the rows of `access` among `paths`: the library reads one sample at a time, so
+ * beside direct rows its rows run without the queue (engine psync, iodepth 1), saying so once;
+ * alone, the loader refuses the queue to it in one line.
+ */
+function queueFor(
+  access: Access,
+  paths: readonly Access[],
+  queue: QueueSpec | undefined,
+): QueueSpec | undefined {
+  if (queue === undefined || access !== "library" || paths.length === 1) return queue;
+  warn(
+    `--iodepth ${queue.depth}: the library reads one sample at a time: its rows read at ` +
+      "iodepth 1 (engine psync), the direct rows at the depth asked",
+  );
+  return undefined;
+}
+
+/**
+ * The `--bs` / `--direct` of the rows of `access` among `accesses`: beside direct rows, the
+ * library's read through the page cache (a library makes its own calls), saying so once; alone,
+ * its reader refuses them in one line.
+ */
+function transferFor(
+  access: Access,
+  accesses: readonly Access[],
+  transfer: Transfer | undefined,
+): Transfer | undefined {
+  if (transfer === undefined || access !== "library" || accesses.length === 1) return transfer;
+  warn(
+    `${transfer.direct ? "--direct" : "--bs"}: the library makes its own calls: its rows read ` +
+      "through the page cache (cold first), the direct rows as asked",
+  );
+  return undefined;
 }
 
 /** The one backend of `--framing` for the file the loader writes (a file, not a store). */
@@ -113,8 +204,10 @@ function writingBackend(framing: string): Backend {
 function runOptions(
   settings: LoaderSettings,
   option: readonly string[] | undefined,
+  accesses: readonly Access[] | undefined,
 ): Record<string, unknown> {
   return {
+    access: accesses ?? null,
     seed: settings.seed,
     "samples-per-batch": settings.batchSize,
     epochs: settings.batches === undefined ? settings.epochs : null,
@@ -122,6 +215,8 @@ function runOptions(
     sample: settings.sampling,
     compute: settings.computeMs,
     readers: settings.readers,
+    bs: settings.transfer?.bs ?? null,
+    direct: settings.transfer?.direct ?? false,
     option: option ?? [],
   };
 }
@@ -140,7 +235,8 @@ export const loaderWorkload: Workload<FlagValues<"loader">> = {
     const settings = loaderSettings(values);
     const progress = new Progress({ quiet: !Deno.stderr.isTerminal() });
     const userFile = values.file;
-    const options = runOptions(settings, values.option);
+    const asked = accessesOf(values.access);
+    const options = runOptions(settings, values.option, asked);
     if (userFile !== undefined) {
       for (const f of ["size", "n", "dir"] as const) {
         if (values[f] !== undefined) {
@@ -155,15 +251,22 @@ export const loaderWorkload: Workload<FlagValues<"loader">> = {
         progress,
         options: { ...options, file: userFile, framing: framing ?? null, verify: values.verify },
         async run(add, progress): Promise<void> {
-          const open: LoaderOpen = {
-            kind: "user",
-            path: userFile,
-            framing,
-            options: values.option,
-            verify: values.verify,
-            seed: settings.seed,
-          };
-          await runLoader(open, settings, add, progress, selfReader);
+          const paths = pathsFor(chooseBackend(userFile, framing), asked);
+          for (const access of paths) {
+            const transfer = transferFor(access, paths, settings.transfer);
+            const open: LoaderOpen = {
+              kind: "user",
+              path: userFile,
+              framing,
+              options: values.option,
+              verify: values.verify,
+              seed: settings.seed,
+              access,
+              transfer,
+            };
+            const queue = queueFor(access, paths, settings.queue);
+            await runLoader(open, { ...settings, queue, transfer }, add, progress, selfReader);
+          }
         },
       };
     }
@@ -178,6 +281,7 @@ export const loaderWorkload: Workload<FlagValues<"loader">> = {
     const frames = Math.max(1, Math.ceil(size / (BYTES_PER_PARTICLE * n)));
     const dataBytes = frames * BYTES_PER_PARTICLE * n;
     const backendOptions = parseOptionArgs([backend], values.option, "write").get(backend.name)!;
+    const paths = pathsFor(backend, asked);
     const epochs = epochCount(frames, settings);
     const samples = settings.batches === undefined
       ? epochs * frames
@@ -203,7 +307,7 @@ export const loaderWorkload: Workload<FlagValues<"loader">> = {
         skipped: [],
         files: [{ name, count: 1, bytes: dataBytes }],
         writeBytes: dataBytes,
-        readBytes: samples * BYTES_PER_PARTICLE * n,
+        readBytes: paths.length * samples * BYTES_PER_PARTICLE * n,
         warnings: [],
       },
       dir: values.dir,
@@ -221,15 +325,21 @@ export const loaderWorkload: Workload<FlagValues<"loader">> = {
             frames,
             (i) => expected.frame(i),
           );
-          const open: LoaderOpen = {
-            kind: "written",
-            path,
-            framing: backend.name,
-            options: values.option,
-            n,
-            seed: settings.seed,
-          };
-          await runLoader(open, settings, add, progress, selfReader);
+          for (const access of paths) {
+            const transfer = transferFor(access, paths, settings.transfer);
+            const open: LoaderOpen = {
+              kind: "written",
+              path,
+              framing: backend.name,
+              options: values.option,
+              n,
+              seed: settings.seed,
+              access,
+              transfer,
+            };
+            const queue = queueFor(access, paths, settings.queue);
+            await runLoader(open, { ...settings, queue, transfer }, add, progress, selfReader);
+          }
         });
       },
     };
