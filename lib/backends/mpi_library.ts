@@ -11,6 +11,7 @@
 import { IoError, PeerUnavailableError, UsageError } from "../core/errors.ts";
 import { agreeOnSharedFile, removeQuietly } from "../peers/common.ts";
 import { NC_TYPE } from "../peers/netcdf4/bindings.ts";
+import type { NcCalls, NcSizes } from "../peers/nc_calls.ts";
 import { cStringOf } from "../framings/kit.ts";
 import { CHUNK_NAME_ATTR, type schemaForChunks } from "../framings/netcdf/mod.ts";
 import { type Chunk, type DType, DTYPE_SIZE, type Frame } from "../framings/types.ts";
@@ -172,13 +173,14 @@ export abstract class LibrarySink implements FrameSink {
   }
 }
 
-/** A library's define calls on one file in define mode, with its call names' prefix. */
-export interface NcDefine {
+/** One open file of a library: its id, the calls it shares, how its calls are named and checked. */
+export interface NcFile<S extends NcSizes> {
+  readonly ncid: number;
   /** `nc_` or `ncmpi_`, for the messages. */
   readonly prefix: string;
-  defDim(name: Uint8Array, length: bigint, id: Int32Array): number;
-  defVar(name: Uint8Array, type: number, dims: Int32Array, id: Int32Array): number;
-  putAttText(varid: number, name: Uint8Array, length: bigint, text: Uint8Array): number;
+  readonly calls: NcCalls<S>;
+  /** A length cell of the library's size type. */
+  size(): S;
   /** Throws the library's failure for a status other than 0. */
   check(status: number, call: string): void;
 }
@@ -188,23 +190,27 @@ export interface NcDefine {
  * `chunk_name` attribute when the name had to change), as the native netcdf writer does; `each`
  * gets every variable's id and dimension count right after its definition.
  */
-export function defineRecordVariables(
-  nc: NcDefine,
+export function defineRecordVariables<S extends NcSizes>(
+  nc: NcFile<S>,
   schema: ReturnType<typeof schemaForChunks>,
   chunks: readonly Chunk[],
   each: (chunk: Chunk, varid: number, ndims: number) => void,
 ): void {
+  const { ncid, calls } = nc;
   const id = new Int32Array(1);
   const dimIds = new Int32Array(schema.dimensions.length);
   schema.dimensions.forEach((d, k) => {
-    nc.check(nc.defDim(cString(d.name), BigInt(d.length), id), `${nc.prefix}def_dim '${d.name}'`);
+    nc.check(
+      calls.defDim(ncid, cString(d.name), BigInt(d.length), id),
+      `${nc.prefix}def_dim '${d.name}'`,
+    );
     dimIds[k] = id[0]!;
   });
   chunks.forEach((chunk, i) => {
     const v = schema.variables[i]!;
     const ids = Int32Array.from(v.dims, (k) => dimIds[k]!);
     nc.check(
-      nc.defVar(cString(v.name), NC_TYPE[chunk.dtype], ids, id),
+      calls.defVar(ncid, cString(v.name), NC_TYPE[chunk.dtype], ids.length, ids, id),
       `${nc.prefix}def_var '${v.name}'`,
     );
     const varid = id[0]!;
@@ -212,34 +218,12 @@ export function defineRecordVariables(
     if (typeof original === "string") {
       const text = new TextEncoder().encode(original);
       nc.check(
-        nc.putAttText(varid, cString(CHUNK_NAME_ATTR), BigInt(text.length), text),
+        calls.putAttText(ncid, varid, cString(CHUNK_NAME_ATTR), BigInt(text.length), text),
         `${nc.prefix}put_att_text '${CHUNK_NAME_ATTR}'`,
       );
     }
     each(chunk, varid, ids.length);
   });
-}
-
-/** A library's inquiry calls on one open file, with its call names' prefix and size type. */
-export interface NcInquire<S extends BigInt64Array | BigUint64Array> {
-  /** `nc_` or `ncmpi_`, for the messages. */
-  readonly prefix: string;
-  /** A length cell of the library's size type (size_t, MPI_Offset). */
-  size(): S;
-  inq(ndims: Int32Array, nvars: Int32Array, natts: Int32Array, unlimited: Int32Array): number;
-  inqDimlen(dim: number, length: S): number;
-  inqVar(
-    varid: number,
-    name: Uint8Array,
-    type: Int32Array,
-    ndims: Int32Array,
-    dims: Int32Array,
-    natts: Int32Array,
-  ): number;
-  inqAtt(varid: number, name: Uint8Array, type: Int32Array, length: S): number;
-  getAttText(varid: number, name: Uint8Array, text: Uint8Array): number;
-  /** Throws the library's failure for a status other than 0. */
-  check(status: number, call: string): void;
 }
 
 /** A record variable found in a file. */
@@ -257,17 +241,18 @@ export interface FoundVariable {
 }
 
 /** Finds the record variables of a file (in file order) and the records it holds. */
-export function recordVariables<S extends BigInt64Array | BigUint64Array>(
-  nc: NcInquire<S>,
+export function recordVariables<S extends NcSizes>(
+  nc: NcFile<S>,
   types: Readonly<Record<number, DType | undefined>>,
 ): { readonly records: number; readonly variables: FoundVariable[] } {
+  const { ncid, calls } = nc;
   const at = (status: number, call: string) => nc.check(status, `${nc.prefix}${call}`);
   const ndims = new Int32Array(1), nvars = new Int32Array(1), natts = new Int32Array(1);
   const unlimited = new Int32Array(1);
-  at(nc.inq(ndims, nvars, natts, unlimited), "inq");
+  at(calls.inq(ncid, ndims, nvars, natts, unlimited), "inq");
   const length = nc.size();
   const dimLength = (dim: number) => {
-    at(nc.inqDimlen(dim, length), "inq_dimlen");
+    at(calls.inqDimlen(ncid, dim, length), "inq_dimlen");
     return Number(length[0]!);
   };
   const records = unlimited[0]! < 0 ? 0 : dimLength(unlimited[0]!);
@@ -276,7 +261,7 @@ export function recordVariables<S extends BigInt64Array | BigUint64Array>(
   const variables: FoundVariable[] = [];
   for (let varid = 0; varid < nvars[0]!; varid++) {
     name.fill(0);
-    at(nc.inqVar(varid, name, type, nd, dims, natts), "inq_var");
+    at(calls.inqVar(ncid, varid, name, type, nd, dims, natts), "inq_var");
     if (nd[0]! === 0 || dims[0] !== unlimited[0]) continue;
     const dtype = types[type[0]!];
     if (dtype === undefined) continue;
@@ -290,16 +275,12 @@ export function recordVariables<S extends BigInt64Array | BigUint64Array>(
 }
 
 /** The chunk a variable stands for: its `chunk_name` attribute, else its own name. */
-function chunkNameOf<S extends BigInt64Array | BigUint64Array>(
-  nc: NcInquire<S>,
-  varid: number,
-  name: string,
-): string {
+function chunkNameOf<S extends NcSizes>(nc: NcFile<S>, varid: number, name: string): string {
   const type = new Int32Array(1), length = nc.size();
   const attr = cString(CHUNK_NAME_ATTR);
-  if (nc.inqAtt(varid, attr, type, length) !== 0 || type[0] !== 2) return name;
+  if (nc.calls.inqAtt(nc.ncid, varid, attr, type, length) !== 0 || type[0] !== 2) return name;
   const text = new Uint8Array(Number(length[0]!) + 1);
-  nc.check(nc.getAttText(varid, attr, text), `${nc.prefix}get_att_text`);
+  nc.check(nc.calls.getAttText(nc.ncid, varid, attr, text), `${nc.prefix}get_att_text`);
   return cStringOf(text) || name;
 }
 
@@ -309,34 +290,55 @@ export interface ReadVariable {
   readonly dtype: DType;
   readonly shape: readonly number[];
   /** Where a record starts; its first element is set to the record read. */
-  readonly start: BigInt64Array | BigUint64Array;
+  readonly start: NcSizes;
   /** The bytes of one record. */
   readonly bytes: number;
 }
 
-/** Frames read a record of every variable at a time into one buffer, the bytes read counted. */
-export class RecordReads {
+/**
+ * A file's record variables read back through an MPI-aware library, a record a frame: the
+ * backend's class finds the variables (`vars`) and supplies the library's read of one record.
+ */
+export abstract class LibrarySource<V extends ReadVariable> {
+  readonly path: string;
+  readonly warnings: readonly string[] = [];
+  /** The record variables, in file order. */
+  protected readonly vars: V[] = [];
   #buf = new Uint8Array(0);
-  /** Bytes read so far. */
-  bytesRead = 0;
+  #bytesRead = 0;
 
-  /** Reads record `frame` of every one of `vars` through `get` (which throws on failure). */
-  read<V extends ReadVariable>(
-    vars: readonly V[],
-    frame: number,
-    get: (v: V, data: Uint8Array) => void,
-  ): ReadChunk[] {
+  constructor(path: string) {
+    this.path = path;
+  }
+
+  /** Records in the file. */
+  abstract readonly frameCount: number;
+  /** The library's name and version, for `describe`. */
+  protected abstract readonly library: string;
+  /** Reads record `frame` of `v` into `data` (its `start` set to it); throws on failure. */
+  protected abstract get(v: V, data: Uint8Array, frame: number): void;
+
+  /** Bytes read by frame reads so far (the variables' records). */
+  get bytesRead(): number {
+    return this.#bytesRead;
+  }
+
+  readFrame(frame: number): readonly ReadChunk[] {
     let total = 0;
-    for (const v of vars) total += v.bytes;
+    for (const v of this.vars) total += v.bytes;
     if (this.#buf.length < total) this.#buf = new Uint8Array(total);
     let at = 0;
-    return vars.map((v) => {
+    return this.vars.map((v) => {
       const data = this.#buf.subarray(at, at + v.bytes);
       at += v.bytes;
       v.start[0] = BigInt(frame);
-      get(v, data);
-      this.bytesRead += v.bytes;
+      this.get(v, data, frame);
+      this.#bytesRead += v.bytes;
       return { name: v.name, dtype: v.dtype, shape: v.shape, data };
     });
+  }
+
+  describe(): Record<string, unknown> {
+    return { library: this.library, variables: this.vars.length, records: this.frameCount };
   }
 }

@@ -51,7 +51,6 @@ import type {
   MpiHandles,
   MpiIo,
   MpiIoSettings,
-  ReadChunk,
   SinkOptions,
   SourceOptions,
 } from "./backend.ts";
@@ -59,11 +58,10 @@ import { installedMpiIo } from "./mpi_io.ts";
 import {
   defineRecordVariables,
   LibrarySink,
+  LibrarySource,
   loadedOrUnavailable,
   mpiSettingsOf,
-  type NcDefine,
-  type NcInquire,
-  RecordReads,
+  type NcFile,
   recordVariables,
   versionOf,
 } from "./mpi_library.ts";
@@ -84,6 +82,17 @@ function settingsOf(options: { readonly mpiIo?: MpiIoSettings } | undefined): Mp
 /** The library for the run's MPI, or PeerUnavailableError with the reason. */
 function library(abi: MpiHandles["abi"]): NetcdfPar {
   return loadedOrUnavailable(NAME, loadNetcdfPar(abi));
+}
+
+/** The open file `ncid` as the shared define and inquire calls take it. */
+function ncFile(lib: NetcdfPar, ncid: number, path: string): NcFile<BigUint64Array> {
+  return {
+    ncid,
+    prefix: "nc_",
+    calls: lib.nc,
+    size: () => new BigUint64Array(1),
+    check: (status, call) => checkNetcdfPar(lib, status, call, path),
+  };
 }
 
 interface ParVar {
@@ -164,14 +173,7 @@ class NetcdfParSink extends LibrarySink {
     const fn = this.#lib.fn;
     const ncid = this.#ncid;
     const schema = schemaForChunks(frame.chunks, { recordDim: this.#recordDim, variant: 1 });
-    const nc: NcDefine = {
-      prefix: "nc_",
-      defDim: (name, length, id) => fn.nc_def_dim(ncid, name, length, id),
-      defVar: (name, type, dims, id) => fn.nc_def_var(ncid, name, type, dims.length, dims, id),
-      putAttText: (varid, name, length, text) =>
-        fn.nc_put_att_text(ncid, varid, name, length, text),
-      check: (status, call) => this.#check(status, call),
-    };
+    const nc = ncFile(this.#lib, ncid, this.path);
     defineRecordVariables(nc, schema, frame.chunks, (chunk, varid, ndims) => {
       const count = new BigUint64Array(ndims);
       count[0] = 1n;
@@ -291,20 +293,16 @@ class NetcdfParSink extends LibrarySink {
 }
 
 /** A netCDF-4 file's record variables read back through parallel netCDF-C, a record a frame. */
-class NetcdfParSource implements FrameSource {
-  readonly path: string;
+class NetcdfParSource extends LibrarySource<ParVar> implements FrameSource {
   readonly framing = NAME;
   readonly frameCount: number;
   readonly collective: boolean;
-  readonly warnings: readonly string[] = [];
   readonly #lib: NetcdfPar;
   readonly #h: MpiHandles;
   readonly #ncid: number;
-  readonly #vars: ParVar[] = [];
-  readonly #reads = new RecordReads();
 
   constructor(path: string, settings: MpiIoSettings) {
-    this.path = path;
+    super(path);
     this.#lib = library(settings.io.abi);
     this.#h = settings.io.handles(settings.layout, settings.hints);
     const fn = this.#lib.fn;
@@ -320,7 +318,7 @@ class NetcdfParSource implements FrameSource {
     try {
       this.frameCount = this.#inquire();
       const mode = settings.collective ? NC_PAR_ACCESS.collective : NC_PAR_ACCESS.independent;
-      for (const v of this.#vars) {
+      for (const v of this.vars) {
         const status = fn.nc_var_par_access(this.#ncid, v.varid, mode);
         checkNetcdfPar(this.#lib, status, "nc_var_par_access", path);
       }
@@ -334,22 +332,10 @@ class NetcdfParSource implements FrameSource {
 
   /** Finds the record variables (in file order) and returns the records in the file. */
   #inquire(): number {
-    const fn = this.#lib.fn;
-    const ncid = this.#ncid;
-    const nc: NcInquire<BigUint64Array> = {
-      prefix: "nc_",
-      size: () => new BigUint64Array(1),
-      inq: (ndims, nvars, natts, unlimited) => fn.nc_inq(ncid, ndims, nvars, natts, unlimited),
-      inqDimlen: (dim, length) => fn.nc_inq_dimlen(ncid, dim, length),
-      inqVar: (varid, name, type, ndims, dims, natts) =>
-        fn.nc_inq_var(ncid, varid, name, type, ndims, dims, natts),
-      inqAtt: (varid, name, type, length) => fn.nc_inq_att(ncid, varid, name, type, length),
-      getAttText: (varid, name, text) => fn.nc_get_att_text(ncid, varid, name, text),
-      check: (status, call) => checkNetcdfPar(this.#lib, status, call, this.path),
-    };
+    const nc = ncFile(this.#lib, this.#ncid, this.path);
     const { records, variables } = recordVariables(nc, DTYPE_OF_NC);
     for (const v of variables) {
-      this.#vars.push({
+      this.vars.push({
         ...v,
         start: new BigUint64Array(v.ndims),
         count: BigUint64Array.from([1, ...v.shape].map(BigInt)),
@@ -359,25 +345,13 @@ class NetcdfParSource implements FrameSource {
     return records;
   }
 
-  /** Bytes read by frame reads so far (the variables' records). */
-  get bytesRead(): number {
-    return this.#reads.bytesRead;
+  protected get library(): string {
+    return `netCDF-C ${this.#lib.version} (parallel)`;
   }
 
-  readFrame(frame: number): readonly ReadChunk[] {
-    const fn = this.#lib.fn;
-    return this.#reads.read(this.#vars, frame, (v, data) => {
-      const status = fn.nc_get_vara(this.#ncid, v.varid, v.start, v.count, data);
-      checkNetcdfPar(this.#lib, status, `nc_get_vara '${v.name}' record ${frame}`, this.path);
-    });
-  }
-
-  describe(): Record<string, unknown> {
-    return {
-      library: `netCDF-C ${this.#lib.version} (parallel)`,
-      variables: this.#vars.length,
-      records: this.frameCount,
-    };
+  protected get(v: ParVar, data: Uint8Array, frame: number): void {
+    const status = this.#lib.fn.nc_get_vara(this.#ncid, v.varid, v.start, v.count, data);
+    checkNetcdfPar(this.#lib, status, `nc_get_vara '${v.name}' record ${frame}`, this.path);
   }
 
   close(): void {

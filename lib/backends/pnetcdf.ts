@@ -38,7 +38,6 @@ import type {
   MpiHandles,
   MpiIo,
   MpiIoSettings,
-  ReadChunk,
   SinkOptions,
   SourceOptions,
 } from "./backend.ts";
@@ -46,11 +45,10 @@ import { installedMpiIo } from "./mpi_io.ts";
 import {
   defineRecordVariables,
   LibrarySink,
+  LibrarySource,
   loadedOrUnavailable,
   mpiSettingsOf,
-  type NcDefine,
-  type NcInquire,
-  RecordReads,
+  type NcFile,
   recordVariables,
   versionOf,
 } from "./mpi_library.ts";
@@ -89,6 +87,17 @@ function cellHandle(abi: MpiHandles["abi"], cell: Uint8Array): Deno.PointerValue
   return abi === "openmpi"
     ? Deno.UnsafePointer.create(v.getBigUint64(0, true))
     : v.getInt32(0, true);
+}
+
+/** The open file `ncid` as the shared define and inquire calls take it. */
+function ncFile(lib: Pnetcdf, ncid: number, path: string): NcFile<BigInt64Array> {
+  return {
+    ncid,
+    prefix: "ncmpi_",
+    calls: lib.nc,
+    size: () => new BigInt64Array(1),
+    check: (status, call) => checkPnetcdf(lib, status, call, path),
+  };
 }
 
 /** Asks PnetCDF which hints it runs the open `ncid` with, for the run's meta. */
@@ -200,16 +209,7 @@ class PnetcdfSink extends LibrarySink {
       }
     }
     this.#create(variant);
-    const fn = this.#lib.fn;
-    const ncid = this.#ncid;
-    const nc: NcDefine = {
-      prefix: "ncmpi_",
-      defDim: (name, length, id) => fn.ncmpi_def_dim(ncid, name, length, id),
-      defVar: (name, type, dims, id) => fn.ncmpi_def_var(ncid, name, type, dims.length, dims, id),
-      putAttText: (varid, name, length, text) =>
-        fn.ncmpi_put_att_text(ncid, varid, name, length, text),
-      check: (status, call) => this.#check(status, call),
-    };
+    const nc = ncFile(this.#lib, this.#ncid, this.path);
     defineRecordVariables(nc, schema, frame.chunks, (chunk, varid, ndims) => {
       const count = new BigInt64Array(ndims);
       count[0] = 1n;
@@ -319,21 +319,17 @@ interface GetVar {
 }
 
 /** A netCDF classic file's record variables read back through PnetCDF, a record a frame. */
-class PnetcdfSource implements FrameSource {
-  readonly path: string;
+class PnetcdfSource extends LibrarySource<GetVar> implements FrameSource {
   readonly framing = NAME;
   readonly frameCount: number;
   readonly storedOrder = "big" as const;
   readonly collective: boolean;
-  readonly warnings: readonly string[] = [];
   readonly #lib: Pnetcdf;
   readonly #h: MpiHandles;
   readonly #ncid: number;
-  readonly #vars: GetVar[] = [];
-  readonly #reads = new RecordReads();
 
   constructor(path: string, settings: MpiIoSettings) {
-    this.path = path;
+    super(path);
     this.#lib = library(settings.io.abi);
     this.#h = settings.io.handles(settings.layout, settings.hints);
     const fn = this.#lib.fn;
@@ -367,22 +363,10 @@ class PnetcdfSource implements FrameSource {
 
   /** Finds the record variables (in file order) and returns the records in the file. */
   #inquire(collective: boolean): number {
-    const fn = this.#lib.fn;
-    const ncid = this.#ncid;
-    const nc: NcInquire<BigInt64Array> = {
-      prefix: "ncmpi_",
-      size: () => new BigInt64Array(1),
-      inq: (ndims, nvars, natts, unlimited) => fn.ncmpi_inq(ncid, ndims, nvars, natts, unlimited),
-      inqDimlen: (dim, length) => fn.ncmpi_inq_dimlen(ncid, dim, length),
-      inqVar: (varid, name, type, ndims, dims, natts) =>
-        fn.ncmpi_inq_var(ncid, varid, name, type, ndims, dims, natts),
-      inqAtt: (varid, name, type, length) => fn.ncmpi_inq_att(ncid, varid, name, type, length),
-      getAttText: (varid, name, text) => fn.ncmpi_get_att_text(ncid, varid, name, text),
-      check: (status, call) => checkPnetcdf(this.#lib, status, call, this.path),
-    };
+    const nc = ncFile(this.#lib, this.#ncid, this.path);
     const { records, variables } = recordVariables(nc, DTYPE_OF_NC);
     for (const v of variables) {
-      this.#vars.push({
+      this.vars.push({
         ...v,
         start: new BigInt64Array(v.ndims),
         count: BigInt64Array.from([1, ...v.shape].map(BigInt)),
@@ -393,24 +377,13 @@ class PnetcdfSource implements FrameSource {
     return records;
   }
 
-  /** Bytes read by frame reads so far (the variables' records). */
-  get bytesRead(): number {
-    return this.#reads.bytesRead;
+  protected get library(): string {
+    return `PnetCDF ${this.#lib.version}`;
   }
 
-  readFrame(frame: number): readonly ReadChunk[] {
-    return this.#reads.read(this.#vars, frame, (v, data) => {
-      const status = v.get(this.#ncid, v.varid, v.start, v.count, data);
-      checkPnetcdf(this.#lib, status, `${v.getName} '${v.name}' record ${frame}`, this.path);
-    });
-  }
-
-  describe(): Record<string, unknown> {
-    return {
-      library: `PnetCDF ${this.#lib.version}`,
-      variables: this.#vars.length,
-      records: this.frameCount,
-    };
+  protected get(v: GetVar, data: Uint8Array, frame: number): void {
+    const status = v.get(this.#ncid, v.varid, v.start, v.count, data);
+    checkPnetcdf(this.#lib, status, `${v.getName} '${v.name}' record ${frame}`, this.path);
   }
 
   close(): void {
