@@ -379,13 +379,15 @@ class ZarrIndex implements FrameIndex {
   describe(): Record<string, unknown> {
     const l = this.#layout;
     const attrs = (path: string) => l.attributes.get(path);
+    const withAttributes = (path: string) => ({
+      path: path === "" ? "/" : path,
+      ...(attrs(path) !== undefined ? { attributes: attrs(path) } : {}),
+    });
+    const groups = l.groups.map(withAttributes);
     if (l.arrays.some((a) => a.format === 3) || l.v3) {
       return {
         zarr_format: 3,
-        groups: l.groups.map((g) => ({
-          path: g === "" ? "/" : g,
-          ...(attrs(g) !== undefined ? { attributes: attrs(g) } : {}),
-        })),
+        groups,
         arrays: l.arrays.map((a) => ({
           path: a.path === "" ? "/" : a.path,
           shape: a.shape,
@@ -402,10 +404,7 @@ class ZarrIndex implements FrameIndex {
     return {
       zarr_format: 2,
       consolidated: l.consolidated,
-      groups: l.groups.map((g) => ({
-        path: g === "" ? "/" : g,
-        ...(attrs(g) !== undefined ? { attributes: attrs(g) } : {}),
-      })),
+      groups,
       arrays: l.arrays.map((a) => ({
         path: a.path === "" ? "/" : a.path,
         shape: a.shape,
