@@ -113,13 +113,17 @@ function reportHints(
   h.report(access, { info: cellHandle(h.abi, cell) });
 }
 
-interface PutVar {
+/** A record variable of an open file: where a record starts and how many elements it holds. */
+interface RecordVar {
   readonly name: string;
   readonly dtype: DType;
   readonly shape: readonly number[];
   readonly varid: number;
   readonly start: BigInt64Array;
   readonly count: BigInt64Array;
+}
+
+interface PutVar extends RecordVar {
   /** The typed put call of its type (collective or not) and its name. */
   readonly put: VaraCall;
   readonly putName: string;
@@ -305,13 +309,7 @@ class PnetcdfSink extends LibrarySink {
   }
 }
 
-interface GetVar {
-  readonly name: string;
-  readonly dtype: DType;
-  readonly shape: readonly number[];
-  readonly varid: number;
-  readonly start: BigInt64Array;
-  readonly count: BigInt64Array;
+interface GetVar extends RecordVar {
   readonly bytes: number;
   /** The typed get call of its type (collective or not) and its name. */
   readonly get: VaraCall;
