@@ -134,6 +134,25 @@ export function commandMissing(cmd: string): string | null {
   return `${cmd} is not on PATH`;
 }
 
+/** The Python the interop tests run (Debian's, with its python3-* packages). */
+export const PYTHON = "/usr/bin/python3";
+
+/**
+ * Why python3-zarr 2 cannot run (with `modules` importable, `zarr` by default), or null: the
+ * skip reason of the zarr interop tests.
+ */
+export function pythonZarrMissing(modules = "zarr"): string | null {
+  if (commandMissing(PYTHON) !== null) return `${PYTHON} is not installed`;
+  const r = new Deno.Command(PYTHON, {
+    args: ["-c", `import ${modules}; assert zarr.__version__.startswith('2.')`],
+    stderr: "null",
+    stdout: "null",
+  }).outputSync();
+  return r.success
+    ? null
+    : "python3-zarr 2 is not installed for /usr/bin/python3 (apt-get install python3-zarr)";
+}
+
 /**
  * Registers a test that needs a peer. `missing()` returns null when the peer is usable, else why
  * not. Without the peer the test is ignored with a message on stderr, unless SCIOBENCH_REQUIRE_PEERS=1,

@@ -6,7 +6,15 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { type CliResult, commandMissing, peerTest, PERMISSIONS, tempDir } from "./_helpers.ts";
+import {
+  type CliResult,
+  commandMissing,
+  peerTest,
+  PERMISSIONS,
+  REQUIRE_PEERS,
+  runCli,
+  tempDir,
+} from "./_helpers.ts";
 
 /** One MPI launcher and how to start N ranks with it. */
 export interface Launcher {
@@ -166,4 +174,157 @@ export async function runMpiJson(
   const r = await runMpi(launcher, [...args, "--format", "json"], options);
   assert.equal(r.code, 0, r.stderr);
   return JSON.parse(r.stdout) as JsonDoc;
+}
+
+/** A row of a `--format json` document as the MPI tests read it. */
+export type Row = Record<string, string | number | boolean>;
+
+/** Small table cells: N = 4096 gives frames of two chunks (48 KiB and 64 KiB). */
+export const SMALL = ["--size", "512KiB", "--n", "4096"];
+
+/**
+ * Runs `records --shape 6x100x200 --framing FRAMING --collective off` (with `args` before its
+ * `--reorder 1 --per-rank --dir DIR`) under `launcher` and asserts its rows, a write and a read
+ * row each aggregate and ranks, went without error and say `layout` and collective off.
+ */
+export async function assertRecordsIndependent(
+  launcher: Launcher,
+  framing: string,
+  args: readonly string[],
+  layout: "shared" | "per-rank",
+  dir: string,
+): Promise<void> {
+  const records = await runMpiJson(launcher, [
+    ...["records", "--shape", "6x100x200", "--framing", framing, "--collective", "off"],
+    ...args,
+    ...["--reorder", "1", "--per-rank", "--dir", dir],
+  ]);
+  assert.equal(records.rows.length, 2 * 5, "a write and a read row, each aggregate and ranks");
+  for (const x of records.rows as Row[]) {
+    assert.equal(x.error, "", JSON.stringify(x));
+    assert.equal(x.layout, layout);
+    assert.equal(x.collective, false);
+  }
+}
+
+/** Asserts every rank's audited write holds one `call` (the durable point) of its own file. */
+export function assertOneSyncEach(ranks: readonly Row[], call: string): void {
+  for (const x of ranks) {
+    const audit = x.audit as unknown as {
+      phases: { name: string; syncs: { call: string; path: string; atS: number }[] }[];
+    };
+    const write = audit.phases.find((p) => p.name === "write")!;
+    const syncs = write.syncs.filter((s) => s.call === call);
+    assert.equal(syncs.length, 1, `rank ${x.rank}: ${JSON.stringify(write.syncs)}`);
+    assert.equal(syncs[0]!.path, x.write_path);
+    assert.ok(syncs[0]!.atS >= 0);
+  }
+}
+
+/**
+ * Under MPICH: `table --framing raw,NAME --layout shared` runs raw and skips `name` in one line
+ * saying its library (`library`, a pattern of its file name) is built for Open MPI.
+ */
+export async function assertBuiltForOpenMpi(
+  launcher: Launcher,
+  name: string,
+  library: string,
+): Promise<void> {
+  using tmp = tempDir();
+  const r = await runMpi(launcher, [
+    ...["table", ...SMALL, "--framing", `raw,${name}`, "--layout", "shared"],
+    ...["--dir", tmp.path, "--format", "json"],
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stderr.split("\n").filter((l) => l.includes(name));
+  assert.equal(lines.length, 1, r.stderr);
+  assert.match(
+    lines[0]!,
+    new RegExp(
+      `skipping: backend '${name}' is unavailable: \\S+${library}\\S* is built for Open MPI and ` +
+        "this run's MPI is MPICH",
+    ),
+  );
+  const doc = JSON.parse(r.stdout) as JsonDoc;
+  assert.deepEqual([...new Set(doc.rows.map((x) => x.framing))], ["raw"]);
+  assert.deepEqual(leftovers(tmp.path), []);
+}
+
+/** ncdump's output for `args`, or fails with its stderr. */
+export function ncdump(...args: string[]): string {
+  const out = new Deno.Command("ncdump", { args, stdout: "piped", stderr: "piped" }).outputSync();
+  const dec = new TextDecoder();
+  assert.equal(out.code, 0, dec.decode(out.stderr));
+  return dec.decode(out.stdout);
+}
+
+/** Skips (or fails under SCIOBENCH_REQUIRE_PEERS=1) without `cmd`; true when it is there. */
+export function haveCommand(cmd: string): boolean {
+  const why = commandMissing(cmd);
+  if (why === null) return true;
+  if (REQUIRE_PEERS) throw new Error(`required by SCIOBENCH_REQUIRE_PEERS=1: ${why}`);
+  console.error(`skip: ${why}`);
+  return false;
+}
+
+/**
+ * What a probe keeps of every file its `records` run writes (its `afterWrite`): a copy
+ * `DIR/TAG.BACKEND` of a shared file (rank 0's) or `DIR/TAG.BACKEND.rRANK` of a rank's own.
+ */
+export function keepCopies(
+  dir: string,
+  tag: number,
+  layout: "shared" | "per-rank",
+  rank: number,
+): (path: string, backend: string) => void {
+  return (path, backend) => {
+    if (layout === "shared" && rank === 0) Deno.copyFileSync(path, `${dir}/${tag}.${backend}`);
+    if (layout === "per-rank") Deno.copyFileSync(path, `${dir}/${tag}.${backend}.r${rank}`);
+  };
+}
+
+/**
+ * Asserts `got` is `want` byte for byte, naming the first byte that differs (a diff of two files
+ * would take the test's memory).
+ */
+export function sameBytes(got: Uint8Array, want: Uint8Array, what: string): void {
+  const n = Math.min(got.length, want.length);
+  let at = 0;
+  while (at < n && got[at] === want[at]) at++;
+  if (at < n || got.length !== want.length) {
+    assert.fail(`${what}: ${got.length} bytes against ${want.length}, the first differs at ${at}`);
+  }
+}
+
+/**
+ * Outside MPI: `table` and `records` with `--framing raw,NAME` are refused in one line (exit 2),
+ * for each of `names`, and nothing is left in `dir`.
+ */
+export async function assertRefusedOutsideMpi(
+  names: readonly string[],
+  dir: string,
+): Promise<void> {
+  for (const name of names) {
+    for (const args of [["table", "--size", "64KiB"], ["records", "--shape", "2x10"]]) {
+      const r = await runCli([...args, "--framing", `raw,${name}`, "--dir", dir]);
+      assert.equal(r.code, 2, r.stderr);
+      const errors = r.stderr.trim().split("\n").filter((l) => l.includes("error"));
+      assert.equal(errors.length, 1, r.stderr);
+      assert.match(errors[0]!, new RegExp(`--framing ${name}: it runs only under an MPI launcher`));
+    }
+  }
+}
+
+/** Outside MPI: `framings` lists each of `names` as unavailable, saying it needs a launcher. */
+export async function assertListedUnavailable(names: readonly string[]): Promise<void> {
+  const list = await runCli(["framings", "--format", "json"]);
+  assert.equal(list.code, 0, list.stderr);
+  const doc = JSON.parse(list.stdout) as {
+    backends: { name: string; available: boolean; unavailable?: string }[];
+  };
+  for (const name of names) {
+    const b = doc.backends.find((x) => x.name === name)!;
+    assert.equal(b.available, false);
+    assert.match(b.unavailable!, /runs only under an MPI launcher \(mpirun, mpiexec, srun\)/);
+  }
 }

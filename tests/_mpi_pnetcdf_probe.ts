@@ -23,6 +23,7 @@ import { ownFrames } from "../lib/workloads/cells.ts";
 import { recordsTargets, runRecords } from "../lib/workloads/records/mod.ts";
 import type { RecordsType } from "../lib/workloads/records/options.ts";
 import type { Frame } from "../lib/framings/types.ts";
+import { keepCopies } from "./_mpi.ts";
 
 /** Frame `g` of a file: 50 float32 positions x 3 and 50 int16 ids, from `g` alone. */
 function frameOf(g: number): Frame {
@@ -156,10 +157,7 @@ for (const [tag, config] of configs!.split(",").entries()) {
     layout,
     backendOptions: new Map(names.map((n) => [n, options])),
     mpiIo: { io, collective: collective === "on", hints: [] },
-    afterWrite(path, backend) {
-      if (layout === "shared" && w.rank === 0) Deno.copyFileSync(path, `${dir}/${tag}.${backend}`);
-      if (layout === "per-rank") Deno.copyFileSync(path, `${dir}/${tag}.${backend}.r${w.rank}`);
-    },
+    afterWrite: keepCopies(dir!, tag, layout, w.rank),
   });
 }
 w.finalize();

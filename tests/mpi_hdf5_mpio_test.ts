@@ -12,20 +12,22 @@
  */
 import assert from "node:assert/strict";
 import { backendByName } from "../lib/backends/registry.ts";
-import { commandMissing, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
+import { commandMissing, REQUIRE_PEERS, tempDir } from "./_helpers.ts";
 import {
   assertFailingRankStopsAll,
+  assertListedUnavailable,
+  assertRecordsIndependent,
+  assertRefusedOutsideMpi,
   type JsonDoc,
   type Launcher,
   leftovers,
   mpiTest,
+  type Row,
   runMpi,
   runMpiJson,
 } from "./_mpi.ts";
 
-type Row = Record<string, string | number | boolean>;
-
-const PROBE = new URL("./_mpi_hdf5_mpio_probe.ts", import.meta.url).pathname;
+const PROBE = new URL("./_mpi_raw_probe.ts", import.meta.url).pathname;
 
 /** The HDF5 build each launcher's MPI needs. */
 const BUILDS: Readonly<Record<string, string>> = {
@@ -101,7 +103,9 @@ mpiTest(
   async (launcher) => {
     if (!present(buildMissing(launcher) ?? commandMissing("h5dump"))) return;
     using tmp = tempDir();
-    const r = await runMpi(launcher, [tmp.path, CONFIGS.join(",")], { script: PROBE });
+    const r = await runMpi(launcher, ["hdf5-mpio", tmp.path, CONFIGS.join(",")], {
+      script: PROBE,
+    });
     assert.equal(r.code, 0, r.stderr);
     const hdf5 = backendByName("hdf5");
     const raw = backendByName("raw");
@@ -241,16 +245,8 @@ mpiTest(
         }
       }
     }
-    const records = await runMpiJson(launcher, [
-      ...["records", "--shape", "6x100x200", "--framing", "hdf5-mpio", "--collective", "off"],
-      ...["--option", "layout=contiguous", "--reorder", "1", "--per-rank", "--dir", tmp.path],
-    ]);
-    assert.equal(records.rows.length, 2 * 5, "a write and a read row, each aggregate and ranks");
-    for (const x of records.rows as Row[]) {
-      assert.equal(x.error, "", JSON.stringify(x));
-      assert.equal(x.layout, "per-rank");
-      assert.equal(x.collective, false);
-    }
+    const contiguous = ["--option", "layout=contiguous"];
+    await assertRecordsIndependent(launcher, "hdf5-mpio", contiguous, "per-rank", tmp.path);
     assert.deepEqual(leftovers(tmp.path), []);
   },
 );
@@ -301,20 +297,7 @@ mpiTest(
 
 Deno.test("hdf5-mpio: outside MPI it is refused in one line and listed as unavailable", async () => {
   using tmp = tempDir();
-  for (const args of [["table", "--size", "64KiB"], ["records", "--shape", "2x10"]]) {
-    const r = await runCli([...args, "--framing", "raw,hdf5-mpio", "--dir", tmp.path]);
-    assert.equal(r.code, 2, r.stderr);
-    const errors = r.stderr.trim().split("\n").filter((l) => l.includes("error"));
-    assert.equal(errors.length, 1, r.stderr);
-    assert.match(errors[0]!, /--framing hdf5-mpio: it runs only under an MPI launcher/);
-  }
-  const list = await runCli(["framings", "--format", "json"]);
-  assert.equal(list.code, 0, list.stderr);
-  const doc = JSON.parse(list.stdout) as {
-    backends: { name: string; available: boolean; unavailable?: string }[];
-  };
-  const h5 = doc.backends.find((b) => b.name === "hdf5-mpio")!;
-  assert.equal(h5.available, false);
-  assert.match(h5.unavailable!, /runs only under an MPI launcher \(mpirun, mpiexec, srun\)/);
+  await assertRefusedOutsideMpi(["hdf5-mpio"], tmp.path);
+  await assertListedUnavailable(["hdf5-mpio"]);
   assert.deepEqual(leftovers(tmp.path), []);
 });

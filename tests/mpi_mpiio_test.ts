@@ -12,23 +12,25 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { commandMissing, MAIN, PERMISSIONS, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
+import { MAIN, PERMISSIONS, runCli, tempDir } from "./_helpers.ts";
 import {
   assertFailingRankStopsAll,
+  assertListedUnavailable,
+  assertOneSyncEach,
+  assertRecordsIndependent,
+  haveCommand,
   type JsonDoc,
   type Launcher,
   leftovers,
   mpiTest,
+  type Row,
   runMpi,
   runMpiJson,
+  sameBytes,
+  SMALL,
 } from "./_mpi.ts";
 
-type Row = Record<string, string | number | boolean>;
-
-const PROBE = new URL("./_mpi_mpiio_probe.ts", import.meta.url).pathname;
-
-/** Small table cells: N = 4096 gives frames of a 48 KiB and a 64 KiB chunk (two calls each). */
-const SMALL = ["--size", "512KiB", "--n", "4096"];
+const PROBE = new URL("./_mpi_raw_probe.ts", import.meta.url).pathname;
 
 /** The probe's configurations: layout, collective, byte order, records x record shape. */
 const CONFIGS = [
@@ -39,24 +41,11 @@ const CONFIGS = [
   "per-rank:off:big:3x100x200",
 ];
 
-/**
- * Asserts `got` is `want` byte for byte, naming the first byte that differs (a diff of two files
- * would take the test's memory).
- */
-function sameBytes(got: Uint8Array, want: Uint8Array, what: string): void {
-  const n = Math.min(got.length, want.length);
-  let at = 0;
-  while (at < n && got[at] === want[at]) at++;
-  if (at < n || got.length !== want.length) {
-    assert.fail(`${what}: ${got.length} bytes against ${want.length}, the first differs at ${at}`);
-  }
-}
-
 mpiTest(
   "mpiio: shared and per-rank files, collective or not, any byte order, are raw's byte for byte",
   async (launcher) => {
     using tmp = tempDir();
-    const r = await runMpi(launcher, [tmp.path, CONFIGS.join(",")], { script: PROBE });
+    const r = await runMpi(launcher, ["mpiio", tmp.path, CONFIGS.join(",")], { script: PROBE });
     assert.equal(r.code, 0, r.stderr);
     for (const [tag, config] of CONFIGS.entries()) {
       const shared = config.startsWith("shared");
@@ -105,16 +94,7 @@ mpiTest(
     assert.equal(all.file_bytes, raw.file_bytes, "the same frames make a file of raw's size");
     assert.ok(Number(all.read_MiBps) > 0 && Number(all.random_MiBps) > 0);
     // the durable point: every rank's MPI_File_sync of the file inside its timed write
-    for (const x of ranks) {
-      const audit = x.audit as unknown as {
-        phases: { name: string; syncs: { call: string; path: string; atS: number }[] }[];
-      };
-      const write = audit.phases.find((p) => p.name === "write")!;
-      const syncs = write.syncs.filter((s) => s.call === "MPI_File_sync");
-      assert.equal(syncs.length, 1, `rank ${x.rank}: ${JSON.stringify(write.syncs)}`);
-      assert.equal(syncs[0]!.path, x.write_path);
-      assert.ok(syncs[0]!.atS >= 0);
-    }
+    assertOneSyncEach(ranks, "MPI_File_sync");
     const meta = doc.meta as unknown as {
       options: { collective: string; hint: Record<string, string> };
       mpi_io: { library: string; opens: { layout: string; access: string }[] };
@@ -132,16 +112,7 @@ mpiTest(
   "mpiio: records per-rank and table shared with --collective off say so in every row",
   async (launcher) => {
     using tmp = tempDir();
-    const records = await runMpiJson(launcher, [
-      ...["records", "--shape", "6x100x200", "--framing", "mpiio", "--collective", "off"],
-      ...["--reorder", "1", "--per-rank", "--dir", tmp.path],
-    ]);
-    assert.equal(records.rows.length, 2 * 5, "a write and a read row, each aggregate and ranks");
-    for (const x of records.rows as Row[]) {
-      assert.equal(x.error, "", JSON.stringify(x));
-      assert.equal(x.layout, "per-rank");
-      assert.equal(x.collective, false);
-    }
+    await assertRecordsIndependent(launcher, "mpiio", [], "per-rank", tmp.path);
     const table = await runMpiJson(launcher, [
       ...["table", ...SMALL, "--framing", "mpiio", "--layout", "shared", "--collective", "off"],
       ...["--dir", tmp.path],
@@ -219,12 +190,7 @@ const ROMIO_ENV: Readonly<Record<string, Record<string, string>>> = {
 mpiTest(
   "mpiio: --hint romio_cb_write=enable (cb_nodes=1) against disable changes which processes write, and the meta says so",
   async (launcher) => {
-    const why = commandMissing("strace");
-    if (why !== null) {
-      if (REQUIRE_PEERS) throw new Error(`required by SCIOBENCH_REQUIRE_PEERS=1: ${why}`);
-      console.error(`skip: ${why}`);
-      return;
-    }
+    if (!haveCommand("strace")) return;
     using tmp = tempDir();
     const base = [
       ...["table", "--size", "2MiB", "--n", "4096", "--framing", "mpiio", "--layout", "shared"],
@@ -305,13 +271,6 @@ Deno.test("mpiio: outside MPI it and the MPI-IO flags are refused in one line", 
     assert.equal(errors.length, 1, r.stderr);
     assert.match(errors[0]!, message);
   }
-  const list = await runCli(["framings", "--format", "json"]);
-  assert.equal(list.code, 0, list.stderr);
-  const doc = JSON.parse(list.stdout) as {
-    backends: { name: string; available: boolean; unavailable?: string }[];
-  };
-  const mpiio = doc.backends.find((b) => b.name === "mpiio")!;
-  assert.equal(mpiio.available, false);
-  assert.match(mpiio.unavailable!, /runs only under an MPI launcher \(mpirun, mpiexec, srun\)/);
+  await assertListedUnavailable(["mpiio"]);
   assert.deepEqual(leftovers(tmp.path), []);
 });

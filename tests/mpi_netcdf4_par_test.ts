@@ -11,23 +11,24 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { commandMissing, REQUIRE_PEERS, tempDir } from "./_helpers.ts";
+import { tempDir } from "./_helpers.ts";
 import {
+  assertBuiltForOpenMpi,
   assertFailingRankStopsAll,
-  type JsonDoc,
+  assertOneSyncEach,
+  assertRecordsIndependent,
+  haveCommand,
   leftovers,
   mpiTest,
   mpiTestUnder,
+  ncdump,
+  type Row,
   runMpi,
   runMpiJson,
+  SMALL,
 } from "./_mpi.ts";
 
-type Row = Record<string, string | number | boolean>;
-
 const PROBE = new URL("./_mpi_pnetcdf_probe.ts", import.meta.url).pathname;
-
-/** Small table cells: N = 4096 gives frames of two chunks (48 KiB and 64 KiB). */
-const SMALL = ["--size", "512KiB", "--n", "4096"];
 
 /** The probe's netcdf4-par configurations (see tests/_mpi_pnetcdf_probe.ts). */
 const CONFIGS = [
@@ -37,44 +38,13 @@ const CONFIGS = [
   "par:per-rank:on:big",
 ];
 
-/** ncdump's output for `args`, or fails with its stderr. */
-function ncdump(...args: string[]): string {
-  const out = new Deno.Command("ncdump", { args, stdout: "piped", stderr: "piped" }).outputSync();
-  const dec = new TextDecoder();
-  assert.equal(out.code, 0, dec.decode(out.stderr));
-  return dec.decode(out.stdout);
-}
-
-/** Skips (or fails under SCIOBENCH_REQUIRE_PEERS=1) without ncdump; true when it is there. */
-function haveNcdump(): boolean {
-  const why = commandMissing("ncdump");
-  if (why === null) return true;
-  if (REQUIRE_PEERS) throw new Error(`required by SCIOBENCH_REQUIRE_PEERS=1: ${why}`);
-  console.error(`skip: ${why}`);
-  return false;
-}
-
 mpiTest(
   "netcdf4-par: shared and per-rank files, collective or not, any byte order: the serial netcdf4 peer and ncdump read them",
   async (launcher) => {
-    using tmp = tempDir();
     if (launcher.name === "mpich") {
-      const r = await runMpi(launcher, [
-        ...["table", ...SMALL, "--framing", "raw,netcdf4-par", "--layout", "shared"],
-        ...["--dir", tmp.path, "--format", "json"],
-      ]);
-      assert.equal(r.code, 0, r.stderr);
-      const lines = r.stderr.split("\n").filter((l) => l.includes("netcdf4-par"));
-      assert.equal(lines.length, 1, r.stderr);
-      assert.match(
-        lines[0]!,
-        /skipping: backend 'netcdf4-par' is unavailable: \S+libnetcdf_mpi\S* is built for Open MPI and this run's MPI is MPICH/,
-      );
-      const doc = JSON.parse(r.stdout) as JsonDoc;
-      assert.deepEqual([...new Set(doc.rows.map((x) => x.framing))], ["raw"]);
-      assert.deepEqual(leftovers(tmp.path), []);
-      return;
+      return await assertBuiltForOpenMpi(launcher, "netcdf4-par", "libnetcdf_mpi");
     }
+    using tmp = tempDir();
     const r = await runMpi(launcher, [tmp.path, CONFIGS.join(",")], { script: PROBE });
     assert.equal(r.code, 0, r.stderr);
     for (const [tag, config] of CONFIGS.entries()) {
@@ -83,7 +53,7 @@ mpiTest(
         const file = `${tmp.path}/${tag}.netcdf4-par${suffix}`;
         // every frame the ranks wrote, read back by the serial peer byte for byte
         assert.equal(Deno.readTextFileSync(`${file}.serial`), shared ? "12" : "3", config);
-        if (!haveNcdump()) continue;
+        if (!haveCommand("ncdump")) continue;
         const header = ncdump("-hs", file);
         assert.match(header, /record = UNLIMITED ; \/\/ \((12|3) currently\)/);
         assert.match(header, /particles_position:_ChunkSizes = 1, 50, 3 ;/);
@@ -92,7 +62,7 @@ mpiTest(
         assert.match(header, new RegExp(`ids:_Endianness = "${endian}"`), config);
       }
     }
-    if (haveNcdump()) {
+    if (haveCommand("ncdump")) {
       // frame 11 (rank 3's last) is there: 50 ids from 550
       assert.match(ncdump("-v", "ids", `${tmp.path}/1.netcdf4-par`), /\b550, 551, 552\b/);
     }
@@ -125,15 +95,7 @@ mpiTestUnder(
     assert.equal(new Set(ranks.flatMap((x) => [x.write_path, x.read_path])).size, 1);
     assert.match(String(ranks[0]!.write_path), /table\.netcdf4-par\.shared$/);
     assert.ok(Number(all.read_MiBps) > 0 && Number(all.random_MiBps) > 0);
-    for (const x of ranks) {
-      const audit = x.audit as unknown as {
-        phases: { name: string; syncs: { call: string; path: string }[] }[];
-      };
-      const write = audit.phases.find((p) => p.name === "write")!;
-      const syncs = write.syncs.filter((s) => s.call === "nc_sync");
-      assert.equal(syncs.length, 1, `rank ${x.rank}: ${JSON.stringify(write.syncs)}`);
-      assert.equal(syncs[0]!.path, x.write_path);
-    }
+    assertOneSyncEach(ranks, "nc_sync");
     assert.deepEqual(leftovers(tmp.path), [], "scratch files of every rank removed");
   },
 );
@@ -143,16 +105,13 @@ mpiTestUnder(
   "openmpi",
   async (launcher) => {
     using tmp = tempDir();
-    const records = await runMpiJson(launcher, [
-      ...["records", "--shape", "6x100x200", "--framing", "netcdf4-par", "--collective", "off"],
-      ...["--layout", "shared", "--reorder", "1", "--per-rank", "--dir", tmp.path],
-    ]);
-    assert.equal(records.rows.length, 2 * 5, "a write and a read row, each aggregate and ranks");
-    for (const x of records.rows as Row[]) {
-      assert.equal(x.error, "", JSON.stringify(x));
-      assert.equal(x.layout, "shared");
-      assert.equal(x.collective, false);
-    }
+    await assertRecordsIndependent(
+      launcher,
+      "netcdf4-par",
+      ["--layout", "shared"],
+      "shared",
+      tmp.path,
+    );
     const table = await runMpiJson(launcher, [
       ...["table", ...SMALL, "--framing", "netcdf4-par", "--collective", "off"],
       ...["--dir", tmp.path],

@@ -11,25 +11,29 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { commandMissing, peerTest, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
+import { peerTest, tempDir } from "./_helpers.ts";
 import { libraryFile, linkedMpi, neededLibraries } from "../lib/peers/mpi_linked.ts";
 import {
+  assertBuiltForOpenMpi,
   assertFailingRankStopsAll,
+  assertListedUnavailable,
+  assertOneSyncEach,
+  assertRecordsIndependent,
+  assertRefusedOutsideMpi,
+  haveCommand,
   type JsonDoc,
-  type Launcher,
   leftovers,
   mpiTest,
   mpiTestUnder,
+  ncdump,
+  type Row,
   runMpi,
   runMpiJson,
+  sameBytes,
+  SMALL,
 } from "./_mpi.ts";
 
-type Row = Record<string, string | number | boolean>;
-
 const PROBE = new URL("./_mpi_pnetcdf_probe.ts", import.meta.url).pathname;
-
-/** Small table cells: N = 4096 gives frames of two chunks (48 KiB and 64 KiB). */
-const SMALL = ["--size", "512KiB", "--n", "4096"];
 
 /** The probe's configurations (see tests/_mpi_pnetcdf_probe.ts). */
 const CONFIGS = [
@@ -55,57 +59,12 @@ function copies(tag: number, config: string): [string, string[]][] {
   ) => [`${tag}.pnetcdf.${r}`, [`${tag}.netcdf.${r}`, `${tag}.netcdf-lib.${r}`]]);
 }
 
-/** Asserts `got` is `want` byte for byte, naming the first byte that differs. */
-function sameBytes(got: Uint8Array, want: Uint8Array, what: string): void {
-  const n = Math.min(got.length, want.length);
-  let at = 0;
-  while (at < n && got[at] === want[at]) at++;
-  if (at < n || got.length !== want.length) {
-    assert.fail(`${what}: ${got.length} bytes against ${want.length}, the first differs at ${at}`);
-  }
-}
-
-/** The line ncdump prints of `path` (header and data), or fails with ncdump's stderr. */
-function ncdump(path: string): string {
-  const out = new Deno.Command("ncdump", { args: [path], stdout: "piped", stderr: "piped" })
-    .outputSync();
-  const dec = new TextDecoder();
-  assert.equal(out.code, 0, dec.decode(out.stderr));
-  return dec.decode(out.stdout);
-}
-
-/** Skips (or fails under SCIOBENCH_REQUIRE_PEERS=1) without ncdump; true when it is there. */
-function haveNcdump(): boolean {
-  const why = commandMissing("ncdump");
-  if (why === null) return true;
-  if (REQUIRE_PEERS) throw new Error(`required by SCIOBENCH_REQUIRE_PEERS=1: ${why}`);
-  console.error(`skip: ${why}`);
-  return false;
-}
-
-/** Under MPICH: `table --framing raw,pnetcdf` runs raw and skips pnetcdf in one line. */
-async function refusedUnderMpich(launcher: Launcher): Promise<void> {
-  using tmp = tempDir();
-  const r = await runMpi(launcher, [
-    ...["table", ...SMALL, "--framing", "raw,pnetcdf", "--layout", "shared"],
-    ...["--dir", tmp.path, "--format", "json"],
-  ]);
-  assert.equal(r.code, 0, r.stderr);
-  const lines = r.stderr.split("\n").filter((l) => l.includes("pnetcdf"));
-  assert.equal(lines.length, 1, r.stderr);
-  assert.match(
-    lines[0]!,
-    /skipping: backend 'pnetcdf' is unavailable: \S+libpnetcdf\S* is built for Open MPI and this run's MPI is MPICH/,
-  );
-  const doc = JSON.parse(r.stdout) as JsonDoc;
-  assert.deepEqual([...new Set(doc.rows.map((x) => x.framing))], ["raw"]);
-  assert.deepEqual(leftovers(tmp.path), []);
-}
-
 mpiTest(
   "pnetcdf: shared and per-rank files, collective or not, CDF-1/2/5, are netcdf's and netcdf-lib's byte for byte; ncdump reads them",
   async (launcher) => {
-    if (launcher.name === "mpich") return await refusedUnderMpich(launcher);
+    if (launcher.name === "mpich") {
+      return await assertBuiltForOpenMpi(launcher, "pnetcdf", "libpnetcdf");
+    }
     using tmp = tempDir();
     const r = await runMpi(launcher, [tmp.path, CONFIGS.join(",")], { script: PROBE });
     assert.equal(r.code, 0, r.stderr);
@@ -122,7 +81,7 @@ mpiTest(
         }
       }
     }
-    if (haveNcdump()) {
+    if (haveCommand("ncdump")) {
       const shared = ncdump(`${tmp.path}/4.pnetcdf`);
       assert.match(shared, /record = UNLIMITED ; \/\/ \(12 currently\)/);
       assert.match(shared, /particles_position:chunk_name = "particles\/position"/);
@@ -163,15 +122,7 @@ mpiTestUnder(
     assert.equal(all.file_bytes, netcdf.file_bytes, "the same frames make netcdf's file");
     assert.ok(Number(all.read_MiBps) > 0 && Number(all.random_MiBps) > 0);
     // the durable point: every rank's ncmpi_sync of the file inside its timed write
-    for (const x of ranks) {
-      const audit = x.audit as unknown as {
-        phases: { name: string; syncs: { call: string; path: string }[] }[];
-      };
-      const write = audit.phases.find((p) => p.name === "write")!;
-      const syncs = write.syncs.filter((s) => s.call === "ncmpi_sync");
-      assert.equal(syncs.length, 1, `rank ${x.rank}: ${JSON.stringify(write.syncs)}`);
-      assert.equal(syncs[0]!.path, x.write_path);
-    }
+    assertOneSyncEach(ranks, "ncmpi_sync");
     const meta = doc.meta as unknown as {
       mpi_io: { opens: { layout: string; access: string; reported: Record<string, string> }[] };
     };
@@ -188,16 +139,7 @@ mpiTestUnder(
   "openmpi",
   async (launcher) => {
     using tmp = tempDir();
-    const records = await runMpiJson(launcher, [
-      ...["records", "--shape", "6x100x200", "--framing", "pnetcdf", "--collective", "off"],
-      ...["--reorder", "1", "--per-rank", "--dir", tmp.path],
-    ]);
-    assert.equal(records.rows.length, 2 * 5, "a write and a read row, each aggregate and ranks");
-    for (const x of records.rows as Row[]) {
-      assert.equal(x.error, "", JSON.stringify(x));
-      assert.equal(x.layout, "per-rank");
-      assert.equal(x.collective, false);
-    }
+    await assertRecordsIndependent(launcher, "pnetcdf", [], "per-rank", tmp.path);
     const table = await runMpiJson(launcher, [
       ...["table", ...SMALL, "--framing", "pnetcdf", "--layout", "shared", "--collective", "off"],
       ...["--hint", "nc_header_align_size=1024", "--dir", tmp.path],
@@ -230,25 +172,8 @@ mpiTestUnder(
 
 Deno.test("pnetcdf, netcdf4-par: outside MPI refused in one line, listed as unavailable", async () => {
   using tmp = tempDir();
-  for (const name of ["pnetcdf", "netcdf4-par"]) {
-    for (const args of [["table", "--size", "64KiB"], ["records", "--shape", "2x10"]]) {
-      const r = await runCli([...args, "--framing", `raw,${name}`, "--dir", tmp.path]);
-      assert.equal(r.code, 2, r.stderr);
-      const errors = r.stderr.trim().split("\n").filter((l) => l.includes("error"));
-      assert.equal(errors.length, 1, r.stderr);
-      assert.match(errors[0]!, new RegExp(`--framing ${name}: it runs only under an MPI launcher`));
-    }
-  }
-  const list = await runCli(["framings", "--format", "json"]);
-  assert.equal(list.code, 0, list.stderr);
-  const doc = JSON.parse(list.stdout) as {
-    backends: { name: string; available: boolean; unavailable?: string }[];
-  };
-  for (const name of ["pnetcdf", "netcdf4-par"]) {
-    const b = doc.backends.find((x) => x.name === name)!;
-    assert.equal(b.available, false);
-    assert.match(b.unavailable!, /runs only under an MPI launcher \(mpirun, mpiexec, srun\)/);
-  }
+  await assertRefusedOutsideMpi(["pnetcdf", "netcdf4-par"], tmp.path);
+  await assertListedUnavailable(["pnetcdf", "netcdf4-par"]);
   assert.deepEqual(leftovers(tmp.path), []);
 });
 

@@ -12,8 +12,16 @@
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { commandMissing, MAIN, PERMISSIONS, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
-import { type JsonDoc, type Launcher, leftovers, mpiTest, runMpi, runMpiJson } from "./_mpi.ts";
+import { MAIN, PERMISSIONS, runCli, tempDir } from "./_helpers.ts";
+import {
+  haveCommand,
+  type JsonDoc,
+  type Launcher,
+  leftovers,
+  mpiTest,
+  runMpi,
+  runMpiJson,
+} from "./_mpi.ts";
 import { backendByName } from "../lib/backends/registry.ts";
 import { TableFrames } from "../lib/workloads/table/frames.ts";
 import { RecordFrames } from "../lib/workloads/records/frames.ts";
@@ -281,12 +289,7 @@ async function writeSizes(
 }
 
 mpiTest("mpiio: --bs is the size of each MPI-IO call (IOR's -t)", async (launcher) => {
-  const why = commandMissing("strace");
-  if (why !== null) {
-    if (REQUIRE_PEERS) throw new Error(`required by SCIOBENCH_REQUIRE_PEERS=1: ${why}`);
-    console.error(`skip: ${why}`);
-    return;
-  }
+  if (!haveCommand("strace")) return;
   using tmp = tempDir();
   // independent calls: ROMIO hands each contiguous call to the file system as it is
   const base = [

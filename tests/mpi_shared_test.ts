@@ -12,7 +12,7 @@ import { verifyFrame } from "../lib/workloads/pattern.ts";
 import { RecordFrames } from "../lib/workloads/records/mod.ts";
 import { TableFrames } from "../lib/workloads/table/mod.ts";
 import { commandMissing, REQUIRE_PEERS, tempDir } from "./_helpers.ts";
-import { mpiTest, runMpi } from "./_mpi.ts";
+import { mpiTest, runMpi, sameBytes } from "./_mpi.ts";
 import { PROBE_MODES, type ProbeCalls } from "./_mpi_shared_probe.ts";
 import { DIRECT_REFUSED } from "./_syscalls.ts";
 import { O } from "../lib/sys/libc.ts";
@@ -120,19 +120,6 @@ mpiTest(
 const TRANSFER_N = 100;
 /** The modes of the probe with a transfer; `direct` and `direct64k` where O_DIRECT works. */
 const TRANSFER_MODES = DIRECT_REFUSED === null ? ["bs64k", "direct", "direct64k"] : ["bs64k"];
-
-/**
- * Asserts `got` is `want` byte for byte, naming the first byte that differs (a diff of two files
- * of a MiB would take the test's memory).
- */
-function sameBytes(got: Uint8Array, want: Uint8Array, what: string): void {
-  const n = Math.min(got.length, want.length);
-  let at = 0;
-  while (at < n && got[at] === want[at]) at++;
-  if (at < n || got.length !== want.length) {
-    assert.fail(`${what}: ${got.length} bytes against ${want.length}, the first differs at ${at}`);
-  }
-}
 
 /** The [start, end) ranges `writes` cover, widened to multiples of `align`. */
 function covered(writes: readonly [number, number][], align: number): [number, number][] {

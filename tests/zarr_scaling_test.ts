@@ -9,9 +9,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { backendByName } from "../lib/backends/registry.ts";
 import { datasetArray, runScaling } from "../lib/workloads/scaling/mod.ts";
-import { commandMissing, peerTest, runCli, tempDir } from "./_helpers.ts";
-
-const PYTHON = "/usr/bin/python3";
+import { peerTest, PYTHON, pythonZarrMissing, runCli, tempDir } from "./_helpers.ts";
 
 Deno.test("scaling --framing zarr,hdf5,netcdf4: a row per framing and count, no error", async () => {
   using d = tempDir();
@@ -38,18 +36,6 @@ Deno.test("scaling --framing zarr,hdf5,netcdf4: a row per framing and count, no 
   }
   assert.deepEqual([...Deno.readDirSync(d.path)], [], "scratch stores removed");
 });
-
-function pythonZarrMissing(): string | null {
-  if (commandMissing(PYTHON) !== null) return `${PYTHON} is not installed`;
-  const r = new Deno.Command(PYTHON, {
-    args: ["-c", "import zarr; assert zarr.__version__.startswith('2.')"],
-    stderr: "null",
-    stdout: "null",
-  }).outputSync();
-  return r.success
-    ? null
-    : "python3-zarr 2 is not installed for /usr/bin/python3 (apt-get install python3-zarr)";
-}
 
 /** Python: the arrays of the store argv[1] (shape, dtype) and the sha256 of each dataset. */
 const PY_DATASETS = `

@@ -24,10 +24,15 @@ import { statfs } from "../lib/sys/libc.ts";
 import { NATIVE_ORDER } from "../lib/bytes/byteswap.ts";
 import { TableFrames } from "../lib/workloads/table/frames.ts";
 import { chunkBytes } from "../lib/framings/kit.ts";
-import { commandMissing, observeDuring, peerTest, runCli, tempDir } from "./_helpers.ts";
+import {
+  observeDuring,
+  peerTest,
+  PYTHON,
+  pythonZarrMissing as pythonZarrMissingWith,
+  runCli,
+  tempDir,
+} from "./_helpers.ts";
 import { zarrPythonUnavailable } from "../lib/peers/zarr_python/mod.ts";
-
-const PYTHON = "/usr/bin/python3";
 
 /** The frames a test writes: the table's, N particles, seed 7. */
 function tableFrames(n: number): TableFrames {
@@ -477,15 +482,7 @@ Deno.test("table --framing zarr,gsd,raw: write, read and random read verified, n
 // ------------------------------------------------------------------------------------------------
 
 function pythonZarrMissing(): string | null {
-  if (commandMissing(PYTHON) !== null) return `${PYTHON} is not installed`;
-  const r = new Deno.Command(PYTHON, {
-    args: ["-c", "import zarr, numcodecs; assert zarr.__version__.startswith('2.')"],
-    stderr: "null",
-    stdout: "null",
-  }).outputSync();
-  return r.success
-    ? null
-    : "python3-zarr 2 is not installed for /usr/bin/python3 (apt-get install python3-zarr)";
+  return pythonZarrMissingWith("zarr, numcodecs");
 }
 
 async function python(script: string, args: string[]): Promise<string> {

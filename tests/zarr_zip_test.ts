@@ -7,21 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { backendByName } from "../lib/backends/registry.ts";
-import { commandMissing, peerTest, runCli, tempDir } from "./_helpers.ts";
-
-const PYTHON = "/usr/bin/python3";
-
-function pythonZarrMissing(): string | null {
-  if (commandMissing(PYTHON) !== null) return `${PYTHON} is not installed`;
-  const r = new Deno.Command(PYTHON, {
-    args: ["-c", "import zarr; assert zarr.__version__.startswith('2.')"],
-    stderr: "null",
-    stdout: "null",
-  }).outputSync();
-  return r.success
-    ? null
-    : "python3-zarr 2 is not installed for /usr/bin/python3 (apt-get install python3-zarr)";
-}
+import { peerTest, PYTHON, pythonZarrMissing, runCli, tempDir } from "./_helpers.ts";
 
 async function python(script: string, args: string[]): Promise<void> {
   const out = await new Deno.Command(PYTHON, { args: ["-c", script, ...args], stderr: "piped" })

@@ -54,6 +54,73 @@ export interface CrashCounts {
   notes: string[];
 }
 
+/** The counts of `framing` before its first trial. */
+function noCounts(framing: string): CrashCounts {
+  return {
+    framing,
+    trials: 0,
+    original: 0,
+    complete: 0,
+    neither: 0,
+    unverified: 0,
+    badExits: 0,
+    notes: [],
+  };
+}
+
+/** Writes the file every trial starts from: 3 frames of `framing` at `n` particles. */
+async function writeOriginal(framing: string, n: string, path: string): Promise<void> {
+  const made = await run([
+    "write",
+    "--force",
+    "--framing",
+    framing,
+    "--n",
+    n,
+    "--frames",
+    "3",
+    path,
+  ]);
+  if (made.code !== 0) throw new Error(`cannot write ${path}: ${made.stderr}`);
+}
+
+/** Counts `bytes` as the original or the complete file; false (counted neither) for others. */
+function tally(
+  counts: CrashCounts,
+  bytes: Uint8Array,
+  original: Uint8Array,
+  complete: Uint8Array,
+): boolean {
+  if (equal(bytes, original)) counts.original++;
+  else if (equal(bytes, complete)) counts.complete++;
+  else {
+    counts.neither++;
+    return false;
+  }
+  return true;
+}
+
+/**
+ * Reads `path` back with `read --verify`, then lists what is left beside it (`leftovers`: names
+ * below `dir`); when the read fails or anything is left, counts the trial unverified, notes why
+ * and removes the leftovers.
+ */
+async function verifyNothingLeft(
+  counts: CrashCounts,
+  path: string,
+  dir: string,
+  leftoversOf: () => string[],
+  note: (what: string) => void,
+): Promise<void> {
+  const v = await run(["read", "--verify", path]);
+  const leftovers = leftoversOf();
+  if (v.code !== 0 || leftovers.length > 0) {
+    counts.unverified++;
+    note(`verify exit ${v.code} ${v.stderr.trim()}; left: ${leftovers.join(" ")}`);
+    for (const n of leftovers) Deno.removeSync(`${dir}/${n}`, { recursive: true });
+  }
+}
+
 interface Run {
   code: number;
   signal: Deno.Signal | null;
@@ -213,29 +280,9 @@ export async function crashTrials(framing: string, options: CrashOptions): Promi
   const random = rng((options.seed ?? 1) * 7919 + framing.length);
   const signals = options.signals ?? ["SIGKILL"];
   const frames = String(options.frames ?? 200);
-  const counts: CrashCounts = {
-    framing,
-    trials: 0,
-    original: 0,
-    complete: 0,
-    neither: 0,
-    unverified: 0,
-    badExits: 0,
-    notes: [],
-  };
+  const counts = noCounts(framing);
   const { file: path, named } = dataPaths(dir, `crash.${framing}`, options.link ?? false);
-  const made = await run([
-    "write",
-    "--force",
-    "--framing",
-    framing,
-    "--n",
-    "64",
-    "--frames",
-    "3",
-    path,
-  ]);
-  if (made.code !== 0) throw new Error(`cannot write ${path}: ${made.stderr}`);
+  await writeOriginal(framing, "64", path);
   const original = snapshot(path);
   const pristine = `${dir}/pristine-${framing}`;
   copyTree(path, pristine);
@@ -292,25 +339,16 @@ export async function crashTrials(framing: string, options: CrashOptions): Promi
     const f = await run(follow);
     if (f.code !== 0) note(`${follow[0]} exited ${f.code}: ${f.stderr.trim()}`);
     const bytes = snapshot(path);
-    if (equal(bytes, original)) counts.original++;
-    else if (equal(bytes, complete)) counts.complete++;
-    else {
-      counts.neither++;
+    if (!tally(counts, bytes, original, complete)) {
       note(
         `file of ${bytes.length} bytes is neither original (${original.length}) nor complete (${complete.length})`,
       );
       copyTree(path, `${dir}/neither-${framing}-${trial}`);
     }
-    const v = await run(["read", "--verify", path]);
-    const leftovers = [
+    await verifyNothingLeft(counts, path, dir, () => [
       ...leftoversIn(dir),
       ...(named !== path ? leftoversIn(`${dir}/links`).map((n) => `links/${n}`) : []),
-    ];
-    if (v.code !== 0 || leftovers.length > 0) {
-      counts.unverified++;
-      note(`verify exit ${v.code} ${v.stderr.trim()}; left: ${leftovers.join(" ")}`);
-      for (const n of leftovers) Deno.removeSync(`${dir}/${n}`, { recursive: true });
-    }
+    ], note);
   }
   if (options.dir === undefined) Deno.removeSync(dir, { recursive: true });
   return counts;
@@ -328,16 +366,7 @@ export async function signalWriteTrials(
 ): Promise<CrashCounts> {
   const dir = Deno.makeTempDirSync({ prefix: "sciobench-crash-" });
   const random = rng(seed * 104729 + framing.length);
-  const counts: CrashCounts = {
-    framing,
-    trials: 0,
-    original: 0,
-    complete: 0,
-    neither: 0,
-    unverified: 0,
-    badExits: 0,
-    notes: [],
-  };
+  const counts = noCounts(framing);
   const path = `${dir}/w.${framing}`;
   const named = link ? dataPaths(dir, `w.${framing}`, true).named : path;
   const args = ["write", "--force", "--framing", framing, "--n", "1024", "--frames", "400", path];
@@ -408,16 +437,7 @@ export async function signalWriteTrials(
 export async function outTrials(framing: string, trials: number, seed = 1): Promise<CrashCounts> {
   const dir = Deno.makeTempDirSync({ prefix: "sciobench-crash-" });
   const random = rng(seed * 15485863 + framing.length);
-  const counts: CrashCounts = {
-    framing,
-    trials: 0,
-    original: 0,
-    complete: 0,
-    neither: 0,
-    unverified: 0,
-    badExits: 0,
-    notes: [],
-  };
+  const counts = noCounts(framing);
   const { file, named } = dataPaths(dir, `o.${framing}`, true);
   const made = await run(["write", "--framing", framing, "--n", "64", "--frames", "3", file]);
   if (made.code !== 0) throw new Error(`cannot write ${file}: ${made.stderr}`);
@@ -488,16 +508,7 @@ export async function fullDiskTrials(
   const store = STORE_FRAMINGS.includes(framing);
   const work = Deno.makeTempDirSync({ prefix: "sciobench-full-" });
   const dir = store ? `${work}/disk` : work;
-  const counts: CrashCounts = {
-    framing,
-    trials: 0,
-    original: 0,
-    complete: 0,
-    neither: 0,
-    unverified: 0,
-    badExits: 0,
-    notes: [],
-  };
+  const counts = noCounts(framing);
   const mount = (files: number, remount: boolean) =>
     new Deno.Command("mount", {
       args: [
@@ -514,18 +525,7 @@ export async function fullDiskTrials(
     }
     const random = rng(seed * 104729 + framing.length);
     const path = `${dir}/full.${framing}`;
-    const made = await run([
-      "write",
-      "--force",
-      "--framing",
-      framing,
-      "--n",
-      "16",
-      "--frames",
-      "3",
-      path,
-    ]);
-    if (made.code !== 0) throw new Error(`cannot write ${path}: ${made.stderr}`);
+    await writeOriginal(framing, "16", path);
     const original = snapshot(path);
     const pristine = `${work}/pristine`;
     copyTree(path, pristine);
@@ -553,20 +553,10 @@ export async function fullDiskTrials(
         note(`exit ${r.code}, stderr ${JSON.stringify(r.stderr)}`);
       }
       if (store) mount(1 << 20, true);
-      const bytes = snapshot(path);
-      if (equal(bytes, original)) counts.original++;
-      else if (equal(bytes, complete)) counts.complete++;
-      else {
-        counts.neither++;
+      if (!tally(counts, snapshot(path), original, complete)) {
         note(`neither original nor complete (exit ${r.code}: ${r.stderr.trim()})`);
       }
-      const v = await run(["read", "--verify", path]);
-      const leftovers = leftoversIn(dir);
-      if (v.code !== 0 || leftovers.length > 0) {
-        counts.unverified++;
-        note(`verify exit ${v.code} ${v.stderr.trim()}; left: ${leftovers.join(" ")}`);
-        for (const n of leftovers) Deno.removeSync(`${dir}/${n}`, { recursive: true });
-      }
+      await verifyNothingLeft(counts, path, dir, () => leftoversIn(dir), note);
     }
     return counts;
   } finally {

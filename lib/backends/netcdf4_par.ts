@@ -20,10 +20,9 @@
  * closes the file and rank 0 removes it (the `mpiio` backend's protocol).
  * @module
  */
-import { IoError, PeerUnavailableError, UsageError } from "../core/errors.ts";
-import { abandonSharedFile, failsInTest, removeQuietly } from "../peers/common.ts";
-import { type DType, DTYPE_SIZE, type Frame } from "../framings/types.ts";
-import { CHUNK_NAME_ATTR, NETCDF_OPTIONS, schemaForChunks } from "../framings/netcdf/mod.ts";
+import { failsInTest, removeQuietly } from "../peers/common.ts";
+import type { DType, Frame } from "../framings/types.ts";
+import { NETCDF_OPTIONS, schemaForChunks } from "../framings/netcdf/mod.ts";
 import { optionOrDefault } from "../framings/options.ts";
 import { cString, noteLibrarySync } from "../sys/libc.ts";
 import {
@@ -44,7 +43,6 @@ import {
   NC_NOCLOBBER,
   NC_NOFILL,
   NC_NOWRITE,
-  NC_TYPE,
 } from "../peers/netcdf4/bindings.ts";
 import type {
   Backend,
@@ -53,34 +51,48 @@ import type {
   MpiHandles,
   MpiIo,
   MpiIoSettings,
-  ReadChunk,
   SinkOptions,
   SourceOptions,
 } from "./backend.ts";
 import { installedMpiIo } from "./mpi_io.ts";
-import { closeLibraryWrite, closeOrRemove } from "./mpi_library.ts";
+import {
+  defineRecordVariables,
+  LibrarySink,
+  LibrarySource,
+  loadedOrUnavailable,
+  mpiSettingsOf,
+  type NcFile,
+  recordVariables,
+  versionOf,
+} from "./mpi_library.ts";
 
 /** The backend's name. */
 const NAME = "netcdf4-par";
 
 /** The settings an open needs, or UsageError outside MPI. */
 function settingsOf(options: { readonly mpiIo?: MpiIoSettings } | undefined): MpiIoSettings {
-  const s = options?.mpiIo;
-  if (s === undefined) {
-    throw new UsageError(
-      "netcdf4-par writes and reads through netCDF-C's parallel I/O in the table and records " +
-        "workloads under an MPI launcher (mpirun, mpiexec, srun); its files are netCDF-4: read " +
-        "them with --framing netcdf4",
-    );
-  }
-  return s;
+  return mpiSettingsOf(
+    options,
+    "netcdf4-par writes and reads through netCDF-C's parallel I/O in the table and records " +
+      "workloads under an MPI launcher (mpirun, mpiexec, srun); its files are netCDF-4: read " +
+      "them with --framing netcdf4",
+  );
 }
 
 /** The library for the run's MPI, or PeerUnavailableError with the reason. */
 function library(abi: MpiHandles["abi"]): NetcdfPar {
-  const lib = loadNetcdfPar(abi);
-  if (typeof lib === "string") throw new PeerUnavailableError(`${NAME}: ${lib}`);
-  return lib;
+  return loadedOrUnavailable(NAME, loadNetcdfPar(abi));
+}
+
+/** The open file `ncid` as the shared define and inquire calls take it. */
+function ncFile(lib: NetcdfPar, ncid: number, path: string): NcFile<BigUint64Array> {
+  return {
+    ncid,
+    prefix: "nc_",
+    calls: lib.nc,
+    size: () => new BigUint64Array(1),
+    check: (status, call) => checkNetcdfPar(lib, status, call, path),
+  };
 }
 
 interface ParVar {
@@ -106,13 +118,10 @@ function failingFrame(rank: number): number {
 }
 
 /** A netCDF-4 file written through parallel netCDF-C by one rank, or by every rank of a shared one. */
-class NetcdfParSink implements FrameSink {
-  readonly path: string;
+class NetcdfParSink extends LibrarySink {
   readonly #lib: NetcdfPar;
-  readonly #h: MpiHandles;
+  protected readonly h: MpiHandles;
   readonly #ncid: number;
-  readonly #collective: boolean;
-  readonly #part: MpiIoSettings["part"];
   readonly #fsync: boolean;
   readonly #endian: "big" | "little" | "native";
   readonly #recordDim: string;
@@ -120,45 +129,33 @@ class NetcdfParSink implements FrameSink {
   /** Records the file will hold (this rank's part says), or undefined when not known. */
   readonly #records: number | undefined;
   #vars: ParVar[] = [];
-  #fed = 0;
-  /** This rank's first failure; its later collective calls are made empty. */
-  #failure: unknown;
-  #open = true;
 
   constructor(path: string, options: SinkOptions, settings: MpiIoSettings) {
-    this.path = path;
-    if (options.create === "append") {
-      throw new UsageError(`${NAME} cannot append to ${path}: it writes new files`);
-    }
-    if (settings.layout === "shared" && settings.part === undefined) {
-      throw new UsageError(`${NAME}: a shared file needs this rank's part of the frames (${path})`);
-    }
+    super(NAME, path, options, settings);
     this.#fsync = (options.fsync ?? "end") !== "none";
-    this.#collective = settings.collective;
-    this.#part = settings.layout === "shared" ? settings.part : undefined;
     this.#records = settings.layout === "shared" ? settings.part?.total : settings.part?.count;
     this.#endian = options.endian ?? "native";
     this.#recordDim = String(optionOrDefault(netcdf4Par, options.backendOptions, "recordDim"));
     this.#lib = library(settings.io.abi);
-    this.#h = settings.io.handles(settings.layout, settings.hints);
+    this.h = settings.io.handles(settings.layout, settings.hints);
     const mode = NC_NETCDF4 | (options.create === "new" ? NC_NOCLOBBER : NC_CLOBBER);
     const id = new Int32Array(1);
     try {
       this.#check(
-        this.#lib.fn.nc_create_par(cString(path), mode, this.#h.comm, this.#h.info, id),
+        this.#lib.fn.nc_create_par(cString(path), mode, this.h.comm, this.h.info, id),
         "nc_create_par",
       );
     } catch (e) {
-      this.#h.free();
+      this.h.free();
       throw e;
     }
     this.#ncid = id[0]!;
-    this.#failsRecord = this.#part === undefined ? -1 : failingFrame(this.#h.rank);
+    this.#failsRecord = this.part === undefined ? -1 : failingFrame(this.h.rank);
     try {
       this.#check(this.#lib.fn.nc_set_fill(this.#ncid, NC_NOFILL, id), "nc_set_fill");
     } catch (e) {
-      this.#closeQuietly();
-      if (this.#h.rank === 0) removeQuietly(path);
+      this.closeQuietly();
+      if (this.h.rank === 0) removeQuietly(path);
       throw e;
     }
   }
@@ -167,37 +164,18 @@ class NetcdfParSink implements FrameSink {
     checkNetcdfPar(this.#lib, status, call, this.path);
   }
 
+  protected get defined(): boolean {
+    return this.#vars.length > 0;
+  }
+
   /** Defines the variables of `frame`'s chunks as the serial netcdf4 peer does (collective). */
-  #define(frame: Frame): void {
+  protected define(frame: Frame): void {
     const fn = this.#lib.fn;
     const ncid = this.#ncid;
-    const id = new Int32Array(1);
     const schema = schemaForChunks(frame.chunks, { recordDim: this.#recordDim, variant: 1 });
-    const dimIds = new Int32Array(schema.dimensions.length);
-    schema.dimensions.forEach((d, k) => {
-      this.#check(
-        fn.nc_def_dim(ncid, cString(d.name), BigInt(d.length), id),
-        `nc_def_dim '${d.name}'`,
-      );
-      dimIds[k] = id[0]!;
-    });
-    frame.chunks.forEach((chunk, i) => {
-      const v = schema.variables[i]!;
-      const ids = Int32Array.from(v.dims, (k) => dimIds[k]!);
-      this.#check(
-        fn.nc_def_var(ncid, cString(v.name), NC_TYPE[chunk.dtype], ids.length, ids, id),
-        `nc_def_var '${v.name}'`,
-      );
-      const varid = id[0]!;
-      const original = v.attributes.find((a) => a.name === CHUNK_NAME_ATTR)?.values;
-      if (typeof original === "string") {
-        const text = new TextEncoder().encode(original);
-        this.#check(
-          fn.nc_put_att_text(ncid, varid, cString(CHUNK_NAME_ATTR), BigInt(text.length), text),
-          `nc_put_att_text '${CHUNK_NAME_ATTR}'`,
-        );
-      }
-      const count = new BigUint64Array(ids.length);
+    const nc = ncFile(this.#lib, ncid, this.path);
+    defineRecordVariables(nc, schema, frame.chunks, (chunk, varid, ndims) => {
+      const count = new BigUint64Array(ndims);
       count[0] = 1n;
       chunk.shape.forEach((d, k) => (count[k + 1] = BigInt(d)));
       this.#check(fn.nc_def_var_chunking(ncid, varid, NC_CHUNKED, count), "nc_def_var_chunking");
@@ -210,15 +188,15 @@ class NetcdfParSink implements FrameSink {
         dtype: chunk.dtype,
         shape: [...chunk.shape],
         varid,
-        start: new BigUint64Array(ids.length),
+        start: new BigUint64Array(ndims),
         count,
-        none: new BigUint64Array(ids.length),
+        none: new BigUint64Array(ndims),
         bytes: chunk.data.byteLength,
       });
     });
     this.#check(fn.nc_enddef(ncid), "nc_enddef");
-    for (const v of this.#vars) this.#access(v, this.#collective);
-    if (!this.#collective) this.#extend();
+    for (const v of this.#vars) this.#access(v, this.collective);
+    if (!this.collective) this.#extend();
   }
 
   /** nc_var_par_access of `v`: collective or independent. */
@@ -229,11 +207,11 @@ class NetcdfParSink implements FrameSink {
 
   /** Records the first failure of a call on `v` (a rank keeps going with empty calls). */
   #note(status: number, call: string, v: ParVar, record: number): void {
-    if (status === 0 || this.#failure !== undefined) return;
+    if (status === 0 || this.failure !== undefined) return;
     try {
       this.#check(status, `${call} '${v.name}' record ${record}`);
     } catch (e) {
-      this.#failure = e;
+      this.failure = e;
     }
   }
 
@@ -246,7 +224,7 @@ class NetcdfParSink implements FrameSink {
     const total = this.#records;
     if (total === undefined || total === 0) return;
     const fn = this.#lib.fn;
-    const last = this.#part === undefined || this.#part.first + this.#part.count === total;
+    const last = this.part === undefined || this.part.first + this.part.count === total;
     for (const v of this.#vars) {
       this.#access(v, true);
       v.start[0] = BigInt(total - 1);
@@ -261,15 +239,15 @@ class NetcdfParSink implements FrameSink {
    * Puts record `record` of every variable from `frame` (empty once this rank failed, or
    * without a frame: collective calls are still made, independent ones not).
    */
-  #put(record: number, frame: Frame | undefined): void {
+  protected put(record: number, frame: Frame | undefined): void {
     const fn = this.#lib.fn;
-    const empty = frame === undefined || this.#failure !== undefined;
+    const empty = frame === undefined || this.failure !== undefined;
     // the records not known in advance (a rank's own file): each put grows the file, collectively
-    const grows = !this.#collective && this.#records === undefined;
+    const grows = !this.collective && this.#records === undefined;
     const { collective, independent } = NC_PAR_ACCESS;
     for (let i = 0; i < this.#vars.length; i++) {
       const v = this.#vars[i]!;
-      if (empty && !this.#collective) continue;
+      if (empty && !this.collective) continue;
       v.start[0] = BigInt(record);
       const data = empty ? new Uint8Array(0) : frame!.chunks[i]!.data;
       const count = empty ? v.none : v.count;
@@ -283,7 +261,7 @@ class NetcdfParSink implements FrameSink {
         record,
       );
       if (grows) access(independent);
-      if (i === 0 && !empty && this.#failsRecord === this.#fed) {
+      if (i === 0 && !empty && this.#failsRecord === this.fed) {
         // the test hook: a put netCDF-C refuses (no such variable) before any collective step
         const status = fn.nc_put_vara(this.#ncid, -7, v.start, v.count, data);
         this.#note(status, "nc_put_vara", v, record);
@@ -291,31 +269,8 @@ class NetcdfParSink implements FrameSink {
     }
   }
 
-  writeFrame(frame: Frame): void {
-    if (this.#vars.length === 0) this.#define(frame);
-    const record = (this.#part?.first ?? 0) + this.#fed;
-    this.#put(record, frame);
-    this.#fed++;
-    if (this.#failure !== undefined) throw this.#failure;
-  }
-
-  close(): void {
-    const part = this.#part;
-    closeLibraryWrite({
-      part,
-      wrote: () => this.#failure === undefined && this.#fed === part?.count,
-      finish: () => this.#finish(),
-      agree: (value) => this.#agree(value),
-      setFailure: (failure) => {
-        this.#failure = failure;
-      },
-      closeFile: () => this.#closeFile(),
-      abort: () => this.abort(),
-    });
-  }
-
   /** Ends define mode of a file of no frames and syncs when asked: the end of the write. */
-  #finish(): void {
+  protected finish(): void {
     if (this.#vars.length === 0) this.#check(this.#lib.fn.nc_enddef(this.#ncid), "nc_enddef");
     // mutant: netcdf4-par-shared-sync
     if (this.#fsync) this.#sync();
@@ -327,81 +282,27 @@ class NetcdfParSink implements FrameSink {
     noteLibrarySync(this.path, "nc_sync");
   }
 
-  /** nc_close (collective); when it fails the file is removed (rank 0's, when shared). */
-  #closeFile(): void {
-    this.#open = false;
-    closeOrRemove(
-      this.#h,
-      this.path,
-      () => this.#check(this.#lib.fn.nc_close(this.#ncid), "nc_close"),
-    );
+  protected closeCall(): void {
+    this.#check(this.#lib.fn.nc_close(this.#ncid), "nc_close");
   }
 
-  /**
-   * Every rank of a shared file says how it did (0, or -1 when it failed); unless all did well,
-   * every rank closes the file, rank 0 removes it, and this rank throws its own failure or
-   * PeerRankFailed.
-   */
-  #agree(value: number): void {
-    const [min] = this.#h.range(value);
-    if (min >= 0) return;
-    throw abandonSharedFile({
-      path: this.path,
-      rank: this.#h.rank,
-      value,
-      min,
-      failure: this.#failure,
-      fed: this.#fed,
-      release: () => {
-        this.#open = false;
-        this.#closeQuietly();
-      },
-    });
-  }
-
-  abort(): void {
-    if (!this.#open) return;
-    const part = this.#part;
-    if (part !== undefined) {
-      // the collective calls this rank still owes the others, empty, then the agreement
-      this.#failure ??= new IoError(`${this.path}: this rank stopped writing`);
-      if (this.#vars.length > 0) {
-        for (; this.#fed < part.count; this.#fed++) this.#put(part.first + this.#fed, undefined);
-      }
-      try {
-        this.#agree(-1);
-      } catch {
-        // the caller reports its own failure
-      }
-      return;
-    }
-    this.#open = false;
-    this.#closeQuietly();
-    removeQuietly(this.path);
-  }
-
-  #closeQuietly(): void {
+  protected closeQuietly(): void {
     if (this.#lib.fn.nc_close(this.#ncid) !== 0) this.#lib.fn.nc_abort(this.#ncid);
-    this.#h.free();
+    this.h.free();
   }
 }
 
 /** A netCDF-4 file's record variables read back through parallel netCDF-C, a record a frame. */
-class NetcdfParSource implements FrameSource {
-  readonly path: string;
+class NetcdfParSource extends LibrarySource<ParVar> implements FrameSource {
   readonly framing = NAME;
   readonly frameCount: number;
   readonly collective: boolean;
-  readonly warnings: readonly string[] = [];
   readonly #lib: NetcdfPar;
   readonly #h: MpiHandles;
   readonly #ncid: number;
-  readonly #vars: ParVar[] = [];
-  #buf = new Uint8Array(0);
-  #bytesRead = 0;
 
   constructor(path: string, settings: MpiIoSettings) {
-    this.path = path;
+    super(path);
     this.#lib = library(settings.io.abi);
     this.#h = settings.io.handles(settings.layout, settings.hints);
     const fn = this.#lib.fn;
@@ -417,7 +318,7 @@ class NetcdfParSource implements FrameSource {
     try {
       this.frameCount = this.#inquire();
       const mode = settings.collective ? NC_PAR_ACCESS.collective : NC_PAR_ACCESS.independent;
-      for (const v of this.#vars) {
+      for (const v of this.vars) {
         const status = fn.nc_var_par_access(this.#ncid, v.varid, mode);
         checkNetcdfPar(this.#lib, status, "nc_var_par_access", path);
       }
@@ -431,83 +332,26 @@ class NetcdfParSource implements FrameSource {
 
   /** Finds the record variables (in file order) and returns the records in the file. */
   #inquire(): number {
-    const fn = this.#lib.fn;
-    const ncid = this.#ncid;
-    const at = (status: number, call: string) => checkNetcdfPar(this.#lib, status, call, this.path);
-    const ndims = new Int32Array(1), nvars = new Int32Array(1), natts = new Int32Array(1);
-    const unlimited = new Int32Array(1);
-    at(fn.nc_inq(ncid, ndims, nvars, natts, unlimited), "nc_inq");
-    const length = new BigUint64Array(1);
-    const dimLength = (dim: number) => {
-      at(fn.nc_inq_dimlen(ncid, dim, length), "nc_inq_dimlen");
-      return Number(length[0]!);
-    };
-    const records = unlimited[0]! < 0 ? 0 : dimLength(unlimited[0]!);
-    const name = new Uint8Array(257), type = new Int32Array(1), nd = new Int32Array(1);
-    const dims = new Int32Array(1024);
-    for (let varid = 0; varid < nvars[0]!; varid++) {
-      name.fill(0);
-      at(fn.nc_inq_var(ncid, varid, name, type, nd, dims, natts), "nc_inq_var");
-      if (nd[0]! === 0 || dims[0] !== unlimited[0]) continue;
-      const dtype = DTYPE_OF_NC[type[0]!];
-      if (dtype === undefined) continue;
-      const shape = Array.from(dims.subarray(1, nd[0]!), dimLength);
-      let bytes = DTYPE_SIZE[dtype];
-      for (const d of shape) bytes *= d;
-      this.#vars.push({
-        name: this.#chunkName(varid, decodeName(name)),
-        dtype,
-        shape,
-        varid,
-        start: new BigUint64Array(nd[0]!),
-        count: BigUint64Array.from([1, ...shape].map(BigInt)),
-        none: new BigUint64Array(nd[0]!),
-        bytes,
+    const nc = ncFile(this.#lib, this.#ncid, this.path);
+    const { records, variables } = recordVariables(nc, DTYPE_OF_NC);
+    for (const v of variables) {
+      this.vars.push({
+        ...v,
+        start: new BigUint64Array(v.ndims),
+        count: BigUint64Array.from([1, ...v.shape].map(BigInt)),
+        none: new BigUint64Array(v.ndims),
       });
     }
     return records;
   }
 
-  /** The chunk a variable stands for: its `chunk_name` attribute, else its own name. */
-  #chunkName(varid: number, name: string): string {
-    const fn = this.#lib.fn;
-    const type = new Int32Array(1), length = new BigUint64Array(1);
-    const attr = cString(CHUNK_NAME_ATTR);
-    if (fn.nc_inq_att(this.#ncid, varid, attr, type, length) !== 0 || type[0] !== 2) return name;
-    const text = new Uint8Array(Number(length[0]!) + 1);
-    const status = fn.nc_get_att_text(this.#ncid, varid, attr, text);
-    checkNetcdfPar(this.#lib, status, "nc_get_att_text", this.path);
-    return decodeName(text) || name;
+  protected get library(): string {
+    return `netCDF-C ${this.#lib.version} (parallel)`;
   }
 
-  /** Bytes read by frame reads so far (the variables' records). */
-  get bytesRead(): number {
-    return this.#bytesRead;
-  }
-
-  readFrame(frame: number): readonly ReadChunk[] {
-    const fn = this.#lib.fn;
-    let total = 0;
-    for (const v of this.#vars) total += v.bytes;
-    if (this.#buf.length < total) this.#buf = new Uint8Array(total);
-    let at = 0;
-    return this.#vars.map((v) => {
-      const data = this.#buf.subarray(at, at + v.bytes);
-      at += v.bytes;
-      v.start[0] = BigInt(frame);
-      const status = fn.nc_get_vara(this.#ncid, v.varid, v.start, v.count, data);
-      checkNetcdfPar(this.#lib, status, `nc_get_vara '${v.name}' record ${frame}`, this.path);
-      this.#bytesRead += v.bytes;
-      return { name: v.name, dtype: v.dtype, shape: v.shape, data };
-    });
-  }
-
-  describe(): Record<string, unknown> {
-    return {
-      library: `netCDF-C ${this.#lib.version} (parallel)`,
-      variables: this.#vars.length,
-      records: this.frameCount,
-    };
+  protected get(v: ParVar, data: Uint8Array, frame: number): void {
+    const status = this.#lib.fn.nc_get_vara(this.#ncid, v.varid, v.start, v.count, data);
+    checkNetcdfPar(this.#lib, status, `nc_get_vara '${v.name}' record ${frame}`, this.path);
   }
 
   close(): void {
@@ -519,16 +363,9 @@ class NetcdfParSource implements FrameSource {
   }
 }
 
-/** A NUL-terminated name in `buf`. */
-function decodeName(buf: Uint8Array): string {
-  const end = buf.indexOf(0);
-  return new TextDecoder().decode(end < 0 ? buf : buf.subarray(0, end));
-}
-
 /** The version (`4.9.0`) of the netCDF-C built for `io`'s MPI, or `unknown` when there is none. */
 function netcdfParVersion(io: MpiIo): string {
-  const lib = loadNetcdfPar(io.abi);
-  return typeof lib === "string" ? "unknown" : lib.version;
+  return versionOf(loadNetcdfPar(io.abi));
 }
 
 /** The `netcdf4-par` backend (registered in lib/backends/registry.ts). */

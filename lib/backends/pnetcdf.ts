@@ -14,10 +14,10 @@
  * on the failure, closes the file and rank 0 removes it (the `mpiio` backend's protocol).
  * @module
  */
-import { IoError, PeerUnavailableError, UsageError } from "../core/errors.ts";
-import { abandonSharedFile, failsInTest, removeQuietly } from "../peers/common.ts";
-import { type DType, DTYPE_SIZE, type Frame } from "../framings/types.ts";
-import { CHUNK_NAME_ATTR, NETCDF_OPTIONS, schemaForChunks } from "../framings/netcdf/mod.ts";
+import { UsageError } from "../core/errors.ts";
+import { failsInTest } from "../peers/common.ts";
+import type { DType, Frame } from "../framings/types.ts";
+import { NETCDF_OPTIONS, schemaForChunks } from "../framings/netcdf/mod.ts";
 import { cString, noteLibrarySync } from "../sys/libc.ts";
 import {
   checkPnetcdf,
@@ -29,7 +29,7 @@ import {
   type VaraCall,
   varaName,
 } from "../peers/pnetcdf/bindings.ts";
-import { DTYPE_OF_NC, NC_TYPE } from "../peers/netcdf4/bindings.ts";
+import { DTYPE_OF_NC } from "../peers/netcdf4/bindings.ts";
 import { optionOrDefault } from "../framings/options.ts";
 import type {
   Backend,
@@ -38,12 +38,20 @@ import type {
   MpiHandles,
   MpiIo,
   MpiIoSettings,
-  ReadChunk,
   SinkOptions,
   SourceOptions,
 } from "./backend.ts";
 import { installedMpiIo } from "./mpi_io.ts";
-import { closeLibraryWrite, closeOrRemove } from "./mpi_library.ts";
+import {
+  defineRecordVariables,
+  LibrarySink,
+  LibrarySource,
+  loadedOrUnavailable,
+  mpiSettingsOf,
+  type NcFile,
+  recordVariables,
+  versionOf,
+} from "./mpi_library.ts";
 
 /** The backend's name. */
 const NAME = "pnetcdf";
@@ -60,22 +68,17 @@ const CLASSIC_DTYPES: readonly DType[] = ["int8", "int16", "int32", "float32", "
 
 /** The settings an open needs, or UsageError outside MPI. */
 function settingsOf(options: { readonly mpiIo?: MpiIoSettings } | undefined): MpiIoSettings {
-  const s = options?.mpiIo;
-  if (s === undefined) {
-    throw new UsageError(
-      "pnetcdf writes and reads through PnetCDF in the table and records workloads under an MPI " +
-        "launcher (mpirun, mpiexec, srun); its files are netCDF classic: read them with " +
-        "--framing netcdf",
-    );
-  }
-  return s;
+  return mpiSettingsOf(
+    options,
+    "pnetcdf writes and reads through PnetCDF in the table and records workloads under an MPI " +
+      "launcher (mpirun, mpiexec, srun); its files are netCDF classic: read them with " +
+      "--framing netcdf",
+  );
 }
 
 /** The library for the run's MPI, or PeerUnavailableError with the reason. */
 function library(abi: MpiHandles["abi"]): Pnetcdf {
-  const lib = loadPnetcdf(abi);
-  if (typeof lib === "string") throw new PeerUnavailableError(`${NAME}: ${lib}`);
-  return lib;
+  return loadedOrUnavailable(NAME, loadPnetcdf(abi));
 }
 
 /** The MPI_Info handle an output cell of `abi` holds (an address, or a 32-bit integer). */
@@ -84,6 +87,17 @@ function cellHandle(abi: MpiHandles["abi"], cell: Uint8Array): Deno.PointerValue
   return abi === "openmpi"
     ? Deno.UnsafePointer.create(v.getBigUint64(0, true))
     : v.getInt32(0, true);
+}
+
+/** The open file `ncid` as the shared define and inquire calls take it. */
+function ncFile(lib: Pnetcdf, ncid: number, path: string): NcFile<BigInt64Array> {
+  return {
+    ncid,
+    prefix: "ncmpi_",
+    calls: lib.nc,
+    size: () => new BigInt64Array(1),
+    check: (status, call) => checkPnetcdf(lib, status, call, path),
+  };
 }
 
 /** Asks PnetCDF which hints it runs the open `ncid` with, for the run's meta. */
@@ -99,13 +113,17 @@ function reportHints(
   h.report(access, { info: cellHandle(h.abi, cell) });
 }
 
-interface PutVar {
+/** A record variable of an open file: where a record starts and how many elements it holds. */
+interface RecordVar {
   readonly name: string;
   readonly dtype: DType;
   readonly shape: readonly number[];
   readonly varid: number;
   readonly start: BigInt64Array;
   readonly count: BigInt64Array;
+}
+
+interface PutVar extends RecordVar {
   /** The typed put call of its type (collective or not) and its name. */
   readonly put: VaraCall;
   readonly putName: string;
@@ -123,49 +141,34 @@ function failingFrame(rank: number): number {
 }
 
 /** A netCDF classic file written through PnetCDF by one rank, or by every rank of a shared one. */
-class PnetcdfSink implements FrameSink {
-  readonly path: string;
+class PnetcdfSink extends LibrarySink {
   readonly #lib: Pnetcdf;
-  readonly #h: MpiHandles;
+  protected readonly h: MpiHandles;
   /** The open file's id; -1 until the first frame (or the close) creates it. */
   #ncid = -1;
   readonly #noclobber: boolean;
-  readonly #collective: boolean;
-  readonly #part: MpiIoSettings["part"];
   readonly #fsync: boolean;
   /** The `variant` option (1, 2, 5), or undefined: the native framing's choice. */
   readonly #variant: 1 | 2 | 5 | undefined;
   readonly #recordDim: string;
   #vars: PutVar[] = [];
-  #fed = 0;
-  /** This rank's first failure; its later collective calls are made empty. */
-  #failure: unknown;
-  #open = true;
   /** The test hook's frame (see {@link failingFrame}), or -1. */
   readonly #failsRecord: number;
 
   constructor(path: string, options: SinkOptions, settings: MpiIoSettings) {
-    this.path = path;
-    if (options.create === "append") {
-      throw new UsageError(`${NAME} cannot append to ${path}: it writes new files`);
-    }
-    if (settings.layout === "shared" && settings.part === undefined) {
-      throw new UsageError(`${NAME}: a shared file needs this rank's part of the frames (${path})`);
-    }
+    super(NAME, path, options, settings);
     if ((options.endian ?? "big") === "little") {
       throw new UsageError(`${NAME}: netCDF classic files are always big-endian`);
     }
     this.#fsync = (options.fsync ?? "end") !== "none";
-    this.#collective = settings.collective;
-    this.#part = settings.layout === "shared" ? settings.part : undefined;
     const given = options.backendOptions;
     const variant = given?.variant;
     this.#variant = variant === 1 || variant === 2 || variant === 5 ? variant : undefined;
     this.#recordDim = String(optionOrDefault(pnetcdf, given, "recordDim"));
     this.#noclobber = options.create === "new";
     this.#lib = library(settings.io.abi);
-    this.#h = settings.io.handles(settings.layout, settings.hints);
-    this.#failsRecord = this.#part === undefined ? -1 : failingFrame(this.#h.rank);
+    this.h = settings.io.handles(settings.layout, settings.hints);
+    this.#failsRecord = this.part === undefined ? -1 : failingFrame(this.h.rank);
   }
 
   /**
@@ -178,11 +181,11 @@ class PnetcdfSink implements FrameSink {
       (variant === 5 ? NCMPI.cdf5 : variant === 2 ? NCMPI.cdf2 : 0);
     const id = new Int32Array(1);
     this.#check(
-      fn.ncmpi_create(this.#h.comm, cString(this.path), mode, this.#h.info, id),
+      fn.ncmpi_create(this.h.comm, cString(this.path), mode, this.h.info, id),
       "ncmpi_create",
     );
     this.#ncid = id[0]!;
-    reportHints(this.#lib, this.#h, this.#ncid, "write", this.path);
+    reportHints(this.#lib, this.h, this.#ncid, "write", this.path);
     this.#check(fn.ncmpi_set_fill(this.#ncid, NC_NOFILL, id), "ncmpi_set_fill");
   }
 
@@ -190,8 +193,12 @@ class PnetcdfSink implements FrameSink {
     checkPnetcdf(this.#lib, status, call, this.path);
   }
 
+  protected get defined(): boolean {
+    return this.#vars.length > 0;
+  }
+
   /** Defines the record variables of `frame`'s chunks as the native netcdf writer does (collective). */
-  #define(frame: Frame): void {
+  protected define(frame: Frame): void {
     const schema = schemaForChunks(frame.chunks, {
       recordDim: this.#recordDim,
       ...(this.#variant === undefined ? {} : { variant: this.#variant }),
@@ -206,73 +213,55 @@ class PnetcdfSink implements FrameSink {
       }
     }
     this.#create(variant);
-    const fn = this.#lib.fn;
-    const ncid = this.#ncid;
-    const id = new Int32Array(1);
-    const dimIds = new Int32Array(schema.dimensions.length);
-    schema.dimensions.forEach((d, k) => {
-      this.#check(
-        fn.ncmpi_def_dim(ncid, cString(d.name), BigInt(d.length), id),
-        `ncmpi_def_dim '${d.name}'`,
-      );
-      dimIds[k] = id[0]!;
-    });
-    frame.chunks.forEach((chunk, i) => {
-      const v = schema.variables[i]!;
-      const ids = Int32Array.from(v.dims, (k) => dimIds[k]!);
-      this.#check(
-        fn.ncmpi_def_var(ncid, cString(v.name), NC_TYPE[chunk.dtype], ids.length, ids, id),
-        `ncmpi_def_var '${v.name}'`,
-      );
-      const varid = id[0]!;
-      const original = v.attributes.find((a) => a.name === CHUNK_NAME_ATTR)?.values;
-      if (typeof original === "string") {
-        const text = new TextEncoder().encode(original);
-        this.#check(
-          fn.ncmpi_put_att_text(ncid, varid, cString(CHUNK_NAME_ATTR), BigInt(text.length), text),
-          `ncmpi_put_att_text '${CHUNK_NAME_ATTR}'`,
-        );
-      }
-      const count = new BigInt64Array(ids.length);
+    const nc = ncFile(this.#lib, this.#ncid, this.path);
+    defineRecordVariables(nc, schema, frame.chunks, (chunk, varid, ndims) => {
+      const count = new BigInt64Array(ndims);
       count[0] = 1n;
       chunk.shape.forEach((d, k) => (count[k + 1] = BigInt(d)));
-      const start = new BigInt64Array(ids.length);
       this.#vars.push({
         name: chunk.name,
         dtype: chunk.dtype,
         shape: [...chunk.shape],
         varid,
-        start,
+        start: new BigInt64Array(ndims),
         count,
-        put: this.#lib.vara("put", chunk.dtype, this.#collective),
-        putName: varaName("put", chunk.dtype, this.#collective),
+        put: this.#lib.vara("put", chunk.dtype, this.collective),
+        putName: varaName("put", chunk.dtype, this.collective),
       });
     });
+    this.#enddef();
+  }
+
+  /** Ends define mode with netCDF-C's layout, then enters independent data mode when asked. */
+  #enddef(): void {
     const e = ENDDEF;
+    const fn = this.#lib.fn;
     this.#check(
-      fn.ncmpi__enddef(ncid, e.hMinfree, e.vAlign, e.vMinfree, e.rAlign),
+      fn.ncmpi__enddef(this.#ncid, e.hMinfree, e.vAlign, e.vMinfree, e.rAlign),
       "ncmpi__enddef",
     );
-    if (!this.#collective) this.#check(fn.ncmpi_begin_indep_data(ncid), "ncmpi_begin_indep_data");
+    if (!this.collective) {
+      this.#check(fn.ncmpi_begin_indep_data(this.#ncid), "ncmpi_begin_indep_data");
+    }
   }
 
   /** Puts record `record` of every variable from `frame` (empty calls once this rank failed). */
-  #put(record: number, frame: Frame | undefined): void {
+  protected put(record: number, frame: Frame | undefined): void {
     for (let i = 0; i < this.#vars.length; i++) {
       const v = this.#vars[i]!;
-      const empty = frame === undefined || this.#failure !== undefined;
-      if (empty && !this.#collective) return;
+      const empty = frame === undefined || this.failure !== undefined;
+      if (empty && !this.collective) return;
       v.start[0] = BigInt(record);
       const count = empty ? new BigInt64Array(v.count.length) : v.count;
       const data = empty ? new Uint8Array(0) : frame!.chunks[i]!.data;
-      const status = this.#failsRecord === this.#fed && !empty
+      const status = this.#failsRecord === this.fed && !empty
         ? this.#refusedPut(v, data)
         : v.put(this.#ncid, v.varid, v.start, count, data);
-      if (status !== 0 && this.#failure === undefined) {
+      if (status !== 0 && this.failure === undefined) {
         try {
           this.#check(status, `${v.putName} '${v.name}' record ${record}`);
         } catch (e) {
-          this.#failure = e;
+          this.failure = e;
         }
       }
     }
@@ -282,55 +271,26 @@ class PnetcdfSink implements FrameSink {
   #refusedPut(v: PutVar, data: ArrayBufferView): number {
     const status = v.put(this.#ncid, v.varid, v.start, v.count, data);
     if (status !== 0) return status;
-    const other = this.#lib.vara("put", v.dtype, !this.#collective);
+    const other = this.#lib.vara("put", v.dtype, !this.collective);
     return other(this.#ncid, v.varid, v.start, v.count, data);
   }
 
-  writeFrame(frame: Frame): void {
-    if (this.#vars.length === 0) this.#define(frame);
-    const record = (this.#part?.first ?? 0) + this.#fed;
-    this.#put(record, frame);
-    this.#fed++;
-    if (this.#failure !== undefined) throw this.#failure;
-  }
-
-  close(): void {
-    if (this.#ncid < 0) this.#createEmpty();
-    const part = this.#part;
-    closeLibraryWrite({
-      part,
-      wrote: () => this.#failure === undefined && this.#fed === part?.count,
-      finish: () => this.#finish(),
-      agree: (value) => this.#agree(value),
-      setFailure: (failure) => {
-        this.#failure = failure;
-      },
-      closeFile: () => this.#closeFile(),
-      abort: () => this.abort(),
-    });
+  override close(): void {
+    // a file of no frames (no variables), as the native writer writes one: CDF-1
+    if (this.#ncid < 0) {
+      this.#create(this.#variant ?? 1);
+      this.#enddef();
+    }
+    super.close();
   }
 
   /** Leaves independent data mode and syncs when asked: the end of the write (collective). */
-  #finish(): void {
-    if (!this.#collective) {
+  protected finish(): void {
+    if (!this.collective) {
       this.#check(this.#lib.fn.ncmpi_end_indep_data(this.#ncid), "ncmpi_end_indep_data");
     }
     // mutant: pnetcdf-shared-sync
     if (this.#fsync) this.#sync();
-  }
-
-  /** Creates the file of no frames (no variables), as the native writer writes one: CDF-1. */
-  #createEmpty(): void {
-    this.#create(this.#variant ?? 1);
-    const e = ENDDEF;
-    const fn = this.#lib.fn;
-    this.#check(
-      fn.ncmpi__enddef(this.#ncid, e.hMinfree, e.vAlign, e.vMinfree, e.rAlign),
-      "ncmpi__enddef",
-    );
-    if (!this.#collective) {
-      this.#check(fn.ncmpi_begin_indep_data(this.#ncid), "ncmpi_begin_indep_data");
-    }
   }
 
   /** ncmpi_sync (collective): the durable point, shown in the audit trail. */
@@ -339,72 +299,17 @@ class PnetcdfSink implements FrameSink {
     noteLibrarySync(this.path, "ncmpi_sync");
   }
 
-  /** ncmpi_close (collective); when it fails the file is removed (rank 0's, when shared). */
-  #closeFile(): void {
-    this.#open = false;
-    closeOrRemove(
-      this.#h,
-      this.path,
-      () => this.#check(this.#lib.fn.ncmpi_close(this.#ncid), "ncmpi_close"),
-    );
+  protected closeCall(): void {
+    this.#check(this.#lib.fn.ncmpi_close(this.#ncid), "ncmpi_close");
   }
 
-  /**
-   * Every rank of a shared file says how it did (0, or -1 when it failed); unless all did well,
-   * every rank closes the file, rank 0 removes it, and this rank throws its own failure or
-   * PeerRankFailed.
-   */
-  #agree(value: number): void {
-    const [min] = this.#h.range(value);
-    if (min >= 0) return;
-    throw abandonSharedFile({
-      path: this.path,
-      rank: this.#h.rank,
-      value,
-      min,
-      failure: this.#failure,
-      fed: this.#fed,
-      release: () => {
-        this.#open = false;
-        this.#closeQuietly();
-      },
-    });
-  }
-
-  abort(): void {
-    if (!this.#open) return;
-    const part = this.#part;
-    if (part !== undefined) {
-      // the collective calls this rank still owes the others, empty, then the agreement
-      this.#failure ??= new IoError(`${this.path}: this rank stopped writing`);
-      if (this.#collective && this.#vars.length > 0) {
-        for (let k = this.#fed; k < part.count; k++) this.#put(part.first + k, undefined);
-      }
-      try {
-        this.#agree(-1);
-      } catch {
-        // the caller reports its own failure
-      }
-      return;
-    }
-    this.#open = false;
-    this.#closeQuietly();
-    removeQuietly(this.path);
-  }
-
-  #closeQuietly(): void {
+  protected closeQuietly(): void {
     if (this.#ncid >= 0) this.#lib.fn.ncmpi_close(this.#ncid);
-    this.#h.free();
+    this.h.free();
   }
 }
 
-interface GetVar {
-  readonly name: string;
-  readonly dtype: DType;
-  readonly shape: readonly number[];
-  readonly varid: number;
-  readonly start: BigInt64Array;
-  readonly count: BigInt64Array;
+interface GetVar extends RecordVar {
   readonly bytes: number;
   /** The typed get call of its type (collective or not) and its name. */
   readonly get: VaraCall;
@@ -412,23 +317,17 @@ interface GetVar {
 }
 
 /** A netCDF classic file's record variables read back through PnetCDF, a record a frame. */
-class PnetcdfSource implements FrameSource {
-  readonly path: string;
+class PnetcdfSource extends LibrarySource<GetVar> implements FrameSource {
   readonly framing = NAME;
   readonly frameCount: number;
   readonly storedOrder = "big" as const;
   readonly collective: boolean;
-  readonly warnings: readonly string[] = [];
   readonly #lib: Pnetcdf;
   readonly #h: MpiHandles;
   readonly #ncid: number;
-  readonly #collectiveCalls: boolean;
-  readonly #vars: GetVar[] = [];
-  #buf = new Uint8Array(0);
-  #bytesRead = 0;
 
   constructor(path: string, settings: MpiIoSettings) {
-    this.path = path;
+    super(path);
     this.#lib = library(settings.io.abi);
     this.#h = settings.io.handles(settings.layout, settings.hints);
     const fn = this.#lib.fn;
@@ -457,94 +356,32 @@ class PnetcdfSource implements FrameSource {
       this.#h.free();
       throw e;
     }
-    this.#collectiveCalls = settings.collective;
     this.collective = settings.collective && this.#h.ranks > 1;
   }
 
   /** Finds the record variables (in file order) and returns the records in the file. */
   #inquire(collective: boolean): number {
-    const fn = this.#lib.fn;
-    const ncid = this.#ncid;
-    const at = (status: number, call: string) => checkPnetcdf(this.#lib, status, call, this.path);
-    const ndims = new Int32Array(1), nvars = new Int32Array(1), natts = new Int32Array(1);
-    const unlimited = new Int32Array(1);
-    at(fn.ncmpi_inq(ncid, ndims, nvars, natts, unlimited), "ncmpi_inq");
-    const length = new BigInt64Array(1);
-    const dimLength = (dim: number) => {
-      at(fn.ncmpi_inq_dimlen(ncid, dim, length), "ncmpi_inq_dimlen");
-      return Number(length[0]!);
-    };
-    const records = unlimited[0]! < 0 ? 0 : dimLength(unlimited[0]!);
-    const name = new Uint8Array(257), type = new Int32Array(1), nd = new Int32Array(1);
-    const dims = new Int32Array(1024);
-    for (let varid = 0; varid < nvars[0]!; varid++) {
-      name.fill(0);
-      at(fn.ncmpi_inq_var(ncid, varid, name, type, nd, dims, natts), "ncmpi_inq_var");
-      if (nd[0]! === 0 || dims[0] !== unlimited[0]) continue;
-      const dtype = DTYPE_OF_NC[type[0]!];
-      if (dtype === undefined) continue;
-      const shape = Array.from(dims.subarray(1, nd[0]!), dimLength);
-      const count = BigInt64Array.from([1, ...shape].map(BigInt));
-      let bytes = DTYPE_SIZE[dtype];
-      for (const d of shape) bytes *= d;
-      this.#vars.push({
-        name: this.#chunkName(varid, decodeName(name)),
-        dtype,
-        shape,
-        varid,
-        start: new BigInt64Array(nd[0]!),
-        count,
-        bytes,
-        get: this.#lib.vara("get", dtype, collective),
-        getName: varaName("get", dtype, collective),
+    const nc = ncFile(this.#lib, this.#ncid, this.path);
+    const { records, variables } = recordVariables(nc, DTYPE_OF_NC);
+    for (const v of variables) {
+      this.vars.push({
+        ...v,
+        start: new BigInt64Array(v.ndims),
+        count: BigInt64Array.from([1, ...v.shape].map(BigInt)),
+        get: this.#lib.vara("get", v.dtype, collective),
+        getName: varaName("get", v.dtype, collective),
       });
     }
     return records;
   }
 
-  /** The chunk a variable stands for: its `chunk_name` attribute, else its own name. */
-  #chunkName(varid: number, name: string): string {
-    const fn = this.#lib.fn;
-    const type = new Int32Array(1), length = new BigInt64Array(1);
-    const attr = cString(CHUNK_NAME_ATTR);
-    if (fn.ncmpi_inq_att(this.#ncid, varid, attr, type, length) !== 0 || type[0] !== 2) return name;
-    const text = new Uint8Array(Number(length[0]!) + 1);
-    checkPnetcdf(
-      this.#lib,
-      fn.ncmpi_get_att_text(this.#ncid, varid, attr, text),
-      "ncmpi_get_att_text",
-      this.path,
-    );
-    return decodeName(text) || name;
+  protected get library(): string {
+    return `PnetCDF ${this.#lib.version}`;
   }
 
-  /** Bytes read by frame reads so far (the variables' records). */
-  get bytesRead(): number {
-    return this.#bytesRead;
-  }
-
-  readFrame(frame: number): readonly ReadChunk[] {
-    let total = 0;
-    for (const v of this.#vars) total += v.bytes;
-    if (this.#buf.length < total) this.#buf = new Uint8Array(total);
-    let at = 0;
-    return this.#vars.map((v) => {
-      const data = this.#buf.subarray(at, at + v.bytes);
-      at += v.bytes;
-      v.start[0] = BigInt(frame);
-      const status = v.get(this.#ncid, v.varid, v.start, v.count, data);
-      checkPnetcdf(this.#lib, status, `${v.getName} '${v.name}' record ${frame}`, this.path);
-      this.#bytesRead += v.bytes;
-      return { name: v.name, dtype: v.dtype, shape: v.shape, data };
-    });
-  }
-
-  describe(): Record<string, unknown> {
-    return {
-      library: `PnetCDF ${this.#lib.version}`,
-      variables: this.#vars.length,
-      records: this.frameCount,
-    };
+  protected get(v: GetVar, data: Uint8Array, frame: number): void {
+    const status = v.get(this.#ncid, v.varid, v.start, v.count, data);
+    checkPnetcdf(this.#lib, status, `${v.getName} '${v.name}' record ${frame}`, this.path);
   }
 
   close(): void {
@@ -554,12 +391,6 @@ class PnetcdfSource implements FrameSource {
       this.#h.free();
     }
   }
-}
-
-/** A NUL-terminated name in `buf`. */
-function decodeName(buf: Uint8Array): string {
-  const end = buf.indexOf(0);
-  return new TextDecoder().decode(end < 0 ? buf : buf.subarray(0, end));
 }
 
 /** The `pnetcdf` backend (registered in lib/backends/registry.ts). */
@@ -597,6 +428,5 @@ export const pnetcdf: Backend = {
 
 /** The version (`1.12.3`) of the PnetCDF built for `io`'s MPI, or `unknown` when there is none. */
 function pnetcdfVersion(io: MpiIo): string {
-  const lib = loadPnetcdf(io.abi);
-  return typeof lib === "string" ? "unknown" : lib.version;
+  return versionOf(loadPnetcdf(io.abi));
 }

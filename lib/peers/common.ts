@@ -213,6 +213,29 @@ export function abandonSharedFile(s: SharedFailure): unknown {
   return undefined;
 }
 
+/** What {@link agreeOnSharedFile} needs of a shared file's MPI handles. */
+export interface RankAgreement {
+  /** This rank among the ranks that opened the file. */
+  readonly rank: number;
+  /** The smallest and largest `value` of all ranks (collective). */
+  range(value: number): [min: number, max: number];
+}
+
+/**
+ * Every rank of a shared file says how it did (collective): `value` 0, or -1 when this rank
+ * failed. Returns when all did well; else this rank releases the file, rank 0 removes it (see
+ * {@link abandonSharedFile}) and this rank throws its own failure or PeerRankFailed.
+ */
+export function agreeOnSharedFile(
+  h: RankAgreement,
+  value: number,
+  s: Omit<SharedFailure, "rank" | "value" | "min">,
+): void {
+  const [min] = h.range(value);
+  if (min >= 0) return;
+  throw abandonSharedFile({ ...s, rank: h.rank, value, min });
+}
+
 import { bytesOf, elementCount } from "../framings/kit.ts";
 import type { FrameSink, FsyncPolicy } from "../backends/backend.ts";
 import type { Frame } from "../framings/types.ts";

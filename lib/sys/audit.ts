@@ -255,17 +255,22 @@ function newPhase(name: string, timed: boolean): AuditPhase {
     residency: [],
     files: [],
     processes: [],
-    meta: {
-      filesCreated: 0,
-      dirsCreated: 0,
-      filesOpened: 0,
-      dirsOpened: 0,
-      filesSynced: 0,
-      dirsSynced: 0,
-      renames: 0,
-      unlinks: 0,
-      metaNs: 0,
-    },
+    meta: noAuditMeta(),
+  };
+}
+
+/** Metadata counters of nothing done yet (every count 0, 0 ns). */
+export function noAuditMeta(): AuditMeta {
+  return {
+    filesCreated: 0,
+    dirsCreated: 0,
+    filesOpened: 0,
+    dirsOpened: 0,
+    filesSynced: 0,
+    dirsSynced: 0,
+    renames: 0,
+    unlinks: 0,
+    metaNs: 0,
   };
 }
 

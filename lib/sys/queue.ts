@@ -204,14 +204,98 @@ class PsyncQueue implements ReadQueue {
   close(): void {}
 }
 
-/** `libaio`: Linux native AIO (io_setup, io_submit, io_getevents, io_destroy). */
-class AioQueue implements ReadQueue {
-  readonly engine = "libaio" as const;
+/**
+ * What the kernel engines (libaio, io_uring) share: the slots and what is kept of each request,
+ * the submission loop (again after EINTR and EAGAIN, each request marked submitted with its place
+ * in flight) and the bookkeeping of each completion. The engine supplies the system calls.
+ */
+abstract class KernelQueue {
   readonly depth: number;
   readonly doneTags: Int32Array;
   readonly doneCounts: Float64Array;
   readonly doneLatency: Float64Array;
-  readonly #path: string;
+  protected readonly path: string;
+  protected readonly slots: Slots;
+  protected readonly req: Requests;
+  /** The slots prepared and not yet submitted, in order. */
+  protected readonly pending: Int32Array;
+  protected prepared = 0;
+  #inFlight = 0;
+
+  constructor(depth: number, path: string) {
+    this.depth = depth;
+    this.path = path;
+    this.slots = new Slots(depth);
+    this.req = new Requests(depth);
+    this.pending = new Int32Array(depth);
+    this.doneTags = new Int32Array(depth);
+    this.doneCounts = new Float64Array(depth);
+    this.doneLatency = new Float64Array(depth);
+  }
+
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /**
+   * The system call that submits `count` prepared requests from the `done`-th on: how many it
+   * took, or minus the errno.
+   */
+  protected abstract enter(count: number, done: number): number;
+
+  /**
+   * A slot for a read (or with `write` 1, a write) of `bytes` bytes of `fd` at `offset`, tagged
+   * `tag`, now pending.
+   */
+  protected place(tag: number, fd: number, offset: number, bytes: number, write: 0 | 1): number {
+    const s = this.slots.take(tag);
+    this.pending[this.prepared++] = s;
+    this.req.fd[s] = fd;
+    this.req.offset[s] = offset;
+    this.req.bytes[s] = bytes;
+    this.req.write[s] = write;
+    return s;
+  }
+
+  /** Submits every pending request through {@link enter} (`call` in errors); their count. */
+  protected submitPending(call: string): number {
+    const n = this.prepared;
+    let done = 0;
+    while (done < n) {
+      const now = clockGettime();
+      const rc = this.enter(n - done, done);
+      if (rc === -EINTR || rc === -EAGAIN) continue;
+      if (rc <= 0) throw systemError(call, this.path, rc === 0 ? EAGAIN : -rc);
+      for (let k = done; k < done + rc; k++) {
+        const s = this.pending[k]!;
+        this.req.submitted[s] = now;
+        this.req.inFlight[s] = this.#inFlight + (k - done) + 1;
+      }
+      this.#inFlight += rc;
+      done += rc;
+    }
+    this.prepared = 0;
+    return n;
+  }
+
+  /** Request `s` completed with `count` at `now`: reaped entry `e`, reported, its slot free. */
+  protected complete(e: number, s: number, count: number, now: number): void {
+    this.doneTags[e] = this.slots.tag[s]!;
+    this.doneCounts[e] = count;
+    this.doneLatency[e] = now - this.req.submitted[s]!;
+    this.req.report(s, count, now);
+    this.slots.give(s);
+  }
+
+  /** `n` requests were reaped. */
+  protected reaped(n: number): void {
+    this.#inFlight -= n;
+  }
+}
+
+/** `libaio`: Linux native AIO (io_setup, io_submit, io_getevents, io_destroy). */
+class AioQueue extends KernelQueue implements ReadQueue {
+  readonly engine = "libaio" as const;
   /** Context id at 0, the iocbs (64 bytes each), their addresses, the io_events (32 bytes). */
   readonly #base: number;
   readonly #iocbs: Uint32Array;
@@ -222,16 +306,9 @@ class AioQueue implements ReadQueue {
   readonly #eventsSigned: Int32Array;
   readonly #eventsAt: number;
   readonly #ctx: number;
-  readonly #slots: Slots;
-  readonly #req: Requests;
-  /** The slots prepared and not yet submitted, in order. */
-  readonly #pending: Int32Array;
-  #prepared = 0;
-  #inFlight = 0;
 
   constructor(depth: number, path: string, ctx: number, mem: Uint8Array) {
-    this.depth = depth;
-    this.#path = path;
+    super(depth, path);
     this.#ctx = ctx;
     this.#base = addressOfBytes(mem);
     this.#iocbs = new Uint32Array(mem.buffer, mem.byteOffset + 64, depth * 16);
@@ -240,12 +317,6 @@ class AioQueue implements ReadQueue {
     this.#eventsAt = this.#listAt + depth * 8;
     this.#events = new Uint32Array(mem.buffer, mem.byteOffset + this.#eventsAt, depth * 8);
     this.#eventsSigned = new Int32Array(mem.buffer, mem.byteOffset + this.#eventsAt, depth * 8);
-    this.#slots = new Slots(depth);
-    this.#req = new Requests(depth);
-    this.#pending = new Int32Array(depth);
-    this.doneTags = new Int32Array(depth);
-    this.doneCounts = new Float64Array(depth);
-    this.doneLatency = new Float64Array(depth);
   }
 
   /** Makes a context of `depth` events; the queue, or why the kernel refused it. */
@@ -258,10 +329,6 @@ class AioQueue implements ReadQueue {
     return new AioQueue(depth, path, words[1]! * TWO32 + words[0]!, mem);
   }
 
-  get inFlight(): number {
-    return this.#inFlight;
-  }
-
   prepare(tag: number, fd: number, buf: Uint8Array, offset: number): void {
     this.#place(tag, fd, buf, offset, 0);
   }
@@ -272,7 +339,8 @@ class AioQueue implements ReadQueue {
 
   /** An iocb of opcode `write` (IOCB_CMD_PREAD 0, IOCB_CMD_PWRITE 1) for `buf` at `offset`. */
   #place(tag: number, fd: number, buf: Uint8Array, offset: number, write: 0 | 1): void {
-    const s = this.#slots.take(tag);
+    const k = this.prepared;
+    const s = this.place(tag, fd, offset, buf.length, write);
     const w = s * 16;
     const at = addressOfBytes(buf);
     const iocb = this.#iocbs;
@@ -288,39 +356,20 @@ class AioQueue implements ReadQueue {
     iocb[w + 11] = Math.floor(offset / TWO32);
     const listWords = this.#listWords;
     const address = this.#base + 64 + s * 64;
-    const k = this.#prepared++;
     listWords[2 * k] = address % TWO32;
     listWords[2 * k + 1] = Math.floor(address / TWO32);
-    this.#pending[k] = s;
-    this.#req.fd[s] = fd;
-    this.#req.offset[s] = offset;
-    this.#req.bytes[s] = buf.length;
-    this.#req.write[s] = write;
+  }
+
+  protected enter(count: number, done: number): number {
+    return syscallInts(SYS.io_submit, this.#ctx, count, this.#base + this.#listAt + done * 8);
   }
 
   submit(): number {
-    const n = this.#prepared;
-    let done = 0;
-    while (done < n) {
-      const list = this.#base + this.#listAt + done * 8;
-      const now = clockGettime();
-      const rc = syscallInts(SYS.io_submit, this.#ctx, n - done, list);
-      if (rc === -EINTR || rc === -EAGAIN) continue;
-      if (rc <= 0) throw systemError("io_submit", this.#path, rc === 0 ? EAGAIN : -rc);
-      for (let k = done; k < done + rc; k++) {
-        const s = this.#pending[k]!;
-        this.#req.submitted[s] = now;
-        this.#req.inFlight[s] = this.#inFlight + (k - done) + 1;
-      }
-      this.#inFlight += rc;
-      done += rc;
-    }
-    this.#prepared = 0;
-    return n;
+    return this.submitPending("io_submit");
   }
 
   reap(min: number): number {
-    const want = Math.min(min, this.#inFlight);
+    const want = Math.min(min, this.inFlight);
     if (want <= 0) return 0;
     let n: number;
     for (;;) {
@@ -333,24 +382,19 @@ class AioQueue implements ReadQueue {
         0,
       );
       if (n >= want) break;
-      if (n !== -EINTR && n < 0) throw systemError("io_getevents", this.#path, -n);
+      if (n !== -EINTR && n < 0) throw systemError("io_getevents", this.path, -n);
     }
     const now = clockGettime();
     for (let e = 0; e < n; e++) {
       const s = this.#events[e * 8]!;
-      const count = this.#eventsSigned[e * 8 + 5]! * TWO32 + this.#events[e * 8 + 4]!;
-      this.doneTags[e] = this.#slots.tag[s]!;
-      this.doneCounts[e] = count;
-      this.doneLatency[e] = now - this.#req.submitted[s]!;
-      this.#req.report(s, count, now);
-      this.#slots.give(s);
+      this.complete(e, s, this.#eventsSigned[e * 8 + 5]! * TWO32 + this.#events[e * 8 + 4]!, now);
     }
-    this.#inFlight -= n;
+    this.reaped(n);
     return n;
   }
 
   close(): void {
-    if (this.#inFlight > 0) this.reap(this.#inFlight);
+    if (this.inFlight > 0) this.reap(this.inFlight);
     syscallInts(SYS.io_destroy, this.#ctx);
   }
 }
@@ -380,13 +424,8 @@ function mapRing(
 }
 
 /** `io_uring`: the submission and completion rings, io_uring_enter. */
-class UringQueue implements ReadQueue {
+class UringQueue extends KernelQueue implements ReadQueue {
   readonly engine = "io_uring" as const;
-  readonly depth: number;
-  readonly doneTags: Int32Array;
-  readonly doneCounts: Float64Array;
-  readonly doneLatency: Float64Array;
-  readonly #path: string;
   readonly #fd: number;
   readonly #maps: { at: number; bytes: number }[];
   readonly #sq: Uint32Array;
@@ -401,17 +440,11 @@ class UringQueue implements ReadQueue {
   readonly #cqTail: number;
   readonly #cqMask: number;
   readonly #cqes: number;
-  readonly #slots: Slots;
-  readonly #req: Requests;
-  readonly #pending: Int32Array;
-  #prepared = 0;
-  #inFlight = 0;
   /** Requests in the submission ring not yet taken by io_uring_enter. */
   #unsubmitted = 0;
 
   private constructor(depth: number, path: string, fd: number, params: Uint32Array) {
-    this.depth = depth;
-    this.#path = path;
+    super(depth, path);
     this.#fd = fd;
     this.#maps = [];
     const sqEntries = params[0]!, cqEntries = params[1]!, features = params[5]!;
@@ -437,12 +470,6 @@ class UringQueue implements ReadQueue {
     this.#cqTail = cqTail! / 4;
     this.#cqMask = this.#cq[cqMask! / 4]!;
     this.#cqes = cqes! / 4;
-    this.#slots = new Slots(depth);
-    this.#req = new Requests(depth);
-    this.#pending = new Int32Array(depth);
-    this.doneTags = new Int32Array(depth);
-    this.doneCounts = new Float64Array(depth);
-    this.doneLatency = new Float64Array(depth);
   }
 
   #map(bytes: number, offset: number): ArrayBuffer {
@@ -467,10 +494,6 @@ class UringQueue implements ReadQueue {
     return new UringQueue(depth, path, fd, params);
   }
 
-  get inFlight(): number {
-    return this.#inFlight;
-  }
-
   prepare(tag: number, fd: number, buf: Uint8Array, offset: number): void {
     this.#place(tag, fd, buf, offset, false);
   }
@@ -481,7 +504,7 @@ class UringQueue implements ReadQueue {
 
   /** A submission entry reading into `buf`, or with `write` writing it, at `offset`. */
   #place(tag: number, fd: number, buf: Uint8Array, offset: number, write: boolean): void {
-    const s = this.#slots.take(tag);
+    const s = this.place(tag, fd, offset, buf.length, write ? 1 : 0);
     const tail = this.#sq[this.#sqTail]! + this.#unsubmitted;
     const index = tail & this.#sqMask;
     const w = index * 16;
@@ -498,67 +521,45 @@ class UringQueue implements ReadQueue {
     sqe[w + 8] = s; // user_data
     this.#sq[this.#sqArray + index] = index;
     this.#unsubmitted++;
-    this.#pending[this.#prepared++] = s;
-    this.#req.fd[s] = fd;
-    this.#req.offset[s] = offset;
-    this.#req.bytes[s] = buf.length;
-    this.#req.write[s] = write ? 1 : 0;
+  }
+
+  protected enter(count: number, _done: number): number {
+    return syscallInts(SYS.io_uring_enter, this.#fd, count, 0, 0, 0);
   }
 
   submit(): number {
-    const n = this.#prepared;
+    const n = this.prepared;
     if (n === 0) return 0;
     // the new tail, then the call that takes the entries (the system call orders the stores)
     Atomics.store(this.#sq, this.#sqTail, (this.#sq[this.#sqTail]! + n) >>> 0);
     this.#unsubmitted = 0;
-    let done = 0;
-    while (done < n) {
-      const now = clockGettime();
-      const rc = syscallInts(SYS.io_uring_enter, this.#fd, n - done, 0, 0, 0);
-      if (rc === -EINTR || rc === -EAGAIN) continue;
-      if (rc <= 0) throw systemError("io_uring_enter", this.#path, rc === 0 ? EAGAIN : -rc);
-      for (let k = done; k < done + rc; k++) {
-        const s = this.#pending[k]!;
-        this.#req.submitted[s] = now;
-        this.#req.inFlight[s] = this.#inFlight + (k - done) + 1;
-      }
-      this.#inFlight += rc;
-      done += rc;
-    }
-    this.#prepared = 0;
-    return n;
+    return this.submitPending("io_uring_enter");
   }
 
   reap(min: number): number {
-    const want = Math.min(min, this.#inFlight);
+    const want = Math.min(min, this.inFlight);
     if (want <= 0) return 0;
     let head = this.#cq[this.#cqHead]!;
     let ready = (Atomics.load(this.#cq, this.#cqTail) - head) >>> 0;
     while (ready < want) {
       const rc = syscallInts(SYS.io_uring_enter, this.#fd, 0, want, IORING.ENTER_GETEVENTS, 0);
-      if (rc < 0 && rc !== -EINTR) throw systemError("io_uring_enter", this.#path, -rc);
+      if (rc < 0 && rc !== -EINTR) throw systemError("io_uring_enter", this.path, -rc);
       ready = (Atomics.load(this.#cq, this.#cqTail) - head) >>> 0;
     }
     const n = Math.min(ready, this.depth);
     const now = clockGettime();
     for (let e = 0; e < n; e++) {
       const w = this.#cqes + ((head & this.#cqMask) * 4);
-      const s = this.#cq[w]!;
-      const count = this.#cqSigned[w + 2]!;
-      this.doneTags[e] = this.#slots.tag[s]!;
-      this.doneCounts[e] = count;
-      this.doneLatency[e] = now - this.#req.submitted[s]!;
-      this.#req.report(s, count, now);
-      this.#slots.give(s);
+      this.complete(e, this.#cq[w]!, this.#cqSigned[w + 2]!, now);
       head = (head + 1) >>> 0;
     }
     Atomics.store(this.#cq, this.#cqHead, head);
-    this.#inFlight -= n;
+    this.reaped(n);
     return n;
   }
 
   close(): void {
-    if (this.#inFlight > 0) this.reap(this.#inFlight);
+    if (this.inFlight > 0) this.reap(this.inFlight);
     for (const m of this.#maps) unmapRegion(m.at, m.bytes);
     this.#maps.length = 0;
     syscallInts(SYS.close, this.#fd);

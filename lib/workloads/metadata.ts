@@ -8,24 +8,14 @@
  * @module
  */
 import type { Row } from "../report/row.ts";
-import { type AuditMeta, auditOf, type AuditPhase } from "../sys/audit.ts";
+import { type AuditMeta, auditOf, type AuditPhase, noAuditMeta } from "../sys/audit.ts";
 
 /** The sum of the metadata counters of `phases` (each and its child processes' phases). */
 function metaOf(phases: readonly AuditPhase[]): AuditMeta | undefined {
   let sum: AuditMeta | undefined;
   const add = (m: AuditMeta | undefined) => {
     if (m === undefined) return;
-    sum ??= {
-      filesCreated: 0,
-      dirsCreated: 0,
-      filesOpened: 0,
-      dirsOpened: 0,
-      filesSynced: 0,
-      dirsSynced: 0,
-      renames: 0,
-      unlinks: 0,
-      metaNs: 0,
-    };
+    sum ??= noAuditMeta();
     for (const k of Object.keys(sum) as (keyof AuditMeta)[]) sum[k] += m[k];
   };
   for (const p of phases) {

@@ -80,13 +80,7 @@ function consolidatedLayout(store: StoreMembers, bytes: Uint8Array): StoreLayout
   if (entries.length > MAX_INDEXED_OBJECTS) {
     reader.fail(`holds ${entries.length} keys, more than ${MAX_INDEXED_OBJECTS}`);
   }
-  const layout: StoreLayout = {
-    groups: [],
-    arrays: [],
-    attributes: new Map(),
-    consolidated: true,
-    warnings: [],
-  };
+  const layout = emptyLayout(true);
   for (const [key, value] of entries) {
     const m = /^(?:(.*)\/)?(\.zarray|\.zgroup|\.zattrs)$/.exec(key);
     const path = m?.[1] ?? "";
@@ -112,33 +106,36 @@ function consolidatedLayout(store: StoreMembers, bytes: Uint8Array): StoreLayout
   return layout;
 }
 
+/** A layout of nothing found yet; `consolidated` when read from consolidated metadata. */
+function emptyLayout(consolidated: boolean): StoreLayout {
+  return { groups: [], arrays: [], attributes: new Map(), consolidated, warnings: [] };
+}
+
+/** The store key of member `name` of the group or array at `path` (`` for the root). */
+function memberKey(path: string, name: string): string {
+  return path === "" ? name : `${path}/${name}`;
+}
+
 /** The layout found by walking the groups from the root (`.zgroup`, `.zarray` of each entry). */
 function walkedLayout(store: StoreMembers): StoreLayout {
-  const layout: StoreLayout = {
-    groups: [],
-    arrays: [],
-    attributes: new Map(),
-    consolidated: false,
-    warnings: [],
-  };
+  const layout = emptyLayout(false);
   const read = (name: string) => store.read(name, MAX_METADATA_BYTES);
-  const key = (path: string, name: string) => path === "" ? name : `${path}/${name}`;
   const node = (path: string, depth: number): boolean => {
-    const zarray = read(key(path, ".zarray"));
+    const zarray = read(memberKey(path, ".zarray"));
     const attrs = () => {
-      const where = `${store.path}/${key(path, ".zattrs")}`;
-      const a = attributesOf(read(key(path, ".zattrs")), where, layout.warnings);
+      const where = `${store.path}/${memberKey(path, ".zattrs")}`;
+      const a = attributesOf(read(memberKey(path, ".zattrs")), where, layout.warnings);
       if (a !== undefined) layout.attributes.set(path, a);
     };
     if (zarray !== undefined) {
-      const r = new MetadataReader(`${store.path}/${key(path, ".zarray")}`);
+      const r = new MetadataReader(`${store.path}/${memberKey(path, ".zarray")}`);
       layout.arrays.push(r.array(path, r.object(zarray)));
       attrs();
       return true;
     }
-    const zgroup = read(key(path, ".zgroup"));
+    const zgroup = read(memberKey(path, ".zgroup"));
     if (zgroup === undefined) return false;
-    const r = new MetadataReader(`${store.path}/${key(path, ".zgroup")}`);
+    const r = new MetadataReader(`${store.path}/${memberKey(path, ".zgroup")}`);
     r.format(r.object(zgroup));
     layout.groups.push(path);
     attrs();
@@ -148,7 +145,7 @@ function walkedLayout(store: StoreMembers): StoreLayout {
     if (depth >= MAX_DEPTH) r.fail(`groups nested more than ${MAX_DEPTH} deep`);
     for (const name of store.list(path, MAX_GROUP_ENTRIES) ?? []) {
       if (pathParts(name) === undefined) continue; // metadata files, hidden names
-      node(key(path, name), depth + 1);
+      node(memberKey(path, name), depth + 1);
     }
     return true;
   };
@@ -166,16 +163,9 @@ function walkedLayout(store: StoreMembers): StoreLayout {
 
 /** The layout of a v3 store found by walking its groups from the root's `zarr.json`. */
 function walkedLayoutV3(store: StoreMembers, root: Uint8Array): StoreLayout {
-  const layout: StoreLayout = {
-    groups: [],
-    arrays: [],
-    attributes: new Map(),
-    consolidated: false,
-    warnings: [],
-  };
-  const key = (path: string, name: string) => path === "" ? name : `${path}/${name}`;
+  const layout = emptyLayout(false);
   const node = (path: string, bytes: Uint8Array, depth: number): void => {
-    const r = new MetadataReader(`${store.path}/${key(path, "zarr.json")}`);
+    const r = new MetadataReader(`${store.path}/${memberKey(path, "zarr.json")}`);
     const meta = r.object(bytes);
     const kind = nodeType(r, meta);
     const attributes = meta.attributes ?? {};
@@ -196,8 +186,8 @@ function walkedLayoutV3(store: StoreMembers, root: Uint8Array): StoreLayout {
     if (depth >= MAX_DEPTH) r.fail(`groups nested more than ${MAX_DEPTH} deep`);
     for (const name of store.list(path, MAX_GROUP_ENTRIES) ?? []) {
       if (pathParts(name) === undefined) continue; // hidden names
-      const child = store.read(key(key(path, name), "zarr.json"), MAX_METADATA_BYTES);
-      if (child !== undefined) node(key(path, name), child, depth + 1);
+      const child = store.read(memberKey(memberKey(path, name), "zarr.json"), MAX_METADATA_BYTES);
+      if (child !== undefined) node(memberKey(path, name), child, depth + 1);
     }
   };
   node("", root, 0);
@@ -379,13 +369,15 @@ class ZarrIndex implements FrameIndex {
   describe(): Record<string, unknown> {
     const l = this.#layout;
     const attrs = (path: string) => l.attributes.get(path);
+    const withAttributes = (path: string) => ({
+      path: path === "" ? "/" : path,
+      ...(attrs(path) !== undefined ? { attributes: attrs(path) } : {}),
+    });
+    const groups = l.groups.map(withAttributes);
     if (l.arrays.some((a) => a.format === 3) || l.v3) {
       return {
         zarr_format: 3,
-        groups: l.groups.map((g) => ({
-          path: g === "" ? "/" : g,
-          ...(attrs(g) !== undefined ? { attributes: attrs(g) } : {}),
-        })),
+        groups,
         arrays: l.arrays.map((a) => ({
           path: a.path === "" ? "/" : a.path,
           shape: a.shape,
@@ -402,10 +394,7 @@ class ZarrIndex implements FrameIndex {
     return {
       zarr_format: 2,
       consolidated: l.consolidated,
-      groups: l.groups.map((g) => ({
-        path: g === "" ? "/" : g,
-        ...(attrs(g) !== undefined ? { attributes: attrs(g) } : {}),
-      })),
+      groups,
       arrays: l.arrays.map((a) => ({
         path: a.path === "" ? "/" : a.path,
         shape: a.shape,

@@ -38,19 +38,12 @@ const DATA_TYPE: Readonly<Record<DType, string>> = {
   char: "uint8",
 };
 
-/** The dtype of each v3 `data_type` sciobench reads (`bool` as uint8). */
+/** The dtype of each v3 `data_type` sciobench reads ({@link DATA_TYPE} inverted, `bool` as uint8). */
 const DTYPE_OF: Readonly<Record<string, DType>> = {
   bool: "uint8",
-  uint8: "uint8",
-  uint16: "uint16",
-  uint32: "uint32",
-  uint64: "uint64",
-  int8: "int8",
-  int16: "int16",
-  int32: "int32",
-  int64: "int64",
-  float32: "float32",
-  float64: "float64",
+  ...Object.fromEntries(
+    Object.entries(DATA_TYPE).filter(([d]) => d !== "char").map(([d, t]) => [t, d as DType]),
+  ),
 };
 
 /** Bytes of one index entry of a shard: offset and nbytes, uint64 each. */

@@ -37,7 +37,7 @@ import type { ChunkLayout, Frame } from "../../framings/types.ts";
 import { DTYPE_SIZE } from "../../framings/types.ts";
 import { cString, noteLibrarySync } from "../../sys/libc.ts";
 import {
-  abandonSharedFile,
+  agreeOnSharedFile,
   allocChunk,
   checkChunkBytes,
   checkSameLayout,
@@ -58,12 +58,12 @@ import {
   H5F_SCOPE_LOCAL,
   H5P_CRT_ORDER_INDEXED,
   H5P_CRT_ORDER_TRACKED,
-  H5P_DEFAULT,
   H5S_SELECT_SET,
   H5S_UNLIMITED,
   type Hdf5,
   openHdf5,
 } from "./bindings.ts";
+import { createFrameDataset, type FrameExtent, frameSpace, type Groups } from "./datasets.ts";
 
 /** The backend name, used in errors. */
 export const NAME = "hdf5-mpio";
@@ -317,115 +317,22 @@ class Hdf5MpioSink implements FrameSink {
     }
   }
 
-  /** The group `key` (made once, every rank in the same order), below `parent`. */
-  #group(parent: bigint, name: string, made: Map<string, bigint>, key: string): bigint {
-    const have = made.get(key);
-    if (have !== undefined) return have;
-    const lib = this.#h.lib;
-    const gcpl = check(lib, lib.fn.H5Pcreate(lib.groupCreate), "H5Pcreate", this.path);
-    try {
-      check(
-        lib,
-        lib.fn.H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED),
-        "H5Pset_link_creation_order",
-        this.path,
-      );
-      const g = check(
-        lib,
-        lib.fn.H5Gcreate2(parent, cString(name), H5P_DEFAULT, gcpl, H5P_DEFAULT),
-        `H5Gcreate2 '${key}'`,
-        this.path,
-      );
-      this.#groups.push(g);
-      made.set(key, g);
-      return g;
-    } finally {
-      lib.fn.H5Pclose(gcpl);
-    }
-  }
-
   /**
    * Every chunk's dataset, at its full size when the frame count is known (else one frame,
    * grown per frame: a per-rank chunked file written without a count).
    */
   #createLayout(frame: Frame): void {
     const lib = this.#h.lib;
-    const fn = lib.fn;
-    const frames = BigInt(this.#s.part?.total ?? 1);
-    const groups = new Map<string, bigint>();
+    const count = BigInt(this.#s.part?.total ?? 1);
+    const frames: FrameExtent = {
+      frames: count,
+      maxFrames: this.#contiguous ? count : H5S_UNLIMITED,
+      chunked: !this.#contiguous,
+    };
+    const groups: Groups = { made: new Map(), open: this.#groups };
     for (const chunk of frame.chunks) {
-      const parts = components(chunk.name, this.path);
-      let loc = this.#file;
-      for (let i = 0; i < parts.length - 1; i++) {
-        loc = this.#group(loc, parts[i]!, groups, parts.slice(0, i + 1).join("/"));
-      }
-      const rank = chunk.shape.length + 1;
-      const extent = new BigUint64Array(rank);
-      const maxdims = new BigUint64Array(rank);
-      const chunkDims = new BigUint64Array(rank);
-      extent[0] = frames;
-      maxdims[0] = this.#contiguous ? frames : H5S_UNLIMITED;
-      chunkDims[0] = 1n;
-      chunk.shape.forEach((d, k) => {
-        extent[k + 1] = BigInt(d);
-        maxdims[k + 1] = BigInt(d);
-        chunkDims[k + 1] = BigInt(Math.max(1, d));
-      });
-      const closers: (() => unknown)[] = [];
-      try {
-        const space = check(
-          lib,
-          fn.H5Screate_simple(rank, extent, maxdims),
-          "H5Screate_simple",
-          this.path,
-        );
-        closers.push(() => fn.H5Sclose(space));
-        const dcpl = check(lib, fn.H5Pcreate(lib.datasetCreate), "H5Pcreate", this.path);
-        closers.push(() => fn.H5Pclose(dcpl));
-        if (!this.#contiguous) {
-          check(lib, fn.H5Pset_chunk(dcpl, rank, chunkDims), "H5Pset_chunk", this.path);
-        }
-        const id = check(
-          lib,
-          fn.H5Dcreate2(
-            loc,
-            cString(parts[parts.length - 1]!),
-            lib.fileType[this.#order][chunk.dtype],
-            space,
-            H5P_DEFAULT,
-            dcpl,
-            H5P_DEFAULT,
-          ),
-          `H5Dcreate2 '${chunk.name}'`,
-          this.path,
-        );
-        const count = new BigUint64Array(rank);
-        count.set(extent);
-        count[0] = 1n;
-        let memspace: bigint;
-        try {
-          memspace = check(
-            lib,
-            fn.H5Screate_simple(rank, count, null),
-            "H5Screate_simple",
-            this.path,
-          );
-        } catch (e) {
-          fn.H5Dclose(id);
-          throw e;
-        }
-        this.#sets.push({
-          name: chunk.name,
-          dtype: chunk.dtype,
-          shape: [...chunk.shape],
-          id,
-          memspace,
-          start: new BigUint64Array(rank),
-          count,
-        });
-      } finally {
-        closeAll(closers);
-      }
+      const type = lib.fileType[this.#order][chunk.dtype];
+      this.#sets.push(createFrameDataset(lib, this.#file, chunk, type, frames, groups, this.path));
     }
   }
 
@@ -457,15 +364,8 @@ class Hdf5MpioSink implements FrameSink {
           extent[0] = row + 1n;
           check(lib, fn.H5Dset_extent(set.id, extent), "H5Dset_extent", this.path);
         }
-        const fspace = check(lib, fn.H5Dget_space(set.id), "H5Dget_space", this.path);
+        const fspace = frameSpace(lib, set, row, this.path);
         try {
-          set.start[0] = row;
-          check(
-            lib,
-            fn.H5Sselect_hyperslab(fspace, H5S_SELECT_SET, set.start, null, set.count, null),
-            "H5Sselect_hyperslab",
-            this.path,
-          );
           // the test hook: a memory selection of nothing against one frame in the file
           if (this.#failWrites && this.#fed === 1) fn.H5Sselect_none(set.memspace);
           const data = frame.chunks[i]!.data;
@@ -590,13 +490,8 @@ class Hdf5MpioSink implements FrameSink {
    * own failure, or PeerRankFailed when another rank's was the cause.
    */
   #agree(value: number): void {
-    const [min] = this.#mpi.range(value);
-    if (min >= 0) return;
-    throw abandonSharedFile({
+    agreeOnSharedFile(this.#mpi, value, {
       path: this.path,
-      rank: this.#mpi.rank,
-      value,
-      min,
       failure: this.#failure,
       fed: this.#fed,
       release: () => {

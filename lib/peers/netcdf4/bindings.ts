@@ -14,12 +14,13 @@ export const NETCDF_SONAMES: readonly string[] = ["libnetcdf.so.19", "libnetcdf.
 /** Environment variable naming the netCDF-C shared library; tried before the sonames when set. */
 export const NETCDF_ENV = "SCIOBENCH_NETCDF_LIB";
 
-/** The libnetcdf functions the peers call, with their FFI signatures. */
-const SYMBOLS = {
+/**
+ * The libnetcdf functions the serial library and the parallel one (lib/peers/netcdf_par/) both
+ * have and the peers call, with their FFI signatures.
+ */
+export const NC_SHARED_SYMBOLS = {
   nc_inq_libvers: { parameters: [], result: "pointer" },
   nc_strerror: { parameters: ["i32"], result: "pointer" },
-  nc_create: { parameters: ["buffer", "i32", "buffer"], result: "i32" },
-  nc_open: { parameters: ["buffer", "i32", "buffer"], result: "i32" },
   nc_close: { parameters: ["i32"], result: "i32" },
   nc_sync: { parameters: ["i32"], result: "i32" },
   nc_abort: { parameters: ["i32"], result: "i32" },
@@ -35,18 +36,25 @@ const SYMBOLS = {
   nc_put_vara: { parameters: ["i32", "i32", "buffer", "buffer", "buffer"], result: "i32" },
   nc_get_vara: { parameters: ["i32", "i32", "buffer", "buffer", "buffer"], result: "i32" },
   nc_inq: { parameters: ["i32", "buffer", "buffer", "buffer", "buffer"], result: "i32" },
-  nc_inq_format: { parameters: ["i32", "buffer"], result: "i32" },
-  nc_inq_dim: { parameters: ["i32", "i32", "buffer", "buffer"], result: "i32" },
   nc_inq_var: {
     parameters: ["i32", "i32", "buffer", "buffer", "buffer", "buffer", "buffer"],
     result: "i32",
   },
-  nc_inq_var_endian: { parameters: ["i32", "i32", "buffer"], result: "i32" },
-  nc_inq_grp_full_ncid: { parameters: ["i32", "buffer", "buffer"], result: "i32" },
-  nc_inq_varid: { parameters: ["i32", "buffer", "buffer"], result: "i32" },
   nc_inq_att: { parameters: ["i32", "i32", "buffer", "buffer", "buffer"], result: "i32" },
   nc_get_att_text: { parameters: ["i32", "i32", "buffer", "buffer"], result: "i32" },
   nc_put_att_text: { parameters: ["i32", "i32", "buffer", "usize", "buffer"], result: "i32" },
+} as const;
+
+/** The libnetcdf functions the serial peers call, with their FFI signatures. */
+const SYMBOLS = {
+  ...NC_SHARED_SYMBOLS,
+  nc_create: { parameters: ["buffer", "i32", "buffer"], result: "i32" },
+  nc_open: { parameters: ["buffer", "i32", "buffer"], result: "i32" },
+  nc_inq_format: { parameters: ["i32", "buffer"], result: "i32" },
+  nc_inq_dim: { parameters: ["i32", "i32", "buffer", "buffer"], result: "i32" },
+  nc_inq_var_endian: { parameters: ["i32", "i32", "buffer"], result: "i32" },
+  nc_inq_grp_full_ncid: { parameters: ["i32", "buffer", "buffer"], result: "i32" },
+  nc_inq_varid: { parameters: ["i32", "buffer", "buffer"], result: "i32" },
 } as const;
 
 /** The loaded functions of {@link SYMBOLS}. */

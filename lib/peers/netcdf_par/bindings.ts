@@ -11,6 +11,8 @@
  */
 import { cStringAt, libraryFailure, loadLibrary, oneLineText, recordLoaded } from "../common.ts";
 import { type LinkedMpi, loadOncePerMpi, mpiLibraryCandidate, mpiMismatch } from "../mpi_linked.ts";
+import type { NcCalls } from "../nc_calls.ts";
+import { NC_SHARED_SYMBOLS } from "../netcdf4/bindings.ts";
 
 /** Sonames tried in order when `SCIOBENCH_NETCDF_PAR_LIB` is not set (Debian's first). */
 export const NETCDF_PAR_SONAMES: readonly string[] = ["libnetcdf_mpi.so.19", "libnetcdf_mpi.so"];
@@ -21,39 +23,19 @@ export const NETCDF_PAR_ENV = "SCIOBENCH_NETCDF_PAR_LIB";
 /** The symbols, with `h` the FFI type of the ABI's handles. */
 function symbols<H extends "pointer" | "i32">(h: H) {
   return {
-    nc_inq_libvers: { parameters: [], result: "pointer" },
-    nc_strerror: { parameters: ["i32"], result: "pointer" },
+    ...NC_SHARED_SYMBOLS,
     nc_create_par: { parameters: ["buffer", "i32", h, h, "buffer"], result: "i32" },
     nc_open_par: { parameters: ["buffer", "i32", h, h, "buffer"], result: "i32" },
     nc_var_par_access: { parameters: ["i32", "i32", "i32"], result: "i32" },
-    nc_close: { parameters: ["i32"], result: "i32" },
-    nc_sync: { parameters: ["i32"], result: "i32" },
-    nc_abort: { parameters: ["i32"], result: "i32" },
-    nc_enddef: { parameters: ["i32"], result: "i32" },
-    nc_set_fill: { parameters: ["i32", "i32", "buffer"], result: "i32" },
-    nc_def_dim: { parameters: ["i32", "buffer", "usize", "buffer"], result: "i32" },
-    nc_def_var: {
-      parameters: ["i32", "buffer", "i32", "i32", "buffer", "buffer"],
-      result: "i32",
-    },
-    nc_def_var_endian: { parameters: ["i32", "i32", "i32"], result: "i32" },
-    nc_def_var_chunking: { parameters: ["i32", "i32", "i32", "buffer"], result: "i32" },
-    nc_put_att_text: { parameters: ["i32", "i32", "buffer", "usize", "buffer"], result: "i32" },
-    nc_put_vara: { parameters: ["i32", "i32", "buffer", "buffer", "buffer"], result: "i32" },
-    nc_get_vara: { parameters: ["i32", "i32", "buffer", "buffer", "buffer"], result: "i32" },
-    nc_inq: { parameters: ["i32", "buffer", "buffer", "buffer", "buffer"], result: "i32" },
     nc_inq_dimlen: { parameters: ["i32", "i32", "buffer"], result: "i32" },
-    nc_inq_var: {
-      parameters: ["i32", "i32", "buffer", "buffer", "buffer", "buffer", "buffer"],
-      result: "i32",
-    },
-    nc_inq_att: { parameters: ["i32", "i32", "buffer", "buffer", "buffer"], result: "i32" },
-    nc_get_att_text: { parameters: ["i32", "i32", "buffer", "buffer"], result: "i32" },
   } as const;
 }
 
 /** A handle of the run's MPI as the ABI passes it (see lib/backends/backend.ts MpiHandles). */
 type Handle = Deno.PointerValue | number;
+
+/** The calls shared with PnetCDF and the serial library, size_t cells. */
+type Nc = NcCalls<BigUint64Array>;
 
 /**
  * The calls as the code below makes them, the ABI's handles taken as they come (a function's
@@ -76,24 +58,11 @@ function typed(s: {
   nc_abort(ncid: number): number;
   nc_enddef(ncid: number): number;
   nc_set_fill(ncid: number, mode: number, old: Int32Array): number;
-  nc_def_dim(ncid: number, name: Uint8Array, length: bigint, id: Int32Array): number;
-  nc_def_var(
-    ncid: number,
-    name: Uint8Array,
-    type: number,
-    ndims: number,
-    dims: Int32Array,
-    id: Int32Array,
-  ): number;
+  nc_def_dim: Nc["defDim"];
+  nc_def_var: Nc["defVar"];
   nc_def_var_endian(ncid: number, varid: number, endian: number): number;
   nc_def_var_chunking(ncid: number, varid: number, storage: number, sizes: BigUint64Array): number;
-  nc_put_att_text(
-    ncid: number,
-    varid: number,
-    name: Uint8Array,
-    length: bigint,
-    text: Uint8Array,
-  ): number;
+  nc_put_att_text: Nc["putAttText"];
   nc_put_vara(
     ncid: number,
     varid: number,
@@ -108,31 +77,11 @@ function typed(s: {
     count: BigUint64Array,
     data: ArrayBufferView,
   ): number;
-  nc_inq(
-    ncid: number,
-    ndims: Int32Array,
-    nvars: Int32Array,
-    natts: Int32Array,
-    unlimited: Int32Array,
-  ): number;
-  nc_inq_dimlen(ncid: number, dimid: number, length: BigUint64Array): number;
-  nc_inq_var(
-    ncid: number,
-    varid: number,
-    name: Uint8Array,
-    type: Int32Array,
-    ndims: Int32Array,
-    dims: Int32Array,
-    natts: Int32Array,
-  ): number;
-  nc_inq_att(
-    ncid: number,
-    varid: number,
-    name: Uint8Array,
-    type: Int32Array,
-    length: BigUint64Array,
-  ): number;
-  nc_get_att_text(ncid: number, varid: number, name: Uint8Array, text: Uint8Array): number;
+  nc_inq: Nc["inq"];
+  nc_inq_dimlen: Nc["inqDimlen"];
+  nc_inq_var: Nc["inqVar"];
+  nc_inq_att: Nc["inqAtt"];
+  nc_get_att_text: Nc["getAttText"];
 }) {
   return s;
 }
@@ -143,6 +92,8 @@ export type NetcdfParFns = ReturnType<typeof typed>;
 /** The loaded library: its calls, the file it was loaded from, and its version. */
 export interface NetcdfPar {
   readonly fn: NetcdfParFns;
+  /** The calls shared with PnetCDF. */
+  readonly nc: NcCalls<BigUint64Array>;
   readonly path: string;
   /** `4.9.0`, from nc_inq_libvers. */
   readonly version: string;
@@ -184,7 +135,17 @@ export function loadNetcdfPar(abi: LinkedMpi): NetcdfPar | string {
     const fn = typed(loaded.symbols as unknown as Parameters<typeof typed>[0]);
     const version = cStringAt(fn.nc_inq_libvers()).split(/\s/)[0] ?? "unknown";
     recordLoaded("netCDF-C parallel", loaded.path, version);
-    return { fn, path: loaded.path, version };
+    const nc: Nc = {
+      defDim: fn.nc_def_dim,
+      defVar: fn.nc_def_var,
+      putAttText: fn.nc_put_att_text,
+      inq: fn.nc_inq,
+      inqDimlen: fn.nc_inq_dimlen,
+      inqVar: fn.nc_inq_var,
+      inqAtt: fn.nc_inq_att,
+      getAttText: fn.nc_get_att_text,
+    };
+    return { fn, nc, path: loaded.path, version };
   });
 }
 

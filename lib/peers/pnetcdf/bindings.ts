@@ -9,6 +9,7 @@
 import type { DType } from "../../framings/types.ts";
 import { cStringAt, libraryFailure, loadLibrary, oneLineText, recordLoaded } from "../common.ts";
 import { type LinkedMpi, loadOncePerMpi, mpiLibraryCandidate, mpiMismatch } from "../mpi_linked.ts";
+import type { NcCalls } from "../nc_calls.ts";
 
 /** Sonames tried in order when `SCIOBENCH_PNETCDF_LIB` is not set (Debian's first). */
 export const PNETCDF_SONAMES: readonly string[] = [
@@ -107,6 +108,9 @@ type Handle = Deno.PointerValue | number;
 /** An 8-byte array of MPI_Offset values (start, count, lengths). */
 type Offsets = BigInt64Array;
 
+/** The calls shared with netCDF-C, MPI_Offset cells. */
+type Nc = NcCalls<Offsets>;
+
 /**
  * The calls as the code below makes them, the ABI's handles taken as they come (a function's
  * parameter type rather than an interface: the C names are not camelCase).
@@ -119,22 +123,9 @@ function typed(s: {
   ncmpi_inq_file_info(ncid: number, info: Uint8Array): number;
   ncmpi__enddef(ncid: number, hMin: bigint, vAlign: bigint, vMin: bigint, rAlign: bigint): number;
   ncmpi_set_fill(ncid: number, mode: number, old: Int32Array): number;
-  ncmpi_def_dim(ncid: number, name: Uint8Array, length: bigint, id: Int32Array): number;
-  ncmpi_def_var(
-    ncid: number,
-    name: Uint8Array,
-    type: number,
-    ndims: number,
-    dims: Int32Array,
-    id: Int32Array,
-  ): number;
-  ncmpi_put_att_text(
-    ncid: number,
-    varid: number,
-    name: Uint8Array,
-    length: bigint,
-    text: Uint8Array,
-  ): number;
+  ncmpi_def_dim: Nc["defDim"];
+  ncmpi_def_var: Nc["defVar"];
+  ncmpi_put_att_text: Nc["putAttText"];
   ncmpi_begin_indep_data(ncid: number): number;
   ncmpi_end_indep_data(ncid: number): number;
   ncmpi_put_vara(
@@ -152,32 +143,12 @@ function typed(s: {
   ncmpi_sync(ncid: number): number;
   ncmpi_close(ncid: number): number;
   ncmpi_abort(ncid: number): number;
-  ncmpi_inq(
-    ncid: number,
-    ndims: Int32Array,
-    nvars: Int32Array,
-    natts: Int32Array,
-    unlimited: Int32Array,
-  ): number;
+  ncmpi_inq: Nc["inq"];
   ncmpi_inq_format(ncid: number, format: Int32Array): number;
-  ncmpi_inq_dimlen(ncid: number, dimid: number, length: Offsets): number;
-  ncmpi_inq_var(
-    ncid: number,
-    varid: number,
-    name: Uint8Array,
-    type: Int32Array,
-    ndims: Int32Array,
-    dims: Int32Array,
-    natts: Int32Array,
-  ): number;
-  ncmpi_inq_att(
-    ncid: number,
-    varid: number,
-    name: Uint8Array,
-    type: Int32Array,
-    length: Offsets,
-  ): number;
-  ncmpi_get_att_text(ncid: number, varid: number, name: Uint8Array, text: Uint8Array): number;
+  ncmpi_inq_dimlen: Nc["inqDimlen"];
+  ncmpi_inq_var: Nc["inqVar"];
+  ncmpi_inq_att: Nc["inqAtt"];
+  ncmpi_get_att_text: Nc["getAttText"];
 }) {
   return s;
 }
@@ -188,6 +159,8 @@ export type PnetcdfFns = ReturnType<typeof typed>;
 /** The loaded library: its calls, the file it was loaded from, and its version. */
 export interface Pnetcdf {
   readonly fn: PnetcdfFns;
+  /** The calls shared with netCDF-C. */
+  readonly nc: NcCalls<BigInt64Array>;
   /** The typed vara call for elements of `dtype` (PnetCDF converts them to big-endian). */
   vara(op: "put" | "get", dtype: DType, collective: boolean): VaraCall;
   readonly path: string;
@@ -242,7 +215,17 @@ export function loadPnetcdf(abi: LinkedMpi): Pnetcdf | string {
     const calls = loaded.symbols as unknown as Record<string, VaraCall>;
     const vara = (op: "put" | "get", dtype: DType, collective: boolean) =>
       calls[varaName(op, dtype, collective)]!;
-    return { fn, vara, path: loaded.path, version };
+    const nc: Nc = {
+      defDim: fn.ncmpi_def_dim,
+      defVar: fn.ncmpi_def_var,
+      putAttText: fn.ncmpi_put_att_text,
+      inq: fn.ncmpi_inq,
+      inqDimlen: fn.ncmpi_inq_dimlen,
+      inqVar: fn.ncmpi_inq_var,
+      inqAtt: fn.ncmpi_inq_att,
+      getAttText: fn.ncmpi_get_att_text,
+    };
+    return { fn, nc, vara, path: loaded.path, version };
   });
 }
 

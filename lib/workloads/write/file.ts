@@ -123,6 +123,39 @@ export async function writeFile(p: WritePlan, state: WriteState): Promise<Writte
   return p.values.append ? await appendFrames(p, state) : await replaceFile(p, state);
 }
 
+/** The frames FILE holds, its layout checked against the frames to append. */
+function framesHeld(path: string, p: WritePlan, s: Settled): number {
+  const existing = s.backend.openReader(path, {
+    layout: p.frames.layout,
+    backendOptions: s.backendOptions,
+  });
+  try {
+    const first = existing.frameCount;
+    checkSameLayout(existing, p.frames.layout);
+    return first;
+  } finally {
+    existing.close();
+  }
+}
+
+/** Appends the frames after frame `first` of FILE, then disarms `undo` (armed by the caller). */
+async function measureAppend(
+  path: string,
+  p: WritePlan,
+  s: Settled,
+  first: number,
+  state: WriteState,
+  undo: () => void,
+): Promise<Written> {
+  try {
+    const r = await measureWrite(s.backend, path, "append", s.backendOptions, jobOf(p, s, first));
+    state.complete = true;
+    return { ...s, first, sample: r.sample, audit: r.audit };
+  } finally {
+    undo();
+  }
+}
+
 /**
  * Appends the frames to FILE under its lock: an interrupted append of an earlier run rolled
  * back first, the framing detected (or `--framing`), the layout checked against the frames it
@@ -143,30 +176,14 @@ async function appendFrames(p: WritePlan, state: WriteState): Promise<Written> {
       // Before the library opens the file (HDF5 would also trip over the lock held here).
       throw new UsageError(`peer '${backend.name}' cannot append to an existing file`);
     }
-    const existing = backend.openReader(path, {
-      layout: p.frames.layout,
-      backendOptions: s.backendOptions,
-    });
-    let first: number;
-    try {
-      first = existing.frameCount;
-      checkSameLayout(existing, p.frames.layout);
-    } finally {
-      existing.close();
-    }
+    const first = framesHeld(path, p, s);
     const sizeBefore = Deno.statSync(path).size;
     const undo = onInterrupt(() =>
       undoInterruptedAppend(path, sizeBefore) === "complete"
         ? `${path} is complete`
         : `${path} was left as it was`
     );
-    try {
-      const r = await measureWrite(backend, path, "append", s.backendOptions, jobOf(p, s, first));
-      state.complete = true;
-      return { ...s, first, sample: r.sample, audit: r.audit };
-    } finally {
-      undo();
-    }
+    return await measureAppend(path, p, s, first, state, undo);
   } finally {
     lock.release();
   }
@@ -195,27 +212,11 @@ async function appendToStore(p: WritePlan, state: WriteState): Promise<Written> 
       warn(`${path}: an interrupted append was rolled back; the store is as it was before it`);
     }
     const s = settle(backend, p);
-    const existing = backend.openReader(path, {
-      layout: p.frames.layout,
-      backendOptions: s.backendOptions,
-    });
-    let first: number;
-    try {
-      first = existing.frameCount;
-      checkSameLayout(existing, p.frames.layout);
-    } finally {
-      existing.close();
-    }
+    const first = framesHeld(path, p, s);
     const undo = onInterrupt(() =>
       store.undo(path) ? `${path} was left as it was` : `${path} is complete`
     );
-    try {
-      const r = await measureWrite(backend, path, "append", s.backendOptions, jobOf(p, s, first));
-      state.complete = true;
-      return { ...s, first, sample: r.sample, audit: r.audit };
-    } finally {
-      undo();
-    }
+    return await measureAppend(path, p, s, first, state, undo);
   } finally {
     lock.release();
   }
