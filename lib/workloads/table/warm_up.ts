@@ -98,6 +98,7 @@ async function warmUpIn(
     }
     // every rank removes the shared directory as it leaves: none leaves while another still
     // writes or reopens its file there (PnetCDF reopens by path at begin_indep_data)
+    // mutant: warm-up-leave-together
     world().barrier();
   }, rankScratchShare());
 }
