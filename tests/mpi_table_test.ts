@@ -9,6 +9,9 @@ import assert from "node:assert/strict";
 import { tempDir } from "./_helpers.ts";
 import { DIRECT_REFUSED } from "./_syscalls.ts";
 import { type JsonDoc, leftovers, mpiTest, runMpi, runMpiJson } from "./_mpi.ts";
+import { LINGER_GONE } from "./_linger_backend.ts";
+
+const LINGER_SCRIPT = new URL("./_linger_backend.ts", import.meta.url).pathname;
 
 type Row = Record<string, string | number>;
 
@@ -209,6 +212,21 @@ mpiTest(
       1,
       refused.stderr,
     );
+    assert.deepEqual(leftovers(tmp.path), []);
+  },
+);
+
+mpiTest(
+  "mpi table: no rank removes the shared warm-up directory while another still writes in it",
+  async (launcher) => {
+    using tmp = tempDir();
+    const r = await runMpi(
+      launcher,
+      ["table", "--framing", "linger", "--size", "256KiB", "--n", "1024", "--dir", tmp.path],
+      { script: LINGER_SCRIPT },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(!r.stderr.includes(LINGER_GONE), r.stderr);
     assert.deepEqual(leftovers(tmp.path), []);
   },
 );

@@ -1533,6 +1533,18 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/rows say their place/",
   },
   {
+    name: "warm-up-leave-together",
+    claim:
+      "table warm-up under MPI: a rank removes the shared scratch directory while another still works in it",
+    edits: [{
+      marker: "warm-up-leave-together",
+      search: "world().barrier();",
+      replace: "",
+    }],
+    tests: ["tests/mpi_table_test.ts"],
+    filter: "/shared warm-up directory/",
+  },
+  {
     name: "table-io-rate-excludes-verify",
     claim: "table: the io rates include the verification (not like with like against fio)",
     edits: [{

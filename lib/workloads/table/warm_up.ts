@@ -96,5 +96,9 @@ async function warmUpIn(
         // directory and what is left in it are removed at the end
       }
     }
+    // every rank removes the shared directory as it leaves: none leaves while another still
+    // writes or reopens its file there (PnetCDF reopens by path at begin_indep_data)
+    // mutant: warm-up-leave-together
+    world().barrier();
   }, rankScratchShare());
 }
