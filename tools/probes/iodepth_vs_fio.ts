@@ -4,14 +4,16 @@
  * frames of 1792 bytes, each one or two 4 KiB requests; ours: the random phase's requests/s,
  * fio: randread bs=4k IOPS) and sequential reads of a 1 GiB raw file of 448 KiB frames (N = 128^2;
  * ours: --direct with no --bs, one request per frame's aligned blocks, 452 KiB; fio: read bs=448k
- * MiB/s, verified and the I/O calls alone, read_io_MiBps, which fio's is like). Depths 1, 4, 16, 32; libaio and io_uring; ours and fio alternate, fio first at odd
+ * MiB/s). Depths 1, 4, 16, 32; libaio and io_uring; ours and fio alternate, fio first at odd
  * repeats. Prints a Markdown table (medians of the repeats).
  *
- *     deno run -A tools/probes/iodepth_vs_fio.ts [DIR] [REPEATS]
+ *     deno run -A tools/probes/iodepth_vs_fio.ts [DIR] [REPEATS] [seq|random]
  * @module
  */
 const dir = Deno.args[0] ?? ".";
 const repeats = Number(Deno.args[1] ?? 3);
+/** `seq` or `random`: only that half (each row's other columns left empty); default both. */
+const only = Deno.args[2];
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const SAMPLE_4K = "192M";
 const SAMPLE_SEQ = "512M";
@@ -49,7 +51,7 @@ async function ensure(path: string, n: string): Promise<void> {
   }
 }
 
-const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
+const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)] ?? NaN;
 
 const small = `${dir}/iodepth-4k.raw`;
 const large = `${dir}/iodepth-448k.raw`;
@@ -57,15 +59,15 @@ await ensure(small, "64");
 await ensure(large, "16384");
 console.log(
   "| engine | depth | ours 4k IOPS | fio 4k IOPS | ratio | ours p50 us | ours p99 us | " +
-    "ours seq MiB/s | ours seq io MiB/s | fio seq MiB/s | io ratio |",
+    "ours seq MiB/s | fio seq MiB/s | ratio |",
 );
-console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+console.log("|---|---|---|---|---|---|---|---|---|---|");
 for (const engine of ["libaio", "io_uring"]) {
   for (const depth of [1, 4, 16, 32]) {
     const q = ["--iodepth", String(depth), "--engine", engine];
     const f = [`--ioengine=${engine}`, `--iodepth=${depth}`, "--direct=1", "--name=probe"];
     const ours4k: number[] = [], fio4k: number[] = [], p50: number[] = [], p99: number[] = [];
-    const oursSeq: number[] = [], oursSeqIo: number[] = [], fioSeq: number[] = [];
+    const oursSeq: number[] = [], fioSeq: number[] = [];
     for (let r = 0; r < repeats; r++) {
       const steps = [
         async () => {
@@ -90,7 +92,6 @@ for (const engine of ["libaio", "io_uring"]) {
             ...["read", "--direct", ...q, "--sample", SAMPLE_SEQ, "--format", "csv", large],
           ]);
           oursSeq.push(Number(row.read_MiBps));
-          oursSeqIo.push(Number(row.read_io_MiBps));
         },
         async () => {
           const x = await fio([
@@ -101,16 +102,15 @@ for (const engine of ["libaio", "io_uring"]) {
           fioSeq.push(x.MiBps);
         },
       ];
-      const order = r % 2 === 0 ? [1, 0, 3, 2] : [0, 1, 2, 3];
+      const all = r % 2 === 0 ? [1, 0, 3, 2] : [0, 1, 2, 3];
+      const order = all.filter((k) => only === undefined || (only === "seq") === k >= 2);
       for (const k of order) await steps[k]!();
     }
     const [a, b, c, d] = [median(ours4k), median(fio4k), median(oursSeq), median(fioSeq)];
     console.log(
       `| ${engine} | ${depth} | ${a.toFixed(0)} | ${b.toFixed(0)} | ${(a / b).toFixed(2)} | ` +
         `${median(p50).toFixed(0)} | ${median(p99).toFixed(0)} | ${c.toFixed(0)} | ` +
-        `${median(oursSeqIo).toFixed(0)} | ${d.toFixed(0)} | ${
-          (median(oursSeqIo) / d).toFixed(2)
-        } |`,
+        `${d.toFixed(0)} | ${(c / d).toFixed(2)} |`,
     );
   }
 }
