@@ -5,7 +5,9 @@
  * library and the direct rows in one table; at --iodepth 8 (io_uring, and libaio with --direct)
  * 8 requests in flight; with --readers 2, every chunk read once across the reader processes; a
  * damaged chunk byte found; a compressed dataset (h5repack -f GZIP=1) refused in one line; under strace, preads at the chunks only after the
- * library's reads at the open, and at --iodepth 8 through io_uring, 8 requests in flight.
+ * library's reads at the open, and at --iodepth 8 through io_uring, 8 requests in flight; a
+ * user's file (--file) looked up first in the library child, so a file that crashes the library
+ * is one line and exit 2 (and a fault injected in the child stops the loader).
  * @module
  */
 import assert from "node:assert/strict";
@@ -317,5 +319,73 @@ peerTest(
       }
     }
     assert.equal(largest, 8, `largest io_uring_enter submission: ${largest}`);
+  },
+);
+
+/** The one line on `stderr` (`sciobench: error: ...`): no second line, no stack trace. */
+function oneErrorLine(stderr: string): string {
+  const lines = stderr.trimEnd().split("\n");
+  assert.equal(lines.length, 1, `expected one error line, got:\n${stderr}`);
+  assert.match(lines[0]!, /^sciobench: error: /);
+  return lines[0]!;
+}
+
+/** A file that crashes the HDF5 library's open (from the fuzzer; tests/testdata/fuzz). */
+const CRASHING_H5 = new URL("./testdata/fuzz/hdf5-crash-0da0825b.h5", import.meta.url).pathname;
+
+peerTest(
+  "loader --file --access direct: a file that crashes the HDF5 library is one line, exit 2",
+  () => hdf5.unavailable(),
+  async () => {
+    using dir = tempDir("sciobench-chunks-");
+    const path = `${dir.path}/damaged.h5`;
+    Deno.copyFileSync(CRASHING_H5, path);
+    for (const readers of ["1", "2"]) {
+      const r = await runCli([
+        "loader",
+        "--file",
+        path,
+        "--access",
+        "direct",
+        "--readers",
+        readers,
+      ]);
+      assert.equal(r.code, 2, `--readers ${readers}: exit ${r.code}\n${r.stderr}`);
+      assert.match(
+        oneErrorLine(r.stderr),
+        /the HDF5 library crashed \(SIGSEGV.*\) reading '.*damaged\.h5'; the file is probably damaged$/,
+      );
+      assert.equal(r.stdout, "", "no row");
+    }
+  },
+);
+
+peerTest(
+  "loader --file --access direct: the chunk lookup runs first in the library child, with its limits",
+  () => hdf5.unavailable(),
+  async () => {
+    using dir = tempDir("sciobench-chunks-");
+    const path = `${dir.path}/data.h5`;
+    await writeTableFile("hdf5", path, 4);
+    const args = ["loader", "--file", path, "--access", "direct", "--readers", "2"];
+    // a fault strikes only in the library child: the loader stops on it before any read
+    const segv = await runCli(args, { env: { SCIOBENCH_CHILD_FAULT: "segv" } });
+    assert.equal(segv.code, 2, segv.stderr);
+    assert.match(
+      oneErrorLine(segv.stderr),
+      /the HDF5 library crashed \(SIGSEGV\) reading '.*data\.h5'; the file is probably damaged$/,
+    );
+    assert.equal(segv.stdout, "", "no row");
+    const spin = await runCli(args, {
+      env: { SCIOBENCH_CHILD_FAULT: "spin", SCIOBENCH_LIBRARY_SECONDS: "1" },
+    });
+    assert.equal(spin.code, 2, spin.stderr);
+    assert.match(oneErrorLine(spin.stderr), /used more than 1 s of CPU time without progress/);
+    // the library's own file is not a user's: no child, the fault never strikes
+    const written = await runCli(
+      ["loader", "--framing", "hdf5", "--size", "64KiB", "--n", "64", "--access", "direct"],
+      { env: { SCIOBENCH_CHILD_FAULT: "segv" } },
+    );
+    assert.equal(written.code, 0, written.stderr);
   },
 );

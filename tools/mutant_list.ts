@@ -701,6 +701,19 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/every chunk read once per epoch/",
   },
   {
+    name: "loader-chunks-vetted",
+    claim:
+      "loader --file --access direct runs the HDF5 library on a user's file in sciobench's own " +
+      "process first: a damaged file crashes it",
+    edits: [{
+      marker: "loader-chunks-vetted",
+      search: "if (!isolates(backend)) return;",
+      replace: 'if (!isolates(backend) || o.access === "direct") return;',
+    }],
+    tests: ["tests/loader_chunks_test.ts"],
+    filter: "/crashes the HDF5 library|runs first in the library child/",
+  },
+  {
     name: "chunks-filtered-refused",
     claim:
       "loader --access direct reads a compressed dataset's stored bytes as if they were samples",

@@ -6,7 +6,7 @@
  * one after another until stdin ends, so many files can share one child.
  * @module
  */
-import { SciobenchError } from "../core/errors.ts";
+import { SciobenchError, UsageError } from "../core/errors.ts";
 import { getrusage, mapRegion, RLIMIT, setrlimit } from "../sys/libc.ts";
 import { chunkRow, forEachChunk, infoFacts, streamInfo } from "./info/mod.ts";
 import {
@@ -17,7 +17,7 @@ import {
   enterLibraryChild,
   libraryLimits,
 } from "./isolate.ts";
-import { libraryName } from "../backends/capabilities.ts";
+import { directReadRefusal, libraryName } from "../backends/capabilities.ts";
 import { LIBRARY_MEMORY_ENV } from "../peers/common.ts";
 import { PEERS } from "../peers/mod.ts";
 import { openUserFile } from "./open.ts";
@@ -87,6 +87,10 @@ async function serve(
   }
   if (request.op === "check") {
     readWhole(path, framing, options, beat);
+    return;
+  }
+  if (request.op === "chunks") {
+    lookUpChunks(path, framing);
     return;
   }
   const source = openUserFile(path, framing, options, "info", {
@@ -159,6 +163,17 @@ export function readWhole(
   } finally {
     source.close();
   }
+}
+
+/**
+ * Asks `framing`'s library where each frame's chunks of `path` lie, as `--access direct` does
+ * before its reads, and discards the answer. UsageError when the backend has no such lookup.
+ */
+function lookUpChunks(path: string, framing: string): void {
+  const backend = backendByName(framing);
+  const why = directReadRefusal(backend);
+  if (why !== null) throw new UsageError(`--access direct: ${why}`);
+  backend.frameChunks!(path);
 }
 
 /** The child's main loop; returns the exit code when stdin ends. */

@@ -96,9 +96,11 @@ export interface ChildRequest {
   /**
    * `info` streams the info text (with `settings.rows`: sends the file's facts, then a row per
    * chunk), `read` measures and returns a row, `check` reads everything silently; `write`
-   * writes frames to `path` (a temporary file the parent owns) and returns what it measured.
+   * writes frames to `path` (a temporary file the parent owns) and returns what it measured;
+   * `chunks` asks the library where each frame's chunks lie (Backend.frameChunks) and discards
+   * the answer: a file that ends ok is safe to look up in-process the same way.
    */
-  readonly op: "info" | "read" | "check" | "write";
+  readonly op: "info" | "read" | "check" | "write" | "chunks";
   /** The file. */
   readonly path: string;
   /** The backend that reads it (a peer). */

@@ -23,7 +23,7 @@ import {
   shuffledOrder,
 } from "../pattern.ts";
 import { judgeCold, prepareCache, queueColumns, transferColumns } from "../transfer.ts";
-import { type LoaderOpen, openLoader } from "./open.ts";
+import { type LoaderOpen, openLoader, vetLoader } from "./open.ts";
 import type { LoaderFile, LoaderSettings, Sampling } from "./settings.ts";
 import {
   type LoaderReaders,
@@ -267,7 +267,8 @@ function epochRow(
  * each epoch's row (with its audit trail, the first one's with the open) to `add`: the first
  * epoch after a cache drop (cold_ok judged from the drop's residency and the device bytes of the
  * distinct frames read), the later ones from whatever the cache holds (cache `as left`, cold_ok
- * empty); resident_before is the fraction cached before each epoch.
+ * empty); resident_before is the fraction cached before each epoch. A user's file read directly
+ * is first looked up in a library child ({@link vetLoader}).
  */
 export async function runLoader(
   open: LoaderOpen,
@@ -276,6 +277,8 @@ export async function runLoader(
   progress: Progress,
   launch: ReaderLaunch,
 ): Promise<void> {
+  // once, before this process or any reader process opens the file
+  await vetLoader(open);
   startAudit();
   try {
     const file = openLoader(open);

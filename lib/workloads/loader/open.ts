@@ -12,7 +12,7 @@ import { parseOptionArgs } from "../../framings/options.ts";
 import type { ChunkLayout } from "../../framings/types.ts";
 import { storeBytes } from "../../io/store.ts";
 import type { Transfer } from "../../io/transfer.ts";
-import { isolates } from "../isolate.ts";
+import { isolates, relayToTerminal, runIsolated } from "../isolate.ts";
 import { chooseBackend, openUserFile } from "../open.ts";
 import { prepareVerified } from "../pattern.ts";
 import { tablePatternOf } from "../read/mod.ts";
@@ -59,6 +59,20 @@ export interface UserFile extends ReadAs {
 
 /** How the loader's file is opened (JSON: a reader process is told it). */
 export type LoaderOpen = WrittenFile | UserFile;
+
+/**
+ * Before the loader opens a user's file (--file) for `--access direct`: the library's lookup of
+ * its chunks (Backend.frameChunks) runs first in a library child, with its limits, so a damaged
+ * or hostile file is one line and exit 2; once it ends ok, the same lookup on the same bytes in
+ * this process and in each reader process is safe. Nothing to do for any other file or access.
+ */
+export async function vetLoader(o: LoaderOpen): Promise<void> {
+  if (o.kind !== "user" || o.access !== "direct") return;
+  const backend = chooseBackend(o.path, o.framing);
+  // mutant: loader-chunks-vetted
+  if (!isolates(backend)) return;
+  await runIsolated({ op: "chunks", path: o.path, framing: backend.name }, relayToTerminal);
+}
 
 /** Opens the loader's file as `o` says (each reader process too); the caller closes its source. */
 export function openLoader(o: LoaderOpen): LoaderFile {

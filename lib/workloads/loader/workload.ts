@@ -58,7 +58,8 @@ flight, and with --direct through O_DIRECT (cache: direct, no drop), --bs SIZE i
 An HDF5 or netCDF-4 file (--framing hdf5 or netcdf4, or your --file) is read through its
 library one sample at a time (--access library, the default), or directly (--access direct):
 the HDF5 library is asked once, at the open, where each frame's chunks lie
-(H5Dget_chunk_info_by_coord) and closed, then sciobench reads those bytes itself, as it reads
+(H5Dget_chunk_info_by_coord; for your --file first in a library child, so a damaged file is one
+line and exit 2) and closed, then sciobench reads those bytes itself, as it reads
 a native framing's (--iodepth, --engine, --direct), and verifies them the same way. Only a
 dataset stored in chunks of whole frames without filters can be read so: a compressed (or
 shuffled, checksummed) one is refused in one line. --access library,direct reads the same file
