@@ -119,7 +119,10 @@ peerTest(
     assert.ok(rows.every((x) => x["reader_bytes"] === Number(x["procs"]) * 10 * (13000 * 8 + 8)));
     const own = await runCli([...base, "--reader", "sciobench", "--mode", "shared"]);
     assert.equal(own.code, 0, own.stderr);
-    assert.match(own.stdout.trim().split("\n")[1]!, /,sciobench,1,true,,0,false,false,psync,1,run,$/);
+    assert.match(
+      own.stdout.trim().split("\n")[1]!,
+      /,sciobench,1,true,,0,false,false,psync,1,run,$/,
+    );
 
     // A user's own Fortran file: read as it is, never written or removed.
     const file = `${d.path}/user.f77`;
