@@ -18,6 +18,7 @@ import { withScratchDir } from "../../io/scratch.ts";
 import { columnHelp } from "../../report/human.ts";
 import { Progress } from "../../report/progress.ts";
 import type { FlagValues } from "../../cli/flags.ts";
+import type { Row } from "../../report/row.ts";
 import { checkScratchRoom } from "../checks.ts";
 import { chooseBackend } from "../open.ts";
 import { parseQueue, parseTransfer, resolveBackends } from "../settings.ts";
@@ -201,6 +202,25 @@ function writingBackend(framing: string): Backend {
   return backend;
 }
 
+/**
+ * One loader run per read path of `paths`, each opened as `openOf` says with the `--bs` /
+ * `--direct` and the queue that path reads with (see {@link transferFor}, {@link queueFor}).
+ */
+async function runPaths(
+  paths: readonly Access[],
+  settings: LoaderSettings,
+  add: (row: Row) => void,
+  progress: Progress,
+  openOf: (access: Access, transfer: Transfer | undefined) => LoaderOpen,
+): Promise<void> {
+  for (const access of paths) {
+    const transfer = transferFor(access, paths, settings.transfer);
+    const queue = queueFor(access, paths, settings.queue);
+    const open = openOf(access, transfer);
+    await runLoader(open, { ...settings, queue, transfer }, add, progress, selfReader);
+  }
+}
+
 /** The resolved options of a run, for the JSON meta and the plan (option names as flags). */
 function runOptions(
   settings: LoaderSettings,
@@ -253,21 +273,16 @@ export const loaderWorkload: Workload<FlagValues<"loader">> = {
         options: { ...options, file: userFile, framing: framing ?? null, verify: values.verify },
         async run(add, progress): Promise<void> {
           const paths = pathsFor(chooseBackend(userFile, framing), asked);
-          for (const access of paths) {
-            const transfer = transferFor(access, paths, settings.transfer);
-            const open: LoaderOpen = {
-              kind: "user",
-              path: userFile,
-              framing,
-              options: values.option,
-              verify: values.verify,
-              seed: settings.seed,
-              access,
-              transfer,
-            };
-            const queue = queueFor(access, paths, settings.queue);
-            await runLoader(open, { ...settings, queue, transfer }, add, progress, selfReader);
-          }
+          await runPaths(paths, settings, add, progress, (access, transfer) => ({
+            kind: "user",
+            path: userFile,
+            framing,
+            options: values.option,
+            verify: values.verify,
+            seed: settings.seed,
+            access,
+            transfer,
+          }));
         },
       };
     }
@@ -326,21 +341,16 @@ export const loaderWorkload: Workload<FlagValues<"loader">> = {
             frames,
             (i) => expected.frame(i),
           );
-          for (const access of paths) {
-            const transfer = transferFor(access, paths, settings.transfer);
-            const open: LoaderOpen = {
-              kind: "written",
-              path,
-              framing: backend.name,
-              options: values.option,
-              n,
-              seed: settings.seed,
-              access,
-              transfer,
-            };
-            const queue = queueFor(access, paths, settings.queue);
-            await runLoader(open, { ...settings, queue, transfer }, add, progress, selfReader);
-          }
+          await runPaths(paths, settings, add, progress, (access, transfer) => ({
+            kind: "written",
+            path,
+            framing: backend.name,
+            options: values.option,
+            n,
+            seed: settings.seed,
+            access,
+            transfer,
+          }));
         });
       },
     };
