@@ -11,7 +11,6 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { backendByName } from "../lib/backends/registry.ts";
 import type { FlagValues } from "../lib/cli/flags.ts";
 import { hdf5, hdf5FrameChunks } from "../lib/peers/hdf5/mod.ts";
 import { netcdf4 } from "../lib/peers/netcdf4/mod.ts";
@@ -19,36 +18,9 @@ import { Progress } from "../lib/report/progress.ts";
 import type { Row } from "../lib/report/row.ts";
 import { auditOf } from "../lib/sys/audit.ts";
 import { loaderWorkload } from "../lib/workloads/loader/workload.ts";
-import { measureWrite } from "../lib/workloads/write/mod.ts";
 import { commandMissing, flipByte, peerTest, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
+import { loaderRows, writeTableFile } from "./_loader.ts";
 import { DIRECT_REFUSED, parseStrace, straceSciobench, TRACED_CALLS } from "./_syscalls.ts";
-
-/** Runs `loader` in this process with `flags` (the parser's defaults added); its rows. */
-async function loaderRows(flags: Record<string, string | boolean>): Promise<Row[]> {
-  const values = {
-    seed: "1",
-    "samples-per-batch": "8",
-    sample: "shuffle",
-    verify: false,
-    ...flags,
-  } as unknown as FlagValues<"loader">;
-  const planned = await loaderWorkload.plan(values, [], { format: "csv" }, []);
-  const rows: Row[] = [];
-  await planned.run((row) => rows.push(row), new Progress({ quiet: true }));
-  return rows;
-}
-
-/** Writes the table's frames (N = 64, seed 1) to `path` with `framing`: `frames` frames. */
-async function writeTableFile(framing: string, path: string, frames: number): Promise<void> {
-  await measureWrite(backendByName(framing), path, "new", {}, {
-    n: 64,
-    count: frames,
-    seed: 1,
-    first: 0,
-    fsync: "end",
-    options: [],
-  });
-}
 
 /** Each frame's chunks as `offset:bytes`, as the HDF5 library reports them. */
 function chunkReads(path: string): string[][] {

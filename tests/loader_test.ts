@@ -6,48 +6,16 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { backendByName } from "../lib/backends/registry.ts";
-import type { FlagValues } from "../lib/cli/flags.ts";
 import { openUserFile } from "../lib/workloads/open.ts";
 import { hdf5 } from "../lib/peers/hdf5/mod.ts";
 import { netcdf4 } from "../lib/peers/netcdf4/mod.ts";
-import { Progress } from "../lib/report/progress.ts";
 import type { Row } from "../lib/report/row.ts";
 import { auditOf } from "../lib/sys/audit.ts";
 import { epochOrder } from "../lib/workloads/loader/mod.ts";
-import { loaderWorkload } from "../lib/workloads/loader/workload.ts";
-import { measureWrite } from "../lib/workloads/write/mod.ts";
 import { VerifyError } from "../lib/core/errors.ts";
 import { flipByte, peerTest, runCli, tempDir } from "./_helpers.ts";
+import { loaderRows, writeTableFile } from "./_loader.ts";
 import { parseStrace, straceSciobench } from "./_syscalls.ts";
-
-/** Runs `loader` in this process with `flags` (the parser's defaults added) and returns its rows. */
-async function loaderRows(flags: Record<string, string | boolean>): Promise<Row[]> {
-  const values = {
-    seed: "1",
-    "samples-per-batch": "8",
-    sample: "shuffle",
-    verify: false,
-    ...flags,
-  } as unknown as FlagValues<"loader">;
-  const planned = await loaderWorkload.plan(values, [], { format: "csv" }, []);
-  const rows: Row[] = [];
-  const progress = new Progress({ quiet: true });
-  await planned.run((row) => rows.push(row), progress);
-  return rows;
-}
-
-/** Writes the table's frames (N = 64, seed 1) to `path` with `framing`: `frames` frames. */
-async function writeTableFile(framing: string, path: string, frames: number): Promise<void> {
-  await measureWrite(backendByName(framing), path, "new", {}, {
-    n: 64,
-    count: frames,
-    seed: 1,
-    first: 0,
-    fsync: "end",
-    options: [],
-  });
-}
 
 /** The offsets the reads of each epoch row started at (the file's reads, in order). */
 function epochReads(row: Row, path: string): number[] {
