@@ -6,7 +6,7 @@
  */
 import { probeDirect } from "../lib/io/transfer.ts";
 import { UsageError } from "../lib/core/errors.ts";
-import { MAIN, PERMISSIONS } from "./_helpers.ts";
+import { commandMissing, MAIN, PERMISSIONS, REQUIRE_PEERS } from "./_helpers.ts";
 
 /**
  * One traced call on a file: pread64 or pwrite64 (bytes asked, offset), fsync, fdatasync or
@@ -247,3 +247,23 @@ export const DIRECT_REFUSED: string | null = (() => {
     Deno.removeSync(dir, { recursive: true });
   }
 })();
+
+/** Why strace cannot run here, or null; a missing strace throws under SCIOBENCH_REQUIRE_PEERS=1. */
+export function straceMissing(): string | null {
+  const missing = commandMissing("strace");
+  if (missing !== null && REQUIRE_PEERS) {
+    throw new Error(`strace is required (SCIOBENCH_REQUIRE_PEERS=1): ${missing}`);
+  }
+  return missing;
+}
+
+/**
+ * True when the strace tests of direct I/O cannot run here (O_DIRECT refused, or no strace); says
+ * so once on stderr, naming `what`.
+ */
+export function straceDirectSkipped(what: string): boolean {
+  const missing = straceMissing();
+  const why = DIRECT_REFUSED ?? missing;
+  if (why !== null) console.error(`skip: ${what}: ${why}`);
+  return why !== null;
+}

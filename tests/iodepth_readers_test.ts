@@ -13,18 +13,17 @@ import type { AuditPhase, RowAudit } from "../lib/sys/audit.ts";
 import { nativeBackend } from "../lib/backends/engine.ts";
 import { FRAMINGS } from "../lib/backends/registry.ts";
 import type { Row } from "../lib/report/row.ts";
-import { commandMissing, flipByte, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
-import { DIRECT_REFUSED, isRead, parseStrace, straceSciobench } from "./_syscalls.ts";
+import { flipByte, runCli, tempDir } from "./_helpers.ts";
+import {
+  DIRECT_REFUSED,
+  isRead,
+  parseStrace,
+  straceDirectSkipped,
+  straceSciobench,
+} from "./_syscalls.ts";
 
 const NO_DIRECT = DIRECT_REFUSED !== null;
-const STRACE_MISSING = commandMissing("strace");
-if (STRACE_MISSING !== null && REQUIRE_PEERS) {
-  throw new Error(`strace is required (SCIOBENCH_REQUIRE_PEERS=1): ${STRACE_MISSING}`);
-}
-const NO_STRACE = NO_DIRECT || STRACE_MISSING !== null;
-if (NO_STRACE) {
-  console.error(`skip: readers iodepth strace tests: ${DIRECT_REFUSED ?? STRACE_MISSING}`);
-}
+const NO_STRACE = straceDirectSkipped("readers iodepth strace tests");
 
 /** A readers run of 64 records of 600 doubles (4800 bytes) with sciobench's reader. */
 function readersArgs(dir: string, ...extra: string[]): string[] {

@@ -12,16 +12,18 @@ import type { EngineName } from "../lib/sys/queue.ts";
 import type { Transfer } from "../lib/io/transfer.ts";
 import { nativeBackend } from "../lib/backends/engine.ts";
 import { FRAMINGS } from "../lib/backends/registry.ts";
-import { commandMissing, flipByte, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
-import { DIRECT_REFUSED, isRead, parseStrace, straceSciobench, TRACED_CALLS } from "./_syscalls.ts";
+import { flipByte, runCli, tempDir } from "./_helpers.ts";
+import {
+  DIRECT_REFUSED,
+  isRead,
+  parseStrace,
+  straceDirectSkipped,
+  straceSciobench,
+  TRACED_CALLS,
+} from "./_syscalls.ts";
 
 const NO_DIRECT = DIRECT_REFUSED !== null;
-const STRACE_MISSING = commandMissing("strace");
-if (STRACE_MISSING !== null && REQUIRE_PEERS) {
-  throw new Error(`strace is required (SCIOBENCH_REQUIRE_PEERS=1): ${STRACE_MISSING}`);
-}
-const NO_STRACE = NO_DIRECT || STRACE_MISSING !== null;
-if (NO_STRACE) console.error(`skip: iodepth strace tests: ${DIRECT_REFUSED ?? STRACE_MISSING}`);
+const NO_STRACE = straceDirectSkipped("iodepth strace tests");
 
 const DIRECT_4K: Transfer = { bs: 4096, direct: true, readAhead: true };
 

@@ -18,9 +18,15 @@ import { Progress } from "../lib/report/progress.ts";
 import type { Row } from "../lib/report/row.ts";
 import { auditOf } from "../lib/sys/audit.ts";
 import { loaderWorkload } from "../lib/workloads/loader/workload.ts";
-import { commandMissing, flipByte, peerTest, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
+import { commandMissing, flipByte, peerTest, runCli, tempDir } from "./_helpers.ts";
 import { loaderRows, writeTableFile } from "./_loader.ts";
-import { DIRECT_REFUSED, parseStrace, straceSciobench, TRACED_CALLS } from "./_syscalls.ts";
+import {
+  DIRECT_REFUSED,
+  parseStrace,
+  straceMissing,
+  straceSciobench,
+  TRACED_CALLS,
+} from "./_syscalls.ts";
 
 /** Each frame's chunks as `offset:bytes`, as the HDF5 library reports them. */
 function chunkReads(path: string): string[][] {
@@ -245,10 +251,7 @@ peerTest(
   },
 );
 
-const STRACE_MISSING = commandMissing("strace");
-if (STRACE_MISSING !== null && REQUIRE_PEERS) {
-  throw new Error(`strace is required (SCIOBENCH_REQUIRE_PEERS=1): ${STRACE_MISSING}`);
-}
+const STRACE_MISSING = straceMissing();
 
 peerTest(
   "loader --access direct (strace): preads of the chunks alone after the library's, 8 in flight",
