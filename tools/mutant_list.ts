@@ -1590,4 +1590,15 @@ export const MUTANTS: readonly Mutant[] = [
     tests: ["tests/summary_test.ts"],
     filter: "/ratio of the mean rates/",
   },
+  {
+    name: "read-warm-up",
+    claim: "read: the read path runs unwarmed (V8 compiles it inside the first timed phase)",
+    edits: [{
+      marker: "read-warm-up",
+      search: "await warmUpRead(framing, settings);",
+      replace: "",
+    }],
+    tests: ["tests/read_warm_up_test.ts"],
+    filter: "/read path warmed/",
+  },
 ];

@@ -32,11 +32,15 @@ import {
   verifyStoredFrame,
 } from "../pattern.ts";
 import { TableFrames } from "../table/mod.ts";
+import { WARM_UP_FRAMES, WARM_UP_N, WARM_UP_ROUNDS } from "../table/warm_up.ts";
 import { type Block, planBlocks, readBlocks, referenceCrcs } from "../blocks.ts";
 import type { FrameSource, QueueSpec } from "../../backends/backend.ts";
 import type { ColumnDoc } from "../../report/human.ts";
 import { columnDocs, READ_COLUMN_NAMES } from "../columns.ts";
 import { openUserFile } from "../open.ts";
+import { backendByName } from "../../backends/registry.ts";
+import { writeFrames } from "../../backends/write.ts";
+import { withScratchDir } from "../../io/scratch.ts";
 
 /** The columns of `read`'s row, with units, in CSV order (from the schema). */
 export const READ_COLUMN_DOCS: readonly ColumnDoc[] = columnDocs(READ_COLUMN_NAMES);
@@ -489,6 +493,59 @@ function readRow(
 }
 
 /**
+ * The untimed warm-up before `read` opens its file: a native framing writes a tiny file of table
+ * frames in a scratch directory of the temporary directory and reads it back through the phases'
+ * own code (the same transfer, engine, depth and verification), so that V8 has compiled and
+ * optimized the read path before it is timed. The user's file is not touched. A failure (a
+ * temporary directory refusing O_DIRECT) is left alone: the timed phases run as they would.
+ */
+async function warmUpRead(framing: string, settings: ReadSettings): Promise<void> {
+  const backend = backendByName(framing);
+  if (backend.kind !== "native") return;
+  const frames = new TableFrames(WARM_UP_N, settings.seed, 0);
+  const pattern = settings.verify ? frames : undefined;
+  const overlap = settings.verify && readOverlap(settings.transfer, undefined).mode !== "none";
+  const quiet = new Progress({ quiet: true });
+  try {
+    await withScratchDir(Deno.env.get("TMPDIR") ?? "/tmp", async (dir) => {
+      const path = `${dir}/warm-up.${backend.name}`;
+      const transfer = settings.transfer;
+      await writeFrames(
+        backend,
+        path,
+        { create: "truncate", fsync: "none", transfer },
+        WARM_UP_FRAMES,
+        (i) => frames.frame(i),
+      );
+      const source = backend.openReader(path, { layout: frames.layout, transfer });
+      try {
+        if (pattern) prepareVerified(source, pattern);
+        const bytes = storeBytes(path);
+        for (let r = 0; r < WARM_UP_ROUNDS; r++) {
+          const phases = framePhases(
+            source,
+            settings.seed,
+            Infinity,
+            bytes,
+            quiet,
+            pattern,
+            () => {},
+            overlap,
+            settings.queue,
+          );
+          await phases.sequential();
+          await phases.random();
+        }
+      } finally {
+        source.close();
+      }
+    });
+  } catch {
+    // the timed phases run unwarmed; their own failures, if any, are reported there
+  }
+}
+
+/**
  * Measures reading `path` with the backend named `framing` and its `--option` items (open,
  * sequential, random; cold unless `settings.cache` is warm) and returns the row with its audit
  * trail; `beat` is called every 64 frames (progress for a watching parent process), and
@@ -509,6 +566,8 @@ export async function measureRead(
   const fileBytes = storeBytes(path);
   const cache = cacheState(transfer, settings.cache);
   const drop = cacheStep(path, cache);
+  // mutant: read-warm-up
+  await warmUpRead(framing, settings);
   startAudit();
   try {
     const opened = openForRead(path, framing, optionItems, settings, drop, fileBytes);
