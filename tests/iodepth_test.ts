@@ -249,3 +249,24 @@ for (const framing of ["netcdf", "gsd", "f77", "ieeeio"]) {
     }
   });
 }
+
+Deno.test("iodepth: the queue's buffers reserved before a phase fault no page inside it", async () => {
+  using d = tempDir("sciobench-iodepth-");
+  const path = `${d.path}/t.raw`;
+  // frames of 448 KiB: 16 slot buffers of 113 pages each at depth 8
+  const w = await runCli(["write", "--framing", "raw", "--n", "16384", "--size", "8M", path]);
+  assert.equal(w.code, 0, w.stderr);
+  const faults = async (mode: string) => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--quiet", "-A", new URL("./_queue_faults_probe.ts", import.meta.url).pathname]
+        .concat([path, mode]),
+    }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    return Number(new TextDecoder().decode(out.stdout));
+  };
+  const pages = 16 * 113;
+  const fresh = await faults("none");
+  const reserved = await faults("reserve");
+  assert.ok(fresh >= 0.8 * pages, `without a reserve: ${fresh} faults`);
+  assert.ok(reserved < 0.25 * pages, `after a reserve: ${reserved} faults (without: ${fresh})`);
+});

@@ -1601,4 +1601,11 @@ export const MUTANTS: readonly Mutant[] = [
     tests: ["tests/read_warm_up_test.ts"],
     filter: "/read path warmed/",
   },
+  {
+    name: "queue-reserve-touch",
+    claim: "the queue's reserved buffers are not touched: their pages fault in the timed phase",
+    edits: [{ marker: "queue-reserve-touch", search: "buf.fill(0);", replace: "" }],
+    tests: ["tests/iodepth_test.ts"],
+    filter: "/fault no page/",
+  },
 ];

@@ -402,6 +402,11 @@ export interface FrameSource {
     visit: (frame: number, chunks: readonly ReadChunk[], k: number) => void,
     latency?: { record(ns: number): void },
   ): void;
+  /**
+   * Makes the buffers {@link readFramesQueued} at `queue`'s depth will read frames like frame 0
+   * into, their pages touched, before a timed phase: its requests then find them ready.
+   */
+  reserveQueued?(queue: QueueSpec): void;
   /** {@link readFramesQueued} with the chunks as stored (`readFrameStored`'s). */
   readFramesStoredQueued?(
     order: ArrayLike<number>,

@@ -664,10 +664,11 @@ export class NativeSource implements FrameSource {
     const depth = Math.max(1, queue.depth);
     const q = openReadQueue(queue.engine, depth, this.path);
     if (typeof q === "string") throw new IoError(`--engine ${queue.engine}: ${q}`);
-    const { bs, align, memoryAlign, hugePages } = this.#requests;
+    const { bs, align, memoryAlign } = this.#requests;
     const size = this.#file.size;
     const fd = this.#file.fd;
     const slots = 2 * depth;
+    const spare = this.#spareSlots();
     /** Per frame slot: its buffer, frame, place in order, requests outstanding. */
     const bufs: (Uint8Array | undefined)[] = new Array(slots);
     const frameOf = new Int32Array(slots), kOf = new Int32Array(slots);
@@ -748,7 +749,8 @@ export class NativeSource implements FrameSource {
             }
             let buf = bufs[s];
             if (buf === undefined || buf.length < bytes) {
-              buf = alignedBytes(alignUp(bytes, memoryAlign), memoryAlign, hugePages);
+              if (buf !== undefined && spare) giveBackSpareBuffer(buf);
+              buf = this.#slotBuffer(bytes);
               bufs[s] = buf;
             }
             const at = refAt[s]!;
@@ -828,6 +830,47 @@ export class NativeSource implements FrameSource {
       throw e;
     }
     q.close();
+    // the slot buffers (pages touched) go to the next phase's or cell's requests
+    if (spare) { for (const buf of bufs) if (buf !== undefined) giveBackSpareBuffer(buf); }
+  }
+
+  /**
+   * Whether the queue's slot buffers come from the process's spares (page-aligned; huge pages
+   * from 1 MiB): unless O_DIRECT asks for 4 KiB pages (`--no-huge-pages`) or a larger alignment.
+   */
+  #spareSlots(): boolean {
+    const { align, memoryAlign, hugePages } = this.#requests;
+    return memoryAlign <= 4096 && (hugePages || align === 1);
+  }
+
+  /** A slot buffer of at least `bytes` bytes, aligned as the requests into it must be. */
+  #slotBuffer(bytes: number): Uint8Array {
+    const { memoryAlign, hugePages } = this.#requests;
+    if (this.#spareSlots()) return takeSpareBuffer(bytes);
+    return alignedBytes(alignUp(bytes, memoryAlign), memoryAlign, hugePages);
+  }
+
+  reserveQueued(queue: QueueSpec): void {
+    if (!this.#spareSlots() || this.#index.frameCount === 0) return;
+    const { align, bs } = this.#requests;
+    const runs = frameRuns(
+      this.#index.chunks(0),
+      this.#index.readGap ?? MAX_GAP,
+      align,
+      bs,
+      this.#file.size,
+    );
+    if (runs === undefined || runs.length === 0) return;
+    let bytes = 0;
+    for (const r of runs) bytes = alignUp(bytes, this.#requests.memoryAlign) + r.span;
+    const bufs = Array.from({ length: 2 * Math.max(1, queue.depth) }, () => {
+      const buf = takeSpareBuffer(bytes);
+      // every page faulted in now, not by the first request into it
+      // mutant: queue-reserve-touch
+      buf.fill(0);
+      return buf;
+    });
+    for (const buf of bufs) giveBackSpareBuffer(buf);
   }
 
   locate(frame: number): readonly ChunkRef[] {

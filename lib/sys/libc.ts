@@ -914,6 +914,8 @@ export interface Rusage {
   readonly inBlocks: number;
   /** Blocks written to devices (`ru_oublock`), 512-byte units. */
   readonly outBlocks: number;
+  /** Minor page faults (a page first touched, no I/O). */
+  readonly minorFaults: number;
   /** Major page faults. */
   readonly majorFaults: number;
   /** Voluntary context switches. */
@@ -932,6 +934,7 @@ export function getrusage(who: number = RUSAGE.SELF): Rusage {
     userUs: Number(b[0]) * 1e6 + Number(b[1]),
     sysUs: Number(b[2]) * 1e6 + Number(b[3]),
     maxRssKiB: Number(b[4]),
+    minorFaults: Number(b[8]),
     majorFaults: Number(b[9]),
     inBlocks: Number(b[11]),
     outBlocks: Number(b[12]),

@@ -588,6 +588,8 @@ export async function measureRead(
           overlap,
           settings.queue,
         );
+      // the queue's buffers made and touched untimed
+      if (settings.queue && phases.unit === "frame") source.reserveQueued?.(settings.queue);
       const timed = await timePhases(phases, drop);
       progress.clear();
       const row = readRow(
