@@ -3,7 +3,8 @@
  * JSON document on stdout, every rank's rows saying the engine and depth asked, every record
  * verified, each rank's trail showing its own file's requests with up to N in flight, no file
  * left. `--layout shared` writes one at a time and reads at depth; a backend that makes its own
- * calls is refused in one line; a rank's corrupted record stops both ranks in one line naming it.
+ * calls is refused in one line; a rank whose kernel refuses io_uring makes every rank read with
+ * psync, in one line naming it; a rank's corrupted record stops both ranks in one line naming it.
  * @module
  */
 import assert from "node:assert/strict";
@@ -246,6 +247,44 @@ mpiTest(
       }
     }
     assert.deepEqual(leftovers(tmp.path), []);
+  },
+);
+
+mpiTest(
+  "mpi iodepth: a rank whose kernel refuses io_uring makes every rank read with psync, in one " +
+    "line naming it",
+  async (l) => {
+    using tmp = tempDir();
+    const off: Record<string, string>[] = [{}, { SCIOBENCH_IO_URING: "off" }];
+    for (
+      const args of [
+        ["records", "--shape", SHAPE, "--framing", "raw", "--bs", "4k"],
+        ["readers", "--records", String(RECORDS), "--length", "600", "--mode", "separate"],
+      ]
+    ) {
+      const { doc, stderr } = await runDoc(l, [
+        ...args,
+        ...["--iodepth", "8", "--engine", "io_uring", "--dir", tmp.path],
+      ], off);
+      const lines = stderr.split("\n").filter((line) => line.includes("--engine"));
+      assert.equal(lines.length, 1, stderr);
+      assert.match(
+        lines[0]!,
+        /--engine io_uring: rank 1 on \S+: io_uring_setup: refused as SCIOBENCH_IO_URING=off asks; reading with psync instead on every rank/,
+      );
+      assert.equal((doc.meta.options as unknown as { engine: string }).engine, "psync");
+      for (const x of doc.rows) {
+        assert.deepEqual([x.engine, x.iodepth, x.error], ["psync", 8, ""], `${args[0]} ${x.rank}`);
+        const audit = x.audit as unknown as RowAudit | undefined;
+        const phases = audit?.phases.flatMap((p) => [p, ...p.processes.map((c) => c.phase)]);
+        for (const f of phases?.flatMap((p) => p.files) ?? []) {
+          if (f.path.includes("-warm-")) continue;
+          assert.equal(f.queued, undefined, `${args[0]} rank ${x.rank} ${f.path}`);
+          assert.equal(f.queuedWrites, undefined, `${args[0]} rank ${x.rank} ${f.path}`);
+        }
+      }
+      assert.deepEqual(leftovers(tmp.path), []);
+    }
   },
 );
 
