@@ -77,15 +77,16 @@ export async function runMpi(
     env?: Record<string, string>;
     /** Each rank's SCIOBENCH_MPI_NODE_NAME (one rank per entry): ranks that look like nodes. */
     nodes?: readonly string[];
+    /** Each rank's own variables (one rank per entry): a rank unlike the others. */
+    rankEnvs?: readonly Record<string, string>[];
     timeoutS?: number;
   } = {},
 ): Promise<CliResult> {
   const argv = [Deno.execPath(), "run", "--quiet", ...PERMISSIONS, options.script ?? MAIN, ...args];
-  const nodes = options.nodes;
+  const envs = options.rankEnvs ??
+    options.nodes?.map((name) => ({ SCIOBENCH_MPI_NODE_NAME: name }));
   const out = await new Deno.Command(launcher.program, {
-    args: nodes
-      ? launcher.mpmd(argv, nodes.map((name) => ({ SCIOBENCH_MPI_NODE_NAME: name })))
-      : [...launcher.args(options.ranks ?? 4), ...argv],
+    args: envs ? launcher.mpmd(argv, envs) : [...launcher.args(options.ranks ?? 4), ...argv],
     cwd: options.cwd,
     stdout: "piped",
     stderr: "piped",

@@ -1062,6 +1062,19 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/records iodepth: .* at depth 8/",
   },
   {
+    name: "engine-refused-every-rank",
+    claim:
+      "MPI: a rank whose kernel refuses io_uring reads with psync alone, silently, while the " +
+      "aggregate row says io_uring",
+    edits: [{
+      marker: "engine-refused-every-rank",
+      search: "if (w.size === 1) return why;",
+      replace: "if (w.size >= 1) return why;",
+    }],
+    tests: ["tests/mpi_iodepth_test.ts"],
+    filter: "/refuses io_uring/",
+  },
+  {
     name: "write-queue-depth",
     claim: "records --iodepth N: the write phase's transfers one request at a time whatever N",
     edits: [{

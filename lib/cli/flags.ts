@@ -527,7 +527,8 @@ export const FLAGS = {
     help: "native framings: the I/O engine of the reads, as fio's ioengine: psync (one pread " +
       "at a time), libaio (Linux native AIO; needs --direct: buffered libaio reads complete " +
       "inside io_submit) or io_uring (buffered or direct; where the kernel refuses it, one " +
-      "line says so and psync runs; the column engine says which ran)",
+      "line says so and psync runs, under MPI on every rank when one rank's kernel refuses " +
+      "it; the column engine says which ran)",
     about: { _reader: TRANSFER_READER },
     commands: ["read", "table", "loader", "records", "readers", "_reader"],
   },

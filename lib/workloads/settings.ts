@@ -86,7 +86,8 @@ export function parseTransfer(
  * MAX_IODEPTH, an engine fio would not name, libaio without --direct (buffered native AIO reads
  * complete inside io_submit: depth 1 whatever is asked), a backend that makes its own calls (a
  * peer). Where the kernel refuses io_uring (seccomp, io_uring_disabled, an old kernel) `note`
- * gets one line and psync runs: the row's engine column says so.
+ * gets one line and psync runs: the row's engine column says so. Under MPI, a refusal on any rank
+ * is every rank's (a collective: every rank parses the same flags).
  */
 export function parseQueue(
   values: { iodepth?: string; engine?: string; direct?: boolean },
@@ -115,13 +116,34 @@ export function parseQueue(
         "io_submit, one at a time; give --direct, or --engine io_uring for buffered reads",
     );
   }
-  const why = engineUnavailable(engine);
+  const why = refusedOnAnyRank(engineUnavailable(engine));
   if (why !== undefined) {
     if (engine === "libaio") throw new UsageError(`--engine libaio: ${why}; use --engine psync`);
-    note(`--engine ${engine}: ${why}; reading with psync instead (the engine column says so)`);
+    const every = world().size > 1 ? " on every rank" : "";
+    note(
+      `--engine ${engine}: ${why}; reading with psync instead${every} (the engine column says so)`,
+    );
     engine = "psync";
   }
   return { engine, depth };
+}
+
+/**
+ * Why the engine cannot run, as every rank acts on it: `why`, this process's reason, without
+ * MPI; under MPI, when any rank's kernel refused it, the first such rank's reason naming it
+ * (`rank R on HOST: ...`) on every rank, so that all ranks make their requests alike and the
+ * aggregate row's engine is every rank's. A collective: one Allreduce on every rank (and a gather
+ * and a broadcast when a rank refused).
+ */
+function refusedOnAnyRank(why: string | undefined): string | undefined {
+  const w = world();
+  // mutant: engine-refused-every-rank
+  if (w.size === 1) return why;
+  const [refused] = w.allreduce([why === undefined ? 0 : 1], "sum");
+  if (!refused) return undefined;
+  const reasons = w.gatherStrings(why ?? "");
+  const first = reasons.findIndex((r) => r !== "");
+  return w.bcastString(first < 0 ? "" : `rank ${first} on ${w.hosts[first]}: ${reasons[first]}`);
 }
 
 /**
