@@ -4,7 +4,7 @@
  * fsync inside the timed write phase after the last completion, and every frame reads back
  * verified; strace shows 8 write iocbs submitted before one is reaped and the fsync after the
  * last; `--iodepth 1` without `--engine` makes the writes of a run without it; `--baseline fio`
- * writes through the same engine at the same depth.
+ * writes through the same engine at the same depth, in blocks the size of our write requests.
  * @module
  */
 import assert from "node:assert/strict";
@@ -14,7 +14,7 @@ import type { EngineName } from "../lib/sys/queue.ts";
 import type { Transfer } from "../lib/io/transfer.ts";
 import { Progress } from "../lib/report/progress.ts";
 import { runTableCell } from "../lib/workloads/table/mod.ts";
-import { commandMissing, REQUIRE_PEERS, tempDir } from "./_helpers.ts";
+import { commandMissing, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
 import { DIRECT_REFUSED, parseStrace, straceDirectSkipped, straceSciobench } from "./_syscalls.ts";
 
 const NO_DIRECT = DIRECT_REFUSED !== null;
@@ -171,4 +171,35 @@ Deno.test({
     assert.equal(most, 8, `most of fio's writes in flight: ${most}`);
     assert.equal(calls.filter((c) => c.call === "pwrite64").length, 0, "no psync write");
   },
+});
+
+Deno.test("table iodepth: buffered writes at depth are 4 MiB requests, and so are fio's blocks", async () => {
+  const missing = commandMissing("fio");
+  if (missing !== null) {
+    if (REQUIRE_PEERS) throw new Error(missing);
+    console.error(`skip: table iodepth fio: ${missing}`);
+    return;
+  }
+  using d = tempDir("sciobench-iodepth-");
+  const r = await runCli([
+    ...["table", "--framing", "raw", "--size", "16M", "--n", "100", "--no-warmup"],
+    ...["--iodepth", "4", "--engine", "io_uring", "--baseline", "fio", "--dir", d.path],
+    ...["--format", "json", "--audit"],
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const [row] = JSON.parse(r.stdout).rows as Record<string, unknown>[];
+  assert.equal(row!.fio_write_bs_bytes, 4 << 20, "fio writes in our transfers' size");
+  assert.ok(Number(row!.efficiency_write) > 0, `efficiency_write ${row!.efficiency_write}`);
+  const audit = row!.audit as {
+    phases: {
+      name: string;
+      timed: boolean;
+      files: { path: string; queuedWrites?: { maxInFlight: number; log: number[] } }[];
+    }[];
+  };
+  const phase = audit.phases.find((p) => p.timed && p.name === "write")!;
+  const q = phase.files.find((f) => f.path.endsWith("/table.raw"))!.queuedWrites!;
+  const sizes = q.log.filter((_, k) => k % 4 === 1);
+  assert.equal(Math.max(...sizes), 4 << 20, `our write requests: ${sizes.join(", ")}`);
+  assert.equal(q.maxInFlight, 4, `most writes in flight: ${q.maxInFlight}`);
 });

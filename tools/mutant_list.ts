@@ -1000,6 +1000,17 @@ export const MUTANTS: readonly Mutant[] = [
     filter: "/through our engine/",
   },
   {
+    name: "fio-depth-write-block",
+    claim: "table --baseline fio --iodepth N: fio writes one frame per call, ours 4 MiB transfers",
+    edits: [{
+      marker: "fio-depth-write-block",
+      search: "&& options.queue === undefined",
+      replace: "",
+    }],
+    tests: ["tests/iodepth_table_test.ts"],
+    filter: "/4 MiB requests, and so are fio's blocks/",
+  },
+  {
     name: "table-write-depth",
     claim: "table --iodepth N --engine E: the write phase one pwrite at a time whatever N",
     edits: [{

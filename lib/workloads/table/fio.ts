@@ -34,6 +34,7 @@ function fioBlocks(
   if (t && t.bs > 0 && (t.readAhead ?? true)) return { write: t.bs, read: t.bs };
   const frame = BYTES_PER_PARTICLE * n;
   // writes at depth are staged in 4 MiB transfers as direct ones are (lib/backends/native_sink.ts)
+  // mutant: fio-depth-write-block
   if (!(t?.direct ?? false) && options.queue === undefined) return { write: frame, read: frame };
   // fio's block is at most its file (ours is then one padded call); 4096 is a multiple of any
   // direct-I/O alignment of a file system with 4 KiB blocks
