@@ -277,14 +277,25 @@ Deno.test("table --baseline fio: SIGINT while fio runs removes fio's file and ev
   assert.deepEqual([...Deno.readDirSync(d.path)].map((e) => e.name), [], "nothing left");
 });
 
-Deno.test("fio baseline: its reads through our engine at our depth, its writes psync", () => {
-  const cell = { ...CELL, direct: true, engine: "io_uring" as const, iodepth: 16 };
-  for (const phase of ["read", "random"] as const) {
-    const a = fioArgs(cell, phase);
-    assert.ok(a.includes("--ioengine=io_uring") && a.includes("--iodepth=16"), a.join(" "));
+Deno.test("fio baseline: its writes and reads through our engine at our depth", () => {
+  for (const engine of ["io_uring", "libaio"] as const) {
+    const cell = { ...CELL, direct: true, engine, iodepth: 16 };
+    for (const phase of ["write", "read", "random"] as const) {
+      const a = fioArgs(cell, phase);
+      const one = (flag: string) => a.filter((x) => x.startsWith(`${flag}=`));
+      assert.deepEqual(one("--ioengine"), [`--ioengine=${engine}`], a.join(" "));
+      assert.deepEqual(one("--iodepth"), ["--iodepth=16"], a.join(" "));
+    }
+    // the write's fsync as without a depth: once at its end, inside fio's timing
+    const w = fioArgs(cell, "write");
+    assert.ok(w.includes("--end_fsync=1") && !w.includes("--fsync=1"), w.join(" "));
+    assert.ok(w.includes("--rw=write") && w.includes("--direct=1"), w.join(" "));
   }
-  const w = fioArgs(cell, "write");
-  assert.ok(w.includes("--ioengine=psync") && !w.some((x) => x.startsWith("--iodepth")));
-  const plain = fioArgs(CELL, "random");
-  assert.ok(plain.includes("--ioengine=psync") && !plain.some((x) => x.startsWith("--iodepth")));
+  // depth 1 with an engine: that engine, fio's default depth
+  const d1 = fioArgs({ ...CELL, engine: "io_uring", iodepth: 1 }, "write");
+  assert.ok(d1.includes("--ioengine=io_uring") && !d1.some((x) => x.startsWith("--iodepth")));
+  for (const phase of ["write", "read", "random"] as const) {
+    const plain = fioArgs(CELL, phase);
+    assert.ok(plain.includes("--ioengine=psync") && !plain.some((x) => x.startsWith("--iodepth")));
+  }
 });

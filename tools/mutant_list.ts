@@ -975,14 +975,51 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: "fio-same-engine",
-    claim: "--baseline fio: fio reads with psync whatever engine ours used",
+    claim: "--baseline fio: fio writes and reads with psync whatever engine ours used",
     edits: [{
       marker: "fio-same-engine",
-      search: '`--ioengine=${phase === "write" ? "psync" : cell.engine ?? "psync"}`,',
+      search: '`--ioengine=${cell.engine ?? "psync"}`,',
       replace: '"--ioengine=psync",',
     }],
     tests: ["tests/baseline_test.ts"],
     filter: "/through our engine/",
+  },
+  {
+    name: "fio-write-depth",
+    claim: "table --baseline fio --iodepth N --engine E: fio writes with psync, one at a time",
+    edits: [{
+      marker: "fio-same-engine",
+      search: '`--ioengine=${cell.engine ?? "psync"}`,',
+      replace: '`--ioengine=${phase === "write" ? "psync" : cell.engine ?? "psync"}`,',
+    }, {
+      marker: "fio-write-depth",
+      search: "if ((cell.iodepth ?? 1) > 1)",
+      replace: 'if ((cell.iodepth ?? 1) > 1 && phase !== "write")',
+    }],
+    tests: ["tests/baseline_test.ts", "tests/iodepth_table_test.ts"],
+    filter: "/through our engine/",
+  },
+  {
+    name: "fio-depth-write-block",
+    claim: "table --baseline fio --iodepth N: fio writes one frame per call, ours 4 MiB transfers",
+    edits: [{
+      marker: "fio-depth-write-block",
+      search: "&& options.queue === undefined",
+      replace: "",
+    }],
+    tests: ["tests/iodepth_table_test.ts"],
+    filter: "/4 MiB requests, and so are fio's blocks/",
+  },
+  {
+    name: "table-write-depth",
+    claim: "table --iodepth N --engine E: the write phase one pwrite at a time whatever N",
+    edits: [{
+      marker: "table-write-depth",
+      search: "queue: writeQueue,",
+      replace: "queue: undefined,",
+    }],
+    tests: ["tests/iodepth_table_test.ts"],
+    filter: "/the write phase at depth 8|writes submitted before one is reaped/",
   },
   {
     name: "queue-depth",

@@ -40,8 +40,9 @@ export interface FioCell {
    */
   readonly hugePages?: boolean;
   /**
-   * The I/O engine of fio's reads, as ours (`--engine`; default psync) and how many requests it
-   * keeps in flight (`--iodepth`; default 1): the reads of both driven the same way.
+   * The I/O engine of fio's writes and reads, as ours (`--engine`; default psync) and how many
+   * requests it keeps in flight (`--iodepth`; default 1): the writes and reads of both driven the
+   * same way.
    */
   readonly engine?: EngineName;
   readonly iodepth?: number;
@@ -64,8 +65,8 @@ export interface FioResult {
 export type FioPhase = "write" | "read" | "random";
 
 /**
- * The fio command line of `phase` for `cell`: its writes psync (pwrite, as sciobench's), its reads
- * through the cell's engine at its depth (psync at depth 1, pread, by default).
+ * The fio command line of `phase` for `cell`: its writes and reads through the cell's engine at
+ * its depth, as sciobench's (psync at depth 1, pwrite and pread, by default).
  */
 export function fioArgs(cell: FioCell, phase: FioPhase): string[] {
   // fio writes whole blocks only: its file is fileBytes rounded down to the write block. Its reads
@@ -80,7 +81,7 @@ export function fioArgs(cell: FioCell, phase: FioPhase): string[] {
     `--bs=${phase === "write" ? cell.blockBytes : cell.readBlockBytes}`,
     `--size=${size}`,
     // mutant: fio-same-engine
-    `--ioengine=${phase === "write" ? "psync" : cell.engine ?? "psync"}`,
+    `--ioengine=${cell.engine ?? "psync"}`,
     `--direct=${cell.direct ? 1 : 0}`,
     "--output-format=json",
     // fio advises POSIX_FADV_SEQUENTIAL/RANDOM before it reads (fadvise_hint=1, its default);
@@ -103,8 +104,9 @@ export function fioArgs(cell: FioCell, phase: FioPhase): string[] {
     // fio's random map (its default) reads each block once, as our random order reads each
     // frame once: without it (norandommap) repeats come from the page cache
     if (phase === "random") args.push(`--randseed=${cell.seed}`);
-    if ((cell.iodepth ?? 1) > 1) args.push(`--iodepth=${cell.iodepth}`);
   }
+  // mutant: fio-write-depth
+  if ((cell.iodepth ?? 1) > 1) args.push(`--iodepth=${cell.iodepth}`);
   return args;
 }
 

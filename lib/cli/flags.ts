@@ -511,7 +511,9 @@ export const FLAGS = {
       "request's latency goes into the latency columns. Without --engine: libaio with " +
       "--direct, else io_uring",
     about: {
-      table: "; --baseline fio reads at the same depth and engine",
+      table: "; the write phase's transfers of --bs bytes (4 MiB without) too, each a write " +
+        "request, all completed before the fsync (not --layout shared: its ranks write one at a " +
+        "time); --baseline fio writes and reads at the same depth and engine",
       loader: "; each batch's samples in flight together",
       records: "; the read phase's records, each verified as it completes, and the write " +
         "phase's transfers of --bs bytes (4 MiB without), each a write request, all completed " +
@@ -529,7 +531,11 @@ export const FLAGS = {
       "inside io_submit) or io_uring (buffered or direct; where the kernel refuses it, one " +
       "line says so and psync runs, under MPI on every rank when one rank's kernel refuses " +
       "it; the column engine says which ran)",
-    about: { _reader: TRANSFER_READER },
+    about: {
+      table: "; the write phase's too (and fio's with --baseline fio)",
+      records: "; the write phase's too",
+      _reader: TRANSFER_READER,
+    },
     commands: ["read", "table", "loader", "records", "readers", "_reader"],
   },
   "no-huge-pages": {

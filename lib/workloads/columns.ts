@@ -420,7 +420,7 @@ export const COLUMN_SCHEMA = {
   engine: entry(
     "",
     "text",
-    "the I/O engine of the native reads (records: and of the write phase's transfers), as fio " +
+    "the I/O engine of the native reads (table, records: and of the write phase's transfers), as fio " +
       "names it: psync (one request at a time: pread, or with --direct --verify one native AIO " +
       "read in flight), libaio or io_uring (--engine, --iodepth); psync where the kernel " +
       "refused the engine asked",
@@ -428,9 +428,9 @@ export const COLUMN_SCHEMA = {
   iodepth: entry(
     "",
     "count",
-    "most read requests (records' write rows: write requests) in flight at once (--iodepth; " +
-      "1: one at a time); with a depth above 1 the read latency columns time each request, " +
-      "from its submission to its reap",
+    "most read requests (table: and write requests; records' write rows: write requests) in " +
+      "flight at once (--iodepth; 1: one at a time); with a depth above 1 the read latency " +
+      "columns time each request, from its submission to its reap",
   ),
   huge_pages: entry(
     "",
@@ -442,8 +442,9 @@ export const COLUMN_SCHEMA = {
   fio_write_MiBps: entry(
     "MiB/s",
     "number",
-    "--baseline fio: fio writing a file of data_bytes in the same directory (psync, bs = " +
-      "fio_write_bs_bytes, same direct flag and fsync policy: end_fsync=1, or fsync=1 with each)",
+    "--baseline fio: fio writing a file of data_bytes in the same directory (our engine and " +
+      "iodepth, psync at depth 1 by default; bs = fio_write_bs_bytes, same direct flag and " +
+      "fsync policy: end_fsync=1, or fsync=1 with each)",
   ),
   fio_read_MiBps: entry(
     "MiB/s",
@@ -485,7 +486,8 @@ export const COLUMN_SCHEMA = {
     "bytes",
     "size",
     "--baseline fio: fio's block size when it writes: bs_bytes with --bs, else 4 MiB with " +
-      "--direct (our staged writes; at most the file), else one frame",
+      "--direct, --engine or --iodepth above 1 (our staged writes; at most the file), else one " +
+      "frame",
   ),
   fio_huge_pages: entry(
     "",

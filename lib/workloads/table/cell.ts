@@ -164,6 +164,9 @@ export async function runTableCell(
     const path = fileOf(w.rank);
     const readPath = fileOf(readRank);
     const fsync = options.fsync ?? "end";
+    // --iodepth / --engine: native framings write a file of their own at depth, each transfer a
+    // request (a shared file's ranks write their parts one at a time)
+    const writeQueue = backend.transfer && !shared ? options.queue : undefined;
     const sink = {
       create: "truncate",
       endian: options.endian,
@@ -171,6 +174,8 @@ export async function runTableCell(
       fsync,
       transfer: options.transfer,
       mpiIo: writeIo,
+      // mutant: table-write-depth
+      queue: writeQueue,
     } as const;
     // the shared file fsyncs at its end or not at all (the command refuses --fsync each)
     const sharedSink = {

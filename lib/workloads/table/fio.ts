@@ -19,9 +19,10 @@ interface FioBeside {
 
 /**
  * fio's block sizes for a cell, bytes: each as our own calls of that phase are. `--bs` sets both;
- * else fio writes one frame per call (ours: a call per chunk) or, with --direct, 4 MiB (our staged
- * writes, at most the file), and reads one frame per call (with --direct rounded up to the
- * alignment of its file, FioSession: ours read the aligned blocks covering each frame).
+ * else fio writes one frame per call (ours: a call per chunk) or, with --direct, --engine or
+ * --iodepth above 1, 4 MiB (our staged writes, at most the file), and reads one frame per call
+ * (with --direct rounded up to the alignment of its file, FioSession: ours read the aligned blocks
+ * covering each frame).
  */
 function fioBlocks(
   n: number,
@@ -32,7 +33,9 @@ function fioBlocks(
   // --bs: every call of ours is bs (reads past the frame asked); readAhead false: --direct alone
   if (t && t.bs > 0 && (t.readAhead ?? true)) return { write: t.bs, read: t.bs };
   const frame = BYTES_PER_PARTICLE * n;
-  if (!(t?.direct ?? false)) return { write: frame, read: frame };
+  // writes at depth are staged in 4 MiB transfers as direct ones are (lib/backends/native_sink.ts)
+  // mutant: fio-depth-write-block
+  if (!(t?.direct ?? false) && options.queue === undefined) return { write: frame, read: frame };
   // fio's block is at most its file (ours is then one padded call); 4096 is a multiple of any
   // direct-I/O alignment of a file system with 4 KiB blocks
   const write = Math.min(DEFAULT_DIRECT_BS, Math.max(4096, Math.floor(dataBytes / 4096) * 4096));
@@ -79,7 +82,7 @@ export function fioSession(
       seed: options.seed + cell.repeat,
       cold: cache === "cold",
       hugePages,
-      // our reads' engine and depth (native framings; a peer's are psync at depth 1)
+      // our writes' and reads' engine and depth (native framings; peers refuse --iodepth)
       engine: options.queue?.engine,
       iodepth: options.queue?.depth,
     },

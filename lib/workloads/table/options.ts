@@ -118,7 +118,9 @@ export interface TableOptions {
   readonly overlap?: boolean;
   /**
    * `--iodepth` / `--engine`: the read phases of native framings keep up to the depth's requests
-   * in flight through the engine (lib/sys/queue.ts); undefined: one read at a time.
+   * in flight through the engine (lib/sys/queue.ts), and so does their write phase (each transfer
+   * of `--bs` bytes, 4 MiB without, a request; all completed before the fsync), except into a
+   * shared file under MPI; undefined: one read and one write at a time.
    */
   readonly queue?: QueueSpec;
 }
