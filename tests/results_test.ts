@@ -439,3 +439,36 @@ Deno.test("a set SCIOBENCH_*_LIB that cannot load is an error naming it; a missi
     "not found",
   );
 });
+
+Deno.test("summary rows copy a setting the runs share, and still summarize one that differs", () => {
+  const runs = [
+    { framing: "raw", iodepth: 8, x: 1, stat: "run", error: "" },
+    { framing: "raw", iodepth: 8, x: 3, stat: "run", error: "" },
+  ];
+  const rows = summaryRows(runs, ["framing"], [], ["iodepth"]);
+  assert.deepEqual(rows.map((r) => [r.stat, r.iodepth, r.x]), [
+    ["mean", 8, 2],
+    ["median", 8, 2],
+    ["stddev", 8, Math.SQRT2],
+    ["min", 8, 1],
+    ["max", 8, 3],
+  ]);
+  const apart = summaryRows([runs[0]!, { ...runs[1]!, iodepth: 4 }], ["framing"], [], ["iodepth"]);
+  assert.deepEqual(apart.map((r) => r.iodepth), [6, 6, Math.SQRT2 * 2, 4, 8]);
+});
+
+Deno.test("read --repeat 2 --iodepth 4: every summary row says the depth and the block size", async () => {
+  using d = tempDir("sciobench-summary-");
+  const path = `${d.path}/t.raw`;
+  const w = await runCli(["write", "--framing", "raw", "--n", "64", "--size", "1M", path]);
+  assert.equal(w.code, 0, w.stderr);
+  const r = await runCli([
+    ...["read", "--repeat", "2", "--iodepth", "4", "--engine", "psync", "--bs", "4k"],
+    ...["--format", "json", path],
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const rows = JSON.parse(r.stdout).rows as Record<string, unknown>[];
+  const stats = rows.filter((x) => x.stat !== "run");
+  assert.equal(stats.length, 5);
+  for (const s of stats) assert.deepEqual([s.stat, s.iodepth, s.bs_bytes], [s.stat, 4, 4096]);
+});

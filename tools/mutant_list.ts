@@ -1658,4 +1658,15 @@ export const MUTANTS: readonly Mutant[] = [
     tests: ["tests/iodepth_test.ts"],
     filter: "/fault no page/",
   },
+  {
+    name: "queue-keep-idle",
+    claim: "a closed kernel queue is destroyed: every phase pays io_destroy's RCU grace period",
+    edits: [{
+      marker: "queue-keep-idle",
+      search: "if (q.preparedCount > 0 || idleQueues.length >= IDLE_QUEUES) {",
+      replace: "if (true) {",
+    }],
+    tests: ["tests/queue_test.ts"],
+    filter: "/is kept for its engine/",
+  },
 ];

@@ -19,6 +19,7 @@ import {
 import type { Row } from "../report/row.ts";
 import { chartWorkloads } from "../workloads/charts.ts";
 import { coldMark } from "../workloads/transfer.ts";
+import { SETTING_COLUMNS } from "../workloads/columns.ts";
 import { renderChart, type Results as ChartResults } from "../report/plot.ts";
 import type { ChartSpec } from "../report/chart.ts";
 import { auditOf, auditSummary } from "../sys/audit.ts";
@@ -256,6 +257,7 @@ export function openResults(
     // the chart is drawn from every row at the end
     keepRows: plot !== undefined,
     ratios: spec.columns.filter((c) => c.ratio !== undefined),
+    settings: SETTING_COLUMNS,
   });
   let rows = 0;
   const nested = rowFormat(format).nested === true;

@@ -54,6 +54,8 @@ export interface RowSinkOptions {
   readonly summaryKeys?: readonly string[];
   /** Ratio columns whose summary rows are ratios of the statistic (lib/report/stats.ts). */
   readonly ratios?: readonly RatioColumn[];
+  /** Columns that echo a setting: summary rows copy them where the runs agree. */
+  readonly settings?: readonly string[];
   /**
    * Keep every row in `rows` (for a chart drawn at the end). Rows are kept anyway where the
    * summary rows or the JSON document need them; else a sink of a million rows holds none.
@@ -266,7 +268,9 @@ export function openRowSink(columns: readonly string[], options: RowSinkOptions)
       try {
         start();
         if (options.summaryKeys && !close.interrupted) {
-          for (const row of summaryRows(rows, options.summaryKeys, options.ratios)) {
+          for (
+            const row of summaryRows(rows, options.summaryKeys, options.ratios, options.settings)
+          ) {
             rows.push(row);
             emit(row);
           }

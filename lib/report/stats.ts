@@ -77,8 +77,9 @@ function setRatios(row: Row, stat: Stat, rows: readonly Row[], ratios: readonly 
 
 /**
  * Summary rows for every cell with at least two successful runs (rows without an `error`), in
- * the order the cells first appear. Key columns are copied; every other column that is a number
- * in all runs gets the statistic; other columns are copied when all runs agree, else left empty.
+ * the order the cells first appear. Key columns are copied, and `settings` (columns that echo a
+ * flag's value) where all runs agree; every other column that is a number in all runs gets the
+ * statistic; other columns are copied when all runs agree, else left empty.
  * Ratio columns (`ratios`: columns with a {@link RatioColumn.ratio}) are ratios of the statistic in
  * the mean and median rows (see setRatios).
  */
@@ -86,6 +87,7 @@ export function summaryRows(
   runs: readonly Row[],
   keys: readonly string[],
   ratios: readonly RatioColumn[] = [],
+  settings: readonly string[] = [],
 ): Row[] {
   const cells = new Map<string, Row[]>();
   for (const row of runs) {
@@ -107,7 +109,10 @@ export function summaryRows(
           continue;
         }
         const values = rows.map((r) => r[c]);
-        if (values.every((v) => typeof v === "number" && Number.isFinite(v))) {
+        // a setting the runs share (--iodepth 8) is what every summary row says, not a stddev of 0
+        if (settings.includes(c) && values.every((v) => v === values[0])) {
+          row[c] = values[0] ?? null;
+        } else if (values.every((v) => typeof v === "number" && Number.isFinite(v))) {
           row[c] = statistic(stat, values as number[]);
         } else if (values.every((v) => v === values[0])) {
           row[c] = values[0] ?? null;

@@ -83,7 +83,11 @@ export interface ReadQueue {
   readonly doneCounts: Float64Array;
   /** Their latencies, from submission to reap (psync: the pread's own time), ns. */
   readonly doneLatency: Float64Array;
-  /** Gives the kernel's resources back (the context, the rings). */
+  /**
+   * Ends this use of the queue once every request in flight is reaped: a kernel queue (the
+   * context, the rings) is kept for the next opener of the same engine and depth in this process
+   * (at most 4 kept; the kernel takes them back when the process ends), else given back.
+   */
   close(): void;
 }
 
@@ -214,7 +218,8 @@ abstract class KernelQueue {
   readonly doneTags: Int32Array;
   readonly doneCounts: Float64Array;
   readonly doneLatency: Float64Array;
-  protected readonly path: string;
+  /** The file named in errors (the queue's current user's). */
+  path: string;
   protected readonly slots: Slots;
   protected readonly req: Requests;
   /** The slots prepared and not yet submitted, in order. */
@@ -235,6 +240,11 @@ abstract class KernelQueue {
 
   get inFlight(): number {
     return this.#inFlight;
+  }
+
+  /** Requests prepared and not yet submitted. */
+  get preparedCount(): number {
+    return this.prepared;
   }
 
   /**
@@ -395,6 +405,11 @@ class AioQueue extends KernelQueue implements ReadQueue {
 
   close(): void {
     if (this.inFlight > 0) this.reap(this.inFlight);
+    if (!keepIdle(this)) this.destroy();
+  }
+
+  /** Gives the context back to the kernel (io_destroy). */
+  destroy(): void {
     syscallInts(SYS.io_destroy, this.#ctx);
   }
 }
@@ -560,10 +575,45 @@ class UringQueue extends KernelQueue implements ReadQueue {
 
   close(): void {
     if (this.inFlight > 0) this.reap(this.inFlight);
+    if (this.#unsubmitted > 0 || !keepIdle(this)) this.destroy();
+  }
+
+  /** Unmaps the rings and closes the ring's descriptor. */
+  destroy(): void {
     for (const m of this.#maps) unmapRegion(m.at, m.bytes);
     this.#maps.length = 0;
     syscallInts(SYS.close, this.#fd);
   }
+}
+
+/** Kernel queues closed with nothing in flight or pending, for the next opener of the same kind. */
+const idleQueues: (AioQueue | UringQueue)[] = [];
+
+/** Idle queues kept at most. */
+const IDLE_QUEUES = 4;
+
+/**
+ * Keeps `q` (nothing in flight) for the next {@link openReadQueue} of its engine and depth, as
+ * fio keeps its context for the whole job: io_destroy waits for an RCU grace period (about 30 ms
+ * measured here), which a phase that opens and closes its queue would otherwise time. False when
+ * `q` still holds prepared requests or the pool is full: the caller destroys it.
+ */
+function keepIdle(q: AioQueue | UringQueue): boolean {
+  // mutant: queue-keep-idle
+  if (q.preparedCount > 0 || idleQueues.length >= IDLE_QUEUES) {
+    return false;
+  }
+  idleQueues.push(q);
+  return true;
+}
+
+/** An idle queue of `engine` and `depth` for reads of `path`, taken from the pool, if any. */
+function takeIdle(engine: EngineName, depth: number, path: string): ReadQueue | undefined {
+  const k = idleQueues.findIndex((q) => q.engine === engine && q.depth === depth);
+  if (k < 0) return undefined;
+  const q = idleQueues.splice(k, 1)[0]!;
+  q.path = path;
+  return q;
 }
 
 /**
@@ -578,10 +628,12 @@ export function openReadQueue(
   path: string,
 ): ReadQueue | string {
   if (engine === "psync") return new PsyncQueue(depth, path);
-  if (engine === "libaio") return AioQueue.open(depth, path);
-  if (Deno.env.get("SCIOBENCH_IO_URING") === "off") {
+  if (engine === "io_uring" && Deno.env.get("SCIOBENCH_IO_URING") === "off") {
     return "io_uring_setup: refused as SCIOBENCH_IO_URING=off asks";
   }
+  const idle = takeIdle(engine, depth, path);
+  if (idle !== undefined) return idle;
+  if (engine === "libaio") return AioQueue.open(depth, path);
   return UringQueue.open(depth, path);
 }
 

@@ -14,6 +14,24 @@ import { col, type ColumnDoc, type ColumnKind } from "../report/human.ts";
 import type { RatioOf } from "../report/stats.ts";
 import { type AggregateSpec, rankColumns } from "../mpi/aggregate.ts";
 
+/**
+ * The numeric columns that echo a setting of the run (a flag's value, or what it implies), not a
+ * measurement: summary rows copy them where the runs agree.
+ */
+export const SETTING_COLUMNS: readonly ColumnName[] = [
+  "N",
+  "seed",
+  "records",
+  "datasets",
+  "bs_bytes",
+  "iodepth",
+  "fio_bs_bytes",
+  "fio_write_bs_bytes",
+  "readers",
+  "ranks",
+  "segments",
+];
+
 /** What the schema says of one column (its name is its key). */
 export interface ColumnEntry {
   /** Unit of the values (`s`, `ms`, `MiB/s`, `bytes`, `ticks`, `0..1`), "" for none. */

@@ -304,6 +304,8 @@ export async function runTableCell(
       const overlap = readOverlap(options.transfer, options.overlap).mode !== "none";
       // --iodepth / --engine: native framings only (a peer makes its own calls)
       const queue = backend.transfer ? options.queue : undefined;
+      // the queue's buffers made and touched untimed
+      if (queue) source.reserveQueued?.(queue);
       const r = await pairedPhase(
         options.beside,
         "read",

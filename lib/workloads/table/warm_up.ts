@@ -70,6 +70,8 @@ async function warmUpIn(
   await withScratchDir(options.dir, async (dir) => {
     for (const backend of inProcess) {
       const path = `${dir}/${warmUpFile(backend)}`;
+      // through the cells' own writes and reads: their engine and depth where they have one
+      const queue = backend.transfer ? options.queue : undefined;
       // each rank's own file (MPI-IO: on MPI_COMM_SELF, so no rank waits for another)
       const mpiIo = mpiIoSettings(backend, options.mpiIo, "per-rank", ownFrames(WARM_UP_FRAMES));
       try {
@@ -82,6 +84,7 @@ async function warmUpIn(
             fsync: "none",
             transfer: options.transfer,
             mpiIo,
+            queue,
           },
           WARM_UP_FRAMES,
           (i) => frames.frame(i),
@@ -92,8 +95,6 @@ async function warmUpIn(
           mpiIo,
         });
         try {
-          // through the cells' own reads: their engine and depth where they have one
-          const queue = backend.transfer ? options.queue : undefined;
           const seq = Uint32Array.from({ length: WARM_UP_FRAMES }, (_, i) => i);
           const rng = new Rng(options.seed);
           for (let r = 0; r < WARM_UP_ROUNDS; r++) {
