@@ -36,6 +36,7 @@ const { values } = parseArgs({
     n: { type: "string", default: "32^2" },
     cache: { type: "string", default: "cold" },
     dir: { type: "string" },
+    "v8-flags": { type: "string" },
   },
 });
 const PAIRS = Number(values.pairs);
@@ -70,6 +71,7 @@ async function run(name: string, factor: number) {
   const args = [
     "run",
     "-A",
+    ...(values["v8-flags"] ? [`--v8-flags=${values["v8-flags"]}`] : []),
     CLI,
     ...RUN_ARGS,
     "-o",
@@ -171,6 +173,13 @@ for (let i = 0; i < PAIRS; i++) {
     console.error(`  missed: slow read_MiBps A ${slowReads(a)} | slowed ${slowReads(c)}`);
   }
   if (readFlag(injCtl, withControl)) injectedPairsControl++;
+  for (const x of raw.filter((x) => flagged(x.change.verdict))) {
+    console.error(
+      `  A/A flagged: ${x.cell.framing} ${x.metric.name} ${x.change.verdict} B/A ${
+        x.change.ratio.toFixed(3)
+      }`,
+    );
+  }
   console.error(
     `pair ${i + 1}/${PAIRS}: A/A flagged ${raw.filter((x) => flagged(x.change.verdict)).length} ` +
       `of ${raw.length} (with the control ${

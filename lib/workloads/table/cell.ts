@@ -61,15 +61,42 @@ async function readPhase(
   // arrays raw is compared with do (big-endian netCDF: a swapped copy of a frame)
   // mutant: table-expected-untimed
   prepareVerified(source, frames);
+  const meter = startMeter(phase);
+  const { spent, latency, calls } = await readAsPhase(
+    source,
+    order,
+    frames,
+    progress,
+    phase,
+    overlap,
+    queue,
+  );
+  return { ...meter.stop(), verifyS: spent.seconds, latency, calls };
+}
+
+/**
+ * The reads of a read phase, timed by the caller or not: the frames `order` lists, each verified
+ * against `frames` (the time it took in `spent`), each frame's latency and each pread call's
+ * recorded, progress every 64 frames. The untimed warm-ups run this same code, so that V8 has
+ * optimized the phases' own closures and branches, not similar ones.
+ */
+export async function readAsPhase(
+  source: FrameSource,
+  order: ArrayLike<number>,
+  frames: TableFrames,
+  progress: Progress | undefined,
+  phase: string,
+  overlap: boolean,
+  queue: QueueSpec | undefined,
+): Promise<{ spent: VerifyTime; latency: LatencyHistogram; calls: LatencyHistogram }> {
   const spent: VerifyTime = { seconds: 0 };
   const latency = new LatencyHistogram();
   const calls = new LatencyHistogram();
-  const meter = startMeter(phase);
   const n = order.length;
   // --overlap: the read of frame k + 1 is in flight while frame k is verified (native framings)
   const after = (k: number) => {
     if ((k & 63) !== 0) return undefined;
-    progress.update(k / n, phase);
+    progress?.update(k / n, phase);
     return signalPoint();
   };
   const before = recordPreadLatency(calls);
@@ -79,7 +106,7 @@ async function readPhase(
   } finally {
     recordPreadLatency(before);
   }
-  return { ...meter.stop(), verifyS: spent.seconds, latency, calls };
+  return { spent, latency, calls };
 }
 
 /** The name of a cell's untimed warm-up (`--warmup`) in the audit trail. */
@@ -91,16 +118,11 @@ async function readBack(
   order: Uint32Array,
   frames: TableFrames,
   overlap: boolean,
+  queue: QueueSpec | undefined,
 ): Promise<void> {
   try {
     prepareVerified(source, frames);
-    await readVerifiedFrames(
-      source,
-      order,
-      frames,
-      (k) => (k & 63) === 0 ? signalPoint() : undefined,
-      overlap,
-    );
+    await readAsPhase(source, order, frames, undefined, "read", overlap, queue);
   } finally {
     source.close();
   }
@@ -239,6 +261,7 @@ export async function runTableCell(
             Uint32Array.from({ length: sizing.frames }, (_, i) => shared ? part.frameOf(i) : i),
             frames,
             readOverlap(options.transfer, options.overlap).mode !== "none",
+            backend.transfer ? options.queue : undefined,
           ));
         // (a shared file is removed once every rank has read its part)
         await fencedPhase("warm-up", () => {

@@ -11,7 +11,9 @@ import { rankScratchShare } from "../../mpi/phase.ts";
 import { world } from "../../mpi/world.ts";
 import { withScratchDir } from "../../io/scratch.ts";
 import { beginPhase, endPhase } from "../../sys/audit.ts";
-import { readVerifiedFrames, Rng, shuffledOrder } from "../pattern.ts";
+import { prepareVerified, Rng, shuffledOrder } from "../pattern.ts";
+import { readOverlap } from "../transfer.ts";
+import { readAsPhase } from "./cell.ts";
 import { TableFrames } from "./frames.ts";
 import { mpiIoSettings, ownFrames } from "../cells.ts";
 import type { TableOptions } from "./options.ts";
@@ -95,30 +97,14 @@ async function warmUpIn(
           mpiIo,
         });
         try {
+          prepareVerified(source, frames);
+          const overlap = readOverlap(options.transfer, options.overlap).mode !== "none";
           const seq = Uint32Array.from({ length: WARM_UP_FRAMES }, (_, i) => i);
           const rng = new Rng(options.seed);
           for (let r = 0; r < WARM_UP_ROUNDS; r++) {
-            await readVerifiedFrames(
-              source,
-              seq,
-              frames,
-              undefined,
-              true,
-              undefined,
-              undefined,
-              queue,
-            );
+            await readAsPhase(source, seq, frames, undefined, "read", overlap, queue);
             const order = shuffledOrder(WARM_UP_FRAMES, WARM_UP_FRAMES, rng);
-            await readVerifiedFrames(
-              source,
-              order,
-              frames,
-              undefined,
-              true,
-              undefined,
-              undefined,
-              queue,
-            );
+            await readAsPhase(source, order, frames, undefined, "random", overlap, queue);
           }
         } finally {
           source.close();
