@@ -14,7 +14,7 @@ import type { EngineName } from "../lib/sys/queue.ts";
 import type { Transfer } from "../lib/io/transfer.ts";
 import { Progress } from "../lib/report/progress.ts";
 import { runTableCell } from "../lib/workloads/table/mod.ts";
-import { commandMissing, REQUIRE_PEERS, runCli, tempDir } from "./_helpers.ts";
+import { commandMissing, peerUsable, runCli, tempDir } from "./_helpers.ts";
 import { DIRECT_REFUSED, parseStrace, straceDirectSkipped, straceSciobench } from "./_syscalls.ts";
 
 const NO_DIRECT = DIRECT_REFUSED !== null;
@@ -143,12 +143,7 @@ Deno.test({
   name: "table iodepth: --baseline fio writes at our depth through our engine (strace of fio)",
   ignore: NO_STRACE,
   async fn() {
-    const missing = commandMissing("fio");
-    if (missing !== null) {
-      if (REQUIRE_PEERS) throw new Error(missing);
-      console.error(`skip: table iodepth fio: ${missing}`);
-      return;
-    }
+    if (!peerUsable("table iodepth fio", commandMissing("fio"))) return;
     using d = tempDir("sciobench-iodepth-");
     using trace = tempDir("sciobench-strace-");
     const [out] = await straceSciobench([[
@@ -174,12 +169,7 @@ Deno.test({
 });
 
 Deno.test("table iodepth: buffered writes at depth are 4 MiB requests, and so are fio's blocks", async () => {
-  const missing = commandMissing("fio");
-  if (missing !== null) {
-    if (REQUIRE_PEERS) throw new Error(missing);
-    console.error(`skip: table iodepth fio: ${missing}`);
-    return;
-  }
+  if (!peerUsable("table iodepth fio", commandMissing("fio"))) return;
   using d = tempDir("sciobench-iodepth-");
   const r = await runCli([
     ...["table", "--framing", "raw", "--size", "16M", "--n", "100", "--no-warmup"],
