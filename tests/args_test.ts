@@ -47,6 +47,9 @@ Deno.test("parseCount accepts 1024 and 32^2", () => {
   for (const bad of ["0", "x", "32^", "-4", "2.5"]) {
     assert.throws(() => parseCount(bad), UsageError, bad);
   }
+  // a bounded count names its range, not 2^53
+  assert.throws(() => parseCount("0", "--iodepth", 1024), /from 1 to 1024/);
+  assert.throws(() => parseCount("0"), /below 2\^53/);
   assert.equal(formatCount(1024), "32^2");
   assert.equal(formatCount(16384), "128^2");
   assert.equal(formatCount(1000), "1000");

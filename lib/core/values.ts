@@ -19,7 +19,8 @@ export function parseCount(text: string, what = "N", max = Number.MAX_SAFE_INTEG
   }
   const n = Number(m[1]) ** (m[2] === undefined ? 1 : Number(m[2]));
   if (!Number.isSafeInteger(n) || n <= 0) {
-    throw new UsageError(`bad ${what} '${text}': must be a positive integer below 2^53`);
+    const range = max < Number.MAX_SAFE_INTEGER ? `from 1 to ${max}` : "below 2^53";
+    throw new UsageError(`bad ${what} '${text}': must be a positive integer ${range}`);
   }
   if (n > max) throw new UsageError(`bad ${what} '${text}': at most ${max}`);
   return n;
