@@ -1,4 +1,7 @@
-/** compare's cell matching, verdicts and control normalisation on rows made here. */
+/**
+ * compare's cell matching, verdicts and control normalisation on rows made here, and the metrics
+ * it compares by default.
+ */
 import assert from "node:assert/strict";
 import {
   compareBackends,
@@ -8,6 +11,11 @@ import {
 } from "../lib/report/compare/compare.ts";
 import { metaDifferences } from "../lib/report/compare/meta.ts";
 import type { Row } from "../lib/report/row.ts";
+import { chooseMetrics } from "../lib/workloads/results.ts";
+import { loaderWorkload } from "../lib/workloads/loader/workload.ts";
+import { recordsWorkload } from "../lib/workloads/records/workload.ts";
+import { tableWorkload } from "../lib/workloads/table/workload.ts";
+import type { Workload } from "../lib/workloads/workload.ts";
 
 const OPTIONS: CompareOptions = {
   keys: ["framing", "N"],
@@ -77,6 +85,32 @@ Deno.test("compare: the whole machine 20% slower is said to be the machine", () 
   assert.notEqual(gsd.relative?.verdict, "regression");
   assert.equal(gsd.machineChanged, true);
   assert.equal(gsd.verdict, "same", "the answer: no regression of gsd");
+  // nor of the control, which every other backend followed
+  const raw = r.comparisons.find((c) =>
+    c.cell.framing === "raw" && c.metric.name === "read_MiBps"
+  )!;
+  assert.equal(raw.change.verdict, "regression");
+  assert.equal(raw.machineChanged, true);
+  assert.equal(raw.verdict, "same");
+});
+
+Deno.test("compare: a control that moved alone keeps its regression", () => {
+  // raw 20% slower in B, gsd and hdf5 unchanged: raw's own regression
+  const alone = compareRows(
+    run({ raw: 1, gsd: 1, hdf5: 1 }),
+    run({ raw: 0.8, gsd: 1, hdf5: 1 }),
+    OPTIONS,
+  ).comparisons.find((c) => c.cell.framing === "raw" && c.metric.name === "read_MiBps")!;
+  assert.equal(alone.verdict, "regression");
+  assert.equal(alone.machineChanged, false);
+  // raw and gsd 20% slower, hdf5 unchanged: not every backend followed the control
+  const partly = compareRows(
+    run({ raw: 1, gsd: 1, hdf5: 1 }),
+    run({ raw: 0.8, gsd: 0.8, hdf5: 1 }),
+    OPTIONS,
+  ).comparisons.find((c) => c.cell.framing === "raw" && c.metric.name === "read_MiBps")!;
+  assert.equal(partly.verdict, "regression");
+  assert.equal(partly.machineChanged, false);
 });
 
 Deno.test("compare: the control is the answer's reference only where it moved itself", () => {
@@ -203,4 +237,38 @@ Deno.test("compare: relative to the control's median in its run, not to the same
   // each gsd value over raw's median (about 1000): the outlier moves no ratio
   assert.equal(gsd.relative?.verdict, "regression");
   assert.ok(Math.abs(gsd.relative!.ratio - 0.8) < 0.03, String(gsd.relative!.ratio));
+});
+
+Deno.test("compare: each phase's median latency is compared by default, its tail only when asked", () => {
+  const names = (w: Workload) => chooseMetrics(w).map((m) => m.name);
+  const table = names(tableWorkload as unknown as Workload);
+  for (const m of ["read_MiBps", "random_MiBps", "read_p50_us", "random_p50_us"]) {
+    assert.ok(table.includes(m), `${m}: ${table}`);
+  }
+  assert.ok(!table.includes("read_p99_us"), `${table}`);
+  assert.ok(names(recordsWorkload as unknown as Workload).includes("record_p50_us"));
+  assert.ok(names(loaderWorkload as unknown as Workload).includes("batch_p50_us"));
+  assert.deepEqual(
+    chooseMetrics(tableWorkload as unknown as Workload, ["read_p99_us"]),
+    [{ name: "read_p99_us", better: "lower" }],
+  );
+});
+
+Deno.test("compare: a backend that moved as the control did, though not significantly, did not change", () => {
+  // B: the machine about 12% slower; raw's repeats too noisy for that to be significant, gsd's
+  // all 12% slower: gsd's own change is significant, but it is the control's
+  const a = run({ raw: 1, gsd: 1 });
+  const b = run({ raw: 1, gsd: 0.88 }).map((r) =>
+    r.framing === "raw" && typeof r.read_MiBps === "number" && Number(r.repeat) <= 3
+      ? { ...r, read_MiBps: r.read_MiBps * 0.85 }
+      : r
+  );
+  const gsd = compareRows(a, b, OPTIONS).comparisons.find((c) =>
+    c.cell.framing === "gsd" && c.metric.name === "read_MiBps"
+  )!;
+  assert.equal(gsd.change.verdict, "regression");
+  assert.notEqual(gsd.control?.verdict, "regression");
+  assert.notEqual(gsd.relative?.verdict, "regression");
+  assert.equal(gsd.verdict, "same");
+  assert.equal(gsd.machineChanged, true);
 });

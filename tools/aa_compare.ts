@@ -3,13 +3,16 @@
  * `slow`, tests/_slow_backend.ts's gsd with no delay; 5 repeats, --cache cold or warm), each pair
  * compared, counting the cells and metrics flagged (a regression or improvement: significant at
  * 0.05 and beyond the threshold) without and with the control (raw); then, per pair, a third run
- * whose `slow` reads are delayed by a quarter of their time (a read rate 20% lower, touching one
- * backend and not the control) compared with the pair's first, counting how often the slowdown is
- * flagged. Prints the measured false-positive rates beside the theoretical one (the exact test's
- * size at alpha for these repeat counts, which the threshold only lowers) and the detection rate.
+ * whose `slow` reads are delayed by `--factor` of their time (touching one backend and not the
+ * control; 0.15 makes the read rate about 20% lower) compared with the pair's first, counting how
+ * often the slowed cell shows a regression. Prints the measured false-positive rates beside the
+ * theoretical one (the exact test's size at alpha for these repeat counts, which the threshold
+ * only lowers), the detection rate, and the slowdown each metric measured.
  *
  *   deno run -A tools/aa_compare.ts [--pairs N] [--repeat K] [--factor F] [--size S] [--n N]
- *     [--cache cold|warm] [--dir DIR]
+ *     [--cache cold|warm] [--dir DIR] [--v8-flags FLAGS] [--keep DIR]
+ *
+ * `--keep DIR` copies every run's JSON lines there (a0, b0, c0, a1, ...) for a second look.
  * @module
  */
 import { parseArgs } from "node:util";
@@ -31,12 +34,13 @@ const { values } = parseArgs({
   options: {
     pairs: { type: "string", default: "20" },
     repeat: { type: "string", default: "5" },
-    factor: { type: "string", default: "0.25" },
-    size: { type: "string", default: "4M" },
+    factor: { type: "string", default: "0.15" },
+    size: { type: "string", default: "32M" },
     n: { type: "string", default: "32^2" },
     cache: { type: "string", default: "cold" },
     dir: { type: "string" },
     "v8-flags": { type: "string" },
+    keep: { type: "string" },
   },
 });
 const PAIRS = Number(values.pairs);
@@ -61,7 +65,13 @@ const RUN_ARGS = [
   "jsonl",
 ];
 /** The metrics the slowdown touches (slow's read path). */
-const READ_METRICS = new Set(["read_MiBps", "random_MiBps", "random_ms"]);
+const READ_METRICS = new Set([
+  "read_MiBps",
+  "random_MiBps",
+  "random_ms",
+  "read_p50_us",
+  "random_p50_us",
+]);
 
 const work = Deno.makeTempDirSync({ prefix: "aa_compare_" });
 
@@ -88,6 +98,7 @@ async function run(name: string, factor: number) {
   if (code !== 0) {
     throw new Error(`${name}: exit ${code}: ${new TextDecoder().decode(stderr).slice(-400)}`);
   }
+  if (values.keep) Deno.copyFileSync(out, `${values.keep}/${name}.jsonl`);
   return parseResults(Deno.readTextFileSync(out), out).rows;
 }
 
@@ -124,7 +135,9 @@ let aaTests = 0, aaRaw = 0, aaControl = 0;
 let aaCellsAnyRaw = 0, aaCellsAnyControl = 0, aaCells = 0;
 let aaCellsRegressionRaw = 0, aaCellsRegressionControl = 0;
 let injectedPairsRaw = 0, injectedPairsControl = 0;
-const injectedRatios: number[] = [];
+let injectedCellsRaw = 0, injectedCellsControl = 0;
+/** Per read metric, slow's B/A ratio (Hodges-Lehmann) in each slowed pair. */
+const injectedRatios = new Map<string, number[]>();
 let injectedTests = 0, injectedRaw = 0, injectedControl = 0;
 const started = Date.now();
 for (let i = 0; i < PAIRS; i++) {
@@ -160,10 +173,23 @@ for (let i = 0; i < PAIRS; i++) {
   injectedTests += injRaw.length;
   injectedRaw += injRaw.filter((x) => x.change.verdict === "regression").length;
   injectedControl += injCtl.filter((x) => withControl(x) === "regression").length;
-  const read = injRaw.find((x) => x.metric.name === "read_MiBps");
-  if (read !== undefined) injectedRatios.push(read.change.ratio);
+  for (const x of injRaw) {
+    injectedRatios.set(x.metric.name, [...injectedRatios.get(x.metric.name) ?? [], x.change.ratio]);
+  }
   const readFlag = (list: readonly Comparison[], v: (x: Comparison) => Verdict) =>
     list.some((x) => x.metric.name === "read_MiBps" && v(x) === "regression");
+  // the criterion, as the A/A one: the slowed backend's cell shows a regression in any metric
+  const slowCell = (list: readonly Comparison[]) => list.filter((x) => x.cell.framing === "slow");
+  if (
+    slowCell(compareRows(a, c, options(undefined)).comparisons).some((x) =>
+      x.change.verdict === "regression"
+    )
+  ) injectedCellsRaw++;
+  if (
+    slowCell(compareRows(a, c, options("raw")).comparisons).some((x) =>
+      withControl(x) === "regression"
+    )
+  ) injectedCellsControl++;
   if (readFlag(injRaw, (x) => x.change.verdict)) injectedPairsRaw++;
   else {
     // a slowdown missed: the repeats' values, to see what hid it
@@ -235,13 +261,19 @@ console.log(
     }`,
 );
 console.log(
-  `injected slowdown: read metrics flagged (read_MiBps, random_MiBps, random_ms), without the ` +
+  `injected slowdown: read metrics flagged (${[...READ_METRICS].join(", ")}), without the ` +
     `control ${pct(injectedRaw, injectedTests)}, with it ${pct(injectedControl, injectedTests)}`,
 );
-const sorted = [...injectedRatios].sort((x, y) => x - y);
 console.log(
-  `injected slowdown: slow's read_MiBps B/A per pair, median ${
-    (sorted[sorted.length >> 1] ?? NaN).toFixed(3)
-  }, range ${(sorted[0] ?? NaN).toFixed(3)} .. ${(sorted[sorted.length - 1] ?? NaN).toFixed(3)}`,
+  `injected slowdown: pairs whose slowed cell shows a regression (the criterion), without the ` +
+    `control ${pct(injectedCellsRaw, PAIRS)}, with it ${pct(injectedCellsControl, PAIRS)}`,
 );
+for (const [name, ratios] of injectedRatios) {
+  const sorted = [...ratios].sort((x, y) => x - y);
+  console.log(
+    `injected slowdown: slow's ${name} B/A per pair, median ${
+      (sorted[sorted.length >> 1] ?? NaN).toFixed(3)
+    }, range ${(sorted[0] ?? NaN).toFixed(3)} .. ${(sorted[sorted.length - 1] ?? NaN).toFixed(3)}`,
+  );
+}
 console.log(`took ${((Date.now() - started) / 1000).toFixed(0)} s`);

@@ -540,12 +540,45 @@ export const MUTANTS: readonly Mutant[] = [
     claim: "compare: the answer is relative to the control even where the control did not move",
     edits: [{
       marker: "compare-control-gate",
-      search:
-        "verdict: flagged(control) && relative !== undefined ? relative.verdict : change.verdict,",
-      replace: "verdict: relative !== undefined ? relative.verdict : change.verdict,",
+      search: "return flaggedChange(control) ? relative.verdict : change.verdict;",
+      replace: "return relative.verdict;",
     }],
     tests: ["tests/compare_logic_test.ts"],
     filter: "/only where it moved/",
+  },
+  {
+    name: "compare-moved-with",
+    claim: "compare: a backend that moved as the control did is called a regression",
+    edits: [{
+      marker: "compare-moved-with",
+      search: 'if (movedWith(change, control, threshold)) return "same";',
+      replace: "",
+    }],
+    tests: ["tests/compare_logic_test.ts"],
+    filter: "/moved as the control did/",
+  },
+  {
+    name: "compare-control-machine",
+    claim: "compare: the control's own change is a regression though every backend moved with it",
+    edits: [{
+      marker: "compare-control-machine",
+      search: "if (!flaggedChange(c.change) || !moved?.every(beyond)) return c;",
+      replace: "return c;",
+    }],
+    tests: ["tests/compare_logic_test.ts"],
+    filter: "/said to be the machine/",
+  },
+  {
+    name: "compare-median-latency",
+    claim: "compare: the phases' median latencies are left out of the default metrics",
+    edits: [{
+      marker: "compare-median-latency",
+      search:
+        "return all.filter((m) => workload.human.includes(m.name) || medians.includes(m.name));",
+      replace: "return all.filter((m) => workload.human.includes(m.name) || medians.length < 0);",
+    }],
+    tests: ["tests/compare_logic_test.ts"],
+    filter: "/median latency is compared by default/",
   },
   {
     name: "hdf5-mpio-flush",
@@ -1594,6 +1627,72 @@ export const MUTANTS: readonly Mutant[] = [
     }],
     tests: ["tests/table_order_test.ts"],
     filter: "/rows say their place/",
+  },
+  {
+    name: "table-heap-settle",
+    claim: "table: V8's first major collection is left to fall in the first timed phases",
+    edits: [{
+      marker: "table-heap-settle",
+      search: "await settleHeap();",
+      replace: "",
+    }],
+    tests: ["tests/heap_settle_test.ts"],
+    filter: "/table's warm-up runs V8/",
+  },
+  {
+    name: "records-heap-settle",
+    claim: "records: V8's first major collection is left to fall in the first cell's timed phases",
+    edits: [{
+      marker: "records-heap-settle",
+      search: "await settleHeap();",
+      replace: "",
+    }],
+    tests: ["tests/heap_settle_test.ts"],
+    filter: "/records runs V8/",
+  },
+  {
+    name: "heap-settle-touch",
+    claim: "the heap settle leaves the young generation's new pages to the first timed phase",
+    edits: [{
+      marker: "heap-settle-touch",
+      search: "sink += new Array<number>(ARRAY_LENGTH).fill(i).length;\n  }\n  return",
+      replace: "}\n  return",
+    }],
+    tests: ["tests/heap_settle_test.ts"],
+    filter: "/touches no new heap pages/",
+  },
+  {
+    name: "table-warm-up-progress",
+    claim: "table: the warm-ups read without a Progress, the first timed read deoptimizes",
+    edits: [
+      {
+        marker: "table-warm-up-progress",
+        search:
+          'await readAsPhase(source, order, frames, UNTIMED_PROGRESS, "read", overlap, queue);',
+        replace:
+          'await readAsPhase(source, order, frames, undefined as unknown as Progress, "read", overlap, queue);',
+      },
+    ],
+    tests: ["tests/heap_settle_test.ts"],
+    filter: "/no read or random phase runs deoptimized/",
+  },
+  {
+    name: "audit-exercise",
+    claim: "the audit recorder is not exercised at load: the first timed read deoptimizes in it",
+    edits: [{ marker: "audit-exercise", search: "exerciseRecorder();\n", replace: "\n" }],
+    tests: ["tests/heap_settle_test.ts"],
+    filter: "/no read or random phase runs deoptimized/",
+  },
+  {
+    name: "read-heap-settle",
+    claim: "read: V8's first major collection is left to fall in the timed phases",
+    edits: [{
+      marker: "read-heap-settle",
+      search: "await settleHeap();",
+      replace: "",
+    }],
+    tests: ["tests/heap_settle_test.ts"],
+    filter: "/read's warm-up runs V8/",
   },
   {
     name: "warm-up-leave-together",

@@ -725,7 +725,8 @@ export const FLAGS = {
     list: true,
     value: "LIST",
     help: "the rate and time columns to compare (default: those the workload's table shows, " +
-      "such as write_MiBps, read_MiBps, random_MiBps, random_ms)",
+      "such as write_MiBps, read_MiBps, random_MiBps, random_ms, and each phase's median " +
+      "latency: read_p50_us, random_p50_us, record_p50_us, batch_p50_us)",
     commands: ["compare"],
   },
   threshold: {

@@ -9,6 +9,7 @@
 import type { Row } from "./row.ts";
 import { type CompareResult, measuredRows, summarize } from "./compare/compare.ts";
 import { comparisonLabel } from "./compare/chart.ts";
+import { controlNote } from "./compare/render.ts";
 
 /** One results file in the report. */
 export interface ReportResults {
@@ -178,11 +179,7 @@ function comparisonSection(c: ReportComparison, i: number): string {
     show(x.change.p),
     x.change.verdict === "same" ? "~" : x.change.verdict,
     x.relative ? `${ratioText(x.relative)} ${x.relative.verdict}` : "",
-    x.machineChanged
-      ? "the machine changed"
-      : x.verdict !== x.change.verdict
-      ? `${x.verdict} relative to the control, which moved`
-      : "",
+    controlNote(x),
   ]);
   const unmatched = [
     ...c.result.onlyA.map((cell) => `only in ${c.a}: ${Object.values(cell).join(" ")}`),

@@ -107,6 +107,8 @@ export interface AuditReadings {
   readonly sysUs: readonly [number, number];
   readonly inBlocks: readonly [number, number];
   readonly outBlocks: readonly [number, number];
+  /** getrusage: minor page faults of the process (pages first touched) at start and end. */
+  readonly minorFaults: readonly [number, number];
 }
 
 /** The kernel's per-process I/O counters over a phase (/proc/self/io deltas). */
@@ -489,13 +491,49 @@ class Recorder implements IoObserver {
 let recorder: Recorder | undefined;
 
 /**
+ * Takes a throwaway recorder through what the phases of a cell do to one (a descriptor opened in
+ * one phase and read, written and queued in the next ones), once, at load: V8 then has type
+ * feedback for each branch before it optimizes the per-call bookkeeping. Otherwise the first
+ * timed read phase was the first to read a file opened in an earlier phase, reached a branch no
+ * warm-up had, and V8 dropped the optimized read loop in the middle of it.
+ */
+function exerciseRecorder(): void {
+  const r = new Recorder();
+  r.switchTo("untimed", false);
+  r.open(-1, "", 0);
+  r.write(-1, 0, 1);
+  for (const timed of [true, false, true]) {
+    r.switchTo("exercise", timed);
+    r.read(-1, 0, 1);
+    r.read(-1, 1, 1);
+    r.request(-1, 0, 1, 0, 1, 1);
+    r.request(-1, 0, 1, 0, 1, 1, true);
+    r.write(-1, 0, 1);
+  }
+  r.close(-1);
+  r.finish();
+}
+// mutant: audit-exercise
+exerciseRecorder();
+
+/** The environment variable that prints each phase's start on stderr (`1`). */
+export const TRACE_PHASES_ENV = "SCIOBENCH_TRACE_PHASES";
+
+/**
+ * Whether each phase's start (and each untimed stretch's) is printed on stderr as it begins, with
+ * its CLOCK_MONOTONIC time in seconds, to line a run up with another trace of the process (V8's
+ * `--trace-gc`, strace, `perf record -k mono`).
+ */
+const TRACE_PHASES = Deno.env.get(TRACE_PHASES_ENV) === "1";
+
+/**
  * Starts recording a row's trail (replacing one not finished). Every libc call is recorded from
  * now on into an untimed stretch until {@link beginPhase}.
  */
 export function startAudit(): void {
   recorder = new Recorder();
   observeIo(recorder);
-  recorder.switchTo("untimed", false);
+  switchPhase(recorder, "untimed", false);
 }
 
 /**
@@ -509,18 +547,27 @@ export function nextAudit(): RowAudit | undefined {
   const out = { pid: Deno.pid, phases: r.finish() };
   recorder = new Recorder(r);
   observeIo(recorder);
-  recorder.switchTo("untimed", false);
+  switchPhase(recorder, "untimed", false);
   return out;
 }
 
 /** Starts phase `name` (ends the current one); no-op when no trail is recorded. */
 export function beginPhase(name: string, timed = true): AuditPhase | undefined {
-  return recorder?.switchTo(name, timed);
+  return recorder && switchPhase(recorder, name, timed);
 }
 
 /** Ends the current phase and starts an untimed stretch; no-op when no trail is recorded. */
 export function endPhase(): void {
-  recorder?.switchTo("untimed", false);
+  if (recorder) switchPhase(recorder, "untimed", false);
+}
+
+/** `r`'s next phase, said on stderr with {@link TRACE_PHASES_ENV}. */
+function switchPhase(r: Recorder, name: string, timed: boolean): AuditPhase {
+  if (TRACE_PHASES) {
+    const at = (clockGettime() / 1e9).toFixed(6);
+    console.error(`sciobench: trace: phase ${name}${timed ? " (timed)" : ""} at ${at} s`);
+  }
+  return r.switchTo(name, timed);
 }
 
 /** Stops recording and returns the trail (undefined when none was started). */

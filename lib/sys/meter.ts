@@ -87,6 +87,7 @@ export function startMeter(phase = "phase"): Meter {
           sysUs: [r0.sysUs, r1.sysUs],
           inBlocks: [r0.inBlocks, r1.inBlocks],
           outBlocks: [r0.outBlocks, r1.outBlocks],
+          minorFaults: [r0.minorFaults, r1.minorFaults],
         };
         endPhase();
       }

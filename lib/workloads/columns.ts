@@ -672,6 +672,16 @@ export const LATENCY_COLUMN_NAMES = [
   ...["read_call_p50_us", "read_call_p99_us", "random_call_p50_us", "random_call_p99_us"],
 ] as const satisfies readonly ColumnName[];
 
+/**
+ * The median latency of each phase's operations (a frame's read, a record's, a batch's): compared
+ * by default beside the rates and times (`compare`, `report`). The typical operation's time is
+ * untouched by the few a neighbour or the host slowed, which move a phase's rate: measured with
+ * tools/aa_compare.ts, it flagged a 20% slower read path in every pair and never an unchanged one.
+ */
+export const MEDIAN_LATENCY_COLUMN_NAMES = [
+  ...["read_p50_us", "random_p50_us", "record_p50_us", "batch_p50_us"],
+] as const satisfies readonly ColumnName[];
+
 /** The latency columns of a records phase: each record's write or read. */
 export const RECORD_LATENCY_COLUMN_NAMES = [
   ...["record_p50_us", "record_p90_us", "record_p99_us", "record_p999_us", "record_max_us"],

@@ -12,6 +12,7 @@ import { UsageError } from "../core/errors.ts";
 import type { Metric } from "../report/compare/compare.ts";
 import { type Results, resultsCommand } from "../report/plot.ts";
 import { allWorkloads } from "./registry.ts";
+import { MEDIAN_LATENCY_COLUMN_NAMES } from "./columns.ts";
 import type { Workload } from "./workload.ts";
 
 /** Whether `header` holds every one of `declared`, in that order (with other columns between). */
@@ -97,12 +98,15 @@ export function workloadMetrics(workload: Workload): Metric[] {
 
 /**
  * The metrics to compare: those named in `names` (UsageError naming the first that is not a
- * rate or time of `workload`), else the rates and times among the workload's human columns.
+ * rate or time of `workload`), else the rates and times among the workload's human columns and
+ * its phases' median latencies ({@link MEDIAN_LATENCY_COLUMN_NAMES}).
  */
 export function chooseMetrics(workload: Workload, names?: readonly string[]): Metric[] {
   const all = workloadMetrics(workload);
   if (names === undefined || names.length === 0) {
-    return all.filter((m) => workload.human.includes(m.name));
+    const medians: readonly string[] = MEDIAN_LATENCY_COLUMN_NAMES;
+    // mutant: compare-median-latency
+    return all.filter((m) => workload.human.includes(m.name) || medians.includes(m.name));
   }
   return names.map((name) => {
     const found = all.find((m) => m.name === name);

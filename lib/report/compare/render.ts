@@ -32,6 +32,15 @@ function num(v: number): string {
   return Number(v.toPrecision(3)).toString();
 }
 
+/**
+ * What the control made of a comparison's answer: `the machine changed`, the verdict against the
+ * control where it differs from the backend's own change, or nothing.
+ */
+export function controlNote(c: Comparison): string {
+  if (c.machineChanged) return "the machine changed";
+  return c.verdict !== c.change.verdict ? `${verdictText(c.verdict)} against the control` : "";
+}
+
 /** A cell's key values as one label (`gsd 4 MiB N=1024 cold`), empty values left out. */
 export function cellLabel(cell: Readonly<Record<string, string | number | boolean>>): string {
   return Object.entries(cell).flatMap(([k, v]) => {
@@ -121,11 +130,7 @@ export function compareTable(
         num(c.change.p),
         verdictText(c.change.verdict),
         c.relative ? `${ratioText(c.relative)} ${verdictText(c.relative.verdict)}` : "",
-        c.machineChanged
-          ? "the machine changed"
-          : c.verdict !== c.change.verdict
-          ? `${verdictText(c.verdict)} relative to the control, which moved`
-          : "",
+        controlNote(c),
       ]);
     }
     out.push(...aligned(rows));

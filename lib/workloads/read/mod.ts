@@ -4,6 +4,7 @@
  * trail.
  * @module
  */
+import { settleHeap } from "../../core/heap.ts";
 import { FormatError, UsageError } from "../../core/errors.ts";
 import { type CacheDrop, dropCache, residency } from "../../io/cache.ts";
 import { storeBytes } from "../../io/store.ts";
@@ -568,6 +569,9 @@ export async function measureRead(
   const drop = cacheStep(path, cache);
   // mutant: read-warm-up
   await warmUpRead(framing, settings);
+  // V8's first major collection, here rather than in a timed phase
+  // mutant: read-heap-settle
+  await settleHeap();
   startAudit();
   try {
     const opened = openForRead(path, framing, optionItems, settings, drop, fileBytes);

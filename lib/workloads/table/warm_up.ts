@@ -2,9 +2,11 @@
  * The untimed warm-up before a table run's first timed cell: every in-process backend writes a
  * tiny file, opens it and reads it back verified, in order and at random, so that V8 has
  * compiled each backend's write and read code before any of them is timed and the first
- * backend measured does not pay for it inside its phases (nor for running it unoptimized).
+ * backend measured does not pay for it inside its phases (nor for running it unoptimized), and
+ * V8's first major garbage collection has run (lib/core/heap.ts).
  * @module
  */
+import { settleHeap } from "../../core/heap.ts";
 import { writeFrames } from "../../backends/write.ts";
 import type { Backend } from "../../backends/backend.ts";
 import { rankScratchShare } from "../../mpi/phase.ts";
@@ -13,7 +15,7 @@ import { withScratchDir } from "../../io/scratch.ts";
 import { beginPhase, endPhase } from "../../sys/audit.ts";
 import { prepareVerified, Rng, shuffledOrder } from "../pattern.ts";
 import { readOverlap } from "../transfer.ts";
-import { readAsPhase } from "./cell.ts";
+import { readAsPhase, UNTIMED_PROGRESS } from "./cell.ts";
 import { TableFrames } from "./frames.ts";
 import { mpiIoSettings, ownFrames } from "../cells.ts";
 import type { TableOptions } from "./options.ts";
@@ -30,7 +32,7 @@ export const WARM_UP_N = 1024;
  * one round left a 448 KiB O_DIRECT read phase at io_uring depth 1 with 17-25 us of JavaScript
  * between a completion and the next submission, against 4-6 us once optimized.
  */
-export const WARM_UP_ROUNDS = 32;
+export const WARM_UP_ROUNDS = 256;
 
 /** The name of `backend`'s warm-up file (in a scratch directory of its own). */
 export function warmUpFile(backend: Backend): string {
@@ -55,6 +57,9 @@ export async function warmUpBackends(
   beginPhase(WARM_UP_PHASE, false);
   try {
     await warmUpIn(inProcess, frames, options);
+    // V8's first major collection, here rather than in the first timed phase
+    // mutant: table-heap-settle
+    await settleHeap();
   } finally {
     endPhase();
   }
@@ -102,9 +107,9 @@ async function warmUpIn(
           const seq = Uint32Array.from({ length: WARM_UP_FRAMES }, (_, i) => i);
           const rng = new Rng(options.seed);
           for (let r = 0; r < WARM_UP_ROUNDS; r++) {
-            await readAsPhase(source, seq, frames, undefined, "read", overlap, queue);
+            await readAsPhase(source, seq, frames, UNTIMED_PROGRESS, "read", overlap, queue);
             const order = shuffledOrder(WARM_UP_FRAMES, WARM_UP_FRAMES, rng);
-            await readAsPhase(source, order, frames, undefined, "random", overlap, queue);
+            await readAsPhase(source, order, frames, UNTIMED_PROGRESS, "random", overlap, queue);
           }
         } finally {
           source.close();
