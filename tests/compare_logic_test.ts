@@ -153,6 +153,13 @@ Deno.test("compare: noise alone is not a change; 3 repeats give no verdict", () 
   const gsd = three.comparisons.find((c) => c.cell.framing === "gsd")!;
   assert.equal(gsd.change.verdict, "too-few");
   assert.ok(gsd.change.minP >= 0.1);
+  // nor does a control that moved with the backend make one
+  const moved = compareRows(
+    run({ raw: 1, gsd: 1 }, 1, [1, 1, 1]),
+    run({ raw: 1, gsd: 1 }, 0.8, [1, 1, 1]),
+    OPTIONS,
+  ).comparisons.find((c) => c.cell.framing === "gsd")!;
+  assert.equal(moved.verdict, "too-few");
 });
 
 Deno.test("compare: cells on one side only are listed", () => {

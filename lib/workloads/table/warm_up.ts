@@ -30,7 +30,9 @@ export const WARM_UP_N = 1024;
  * Rounds of a warm-up file's reads (each: in order, then at random): enough for V8 to optimize
  * the read loop, the engine's calls and the verification, not only to compile them. Measured:
  * one round left a 448 KiB O_DIRECT read phase at io_uring depth 1 with 17-25 us of JavaScript
- * between a completion and the next submission, against 4-6 us once optimized.
+ * between a completion and the next submission, against 4-6 us once optimized. The read loop
+ * itself runs once per phase and is optimized after a few hundred calls: at 32 rounds it was
+ * still being compiled as the first timed read phase began.
  */
 export const WARM_UP_ROUNDS = 256;
 
