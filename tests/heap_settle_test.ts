@@ -67,6 +67,11 @@ const phaseOf = (line: string) => /sciobench: trace: phase (.*) at [\d.]+ s$/.ex
 function assertSettled(lines: readonly string[], what: string): void {
   const firstTimed = lines.findIndex((l) => phaseOf(l)?.endsWith("(timed)"));
   assert.ok(firstTimed > 0, `${what}: no timed phase traced`);
+  const settled = lines.findIndex((l) => /sciobench: trace: heap settled: collected at/.test(l));
+  assert.ok(
+    settled >= 0 && settled < firstTimed,
+    `${what}: no major collection brought forward (line ${settled}) before the first timed phase`,
+  );
   const firstMajor = lines.findIndex(isMajor);
   assert.ok(
     firstMajor >= 0 && firstMajor < firstTimed,

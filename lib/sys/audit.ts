@@ -561,6 +561,12 @@ export function endPhase(): void {
   if (recorder) switchPhase(recorder, "untimed", false);
 }
 
+/** Says `what` on stderr, with the time, beside the phases' starts ({@link TRACE_PHASES_ENV}). */
+export function traceNote(what: string): void {
+  if (!TRACE_PHASES) return;
+  console.error(`sciobench: trace: ${what} at ${(clockGettime() / 1e9).toFixed(6)} s`);
+}
+
 /** `r`'s next phase, said on stderr with {@link TRACE_PHASES_ENV}. */
 function switchPhase(r: Recorder, name: string, timed: boolean): AuditPhase {
   if (TRACE_PHASES) {

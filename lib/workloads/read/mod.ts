@@ -20,7 +20,7 @@ import {
 } from "../transfer.ts";
 import type { Row } from "../../report/row.ts";
 import { Progress } from "../../report/progress.ts";
-import { attachAudit, finishAudit, startAudit } from "../../sys/audit.ts";
+import { attachAudit, finishAudit, startAudit, traceNote } from "../../sys/audit.ts";
 import { type PhaseSample, startMeter } from "../../sys/meter.ts";
 import { clockGettime, recordPreadLatency, statfs } from "../../sys/libc.ts";
 import { callLatencyFields, latencyFields, LatencyHistogram } from "../../report/histogram.ts";
@@ -571,7 +571,7 @@ export async function measureRead(
   await warmUpRead(framing, settings);
   // V8's first major collection, here rather than in a timed phase
   // mutant: read-heap-settle
-  await settleHeap();
+  traceNote(`heap settled: ${(await settleHeap()).collected ? "collected" : "not collected"}`);
   startAudit();
   try {
     const opened = openForRead(path, framing, optionItems, settings, drop, fileBytes);

@@ -12,7 +12,7 @@ import type { Backend } from "../../backends/backend.ts";
 import { rankScratchShare } from "../../mpi/phase.ts";
 import { world } from "../../mpi/world.ts";
 import { withScratchDir } from "../../io/scratch.ts";
-import { beginPhase, endPhase } from "../../sys/audit.ts";
+import { beginPhase, endPhase, traceNote } from "../../sys/audit.ts";
 import { prepareVerified, Rng, shuffledOrder } from "../pattern.ts";
 import { readOverlap } from "../transfer.ts";
 import { readAsPhase, UNTIMED_PROGRESS } from "./cell.ts";
@@ -61,7 +61,7 @@ export async function warmUpBackends(
     await warmUpIn(inProcess, frames, options);
     // V8's first major collection, here rather than in the first timed phase
     // mutant: table-heap-settle
-    await settleHeap();
+    traceNote(`heap settled: ${(await settleHeap()).collected ? "collected" : "not collected"}`);
   } finally {
     endPhase();
   }
