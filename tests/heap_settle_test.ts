@@ -88,30 +88,27 @@ function assertSettled(lines: readonly string[], what: string): void {
   }
 }
 
-Deno.test({
-  name: "heap: table's warm-up runs V8's first major collection, none in a timed phase",
-  ignore: STDBUF_MISSING !== null,
-  async fn() {
-    using d = tempDir("sciobench-heap-");
-    const lines = await tracedRun(
-      [
-        "table",
-        "--framing",
-        "raw,gsd",
-        "--size",
-        "16M",
-        "--n",
-        "32^2",
-        "--cache",
-        "warm",
-        "--format",
-        "csv",
-      ],
-      d.path,
-    );
-    assertSettled(lines, "table");
-  },
-});
+/** A test that `sciobench ARGS` (in a scratch directory) settles the heap before its phases. */
+function settledTest(name: string, args: string[]): void {
+  Deno.test({
+    name,
+    ignore: STDBUF_MISSING !== null,
+    async fn() {
+      using d = tempDir("sciobench-heap-");
+      assertSettled(await tracedRun(args, d.path), args[0]!);
+    },
+  });
+}
+
+settledTest(
+  "heap: table's warm-up runs V8's first major collection, none in a timed phase",
+  ["table", "--framing", "raw,gsd", "--size", "16M", "--n", "32^2", "--cache", "warm"],
+);
+
+settledTest(
+  "heap: records runs V8's first major collection before its cells, none in a timed phase",
+  ["records", "--framing", "raw,gsd", "--shape", "200x100x100", "--repeat", "2"],
+);
 
 Deno.test({
   name: "heap: read's warm-up runs V8's first major collection, none in a timed phase",
@@ -123,29 +120,6 @@ Deno.test({
     assert.equal(w.code, 0, w.stderr);
     const lines = await tracedRun(["read", "--verify", "--format", "csv", path], d.path);
     assertSettled(lines, "read");
-  },
-});
-
-Deno.test({
-  name: "heap: records runs V8's first major collection before its cells, none in a timed phase",
-  ignore: STDBUF_MISSING !== null,
-  async fn() {
-    using d = tempDir("sciobench-heap-");
-    const lines = await tracedRun(
-      [
-        "records",
-        "--framing",
-        "raw,gsd",
-        "--shape",
-        "200x100x100",
-        "--repeat",
-        "2",
-        "--format",
-        "csv",
-      ],
-      d.path,
-    );
-    assertSettled(lines, "records");
   },
 });
 
