@@ -30,15 +30,15 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Tries a machine-timing assertion gets before it fails (see {@link onAnyOfTries}). */
+/** How many tries a check of the machine's timing gets before it fails ({@link onAnyOfTries}). */
 export const TIMING_TRIES = 3;
 
 /**
  * Runs `attempt`, a check of how V8 or the kernel scheduled a run (a collection, a
- * deoptimization, page faults), up to `tries` times, and passes at the first try that passes. On
- * a busy machine one run's schedule can fall outside what the code decides (V8's concurrent
- * marker starved of a core); a code path that breaks the property fails every try. The last
- * try's error, with the count of tries, is what fails.
+ * deoptimization, page faults, a CPU-time ratio), up to `tries` times, and passes at the first try
+ * that passes. On a busy machine one run's schedule can fall outside what the code decides (V8's
+ * concurrent marker starved of a core); a code path that breaks the property fails every try.
+ * Each failed try's first line goes to stderr; the last try's error is what fails.
  */
 export async function onAnyOfTries(
   attempt: () => Promise<void>,
