@@ -17,6 +17,8 @@ import {
 import type { Transfer } from "../io/transfer.ts";
 import type { QueueSpec } from "../backends/backend.ts";
 import { aioUnavailable } from "../sys/libc.ts";
+import { traceNote } from "../sys/audit.ts";
+import { settleHeap } from "../core/heap.ts";
 import { world } from "../mpi/world.ts";
 import type { ColumnDoc, HumanMark } from "../report/human.ts";
 import { columnDocs, TRANSFER_COLUMN_NAMES } from "./columns.ts";
@@ -229,4 +231,13 @@ export class ColdReads {
     this.#warned = true;
     this.#note(coldWarning(this.#dir, why));
   }
+}
+
+/**
+ * Brings V8's first major collection forward into the untimed steps before a workload's first
+ * timed phase ({@link settleHeap}), and says in the phase trace whether one ran
+ * (`heap settled: collected`).
+ */
+export async function settleHeapUntimed(): Promise<void> {
+  traceNote(`heap settled: ${(await settleHeap()).collected ? "collected" : "not collected"}`);
 }

@@ -4,7 +4,6 @@
  * trail.
  * @module
  */
-import { settleHeap } from "../../core/heap.ts";
 import { FormatError, UsageError } from "../../core/errors.ts";
 import { type CacheDrop, dropCache, residency } from "../../io/cache.ts";
 import { storeBytes } from "../../io/store.ts";
@@ -16,11 +15,12 @@ import {
   prepareCache,
   queueColumns,
   readOverlap,
+  settleHeapUntimed,
   transferColumns,
 } from "../transfer.ts";
 import type { Row } from "../../report/row.ts";
 import { Progress } from "../../report/progress.ts";
-import { attachAudit, finishAudit, startAudit, traceNote } from "../../sys/audit.ts";
+import { attachAudit, finishAudit, startAudit } from "../../sys/audit.ts";
 import { type PhaseSample, startMeter } from "../../sys/meter.ts";
 import { clockGettime, recordPreadLatency, statfs } from "../../sys/libc.ts";
 import { callLatencyFields, latencyFields, LatencyHistogram } from "../../report/histogram.ts";
@@ -571,7 +571,7 @@ export async function measureRead(
   await warmUpRead(framing, settings);
   // V8's first major collection, here rather than in a timed phase
   // mutant: read-heap-settle
-  traceNote(`heap settled: ${(await settleHeap()).collected ? "collected" : "not collected"}`);
+  await settleHeapUntimed();
   startAudit();
   try {
     const opened = openForRead(path, framing, optionItems, settings, drop, fileBytes);

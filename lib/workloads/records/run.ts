@@ -5,12 +5,10 @@
  */
 import { backendOrder } from "../cells.ts";
 import { UsageError } from "../../core/errors.ts";
-import { settleHeap } from "../../core/heap.ts";
 import { withScratchDir } from "../../io/scratch.ts";
 import { rankScratchShare } from "../../mpi/phase.ts";
 import { statfs } from "../../sys/libc.ts";
-import { traceNote } from "../../sys/audit.ts";
-import { ColdReads, readOverlap } from "../transfer.ts";
+import { ColdReads, readOverlap, settleHeapUntimed } from "../transfer.ts";
 import type { RecordsOptions, RecordsRun } from "./options.ts";
 import { RecordsRanks } from "./ranks.ts";
 import { runRecordsCell } from "./cell.ts";
@@ -60,7 +58,7 @@ export async function runRecords(
     };
     // V8's first major collection, here rather than in the first cell's timed phases
     // mutant: records-heap-settle
-    traceNote(`heap settled: ${(await settleHeap()).collected ? "collected" : "not collected"}`);
+    await settleHeapUntimed();
     for (let repeat = 1; repeat <= options.repeat; repeat++) {
       // the targets' order alternates between repeats (A B, then B A), each row says its place
       for (const [place, t] of backendOrder(options.targets, repeat).entries()) {

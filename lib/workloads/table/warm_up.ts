@@ -6,15 +6,14 @@
  * V8's first major garbage collection has run (lib/core/heap.ts).
  * @module
  */
-import { settleHeap } from "../../core/heap.ts";
 import { writeFrames } from "../../backends/write.ts";
 import type { Backend } from "../../backends/backend.ts";
 import { rankScratchShare } from "../../mpi/phase.ts";
 import { world } from "../../mpi/world.ts";
 import { withScratchDir } from "../../io/scratch.ts";
-import { beginPhase, endPhase, traceNote } from "../../sys/audit.ts";
+import { beginPhase, endPhase } from "../../sys/audit.ts";
 import { prepareVerified, Rng, shuffledOrder } from "../pattern.ts";
-import { readOverlap } from "../transfer.ts";
+import { readOverlap, settleHeapUntimed } from "../transfer.ts";
 import { readAsPhase, UNTIMED_PROGRESS } from "./cell.ts";
 import { TableFrames } from "./frames.ts";
 import { mpiIoSettings, ownFrames } from "../cells.ts";
@@ -61,7 +60,7 @@ export async function warmUpBackends(
     await warmUpIn(inProcess, frames, options);
     // V8's first major collection, here rather than in the first timed phase
     // mutant: table-heap-settle
-    traceNote(`heap settled: ${(await settleHeap()).collected ? "collected" : "not collected"}`);
+    await settleHeapUntimed();
   } finally {
     endPhase();
   }
